@@ -1,0 +1,28 @@
+// Small helpers shared by the benchmarks.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'dist/index.js');
+
+export function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { n: s.length, median: q(0.5), p90: q(0.9), min: s[0], max: s[s.length - 1] };
+}
+
+export const fmt = (ms) => `${ms.toFixed(3)} ms`;
+
+export async function connect(env) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'cutroom-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}

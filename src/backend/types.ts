@@ -1,0 +1,25 @@
+// The one interface every tool reaches the service through. Two implementations: remote.ts (the service
+// over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
+import type { Project, Script } from '../api/models.js';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateProjectInput {
+  name: string;
+  description: string;
+  prompt_id?: string;
+}
+
+export interface Backend {
+  readonly kind: 'remote' | 'local';
+  /** One line for logs and the server's instructions, e.g. "Video Jungle API at https://api.video-jungle.com". */
+  readonly description: string;
+  listProjects(limit: number | undefined, call?: CallOptions): Promise<Project[]>;
+  getProject(projectId: string, call?: CallOptions): Promise<Project>;
+  createProject(input: CreateProjectInput, call?: CallOptions): Promise<Project>;
+  deleteProject(projectId: string, call?: CallOptions): Promise<void>;
+  listScripts(projectId: string, limit: number | undefined, call?: CallOptions): Promise<Script[]>;
+  close(): Promise<void>;
+}

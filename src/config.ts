@@ -1,0 +1,54 @@
+// The only reader of process.env. Everything else receives a validated Config.
+import { z } from 'zod';
+
+export const DEFAULT_API_URL = 'https://api.video-jungle.com';
+
+const positiveInt = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+export const ConfigSchema = z.object({
+  apiKey: z.string().trim().min(1).optional(),
+  apiUrl: z
+    .string()
+    .url('VJ_API_URL must be an http(s) URL such as https://api.video-jungle.com')
+    .refine((u) => /^https?:\/\//i.test(u), 'VJ_API_URL must start with http:// or https://')
+    .transform((u) => u.replace(/\/+$/, '')),
+  authHeader: z.enum(['x-api-key', 'bearer'], {
+    error: 'VJ_AUTH_HEADER must be x-api-key or bearer',
+  }),
+  timeoutMs: positiveInt('VJ_TIMEOUT_MS', 100, 600_000),
+  logLevel: z.enum(['error', 'warn', 'info', 'debug'], {
+    error: 'CUTROOM_LOG_LEVEL must be error, warn, info or debug',
+  }),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment; throws ConfigError with one line per bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  const raw = {
+    apiKey: blank(env.VJ_API_KEY),
+    apiUrl: blank(env.VJ_API_URL) ?? DEFAULT_API_URL,
+    authHeader: (blank(env.VJ_AUTH_HEADER) ?? 'x-api-key').toLowerCase(),
+    timeoutMs: blank(env.VJ_TIMEOUT_MS) ?? 30_000,
+    logLevel: (blank(env.CUTROOM_LOG_LEVEL) ?? 'info').toLowerCase(),
+  };
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    // Never echo the offending value: it could be the key pasted in the wrong variable.
+    const lines = parsed.error.issues.map((i) => i.message);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  return parsed.data;
+}

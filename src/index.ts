@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The bin: config -> backend -> serve stdio. The only file that starts anything.
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { RemoteBackend } from './backend/remote.js';
+import { ConfigError, loadConfig } from './config.js';
+import { addSecret, createLogger } from './log.js';
+import { createServer } from './server.js';
+import { NAME, VERSION } from './version.js';
+
+function main(): void {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`cutroom: ${err instanceof ConfigError ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  addSecret(config.apiKey);
+  const logger = createLogger(config.logLevel);
+
+  const backend = new RemoteBackend({
+    baseUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    authHeader: config.authHeader,
+    timeoutMs: config.timeoutMs,
+    userAgent: `${NAME}/${VERSION}`,
+    logger,
+  });
+  if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
+  logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
+
+  const handle = serveStdio(() => createServer({ backend, logger }), {
+    onerror: (err) => logger.warn(`transport: ${err.message}`),
+  });
+
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.debug(`shutting down (${why})`);
+    await handle.close().catch(() => {});
+    await backend.close().catch(() => {});
+    process.exit(0);
+  };
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // The process survives every input: a stray rejection is logged, never fatal.
+  process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${(err as Error)?.stack ?? err}`));
+  process.on('uncaughtException', (err) => logger.error(`uncaught exception: ${err.stack ?? err}`));
+}
+
+main();

@@ -1,0 +1,128 @@
+// Resource templates: vj://projects/{project_id} and vj://projects/{project_id}/scripts/{script_id}.
+// Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
+import { ServiceError } from '../api/errors.js';
+import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
+import type { ToolDeps } from '../tools/context.js';
+import { explain } from '../tools/result.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const COMPLETION_LIMIT = 100;
+
+function one(v: string | string[] | undefined): string {
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+function failure(uri: string, err: unknown, what: string, listedBy: string): Error {
+  if (err instanceof ServiceError && err.status === 404) return new ResourceNotFoundError(uri, `${what} not found; ${listedBy} shows the ids you can use`);
+  return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
+}
+
+export function register(server: McpServer, { backend, logger }: ToolDeps): void {
+  const completeProjectId = async (value: string) => {
+    try {
+      const projects = await backend.listProjects(COMPLETION_LIMIT);
+      return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
+    } catch (err) {
+      logger.warn(`completing project ids: ${explain(err)}`);
+      return [];
+    }
+  };
+
+  server.registerResource(
+    'project',
+    new ResourceTemplate('vj://projects/{project_id}', {
+      list: async () => {
+        try {
+          const projects = await backend.listProjects(COMPLETION_LIMIT);
+          return {
+            resources: projects.map((p) => ({
+              uri: projectUri(p.id),
+              name: p.name || p.id,
+              description: `${p.description ?? ''} (${p.asset_count ?? p.assets?.length ?? 0} assets)`.trim(),
+              mimeType: 'application/json',
+            })),
+          };
+        } catch (err) {
+          // A listing must not break the client's connection: say why on stderr and list nothing.
+          logger.warn(`listing project resources: ${explain(err)}`);
+          return { resources: [] };
+        }
+      },
+      complete: { project_id: completeProjectId },
+    }),
+    {
+      title: 'Video project',
+      description: 'A project with all its assets and their signed links (JSON).',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const id = one(variables.project_id);
+      if (!UUID.test(id)) throw new ResourceNotFoundError(uri.href, `project id "${id}" is not a UUID`);
+      try {
+        const project = await backend.getProject(id);
+        const body = detailProject(project, 0, Number.MAX_SAFE_INTEGER);
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
+      } catch (err) {
+        throw failure(uri.href, err, `project ${id}`, 'list_projects');
+      }
+    },
+  );
+
+  server.registerResource(
+    'script',
+    new ResourceTemplate('vj://projects/{project_id}/scripts/{script_id}', {
+      list: undefined,
+      complete: {
+        project_id: completeProjectId,
+        script_id: async (value, context) => {
+          const projectId = context?.arguments?.project_id ?? '';
+          if (!UUID.test(projectId)) return [];
+          try {
+            const scripts = await backend.listScripts(projectId, COMPLETION_LIMIT);
+            return scripts.map((s) => s.id).filter((id) => id.startsWith(value));
+          } catch (err) {
+            logger.warn(`completing script ids: ${explain(err)}`);
+            return [];
+          }
+        },
+      },
+    }),
+    {
+      title: 'Generation script',
+      description: "A project's script: its inputs, its graph as JSON, and an outline of the steps in dependency order.",
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const projectId = one(variables.project_id);
+      const scriptId = one(variables.script_id);
+      if (!UUID.test(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
+      let scripts;
+      try {
+        scripts = await backend.listScripts(projectId, undefined);
+      } catch (err) {
+        throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
+      }
+      // The interface has no GET for one script: find it in the project's list.
+      const script = scripts.find((s) => s.id === scriptId);
+      if (!script) throw new ResourceNotFoundError(uri.href, `script ${scriptId} not found in project ${projectId}; list_scripts shows its scripts`);
+      const { steps, cycle } = outlineGraph(script.value);
+      const body = {
+        id: script.id,
+        name: script.name ?? null,
+        project_id: script.project_id ?? projectId,
+        created_at: script.created_at ?? null,
+        inputs: script.inputs ?? [],
+        outline: steps,
+        graph_has_cycle: cycle,
+        graph: script.value ?? { nodes: [], edges: [] },
+      };
+      return {
+        contents: [
+          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) },
+          { uri: uri.href, mimeType: 'text/markdown', text: scriptOutlineMarkdown(script) },
+        ],
+      };
+    },
+  );
+}

@@ -1,0 +1,39 @@
+// createServer(deps): an McpServer with every tool and resource registered. No I/O here.
+import { McpServer } from '@modelcontextprotocol/server';
+import type { Backend } from './backend/types.js';
+import { type Logger, silentLogger } from './log.js';
+import * as projectResources from './resources/projects.js';
+import type { ToolDeps } from './tools/context.js';
+import * as projectTools from './tools/projects.js';
+import * as scriptTools from './tools/scripts.js';
+import { NAME, VERSION } from './version.js';
+
+export interface ServerDeps {
+  backend: Backend;
+  logger?: Logger;
+}
+
+export function instructions(backend: Backend): string {
+  return [
+    `cutroom is a cutting room for generative video projects, working on ${backend.description} (${backend.kind} backend).`,
+    'Start with list_projects to find project ids; get_project shows a project\'s assets (videos, audio, images) and their signed links, which expire: fetch again rather than reuse old ones.',
+    'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
+    'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
+    'Ids are UUIDs; every failure comes back as an error result that says what to do next.',
+  ].join('\n');
+}
+
+export function createServer({ backend, logger = silentLogger }: ServerDeps): McpServer {
+  const server = new McpServer(
+    { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, completions: {} },
+      instructions: instructions(backend),
+    },
+  );
+  const deps: ToolDeps = { backend, logger };
+  projectTools.register(server, deps);
+  scriptTools.register(server, deps);
+  projectResources.register(server, deps);
+  return server;
+}

@@ -1,0 +1,85 @@
+// Shaping tool results: structuredContent plus a short readable text, or an isError result whose one line
+// tells the agent what to do next. Every handler runs inside guard(), so nothing escapes as a protocol error.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ServiceError } from '../api/errors.js';
+import type { Logger } from '../log.js';
+import { redact } from '../log.js';
+
+export function ok<T extends object>(structured: T, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
+}
+
+export function fail(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: redact(message) }], isError: true };
+}
+
+/** An error a tool raises on purpose: its message is already written for the agent. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export interface Subject {
+  /** e.g. "project 3f2b…" — named in not-found messages */
+  what: string;
+  /** the tool that lists valid ids for it */
+  listedBy: string;
+}
+
+/** Turns any failure into one actionable line. */
+export function explain(err: unknown, subject?: Subject): string {
+  if (err instanceof ToolError) return err.message;
+  if (err instanceof ServiceError) {
+    switch (err.kind) {
+      case 'timeout':
+        return `${err.message}; it may be busy: try again, or raise VJ_TIMEOUT_MS`;
+      case 'network':
+      case 'invalid_response':
+        return err.message;
+      case 'cancelled':
+        return 'cancelled before the service answered';
+      case 'http':
+        break;
+    }
+    const status = err.status ?? 0;
+    const detail = err.detail ? ` (${err.detail})` : '';
+    if (status === 401) return `the service rejected the API key (401): check VJ_API_KEY${detail}`;
+    if (status === 403) return `the API key may not do this (403)${detail}: check VJ_API_KEY and the project's owner`;
+    if (status === 404 && subject) return `${subject.what} not found; ${subject.listedBy} shows the ids you can use`;
+    if (status === 404) return `not found (404)${detail}`;
+    if (status === 422 || status === 400) return `the service rejected the request (${status})${detail || ''}; correct the arguments and call again`;
+    if (status === 429) return `the service is rate limiting (429)${detail}; wait a little and try again`;
+    if (status >= 500) return `the service failed (${status})${detail}; try again later`;
+    return err.message;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return `unexpected failure: ${message}`;
+}
+
+/** Runs a handler; any throw becomes an isError result (logged to stderr) instead of a protocol error. */
+export async function guard(
+  tool: string,
+  logger: Logger,
+  fn: () => Promise<CallToolResult>,
+  subject?: Subject,
+): Promise<CallToolResult> {
+  try {
+    return await fn();
+  } catch (err) {
+    const message = explain(err, subject);
+    if (!(err instanceof ToolError)) logger.warn(`${tool}: ${message}`);
+    if (!(err instanceof ToolError) && !(err instanceof ServiceError)) logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
+    return fail(message);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are checked before any request, so a typo never costs a round trip. */
+export function requireUuid(value: string, field: string, listedBy: string): string {
+  const v = value.trim();
+  if (!UUID.test(v)) {
+    const shown = v.length > 60 ? `${v.slice(0, 57)}...` : v;
+    throw new ToolError(`${field} "${shown}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`);
+  }
+  return v;
+}

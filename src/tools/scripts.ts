@@ -1,0 +1,43 @@
+// Script tools: list_scripts.
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ScriptSummarySchema, summarizeScript } from '../api/summaries.js';
+import type { ToolDeps } from './context.js';
+import { guard, ok, requireUuid } from './result.js';
+
+export function register(server: McpServer, { backend, logger }: ToolDeps): void {
+  server.registerTool(
+    'list_scripts',
+    {
+      title: 'List the scripts of a project',
+      description:
+        "Lists a project's scripts: the graphs of generation steps attached to it. For each: its id, name, the inputs a new " +
+        'generation needs (name, label, example) and its steps in dependency order. The full graph is in the resource_uri given.',
+      inputSchema: z.object({
+        project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
+        limit: z.number().int().min(1).max(100).optional().describe('How many scripts to return, 1-100'),
+      }),
+      outputSchema: z.object({ scripts: z.array(ScriptSummarySchema) }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: backend.kind === 'remote' },
+    },
+    ({ project_id, limit }, ctx) =>
+      guard(
+        'list_scripts',
+        logger,
+        async () => {
+          const id = requireUuid(project_id, 'project_id', 'list_projects');
+          const scripts = (await backend.listScripts(id, limit, { signal: ctx.mcpReq.signal })).map((s) => summarizeScript(s, id));
+          const text = scripts.length
+            ? scripts
+                .map((s) => {
+                  const inputs = s.inputs.map((i) => i.name).filter(Boolean).join(', ') || 'none';
+                  return `- ${s.name ?? '(unnamed)'} — ${s.id}\n  inputs: ${inputs}\n  steps: ${s.graph.steps.join(' → ')}`;
+                })
+                .join('\n')
+            : 'This project has no scripts.';
+          return ok({ scripts }, text);
+        },
+        { what: `project ${project_id}`, listedBy: 'list_projects' },
+      ),
+  );
+}

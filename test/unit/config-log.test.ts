@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { addSecret, createLogger, redact } from '../../src/log.js';
+import { VERSION } from '../../src/version.js';
+
+describe('config', () => {
+  it('has sensible defaults', () => {
+    expect(loadConfig({})).toEqual({ apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined });
+  });
+  it('reads every variable and trims the base URL', () => {
+    const c = loadConfig({ VJ_API_KEY: ' k-123 ', VJ_API_URL: 'http://127.0.0.1:9/api/', VJ_AUTH_HEADER: 'Bearer', VJ_TIMEOUT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });
+    expect(c).toMatchObject({ apiKey: 'k-123', apiUrl: 'http://127.0.0.1:9/api', authHeader: 'bearer', timeoutMs: 1500, logLevel: 'debug' });
+  });
+  it('refuses bad values with a message naming the variable, never the value', () => {
+    expect(() => loadConfig({ VJ_TIMEOUT_MS: 'soon' })).toThrow(/VJ_TIMEOUT_MS must be a whole number/);
+    expect(() => loadConfig({ VJ_TIMEOUT_MS: '5' })).toThrow(/VJ_TIMEOUT_MS must be at least 100/);
+    expect(() => loadConfig({ VJ_AUTH_HEADER: 'cookie' })).toThrow(/VJ_AUTH_HEADER must be x-api-key or bearer/);
+    expect(() => loadConfig({ VJ_API_URL: 'secret-looking-value' })).toThrow(/VJ_API_URL must be/);
+    try {
+      loadConfig({ VJ_API_URL: 'secret-looking-value' });
+    } catch (e) {
+      expect(String(e)).not.toContain('secret-looking-value');
+    }
+  });
+  it('keeps src/version.ts equal to package.json', () => {
+    expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version).toBe(VERSION);
+  });
+});
+
+describe('logging', () => {
+  it('drops signed URL queries and registered secrets', () => {
+    addSecret('sk-live-abcdef');
+    expect(redact('GET https://b.s3.amazonaws.com/k.mp4?AWSAccessKeyId=A&Signature=S&Expires=1 failed')).toBe('GET https://b.s3.amazonaws.com/k.mp4?[redacted] failed');
+    expect(redact('key sk-live-abcdef leaked')).toBe('key [redacted] leaked');
+  });
+  it('writes at or above its level only', () => {
+    const lines: string[] = [];
+    const log = createLogger('warn', (l) => lines.push(l));
+    log.info('quiet');
+    log.warn('loud');
+    expect(lines).toEqual(['cutroom warn: loud\n']);
+  });
+});
