@@ -24,6 +24,11 @@ export const ConfigSchema = z.object({
   logLevel: z.enum(['error', 'warn', 'info', 'debug'], {
     error: 'CUTROOM_LOG_LEVEL must be error, warn, info or debug',
   }),
+  ffmpegPath: z.string().optional(),
+  ffprobePath: z.string().optional(),
+  /** PATH, handed to media/locate so that it finds ffmpeg without reading the environment itself. */
+  searchPath: z.string().optional(),
+  renderWaitMs: positiveInt('CUTROOM_RENDER_WAIT_MS', 0, 55_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -43,6 +48,11 @@ export function loadConfig(env: Env = process.env): Config {
     authHeader: (blank(env.VJ_AUTH_HEADER) ?? 'x-api-key').toLowerCase(),
     timeoutMs: blank(env.VJ_TIMEOUT_MS) ?? 30_000,
     logLevel: (blank(env.CUTROOM_LOG_LEVEL) ?? 'info').toLowerCase(),
+    ffmpegPath: blank(env.FFMPEG_PATH),
+    ffprobePath: blank(env.FFPROBE_PATH),
+    searchPath: env.PATH,
+    // Clients give up on a tool call near 60 s; stay well inside that.
+    renderWaitMs: blank(env.CUTROOM_RENDER_WAIT_MS) ?? 45_000,
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -4,10 +4,12 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { RemoteBackend } from './backend/remote.js';
 import { ConfigError, loadConfig } from './config.js';
 import { addSecret, createLogger } from './log.js';
+import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
+import { MediaProber } from './media/probe.js';
 import { createServer } from './server.js';
 import { NAME, VERSION } from './version.js';
 
-function main(): void {
+async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
@@ -27,9 +29,12 @@ function main(): void {
     logger,
   });
   if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
+  const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
+  if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
+  const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
   logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
 
-  const handle = serveStdio(() => createServer({ backend, logger }), {
+  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs }), {
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });
 
@@ -50,4 +55,4 @@ function main(): void {
   process.on('uncaughtException', (err) => logger.error(`uncaught exception: ${err.stack ?? err}`));
 }
 
-main();
+void main();

@@ -122,3 +122,30 @@ export function signedUrlExpiry(url: string | null | undefined): Date | undefine
   }
   return undefined;
 }
+
+/** What a create-edit answer tells us. The doc shows only `url`; ids are read where the service gives them. */
+export interface RenderReceipt {
+  asset_id?: string;
+  edit_id?: string;
+  url?: string;
+  status?: string;
+}
+
+export function parseRenderReceipt(body: unknown): RenderReceipt {
+  if (!body || typeof body !== 'object') return {};
+  const b = body as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const nested = b.asset && typeof b.asset === 'object' ? (b.asset as Record<string, unknown>) : undefined;
+  const explicitAsset = str(b.asset_id) ?? str(nested?.id);
+  // With no asset_id, the answer is the asset itself ("an asset with a url field") and its id is the asset's.
+  const assetId = explicitAsset ?? str(b.id);
+  const editId = str(b.edit_id) ?? (explicitAsset ? str(b.id) : undefined);
+  const receipt: RenderReceipt = {};
+  if (assetId) receipt.asset_id = assetId;
+  if (editId) receipt.edit_id = editId;
+  const url = str(b.url) ?? str(nested?.url);
+  if (url) receipt.url = url;
+  const status = str(b.status) ?? str(nested?.status);
+  if (status) receipt.status = status;
+  return receipt;
+}

@@ -1,5 +1,7 @@
 // The Backend over the service's HTTP API.
 import { ServiceClient, type ServiceClientOptions } from '../api/client.js';
+import { parseRenderReceipt } from '../api/models.js';
+import type { Edit } from '../edit/model.js';
 import type { Backend, CallOptions, CreateProjectInput } from './types.js';
 
 export class RemoteBackend implements Backend {
@@ -26,6 +28,9 @@ export class RemoteBackend implements Backend {
   }
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions) {
     return this.client.listScripts(projectId, limit, call);
+  }
+  async createEdit(projectId: string, edit: Edit, call?: CallOptions) {
+    return parseRenderReceipt(await this.client.createEdit(projectId, edit, call));
   }
   close() {
     return this.client.close();

@@ -1,6 +1,7 @@
 // The one interface every tool reaches the service through. Two implementations: remote.ts (the service
 // over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
-import type { Project, Script } from '../api/models.js';
+import type { Project, RenderReceipt, Script } from '../api/models.js';
+import type { Edit } from '../edit/model.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -21,5 +22,7 @@ export interface Backend {
   createProject(input: CreateProjectInput, call?: CallOptions): Promise<Project>;
   deleteProject(projectId: string, call?: CallOptions): Promise<void>;
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions): Promise<Script[]>;
+  /** Starts a render of the edit in the project. Sent once; never retried. */
+  createEdit(projectId: string, edit: Edit, call?: CallOptions): Promise<RenderReceipt>;
   close(): Promise<void>;
 }

@@ -2,11 +2,12 @@
 // Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
+import { isUuid } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
+import { statusOf } from '../workflow/render-status.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMPLETION_LIMIT = 100;
 
 function one(v: string | string[] | undefined): string {
@@ -58,7 +59,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     },
     async (uri, variables) => {
       const id = one(variables.project_id);
-      if (!UUID.test(id)) throw new ResourceNotFoundError(uri.href, `project id "${id}" is not a UUID`);
+      if (!isUuid(id)) throw new ResourceNotFoundError(uri.href, `project id "${id}" is not a UUID`);
       try {
         const project = await backend.getProject(id);
         const body = detailProject(project, 0, Number.MAX_SAFE_INTEGER);
@@ -77,7 +78,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         project_id: completeProjectId,
         script_id: async (value, context) => {
           const projectId = context?.arguments?.project_id ?? '';
-          if (!UUID.test(projectId)) return [];
+          if (!isUuid(projectId)) return [];
           try {
             const scripts = await backend.listScripts(projectId, COMPLETION_LIMIT);
             return scripts.map((s) => s.id).filter((id) => id.startsWith(value));
@@ -96,7 +97,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     async (uri, variables) => {
       const projectId = one(variables.project_id);
       const scriptId = one(variables.script_id);
-      if (!UUID.test(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
+      if (!isUuid(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
       let scripts;
       try {
         scripts = await backend.listScripts(projectId, undefined);
@@ -123,6 +124,30 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           { uri: uri.href, mimeType: 'text/markdown', text: scriptOutlineMarkdown(script) },
         ],
       };
+    },
+  );
+
+  server.registerResource(
+    'render',
+    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProjectId } }),
+    {
+      title: 'Render',
+      description: 'A render started by render_edit: its status and, once done, its signed link (JSON).',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const projectId = one(variables.project_id);
+      const assetId = one(variables.asset_id);
+      if (!isUuid(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
+      let project;
+      try {
+        project = await backend.getProject(projectId);
+      } catch (err) {
+        throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
+      }
+      const asset = project.assets?.find((a) => a.id === assetId);
+      if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${assetId} in project ${projectId}`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(statusOf(asset), null, 2) }] };
     },
   );
 }

@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { redact } from '../log.js';
+import { UserFacingError as ToolError } from '../errors.js';
 
 export function ok<T extends object>(structured: T, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
@@ -14,9 +15,7 @@ export function fail(message: string): CallToolResult {
 }
 
 /** An error a tool raises on purpose: its message is already written for the agent. */
-export class ToolError extends Error {
-  override name = 'ToolError';
-}
+export { UserFacingError as ToolError, requireUuid } from '../errors.js';
 
 export interface Subject {
   /** e.g. "project 3f2b…" — named in not-found messages */
@@ -70,16 +69,4 @@ export async function guard(
     if (!(err instanceof ToolError) && !(err instanceof ServiceError)) logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
     return fail(message);
   }
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are checked before any request, so a typo never costs a round trip. */
-export function requireUuid(value: string, field: string, listedBy: string): string {
-  const v = value.trim();
-  if (!UUID.test(v)) {
-    const shown = v.length > 60 ? `${v.slice(0, 57)}...` : v;
-    throw new ToolError(`${field} "${shown}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`);
-  }
-  return v;
 }

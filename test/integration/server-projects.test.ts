@@ -24,9 +24,9 @@ beforeEach(() => service.reset());
 const call = (name: string, args: Record<string, unknown> = {}) => srv.client.callTool({ name, arguments: args });
 
 describe('tools/list', () => {
-  it('lists exactly the project and script tools, with titles, descriptions and honest annotations (snapshot)', async () => {
+  it('lists exactly its tools, with titles, descriptions and honest annotations (snapshot)', async () => {
     const { tools } = await srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['create_project', 'delete_project', 'get_project', 'list_projects', 'list_scripts']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compose_edit', 'create_project', 'delete_project', 'get_project', 'get_render_status', 'list_projects', 'list_scripts', 'render_edit']);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(60);
@@ -39,6 +39,8 @@ describe('tools/list', () => {
     expect(byName.delete_project).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.list_projects).toMatchObject({ readOnlyHint: true });
     expect(byName.create_project).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    expect(byName.compose_edit).toMatchObject({ readOnlyHint: true });
+    expect(byName.render_edit).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     await expect(JSON.stringify(tools.sort((a, b) => a.name.localeCompare(b.name)), null, 2)).toMatchFileSnapshot('../__snapshots__/tools-remote.json');
   });
 

@@ -6,15 +6,17 @@ import { VERSION } from '../../src/version.js';
 
 describe('config', () => {
   it('has sensible defaults', () => {
-    expect(loadConfig({})).toEqual({ apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined });
+    expect(loadConfig({})).toEqual({ apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000 });
   });
   it('reads every variable and trims the base URL', () => {
     const c = loadConfig({ VJ_API_KEY: ' k-123 ', VJ_API_URL: 'http://127.0.0.1:9/api/', VJ_AUTH_HEADER: 'Bearer', VJ_TIMEOUT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });
     expect(c).toMatchObject({ apiKey: 'k-123', apiUrl: 'http://127.0.0.1:9/api', authHeader: 'bearer', timeoutMs: 1500, logLevel: 'debug' });
+    expect(loadConfig({ FFMPEG_PATH: '/opt/ff/ffmpeg', FFPROBE_PATH: '/opt/ff/ffprobe', PATH: '/usr/bin' })).toMatchObject({ ffmpegPath: '/opt/ff/ffmpeg', ffprobePath: '/opt/ff/ffprobe', searchPath: '/usr/bin' });
   });
   it('refuses bad values with a message naming the variable, never the value', () => {
     expect(() => loadConfig({ VJ_TIMEOUT_MS: 'soon' })).toThrow(/VJ_TIMEOUT_MS must be a whole number/);
     expect(() => loadConfig({ VJ_TIMEOUT_MS: '5' })).toThrow(/VJ_TIMEOUT_MS must be at least 100/);
+    expect(() => loadConfig({ CUTROOM_RENDER_WAIT_MS: '90000' })).toThrow(/CUTROOM_RENDER_WAIT_MS must be at most 55000/);
     expect(() => loadConfig({ VJ_AUTH_HEADER: 'cookie' })).toThrow(/VJ_AUTH_HEADER must be x-api-key or bearer/);
     expect(() => loadConfig({ VJ_API_URL: 'secret-looking-value' })).toThrow(/VJ_API_URL must be/);
     try {

@@ -1,0 +1,104 @@
+// Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
+// Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
+import { z } from 'zod';
+import { CropSchema, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import { parseTimecode } from './timecode.js';
+
+export const ClipInputSchema = z.object({
+  asset_id: z.string().describe('Id of a video asset of the project (get_project lists them)'),
+  start: TimeInput.describe('In point in the source clip: "00:00:04.500", "4.5" or 4.5 seconds'),
+  end: TimeInput.describe('Out point in the source clip, after start'),
+  volume: z.number().optional().describe("Volume of the clip's own sound, 0 (mute) to 1 (as recorded); default 1"),
+  crop: CropSchema.partial().optional().describe('Fill the frame instead of letterboxing: zoom (1 = fill), position_x/position_y (-1..1)'),
+});
+export const OverlayInputSchema = z.object({
+  asset_id: z.string().describe('Id of an audio asset of the project'),
+  at: TimeInput.describe('Where it starts on the output timeline (seconds or HH:MM:SS.mmm); it plays from its own beginning'),
+  until: TimeInput.optional().describe('Where it stops on the output timeline; default: the end of the timeline, or of the audio if shorter'),
+  volume: z.number().optional().describe('0 to 1; default 1'),
+});
+export type ClipInput = z.infer<typeof ClipInputSchema>;
+export type OverlayInput = z.infer<typeof OverlayInputSchema>;
+
+export interface ComposeInput {
+  clips: ClipInput[];
+  overlays?: OverlayInput[];
+  resolution?: string;
+  fps?: number;
+  filename?: string;
+  name?: string;
+  description?: string;
+}
+
+const PRESETS: Record<string, string> = {
+  '2160p': '3840x2160',
+  '4k': '3840x2160',
+  '1440p': '2560x1440',
+  '1080p': '1920x1080',
+  hd: '1920x1080',
+  '720p': '1280x720',
+  '480p': '854x480',
+  vertical: '1080x1920',
+  portrait: '1080x1920',
+  square: '1080x1080',
+};
+
+/** "1080p", "720p", "vertical", "square", "4k" or WIDTHxHEIGHT (left as given for the linter to judge). */
+export function resolvePreset(resolution: string | undefined): string {
+  if (resolution === undefined) return DEFAULT_RESOLUTION;
+  return PRESETS[resolution.trim().toLowerCase()] ?? resolution;
+}
+
+const seconds = (v: string | number | undefined): number | undefined => {
+  if (v === undefined) return undefined;
+  const r = parseTimecode(v);
+  return r.ok ? r.ms / 1000 : undefined;
+};
+
+/** audioDurations: measured lengths (seconds) of audio assets, when known, to end overlays with their audio. */
+export function composeEdit(input: ComposeInput, audioDurations: Map<string, number> = new Map()): Record<string, unknown> {
+  const clips = input.clips.map((c) => {
+    const seg: Record<string, unknown> = {
+      video_id: c.asset_id,
+      type: 'videofile',
+      video_start_time: c.start,
+      video_end_time: c.end,
+      audio_levels: c.volume === undefined ? [] : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
+    };
+    if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
+    return seg;
+  });
+  // The timeline's length, where the clip times parse; a bad time is reported by the linter, not here.
+  let totalSeconds = 0;
+  for (const c of input.clips) {
+    const s = seconds(c.start);
+    const e = seconds(c.end);
+    if (s !== undefined && e !== undefined && e > s) totalSeconds += e - s;
+  }
+  const overlays = (input.overlays ?? []).map((o) => {
+    let until: string | number | undefined = o.until;
+    if (until === undefined) {
+      const at = seconds(o.at) ?? 0;
+      const audio = audioDurations.get(o.asset_id);
+      until = +Math.min(totalSeconds, audio === undefined ? Infinity : at + audio).toFixed(3);
+    }
+    return {
+      audio_id: o.asset_id,
+      type: 'audio',
+      audio_start_time: o.at,
+      audio_end_time: until,
+      audio_levels: o.volume === undefined ? [] : [{ audio_level: o.volume, start_time: o.at, end_time: until }],
+    };
+  });
+  return {
+    video_edit_version: EDIT_VERSION,
+    video_output_format: OUTPUT_FORMAT,
+    video_output_resolution: resolvePreset(input.resolution),
+    video_output_fps: input.fps ?? DEFAULT_FPS,
+    video_output_filename: input.filename ?? DEFAULT_FILENAME,
+    video_series_sequential: clips,
+    audio_overlay: overlays,
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+  };
+}

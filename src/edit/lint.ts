@@ -1,0 +1,139 @@
+// Checks of an edit against the project's assets and their measured media facts. Pure: the facts are gathered
+// elsewhere (media/ probes them) and handed in.
+import type { Diagnostic, Edit } from './model.js';
+import { normalizeEdit, type Timeline } from './normalize.js';
+import { formatShort, formatTimecode } from './timecode.js';
+
+export type AssetKind = 'video' | 'audio' | 'image' | 'unknown';
+
+export interface MediaFacts {
+  durationMs?: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  /** Display size (rotation and sample aspect applied). */
+  width?: number;
+  height?: number;
+  fps?: number;
+}
+
+export interface AssetInfo {
+  id: string;
+  kind: AssetKind;
+  facts?: MediaFacts;
+  /** Why the facts are missing, when a probe was tried and failed. */
+  probeError?: string;
+}
+
+/** The kind of an asset: from the service's asset_type first, then from what a probe found. */
+export function classifyAsset(assetType: string | null | undefined, facts?: MediaFacts): AssetKind {
+  const t = (assetType ?? '').toLowerCase();
+  if (t.includes('audio') || t.includes('voice') || t.includes('music')) return 'audio';
+  if (t.includes('image') || t.includes('photo') || t.includes('thumbnail')) return 'image';
+  if (t.includes('video')) return 'video';
+  if (facts) {
+    if (facts.hasVideo && (facts.durationMs ?? 0) > 0 && (facts.fps ?? 0) > 0) return 'video';
+    if (facts.hasVideo) return 'image';
+    if (facts.hasAudio) return 'audio';
+  }
+  return 'unknown';
+}
+
+const TOLERANCE_MS = 1;
+
+function idsOfKind(assets: Map<string, AssetInfo>, kind: AssetKind): string {
+  const ids = [...assets.values()].filter((a) => a.kind === kind).map((a) => a.id);
+  if (!ids.length) return `the project has no ${kind} assets`;
+  return `${kind} assets: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all)` : ''}`;
+}
+
+function aspectLabel(w: number, h: number): string {
+  const g = (a: number, b: number): number => (b ? g(b, a % b) : a);
+  const d = g(w, h);
+  return `${w / d}:${h / d}`;
+}
+
+export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetInfo>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const err = (path: string, message: string, hint?: string) => out.push({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+  const warn = (path: string, message: string, hint?: string) => out.push({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
+  const outAspect = timeline.width / timeline.height;
+  const aspectWarned = new Set<string>();
+
+  for (const cut of timeline.cuts) {
+    const p = `/video_series_sequential/${cut.index}`;
+    const asset = assets.get(cut.assetId);
+    if (!asset) {
+      err(`${p}/video_id`, `no asset ${cut.assetId} in this project`, `get_project lists the assets; ${idsOfKind(assets, 'video')}`);
+      continue;
+    }
+    if (asset.kind === 'audio' || asset.kind === 'image') {
+      err(`${p}/video_id`, `asset ${cut.assetId} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`, asset.kind === 'audio' ? 'lay audio over the timeline with audio_overlay' : idsOfKind(assets, 'video'));
+      continue;
+    }
+    if (asset.probeError) warn(`${p}/video_id`, `could not measure asset ${cut.assetId}: ${asset.probeError}; its length was not checked`);
+    const f = asset.facts;
+    if (!f) continue;
+    if (!f.hasVideo) {
+      err(`${p}/video_id`, `asset ${cut.assetId} has no video stream`, idsOfKind(assets, 'video'));
+      continue;
+    }
+    if (f.durationMs !== undefined) {
+      if (cut.inMs >= f.durationMs) err(`${p}/video_start_time`, `the in point ${formatShort(cut.inMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `in and out points are source times within 00:00:00.000-${formatTimecode(f.durationMs)}`);
+      else if (cut.outMs > f.durationMs + TOLERANCE_MS) err(`${p}/video_end_time`, `the out point ${formatShort(cut.outMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `end the cut by ${formatTimecode(f.durationMs)}`);
+    }
+    if (!cut.crop && f.width && f.height) {
+      const srcAspect = f.width / f.height;
+      const key = `${f.width}x${f.height}`;
+      if (Math.abs(srcAspect - outAspect) / outAspect > 0.01 && !aspectWarned.has(key)) {
+        aspectWarned.add(key);
+        warn(
+          '/video_output_resolution',
+          `the output is ${aspectLabel(timeline.width, timeline.height)} but cut ${cut.index} (and any other ${key} source) is ${aspectLabel(f.width, f.height)}: it will be letterboxed or pillarboxed`,
+          'pick a resolution of the sources\' shape, or give the cut a crop to fill the frame',
+        );
+      }
+    }
+  }
+
+  for (const ov of timeline.overlays) {
+    const p = `/audio_overlay/${ov.index}`;
+    const asset = assets.get(ov.assetId);
+    if (!asset) {
+      err(`${p}/audio_id`, `no asset ${ov.assetId} in this project`, `get_project lists the assets; ${idsOfKind(assets, 'audio')}`);
+      continue;
+    }
+    if (asset.kind === 'video' || asset.kind === 'image') {
+      err(`${p}/audio_id`, `asset ${ov.assetId} is ${asset.kind === 'video' ? 'a video' : 'an image'}; an overlay needs an audio asset`, asset.kind === 'video' ? 'put videos in video_series_sequential; their own sound plays with them' : idsOfKind(assets, 'audio'));
+      continue;
+    }
+    if (asset.probeError) warn(`${p}/audio_id`, `could not measure asset ${ov.assetId}: ${asset.probeError}; its length was not checked`);
+    const f = asset.facts;
+    if (!f) continue;
+    if (!f.hasAudio) {
+      err(`${p}/audio_id`, `asset ${ov.assetId} has no audio stream`, idsOfKind(assets, 'audio'));
+      continue;
+    }
+    const window = ov.endMs - ov.startMs;
+    if (f.durationMs !== undefined && f.durationMs + TOLERANCE_MS < window) {
+      warn(`${p}/audio_end_time`, `the audio lasts ${formatShort(f.durationMs)} but its window is ${formatShort(window)}: silence from ${formatShort(ov.startMs + f.durationMs)}`, 'overlays play from the audio\'s beginning; shorten the window or pick a longer audio');
+    }
+  }
+  return out;
+}
+
+export interface LintResult {
+  edit?: Edit;
+  timeline?: Timeline;
+  diagnostics: Diagnostic[];
+  /** True when there is no error: the edit can be sent. */
+  ready: boolean;
+}
+
+/** Normalises an edit and checks it against the assets; errors first, then warnings, each in path order. */
+export function lintEdit(raw: unknown, assets?: Map<string, AssetInfo>): LintResult {
+  const n = normalizeEdit(raw);
+  const diagnostics = [...n.diagnostics, ...(n.timeline && assets ? lintAgainstAssets(n.timeline, assets) : [])];
+  diagnostics.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  const ready = !diagnostics.some((d) => d.severity === 'error') && !!n.edit;
+  return { ...(n.edit && ready ? { edit: n.edit } : {}), ...(n.timeline ? { timeline: n.timeline } : {}), diagnostics, ready };
+}

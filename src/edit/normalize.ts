@@ -1,0 +1,363 @@
+// From an edit as a model wrote it to the canonical edit and a timeline in milliseconds, with every problem
+// that can be found without media reported at its JSON pointer. Pure: no I/O.
+import {
+  DEFAULT_FILENAME,
+  DEFAULT_FPS,
+  EDIT_VERSION,
+  OUTPUT_FORMAT,
+  type AudioLevel,
+  type AudioSegment,
+  type Crop,
+  type Diagnostic,
+  type Edit,
+  type VideoSegment,
+} from './model.js';
+import { formatShort, formatTimecode, parseTimecode } from './timecode.js';
+
+export interface LevelWindow {
+  level: number;
+  startMs: number;
+  endMs: number;
+}
+
+export interface TimelineCut {
+  index: number;
+  assetId: string;
+  inMs: number;
+  outMs: number;
+  /** Where the cut sits on the output timeline. */
+  startMs: number;
+  endMs: number;
+  /** On the source clip's clock, like inMs/outMs. */
+  levels: LevelWindow[];
+  crop?: Crop;
+}
+
+export interface TimelineOverlay {
+  index: number;
+  assetId: string;
+  startMs: number;
+  endMs: number;
+  /** On the output timeline's clock. */
+  levels: LevelWindow[];
+}
+
+export interface Fps {
+  num: number;
+  den: number;
+  value: number;
+}
+
+export interface Timeline {
+  width: number;
+  height: number;
+  fps: Fps;
+  filename: string;
+  cuts: TimelineCut[];
+  overlays: TimelineOverlay[];
+  totalMs: number;
+}
+
+export interface Normalized {
+  /** Present when the edit is structurally sound (it may still have semantic errors). */
+  edit?: Edit;
+  timeline?: Timeline;
+  diagnostics: Diagnostic[];
+}
+
+export const MAX_WIDTH = 7680;
+export const MAX_HEIGHT = 4320;
+export const LONG_EDIT_MS = 10 * 60_000;
+const KNOWN_TOP = new Set([
+  'video_edit_version', 'video_output_format', 'video_output_resolution', 'video_output_fps', 'video_output_filename',
+  'video_series_sequential', 'audio_overlay', 'name', 'description', 'skip_rendering', 'subtitle_from_audio_overlay',
+]);
+
+class Collector {
+  readonly list: Diagnostic[] = [];
+  error(path: string, message: string, hint?: string) {
+    this.list.push({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+  }
+  warning(path: string, message: string, hint?: string) {
+    this.list.push({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
+  }
+  get errors() {
+    return this.list.filter((d) => d.severity === 'error').length;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Parses "1920x1080" (any case, spaces allowed). */
+export function parseResolution(value: unknown): { width: number; height: number } | { reason: string } {
+  if (typeof value !== 'string') return { reason: 'must be a string WIDTHxHEIGHT such as "1920x1080"' };
+  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(value);
+  if (!m) return { reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080")` };
+  const width = Number(m[1]);
+  const height = Number(m[2]);
+  if (width < 2 || height < 2) return { reason: `${width}x${height} is too small` };
+  if (width % 2 || height % 2) return { reason: `${width}x${height} has an odd side; H.264 needs even numbers` };
+  if (width > MAX_WIDTH || height > MAX_HEIGHT) return { reason: `${width}x${height} is beyond 8K (${MAX_WIDTH}x${MAX_HEIGHT})` };
+  return { width, height };
+}
+
+/** 29.97 -> 30000/1001 and the other NTSC rates; anything else to a rational with millisecond precision. */
+export function fpsRational(fps: number): Fps {
+  for (const base of [24, 30, 60, 120]) {
+    if (Math.abs(fps - (base * 1000) / 1001) < 0.005) return { num: base * 1000, den: 1001, value: fps };
+  }
+  if (Number.isInteger(fps)) return { num: fps, den: 1, value: fps };
+  const den = 1000;
+  const num = Math.round(fps * den);
+  const g = gcd(num, den);
+  return { num: num / g, den: den / g, value: fps };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+function checkFilename(value: unknown, c: Collector): string | undefined {
+  const path = '/video_output_filename';
+  if (value === undefined) return DEFAULT_FILENAME;
+  if (typeof value !== 'string' || !value.trim()) {
+    c.error(path, 'the output file name must be a non-empty string', `use a plain name such as "${DEFAULT_FILENAME}"`);
+    return undefined;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    c.error(path, 'the output file name contains control characters', `use a plain name such as "${DEFAULT_FILENAME}"`);
+    return undefined;
+  }
+  if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value)) {
+    c.error(path, `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`, `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`);
+    return undefined;
+  }
+  if (value.length > 200) {
+    c.error(path, 'the output file name is longer than 200 characters');
+    return undefined;
+  }
+  const ext = /\.([^.]+)$/.exec(value)?.[1]?.toLowerCase();
+  if (ext !== OUTPUT_FORMAT) {
+    c.error(path, `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`, `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`);
+    return undefined;
+  }
+  return value;
+}
+
+function time(value: unknown, path: string, what: string, c: Collector): number | undefined {
+  if (value === undefined || value === null) {
+    c.error(path, `${what} is missing`, 'give a time such as "00:00:05.000" or a number of seconds');
+    return undefined;
+  }
+  const r = parseTimecode(value);
+  if (!r.ok) {
+    c.error(path, `${what} ${r.reason}`, 'times are HH:MM:SS, HH:MM:SS.mmm or seconds, e.g. "00:01:05.250" or 65.25');
+    return undefined;
+  }
+  return r.ms;
+}
+
+/**
+ * Volume windows of one segment. `lo`/`hi` bound them on the segment's own clock (source time for video cuts,
+ * timeline time for overlays). Windows must sit inside and must not overlap.
+ */
+function levels(raw: unknown, base: string, lo: number | undefined, hi: number | undefined, clock: string, c: Collector): { windows: LevelWindow[]; canonical: AudioLevel[] } {
+  const windows: LevelWindow[] = [];
+  const canonical: AudioLevel[] = [];
+  if (raw === undefined || raw === null) return { windows, canonical };
+  if (!Array.isArray(raw)) {
+    c.error(base, 'audio_levels must be a list of {audio_level, start_time, end_time}');
+    return { windows, canonical };
+  }
+  raw.forEach((item, j) => {
+    const p = `${base}/${j}`;
+    if (!isObject(item)) {
+      c.error(p, 'each audio level must be an object {audio_level, start_time, end_time}');
+      return;
+    }
+    const level = item.audio_level;
+    let okLevel = true;
+    if (typeof level !== 'number' || !Number.isFinite(level)) {
+      c.error(`${p}/audio_level`, `audio_level must be a number from 0 to 1, not ${JSON.stringify(level)?.slice(0, 30) ?? 'nothing'}`, typeof level === 'string' && Number.isFinite(Number(level)) ? `write it as a number: ${Number(level)}` : '0 is silent, 1 is as recorded');
+      okLevel = false;
+    } else if (level < 0 || level > 1) {
+      c.error(`${p}/audio_level`, `audio_level ${level} is outside 0..1`, level > 1 && level <= 100 ? `for ${level}% write ${level / 100}` : '0 is silent, 1 is as recorded');
+      okLevel = false;
+    }
+    const s = time(item.start_time, `${p}/start_time`, 'start_time', c);
+    const e = time(item.end_time, `${p}/end_time`, 'end_time', c);
+    if (s === undefined || e === undefined || !okLevel) return;
+    if (e <= s) {
+      c.error(`${p}/end_time`, `the level window ends (${formatShort(e)}) before it starts (${formatShort(s)})`);
+      return;
+    }
+    if (lo !== undefined && hi !== undefined && (s < lo || e > hi)) {
+      c.error(p, `the level window ${formatShort(s)}-${formatShort(e)} is outside its segment (${formatShort(lo)}-${formatShort(hi)} on the ${clock} clock)`, `windows use the ${clock} clock; keep them within ${formatTimecode(lo)}-${formatTimecode(hi)}`);
+    }
+    windows.push({ level: level as number, startMs: s, endMs: e });
+    canonical.push({ audio_level: level as number, start_time: formatTimecode(s), end_time: formatTimecode(e) });
+  });
+  const sorted = windows.map((w, j) => ({ ...w, j })).sort((a, b) => a.startMs - b.startMs);
+  for (let k = 1; k < sorted.length; k++) {
+    const prev = sorted[k - 1]!;
+    const cur = sorted[k]!;
+    if (cur.startMs < prev.endMs) {
+      c.error(`${base}/${cur.j}`, `level windows ${prev.j} and ${cur.j} overlap (${formatShort(cur.startMs)}-${formatShort(Math.min(prev.endMs, cur.endMs))})`, 'make each window end where the next begins');
+    }
+  }
+  return { windows, canonical };
+}
+
+function crop(raw: unknown, path: string, c: Collector): Crop | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) {
+    c.error(path, 'crop must be an object {zoom, position_x, position_y}');
+    return undefined;
+  }
+  const num = (k: string, lo: number, hi: number, dflt: number) => {
+    const v = raw[k] ?? dflt;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) {
+      c.error(`${path}/${k}`, `${k} must be a number from ${lo} to ${hi}`);
+      return undefined;
+    }
+    return v;
+  };
+  const zoom = num('zoom', 0.1, 10, 1);
+  const x = num('position_x', -1, 1, 0);
+  const y = num('position_y', -1, 1, 0);
+  if (zoom === undefined || x === undefined || y === undefined) return undefined;
+  return { zoom, position_x: x, position_y: y };
+}
+
+export function normalizeEdit(raw: unknown): Normalized {
+  const c = new Collector();
+  if (!isObject(raw)) {
+    c.error('', 'the edit must be an object with video_series_sequential, audio_overlay and the output settings');
+    return { diagnostics: c.list };
+  }
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_TOP.has(key)) c.warning(`/${key}`, `unknown field "${key}" is not part of the edit format and is left out`);
+  }
+
+  const version = raw.video_edit_version ?? EDIT_VERSION;
+  if (version !== EDIT_VERSION) c.warning('/video_edit_version', `edit version ${JSON.stringify(version)} is not the one the service is known to take ("${EDIT_VERSION}")`);
+  const format = raw.video_output_format ?? OUTPUT_FORMAT;
+  if (format !== OUTPUT_FORMAT) c.error('/video_output_format', `output format ${JSON.stringify(format)} is not supported; use "${OUTPUT_FORMAT}"`);
+
+  let width = 0;
+  let height = 0;
+  const resolution = parseResolution(raw.video_output_resolution ?? '1920x1080');
+  if ('reason' in resolution) c.error('/video_output_resolution', `video_output_resolution ${resolution.reason}`, 'e.g. "1920x1080", "1280x720" or "1080x1920" for vertical');
+  else ({ width, height } = resolution);
+
+  const fpsRaw = raw.video_output_fps ?? DEFAULT_FPS;
+  let fps: Fps | undefined;
+  if (typeof fpsRaw !== 'number' || !Number.isFinite(fpsRaw) || fpsRaw <= 0 || fpsRaw > 120) {
+    c.error('/video_output_fps', `video_output_fps must be a number above 0 and at most 120, not ${JSON.stringify(fpsRaw)?.slice(0, 30)}`, 'e.g. 24, 25, 29.97, 30 or 60');
+  } else fps = fpsRational(fpsRaw);
+
+  const filename = checkFilename(raw.video_output_filename, c);
+
+  // Video cuts, played in sequence.
+  const cuts: TimelineCut[] = [];
+  const videoSegments: VideoSegment[] = [];
+  const seq = raw.video_series_sequential;
+  if (!Array.isArray(seq) || seq.length === 0) {
+    c.error('/video_series_sequential', Array.isArray(seq) || seq === undefined ? 'the timeline is empty: add at least one video cut' : 'video_series_sequential must be a list of video cuts', 'each cut is {video_id, video_start_time, video_end_time}');
+  }
+  let cursor = 0;
+  (Array.isArray(seq) ? seq : []).forEach((seg, i) => {
+    const p = `/video_series_sequential/${i}`;
+    if (!isObject(seg)) {
+      c.error(p, 'each cut must be an object {video_id, video_start_time, video_end_time, audio_levels?}');
+      return;
+    }
+    if (seg.type !== undefined && seg.type !== 'videofile') c.error(`${p}/type`, `a video cut has type "videofile", not ${JSON.stringify(seg.type)}`, seg.type === 'audio' ? 'audio belongs in audio_overlay' : undefined);
+    const id = seg.video_id;
+    if (typeof id !== 'string' || !id.trim()) c.error(`${p}/video_id`, 'video_id is missing', 'use the id of a video asset from get_project');
+    const inMs = time(seg.video_start_time, `${p}/video_start_time`, 'the in point (video_start_time)', c);
+    const outMs = time(seg.video_end_time, `${p}/video_end_time`, 'the out point (video_end_time)', c);
+    if (inMs !== undefined && outMs !== undefined && outMs <= inMs) {
+      c.error(`${p}/video_end_time`, `the cut ends (${formatShort(outMs)}) ${outMs === inMs ? 'where' : 'before'} it starts (${formatShort(inMs)})`, 'the out point must be after the in point, both in source time');
+    }
+    const lv = levels(seg.audio_levels, `${p}/audio_levels`, inMs, outMs, 'source clip', c);
+    const cr = crop(seg.crop, `${p}/crop`, c);
+    if (typeof id !== 'string' || inMs === undefined || outMs === undefined || outMs <= inMs) return;
+    const duration = outMs - inMs;
+    if (fps && duration * fps.value < 1000) c.warning(p, `the cut lasts ${formatShort(duration)}, less than one frame at ${fps.value} fps`, 'it may not show at all');
+    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}) });
+    videoSegments.push({
+      video_id: id.trim(),
+      type: 'videofile',
+      video_start_time: formatTimecode(inMs),
+      video_end_time: formatTimecode(outMs),
+      audio_levels: lv.canonical,
+      ...(cr ? { crop: cr } : {}),
+    });
+    cursor += duration;
+  });
+  const totalMs = cursor;
+  if (totalMs > LONG_EDIT_MS) c.warning('/video_series_sequential', `the edit lasts ${formatShort(totalMs)}, over 10 minutes`, 'long renders are slow and costly; check this is intended');
+
+  // Audio laid over the timeline.
+  const overlays: TimelineOverlay[] = [];
+  const audioSegments: AudioSegment[] = [];
+  const ov = raw.audio_overlay ?? [];
+  if (!Array.isArray(ov)) c.error('/audio_overlay', 'audio_overlay must be a list of {audio_id, audio_start_time, audio_end_time}');
+  (Array.isArray(ov) ? ov : []).forEach((seg, k) => {
+    const p = `/audio_overlay/${k}`;
+    if (!isObject(seg)) {
+      c.error(p, 'each overlay must be an object {audio_id, audio_start_time, audio_end_time, audio_levels?}');
+      return;
+    }
+    if (seg.type !== undefined && seg.type !== 'audio') c.error(`${p}/type`, `an overlay has type "audio", not ${JSON.stringify(seg.type)}`);
+    const id = seg.audio_id;
+    if (typeof id !== 'string' || !id.trim()) c.error(`${p}/audio_id`, 'audio_id is missing', 'use the id of an audio asset from get_project');
+    const s = time(seg.audio_start_time, `${p}/audio_start_time`, 'the overlay start (audio_start_time)', c);
+    const e = time(seg.audio_end_time, `${p}/audio_end_time`, 'the overlay end (audio_end_time)', c);
+    let placed = s !== undefined && e !== undefined;
+    if (s !== undefined && e !== undefined && e <= s) {
+      c.error(`${p}/audio_end_time`, `the overlay ends (${formatShort(e)}) ${e === s ? 'where' : 'before'} it starts (${formatShort(s)})`);
+      placed = false;
+    }
+    if (placed && totalMs > 0 && e! > totalMs) {
+      const past = s! >= totalMs;
+      c.error(`${p}/${past ? 'audio_start_time' : 'audio_end_time'}`, `the overlay ${past ? 'starts' : 'ends'} at ${formatShort(past ? s! : e!)}, past the end of the timeline (${formatShort(totalMs)})`, `overlays are placed on the output timeline; end it by ${formatTimecode(totalMs)}`);
+    }
+    const lv = levels(seg.audio_levels, `${p}/audio_levels`, s, e, 'output timeline', c);
+    if (typeof id !== 'string' || !placed) return;
+    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows });
+    audioSegments.push({ audio_id: id.trim(), type: 'audio', audio_start_time: formatTimecode(s!), audio_end_time: formatTimecode(e!), audio_levels: lv.canonical });
+  });
+
+  const optional: Partial<Edit> = {};
+  for (const k of ['name', 'description'] as const) {
+    if (raw[k] === undefined) continue;
+    if (typeof raw[k] === 'string') optional[k] = raw[k] as string;
+    else c.error(`/${k}`, `${k} must be a string`);
+  }
+  for (const k of ['skip_rendering', 'subtitle_from_audio_overlay'] as const) {
+    if (raw[k] === undefined) continue;
+    if (typeof raw[k] === 'boolean') optional[k] = raw[k] as boolean;
+    else c.error(`/${k}`, `${k} must be true or false`);
+  }
+
+  const structural = c.errors === 0;
+  const edit: Edit | undefined =
+    structural && fps && filename
+      ? {
+          video_edit_version: EDIT_VERSION,
+          video_output_format: OUTPUT_FORMAT,
+          video_output_resolution: `${width}x${height}`,
+          video_output_fps: fps.value,
+          video_output_filename: filename,
+          video_series_sequential: videoSegments,
+          audio_overlay: audioSegments,
+          ...optional,
+        }
+      : undefined;
+  const timeline: Timeline | undefined =
+    fps && width && cuts.length ? { width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs } : undefined;
+  return { ...(edit ? { edit } : {}), ...(timeline ? { timeline } : {}), diagnostics: c.list };
+}

@@ -1,0 +1,38 @@
+// How a media source becomes ffmpeg/ffprobe input arguments under the safety rules of DESIGN.md: only the
+// protocols needed, only whitelisted demuxers (an ".mp4" URL serving an HLS playlist must not make ffmpeg
+// fetch other URLs), and a read timeout on network input. Only validated URLs and cutroom's own paths get here.
+import { fileURLToPath } from 'node:url';
+
+export type MediaSource = { kind: 'url'; url: string } | { kind: 'file'; path: string };
+
+/** Demuxers for the video, audio and image files a project holds; no playlists, no concat, no lavfi. */
+export const DEMUXERS = [
+  'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'mpegts', 'flv', 'ogg', 'mp3', 'wav', 'aac', 'flac',
+  'image2', 'png_pipe', 'jpeg_pipe', 'webp_pipe', 'gif', 'bmp_pipe',
+].join(',');
+
+const NETWORK_READ_TIMEOUT_US = 15_000_000;
+
+/** Turns an asset's url into a source, refusing anything but http(s) and file URLs. */
+export function sourceFromUrl(url: string | null | undefined): MediaSource | { error: string } {
+  if (!url) return { error: 'the asset has no url' };
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { error: 'the asset url is not a URL' };
+  }
+  if (u.protocol === 'file:') return { kind: 'file', path: fileURLToPath(u) };
+  if (u.protocol === 'http:' || u.protocol === 'https:') return { kind: 'url', url: u.href };
+  return { error: `the asset url uses ${u.protocol}, which cutroom does not read` };
+}
+
+/** Input options to place before `-i`, then the input itself. */
+export function inputArgs(src: MediaSource): string[] {
+  if (src.kind === 'file') {
+    // The explicit file: prefix keeps a colon in a file name from being read as a protocol.
+    return ['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS, '-i', `file:${src.path}`];
+  }
+  const protocols = src.url.startsWith('https:') ? 'https,tls,tcp' : 'http,tcp';
+  return ['-protocol_whitelist', protocols, '-format_whitelist', DEMUXERS, '-rw_timeout', String(NETWORK_READ_TIMEOUT_US), '-i', src.url];
+}

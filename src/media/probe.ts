@@ -1,0 +1,117 @@
+// Media facts (duration, streams, size, fps) from ffprobe, with a cache per asset and a bounded number of
+// probes at once.
+import type { MediaFacts } from '../edit/lint.js';
+import { inputArgs, type MediaSource } from './input.js';
+import { lastErrorLine, runProcess } from './process.js';
+
+interface ProbeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  duration?: string;
+  sample_aspect_ratio?: string;
+  tags?: Record<string, string>;
+  side_data_list?: { rotation?: number }[];
+  disposition?: { attached_pic?: number };
+}
+interface ProbeOutput {
+  streams?: ProbeStream[];
+  format?: { duration?: string; format_name?: string };
+}
+
+export class ProbeError extends Error {
+  override name = 'ProbeError';
+}
+
+function rate(r: string | undefined): number | undefined {
+  const m = /^(\d+)\/(\d+)$/.exec(r ?? '');
+  if (!m || Number(m[2]) === 0 || Number(m[1]) === 0) return undefined;
+  return Number(m[1]) / Number(m[2]);
+}
+
+/** Reads ffprobe's JSON into facts; display size applies rotation and the sample aspect ratio. */
+export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean; formatName?: string } {
+  const streams = p.streams ?? [];
+  // Cover art in an audio file is a video stream marked attached_pic: it does not make the file a video.
+  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const formatName = p.format?.format_name;
+  const isImage = !!video && /image2|_pipe|^gif$/.test(formatName ?? '') && !audio;
+  const durationS = Number(p.format?.duration ?? video?.duration ?? audio?.duration);
+  let width = video?.width;
+  let height = video?.height;
+  const sar = /^(\d+):(\d+)$/.exec(video?.sample_aspect_ratio ?? '');
+  if (width && sar && Number(sar[1]) > 0 && Number(sar[2]) > 0 && sar[1] !== sar[2]) width = Math.round((width * Number(sar[1])) / Number(sar[2]));
+  const rotation = Math.abs(video?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ?? Number(video?.tags?.rotate ?? 0));
+  if (rotation === 90 || rotation === 270) [width, height] = [height, width];
+  return {
+    ...(Number.isFinite(durationS) && durationS > 0 && !isImage ? { durationMs: Math.round(durationS * 1000) } : {}),
+    hasVideo: !!video,
+    hasAudio: !!audio,
+    ...(width && height ? { width, height } : {}),
+    ...(rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) ? { fps: rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) } : {}),
+    isImage,
+    ...(formatName ? { formatName } : {}),
+  };
+}
+
+export async function probeMedia(ffprobe: string, src: MediaSource, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ReturnType<typeof factsFromProbe>> {
+  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-show_entries',
+    'format=duration,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
+    '-of', 'json', ...inputArgs(src).slice(-2)];
+  const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
+  if (r.cancelled) throw new ProbeError('cancelled');
+  if (r.timedOut) throw new ProbeError(`ffprobe did not finish within ${Math.round(opts.timeoutMs / 1000)} s`);
+  if (r.code !== 0) throw new ProbeError(`ffprobe cannot read it (${lastErrorLine(r.stderr)})`);
+  let parsed: ProbeOutput;
+  try {
+    parsed = JSON.parse(r.stdout.toString('utf8')) as ProbeOutput;
+  } catch {
+    throw new ProbeError('ffprobe gave no readable answer');
+  }
+  if (!parsed.streams?.length) throw new ProbeError('no audio or video stream in it');
+  return factsFromProbe(parsed);
+}
+
+/** A small semaphore: at most `limit` tasks at once. */
+export class Limiter {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+/** Probes per asset id, cached (media behind an asset id does not change; its signed URL does). */
+export class MediaProber {
+  private readonly cache = new Map<string, Promise<ReturnType<typeof factsFromProbe>>>();
+  private readonly limiter: Limiter;
+  constructor(
+    readonly ffprobe: string,
+    private readonly opts: { concurrency?: number; timeoutMs?: number; maxEntries?: number } = {},
+  ) {
+    this.limiter = new Limiter(opts.concurrency ?? 4);
+  }
+
+  probe(key: string, src: MediaSource, signal?: AbortSignal): Promise<ReturnType<typeof factsFromProbe>> {
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const p = this.limiter.run(() => probeMedia(this.ffprobe, src, { timeoutMs: this.opts.timeoutMs ?? 20_000, signal }));
+    this.cache.set(key, p);
+    // Failures are not remembered: the next call tries again (a link may have expired, a file been fixed).
+    p.catch(() => this.cache.delete(key));
+    if (this.cache.size > (this.opts.maxEntries ?? 1000)) this.cache.delete(this.cache.keys().next().value!);
+    return p;
+  }
+}

@@ -1,0 +1,94 @@
+// The one place processes are spawned: an argument array (no shell), stdin ignored, stdout/stderr piped (the
+// server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Called with each chunk of stderr (ffmpeg's -progress pipe:2 and messages). */
+  onStderr?: (chunk: string) => void;
+  /** Keep at most this many bytes of stdout (default 8 MiB) and of stderr (the tail, default 64 KiB). */
+  maxStdout?: number;
+  maxStderr?: number;
+  cwd?: string;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Peak resident set size of the child in KiB, where the platform reports it (Linux). */
+  maxRssKiB?: number;
+}
+
+const KILL_GRACE_MS = 2000;
+
+export function runProcess(command: string, args: string[], opts: RunOptions): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const maxStdout = opts.maxStdout ?? 8 * 1024 * 1024;
+    const maxStderr = opts.maxStderr ?? 64 * 1024;
+    const out: Buffer[] = [];
+    let outSize = 0;
+    let err = '';
+    let timedOut = false;
+    let cancelled = false;
+    let settled = false;
+
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, windowsHide: true });
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      stop();
+    };
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (d: Buffer) => {
+      if (outSize < maxStdout) {
+        out.push(d);
+        outSize += d.length;
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
+      opts.onStderr?.(d);
+      err += d;
+      if (err.length > maxStderr * 2) err = err.slice(-maxStderr);
+    });
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err.slice(-maxStderr), timedOut, cancelled, maxRssKiB: undefined });
+    };
+    child.on('error', (e) => {
+      err += `\n${e.message}`;
+      finish(null, null);
+    });
+    child.on('close', (code, signal) => finish(code, signal));
+  });
+}
+
+/** The last meaningful line of an ffmpeg/ffprobe stderr, for error messages. */
+export function lastErrorLine(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(frame|size|time|bitrate|speed|progress|out_time|fps|stream_|total_size|dup_frames|drop_frames)=/.test(l));
+  return (lines.at(-1) ?? 'no message').slice(0, 300);
+}

@@ -1,0 +1,192 @@
+// Edit tools: compose_edit, render_edit, get_render_status.
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ServiceError } from '../api/errors.js';
+import { DiagnosticSchema, EditSchema } from '../edit/model.js';
+import { TimelineSummarySchema } from '../edit/plan.js';
+import { formatShort } from '../edit/timecode.js';
+import { checkEdit, countBySeverity, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
+import { EditInputShape } from '../workflow/edit-input.js';
+import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
+import type { ToolDeps } from './context.js';
+import { progressFor } from './progress.js';
+import { ToolError, fail, guard, ok, requireUuid } from './result.js';
+
+const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy: 'list_projects' });
+export const renderUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/renders/${assetId}`;
+
+const CheckOutput = {
+  ready: z.boolean().describe('True when there is no error: the edit can be rendered'),
+  diagnostics: z.array(DiagnosticSchema),
+  summary: TimelineSummarySchema.optional().describe('The cuts with their places on the output timeline'),
+  skipped_checks: z.array(z.string()).describe('Checks that could not run, and how to enable them'),
+};
+
+function headline(c: CheckedEdit): string {
+  const { errors, warnings } = countBySeverity(c);
+  const shape = c.summary ? `${c.summary.cuts.length} cut${c.summary.cuts.length === 1 ? '' : 's'}, ${formatShort(c.summary.total_seconds * 1000)} at ${c.summary.resolution}, ${c.summary.fps} fps` : 'no playable cut';
+  if (errors) return `Not ready: ${errors} error${errors === 1 ? '' : 's'}${warnings ? ` and ${warnings} warning${warnings === 1 ? '' : 's'}` : ''} (${shape}).`;
+  return `Ready: ${shape}${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}.`;
+}
+
+function checkText(c: CheckedEdit): string {
+  const parts = [headline(c)];
+  if (c.diagnostics.length) parts.push(describeDiagnostics(c));
+  if (c.summary && c.ready) {
+    parts.push(c.summary.cuts.map((cut) => `${cut.index + 1}. ${cut.asset_id} ${cut.source_in}-${cut.source_out} -> ${cut.timeline_start}-${cut.timeline_end}`).join('\n'));
+  }
+  if (c.skipped.length) parts.push(`Skipped: ${c.skipped.join('; ')}`);
+  return parts.join('\n');
+}
+
+function checkStructured(c: CheckedEdit) {
+  return {
+    ready: c.ready,
+    diagnostics: c.diagnostics,
+    ...(c.summary ? { summary: c.summary } : {}),
+    skipped_checks: c.skipped,
+  };
+}
+
+/** An isError result for an edit with errors: the same diagnostics, nothing sent. */
+export function refuseEdit(c: CheckedEdit, action: string): CallToolResult {
+  return {
+    ...fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${describeDiagnostics(c)}`),
+    structuredContent: checkStructured(c),
+  };
+}
+
+export function register(server: McpServer, deps: ToolDeps): void {
+  const { backend, logger } = deps;
+  const openWorldHint = backend.kind === 'remote';
+
+  server.registerTool(
+    'compose_edit',
+    {
+      title: 'Compose and check an edit',
+      description:
+        'Builds an edit definition (a timeline of video cuts with audio overlays) and checks it without rendering anything. ' +
+        'Give clips [{asset_id, start, end, volume?, crop?}] in playing order, plus overlays [{asset_id, at, until?, volume?}] for voiceover or music, ' +
+        'or a whole edit definition as edit. Times: seconds or HH:MM:SS.mmm; clip times are in the source clip, overlay times on the output timeline. ' +
+        'Returns the canonical edit ready for render_edit or preview_edit, diagnostics (error|warning, a JSON pointer path, message, hint) and a summary ' +
+        'of every cut\'s place on the timeline. Clip lengths are measured with ffprobe. Use it to iterate until ready is true.',
+      inputSchema: z.object(EditInputShape),
+      outputSchema: z.object({ ...CheckOutput, edit: EditSchema.optional().describe('The canonical edit, present when ready') }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
+    },
+    (input, ctx) =>
+      guard(
+        'compose_edit',
+        logger,
+        async () => {
+          const c = await checkEdit(deps, input, ctx.mcpReq.signal);
+          return ok({ ...checkStructured(c), ...(c.edit ? { edit: c.edit } : {}) }, checkText(c));
+        },
+        projectSubject(input.project_id),
+      ),
+  );
+
+  server.registerTool(
+    'render_edit',
+    {
+      title: 'Render an edit',
+      description:
+        'Renders an edit in the project: checks it first exactly as compose_edit does (any error and nothing is sent), then asks the service once ' +
+        'to render it. A render is slow and costs money: check with compose_edit or preview_edit first. Returns the render\'s asset (id, status, url ' +
+        'once done). With wait: true it follows the render for up to about 45 s; otherwise, and after that, follow it with get_render_status. ' +
+        'If the request fails midway it is never resent automatically: check get_project for a new asset before trying again.',
+      inputSchema: z.object({
+        ...EditInputShape,
+        wait: z.boolean().optional().describe('Follow the render until it is done (up to about 45 s), with progress notifications'),
+      }),
+      outputSchema: z.object({
+        render: RenderStatusSchema.extend({ edit_id: z.string().optional() }),
+        warnings: z.array(DiagnosticSchema),
+        summary: TimelineSummarySchema.optional(),
+      }),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
+    },
+    ({ wait, ...input }, ctx) =>
+      guard(
+        'render_edit',
+        logger,
+        async () => {
+          const c = await checkEdit(deps, input, ctx.mcpReq.signal);
+          if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
+          let receipt;
+          try {
+            receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal });
+          } catch (err) {
+            if (err instanceof ServiceError && err.maybeApplied) {
+              throw new ToolError(
+                `the render request may or may not have reached the service (${err.message}). It was not resent: ` +
+                  'call get_project and look for a generated_video asset created just now; only if there is none, call render_edit again.',
+              );
+            }
+            throw err;
+          }
+          if (!receipt.asset_id && !receipt.url) {
+            throw new ToolError('the service accepted the render but named no asset; call get_project to find the new generated_video asset');
+          }
+          const progress = progressFor(ctx);
+          let status: RenderStatus | undefined;
+          if (wait) {
+            status = await waitForRender(backend, c.projectId, receipt, {
+              maxWaitMs: deps.renderWaitMs,
+              signal: ctx.mcpReq.signal,
+              onProgress: (elapsed, s) => progress(Math.round(elapsed / 1000), Math.round(deps.renderWaitMs / 1000), `render ${s}`),
+            });
+          }
+          const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
+          const render = {
+            ...(status ?? { asset_id: assetId, status: receipt.status ?? 'submitted', uploaded: false, done: false, failed: false }),
+            ...(receipt.edit_id ? { edit_id: receipt.edit_id } : {}),
+          };
+          const warnings = c.diagnostics.filter((d) => d.severity === 'warning');
+          const next = render.done
+            ? `Rendered: ${render.url ?? assetId}`
+            : render.failed
+              ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
+              : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
+          const result = ok({ render, warnings, ...(c.summary ? { summary: c.summary } : {}) }, `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings })}` : ''}`);
+          if (assetId !== 'unknown') {
+            result.content.push({ type: 'resource_link', uri: renderUri(c.projectId, assetId), name: c.edit.video_output_filename, mimeType: 'video/mp4', description: 'The render: its status and, once done, its link' });
+          }
+          return result;
+        },
+        projectSubject(input.project_id),
+      ),
+  );
+
+  server.registerTool(
+    'get_render_status',
+    {
+      title: 'Check a render',
+      description:
+        'Tells whether a render started by render_edit is done: its status, and once done its url (a signed link that expires). ' +
+        'Call it every few seconds until done or failed is true.',
+      inputSchema: z.object({
+        project_id: z.string().describe('Project id (a UUID) the render belongs to'),
+        asset_id: z.string().describe("The render's asset id, as render_edit returned it"),
+      }),
+      outputSchema: RenderStatusSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
+    },
+    ({ project_id, asset_id }, ctx) =>
+      guard(
+        'get_render_status',
+        logger,
+        async () => {
+          const pid = requireUuid(project_id, 'project_id', 'list_projects');
+          const aid = asset_id.trim();
+          if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
+          const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
+          if (!asset) throw new ToolError(`no asset ${aid} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`);
+          const s = statusOf(asset);
+          const text = s.done ? `Done: ${s.url ?? '(no url)'}` : s.failed ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})` : `Still ${s.status}; check again in a few seconds.`;
+          return ok(s, text);
+        },
+        projectSubject(project_id),
+      ),
+  );
+}

@@ -1,0 +1,116 @@
+// Everything the edit tools do before acting: fetch the project, measure the media the edit uses, compose when
+// given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
+import type { Asset, Project } from '../api/models.js';
+import type { Backend } from '../backend/types.js';
+import { composeEdit } from '../edit/compose.js';
+import { classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
+import { summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
+import { UserFacingError, requireUuid } from '../errors.js';
+import { sourceFromUrl, type MediaSource } from '../media/input.js';
+import { INSTALL_HINT } from '../media/locate.js';
+import type { MediaProber } from '../media/probe.js';
+import type { EditInput } from './edit-input.js';
+
+export interface CheckDeps {
+  backend: Backend;
+  prober?: MediaProber;
+}
+
+export interface ProjectAsset extends AssetInfo {
+  asset: Asset;
+  source?: MediaSource;
+}
+
+export interface CheckedEdit extends LintResult {
+  project: Project;
+  projectId: string;
+  assets: Map<string, ProjectAsset>;
+  summary?: TimelineSummary;
+  /** Checks that could not run, with the reason and the fix. */
+  skipped: string[];
+}
+
+/** The asset ids an edit refers to, read leniently from whatever shape it came in. */
+function referencedIds(input: EditInput): { video: Set<string>; audio: Set<string> } {
+  const video = new Set<string>();
+  const audio = new Set<string>();
+  const add = (set: Set<string>, v: unknown) => typeof v === 'string' && v.trim() && set.add(v.trim());
+  for (const c of input.clips ?? []) add(video, c.asset_id);
+  for (const o of input.overlays ?? []) add(audio, o.asset_id);
+  for (const s of input.edit?.video_series_sequential ?? []) add(video, s.video_id);
+  for (const s of input.edit?.audio_overlay ?? []) add(audio, s.audio_id);
+  return { video, audio };
+}
+
+export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: AbortSignal): Promise<CheckedEdit> {
+  const projectId = requireUuid(input.project_id, 'project_id', 'list_projects');
+  const hasCompose = !!(input.clips || input.overlays);
+  if (input.edit && hasCompose) throw new UserFacingError('give either edit (a whole edit definition) or clips/overlays (the short form), not both');
+  if (!input.edit && !input.clips) throw new UserFacingError('nothing to check: give clips (the short form) or edit (a whole edit definition)');
+
+  const project = await deps.backend.getProject(projectId, { signal });
+  const assets = new Map<string, ProjectAsset>();
+  for (const a of project.assets ?? []) assets.set(a.id, { id: a.id, kind: classifyAsset(a.asset_type), asset: a });
+
+  const skipped: string[] = [];
+  const refs = referencedIds(input);
+  if (!deps.prober) {
+    skipped.push(`media checks (clip and audio lengths, aspect ratio): ffprobe was not found; ${INSTALL_HINT}`);
+  } else {
+    const prober = deps.prober;
+    await Promise.all(
+      [...new Set([...refs.video, ...refs.audio])].map(async (id) => {
+        const info = assets.get(id);
+        if (!info) return;
+        const src = sourceFromUrl(info.asset.url);
+        if ('error' in src) {
+          info.probeError = src.error;
+          return;
+        }
+        info.source = src;
+        try {
+          const facts = await prober.probe(id, src, signal);
+          info.facts = facts;
+          if (info.kind === 'unknown') info.kind = facts.isImage ? 'image' : classifyAsset(undefined, facts);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          info.probeError = (err as Error).message;
+        }
+      }),
+    );
+  }
+
+  let raw: unknown = input.edit;
+  if (!input.edit) {
+    const audioDurations = new Map<string, number>();
+    for (const id of refs.audio) {
+      const ms = assets.get(id)?.facts?.durationMs;
+      if (ms !== undefined) audioDurations.set(id, ms / 1000);
+    }
+    raw = composeEdit(
+      { clips: input.clips ?? [], overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename },
+      audioDurations,
+    );
+  }
+  const lint = lintEdit(raw, assets);
+  return {
+    ...lint,
+    project,
+    projectId,
+    assets,
+    skipped,
+    ...(lint.timeline ? { summary: summarizeTimeline(lint.timeline) } : {}),
+  };
+}
+
+/** One readable paragraph of diagnostics for the text block of a tool result. */
+export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12): string {
+  const lines = c.diagnostics.slice(0, max).map((d) => `- ${d.severity} at ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`);
+  if (c.diagnostics.length > max) lines.push(`- … ${c.diagnostics.length - max} more in structuredContent.diagnostics`);
+  return lines.join('\n');
+}
+
+export function countBySeverity(c: Pick<LintResult, 'diagnostics'>): { errors: number; warnings: number } {
+  const errors = c.diagnostics.filter((d) => d.severity === 'error').length;
+  return { errors, warnings: c.diagnostics.length - errors };
+}

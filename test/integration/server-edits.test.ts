@@ -1,0 +1,205 @@
+// compose_edit, render_edit and get_render_status through the built server, against the test service, with
+// media made by ffmpeg and probed over HTTP behind signed links.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeService } from '../fixtures/service.mjs';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+
+let service: FakeService;
+let srv: Spawned;
+let projectId: string;
+let ids: Record<MediaName, string>;
+
+beforeAll(async () => {
+  service = await new FakeService().start();
+  ({ projectId, ids } = mediaProject(service));
+  srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '8000' });
+});
+afterAll(async () => {
+  await srv?.close();
+  await service?.stop();
+});
+beforeEach(() => {
+  service.reset();
+  service.renderDelayMs = 0;
+});
+
+const call = (name: string, args: Record<string, unknown>) => srv.client.callTool({ name, arguments: args });
+const createEdits = () => service.requests.filter((r) => r.path.endsWith('/create-edit'));
+
+type Check = { ready: boolean; diagnostics: { severity: string; path: string; message: string }[]; edit?: Record<string, unknown>; summary?: { total_seconds: number; cuts: { timeline_start: string }[] }; skipped_checks: string[] };
+
+describe('compose_edit', () => {
+  it('composes clips and a voiceover into a canonical edit with timeline positions', async () => {
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      clips: [
+        { asset_id: ids.red, start: 1, end: '00:00:03.5' },
+        { asset_id: ids.blue, start: '00:00:02', end: 4, volume: 0.5 },
+      ],
+      overlays: [{ asset_id: ids.voice, at: 0.5 }],
+      resolution: '720p',
+    });
+    expect(r.isError).toBeFalsy();
+    const out = r.structuredContent as Check;
+    expect(out.ready).toBe(true);
+    expect(out.diagnostics).toEqual([]);
+    expect(out.skipped_checks).toEqual([]);
+    expect(out.summary?.total_seconds).toBe(4.5);
+    expect(out.summary?.cuts.map((c) => c.timeline_start)).toEqual(['00:00:00.000', '00:00:02.500']);
+    expect(out.edit).toMatchObject({
+      video_output_resolution: '1280x720',
+      audio_overlay: [{ audio_id: ids.voice, audio_start_time: '00:00:00.500', audio_end_time: '00:00:04.500' }],
+    });
+    expect(textOf(r)).toMatch(/^Ready: 2 cuts, 4.5 s at 1280x720, 30 fps\./);
+    expect(createEdits()).toHaveLength(0);
+  });
+
+  it('measures the clips: an out point past the end of a source is an error at its path', async () => {
+    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.blue, start: 2, end: 7 }] });
+    const out = r.structuredContent as Check;
+    expect(out.ready).toBe(false);
+    expect(out.diagnostics[0]).toMatchObject({ severity: 'error', path: '/video_series_sequential/0/video_end_time' });
+    expect(out.diagnostics[0]!.message).toMatch(/past the end of the clip \(it lasts 6 s\)/);
+    expect(out.edit).toBeUndefined();
+  });
+
+  it('catches an audio asset used as a video and an image in the timeline', async () => {
+    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.voice, start: 0, end: 1 }, { asset_id: ids.still, start: 0, end: 1 }] });
+    const paths = (r.structuredContent as Check).diagnostics.map((d) => `${d.severity} ${d.path}`);
+    expect(paths).toEqual(['error /video_series_sequential/0/video_id', 'error /video_series_sequential/1/video_id']);
+  });
+
+  it('warns when the sources are of another shape than the output', async () => {
+    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.green_vertical, start: 0, end: 2 }] });
+    const out = r.structuredContent as Check;
+    expect(out.ready).toBe(true);
+    expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: '/video_output_resolution' })]);
+  });
+
+  it('checks a whole edit given as the service takes it', async () => {
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      edit: {
+        video_output_resolution: '1920x1080',
+        video_output_fps: 25,
+        video_output_filename: 'promo.mp4',
+        video_series_sequential: [{ video_id: ids.red, video_start_time: '00:00:00', video_end_time: '00:00:02', audio_levels: [{ audio_level: 2, start_time: 0, end_time: 1 }] }],
+        audio_overlay: [{ audio_id: ids.voice, audio_start_time: 0, audio_end_time: 3 }],
+      },
+    });
+    const paths = (r.structuredContent as Check).diagnostics.map((d) => `${d.severity} ${d.path}`);
+    expect(paths).toEqual(['error /video_series_sequential/0/audio_levels/0/audio_level', 'error /audio_overlay/0/audio_end_time']);
+  });
+
+  it('asks for one form only', async () => {
+    const r = await call('compose_edit', { project_id: projectId, edit: { video_series_sequential: [] }, clips: [] });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/either edit .* or clips/);
+  });
+});
+
+describe('render_edit', () => {
+  const good = () => ({ project_id: projectId, clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3 }], overlays: [{ asset_id: ids.voice, at: 0, volume: 0.8 }], filename: 'cut.mp4' });
+
+  it('sends nothing when the edit has an error, and says what to fix', async () => {
+    const r = await call('render_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 3, end: 2 }] });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/Nothing was rendered.*\n- error at \/video_series_sequential\/0\/video_end_time/);
+    expect((r.structuredContent as Check).diagnostics[0]!.path).toBe('/video_series_sequential/0/video_end_time');
+    expect(createEdits()).toHaveLength(0);
+  });
+
+  it('sends exactly one create-edit with the canonical edit compose_edit showed', async () => {
+    const composed = (await call('compose_edit', good())).structuredContent as Check;
+    service.reset();
+    const r = await call('render_edit', good());
+    expect(r.isError).toBeFalsy();
+    expect(createEdits()).toHaveLength(1);
+    expect(createEdits()[0]!.body).toEqual(composed.edit);
+    expect(createEdits()[0]!.path).toBe(`/projects/${projectId}/create-edit`);
+    const { render } = r.structuredContent as { render: { asset_id: string; done: boolean; edit_id: string } };
+    expect(service.projects.get(projectId).assets.some((a: { id: string }) => a.id === render.asset_id)).toBe(true);
+    expect(render.edit_id).toBeTruthy();
+    const link = (r.content as { type: string; uri?: string }[]).find((c) => c.type === 'resource_link');
+    expect(link?.uri).toBe(`vj://projects/${projectId}/renders/${render.asset_id}`);
+    const read = await srv.client.readResource({ uri: link!.uri! });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ asset_id: render.asset_id, status: 'uploaded', done: true });
+  });
+
+  it('with wait, follows the render to its end and reports progress', async () => {
+    service.renderDelayMs = 2500;
+    const progress: number[] = [];
+    const r = await srv.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: (p) => progress.push(p.progress) });
+    const { render } = r.structuredContent as { render: { done: boolean; status: string; url: string } };
+    expect(render).toMatchObject({ done: true, status: 'uploaded' });
+    expect(render.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/media\//);
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(createEdits()).toHaveLength(1);
+  });
+
+  it('without wait, hands over to get_render_status, which follows the status', async () => {
+    service.renderDelayMs = 1500;
+    const r = await call('render_edit', good());
+    const { render } = r.structuredContent as { render: { asset_id: string; status: string; done: boolean } };
+    expect(render).toMatchObject({ status: 'processing', done: false });
+    expect(textOf(r)).toMatch(/get_render_status/);
+    const first = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
+    expect(first.structuredContent).toMatchObject({ status: 'processing', done: false, uploaded: false });
+    await new Promise((res) => setTimeout(res, 1800));
+    const later = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
+    expect(later.structuredContent).toMatchObject({ status: 'uploaded', done: true, uploaded: true });
+  });
+
+  it('never resends a render whose request failed midway, and says how to check', async () => {
+    service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { times: 3, match: (q: { path: string }) => q.path.endsWith('/create-edit') });
+    const r = await call('render_edit', good());
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/may or may not have reached the service .* It was not resent: call get_project/);
+    expect(createEdits()).toHaveLength(1);
+  });
+
+  it('passes on the service\'s own refusal (422) in one line', async () => {
+    service.fail({ status: 422, body: JSON.stringify({ detail: [{ loc: ['body', 'video_output_filename'], msg: 'already exists' }] }) }, { match: (q: { path: string }) => q.path.endsWith('/create-edit') });
+    const r = await call('render_edit', good());
+    expect(textOf(r)).toBe('the service rejected the request (422) (body.video_output_filename: already exists); correct the arguments and call again');
+    expect(createEdits()).toHaveLength(1);
+  });
+
+  it('stops following a render at once when the client cancels', async () => {
+    service.renderDelayMs = 30_000;
+    const ac = new AbortController();
+    const pending = srv.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { signal: ac.signal });
+    await expect.poll(() => service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    ac.abort();
+    await expect(pending).rejects.toThrow();
+    await new Promise((res) => setTimeout(res, 300));
+    const polls = service.requests.length;
+    await new Promise((res) => setTimeout(res, 2500));
+    expect(service.requests.length).toBe(polls);
+    expect(createEdits()).toHaveLength(1);
+    expect((await call('list_projects', {})).isError).toBeFalsy();
+  });
+
+  it('get_render_status says when an asset is not there', async () => {
+    const r = await call('get_render_status', { project_id: projectId, asset_id: '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/no asset .* yet/);
+  });
+});
+
+describe('without ffprobe', () => {
+  it('still runs the structural checks and says which checks were skipped and how to get them', async () => {
+    const bare = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, FFPROBE_PATH: '/nonexistent/ffprobe', FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    try {
+      const r = await bare.client.callTool({ name: 'compose_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.blue, start: 2, end: 7 }, { asset_id: ids.voice, start: 0, end: 1 }] } });
+      const out = r.structuredContent as Check;
+      // The 7 s out point on a 6 s clip cannot be seen without measuring; the audio-as-video error still can.
+      expect(out.diagnostics.map((d) => d.path)).toEqual(['/video_series_sequential/1/video_id']);
+      expect(out.skipped_checks[0]).toMatch(/ffprobe was not found; install ffmpeg .*apt-get install -y ffmpeg/);
+      expect(bare.stderr()).toMatch(/ffprobe not found/);
+    } finally {
+      await bare.close();
+    }
+  });
+});

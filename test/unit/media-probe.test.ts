@@ -1,0 +1,114 @@
+// The media room with the real ffprobe on generated media, over files and over HTTP.
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceFromUrl } from '../../src/media/input.js';
+import { locateMediaTools } from '../../src/media/locate.js';
+import { MediaProber, factsFromProbe, probeMedia } from '../../src/media/probe.js';
+import { runProcess } from '../../src/media/process.js';
+import { makeAll } from '../fixtures/media.mjs';
+
+let media: Record<string, string>;
+let ffprobe: string;
+let server: Server;
+let base: string;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  media = makeAll();
+  const tools = await locateMediaTools({ searchPath: process.env.PATH });
+  if (!tools.ffprobe) throw new Error('ffprobe is needed for these tests (.ci/run installs it)');
+  ffprobe = tools.ffprobe;
+  // An HTTP server with one trap: /trap.mp4 answers with an HLS playlist pointing at other URLs.
+  server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    if (req.url?.startsWith('/trap.mp4')) {
+      res.writeHead(200, { 'content-type': 'video/mp4' });
+      res.end(`#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n${base}/elsewhere/segment0.ts\n#EXT-X-ENDLIST\n`);
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('probe', () => {
+  it('measures a video: duration, streams, size, fps', async () => {
+    const f = await probeMedia(ffprobe, { kind: 'file', path: media.red! }, { timeoutMs: 10_000 });
+    expect(f).toMatchObject({ durationMs: 8000, hasVideo: true, hasAudio: true, width: 320, height: 180, fps: 25, isImage: false });
+  });
+
+  it('tells audio and images apart from video', async () => {
+    const a = await probeMedia(ffprobe, { kind: 'file', path: media.voice! }, { timeoutMs: 10_000 });
+    expect(a).toMatchObject({ hasVideo: false, hasAudio: true, isImage: false });
+    expect(Math.abs(a.durationMs! - 5000)).toBeLessThan(50);
+    const i = await probeMedia(ffprobe, { kind: 'file', path: media.still! }, { timeoutMs: 10_000 });
+    expect(i).toMatchObject({ hasVideo: true, hasAudio: false, isImage: true });
+  });
+
+  it('refuses an .mp4 link that serves a playlist, without fetching anything else', async () => {
+    const src = sourceFromUrl(`${base}/trap.mp4?Signature=x`);
+    if ('error' in src) throw new Error(src.error);
+    await expect(probeMedia(ffprobe, src, { timeoutMs: 10_000 })).rejects.toThrow(/ffprobe cannot read it/);
+    expect(hits.some((h) => h.startsWith('/elsewhere'))).toBe(false);
+  });
+
+  it('refuses URLs of other schemes before anything runs', () => {
+    expect(sourceFromUrl('ftp://x/y.mp4')).toEqual({ error: 'the asset url uses ftp:, which cutroom does not read' });
+    expect(sourceFromUrl('concat:a.mp4|b.mp4')).toMatchObject({ error: expect.any(String) });
+    expect(sourceFromUrl(undefined)).toEqual({ error: 'the asset has no url' });
+  });
+
+  it('applies rotation and sample aspect to the display size, and ignores cover art', () => {
+    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 1920, height: 1080, side_data_list: [{ rotation: -90 }] }], format: { duration: '3' } })).toMatchObject({ width: 1080, height: 1920 });
+    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 720, height: 576, sample_aspect_ratio: '16:11' }], format: { duration: '3' } })).toMatchObject({ width: 1047, height: 576 });
+    expect(factsFromProbe({ streams: [{ codec_type: 'audio' }, { codec_type: 'video', codec_name: 'mjpeg', disposition: { attached_pic: 1 } }], format: { duration: '30', format_name: 'mp3' } })).toMatchObject({ hasVideo: false, hasAudio: true });
+  });
+
+  it('caches per asset id and keeps failures out of the cache', async () => {
+    const prober = new MediaProber(ffprobe, { concurrency: 2 });
+    const a = prober.probe('asset-1', { kind: 'file', path: media.blue! });
+    expect(prober.probe('asset-1', { kind: 'file', path: media.red! })).toBe(a);
+    expect((await a).durationMs).toBe(6000);
+    await expect(prober.probe('asset-2', { kind: 'file', path: '/nonexistent.mp4' })).rejects.toThrow();
+    expect((await prober.probe('asset-2', { kind: 'file', path: media.red! })).durationMs).toBe(8000);
+  });
+});
+
+describe('processes', () => {
+  it('kills a process at its time limit', async () => {
+    const started = Date.now();
+    const r = await runProcess(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('kills a process on cancellation, even one that ignores SIGTERM', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const started = Date.now();
+    const r = await runProcess(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { timeoutMs: 30_000, signal: ac.signal });
+    expect(r.cancelled).toBe(true);
+    expect(r.signal).toBe('SIGKILL');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('never lets a child write to our stdout, and reports a missing binary', async () => {
+    const r = await runProcess(process.execPath, ['-e', 'console.log("to stdout"); console.error("to stderr")'], { timeoutMs: 5000 });
+    expect(r.stdout.toString()).toBe('to stdout\n');
+    expect(r.stderr).toBe('to stderr\n');
+    const missing = await runProcess('/nonexistent/ffmpeg', [], { timeoutMs: 5000 });
+    expect(missing.code).toBeNull();
+    expect(missing.stderr).toMatch(/ENOENT/);
+  });
+});
+
+describe('locate', () => {
+  it('prefers an explicit path, and reports one that is not there', async () => {
+    expect(await locateMediaTools({ ffprobePath: ffprobe, searchPath: '' })).toMatchObject({ ffprobe });
+    expect(await locateMediaTools({ ffprobePath: '/nonexistent/ffprobe', ffmpegPath: '/nonexistent/ffmpeg', searchPath: process.env.PATH })).toEqual({});
+    expect(await locateMediaTools({ searchPath: '/nonexistent' })).toEqual({});
+  });
+});
