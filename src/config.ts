@@ -1,4 +1,6 @@
 // The only reader of process.env. Everything else receives a validated Config.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 export const DEFAULT_API_URL = 'https://api.video-jungle.com';
@@ -29,6 +31,11 @@ export const ConfigSchema = z.object({
   /** PATH, handed to media/locate so that it finds ffmpeg without reading the environment itself. */
   searchPath: z.string().optional(),
   renderWaitMs: positiveInt('CUTROOM_RENDER_WAIT_MS', 0, 55_000),
+  cacheDir: z.string().refine((p) => p.startsWith('/') || /^[a-z]:[\\/]/i.test(p), 'CUTROOM_CACHE_DIR must be an absolute path'),
+  maxFfmpeg: positiveInt('CUTROOM_MAX_FFMPEG', 1, 16),
+  ffmpegMaxInputs: positiveInt('CUTROOM_FFMPEG_MAX_INPUTS', 2, 200),
+  previewKeep: positiveInt('CUTROOM_PREVIEW_KEEP', 1, 10_000),
+  previewMaxMb: positiveInt('CUTROOM_PREVIEW_MAX_MB', 10, 1_000_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -53,6 +60,12 @@ export function loadConfig(env: Env = process.env): Config {
     searchPath: env.PATH,
     // Clients give up on a tool call near 60 s; stay well inside that.
     renderWaitMs: blank(env.CUTROOM_RENDER_WAIT_MS) ?? 45_000,
+    cacheDir: blank(env.CUTROOM_CACHE_DIR) ?? join(blank(env.XDG_CACHE_HOME) ?? join(blank(env.HOME) ?? homedir(), '.cache'), 'cutroom'),
+    maxFfmpeg: blank(env.CUTROOM_MAX_FFMPEG) ?? 2,
+    // Each input costs ffmpeg tens of MB: longer timelines are rendered in chunks of this many inputs.
+    ffmpegMaxInputs: blank(env.CUTROOM_FFMPEG_MAX_INPUTS) ?? 16,
+    previewKeep: blank(env.CUTROOM_PREVIEW_KEEP) ?? 20,
+    previewMaxMb: blank(env.CUTROOM_PREVIEW_MAX_MB) ?? 2048,
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

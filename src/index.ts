@@ -5,7 +5,10 @@ import { RemoteBackend } from './backend/remote.js';
 import { ConfigError, loadConfig } from './config.js';
 import { addSecret, createLogger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
-import { MediaProber } from './media/probe.js';
+import { PreviewCache } from './media/cache.js';
+import { findLabelFont } from './media/contact-sheet.js';
+import { Limiter, MediaProber } from './media/probe.js';
+import type { MediaRuntime } from './workflow/preview.js';
 import { createServer } from './server.js';
 import { NAME, VERSION } from './version.js';
 
@@ -32,9 +35,20 @@ async function main(): Promise<void> {
   const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
   if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
   const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
+  const runtime: MediaRuntime | undefined = media.ffmpeg
+    ? {
+        ffmpeg: media.ffmpeg,
+        limiter: new Limiter(config.maxFfmpeg),
+        cache: new PreviewCache({ dir: config.cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
+        maxInputs: config.ffmpegMaxInputs,
+        font: await findLabelFont(),
+        prober,
+      }
+    : undefined;
+  if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit is unavailable; ${INSTALL_HINT}`);
   logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
 
-  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs }), {
+  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, runtime }), {
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });
 

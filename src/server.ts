@@ -7,6 +7,8 @@ import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
 import * as editTools from './tools/edits.js';
+import * as previewTools from './tools/preview.js';
+import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
 import * as scriptTools from './tools/scripts.js';
 import { NAME, VERSION } from './version.js';
@@ -18,6 +20,7 @@ export interface ServerDeps {
   media?: MediaTools;
   prober?: MediaProber;
   renderWaitMs?: number;
+  runtime?: MediaRuntime;
 }
 
 export function instructions(backend: Backend): string {
@@ -26,12 +29,12 @@ export function instructions(backend: Backend): string {
     'Start with list_projects to find project ids; get_project shows a project\'s assets (videos, audio, images) and their signed links, which expire: fetch again rather than reuse old ones.',
     'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
     'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
-    'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose first.',
+    'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, preview_edit to see a local dry run (a contact sheet and per-cut loudness and flags), then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose and preview first.',
     'Ids are UUIDs; every failure comes back as an error result that says what to do next.',
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000 }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, runtime }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -39,10 +42,11 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, runtime };
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
+  previewTools.register(server, deps);
   projectResources.register(server, deps);
   return server;
 }

@@ -41,3 +41,75 @@ export function summarizeTimeline(t: Timeline): TimelineSummary {
     overlays: t.overlays.map((o) => ({ index: o.index, asset_id: o.assetId, timeline_start: formatTimecode(o.startMs), timeline_end: formatTimecode(o.endMs) })),
   };
 }
+
+/** A volume window relative to the start of its stream, in seconds. */
+export interface PlanLevel {
+  level: number;
+  from: number;
+  to: number;
+}
+
+export interface PlanCut {
+  index: number;
+  assetId: string;
+  /** Seek point in the source and length, in seconds. */
+  inSec: number;
+  durationSec: number;
+  /** Frames this cut contributes: cumulative rounding on the timeline, so the total stays within one frame. */
+  frames: number;
+  timelineStartSec: number;
+  levels: PlanLevel[];
+  crop?: { zoom: number; position_x: number; position_y: number };
+}
+
+export interface PlanOverlay {
+  index: number;
+  assetId: string;
+  startSec: number;
+  durationSec: number;
+  /** Relative to the overlay's own start. */
+  levels: PlanLevel[];
+}
+
+export interface RenderPlan {
+  width: number;
+  height: number;
+  fpsNum: number;
+  fpsDen: number;
+  totalSec: number;
+  totalFrames: number;
+  cuts: PlanCut[];
+  overlays: PlanOverlay[];
+}
+
+const evenDown = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
+
+/**
+ * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
+ * relative to each stream, overlays on the timeline. `maxWidth` scales the output down (preview), keeping shape.
+ */
+export function toRenderPlan(t: Timeline, maxWidth?: number): RenderPlan {
+  const scale = maxWidth && maxWidth < t.width ? maxWidth / t.width : 1;
+  const width = scale === 1 ? t.width : evenDown(t.width * scale);
+  const height = scale === 1 ? t.height : evenDown(t.height * scale);
+  const fps = t.fps.num / t.fps.den;
+  const frameAt = (ms: number) => Math.round((ms / 1000) * fps);
+  const cuts = t.cuts.map((c) => ({
+    index: c.index,
+    assetId: c.assetId,
+    inSec: c.inMs / 1000,
+    durationSec: (c.outMs - c.inMs) / 1000,
+    frames: frameAt(c.endMs) - frameAt(c.startMs),
+    timelineStartSec: c.startMs / 1000,
+    levels: c.levels.map((l) => ({ level: l.level, from: (l.startMs - c.inMs) / 1000, to: (l.endMs - c.inMs) / 1000 })),
+    ...(c.crop ? { crop: c.crop } : {}),
+  }));
+  const overlays = t.overlays.map((o) => ({
+    index: o.index,
+    assetId: o.assetId,
+    startSec: o.startMs / 1000,
+    durationSec: (o.endMs - o.startMs) / 1000,
+    levels: o.levels.map((l) => ({ level: l.level, from: (l.startMs - o.startMs) / 1000, to: (l.endMs - o.startMs) / 1000 })),
+  }));
+  return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
+}

@@ -1,12 +1,17 @@
 // The one place processes are spawned: an argument array (no shell), stdin ignored, stdout/stderr piped (the
 // server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 
 export interface RunOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   /** Called with each chunk of stderr (ffmpeg's -progress pipe:2 and messages). */
   onStderr?: (chunk: string) => void;
+  /** Called with each chunk of stdout (ffmpeg's -progress pipe:1). */
+  onStdout?: (chunk: string) => void;
+  /** Sample the child's peak resident set size (Linux /proc), for benchmarks. */
+  trackRss?: boolean;
   /** Keep at most this many bytes of stdout (default 8 MiB) and of stderr (the tail, default 64 KiB). */
   maxStdout?: number;
   maxStderr?: number;
@@ -56,7 +61,20 @@ export function runProcess(command: string, args: string[], opts: RunOptions): P
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
 
+    let maxRssKiB: number | undefined;
+    const sampleRss = async () => {
+      try {
+        const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+        if (hwm) maxRssKiB = Math.max(maxRssKiB ?? 0, Number(hwm[1]));
+      } catch {
+        // gone already, or not Linux
+      }
+    };
+    const rssTimer = opts.trackRss && child.pid ? setInterval(() => void sampleRss(), 100) : undefined;
+
     child.stdout.on('data', (d: Buffer) => {
+      opts.onStdout?.(d.toString('utf8'));
       if (outSize < maxStdout) {
         out.push(d);
         outSize += d.length;
@@ -73,8 +91,9 @@ export function runProcess(command: string, args: string[], opts: RunOptions): P
       settled = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
+      if (rssTimer) clearInterval(rssTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err.slice(-maxStderr), timedOut, cancelled, maxRssKiB: undefined });
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err.slice(-maxStderr), timedOut, cancelled, ...(maxRssKiB ? { maxRssKiB } : {}) });
     };
     child.on('error', (e) => {
       err += `\n${e.message}`;

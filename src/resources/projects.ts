@@ -7,6 +7,7 @@ import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
 import { statusOf } from '../workflow/render-status.js';
+import { readFile, stat } from 'node:fs/promises';
 
 const COMPLETION_LIMIT = 100;
 
@@ -19,7 +20,10 @@ function failure(uri: string, err: unknown, what: string, listedBy: string): Err
   return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
 }
 
-export function register(server: McpServer, { backend, logger }: ToolDeps): void {
+const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;
+
+export function register(server: McpServer, deps: ToolDeps): void {
+  const { backend, logger } = deps;
   const completeProjectId = async (value: string) => {
     try {
       const projects = await backend.listProjects(COMPLETION_LIMIT);
@@ -150,4 +154,25 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(statusOf(asset), null, 2) }] };
     },
   );
+
+  const cache = deps.runtime?.cache;
+  if (cache) {
+    server.registerResource(
+      'preview',
+      new ResourceTemplate('cutroom://previews/{preview_id}/{file}', { list: undefined }),
+      {
+        title: 'Local preview',
+        description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet).',
+      },
+      async (uri, variables) => {
+        const path = cache.fileOf(one(variables.preview_id), one(variables.file));
+        if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
+        const size = await stat(path).then((s) => s.size, () => undefined);
+        if (size === undefined) throw new ResourceNotFoundError(uri.href, 'this preview is gone (older previews are evicted); run preview_edit again');
+        if (size > MAX_RESOURCE_BYTES) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `the file is ${Math.round(size / 1e6)} MB, too large to send; open ${path} instead`);
+        const mimeType = path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg';
+        return { contents: [{ uri: uri.href, mimeType, blob: (await readFile(path)).toString('base64') }] };
+      },
+    );
+  }
 }

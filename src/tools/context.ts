@@ -3,6 +3,7 @@ import type { Backend } from '../backend/types.js';
 import type { Logger } from '../log.js';
 import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
+import type { MediaRuntime } from '../workflow/preview.js';
 
 export interface ToolDeps {
   backend: Backend;
@@ -12,4 +13,6 @@ export interface ToolDeps {
   prober?: MediaProber;
   /** How long render_edit with wait polls before handing over to get_render_status. */
   renderWaitMs: number;
+  /** ffmpeg, its process limit and the preview cache; absent when ffmpeg was not found. */
+  runtime?: MediaRuntime;
 }

@@ -6,7 +6,13 @@ import { VERSION } from '../../src/version.js';
 
 describe('config', () => {
   it('has sensible defaults', () => {
-    expect(loadConfig({})).toEqual({ apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000 });
+    expect(loadConfig({ HOME: '/home/u' })).toEqual({
+      apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000,
+      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048,
+    });
+    expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
+    expect(() => loadConfig({ CUTROOM_CACHE_DIR: 'relative/dir' })).toThrow(/CUTROOM_CACHE_DIR must be an absolute path/);
+    expect(() => loadConfig({ CUTROOM_MAX_FFMPEG: '0' })).toThrow(/CUTROOM_MAX_FFMPEG must be at least 1/);
   });
   it('reads every variable and trims the base URL', () => {
     const c = loadConfig({ VJ_API_KEY: ' k-123 ', VJ_API_URL: 'http://127.0.0.1:9/api/', VJ_AUTH_HEADER: 'Bearer', VJ_TIMEOUT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });

@@ -1,0 +1,133 @@
+// Rendering a timeline with ffmpeg: one process when the inputs are few, else chunks of cuts rendered one after
+// another (each input costs ffmpeg tens of MB) and joined with their overlays in a last pass. Output goes to a
+// temporary name in the target's folder and is renamed on success; a failure or cancellation removes it.
+import { randomBytes } from 'node:crypto';
+import { rm, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { RenderPlan } from '../edit/plan.js';
+import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
+import { lastErrorLine, runProcess } from './process.js';
+import { concatArgs, timelineArgs, type EncodeSettings, type InputSpec } from './timeline-args.js';
+
+export interface RenderRequest {
+  ffmpeg: string;
+  plan: RenderPlan;
+  cutInputs: InputSpec[];
+  overlayInputs: InputSpec[];
+  /** Final path; written as a temporary sibling first. */
+  output: string;
+  encode: EncodeSettings;
+  measure: boolean;
+  /** Inputs per ffmpeg process before the timeline is cut into chunks. */
+  maxInputs: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** 0..1 of the whole render. */
+  onProgress?: (fraction: number) => void;
+  trackRss?: boolean;
+  /** Draw a contact sheet in the same process when the timeline is rendered in one (not in chunks). */
+  sheet?: { filter: string; outputArgs: string[] };
+}
+
+export interface RenderOutcome {
+  path: string;
+  /** Whether the sheet was drawn in the render process. */
+  sheetDrawn: boolean;
+  measurements: Measurements;
+  processes: number;
+  /** Peak RSS of the largest ffmpeg process, KiB (when tracked). */
+  ffmpegMaxRssKiB?: number;
+}
+
+export class RenderError extends Error {
+  override name = 'RenderError';
+  constructor(
+    message: string,
+    readonly cancelled = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Splits the cuts into groups of at most `max` inputs. */
+export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
+  const size = Math.max(1, max);
+  const chunks: RenderPlan[] = [];
+  for (let i = 0; i < plan.cuts.length; i += size) {
+    const cuts = plan.cuts.slice(i, i + size);
+    const start = cuts[0]!.timelineStartSec;
+    const totalFrames = cuts.reduce((s, c) => s + c.frames, 0);
+    const totalSec = cuts.reduce((s, c) => s + c.durationSec, 0);
+    chunks.push({ ...plan, cuts: cuts.map((c) => ({ ...c, timelineStartSec: c.timelineStartSec - start })), overlays: [], totalSec, totalFrames });
+  }
+  return chunks;
+}
+
+export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome> {
+  const dir = dirname(req.output);
+  const tag = randomBytes(4).toString('hex');
+  const tmp = join(dir, `.${basename(req.output)}.${tag}.part`);
+  const scratch: string[] = [tmp];
+  const parser = new MeasureParser();
+  let processes = 0;
+  let peak: number | undefined;
+  const deadline = Date.now() + req.timeoutMs;
+
+  /** Runs one process; its own output seconds map to the whole render's progress as `toFraction`. */
+  const run = async (args: string[], toFraction: (seconds: number) => number) => {
+    processes++;
+    const r = await runProcess(req.ffmpeg, args, {
+      timeoutMs: Math.max(1000, deadline - Date.now()),
+      signal: req.signal,
+      onStderr: (c) => parser.push(c),
+      onStdout: (c) => {
+        const s = progressSeconds(c);
+        if (s !== undefined && req.plan.totalSec > 0) req.onProgress?.(Math.min(1, Math.max(0, toFraction(s))));
+      },
+      trackRss: req.trackRss,
+      maxStderr: 16 * 1024,
+    });
+    if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
+    if (r.cancelled) throw new RenderError('cancelled', true);
+    if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
+    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`);
+  };
+
+  try {
+    const inputs = req.plan.cuts.length + req.plan.overlays.length;
+    const single = inputs <= req.maxInputs;
+    if (single) {
+      await run(timelineArgs({ plan: req.plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure, ...(req.sheet ? { sheet: req.sheet } : {}) }), (s) => s / req.plan.totalSec);
+      parser.finishFreeze(req.plan.totalSec);
+    } else {
+      const chunks = chunkCuts(req.plan, req.maxInputs);
+      const files: string[] = [];
+      let offset = 0;
+      let first = 0;
+      const chunkEncode: EncodeSettings = { ...req.encode, audio: 'pcm', container: 'matroska' };
+      for (const [i, chunk] of chunks.entries()) {
+        const file = join(dir, `.${basename(req.output)}.${tag}.chunk${i}.mkv`);
+        scratch.push(file);
+        files.push(file);
+        parser.setOffset(offset);
+        const cutInputs = req.cutInputs.slice(first, first + chunk.cuts.length);
+        // Chunks measure the cuts' own sound and pictures; the mix is measured in the last pass.
+        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure: req.measure }), (s) => ((offset + Math.min(s, chunk.totalSec)) / req.plan.totalSec) * 0.9);
+        parser.finishFreeze(chunk.totalSec);
+        parser.result.mixLevels.length = 0;
+        offset += chunk.totalSec;
+        first += chunk.cuts.length;
+      }
+      const list = join(dir, `.${basename(req.output)}.${tag}.concat.txt`);
+      scratch.push(list);
+      await writeFile(list, `ffconcat version 1.0\n${files.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n')}\n`);
+      parser.setOffset(0);
+      await run(concatArgs({ plan: req.plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure }), (s) => 0.9 + (s / req.plan.totalSec) * 0.1);
+    }
+    await rename(tmp, req.output);
+    scratch.shift();
+    return { path: req.output, sheetDrawn: single && !!req.sheet, measurements: parser.result, processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+  } finally {
+    await Promise.all(scratch.map((f) => rm(f, { force: true })));
+  }
+}

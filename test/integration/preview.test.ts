@@ -1,0 +1,206 @@
+// preview_edit through the built server: what it renders is read back frame by frame and span by span.
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeService } from '../fixtures/service.mjs';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { colourAt, colourName, probe, rmsDb } from '../helpers/inspect-media.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+
+let service: FakeService;
+let srv: Spawned;
+let projectId: string;
+let ids: Record<MediaName, string>;
+let cacheDir: string;
+
+type Preview = {
+  preview_id: string;
+  path: string;
+  sheet_path: string;
+  resolution: string;
+  planned_seconds: number;
+  measured_seconds: number;
+  cuts: { index: number; timeline_start: string; loudness?: { mean_db: number; peak_db: number }; flags: string[] }[];
+  warnings: string[];
+};
+
+beforeAll(async () => {
+  service = await new FakeService().start();
+  ({ projectId, ids } = mediaProject(service));
+  cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+  srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_PREVIEW_KEEP: '3' });
+});
+afterAll(async () => {
+  await srv?.close();
+  await service?.stop();
+});
+
+/** 8.5 s: red (tone) | blue muted by its level windows, with the voice laid over its middle | black | vertical green cropped to fill | a source with no audio. */
+const timeline = () => ({
+  project_id: projectId,
+  resolution: '640x360',
+  fps: 25,
+  clips: [
+    { asset_id: ids.red, start: 1, end: 3 },
+    { asset_id: ids.blue, start: 0, end: 3, volume: 0 },
+    { asset_id: ids.black, start: 0, end: 1.5 },
+    { asset_id: ids.green_vertical, start: 0, end: 1, crop: { zoom: 1, position_x: 0, position_y: 0 } },
+    { asset_id: ids.mute_yellow, start: 0, end: 1 },
+  ],
+  overlays: [{ asset_id: ids.voice, at: 3, until: 4 }],
+});
+
+async function preview(client = srv.client, args: Record<string, unknown> = timeline(), onprogress?: (p: { progress: number }) => void) {
+  const r = await client.callTool({ name: 'preview_edit', arguments: args }, onprogress ? { onprogress } : {});
+  if (r.isError) throw new Error(textOf(r));
+  return r;
+}
+
+describe('preview_edit renders what the edit says', () => {
+  let r: Awaited<ReturnType<typeof preview>>;
+  let p: Preview;
+  const progress: number[] = [];
+  beforeAll(async () => {
+    r = await preview(srv.client, timeline(), (e) => progress.push(e.progress));
+    p = r.structuredContent as Preview;
+  }, 120_000);
+
+  it('lasts what was planned, within one frame', () => {
+    expect(p.planned_seconds).toBe(8.5);
+    expect(Math.abs(p.measured_seconds - 8.5)).toBeLessThanOrEqual(0.04);
+    const m = probe(p.path);
+    expect(Math.abs(m.videoFrames - 8.5 * 25)).toBeLessThanOrEqual(1);
+    expect(m).toMatchObject({ width: 640, height: 360 });
+  });
+
+  it('plays the cuts in order, switching at the planned boundaries within one frame', () => {
+    const at = (t: number) => colourName(colourAt(p.path, t));
+    expect([0.1, 1.9, 2.05, 4.9, 5.05, 6.4, 6.55, 7.4, 7.55, 8.4].map(at)).toEqual(['red', 'red', 'blue', 'blue', 'black', 'black', 'green', 'green', 'yellow', 'yellow']);
+    // The frames either side of each boundary: the last of one cut, the first of the next.
+    for (const [boundary, before, after] of [[2, 'red', 'blue'], [5, 'blue', 'black'], [6.5, 'black', 'green'], [7.5, 'green', 'yellow']] as const) {
+      expect(at(boundary - 0.04), `before ${boundary}`).toBe(before);
+      expect(at(boundary + 0.001), `at ${boundary}`).toBe(after);
+    }
+  });
+
+  it('fills the frame with a cropped vertical source instead of pillarboxing it', () => {
+    const leftEdge = 'crop=16:16:0:ih/2';
+    expect(colourName(colourAt(p.path, 7.0, leftEdge))).toBe('green');
+  });
+
+  it('silences level-0 spans, and plays the overlay where placed and nowhere else', () => {
+    expect(rmsDb(p.path, 0.2, 1.8)).toBeGreaterThan(-30); // red's own tone
+    expect(rmsDb(p.path, 2.2, 2.8)).toBeLessThan(-60); // blue at level 0, no overlay yet
+    expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30); // the voice, over muted blue
+    expect(rmsDb(p.path, 3.2, 3.8, 'bandpass=f=660:width_type=h:w=40')).toBeGreaterThan(-35); // and it is the voice's 660 Hz
+    expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60); // after until: gone
+    expect(rmsDb(p.path, 7.6, 8.4)).toBeLessThan(-60); // a source with no audio plays silence
+  });
+
+  it('measures each cut and flags the black one and the one without sound', () => {
+    const [red, blue, black, green, yellow] = p.cuts;
+    expect(red!.loudness!.mean_db).toBeGreaterThan(-30);
+    expect(red!.flags.filter((f) => !f.startsWith('frozen'))).toEqual([]);
+    expect(blue!.flags.filter((f) => !f.startsWith('frozen'))).toEqual([]);
+    expect(black!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
+    expect(black!.flags.some((f) => f.startsWith('silent'))).toBe(true);
+    expect(green!.flags.some((f) => f.startsWith('black'))).toBe(false);
+    expect(yellow!.flags.some((f) => /silent .* \(the source has no audio track\)/.test(f))).toBe(true);
+    // Solid colours do not move: every cut of these sources is frozen, and says so.
+    expect(red!.flags.some((f) => f.startsWith('frozen picture'))).toBe(true);
+  });
+
+  it('returns a contact sheet within the image limits, three frames a cut', () => {
+    const img = (r.content as { type: string; data?: string; mimeType?: string }[]).find((c) => c.type === 'image');
+    expect(img?.mimeType).toBe('image/jpeg');
+    const bytes = Buffer.from(img!.data!, 'base64');
+    expect(bytes.length).toBeLessThanOrEqual(1024 * 1024);
+    const sheet = probe(p.sheet_path);
+    expect(sheet.width).toBeLessThanOrEqual(2000);
+    expect(sheet.height).toBeLessThanOrEqual(2000);
+    // 15 frames in rows of three: five rows of 320x180 thumbnails with 4 px padding and margin.
+    expect(sheet.width).toBe(3 * 320 + 4 * 4);
+    expect(sheet.height).toBe(5 * 180 + 6 * 4);
+    // The first thumbnail is red, the middle of the fourth row green.
+    writeFileSync(join(cacheDir, 'sheet-copy.jpg'), bytes);
+    expect(colourName(colourAt(join(cacheDir, 'sheet-copy.jpg'), 0, 'crop=200:100:60:60'))).toBe('red');
+    expect(colourName(colourAt(join(cacheDir, 'sheet-copy.jpg'), 0, `crop=200:100:${4 + 324 + 60}:${4 + 3 * 184 + 60}`))).toBe('green');
+  });
+
+  it('links the preview video as a resource that reads back', async () => {
+    const link = (r.content as { type: string; uri?: string }[]).find((c) => c.type === 'resource_link');
+    expect(link?.uri).toBe(`cutroom://previews/${p.preview_id}/preview.mp4`);
+    const read = await srv.client.readResource({ uri: link!.uri! });
+    expect((read.contents[0] as { mimeType: string }).mimeType).toBe('video/mp4');
+    expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64').length).toBeGreaterThan(10_000);
+  });
+
+  it('reported progress, ending at 100', () => {
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.at(-1)).toBe(100);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+  });
+});
+
+describe('preview_edit in chunks', () => {
+  it('renders the same timeline in chunks of 2 inputs with the same boundaries and sound', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const chunked = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_FFMPEG_MAX_INPUTS: '2' });
+    try {
+      const p = (await preview(chunked.client)).structuredContent as Preview;
+      expect(Math.abs(p.measured_seconds - 8.5)).toBeLessThanOrEqual(0.04);
+      const at = (t: number) => colourName(colourAt(p.path, t));
+      expect([0.1, 1.96, 2.0, 4.96, 5.0, 6.46, 6.5, 7.46, 7.5].map(at)).toEqual(['red', 'red', 'blue', 'blue', 'black', 'black', 'green', 'green', 'yellow']);
+      expect(rmsDb(p.path, 2.2, 2.8)).toBeLessThan(-60);
+      expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30);
+      expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60);
+      expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
+      // Nothing but the preview folder is left: chunk files and lists are removed.
+      expect(readdirSync(join(dir, 'previews', p.preview_id)).sort()).toEqual(['preview.mp4', 'sheet.jpg']);
+    } finally {
+      await chunked.close();
+    }
+  }, 120_000);
+});
+
+describe('preview_edit refusals, cancellation and the cache', () => {
+  it('renders nothing for an edit with errors', async () => {
+    const before = existsSync(join(cacheDir, 'previews')) ? readdirSync(join(cacheDir, 'previews')).length : 0;
+    const r = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.red, start: 2, end: 20 }] } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/Nothing was previewed.*video_end_time/s);
+    expect(readdirSync(join(cacheDir, 'previews')).length).toBe(before);
+  });
+
+  it('kills ffmpeg on cancellation and keeps no partial file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir });
+    try {
+      const long = { project_id: projectId, width: 1280, resolution: '1280x720', clips: Array.from({ length: 10 }, () => ({ asset_id: ids.red, start: 0, end: 8 })) };
+      const ac = new AbortController();
+      const pending = other.client.callTool({ name: 'preview_edit', arguments: long }, { signal: ac.signal, onprogress: () => {} });
+      await expect.poll(() => spawnSync('pgrep', ['-f', `${dir}/previews`]).stdout.toString().trim().length, { timeout: 15_000 }).toBeGreaterThan(0);
+      ac.abort();
+      await expect(pending).rejects.toThrow();
+      // 80 s of 720p takes far longer than this to render: gone this fast means killed, not finished.
+      await expect.poll(() => spawnSync('pgrep', ['-f', `${dir}/previews`]).stdout.toString().trim(), { timeout: 4000 }).toBe('');
+      await expect.poll(() => (existsSync(join(dir, 'previews')) ? readdirSync(join(dir, 'previews')) : []), { timeout: 5000 }).toEqual([]);
+      expect((await other.client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+
+  it('keeps only the newest previews (CUTROOM_PREVIEW_KEEP=3)', async () => {
+    const small = { project_id: projectId, width: 160, clips: [{ asset_id: ids.blue, start: 0, end: 0.5 }] };
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) made.push(((await preview(srv.client, small)).structuredContent as Preview).preview_id);
+    const left = readdirSync(join(cacheDir, 'previews'));
+    expect(left).toHaveLength(3);
+    expect(left).toEqual(expect.arrayContaining(made.slice(-3)));
+    const gone = await srv.client.readResource({ uri: `cutroom://previews/${made[0]}/preview.mp4` }).catch((e: Error) => e.message);
+    expect(gone).toMatch(/gone/);
+  }, 60_000);
+});
