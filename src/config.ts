@@ -1,6 +1,6 @@
 // The only reader of process.env. Everything else receives a validated Config.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 export const DEFAULT_API_URL = 'https://api.video-jungle.com';
@@ -13,6 +13,7 @@ const positiveInt = (name: string, min: number, max: number) =>
     .max(max, `${name} must be at most ${max}`);
 
 export const ConfigSchema = z.object({
+  backend: z.enum(['local', 'remote'], { error: 'VJ_BACKEND must be local or remote' }),
   apiKey: z.string().trim().min(1).optional(),
   apiUrl: z
     .string()
@@ -36,6 +37,8 @@ export const ConfigSchema = z.object({
   ffmpegMaxInputs: positiveInt('CUTROOM_FFMPEG_MAX_INPUTS', 2, 200),
   previewKeep: positiveInt('CUTROOM_PREVIEW_KEEP', 1, 10_000),
   previewMaxMb: positiveInt('CUTROOM_PREVIEW_MAX_MB', 10, 1_000_000),
+  dataDir: z.string().refine((p) => isAbsolute(p), 'CUTROOM_DATA_DIR must be an absolute path'),
+  allowedDirs: z.array(z.string()).min(1, 'CUTROOM_ALLOWED_DIRS must name at least one folder'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -49,8 +52,12 @@ type Env = Record<string, string | undefined>;
 /** Reads and validates the environment; throws ConfigError with one line per bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  const apiKey = blank(env.VJ_API_KEY);
+  const home = blank(env.HOME) ?? homedir();
   const raw = {
-    apiKey: blank(env.VJ_API_KEY),
+    // With a key, the service; without one, the embedded local backend, so cutroom works out of the box.
+    backend: (blank(env.VJ_BACKEND) ?? (apiKey ? 'remote' : 'local')).toLowerCase(),
+    apiKey,
     apiUrl: blank(env.VJ_API_URL) ?? DEFAULT_API_URL,
     authHeader: (blank(env.VJ_AUTH_HEADER) ?? 'x-api-key').toLowerCase(),
     timeoutMs: blank(env.VJ_TIMEOUT_MS) ?? 30_000,
@@ -60,7 +67,10 @@ export function loadConfig(env: Env = process.env): Config {
     searchPath: env.PATH,
     // Clients give up on a tool call near 60 s; stay well inside that.
     renderWaitMs: blank(env.CUTROOM_RENDER_WAIT_MS) ?? 45_000,
-    cacheDir: blank(env.CUTROOM_CACHE_DIR) ?? join(blank(env.XDG_CACHE_HOME) ?? join(blank(env.HOME) ?? homedir(), '.cache'), 'cutroom'),
+    cacheDir: blank(env.CUTROOM_CACHE_DIR) ?? join(blank(env.XDG_CACHE_HOME) ?? join(home, '.cache'), 'cutroom'),
+    dataDir: blank(env.CUTROOM_DATA_DIR) ?? join(blank(env.XDG_DATA_HOME) ?? join(home, '.local', 'share'), 'cutroom'),
+    // A path list like PATH; relative entries are taken from the working directory.
+    allowedDirs: (blank(env.CUTROOM_ALLOWED_DIRS) ?? process.cwd()).split(delimiter).filter(Boolean).map((d) => resolve(d)),
     maxFfmpeg: blank(env.CUTROOM_MAX_FFMPEG) ?? 2,
     // Each input costs ffmpeg tens of MB: longer timelines are rendered in chunks of this many inputs.
     ffmpegMaxInputs: blank(env.CUTROOM_FFMPEG_MAX_INPUTS) ?? 16,

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The bin: config -> backend -> serve stdio. The only file that starts anything.
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { LocalBackend } from './backend/local/local-backend.js';
 import { RemoteBackend } from './backend/remote.js';
+import type { Backend } from './backend/types.js';
 import { ConfigError, loadConfig } from './config.js';
 import { addSecret, createLogger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
@@ -23,29 +25,44 @@ async function main(): Promise<void> {
   addSecret(config.apiKey);
   const logger = createLogger(config.logLevel);
 
-  const backend = new RemoteBackend({
-    baseUrl: config.apiUrl,
-    apiKey: config.apiKey,
-    authHeader: config.authHeader,
-    timeoutMs: config.timeoutMs,
-    userAgent: `${NAME}/${VERSION}`,
-    logger,
-  });
-  if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
   const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
   if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
+  if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit and local renders are unavailable; ${INSTALL_HINT}`);
   const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
+  // One limit on ffmpeg processes for previews and local renders together.
+  const limiter = new Limiter(config.maxFfmpeg);
   const runtime: MediaRuntime | undefined = media.ffmpeg
     ? {
         ffmpeg: media.ffmpeg,
-        limiter: new Limiter(config.maxFfmpeg),
+        limiter,
         cache: new PreviewCache({ dir: config.cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
         maxInputs: config.ffmpegMaxInputs,
         font: await findLabelFont(),
         prober,
       }
     : undefined;
-  if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit is unavailable; ${INSTALL_HINT}`);
+
+  let backend: Backend;
+  if (config.backend === 'remote') {
+    backend = new RemoteBackend({
+      baseUrl: config.apiUrl,
+      apiKey: config.apiKey,
+      authHeader: config.authHeader,
+      timeoutMs: config.timeoutMs,
+      userAgent: `${NAME}/${VERSION}`,
+      logger,
+    });
+    if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
+  } else {
+    backend = new LocalBackend({
+      dataDir: config.dataDir,
+      allowedDirs: config.allowedDirs,
+      prober,
+      ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
+      logger,
+    });
+    logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
+  }
   logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
 
   const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, runtime }), {

@@ -7,6 +7,7 @@ import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
 import * as editTools from './tools/edits.js';
+import * as mediaTools from './tools/media.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
@@ -30,6 +31,9 @@ export function instructions(backend: Backend): string {
     'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
     'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
     'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, preview_edit to see a local dry run (a contact sheet and per-cut loudness and flags), then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose and preview first.',
+    ...(backend.kind === 'local'
+      ? ['This is the local backend (no account): bring media in with import_media {project_id, path} from the allowed folders; renders are made on this machine and their urls are file:// links.']
+      : []),
     'Ids are UUIDs; every failure comes back as an error result that says what to do next.',
   ].join('\n');
 }
@@ -47,6 +51,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   scriptTools.register(server, deps);
   editTools.register(server, deps);
   previewTools.register(server, deps);
+  mediaTools.register(server, deps);
   projectResources.register(server, deps);
   return server;
 }

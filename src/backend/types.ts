@@ -1,6 +1,6 @@
 // The one interface every tool reaches the service through. Two implementations: remote.ts (the service
 // over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
-import type { Project, RenderReceipt, Script } from '../api/models.js';
+import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
 
 export interface CallOptions {
@@ -11,6 +11,15 @@ export interface CreateProjectInput {
   name: string;
   description: string;
   prompt_id?: string;
+}
+
+export interface ImportedMedia {
+  asset: Asset;
+  kind: 'video' | 'audio' | 'image';
+  duration_ms?: number;
+  width?: number;
+  height?: number;
+  has_audio: boolean;
 }
 
 export interface Backend {
@@ -24,5 +33,7 @@ export interface Backend {
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions): Promise<Script[]>;
   /** Starts a render of the edit in the project. Sent once; never retried. */
   createEdit(projectId: string, edit: Edit, call?: CallOptions): Promise<RenderReceipt>;
+  /** Local backend only: brings a media file from an allowed folder into a project. */
+  importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
   close(): Promise<void>;
 }

@@ -23,12 +23,13 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...extra };
 }
 
-export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean } = {}): Promise<Spawned> {
+/** tee: false runs the server with no wrapper, so that `pid` is the server's own (to kill it). */
+export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean } = {}): Promise<Spawned> {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-stdout-'));
   const stdoutLog = join(dir, 'stdout.log');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [TEE, stdoutLog, process.execPath, BIN],
+    args: opts.tee === false ? [BIN] : [TEE, stdoutLog, process.execPath, BIN],
     env: baseEnv(env),
     stderr: 'pipe',
   });

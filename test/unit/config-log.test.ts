@@ -7,10 +7,17 @@ import { VERSION } from '../../src/version.js';
 describe('config', () => {
   it('has sensible defaults', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
+      backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],
       apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000,
       cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048,
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
+    expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');
+    expect(loadConfig({ VJ_API_KEY: 'k' }).backend).toBe('remote');
+    expect(loadConfig({ VJ_API_KEY: 'k', VJ_BACKEND: 'local' }).backend).toBe('local');
+    expect(loadConfig({ CUTROOM_ALLOWED_DIRS: '/a:/b/c' }).allowedDirs).toEqual(['/a', '/b/c']);
+    expect(() => loadConfig({ VJ_BACKEND: 'cloud' })).toThrow(/VJ_BACKEND must be local or remote/);
+    expect(() => loadConfig({ CUTROOM_DATA_DIR: 'data' })).toThrow(/CUTROOM_DATA_DIR must be an absolute path/);
     expect(() => loadConfig({ CUTROOM_CACHE_DIR: 'relative/dir' })).toThrow(/CUTROOM_CACHE_DIR must be an absolute path/);
     expect(() => loadConfig({ CUTROOM_MAX_FFMPEG: '0' })).toThrow(/CUTROOM_MAX_FFMPEG must be at least 1/);
   });

@@ -1,0 +1,138 @@
+// The local backend's records on disk: one JSON file per project, asset and script, each written to a temp
+// file, flushed and renamed (a crash leaves the old record or the new one, never half of one). Writers take a
+// lock on the data dir, so two servers sharing it never lose each other's changes; readers need no lock.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UserFacingError } from '../../errors.js';
+
+export class CorruptRecordError extends UserFacingError {
+  override name = 'CorruptRecordError';
+}
+
+export async function writeAtomic(path: string, data: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await open(tmp, 'w', 0o644);
+  try {
+    await fh.writeFile(data, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+export async function readRecord<T>(path: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new CorruptRecordError(`the record ${path} is corrupt (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`);
+  }
+}
+
+export async function listJson(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process not yet reaped by its parent (a zombie) still answers kill(0): it is dead all the same.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+export { alive as processAlive };
+
+/**
+ * Kills every ffmpeg whose command line names `marker` (a render's asset id, part of its output path): ffmpeg
+ * outlives a killed parent. Reads /proc, so Linux only; elsewhere an orphan runs to its end, writing to a
+ * temporary name that nothing ever renames.
+ */
+export async function killOrphans(marker: string): Promise<number> {
+  let killed = 0;
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  for (const pid of pids.filter((p) => /^\d+$/.test(p))) {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (!/ffmpeg[^/]*$/.test(argv[0] ?? '') || !argv.some((a) => a.includes(marker))) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
+}
+
+const LOCK_WAIT_MS = 15_000;
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * Runs fn holding the data dir's lock: a directory holding the owner's pid, made under a temporary name and
+ * renamed into place, so the lock and its owner appear together (renaming onto an existing, non-empty lock
+ * fails). A lock whose owner is dead, or older than 30 s, is broken.
+ */
+export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(dataDir, '.lock');
+  const started = Date.now();
+  await mkdir(dataDir, { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    const mine = join(dataDir, `.lock-${process.pid}-${randomBytes(4).toString('hex')}`);
+    await mkdir(mine);
+    await writeFile(join(mine, 'owner'), String(process.pid));
+    try {
+      await rename(mine, lock);
+      break;
+    } catch (err) {
+      await rm(mine, { recursive: true, force: true });
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      const owner = Number(await readFile(join(lock, 'owner'), 'utf8').catch(() => '0'));
+      const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      if ((owner && owner !== process.pid && !alive(owner)) || age > LOCK_STALE_MS) {
+        await discard(lock);
+        continue;
+      }
+      if (Date.now() - started > LOCK_WAIT_MS) throw new UserFacingError(`the data dir ${dataDir} stayed locked for ${LOCK_WAIT_MS / 1000} s (by process ${owner || 'unknown'}); try again`);
+      await new Promise((r) => setTimeout(r, Math.min(50, 5 + attempt * 5)));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await discard(lock);
+  }
+}
+
+/** Moves the lock away in one step, then deletes it: an emptied lock in place could be taken by a rename. */
+async function discard(lock: string): Promise<void> {
+  const trash = `${lock}-released-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(lock, trash);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  await rm(trash, { recursive: true, force: true });
+}

@@ -1,0 +1,256 @@
+// The local backend through the built server: no account, projects on disk, renders by local ffmpeg.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAll } from '../fixtures/media.mjs';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { colourAt, colourName, probe, rmsDb } from '../helpers/inspect-media.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cutroom-local-'));
+const dataDir = join(root, 'data');
+const allowed = join(root, 'allowed');
+const outside = join(root, 'outside');
+const cacheDir = join(root, 'cache');
+let media: Record<string, string>;
+
+const env = (extra: Record<string, string> = {}) => ({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_RENDER_WAIT_MS: '30000', ...extra });
+
+type Imported = { asset: { id: string; url: string }; kind: string; duration_seconds?: number; has_audio: boolean };
+const structured = <T>(r: unknown): T => {
+  const res = r as { isError?: boolean; structuredContent?: unknown };
+  if (res.isError) throw new Error(textOf(r));
+  return res.structuredContent as T;
+};
+
+let srv: Spawned;
+beforeAll(async () => {
+  mkdirSync(allowed, { recursive: true });
+  mkdirSync(outside, { recursive: true });
+  media = makeAll();
+  for (const [name, path] of Object.entries(media)) copyFileSync(path, join(allowed, `${name}${path.slice(path.lastIndexOf('.'))}`));
+  srv = await spawnServer(env());
+}, 60_000);
+afterAll(async () => {
+  await srv?.close();
+});
+
+const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+
+describe('the local backend is the default without a key', () => {
+  it('says so at start and in its instructions, and offers import_media (snapshot)', async () => {
+    expect(srv.stderr()).toMatch(/serving stdio on the local backend \(local projects in /);
+    expect(srv.client.getInstructions()).toMatch(/local backend .* import_media/);
+    const { tools } = await srv.client.listTools();
+    expect(tools.map((t) => t.name)).toContain('import_media');
+    for (const t of tools) expect(t.annotations?.openWorldHint, t.name).toBe(false);
+    await expect(JSON.stringify(tools.sort((a, b) => a.name.localeCompare(b.name)), null, 2)).toMatchFileSnapshot('../__snapshots__/tools-local.json');
+  });
+});
+
+describe('the whole workflow, locally', () => {
+  let projectId: string;
+  const ids: Record<string, string> = {};
+  let renderId: string;
+
+  it('creates a project with the example script attached', async () => {
+    const { project } = structured<{ project: { id: string } }>(await call(srv, 'create_project', { name: 'Lake teaser', description: 'local test' }));
+    projectId = project.id;
+    const { scripts } = structured<{ scripts: { name: string; graph: { steps: string[] } }[] }>(await call(srv, 'list_scripts', { project_id: projectId }));
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]!.graph.steps.map((s) => s.replace(/^\d+\. /, ''))).toEqual([
+      'Project flow [project flow]',
+      'Render custom prompt [render custom prompt]',
+      'Text to speech [text to speech]',
+      'Speech to text with time markers [speech to text with time markers]',
+      'Images from text [generate images from text]',
+      'Video from assets [generate video from assets]',
+    ]);
+    const created = readdirSync(join(dataDir, 'projects'));
+    expect(created).toContain(projectId);
+  });
+
+  it('imports video, audio and an image as what the probe found', async () => {
+    for (const [name, file] of [['red', 'red.mp4'], ['blue', 'blue.mp4'], ['voice', 'voice.m4a'], ['still', 'still.png'], ['mute', 'mute_yellow.mp4']] as const) {
+      const r = structured<Imported>(await call(srv, 'import_media', { project_id: projectId, path: join(allowed, file) }));
+      ids[name] = r.asset.id;
+      expect(r.asset.url).toMatch(/^file:\/\//);
+      expect(existsSync(fileURLToPath(r.asset.url))).toBe(true);
+    }
+    const { project } = structured<{ project: { assets: { id: string; asset_type: string; status: string; uploaded: boolean }[] } }>(await call(srv, 'get_project', { project_id: projectId }));
+    const byId = Object.fromEntries(project.assets.map((a) => [a.id, a]));
+    expect(byId[ids.red!]).toMatchObject({ asset_type: 'video', status: 'uploaded', uploaded: true });
+    expect(byId[ids.voice!]!.asset_type).toBe('audio');
+    expect(byId[ids.still!]!.asset_type).toBe('image');
+  });
+
+  it('composes and previews', async () => {
+    const args = {
+      project_id: projectId,
+      resolution: '640x360',
+      fps: 25,
+      clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3, volume: 0 }],
+      overlays: [{ asset_id: ids.voice, at: 2.5, until: 3.5 }],
+      filename: 'lake.mp4',
+    };
+    expect(structured<{ ready: boolean }>(await call(srv, 'compose_edit', args)).ready).toBe(true);
+    const p = structured<{ measured_seconds: number; cuts: unknown[] }>(await call(srv, 'preview_edit', args));
+    expect(Math.abs(p.measured_seconds - 4)).toBeLessThanOrEqual(0.04);
+    expect(p.cuts).toHaveLength(2);
+  });
+
+  it('renders at full quality into a generated_video asset that goes processing -> uploaded', async () => {
+    const args = {
+      project_id: projectId,
+      resolution: '1280x720',
+      fps: 25,
+      clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3, volume: 0 }],
+      overlays: [{ asset_id: ids.voice, at: 2.5, until: 3.5 }],
+      filename: 'lake.mp4',
+    };
+    const started = structured<{ render: { asset_id: string; status: string } }>(await call(srv, 'render_edit', args));
+    renderId = started.render.asset_id;
+    expect(started.render.status).toBe('processing');
+    const first = structured<{ status: string }>(await call(srv, 'get_render_status', { project_id: projectId, asset_id: renderId }));
+    expect(['processing', 'uploaded']).toContain(first.status);
+    await expect
+      .poll(async () => structured<{ status: string }>(await call(srv, 'get_render_status', { project_id: projectId, asset_id: renderId })).status, { timeout: 60_000, interval: 500 })
+      .toBe('uploaded');
+    const done = structured<{ url: string; done: boolean }>(await call(srv, 'get_render_status', { project_id: projectId, asset_id: renderId }));
+    const file = fileURLToPath(done.url);
+    const m = probe(file);
+    expect(m).toMatchObject({ width: 1280, height: 720 });
+    expect(Math.abs(m.duration - 4)).toBeLessThanOrEqual(0.04);
+    expect(colourName(colourAt(file, 1))).toBe('red');
+    expect(colourName(colourAt(file, 3))).toBe('blue');
+    expect(rmsDb(file, 2.1, 2.4)).toBeLessThan(-60);
+    expect(rmsDb(file, 2.6, 3.4)).toBeGreaterThan(-30);
+    const { project } = structured<{ project: { assets: { id: string; asset_type: string }[] } }>(await call(srv, 'get_project', { project_id: projectId }));
+    expect(project.assets.find((a) => a.id === renderId)?.asset_type).toBe('generated_video');
+  }, 90_000);
+
+  it('render_edit with wait follows a local render to its end', async () => {
+    const r = structured<{ render: { done: boolean; url: string } }>(
+      await call(srv, 'render_edit', { project_id: projectId, resolution: '320x180', clips: [{ asset_id: ids.blue, start: 0, end: 1 }], wait: true }),
+    );
+    expect(r.render.done).toBe(true);
+    expect(existsSync(fileURLToPath(r.render.url))).toBe(true);
+  }, 60_000);
+
+  it('keeps everything across a restart', async () => {
+    const again = await spawnServer(env());
+    try {
+      const { project } = structured<{ project: { assets: { id: string; status: string }[] } }>(await call(again, 'get_project', { project_id: projectId }));
+      expect(project.assets.map((a) => a.id)).toEqual(expect.arrayContaining([...Object.values(ids), renderId]));
+      expect(project.assets.find((a) => a.id === renderId)?.status).toBe('uploaded');
+    } finally {
+      await again.close();
+    }
+  });
+
+  describe('import_media refuses', () => {
+    let before: number;
+    const refuse = async (path: string, pattern: RegExp) => {
+      const r = await call(srv, 'import_media', { project_id: projectId, path });
+      expect(r.isError, path).toBe(true);
+      expect(textOf(r)).toMatch(pattern);
+    };
+    beforeAll(async () => {
+      before = structured<{ project: { assets_total: number } }>(await call(srv, 'get_project', { project_id: projectId })).project.assets_total;
+      copyFileSync(media.red!, join(outside, 'secret.mp4'));
+      symlinkSync(join(outside, 'secret.mp4'), join(allowed, 'link-out.mp4'));
+      writeFileSync(join(allowed, 'notes.txt'), 'not a video at all\n');
+      mkdirSync(join(allowed, 'folder.mp4'), { recursive: true });
+    });
+
+    it('a file outside the allowed folders', () => refuse(join(outside, 'secret.mp4'), /is outside the folders cutroom may read .*CUTROOM_ALLOWED_DIRS/));
+    it('a symlink inside that leads outside', () => refuse(join(allowed, 'link-out.mp4'), /link-out\.mp4 \(which is .*outside\/secret\.mp4\) is outside the folders/));
+    it('a path that climbs out with ..', () => refuse(join(allowed, '..', 'outside', 'secret.mp4'), /is outside the folders/));
+    it('a file that is not there', () => refuse(join(allowed, 'missing.mp4'), /no file at .*missing\.mp4/));
+    it('a folder', () => refuse(join(allowed, 'folder.mp4'), /is not a file/));
+    it('a file ffprobe cannot read', () => refuse(join(allowed, 'notes.txt'), /is not media cutroom can use: ffprobe cannot read it/));
+    it('a project id that is not a UUID', async () => {
+      const r = await call(srv, 'import_media', { project_id: 'lake', path: join(allowed, 'red.mp4') });
+      expect(textOf(r)).toMatch(/project_id "lake" is not a UUID/);
+    });
+
+    it('and adds nothing when it refuses; a relative path from the allowed folder works', async () => {
+      expect(structured<{ project: { assets_total: number } }>(await call(srv, 'get_project', { project_id: projectId })).project.assets_total).toBe(before);
+      const r = structured<Imported>(await call(srv, 'import_media', { project_id: projectId, path: 'blue.mp4' }));
+      expect(r.kind).toBe('video');
+    });
+  });
+});
+
+describe('two processes, one data dir', () => {
+  it('lose nothing when both write at once', async () => {
+    const a = await spawnServer(env());
+    const b = await spawnServer(env());
+    try {
+      const shared = structured<{ project: { id: string } }>(await call(a, 'create_project', { name: 'shared', description: '' })).project.id;
+      const jobs: Promise<unknown>[] = [];
+      for (let i = 0; i < 8; i++) {
+        jobs.push(call(a, 'create_project', { name: `from a ${i}`, description: '' }), call(b, 'create_project', { name: `from b ${i}`, description: '' }));
+        jobs.push(call(i % 2 ? a : b, 'import_media', { project_id: shared, path: join(allowed, 'voice.m4a') }));
+      }
+      const results = await Promise.all(jobs);
+      for (const r of results) expect((r as { isError?: boolean }).isError, textOf(r)).toBeFalsy();
+      const { projects } = structured<{ projects: { name: string }[] }>(await call(b, 'list_projects', { limit: 100 }));
+      const names = projects.map((p) => p.name);
+      for (let i = 0; i < 8; i++) expect(names).toEqual(expect.arrayContaining([`from a ${i}`, `from b ${i}`]));
+      const { project } = structured<{ project: { assets_total: number } }>(await call(a, 'get_project', { project_id: shared }));
+      expect(project.assets_total).toBe(8);
+      // No temporary files or locks left behind.
+      expect(readdirSync(dataDir).filter((f) => f.startsWith('.'))).toEqual([]);
+      expect(readdirSync(join(dataDir, 'projects')).filter((f) => f.startsWith('.'))).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+});
+
+describe('a render killed midway', () => {
+  it('leaves a failed asset and no file posing as the render', async () => {
+    const victim = await spawnServer(env(), { tee: false });
+    const project = structured<{ project: { id: string } }>(await call(victim, 'create_project', { name: 'doomed', description: '' })).project.id;
+    const red = structured<Imported>(await call(victim, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
+    const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
+    const { render } = structured<{ render: { asset_id: string } }>(await call(victim, 'render_edit', long));
+    await expect.poll(() => spawnSync('pgrep', ['-f', join(dataDir, 'projects', project)]).stdout.toString().trim().length, { timeout: 15_000 }).toBeGreaterThan(0);
+    process.kill(victim.pid!, 'SIGKILL');
+    const next = await spawnServer(env());
+    try {
+      const s = await call(next, 'get_render_status', { project_id: project, asset_id: render.asset_id });
+      expect(s.structuredContent).toMatchObject({ status: 'failed', done: false, failed: true, reason: expect.stringMatching(/interrupted/) });
+      // The orphaned ffmpeg (it outlives its parent) was stopped by the server that found the render interrupted.
+      await expect.poll(() => spawnSync('pgrep', ['-f', join(dataDir, 'projects', project)]).stdout.toString().trim(), { timeout: 5000 }).toBe('');
+      expect(readdirSync(join(dataDir, 'projects', project, 'media')).filter((f) => f.includes(render.asset_id))).toEqual([]);
+      const { project: p } = structured<{ project: { assets: { id: string; url?: string }[] } }>(await call(next, 'get_project', { project_id: project }));
+      expect(p.assets.find((a) => a.id === render.asset_id)?.url).toBeUndefined();
+    } finally {
+      await next.close();
+      await victim.client.close().catch(() => {});
+    }
+  }, 60_000);
+});
+
+describe('a corrupt record', () => {
+  it('is reported by the tool that meets it, naming the file, not dropped', async () => {
+    const s = await spawnServer(env());
+    try {
+      const id = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'to corrupt', description: '' })).project.id;
+      writeFileSync(join(dataDir, 'projects', id, 'project.json'), '{"id": "half a rec');
+      const g = await call(s, 'get_project', { project_id: id });
+      expect(g.isError).toBe(true);
+      expect(textOf(g)).toMatch(/the record .*project\.json is corrupt .*CUTROOM_DATA_DIR/);
+      const l = await call(s, 'list_projects', { limit: 100 });
+      expect(l.isError).toBe(true);
+      expect(textOf(l)).toMatch(/is corrupt/);
+    } finally {
+      await s.close();
+    }
+  });
+});
