@@ -1,5 +1,4 @@
 // The local backend through the built server: no account, projects on disk, renders by local ffmpeg.
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { pidsMatching } from '../helpers/processes.js';
 import { colourAt, colourName, probe, rmsDb } from '../helpers/inspect-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-local-'));
@@ -219,14 +219,14 @@ describe('a render killed midway', () => {
     const red = structured<Imported>(await call(victim, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
     const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
     const { render } = structured<{ render: { asset_id: string } }>(await call(victim, 'render_edit', long));
-    await expect.poll(() => spawnSync('pgrep', ['-f', join(dataDir, 'projects', project)]).stdout.toString().trim().length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
     process.kill(victim.pid!, 'SIGKILL');
     const next = await spawnServer(env());
     try {
       const s = await call(next, 'get_render_status', { project_id: project, asset_id: render.asset_id });
       expect(s.structuredContent).toMatchObject({ status: 'failed', done: false, failed: true, reason: expect.stringMatching(/interrupted/) });
       // The orphaned ffmpeg (it outlives its parent) was stopped by the server that found the render interrupted.
-      await expect.poll(() => spawnSync('pgrep', ['-f', join(dataDir, 'projects', project)]).stdout.toString().trim(), { timeout: 5000 }).toBe('');
+      await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 5000 }).toBe(0);
       expect(readdirSync(join(dataDir, 'projects', project, 'media')).filter((f) => f.includes(render.asset_id))).toEqual([]);
       const { project: p } = structured<{ project: { assets: { id: string; url?: string }[] } }>(await call(next, 'get_project', { project_id: project }));
       expect(p.assets.find((a) => a.id === render.asset_id)?.url).toBeUndefined();

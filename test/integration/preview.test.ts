@@ -1,11 +1,11 @@
 // preview_edit through the built server: what it renders is read back frame by frame and span by span.
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { pidsMatching } from '../helpers/processes.js';
 import { colourAt, colourName, probe, rmsDb } from '../helpers/inspect-media.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 
@@ -181,11 +181,11 @@ describe('preview_edit refusals, cancellation and the cache', () => {
       const long = { project_id: projectId, width: 1280, resolution: '1280x720', clips: Array.from({ length: 10 }, () => ({ asset_id: ids.red, start: 0, end: 8 })) };
       const ac = new AbortController();
       const pending = other.client.callTool({ name: 'preview_edit', arguments: long }, { signal: ac.signal, onprogress: () => {} });
-      await expect.poll(() => spawnSync('pgrep', ['-f', `${dir}/previews`]).stdout.toString().trim().length, { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect.poll(() => pidsMatching(`${dir}/previews`).length, { timeout: 15_000 }).toBeGreaterThan(0);
       ac.abort();
       await expect(pending).rejects.toThrow();
       // 80 s of 720p takes far longer than this to render: gone this fast means killed, not finished.
-      await expect.poll(() => spawnSync('pgrep', ['-f', `${dir}/previews`]).stdout.toString().trim(), { timeout: 4000 }).toBe('');
+      await expect.poll(() => pidsMatching(`${dir}/previews`).length, { timeout: 4000 }).toBe(0);
       await expect.poll(() => (existsSync(join(dir, 'previews')) ? readdirSync(join(dir, 'previews')) : []), { timeout: 5000 }).toEqual([]);
       expect((await other.client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
     } finally {

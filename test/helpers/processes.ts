@@ -1,0 +1,19 @@
+// Which processes are running with some text in their command line, read from /proc (no procps needed).
+import { readFileSync, readdirSync } from 'node:fs';
+
+export function pidsMatching(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Zombies have exited already; they only wait for their parent to notice.
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      if (cmdline.includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
