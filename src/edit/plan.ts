@@ -3,22 +3,23 @@ import { z } from 'zod';
 import type { Timeline } from './normalize.js';
 import { formatTimecode } from './timecode.js';
 
+/** Where one cut comes from and where it lands: shared by compose's summary and the preview's report. */
+export const CutPlacementSchema = z.object({
+  index: z.number(),
+  asset_id: z.string(),
+  source_in: z.string(),
+  source_out: z.string(),
+  timeline_start: z.string(),
+  timeline_end: z.string(),
+  seconds: z.number(),
+});
+
 export const TimelineSummarySchema = z.object({
   total_duration: z.string().describe('HH:MM:SS.mmm'),
   total_seconds: z.number(),
   resolution: z.string(),
   fps: z.number(),
-  cuts: z.array(
-    z.object({
-      index: z.number(),
-      asset_id: z.string(),
-      source_in: z.string(),
-      source_out: z.string(),
-      timeline_start: z.string(),
-      timeline_end: z.string(),
-      seconds: z.number(),
-    }),
-  ),
+  cuts: z.array(CutPlacementSchema),
   overlays: z.array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() })),
 });
 export type TimelineSummary = z.infer<typeof TimelineSummarySchema>;

@@ -7,17 +7,11 @@ import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
 import { lastErrorLine, runProcess } from './process.js';
-import { concatArgs, timelineArgs, type EncodeSettings, type InputSpec } from './timeline-args.js';
+import { concatArgs, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
-export interface RenderRequest {
+/** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
+export interface RenderRequest extends TimelineJob {
   ffmpeg: string;
-  plan: RenderPlan;
-  cutInputs: InputSpec[];
-  overlayInputs: InputSpec[];
-  /** Final path; written as a temporary sibling first. */
-  output: string;
-  encode: EncodeSettings;
-  measure: boolean;
   /** Inputs per ffmpeg process before the timeline is cut into chunks. */
   maxInputs: number;
   timeoutMs: number;
@@ -25,8 +19,6 @@ export interface RenderRequest {
   /** 0..1 of the whole render. */
   onProgress?: (fraction: number) => void;
   trackRss?: boolean;
-  /** Draw a contact sheet in the same process when the timeline is rendered in one (not in chunks). */
-  sheet?: { filter: string; outputArgs: string[] };
 }
 
 export interface RenderOutcome {
@@ -97,6 +89,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     const inputs = req.plan.cuts.length + req.plan.overlays.length;
     const single = inputs <= req.maxInputs;
     if (single) {
+      // The sheet, when asked, is drawn only here: a chunk sees only part of the timeline.
       await run(timelineArgs({ plan: req.plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure, ...(req.sheet ? { sheet: req.sheet } : {}) }), (s) => s / req.plan.totalSec);
       parser.finishFreeze(req.plan.totalSec);
     } else {

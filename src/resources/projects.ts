@@ -24,6 +24,15 @@ const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
+  /** Reads something of a project for a resource, with the same errors for every template. */
+  const ofProject = async <T>(uri: URL, projectId: string, read: () => Promise<T>): Promise<T> => {
+    if (!isUuid(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
+    try {
+      return await read();
+    } catch (err) {
+      throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
+    }
+  };
   const completeProjectId = async (value: string) => {
     try {
       const projects = await backend.listProjects(COMPLETION_LIMIT);
@@ -63,14 +72,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     },
     async (uri, variables) => {
       const id = one(variables.project_id);
-      if (!isUuid(id)) throw new ResourceNotFoundError(uri.href, `project id "${id}" is not a UUID`);
-      try {
-        const project = await backend.getProject(id);
-        const body = detailProject(project, 0, Number.MAX_SAFE_INTEGER);
-        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
-      } catch (err) {
-        throw failure(uri.href, err, `project ${id}`, 'list_projects');
-      }
+      const project = await ofProject(uri, id, () => backend.getProject(id));
+      const body = detailProject(project, 0, Number.MAX_SAFE_INTEGER);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
     },
   );
 
@@ -101,13 +105,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     async (uri, variables) => {
       const projectId = one(variables.project_id);
       const scriptId = one(variables.script_id);
-      if (!isUuid(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
-      let scripts;
-      try {
-        scripts = await backend.listScripts(projectId, undefined);
-      } catch (err) {
-        throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
-      }
+      const scripts = await ofProject(uri, projectId, () => backend.listScripts(projectId, undefined));
       // The interface has no GET for one script: find it in the project's list.
       const script = scripts.find((s) => s.id === scriptId);
       if (!script) throw new ResourceNotFoundError(uri.href, `script ${scriptId} not found in project ${projectId}; list_scripts shows its scripts`);
@@ -142,13 +140,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     async (uri, variables) => {
       const projectId = one(variables.project_id);
       const assetId = one(variables.asset_id);
-      if (!isUuid(projectId)) throw new ResourceNotFoundError(uri.href, `project id "${projectId}" is not a UUID`);
-      let project;
-      try {
-        project = await backend.getProject(projectId);
-      } catch (err) {
-        throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
-      }
+      const project = await ofProject(uri, projectId, () => backend.getProject(projectId));
       const asset = project.assets?.find((a) => a.id === assetId);
       if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${assetId} in project ${projectId}`);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(statusOf(asset), null, 2) }] };

@@ -2,8 +2,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { toRenderPlan, type RenderPlan } from '../edit/plan.js';
-import { formatTimecode } from '../edit/timecode.js';
+import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { UserFacingError } from '../errors.js';
 import type { PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, contactSheetArgs, sheetFilter, sheetOutputArgs, sizeOf } from '../media/contact-sheet.js';
@@ -28,13 +27,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'veryfast', crf: 30, audio: 'aac', audioBitrate: '96k', container: 'mp4' };
 
-export const PreviewCutSchema = z.object({
-  index: z.number(),
-  asset_id: z.string(),
-  source_in: z.string(),
-  source_out: z.string(),
-  timeline_start: z.string(),
-  timeline_end: z.string(),
+export const PreviewCutSchema = CutPlacementSchema.extend({
   loudness: z.object({ mean_db: z.number(), peak_db: z.number() }).optional().describe('Of what plays during the cut (the mix), dBFS'),
   flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked'),
 });
@@ -130,18 +123,10 @@ export async function previewEdit(rt: MediaRuntime, checked: CheckedEdit, opts: 
       warnings.push(`the preview lasts ${measured.toFixed(3)} s but the plan says ${plan.totalSec.toFixed(3)} s (more than one frame apart)`);
     }
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
+    const placements = summarizeTimeline(checked.timeline).cuts;
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
-      return {
-        index: c.index,
-        asset_id: c.assetId,
-        source_in: formatTimecode(c.inSec * 1000),
-        source_out: formatTimecode((c.inSec + c.durationSec) * 1000),
-        timeline_start: formatTimecode(c.timelineStartSec * 1000),
-        timeline_end: formatTimecode((c.timelineStartSec + c.durationSec) * 1000),
-        ...(report.loudness ? { loudness: report.loudness } : {}),
-        flags: report.flags,
-      };
+      return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: report.flags };
     });
     const sheetBytes = await readFile(sheetPath);
     await rt.cache.evict(id);
