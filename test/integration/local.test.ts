@@ -237,6 +237,27 @@ describe('a render killed midway', () => {
   }, 60_000);
 });
 
+describe('a render when the client goes away', () => {
+  it('is stopped with the server and marked failed, with no partial file left', async () => {
+    const s = await spawnServer(env(), { tee: false });
+    const project = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'left behind', description: '' })).project.id;
+    const red = structured<Imported>(await call(s, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
+    const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
+    const { render } = structured<{ render: { asset_id: string } }>(await call(s, 'render_edit', long));
+    await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await s.close(); // closes the server's stdin: it stops its renders and exits
+    await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 10_000 }).toBe(0);
+    const next = await spawnServer(env());
+    try {
+      const st = await call(next, 'get_render_status', { project_id: project, asset_id: render.asset_id });
+      expect(st.structuredContent).toMatchObject({ status: 'failed', failed: true, reason: 'the render was stopped before it finished' });
+      expect(readdirSync(join(dataDir, 'projects', project, 'media')).filter((f) => f.includes(render.asset_id))).toEqual([]);
+    } finally {
+      await next.close();
+    }
+  }, 60_000);
+});
+
 describe('a corrupt record', () => {
   it('is reported by the tool that meets it, naming the file, not dropped', async () => {
     const s = await spawnServer(env());
