@@ -1,7 +1,7 @@
 // The one place processes are spawned: an argument array (no shell), stdin ignored, stdout/stderr piped (the
 // server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 
 export interface RunOptions {
   timeoutMs: number;
@@ -110,4 +110,25 @@ export function lastErrorLine(stderr: string): string {
     .map((l) => l.trim())
     .filter((l) => l && !/^(frame|size|time|bitrate|speed|progress|out_time|fps|stream_|total_size|dup_frames|drop_frames)=/.test(l));
   return (lines.at(-1) ?? 'no message').slice(0, 300);
+}
+
+/**
+ * Kills every ffmpeg whose command line names `marker` (a render's asset id, part of its output path): ffmpeg
+ * outlives a killed parent. Reads /proc, so Linux only; elsewhere an orphan runs to its end, writing to a
+ * temporary name that nothing ever renames.
+ */
+export async function killOrphans(marker: string): Promise<number> {
+  let killed = 0;
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  for (const pid of pids.filter((p) => /^\d+$/.test(p))) {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (!/ffmpeg[^/]*$/.test(argv[0] ?? '') || !argv.some((a) => a.includes(marker))) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
 }

@@ -212,14 +212,20 @@ describe('two processes, one data dir', () => {
   }, 60_000);
 });
 
+/** A server (its own pid, no wrapper) rendering 96 s of 1080p in a new project, with ffmpeg running. */
+async function startLongRender(name: string): Promise<{ server: Spawned; project: string; render: { asset_id: string } }> {
+  const server = await spawnServer(env(), { tee: false });
+  const project = structured<{ project: { id: string } }>(await call(server, 'create_project', { name, description: '' })).project.id;
+  const red = structured<Imported>(await call(server, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
+  const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
+  const { render } = structured<{ render: { asset_id: string } }>(await call(server, 'render_edit', long));
+  await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+  return { server, project, render };
+}
+
 describe('a render killed midway', () => {
   it('leaves a failed asset and no file posing as the render', async () => {
-    const victim = await spawnServer(env(), { tee: false });
-    const project = structured<{ project: { id: string } }>(await call(victim, 'create_project', { name: 'doomed', description: '' })).project.id;
-    const red = structured<Imported>(await call(victim, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
-    const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
-    const { render } = structured<{ render: { asset_id: string } }>(await call(victim, 'render_edit', long));
-    await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const { server: victim, project, render } = await startLongRender('doomed');
     process.kill(victim.pid!, 'SIGKILL');
     const next = await spawnServer(env());
     try {
@@ -239,12 +245,7 @@ describe('a render killed midway', () => {
 
 describe('a render when the client goes away', () => {
   it('is stopped with the server and marked failed, with no partial file left', async () => {
-    const s = await spawnServer(env(), { tee: false });
-    const project = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'left behind', description: '' })).project.id;
-    const red = structured<Imported>(await call(s, 'import_media', { project_id: project, path: join(allowed, 'red.mp4') })).asset.id;
-    const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })) };
-    const { render } = structured<{ render: { asset_id: string } }>(await call(s, 'render_edit', long));
-    await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const { server: s, project, render } = await startLongRender('left behind');
     await s.close(); // closes the server's stdin: it stops its renders and exits
     await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 10_000 }).toBe(0);
     const next = await spawnServer(env());

@@ -14,11 +14,12 @@ import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import { INSTALL_HINT } from '../../media/locate.js';
 import type { Limiter, MediaProber } from '../../media/probe.js';
+import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import type { EncodeSettings, InputSpec } from '../../media/timeline-args.js';
 import type { Backend, CallOptions, CreateProjectInput, ImportedMedia } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
-import { killOrphans, listJson, processAlive, readRecord, withLock, writeAtomic } from './store.js';
+import { listJson, processAlive, readRecord, withLock, writeAtomic } from './store.js';
 
 /** Delivery quality for local renders: the edit's own size and fps. */
 export const RENDER_ENCODE: EncodeSettings = { preset: 'fast', crf: 20, audio: 'aac', audioBitrate: '192k', container: 'mp4' };

@@ -64,27 +64,6 @@ function alive(pid: number): boolean {
 
 export { alive as processAlive };
 
-/**
- * Kills every ffmpeg whose command line names `marker` (a render's asset id, part of its output path): ffmpeg
- * outlives a killed parent. Reads /proc, so Linux only; elsewhere an orphan runs to its end, writing to a
- * temporary name that nothing ever renames.
- */
-export async function killOrphans(marker: string): Promise<number> {
-  let killed = 0;
-  const pids = await readdir('/proc').catch(() => [] as string[]);
-  for (const pid of pids.filter((p) => /^\d+$/.test(p))) {
-    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (!/ffmpeg[^/]*$/.test(argv[0] ?? '') || !argv.some((a) => a.includes(marker))) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-      killed++;
-    } catch {
-      // gone already
-    }
-  }
-  return killed;
-}
-
 const LOCK_WAIT_MS = 15_000;
 const LOCK_STALE_MS = 30_000;
 
