@@ -1,7 +1,6 @@
 // Edit tools: compose_edit, render_edit, get_render_status.
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ServiceError } from '../api/errors.js';
 import { DiagnosticSchema, EditSchema } from '../edit/model.js';
 import { TimelineSummarySchema } from '../edit/plan.js';
 import { formatShort } from '../edit/timecode.js';
@@ -10,7 +9,7 @@ import { EditInputShape } from '../workflow/edit-input.js';
 import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
 import type { ToolDeps } from './context.js';
 import { progressFor } from './progress.js';
-import { ToolError, fail, guard, ok, requireUuid } from './result.js';
+import { ToolError, fail, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
 const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy: 'list_projects' });
 export const renderUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/renders/${assetId}`;
@@ -113,18 +112,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
         async () => {
           const c = await checkEdit(deps, input, ctx.mcpReq.signal);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
-          let receipt;
-          try {
-            receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal });
-          } catch (err) {
-            if (err instanceof ServiceError && err.maybeApplied) {
-              throw new ToolError(
-                `the render request may or may not have reached the service (${err.message}). It was not resent: ` +
-                  'call get_project and look for a generated_video asset created just now; only if there is none, call render_edit again.',
-              );
-            }
-            throw err;
-          }
+          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }).catch((err: unknown) => {
+            throw unknownOutcome(
+              err,
+              'the render request',
+              'call get_project and look for a generated_video asset created just now; only if there is none, call render_edit again.',
+            );
+          });
           if (!receipt.asset_id && !receipt.url) {
             throw new ToolError('the service accepted the render but named no asset; call get_project to find the new generated_video asset');
           }

@@ -8,7 +8,7 @@ import {
   summarizeProject,
 } from '../api/summaries.js';
 import type { ToolDeps } from './context.js';
-import { ToolError, guard, ok, requireUuid } from './result.js';
+import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
 const projectId = z.string().describe('Project id (a UUID), as list_projects shows it');
 const listedBy = 'list_projects';
@@ -96,10 +96,15 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     },
     ({ name, description, prompt_id }, ctx) =>
       guard('create_project', logger, async () => {
-        const created = await backend.createProject(
-          { name, description, ...(prompt_id ? { prompt_id } : {}) },
-          { signal: ctx.mcpReq.signal },
-        );
+        const created = await backend
+          .createProject({ name, description, ...(prompt_id ? { prompt_id } : {}) }, { signal: ctx.mcpReq.signal })
+          .catch((err: unknown) => {
+            throw unknownOutcome(
+              err,
+              `creating project "${name}"`,
+              `call list_projects and look for a project named "${name}" created just now; only if there is none, call create_project again`,
+            );
+          });
         server.sendResourceListChanged();
         const project = summarizeProject(created);
         return ok({ project }, `Created project ${project.name ?? name} — ${project.id}`);
@@ -133,7 +138,13 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
                 'Ask the user to confirm, then call delete_project again with confirm: true.',
             );
           }
-          await backend.deleteProject(id, { signal: ctx.mcpReq.signal });
+          await backend.deleteProject(id, { signal: ctx.mcpReq.signal }).catch((err: unknown) => {
+            throw unknownOutcome(
+              err,
+              `deleting project ${id}`,
+              `call get_project with this id: if it says not found, the project is gone; otherwise ask the user again before another delete_project`,
+            );
+          });
           server.sendResourceListChanged();
           return ok({ deleted: true as const, project_id: id }, `Deleted project ${id}`);
         },

@@ -54,6 +54,17 @@ export function explain(err: unknown, subject?: Subject): string {
   return `unexpected failure: ${message}`;
 }
 
+/**
+ * A write (POST, DELETE) whose outcome is unknown (timeout, 5xx, a reset after sending) must never invite a blind
+ * retry: the error says so and names the read that tells whether it was applied. Other errors pass through.
+ */
+export function unknownOutcome(err: unknown, what: string, howToTell: string): unknown {
+  if (!(err instanceof ServiceError) || !err.maybeApplied) return err;
+  const fact =
+    err.kind === 'http' ? `the service failed (${err.status})${err.detail ? `: ${err.detail}` : ''}` : err.kind === 'cancelled' ? 'cancelled while waiting for the answer' : err.message.split(';')[0];
+  return new ToolError(`${what} may or may not have reached the service (${fact}). It was not resent: ${howToTell}`);
+}
+
 /** Runs a handler; any throw becomes an isError result (logged to stderr) instead of a protocol error. */
 export async function guard(
   tool: string,

@@ -117,7 +117,10 @@ describe('projects', () => {
     service.fail({ status: 503, body: '{"detail":"maintenance"}' }, { times: 5 });
     const r = await call('create_project', { name: 'x', description: '' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toBe('the service failed (503) (maintenance); try again later');
+    expect(textOf(r)).toBe(
+      'creating project "x" may or may not have reached the service (the service failed (503): maintenance). It was not resent: ' +
+        'call list_projects and look for a project named "x" created just now; only if there is none, call create_project again',
+    );
     expect(service.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
   });
 
@@ -263,6 +266,41 @@ describe('other configurations', () => {
       service.fail({ delayMs: 3000, status: 200, body: '[]' }, { times: 5 });
       const r = await other.client.callTool({ name: 'list_projects', arguments: {} });
       expect(textOf(r)).toMatch(/^the service did not answer within 0.5 s/);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('never invites a blind retry of a create or delete whose outcome is unknown', async () => {
+    const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '500' });
+    try {
+      // The service applies the create, but only answers after the client gave up.
+      service.fail({ delayMs: 1500 }, { match: (q: { method: string; path: string }) => q.method === 'POST' && q.path === '/projects' });
+      const before = service.projects.size;
+      const created = await other.client.callTool({ name: 'create_project', arguments: { name: 'slow create', description: '' } });
+      expect(created.isError).toBe(true);
+      expect(textOf(created)).toBe(
+        'creating project "slow create" may or may not have reached the service (the service did not answer within 0.5 s). It was not resent: ' +
+          'call list_projects and look for a project named "slow create" created just now; only if there is none, call create_project again',
+      );
+      expect(textOf(created)).not.toMatch(/try again/);
+      expect(service.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1500));
+      // Following the advice finds the project: a retry would have made a duplicate.
+      expect(service.projects.size).toBe(before + 1);
+      expect([...service.projects.values()].some((p) => p.name === 'slow create')).toBe(true);
+
+      const p = service.addProject({ name: 'flaky delete' });
+      service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { match: (q: { method: string }) => q.method === 'DELETE' });
+      const deleted = await other.client.callTool({ name: 'delete_project', arguments: { project_id: p.id, confirm: true } });
+      expect(deleted.isError).toBe(true);
+      expect(textOf(deleted)).toMatch(new RegExp(`^deleting project ${p.id} may or may not have reached the service \\(the service failed \\(502\\): 502 Bad Gateway\\)\\. It was not resent: call get_project`));
+      expect(service.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+
+      // A refusal is definite: it is reported as such, not as an unknown outcome.
+      service.fail({ status: 422, body: JSON.stringify({ detail: [{ loc: ['body', 'name'], msg: 'too long' }] }) }, { match: (q: { method: string }) => q.method === 'POST' });
+      const refused = await other.client.callTool({ name: 'create_project', arguments: { name: 'refused', description: '' } });
+      expect(textOf(refused)).toMatch(/^the service rejected the request \(422\) \(body.name: too long\)/);
     } finally {
       await other.close();
     }
