@@ -65,6 +65,9 @@ export const EDIT_VERSION = '1.0';
 export const OUTPUT_FORMAT = 'mp4';
 export const DEFAULT_RESOLUTION = '1920x1080';
 export const DEFAULT_FPS = 30;
+/** The frame rates an edit may ask for. */
+export const MIN_FPS = 1;
+export const MAX_FPS = 120;
 export const DEFAULT_FILENAME = 'cutroom-edit.mp4';
 
 /** A time as tools accept it: HH:MM:SS(.mmm) or seconds (as a number or a numeric string). */

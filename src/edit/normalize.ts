@@ -4,6 +4,8 @@ import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
   EDIT_VERSION,
+  MAX_FPS,
+  MIN_FPS,
   OUTPUT_FORMAT,
   type AudioLevel,
   type AudioSegment,
@@ -253,8 +255,9 @@ export function normalizeEdit(raw: unknown): Normalized {
 
   const fpsRaw = raw.video_output_fps ?? DEFAULT_FPS;
   let fps: Fps | undefined;
-  if (typeof fpsRaw !== 'number' || !Number.isFinite(fpsRaw) || fpsRaw <= 0 || fpsRaw > 120) {
-    c.error('/video_output_fps', `video_output_fps must be a number above 0 and at most 120, not ${JSON.stringify(fpsRaw)?.slice(0, 30)}`, 'e.g. 24, 25, 29.97, 30 or 60');
+  // Below 1 fps a frame outlasts a second: never a video, and tiny values would make nonsense frame counts.
+  if (typeof fpsRaw !== 'number' || !Number.isFinite(fpsRaw) || fpsRaw < MIN_FPS || fpsRaw > MAX_FPS) {
+    c.error('/video_output_fps', `video_output_fps must be a number from ${MIN_FPS} to ${MAX_FPS}, not ${JSON.stringify(fpsRaw)?.slice(0, 30)}`, 'e.g. 24, 25, 29.97, 30 or 60');
   } else fps = fpsRational(fpsRaw);
 
   const filename = checkFilename(raw.video_output_filename, c);
@@ -285,7 +288,6 @@ export function normalizeEdit(raw: unknown): Normalized {
     const cr = crop(seg.crop, `${p}/crop`, c);
     if (typeof id !== 'string' || inMs === undefined || outMs === undefined || outMs <= inMs) return;
     const duration = outMs - inMs;
-    if (fps && duration * fps.value < 1000) c.warning(p, `the cut lasts ${formatShort(duration)}, less than one frame at ${fps.value} fps`, 'it may not show at all');
     cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}) });
     videoSegments.push({
       video_id: id.trim(),
@@ -298,6 +300,16 @@ export function normalizeEdit(raw: unknown): Normalized {
     cursor += duration;
   });
   const totalMs = cursor;
+  // A cut shorter than one frame would show nothing: the frame rate cannot carry this timeline.
+  const shortest = cuts.reduce<TimelineCut | undefined>((m, cut) => (!m || cut.outMs - cut.inMs < m.outMs - m.inMs ? cut : m), undefined);
+  if (fps && shortest && (shortest.outMs - shortest.inMs) * fps.value < 1000) {
+    const frameMs = 1000 / fps.value;
+    c.error(
+      '/video_output_fps',
+      `at ${fps.value} fps a frame lasts ${formatShort(frameMs)}, longer than cut ${shortest.index} (/video_series_sequential/${shortest.index}, ${formatShort(shortest.outMs - shortest.inMs)}): it would show no frame`,
+      `lengthen that cut to at least ${formatShort(Math.ceil(frameMs))}, or raise video_output_fps`,
+    );
+  }
   if (totalMs > LONG_EDIT_MS) c.warning('/video_series_sequential', `the edit lasts ${formatShort(totalMs)}, over 10 minutes`, 'long renders are slow and costly; check this is intended');
 
   // Audio laid over the timeline.

@@ -74,6 +74,10 @@ describe('errors, each at its path', () => {
     ['a resolution beyond 8K', edit({ video_output_resolution: '8192x4320' }), 'error /video_output_resolution'],
     ['fps of 0', edit({ video_output_fps: 0 }), 'error /video_output_fps'],
     ['fps over 120', edit({ video_output_fps: 240 }), 'error /video_output_fps'],
+    ['fps of 1e-9', edit({ video_output_fps: 1e-9 }), 'error /video_output_fps'],
+    ['fps below 1', edit({ video_output_fps: 0.5 }), 'error /video_output_fps'],
+    ['a cut shorter than one frame', edit({ video_series_sequential: [cut(), cut({ video_start_time: 4, video_end_time: 4.02 })], audio_overlay: [] }), 'error /video_output_fps'],
+    ['an fps too low for the shortest cut', edit({ video_series_sequential: [cut({ video_start_time: 0, video_end_time: 0.5 })], audio_overlay: [], video_output_fps: 1 }), 'error /video_output_fps'],
     ['fps as a string', edit({ video_output_fps: '30' }), 'error /video_output_fps'],
     ['an empty timeline', edit({ video_series_sequential: [], audio_overlay: [] }), 'error /video_series_sequential'],
     ['a file name with a path', edit({ video_output_filename: '../../etc/out.mp4' }), 'error /video_output_filename'],
@@ -94,10 +98,20 @@ describe('errors, each at its path', () => {
   });
 });
 
-describe('warnings', () => {
-  it('a cut shorter than one frame', () => {
-    expect(diag(edit({ video_series_sequential: [cut(), cut({ video_start_time: 4, video_end_time: 4.02 })], audio_overlay: [] }))).toEqual(['warning /video_series_sequential/1']);
+describe('frame rate against the cuts', () => {
+  it('names the shortest cut when a frame outlasts it', () => {
+    const r = lintEdit(edit({ video_series_sequential: [cut(), cut({ video_start_time: 4, video_end_time: 4.02 })], audio_overlay: [] }), assets);
+    const d = r.diagnostics.find((x) => x.path === '/video_output_fps')!;
+    expect(d.message).toBe('at 30 fps a frame lasts 0.033 s, longer than cut 1 (/video_series_sequential/1, 0.02 s): it would show no frame');
+    expect(d.hint).toBe('lengthen that cut to at least 0.034 s, or raise video_output_fps');
   });
+  it('accepts a cut of exactly one frame, and 1 fps for cuts of a second', () => {
+    expect(diag(edit({ video_series_sequential: [cut({ video_start_time: 4, video_end_time: 4.04 })], audio_overlay: [], video_output_fps: 25 }))).toEqual([]);
+    expect(diag(edit({ video_series_sequential: [cut({ video_start_time: 0, video_end_time: 1 })], audio_overlay: [], video_output_fps: 1 }))).toEqual([]);
+  });
+});
+
+describe('warnings', () => {
   it('an edit over 10 minutes', () => {
     const long = Array.from({ length: 8 }, () => cut({ video_id: V2, video_start_time: 0, video_end_time: 89 }));
     expect(diag(edit({ video_series_sequential: long, audio_overlay: [], video_output_resolution: '1080x1920' }))).toContain('warning /video_series_sequential');
