@@ -1,6 +1,6 @@
 // How a media source becomes ffmpeg/ffprobe input arguments under the safety rules of DESIGN.md: only the
 // protocols needed, only whitelisted demuxers (an ".mp4" URL serving an HLS playlist must not make ffmpeg
-// fetch other URLs), and a read timeout on network input. Only validated URLs and cutroom's own paths get here.
+// fetch other URLs), a read timeout on network input, and no redirects. Only validated URLs and cutroom's own paths get here.
 import { fileURLToPath } from 'node:url';
 
 export type MediaSource = { kind: 'url'; url: string } | { kind: 'file'; path: string };
@@ -13,8 +13,11 @@ export const DEMUXERS = [
 
 const NETWORK_READ_TIMEOUT_US = 15_000_000;
 
-/** Turns an asset's url into a source, refusing anything but http(s) and file URLs. */
-export function sourceFromUrl(url: string | null | undefined): MediaSource | { error: string } {
+/**
+ * Turns an asset's url into a source. Only http(s) is read from a service; a file: link is honoured only when the
+ * links come from cutroom's own local backend (`allowFile`), so a hostile service cannot point ffmpeg at local files.
+ */
+export function sourceFromUrl(url: string | null | undefined, opts: { allowFile: boolean }): MediaSource | { error: string } {
   if (!url) return { error: 'the asset has no url' };
   let u: URL;
   try {
@@ -22,7 +25,9 @@ export function sourceFromUrl(url: string | null | undefined): MediaSource | { e
   } catch {
     return { error: 'the asset url is not a URL' };
   }
-  if (u.protocol === 'file:') return { kind: 'file', path: fileURLToPath(u) };
+  if (u.protocol === 'file:') {
+    return opts.allowFile ? { kind: 'file', path: fileURLToPath(u) } : { error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service' };
+  }
   if (u.protocol === 'http:' || u.protocol === 'https:') return { kind: 'url', url: u.href };
   return { error: `the asset url uses ${u.protocol}, which cutroom does not read` };
 }
@@ -34,5 +39,6 @@ export function inputArgs(src: MediaSource): string[] {
     return ['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS, '-i', `file:${src.path}`];
   }
   const protocols = src.url.startsWith('https:') ? 'https,tls,tcp' : 'http,tcp';
-  return ['-protocol_whitelist', protocols, '-format_whitelist', DEMUXERS, '-rw_timeout', String(NETWORK_READ_TIMEOUT_US), '-i', src.url];
+  // No redirect is followed: a link is read only from the host it names (a 302 could lead anywhere).
+  return ['-protocol_whitelist', protocols, '-format_whitelist', DEMUXERS, '-rw_timeout', String(NETWORK_READ_TIMEOUT_US), '-max_redirects', '0', '-i', src.url];
 }

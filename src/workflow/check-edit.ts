@@ -62,7 +62,7 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
       [...new Set([...refs.video, ...refs.audio])].map(async (id) => {
         const info = assets.get(id);
         if (!info) return;
-        const src = sourceFromUrl(info.asset.url);
+        const src = sourceFromUrl(info.asset.url, { allowFile: deps.backend.kind === 'local' });
         if ('error' in src) {
           info.probeError = src.error;
           return;

@@ -57,7 +57,12 @@ describe('filter graph text', () => {
       measure: false,
     });
     expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 4)).toEqual(['-ss', '3', '-t', '2.066667']); // two frames of margin at 30 fps
-    expect(args[args.indexOf('-i') - 1]).toBe('15000000'); // -rw_timeout on the network input
+    const networkInput = args.slice(0, args.indexOf('-i') + 2);
+    expect(networkInput.slice(networkInput.indexOf('-rw_timeout'), networkInput.indexOf('-rw_timeout') + 2)).toEqual(['-rw_timeout', '15000000']);
+    expect(networkInput.slice(networkInput.indexOf('-max_redirects'), networkInput.indexOf('-max_redirects') + 2)).toEqual(['-max_redirects', '0']);
+    // A local file gets neither network option (ffmpeg refuses -max_redirects on a file input).
+    const fileInput = args.slice(args.indexOf('file:/m/b.mp4') - 6, args.indexOf('file:/m/b.mp4') + 1);
+    expect(fileInput).not.toContain('-max_redirects');
     expect(args).toContain('file:/m/b.mp4');
     expect(args).not.toContain('-shortest');
     const graph = args[args.indexOf('-filter_complex') + 1]!;

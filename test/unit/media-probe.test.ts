@@ -49,16 +49,21 @@ describe('probe', () => {
   });
 
   it('refuses an .mp4 link that serves a playlist, without fetching anything else', async () => {
-    const src = sourceFromUrl(`${base}/trap.mp4?Signature=x`);
+    const src = sourceFromUrl(`${base}/trap.mp4?Signature=x`, { allowFile: false });
     if ('error' in src) throw new Error(src.error);
     await expect(probeMedia(ffprobe, src, { timeoutMs: 10_000 })).rejects.toThrow(/ffprobe cannot read it/);
     expect(hits.some((h) => h.startsWith('/elsewhere'))).toBe(false);
   });
 
   it('refuses URLs of other schemes before anything runs', () => {
-    expect(sourceFromUrl('ftp://x/y.mp4')).toEqual({ error: 'the asset url uses ftp:, which cutroom does not read' });
-    expect(sourceFromUrl('concat:a.mp4|b.mp4')).toMatchObject({ error: expect.any(String) });
-    expect(sourceFromUrl(undefined)).toEqual({ error: 'the asset has no url' });
+    expect(sourceFromUrl('ftp://x/y.mp4', { allowFile: true })).toEqual({ error: 'the asset url uses ftp:, which cutroom does not read' });
+    expect(sourceFromUrl('concat:a.mp4|b.mp4', { allowFile: true })).toMatchObject({ error: expect.any(String) });
+    expect(sourceFromUrl(undefined, { allowFile: true })).toEqual({ error: 'the asset has no url' });
+  });
+
+  it('reads file: links only from the local backend, never from a service', () => {
+    expect(sourceFromUrl('file:///etc/passwd', { allowFile: false })).toEqual({ error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service' });
+    expect(sourceFromUrl('file:///data/m.mp4', { allowFile: true })).toEqual({ kind: 'file', path: '/data/m.mp4' });
   });
 
   it('applies rotation and sample aspect to the display size, and ignores cover art', () => {
