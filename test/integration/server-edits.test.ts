@@ -106,7 +106,17 @@ describe('render_edit', () => {
     const r = await call('render_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 3, end: 2 }] });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/Nothing was rendered.*\n- error at \/video_series_sequential\/0\/video_end_time/);
-    expect((r.structuredContent as Check).diagnostics[0]!.path).toBe('/video_series_sequential/0/video_end_time');
+    // compose_edit's shape is not render_edit's outputSchema: the refusal carries no structuredContent at all.
+    expect(r.structuredContent).toBeUndefined();
+    expect(createEdits()).toHaveLength(0);
+  });
+
+  it('lists every diagnostic of a refused edit in its text, since an error result carries no data', async () => {
+    const clips = Array.from({ length: 15 }, () => ({ asset_id: ids.red, start: 3, end: 2 }));
+    const r = await call('render_edit', { project_id: projectId, clips });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    for (let i = 0; i < 15; i++) expect(textOf(r)).toContain(`- error at /video_series_sequential/${i}/video_end_time`);
     expect(createEdits()).toHaveLength(0);
   });
 
