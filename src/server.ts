@@ -11,6 +11,7 @@ import * as mediaTools from './tools/media.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
+import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
 import * as scriptTools from './tools/scripts.js';
 import { NAME, VERSION } from './version.js';
 
@@ -53,5 +54,6 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   previewTools.register(server, deps);
   mediaTools.register(server, deps);
   projectResources.register(server, deps);
+  adaptToolResultsToProtocol(server);
   return server;
 }
