@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   // Our own wire, not the SDK's StdioServerTransport: an oversized or malformed line gets a JSON-RPC error and
   // the connection goes on (the SDK's closes on a line over 10 MiB and drops malformed ones unanswered).
   const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdin: ${line}`));
-  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, runtime }), {
+  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, renderPollMs: config.renderPollMs, runtime }), {
     transport,
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });

@@ -22,6 +22,7 @@ export interface ServerDeps {
   media?: MediaTools;
   prober?: MediaProber;
   renderWaitMs?: number;
+  renderPollMs?: number;
   runtime?: MediaRuntime;
 }
 
@@ -39,7 +40,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, runtime }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -47,7 +48,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, runtime };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime };
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);

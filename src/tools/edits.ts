@@ -138,6 +138,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (wait) {
             status = await waitForRender(backend, c.projectId, receipt, {
               maxWaitMs: deps.renderWaitMs,
+              pollMs: deps.renderPollMs,
               signal: ctx.mcpReq.signal,
               onProgress: (elapsed, s) => progress(Math.round(elapsed / 1000), Math.round(deps.renderWaitMs / 1000), `render ${s}`),
             });

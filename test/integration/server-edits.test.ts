@@ -191,6 +191,21 @@ describe('render_edit', () => {
     expect((await call('list_projects', {})).isError).toBeFalsy();
   });
 
+  it('with wait, polls many times without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
+    // Fast polls, so that a dozen of them fit in a few seconds; the render stays processing through them.
+    const fast = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '10000', CUTROOM_RENDER_POLL_MS: '20' });
+    try {
+      service.renderDelayMs = 4000;
+      const r = await fast.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: () => {} });
+      expect((r.structuredContent as { render: { done: boolean } }).render.done).toBe(true);
+      const polls = service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length;
+      expect(polls).toBeGreaterThan(11);
+      expect(fast.stderr()).not.toMatch(/MaxListenersExceeded|memory leak/);
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('get_render_status says when an asset is not there', async () => {
     const r = await call('get_render_status', { project_id: projectId, asset_id: '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f' });
     expect(r.isError).toBe(true);
