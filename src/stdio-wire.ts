@@ -78,11 +78,15 @@ export class LineSplitter {
 }
 
 /**
- * The id of a message from the start of its text: the value of a top-level "id" member that comes before any
- * nested value (an object or array member ends the search, since what follows may be cut off). Only a string
- * or a number counts; anything else, or text that is not the start of a JSON object, gives null.
+ * What the start of a message's text says about it: its id, the value of a top-level "id" member that comes
+ * before any nested value (an object or array member ends the search, since what follows may be cut off), and
+ * whether it is a response (a top-level "result" or "error" member before that point). Only a string or a
+ * number counts as an id; anything else, or text that is not the start of a JSON object, gives null.
  */
-export function idFromHead(head: string): string | number | null {
+export function readHead(head: string): { id: string | number | null; response: boolean } {
+  let id: string | number | null = null;
+  let response = false;
+  const done = () => ({ id, response });
   let i = 0;
   const ws = () => {
     while (i < head.length && ' \t\r\n'.includes(head[i]!)) i++;
@@ -106,37 +110,41 @@ export function idFromHead(head: string): string | number | null {
     return undefined;
   };
   ws();
-  if (head[i] !== '{') return null;
+  if (head[i] !== '{') return done();
   i++;
   for (;;) {
     ws();
-    if (head[i] !== '"') return null;
+    if (head[i] !== '"') return done();
     const key = str();
-    if (key === undefined) return null;
+    if (key === undefined) return done();
+    if (key === 'result' || key === 'error') response = true;
     ws();
-    if (head[i] !== ':') return null;
+    if (head[i] !== ':') return done();
     i++;
     ws();
     const c = head[i];
-    if (c === undefined || c === '{' || c === '[') return null;
+    if (c === undefined || c === '{' || c === '[') return done();
     let value: unknown;
     if (c === '"') {
       value = str();
-      if (value === undefined) return null;
+      if (value === undefined) return done();
     } else {
       const m = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(head.slice(i));
-      if (!m) return null;
+      if (!m) return done();
       i += m[0].length;
       // A number cut off by the end of the head is not the number that was sent.
-      if (i >= head.length) return null;
+      if (i >= head.length) return done();
       value = JSON.parse(m[0]);
     }
-    if (key === 'id') return typeof value === 'string' || typeof value === 'number' ? value : null;
+    if (key === 'id' && (typeof value === 'string' || typeof value === 'number')) id = value;
     ws();
-    if (head[i] !== ',') return null;
+    if (head[i] !== ',') return done();
     i++;
   }
 }
+
+/** The id readHead finds, or null. */
+export const idFromHead = (head: string): string | number | null => readHead(head).id;
 
 export interface WireReply {
   code: number;
@@ -151,9 +159,12 @@ export interface WireReply {
 export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply: WireReply; log: string } | { log?: string } {
   if (line.kind === 'oversized') {
     const mib = MAX_LINE_BYTES / (1024 * 1024);
+    const log = `dropped a message of ${line.bytes} bytes (the limit is ${MAX_LINE_BYTES})`;
+    const { id, response } = readHead(line.head);
+    if (response) return { log: `${log}: a response, not answered` };
     return {
-      reply: { code: INVALID_REQUEST, message: `Invalid Request: the message is too large (${line.bytes} bytes; the limit is ${MAX_LINE_BYTES} bytes, ${mib} MiB)`, id: idFromHead(line.head) },
-      log: `dropped a message of ${line.bytes} bytes (the limit is ${MAX_LINE_BYTES})`,
+      reply: { code: INVALID_REQUEST, message: `Invalid Request: the message is too large (${line.bytes} bytes; the limit is ${MAX_LINE_BYTES} bytes, ${mib} MiB)`, id },
+      log,
     };
   }
   if (!line.text.trim()) return {};

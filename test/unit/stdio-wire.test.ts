@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, StdioWireTransport, classifyLine, idFromHead } from '../../src/stdio-wire.js';
+import { LineSplitter, StdioWireTransport, classifyLine, idFromHead, readHead } from '../../src/stdio-wire.js';
 
 const texts = (lines: ReturnType<LineSplitter['push']>) => lines.map((l) => (l.kind === 'line' ? l.text : `<${l.bytes} bytes: ${l.head}>`));
 
@@ -55,7 +55,24 @@ describe('idFromHead', () => {
   });
 });
 
+describe('readHead', () => {
+  it('tells a response by a top-level result or error member', () => {
+    expect(readHead('{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"')).toEqual({ id: 9, response: true });
+    expect(readHead('{"jsonrpc":"2.0","error":{"code":1,')).toEqual({ id: null, response: true });
+    expect(readHead('{"jsonrpc":"2.0","id":9,"method":"x","params":{"result":')).toEqual({ id: 9, response: false });
+  });
+});
+
 describe('classifyLine', () => {
+  it('answers an oversized request with -32600 and its id, but not an oversized response', () => {
+    expect(classifyLine({ kind: 'oversized', head: '{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{', bytes: 11e6 })).toMatchObject({
+      reply: { code: -32600, id: 'a', message: expect.stringMatching(/too large \(11000000 bytes; the limit is 10485760 bytes/) },
+    });
+    const response = classifyLine({ kind: 'oversized', head: '{"jsonrpc":"2.0","id":"a","result":{', bytes: 11e6 });
+    expect(response).not.toHaveProperty('reply');
+    expect(response).toHaveProperty('log');
+  });
+
   const line = (text: string) => classifyLine({ kind: 'line', text });
   it('delivers requests, notifications and responses', () => {
     expect(line('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toHaveProperty('message');
