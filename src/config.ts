@@ -32,6 +32,7 @@ export const ConfigSchema = z.object({
   /** PATH, handed to media/locate so that it finds ffmpeg without reading the environment itself. */
   searchPath: z.string().optional(),
   renderWaitMs: positiveInt('CUTROOM_RENDER_WAIT_MS', 0, 55_000),
+  renderPollMs: positiveInt('CUTROOM_RENDER_POLL_MS', 20, 5_000),
   cacheDir: z.string().refine((p) => p.startsWith('/') || /^[a-z]:[\\/]/i.test(p), 'CUTROOM_CACHE_DIR must be an absolute path'),
   maxFfmpeg: positiveInt('CUTROOM_MAX_FFMPEG', 1, 16),
   ffmpegMaxInputs: positiveInt('CUTROOM_FFMPEG_MAX_INPUTS', 2, 200),
@@ -67,6 +68,8 @@ export function loadConfig(env: Env = process.env): Config {
     searchPath: env.PATH,
     // Clients give up on a tool call near 60 s; stay well inside that.
     renderWaitMs: blank(env.CUTROOM_RENDER_WAIT_MS) ?? 45_000,
+    // The first interval between polls of a render; it grows by half each poll, up to 5 s.
+    renderPollMs: blank(env.CUTROOM_RENDER_POLL_MS) ?? 1_000,
     cacheDir: blank(env.CUTROOM_CACHE_DIR) ?? join(blank(env.XDG_CACHE_HOME) ?? join(home, '.cache'), 'cutroom'),
     dataDir: blank(env.CUTROOM_DATA_DIR) ?? join(blank(env.XDG_DATA_HOME) ?? join(home, '.local', 'share'), 'cutroom'),
     // A path list like PATH; relative entries are taken from the working directory.

@@ -12,6 +12,7 @@ import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter, MediaProber } from './media/probe.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import { createServer } from './server.js';
+import { StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
 
 async function main(): Promise<void> {
@@ -65,7 +66,11 @@ async function main(): Promise<void> {
   }
   logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
 
-  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, runtime }), {
+  // Our own wire, not the SDK's StdioServerTransport: an oversized or malformed line gets a JSON-RPC error and
+  // the connection goes on (the SDK's closes on a line over 10 MiB and drops malformed ones unanswered).
+  const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdin: ${line}`));
+  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, renderPollMs: config.renderPollMs, runtime }), {
+    transport,
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });
 

@@ -11,6 +11,7 @@ import * as mediaTools from './tools/media.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
+import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
 import * as scriptTools from './tools/scripts.js';
 import { NAME, VERSION } from './version.js';
 
@@ -21,6 +22,7 @@ export interface ServerDeps {
   media?: MediaTools;
   prober?: MediaProber;
   renderWaitMs?: number;
+  renderPollMs?: number;
   runtime?: MediaRuntime;
 }
 
@@ -38,7 +40,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, runtime }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -46,12 +48,13 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, runtime };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime };
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
   previewTools.register(server, deps);
   mediaTools.register(server, deps);
   projectResources.register(server, deps);
+  adaptToolResultsToProtocol(server);
   return server;
 }

@@ -139,6 +139,8 @@ export class ServiceClient {
     const fullPath = this.buildPath(path, opts.query);
     const payload = opts.json === undefined ? undefined : JSON.stringify(opts.json);
     const retryable = method === 'GET';
+    // The first call loads undici; that is not the service's time, so the deadline starts after it.
+    const pool = await this.getPool();
     const deadline = Date.now() + this.opts.timeoutMs;
     const seconds = formatSeconds(this.opts.timeoutMs);
 
@@ -153,7 +155,6 @@ export class ServiceClient {
       let retryAfterMs: number | undefined;
       try {
         const started = performance.now();
-        const pool = await this.getPool();
         const res = await pool.request({
           method,
           path: fullPath,

@@ -34,6 +34,14 @@ export class PreviewCache {
     return join(this.root, id, name);
   }
 
+  /** The ids of the previews in the cache, the most recently written first. */
+  async ids(): Promise<string[]> {
+    const names = (await readdir(this.root).catch(() => [] as string[])).filter(isPreviewId);
+    // Ids carry their second of creation; the folder's mtime orders previews made within one second.
+    const dated = await Promise.all(names.map(async (id) => ({ id, mtime: (await stat(join(this.root, id)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    return dated.sort((a, b) => b.mtime - a.mtime || b.id.localeCompare(a.id)).map((e) => e.id);
+  }
+
   /** Removes the oldest previews beyond `keep`, then more of the oldest while over the size cap. */
   async evict(protect?: string): Promise<string[]> {
     let entries: { id: string; bytes: number; mtime: number }[] = [];

@@ -21,6 +21,7 @@ function failure(uri: string, err: unknown, what: string, listedBy: string): Err
 }
 
 const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;
+const PREVIEW_FILES = ['preview.mp4', 'sheet.jpg'] as const;
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
@@ -129,9 +130,26 @@ export function register(server: McpServer, deps: ToolDeps): void {
     },
   );
 
+  /** Renders are the project's generated_video assets; newest first. */
+  const completeRenderId = async (value: string, context?: { arguments?: Record<string, string> }) => {
+    const projectId = context?.arguments?.project_id ?? '';
+    if (!isUuid(projectId)) return [];
+    try {
+      const project = await backend.getProject(projectId);
+      return (project.assets ?? [])
+        .filter((a) => a.asset_type === 'generated_video' && a.id.startsWith(value))
+        .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))
+        .map((a) => a.id)
+        .slice(0, COMPLETION_LIMIT);
+    } catch (err) {
+      logger.warn(`completing render ids: ${explain(err)}`);
+      return [];
+    }
+  };
+
   server.registerResource(
     'render',
-    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProjectId } }),
+    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProjectId, asset_id: completeRenderId } }),
     {
       title: 'Render',
       description: 'A render started by render_edit: its status and, once done, its signed link (JSON).',
@@ -151,7 +169,25 @@ export function register(server: McpServer, deps: ToolDeps): void {
   if (cache) {
     server.registerResource(
       'preview',
-      new ResourceTemplate('cutroom://previews/{preview_id}/{file}', { list: undefined }),
+      new ResourceTemplate('cutroom://previews/{preview_id}/{file}', {
+        list: undefined,
+        complete: {
+          preview_id: async (value) => (await cache.ids()).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
+          // The files a preview has: only those present once its id is known.
+          file: async (value, context) => {
+            const id = context?.arguments?.preview_id ?? '';
+            const names = PREVIEW_FILES.filter((f) => f.startsWith(value));
+            if (!id) return names;
+            const present = await Promise.all(
+              names.map(async (f) => {
+                const path = cache.fileOf(id, f);
+                return path && (await stat(path).then(() => true, () => false)) ? f : undefined;
+              }),
+            );
+            return present.filter((f) => f !== undefined);
+          },
+        },
+      }),
       {
         title: 'Local preview',
         description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet).',

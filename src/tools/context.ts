@@ -13,6 +13,8 @@ export interface ToolDeps {
   prober?: MediaProber;
   /** How long render_edit with wait polls before handing over to get_render_status. */
   renderWaitMs: number;
+  /** The first interval between its polls (it grows to 5 s). */
+  renderPollMs?: number;
   /** ffmpeg, its process limit and the preview cache; absent when ffmpeg was not found. */
   runtime?: MediaRuntime;
 }

@@ -47,12 +47,17 @@ function checkStructured(c: CheckedEdit) {
   };
 }
 
-/** An isError result for an edit with errors: the same diagnostics, nothing sent. */
+/** How many diagnostics an error result spells out; compose_edit returns every one as data. */
+const REFUSAL_MAX_DIAGNOSTICS = 200;
+
+/**
+ * An isError result for an edit with errors: nothing sent, every diagnostic in the text. It carries no
+ * structuredContent: compose_edit's shape is not render_edit's or preview_edit's outputSchema, and strict
+ * clients reject a whole result whose structuredContent does not conform.
+ */
 export function refuseEdit(c: CheckedEdit, action: string): CallToolResult {
-  return {
-    ...fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${describeDiagnostics(c)}`),
-    structuredContent: checkStructured(c),
-  };
+  const list = describeDiagnostics(c, REFUSAL_MAX_DIAGNOSTICS, 'the result of compose_edit, which returns them all as data');
+  return fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${list}`);
 }
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -127,6 +132,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (wait) {
             status = await waitForRender(backend, c.projectId, receipt, {
               maxWaitMs: deps.renderWaitMs,
+              pollMs: deps.renderPollMs,
               signal: ctx.mcpReq.signal,
               onProgress: (elapsed, s) => progress(Math.round(elapsed / 1000), Math.round(deps.renderWaitMs / 1000), `render ${s}`),
             });
@@ -142,7 +148,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
               : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
-          const result = ok({ render, warnings, ...(c.summary ? { summary: c.summary } : {}) }, `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings })}` : ''}`);
+          const result = ok({ render, warnings, ...(c.summary ? { summary: c.summary } : {}) }, `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}`);
           if (assetId !== 'unknown') {
             result.content.push({ type: 'resource_link', uri: renderUri(c.projectId, assetId), name: c.edit.video_output_filename, mimeType: 'video/mp4', description: 'The render: its status and, once done, its link' });
           }

@@ -103,10 +103,13 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   };
 }
 
-/** One readable paragraph of diagnostics for the text block of a tool result. */
-export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12): string {
+/**
+ * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines it says where the
+ * rest are (`rest`): a result's structuredContent, or, for an error result (which carries none), compose_edit.
+ */
+export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12, rest = 'structuredContent.diagnostics'): string {
   const lines = c.diagnostics.slice(0, max).map((d) => `- ${d.severity} at ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`);
-  if (c.diagnostics.length > max) lines.push(`- … ${c.diagnostics.length - max} more in structuredContent.diagnostics`);
+  if (c.diagnostics.length > max) lines.push(`- … ${c.diagnostics.length - max} more in ${rest}`);
   return lines.join('\n');
 }
 

@@ -64,6 +64,23 @@ export interface WaitOptions {
   pollMs?: number;
 }
 
+/**
+ * Waits ms, or less if the signal aborts. The abort listener is removed when the time is up: one signal lives
+ * through every poll of a wait, and listeners left on it pile up (MaxListenersExceededWarning past ten).
+ */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** Polls until the render is done or failed, the wait is over, or the caller cancels. */
 export async function waitForRender(backend: Backend, projectId: string, ref: { asset_id?: string; url?: string }, opts: WaitOptions): Promise<RenderStatus | undefined> {
   const started = Date.now();
@@ -78,13 +95,7 @@ export async function waitForRender(backend: Backend, projectId: string, ref: { 
     await opts.onProgress?.(elapsed, last?.status ?? 'not listed yet');
     const left = opts.maxWaitMs - elapsed;
     if (left <= 0) return last;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.min(interval, left));
-      opts.signal?.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    });
+    await pause(Math.min(interval, left), opts.signal);
     interval = Math.min(interval * 1.5, 5000);
   }
 }

@@ -1,6 +1,8 @@
 // Spawns the built server over stdio and connects the SDK's client to it, as a real MCP host does.
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,6 +44,7 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
     opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
   );
   await client.connect(transport);
+  await checkResultsAgainstSchemas(client);
   return {
     client,
     stderr: () => stderr,
@@ -61,4 +64,35 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
 export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+}
+
+/** Every tool result that did not conform to its tool's outputSchema, across the whole test file. */
+export const nonConforming: { tool: string; errors: string; result: unknown }[] = [];
+
+/**
+ * Makes the client check every tool result against the tool's declared outputSchema with ajv, as strict
+ * clients (MCP Inspector, the TypeScript SDK v1) do: a result whose structuredContent does not conform, error
+ * results included, is recorded and fails the call loudly. The schemas come from tools/list, as a client gets them.
+ */
+export async function checkResultsAgainstSchemas(client: Client): Promise<void> {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const validators = new Map<string, ValidateFunction>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    for (const tool of page.tools) if (tool.outputSchema) validators.set(tool.name, ajv.compile(tool.outputSchema));
+    cursor = page.nextCursor;
+  } while (cursor);
+  const callTool = client.callTool.bind(client);
+  client.callTool = async (params, options) => {
+    const result = await callTool(params, options);
+    const validate = validators.get(params.name);
+    if (validate && result.structuredContent !== undefined && !validate(result.structuredContent)) {
+      const errors = ajv.errorsText(validate.errors);
+      nonConforming.push({ tool: params.name, errors, result });
+      throw new Error(`${params.name} returned structuredContent that does not match its outputSchema${result.isError ? ' (an error result)' : ''}: ${errors}`);
+    }
+    return result;
+  };
 }

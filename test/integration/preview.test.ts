@@ -171,6 +171,8 @@ describe('preview_edit refusals, cancellation and the cache', () => {
     const r = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.red, start: 2, end: 20 }] } });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/Nothing was previewed.*video_end_time/s);
+    // compose_edit's shape is not preview_edit's outputSchema: the refusal carries no structuredContent at all.
+    expect(r.structuredContent).toBeUndefined();
     expect(readdirSync(join(cacheDir, 'previews')).length).toBe(before);
   });
 

@@ -106,7 +106,17 @@ describe('render_edit', () => {
     const r = await call('render_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 3, end: 2 }] });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/Nothing was rendered.*\n- error at \/video_series_sequential\/0\/video_end_time/);
-    expect((r.structuredContent as Check).diagnostics[0]!.path).toBe('/video_series_sequential/0/video_end_time');
+    // compose_edit's shape is not render_edit's outputSchema: the refusal carries no structuredContent at all.
+    expect(r.structuredContent).toBeUndefined();
+    expect(createEdits()).toHaveLength(0);
+  });
+
+  it('lists every diagnostic of a refused edit in its text, since an error result carries no data', async () => {
+    const clips = Array.from({ length: 15 }, () => ({ asset_id: ids.red, start: 3, end: 2 }));
+    const r = await call('render_edit', { project_id: projectId, clips });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    for (let i = 0; i < 15; i++) expect(textOf(r)).toContain(`- error at /video_series_sequential/${i}/video_end_time`);
     expect(createEdits()).toHaveLength(0);
   });
 
@@ -179,6 +189,21 @@ describe('render_edit', () => {
     expect(service.requests.length).toBe(polls);
     expect(createEdits()).toHaveLength(1);
     expect((await call('list_projects', {})).isError).toBeFalsy();
+  });
+
+  it('with wait, polls many times without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
+    // Fast polls, so that a dozen of them fit in a few seconds; the render stays processing through them.
+    const fast = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '10000', CUTROOM_RENDER_POLL_MS: '20' });
+    try {
+      service.renderDelayMs = 4000;
+      const r = await fast.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: () => {} });
+      expect((r.structuredContent as { render: { done: boolean } }).render.done).toBe(true);
+      const polls = service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length;
+      expect(polls).toBeGreaterThan(11);
+      expect(fast.stderr()).not.toMatch(/MaxListenersExceeded|memory leak/);
+    } finally {
+      await fast.close();
+    }
   });
 
   it('get_render_status says when an asset is not there', async () => {

@@ -8,7 +8,7 @@ describe('config', () => {
   it('has sensible defaults', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
       backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],
-      apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000,
+      apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000, renderPollMs: 1000,
       cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048,
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
@@ -20,6 +20,8 @@ describe('config', () => {
     expect(() => loadConfig({ CUTROOM_DATA_DIR: 'data' })).toThrow(/CUTROOM_DATA_DIR must be an absolute path/);
     expect(() => loadConfig({ CUTROOM_CACHE_DIR: 'relative/dir' })).toThrow(/CUTROOM_CACHE_DIR must be an absolute path/);
     expect(() => loadConfig({ CUTROOM_MAX_FFMPEG: '0' })).toThrow(/CUTROOM_MAX_FFMPEG must be at least 1/);
+    expect(loadConfig({ CUTROOM_RENDER_POLL_MS: '250' }).renderPollMs).toBe(250);
+    expect(() => loadConfig({ CUTROOM_RENDER_POLL_MS: '5' })).toThrow(/CUTROOM_RENDER_POLL_MS must be at least 20/);
   });
   it('reads every variable and trims the base URL', () => {
     const c = loadConfig({ VJ_API_KEY: ' k-123 ', VJ_API_URL: 'http://127.0.0.1:9/api/', VJ_AUTH_HEADER: 'Bearer', VJ_TIMEOUT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });
