@@ -1,5 +1,6 @@
 // The local backend through the built server: no account, projects on disk, renders by local ffmpeg.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -259,18 +260,66 @@ describe('a render when the client goes away', () => {
   }, 60_000);
 });
 
-describe('a corrupt record', () => {
-  it('is reported by the tool that meets it, naming the file, not dropped', async () => {
+describe('bad records', () => {
+  type Listed = { projects: { id: string; name: string; asset_count: number }[]; problems?: { path: string; message: string }[] };
+  it('are reported with their path beside everything healthy, by list_projects, get_project and resources/list', async () => {
     const s = await spawnServer(env());
     try {
-      const id = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'to corrupt', description: '' })).project.id;
-      writeFileSync(join(dataDir, 'projects', id, 'project.json'), '{"id": "half a rec');
-      const g = await call(s, 'get_project', { project_id: id });
-      expect(g.isError).toBe(true);
-      expect(textOf(g)).toMatch(/the record .*project\.json is corrupt .*CUTROOM_DATA_DIR/);
-      const l = await call(s, 'list_projects', { limit: 100 });
-      expect(l.isError).toBe(true);
-      expect(textOf(l)).toMatch(/is corrupt/);
+      const make = async (name: string) => structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
+      const [broken, typed, healthy] = [await make('half written'), await make('wrong types'), await make('healthy')];
+      const asset = structured<Imported>(await call(s, 'import_media', { project_id: healthy, path: join(allowed, 'voice.m4a') })).asset.id;
+      const rec = (id: string) => join(dataDir, 'projects', id, 'project.json');
+      writeFileSync(rec(broken), '{"id": "half a rec');
+      writeFileSync(rec(typed), JSON.stringify({ ...JSON.parse(readFileSync(rec(typed), 'utf8')), name: 123 }));
+      const assets = join(dataDir, 'projects', healthy, 'assets');
+      const badAssets = { array: '[]', null: 'null', noId: JSON.stringify({ keyname: 'x', asset_type: 'video', status: 'uploaded', uploaded: true, created_at: '2026-01-01T00:00:00.000000', file: null }) };
+      const badIds = Object.fromEntries(Object.entries(badAssets).map(([k, text]) => {
+        const id = randomUUID();
+        writeFileSync(join(assets, `${id}.json`), text);
+        return [k, id];
+      }));
+
+      const check = async (srvUnderTest: Spawned) => {
+        const l = await call(srvUnderTest, 'list_projects', { limit: 100 });
+        expect(l.isError, textOf(l)).toBeFalsy();
+        const listed = l.structuredContent as Listed;
+        const ids = listed.projects.map((p) => p.id);
+        expect(ids).toContain(healthy);
+        expect(ids).not.toContain(broken);
+        expect(ids).not.toContain(typed);
+        expect(listed.problems).toEqual(expect.arrayContaining([
+          { path: rec(broken), message: expect.stringMatching(/^the record .*project\.json is corrupt \(.*JSON.*\); fix it or move it out of the data dir/) },
+          { path: rec(typed), message: expect.stringMatching(/is corrupt \(name: .*string.*\)/) },
+        ]));
+        expect(textOf(l)).toContain(rec(broken));
+        expect(textOf(l)).not.toMatch(/is not a function|unexpected failure/);
+
+        const g = await call(srvUnderTest, 'get_project', { project_id: healthy });
+        expect(g.isError, textOf(g)).toBeFalsy();
+        const { project, problems } = g.structuredContent as { project: { assets: { id: string }[] }; problems: { path: string; message: string }[] };
+        expect(project.assets.map((a) => a.id)).toEqual([asset]);
+        expect(problems.map((p) => p.path).sort()).toEqual(Object.values(badIds).map((id) => join(assets, `${id}.json`)).sort());
+        for (const p of problems) expect(p.message).toMatch(/is corrupt \(.+\); fix it or move it out/);
+
+        const bad = await call(srvUnderTest, 'get_project', { project_id: typed });
+        expect(bad.isError).toBe(true);
+        expect(textOf(bad)).toContain(`the record ${rec(typed)} is corrupt (name:`);
+
+        const { resources } = await srvUnderTest.client.listResources();
+        const uris = resources.map((r) => r.uri);
+        expect(uris).toContain(`vj://projects/${healthy}`);
+        expect(uris).not.toContain(`vj://projects/${broken}`);
+      };
+      // The running server (its listing index predates the damage), then with the index gone (rebuilt from the records).
+      await check(s);
+      expect(s.stderr()).toContain(`listing project resources: the record ${rec(broken)} is corrupt`);
+      rmSync(join(dataDir, 'index.json'), { force: true });
+      const fresh = await spawnServer(env());
+      try {
+        await check(fresh);
+      } finally {
+        await fresh.close();
+      }
     } finally {
       await s.close();
     }
