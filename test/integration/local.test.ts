@@ -1,4 +1,5 @@
 // The local backend through the built server: no account, projects on disk, renders by local ffmpeg.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -183,6 +184,47 @@ describe('the whole workflow, locally', () => {
       expect(r.kind).toBe('video');
     });
   });
+});
+
+describe('names are names', () => {
+  it('imports files named like patterns, protocols and options as what they hold; PNG and JPEG stills as images', async () => {
+    const names = join(allowed, 'names');
+    mkdirSync(names, { recursive: true });
+    // An image sequence beside a video whose name is that sequence's pattern.
+    copyFileSync(media.still!, join(names, 'img000.png'));
+    copyFileSync(media.still!, join(names, 'img001.png'));
+    copyFileSync(media.red!, join(names, 'img%03d.png'));
+    copyFileSync(media.blue!, join(names, '-i x.mp4'));
+    copyFileSync(media.voice!, join(names, 'a:b.mp4'));
+    copyFileSync(media.still!, join(names, 'http:x.mp4'));
+    copyFileSync(media.red!, join(names, 'clip*.mp4'));
+    const jpeg = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=white:s=320x180:d=1', '-frames:v', '1', join(names, 'still.jpg')]);
+    expect(jpeg.status).toBe(0);
+    const project = structured<{ project: { id: string } }>(await call(srv, 'create_project', { name: 'names', description: '' })).project.id;
+    const expected: [string, string, number | undefined][] = [
+      ['img%03d.png', 'video', 8],
+      ['img000.png', 'image', undefined],
+      ['-i x.mp4', 'video', 6],
+      ['a:b.mp4', 'audio', 5],
+      ['http:x.mp4', 'image', undefined],
+      ['clip*.mp4', 'video', 8],
+      ['still.jpg', 'image', undefined],
+    ];
+    const ids: Record<string, string> = {};
+    for (const [name, kind, seconds] of expected) {
+      const r = structured<Imported & { width?: number }>(await call(srv, 'import_media', { project_id: project, path: join(names, name) }));
+      expect({ name, kind: r.kind, seconds: r.duration_seconds && Math.round(r.duration_seconds) }).toEqual({ name, kind, seconds });
+      expect(readFileSync(fileURLToPath(r.asset.url)).equals(readFileSync(join(names, name))), name).toBe(true);
+      ids[name] = r.asset.id;
+    }
+    // The stills are known as images when an edit uses them.
+    const c = await call(srv, 'compose_edit', { project_id: project, clips: [{ asset_id: ids['still.jpg'], start: 0, end: 1 }, { asset_id: ids['img000.png'], start: 0, end: 1 }] });
+    const msgs = (c.structuredContent as { diagnostics: { message: string }[] }).diagnostics.map((d) => d.message);
+    expect(msgs).toEqual([expect.stringMatching(/is an image; a cut needs a video/), expect.stringMatching(/is an image; a cut needs a video/)]);
+    // And the video named like a pattern plays as itself.
+    const p = structured<{ measured_seconds: number }>(await call(srv, 'preview_edit', { project_id: project, resolution: '320x180', fps: 25, clips: [{ asset_id: ids['img%03d.png'], start: 0, end: 2 }] }));
+    expect(Math.abs(p.measured_seconds - 2)).toBeLessThanOrEqual(0.04);
+  }, 60_000);
 });
 
 describe('two processes, one data dir', () => {
