@@ -9,7 +9,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { isUuid } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { ProjectRecordSchema, type ProjectRecord, type RecordProblem } from './records.js';
@@ -17,11 +16,33 @@ import { CorruptRecordError, listJson, readRecord, withLock, writeAtomic } from 
 
 export type Listed = ProjectRecord & { asset_count: number };
 
-const EntrySchema = z.object({ rec: ProjectRecordSchema, asset_count: z.number().int().min(0), sig: z.string() });
-const BadSchema = z.object({ id: z.string(), problem: z.object({ path: z.string(), message: z.string() }), sig: z.string() });
-const IndexSchema = z.object({ version: z.literal(1), projects: z.array(EntrySchema), bad: z.array(BadSchema) });
-type Entry = z.infer<typeof EntrySchema>;
-type IndexData = z.infer<typeof IndexSchema>;
+interface Entry {
+  rec: ProjectRecord;
+  asset_count: number;
+  sig: string;
+}
+interface Bad {
+  id: string;
+  problem: RecordProblem;
+  sig: string;
+}
+interface IndexData {
+  version: 1;
+  projects: Entry[];
+  bad: Bad[];
+}
+
+const str = (v: unknown) => typeof v === 'string';
+/** The index's shape, checked by hand: zod over a thousand entries costs more than the rest of a listing. */
+function isIndex(v: unknown): v is IndexData {
+  const d = v as IndexData;
+  if (!d || d.version !== 1 || !Array.isArray(d.projects) || !Array.isArray(d.bad)) return false;
+  const fields = ['id', 'name', 'description', 'data', 'created_at', 'owner_id'] as const;
+  return (
+    d.projects.every((e) => e && str(e.sig) && Number.isInteger(e.asset_count) && e.rec && fields.every((f) => str(e.rec[f])) && isUuid(e.rec.id)) &&
+    d.bad.every((b) => b && str(b.id) && str(b.sig) && b.problem && str(b.problem.path) && str(b.problem.message))
+  );
+}
 
 /** A file's identity: a rewrite (always by rename) or an edit in place changes it. "none" when there is no file. */
 function sigOf(path: string): string {
@@ -37,6 +58,8 @@ export class ProjectIndex {
   private readonly file: string;
   /** The parsed index, the identity of the file it was read from, and its entries newest first. */
   private cached?: { sig: string; data: IndexData; sorted: Entry[] };
+  /** The identities of the index and of the projects folder when the index was last found to match the folders. */
+  private verified?: { index: string; folder: string };
 
   constructor(
     private readonly dataDir: string,
@@ -51,9 +74,18 @@ export class ProjectIndex {
   }
 
   async list(limit: number): Promise<{ projects: Listed[]; problems: RecordProblem[] }> {
-    const folders = (await readdir(this.projectsDir)).filter(isUuid);
     let data = this.load();
-    if (!data || !this.matches(data, folders)) data = await this.rebuild();
+    // Folders come and go by rename inside the projects folder, which changes its mtime: while neither it nor
+    // the index changed, the last check still holds. Its identity is taken before reading it, so a change
+    // that races the read is seen by the next listing.
+    const folderSig = sigOf(this.projectsDir);
+    const indexSig = this.cached?.sig ?? 'none';
+    const fresh = !!data && this.verified?.index === indexSig && this.verified.folder === folderSig && data.bad.length === 0;
+    if (!fresh || !data) {
+      const folders = (await readdir(this.projectsDir)).filter(isUuid);
+      if (!data || !this.matches(data, folders)) data = await this.rebuild();
+      else this.verified = { index: indexSig, folder: folderSig };
+    }
     const sorted = this.cached?.data === data ? this.cached.sorted : sortEntries(data.projects);
     const projects: Listed[] = [];
     const problems: RecordProblem[] = data.bad.map((b) => b.problem);
@@ -115,10 +147,10 @@ export class ProjectIndex {
     if (this.cached?.sig === sig) return this.cached.data;
     if (sig === 'none') return undefined;
     try {
-      const parsed = IndexSchema.safeParse(JSON.parse(readFileSync(this.file, 'utf8')));
-      if (!parsed.success) return undefined;
-      this.cached = { sig, data: parsed.data, sorted: sortEntries(parsed.data.projects) };
-      return parsed.data;
+      const data: unknown = JSON.parse(readFileSync(this.file, 'utf8'));
+      if (!isIndex(data)) return undefined;
+      this.cached = { sig, data, sorted: sortEntries(data.projects) };
+      return data;
     } catch {
       return undefined;
     }
@@ -135,7 +167,7 @@ export class ProjectIndex {
   private async rebuild(): Promise<IndexData> {
     const build = async (): Promise<IndexData> => {
       const data: IndexData = { version: 1, projects: [], bad: [] };
-      for (const id of (await readdir(this.projectsDir)).filter(isUuid)) {
+      const readOne = async (id: string) => {
         const path = this.recordPath(id);
         const sig = sigOf(path);
         try {
@@ -146,7 +178,10 @@ export class ProjectIndex {
         } catch (err) {
           data.bad.push({ id, problem: problemOf(err, path), sig });
         }
-      }
+      };
+      const ids = (await readdir(this.projectsDir)).filter(isUuid);
+      // A few at a time: one by one, a thousand small reads take a second.
+      for (let i = 0; i < ids.length; i += 32) await Promise.all(ids.slice(i, i + 32).map(readOne));
       return data;
     };
     try {
@@ -168,7 +203,9 @@ export class ProjectIndex {
 }
 
 function sortEntries(entries: Entry[]): Entry[] {
-  return [...entries].sort((a, b) => b.rec.created_at.localeCompare(a.rec.created_at) || a.rec.id.localeCompare(b.rec.id));
+  // Plain code-unit order (timestamps and ids are ASCII): localeCompare costs milliseconds over a thousand.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...entries].sort((a, b) => cmp(b.rec.created_at, a.rec.created_at) || cmp(a.rec.id, b.rec.id));
 }
 
 function problemOf(err: unknown, path: string): RecordProblem {
