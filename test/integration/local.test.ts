@@ -245,6 +245,8 @@ describe('two processes, one data dir', () => {
       for (let i = 0; i < 8; i++) expect(names).toEqual(expect.arrayContaining([`from a ${i}`, `from b ${i}`]));
       const { project } = structured<{ project: { assets_total: number } }>(await call(a, 'get_project', { project_id: shared }));
       expect(project.assets_total).toBe(8);
+      // The count the listing keeps, written by both processes under the lock, lost none of them.
+      for (const s of [a, b]) expect(structured<{ projects: { id: string; asset_count: number }[] }>(await call(s, 'list_projects', { limit: 100 })).projects.find((p) => p.id === shared)?.asset_count).toBe(8);
       // No temporary files or locks left behind.
       expect(readdirSync(dataDir).filter((f) => f.startsWith('.'))).toEqual([]);
       expect(readdirSync(join(dataDir, 'projects')).filter((f) => f.startsWith('.'))).toEqual([]);
@@ -300,6 +302,45 @@ describe('a render when the client goes away', () => {
       await next.close();
     }
   }, 60_000);
+});
+
+describe('the asset count a listing shows', () => {
+  const countOf = async (s: Spawned, id: string) => structured<{ projects: { id: string; asset_count: number }[] }>(await call(s, 'list_projects', { limit: 100 })).projects.find((p) => p.id === id)?.asset_count;
+  it('follows imports, is repaired after a crash left it short, and is rebuilt from the records without its index', async () => {
+    const s = await spawnServer(env());
+    try {
+      const id = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'counted', description: '' })).project.id;
+      expect(await countOf(s, id)).toBe(0);
+      const first = structured<Imported>(await call(s, 'import_media', { project_id: id, path: join(allowed, 'voice.m4a') })).asset.id;
+      await call(s, 'import_media', { project_id: id, path: join(allowed, 'red.mp4') });
+      expect(await countOf(s, id)).toBe(2);
+      // As a writer killed between an asset record and the count leaves it: one record more than counted.
+      const assets = join(dataDir, 'projects', id, 'assets');
+      const extra = randomUUID();
+      writeFileSync(join(assets, `${extra}.json`), readFileSync(join(assets, `${first}.json`), 'utf8').replaceAll(first, extra));
+      expect(await countOf(s, id)).toBe(2);
+      // get_project counts the records and puts the stored count right.
+      expect(structured<{ project: { assets_total: number } }>(await call(s, 'get_project', { project_id: id })).project.assets_total).toBe(3);
+      expect(await countOf(s, id)).toBe(3);
+      expect(JSON.parse(readFileSync(join(dataDir, 'projects', id, 'project.json'), 'utf8')).asset_count).toBe(3);
+      // A record of an older version (no count) is counted from its assets folder.
+      const recPath = join(dataDir, 'projects', id, 'project.json');
+      const { asset_count: _, ...older } = JSON.parse(readFileSync(recPath, 'utf8'));
+      writeFileSync(recPath, JSON.stringify(older));
+      expect(await countOf(s, id)).toBe(3);
+      // No index (an older version's data dir): rebuilt from the records, by another server too.
+      rmSync(join(dataDir, 'index.json'));
+      const other = await spawnServer(env());
+      try {
+        expect(await countOf(other, id)).toBe(3);
+        expect(existsSync(join(dataDir, 'index.json'))).toBe(true);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('bad records', () => {
