@@ -41,29 +41,14 @@ afterAll(async () => {
   await b?.close();
 });
 
-describe('import_media while the file is swapped for a symlink to a secret, again and again', () => {
-  let swapper: ChildProcess | undefined;
-  afterAll(() => {
-    swapper?.kill('SIGKILL');
-  });
-
-  it('never copies the secret, and imports the real file when it holds still', async () => {
-    const target = join(allowed, 'swapped.mp4');
-    copyFileSync(join(allowed, 'good.mp4'), target);
-    // A loop in its own process: target becomes a symlink to the secret, then the real file again, every ~millisecond.
-    const loop = `
-      const fs = require('node:fs');
-      const [target, good, secret] = process.argv.slice(1);
-      const nap = new Int32Array(new SharedArrayBuffer(4));
-      for (let i = 0; ; i++) {
-        const tmp = target + '.swap' + (i % 2);
-        try { fs.rmSync(tmp, { force: true }); } catch {}
-        if (i % 2) fs.symlinkSync(secret, tmp); else fs.linkSync(good, tmp);
-        fs.renameSync(tmp, target);
-        Atomics.wait(nap, 0, 0, 1);
-      }`;
-    swapper = spawn(process.execPath, ['-e', loop, target, join(allowed, 'good.mp4'), join(outside, 'secret.mp4')], { stdio: 'ignore' });
-    const project = await newProject(a, 'swap target');
+/**
+ * Imports `target` 100 times (4 at a time) while `loop` runs in a process of its own; no import may hold the
+ * secret's bytes, and the loop must really have raced (some imports through, some refused).
+ */
+async function importUnderSwaps(name: string, target: string, loop: string, loopArgs: string[]) {
+  const swapper: ChildProcess = spawn(process.execPath, ['-e', loop, ...loopArgs], { stdio: 'ignore' });
+  try {
+    const project = await newProject(a, name);
     const secret = sha(join(outside, 'secret.mp4'));
     const good = sha(join(allowed, 'good.mp4'));
     let imported = 0;
@@ -76,19 +61,58 @@ describe('import_media while the file is swapped for a symlink to a secret, agai
           refused++;
           continue;
         }
-        const file = fileURLToPath((r.structuredContent as { asset: { url: string } }).asset.url);
-        const got = sha(file);
+        const got = sha(fileURLToPath((r.structuredContent as { asset: { url: string } }).asset.url));
         expect(got, `import ${imported + refused} copied the secret`).not.toBe(secret);
         expect(got).toBe(good);
         imported++;
       }
     }
-    swapper.kill('SIGKILL');
-    // The loop must really have raced: some imports went through, and some met the symlink.
     expect(imported).toBeGreaterThan(5);
     expect(refused).toBeGreaterThan(5);
     // Nothing refused left a staged copy behind.
     expect(readdirSync(join(dataDir, 'staging')).filter((f) => f.startsWith(`${a.pid}-`))).toEqual([]);
+  } finally {
+    swapper.kill('SIGKILL');
+  }
+}
+
+describe('import_media while what it reads is swapped for a symlink to a secret, again and again', () => {
+  it('the file itself: never copies the secret, and imports the real file when it holds still', async () => {
+    const target = join(allowed, 'swapped.mp4');
+    copyFileSync(join(allowed, 'good.mp4'), target);
+    // target becomes a symlink to the secret, then the real file again, every ~millisecond.
+    const loop = `
+      const fs = require('node:fs');
+      const [target, good, secret] = process.argv.slice(1);
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      for (let i = 0; ; i++) {
+        const tmp = target + '.swap' + (i % 2);
+        try { fs.rmSync(tmp, { force: true }); } catch {}
+        if (i % 2) fs.symlinkSync(secret, tmp); else fs.linkSync(good, tmp);
+        fs.renameSync(tmp, target);
+        Atomics.wait(nap, 0, 0, 1);
+      }`;
+    await importUnderSwaps('swapped file', target, loop, [target, join(allowed, 'good.mp4'), join(outside, 'secret.mp4')]);
+  }, 120_000);
+
+  it('a folder on its path: never copies the secret from the folder the link leads to', async () => {
+    const dir = join(allowed, 'shots');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(allowed, 'good.mp4'), join(dir, 'secret.mp4'));
+    // shots/ is moved aside and replaced by a symlink to the folder holding the secret (same file name), and back.
+    const loop = `
+      const fs = require('node:fs');
+      const [dir, outside] = process.argv.slice(1);
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      for (;;) {
+        fs.renameSync(dir, dir + '.aside');
+        fs.symlinkSync(outside, dir);
+        Atomics.wait(nap, 0, 0, 1);
+        fs.unlinkSync(dir);
+        fs.renameSync(dir + '.aside', dir);
+        Atomics.wait(nap, 0, 0, 1);
+      }`;
+    await importUnderSwaps('swapped folder', join(dir, 'secret.mp4'), loop, [dir, outside]);
   }, 120_000);
 });
 
