@@ -361,6 +361,9 @@ describe('bad records', () => {
         writeFileSync(join(assets, `${id}.json`), text);
         return [k, id];
       }));
+      // Not even a file: a folder by a record's name.
+      badIds.folder = randomUUID();
+      mkdirSync(join(assets, `${badIds.folder}.json`));
 
       const check = async (srvUnderTest: Spawned) => {
         const l = await call(srvUnderTest, 'list_projects', { limit: 100 });
@@ -382,7 +385,7 @@ describe('bad records', () => {
         const { project, problems } = g.structuredContent as { project: { assets: { id: string }[] }; problems: { path: string; message: string }[] };
         expect(project.assets.map((a) => a.id)).toEqual([asset]);
         expect(problems.map((p) => p.path).sort()).toEqual(Object.values(badIds).map((id) => join(assets, `${id}.json`)).sort());
-        for (const p of problems) expect(p.message).toMatch(/is corrupt \(.+\); fix it or move it out/);
+        for (const p of problems) expect(p.message).toMatch(/(is corrupt|cannot be read) \(.+\); fix it or move it out/);
 
         const bad = await call(srvUnderTest, 'get_project', { project_id: typed });
         expect(bad.isError).toBe(true);

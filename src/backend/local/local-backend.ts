@@ -143,14 +143,18 @@ export class LocalBackend implements Backend {
     const problems: RecordProblem[] = [];
     const files = await listJson(dir);
     for (const f of files) {
+      const path = join(dir, f);
+      let a: AssetRecord | undefined;
       try {
-        const a = await readRecord(join(dir, f), AssetRecordSchema);
-        if (a && `${a.id}.json` !== f) throw new CorruptRecordError(`the record ${join(dir, f)} is corrupt (its id ${a.id} is not its file's name); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, join(dir, f), 'id');
-        if (a) assets.push(await this.reconcile(projectId, a));
+        a = await readRecord(path, AssetRecordSchema);
+        if (a && `${a.id}.json` !== f) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${a.id} is not its file's name); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
       } catch (err) {
-        if (!(err instanceof CorruptRecordError)) throw err;
-        problems.push({ path: err.path, message: err.message });
+        // Unreadable (a folder by that name, no permission) is as bad as corrupt: reported, never fatal.
+        const message = err instanceof CorruptRecordError ? err.message : `the record ${path} cannot be read (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`;
+        problems.push({ path, message });
+        continue;
       }
+      if (a) assets.push(await this.reconcile(projectId, a));
     }
     return { assets: assets.sort((x, y) => x.created_at.localeCompare(y.created_at)), problems, records: files.length };
   }
@@ -172,7 +176,8 @@ export class LocalBackend implements Backend {
   private async project(rec: ProjectRecord): Promise<ProjectWithProblems> {
     const { assets, problems, records } = await this.readAssets(rec.id);
     if (rec.asset_count !== records) await this.repairCount(rec.id);
-    return { ...rec, asset_count: assets.length, assets: assets.map((a) => this.assetView(a)), ...(problems.length ? { problems } : {}) };
+    // asset_count counts records, as listings do; the unreadable ones are in problems.
+    return { ...rec, asset_count: records, assets: assets.map((a) => this.assetView(a)), ...(problems.length ? { problems } : {}) };
   }
 
   /**
