@@ -10,7 +10,7 @@ export const BIN = join(ROOT, 'dist/index.js');
 export function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
-  return { n: s.length, median: q(0.5), p90: q(0.9), min: s[0], max: s[s.length - 1] };
+  return { n: s.length, median: q(0.5), p90: q(0.9), p95: q(0.95), min: s[0], max: s[s.length - 1] };
 }
 
 export const fmt = (ms) => `${ms.toFixed(3)} ms`;

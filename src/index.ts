@@ -55,14 +55,17 @@ async function main(): Promise<void> {
     });
     if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
   } else {
-    backend = new LocalBackend({
+    const local = new LocalBackend({
       dataDir: config.dataDir,
       allowedDirs: config.allowedDirs,
       prober,
       ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
       logger,
     });
+    backend = local;
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
+    // In the background: a crash's leftovers need not delay the first answer.
+    void local.sweepLeftovers();
   }
   logger.info(`${NAME} ${VERSION} serving stdio on the ${backend.kind} backend (${backend.description})`);
 

@@ -14,8 +14,8 @@ export class RemoteBackend implements Backend {
     this.description = `the service at ${new URL(opts.baseUrl).origin}`;
   }
 
-  listProjects(limit: number | undefined, call?: CallOptions) {
-    return this.client.listProjects(limit, call);
+  async listProjects(limit: number | undefined, call?: CallOptions) {
+    return { projects: await this.client.listProjects(limit, call) };
   }
   getProject(projectId: string, call?: CallOptions) {
     return this.client.getProject(projectId, call);

@@ -22,12 +22,27 @@ export interface ImportedMedia {
   has_audio: boolean;
 }
 
+/** A stored record that could not be used (local backend): where it is and what is wrong with it. */
+export interface RecordProblem {
+  path: string;
+  message: string;
+}
+
+/** Projects, and the records that could not be read: one bad record hides no other project. */
+export interface ProjectList {
+  projects: Project[];
+  problems?: RecordProblem[];
+}
+
+export type ProjectWithProblems = Project & { problems?: RecordProblem[] };
+
 export interface Backend {
   readonly kind: 'remote' | 'local';
   /** One line for logs and the server's instructions, e.g. "Video Jungle API at https://api.video-jungle.com". */
   readonly description: string;
-  listProjects(limit: number | undefined, call?: CallOptions): Promise<Project[]>;
-  getProject(projectId: string, call?: CallOptions): Promise<Project>;
+  listProjects(limit: number | undefined, call?: CallOptions): Promise<ProjectList>;
+  /** The project; with the local backend, also its asset records that could not be read. */
+  getProject(projectId: string, call?: CallOptions): Promise<ProjectWithProblems>;
   createProject(input: CreateProjectInput, call?: CallOptions): Promise<Project>;
   deleteProject(projectId: string, call?: CallOptions): Promise<void>;
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions): Promise<Script[]>;

@@ -5,10 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 export type MediaSource = { kind: 'url'; url: string } | { kind: 'file'; path: string };
 
-/** Demuxers for the video, audio and image files a project holds; no playlists, no concat, no lavfi. */
+/**
+ * Demuxers for the video, audio and image files a project holds; no playlists, no concat, no lavfi. Images are
+ * read by the demuxers that recognise them by content: image2 is left out, because it reads a file name as a
+ * pattern (`img%03d.png` is a sequence, `*` a glob), and a name must only ever name one file.
+ */
 export const DEMUXERS = [
   'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'mpegts', 'flv', 'ogg', 'mp3', 'wav', 'aac', 'flac',
-  'image2', 'png_pipe', 'jpeg_pipe', 'webp_pipe', 'gif', 'bmp_pipe',
+  'png_pipe', 'jpeg_pipe', 'webp_pipe', 'gif', 'bmp_pipe', 'tiff_pipe',
 ].join(',');
 
 const NETWORK_READ_TIMEOUT_US = 15_000_000;

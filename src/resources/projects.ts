@@ -36,7 +36,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
   };
   const completeProjectId = async (value: string) => {
     try {
-      const projects = await backend.listProjects(COMPLETION_LIMIT);
+      const { projects } = await backend.listProjects(COMPLETION_LIMIT);
       return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
     } catch (err) {
       logger.warn(`completing project ids: ${explain(err)}`);
@@ -49,7 +49,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
     new ResourceTemplate('vj://projects/{project_id}', {
       list: async () => {
         try {
-          const projects = await backend.listProjects(COMPLETION_LIMIT);
+          const { projects, problems } = await backend.listProjects(COMPLETION_LIMIT);
+          for (const p of problems ?? []) logger.warn(`listing project resources: ${p.message}`);
           return {
             resources: projects.map((p) => ({
               uri: projectUri(p.id),

@@ -7,8 +7,18 @@ import {
   detailProject,
   summarizeProject,
 } from '../api/summaries.js';
+import type { RecordProblem } from '../backend/types.js';
 import type { ToolDeps } from './context.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
+
+// Records of the local backend that could not be read: listed beside the healthy ones, never hiding them.
+const ProblemsSchema = z
+  .array(z.object({ path: z.string().describe('The file that could not be used'), message: z.string().describe('What is wrong with it, and what to do') }))
+  .optional()
+  .describe('Stored records that could not be read (local backend); everything else is listed as usual');
+const problemsOf = (problems: RecordProblem[] | undefined) => (problems?.length ? { problems } : {});
+const problemsText = (problems: RecordProblem[] | undefined) =>
+  problems?.length ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems.map((p) => `- ${p.message}`).join('\n')}` : '';
 
 const projectId = z.string().describe('Project id (a UUID), as list_projects shows it');
 const listedBy = 'list_projects';
@@ -27,17 +37,18 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       inputSchema: z.object({
         limit: z.number().int().min(1).max(100).optional().describe('How many projects to return, 1-100 (the service defaults to 10)'),
       }),
-      outputSchema: z.object({ projects: z.array(ProjectSummarySchema) }),
+      outputSchema: z.object({ projects: z.array(ProjectSummarySchema), problems: ProblemsSchema }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     ({ limit }, ctx) =>
       guard('list_projects', logger, async () => {
-        const projects = (await backend.listProjects(limit, { signal: ctx.mcpReq.signal })).map(summarizeProject);
+        const listed = await backend.listProjects(limit, { signal: ctx.mcpReq.signal });
+        const projects = listed.projects.map(summarizeProject);
         const lines = projects.map((p) => `- ${p.name ?? '(unnamed)'} — ${p.id} (${p.asset_count ?? 0} assets)`);
         const text = projects.length
           ? `${projects.length} project${projects.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
-          : 'No projects yet. create_project makes one.';
-        return ok({ projects }, text);
+          : listed.problems?.length ? 'No readable projects.' : 'No projects yet. create_project makes one.';
+        return ok({ projects, ...problemsOf(listed.problems) }, text + problemsText(listed.problems));
       }),
   );
 
@@ -53,7 +64,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         project_id: projectId,
         asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (default 0); 50 are shown at a time'),
       }),
-      outputSchema: z.object({ project: ProjectDetailSchema }),
+      outputSchema: z.object({ project: ProjectDetailSchema, problems: ProblemsSchema }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     ({ project_id, asset_offset }, ctx) =>
@@ -62,7 +73,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         logger,
         async () => {
           const id = requireUuid(project_id, 'project_id', listedBy);
-          const project = detailProject(await backend.getProject(id, { signal: ctx.mcpReq.signal }), asset_offset ?? 0);
+          const got = await backend.getProject(id, { signal: ctx.mcpReq.signal });
+          const project = detailProject(got, asset_offset ?? 0);
           const shown = project.assets.length;
           const text = [
             `${project.name ?? '(unnamed)'} — ${project.id}`,
@@ -73,7 +85,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           ]
             .filter((l) => l !== undefined)
             .join('\n');
-          return ok({ project }, text);
+          return ok({ project, ...problemsOf(got.problems) }, text + problemsText(got.problems));
         },
         projectSubject(project_id),
       ),

@@ -1,5 +1,7 @@
 // The local backend through the built server: no account, projects on disk, renders by local ffmpeg.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,6 +186,47 @@ describe('the whole workflow, locally', () => {
   });
 });
 
+describe('names are names', () => {
+  it('imports files named like patterns, protocols and options as what they hold; PNG and JPEG stills as images', async () => {
+    const names = join(allowed, 'names');
+    mkdirSync(names, { recursive: true });
+    // An image sequence beside a video whose name is that sequence's pattern.
+    copyFileSync(media.still!, join(names, 'img000.png'));
+    copyFileSync(media.still!, join(names, 'img001.png'));
+    copyFileSync(media.red!, join(names, 'img%03d.png'));
+    copyFileSync(media.blue!, join(names, '-i x.mp4'));
+    copyFileSync(media.voice!, join(names, 'a:b.mp4'));
+    copyFileSync(media.still!, join(names, 'http:x.mp4'));
+    copyFileSync(media.red!, join(names, 'clip*.mp4'));
+    const jpeg = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=white:s=320x180:d=1', '-frames:v', '1', join(names, 'still.jpg')]);
+    expect(jpeg.status).toBe(0);
+    const project = structured<{ project: { id: string } }>(await call(srv, 'create_project', { name: 'names', description: '' })).project.id;
+    const expected: [string, string, number | undefined][] = [
+      ['img%03d.png', 'video', 8],
+      ['img000.png', 'image', undefined],
+      ['-i x.mp4', 'video', 6],
+      ['a:b.mp4', 'audio', 5],
+      ['http:x.mp4', 'image', undefined],
+      ['clip*.mp4', 'video', 8],
+      ['still.jpg', 'image', undefined],
+    ];
+    const ids: Record<string, string> = {};
+    for (const [name, kind, seconds] of expected) {
+      const r = structured<Imported & { width?: number }>(await call(srv, 'import_media', { project_id: project, path: join(names, name) }));
+      expect({ name, kind: r.kind, seconds: r.duration_seconds && Math.round(r.duration_seconds) }).toEqual({ name, kind, seconds });
+      expect(readFileSync(fileURLToPath(r.asset.url)).equals(readFileSync(join(names, name))), name).toBe(true);
+      ids[name] = r.asset.id;
+    }
+    // The stills are known as images when an edit uses them.
+    const c = await call(srv, 'compose_edit', { project_id: project, clips: [{ asset_id: ids['still.jpg'], start: 0, end: 1 }, { asset_id: ids['img000.png'], start: 0, end: 1 }] });
+    const msgs = (c.structuredContent as { diagnostics: { message: string }[] }).diagnostics.map((d) => d.message);
+    expect(msgs).toEqual([expect.stringMatching(/is an image; a cut needs a video/), expect.stringMatching(/is an image; a cut needs a video/)]);
+    // And the video named like a pattern plays as itself.
+    const p = structured<{ measured_seconds: number }>(await call(srv, 'preview_edit', { project_id: project, resolution: '320x180', fps: 25, clips: [{ asset_id: ids['img%03d.png'], start: 0, end: 2 }] }));
+    expect(Math.abs(p.measured_seconds - 2)).toBeLessThanOrEqual(0.04);
+  }, 60_000);
+});
+
 describe('two processes, one data dir', () => {
   it('lose nothing when both write at once', async () => {
     const a = await spawnServer(env());
@@ -202,6 +245,8 @@ describe('two processes, one data dir', () => {
       for (let i = 0; i < 8; i++) expect(names).toEqual(expect.arrayContaining([`from a ${i}`, `from b ${i}`]));
       const { project } = structured<{ project: { assets_total: number } }>(await call(a, 'get_project', { project_id: shared }));
       expect(project.assets_total).toBe(8);
+      // The count the listing keeps, written by both processes under the lock, lost none of them.
+      for (const s of [a, b]) expect(structured<{ projects: { id: string; asset_count: number }[] }>(await call(s, 'list_projects', { limit: 100 })).projects.find((p) => p.id === shared)?.asset_count).toBe(8);
       // No temporary files or locks left behind.
       expect(readdirSync(dataDir).filter((f) => f.startsWith('.'))).toEqual([]);
       expect(readdirSync(join(dataDir, 'projects')).filter((f) => f.startsWith('.'))).toEqual([]);
@@ -259,18 +304,108 @@ describe('a render when the client goes away', () => {
   }, 60_000);
 });
 
-describe('a corrupt record', () => {
-  it('is reported by the tool that meets it, naming the file, not dropped', async () => {
+describe('the asset count a listing shows', () => {
+  const countOf = async (s: Spawned, id: string) => structured<{ projects: { id: string; asset_count: number }[] }>(await call(s, 'list_projects', { limit: 100 })).projects.find((p) => p.id === id)?.asset_count;
+  it('follows imports, is repaired after a crash left it short, and is rebuilt from the records without its index', async () => {
     const s = await spawnServer(env());
     try {
-      const id = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'to corrupt', description: '' })).project.id;
-      writeFileSync(join(dataDir, 'projects', id, 'project.json'), '{"id": "half a rec');
-      const g = await call(s, 'get_project', { project_id: id });
-      expect(g.isError).toBe(true);
-      expect(textOf(g)).toMatch(/the record .*project\.json is corrupt .*CUTROOM_DATA_DIR/);
-      const l = await call(s, 'list_projects', { limit: 100 });
-      expect(l.isError).toBe(true);
-      expect(textOf(l)).toMatch(/is corrupt/);
+      const id = structured<{ project: { id: string } }>(await call(s, 'create_project', { name: 'counted', description: '' })).project.id;
+      expect(await countOf(s, id)).toBe(0);
+      const first = structured<Imported>(await call(s, 'import_media', { project_id: id, path: join(allowed, 'voice.m4a') })).asset.id;
+      await call(s, 'import_media', { project_id: id, path: join(allowed, 'red.mp4') });
+      expect(await countOf(s, id)).toBe(2);
+      // As a writer killed between an asset record and the count leaves it: one record more than counted.
+      const assets = join(dataDir, 'projects', id, 'assets');
+      const extra = randomUUID();
+      writeFileSync(join(assets, `${extra}.json`), readFileSync(join(assets, `${first}.json`), 'utf8').replaceAll(first, extra));
+      expect(await countOf(s, id)).toBe(2);
+      // get_project counts the records and puts the stored count right.
+      expect(structured<{ project: { assets_total: number } }>(await call(s, 'get_project', { project_id: id })).project.assets_total).toBe(3);
+      expect(await countOf(s, id)).toBe(3);
+      expect(JSON.parse(readFileSync(join(dataDir, 'projects', id, 'project.json'), 'utf8')).asset_count).toBe(3);
+      // A record of an older version (no count) is counted from its assets folder.
+      const recPath = join(dataDir, 'projects', id, 'project.json');
+      const { asset_count: _, ...older } = JSON.parse(readFileSync(recPath, 'utf8'));
+      writeFileSync(recPath, JSON.stringify(older));
+      expect(await countOf(s, id)).toBe(3);
+      // No index (an older version's data dir): rebuilt from the records, by another server too.
+      rmSync(join(dataDir, 'index.json'));
+      const other = await spawnServer(env());
+      try {
+        expect(await countOf(other, id)).toBe(3);
+        expect(existsSync(join(dataDir, 'index.json'))).toBe(true);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('bad records', () => {
+  type Listed = { projects: { id: string; name: string; asset_count: number }[]; problems?: { path: string; message: string }[] };
+  it('are reported with their path beside everything healthy, by list_projects, get_project and resources/list', async () => {
+    const s = await spawnServer(env());
+    try {
+      const make = async (name: string) => structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
+      const [broken, typed, healthy] = [await make('half written'), await make('wrong types'), await make('healthy')];
+      const asset = structured<Imported>(await call(s, 'import_media', { project_id: healthy, path: join(allowed, 'voice.m4a') })).asset.id;
+      const rec = (id: string) => join(dataDir, 'projects', id, 'project.json');
+      writeFileSync(rec(broken), '{"id": "half a rec');
+      writeFileSync(rec(typed), JSON.stringify({ ...JSON.parse(readFileSync(rec(typed), 'utf8')), name: 123 }));
+      const assets = join(dataDir, 'projects', healthy, 'assets');
+      const badAssets = { array: '[]', null: 'null', noId: JSON.stringify({ keyname: 'x', asset_type: 'video', status: 'uploaded', uploaded: true, created_at: '2026-01-01T00:00:00.000000', file: null }) };
+      const badIds = Object.fromEntries(Object.entries(badAssets).map(([k, text]) => {
+        const id = randomUUID();
+        writeFileSync(join(assets, `${id}.json`), text);
+        return [k, id];
+      }));
+      // Not even a file: a folder by a record's name.
+      badIds.folder = randomUUID();
+      mkdirSync(join(assets, `${badIds.folder}.json`));
+
+      const check = async (srvUnderTest: Spawned) => {
+        const l = await call(srvUnderTest, 'list_projects', { limit: 100 });
+        expect(l.isError, textOf(l)).toBeFalsy();
+        const listed = l.structuredContent as Listed;
+        const ids = listed.projects.map((p) => p.id);
+        expect(ids).toContain(healthy);
+        expect(ids).not.toContain(broken);
+        expect(ids).not.toContain(typed);
+        expect(listed.problems).toEqual(expect.arrayContaining([
+          { path: rec(broken), message: expect.stringMatching(/^the record .*project\.json is corrupt \(.*JSON.*\); fix it or move it out of the data dir/) },
+          { path: rec(typed), message: expect.stringMatching(/is corrupt \(name: .*string.*\)/) },
+        ]));
+        expect(textOf(l)).toContain(rec(broken));
+        expect(textOf(l)).not.toMatch(/is not a function|unexpected failure/);
+
+        const g = await call(srvUnderTest, 'get_project', { project_id: healthy });
+        expect(g.isError, textOf(g)).toBeFalsy();
+        const { project, problems } = g.structuredContent as { project: { assets: { id: string }[] }; problems: { path: string; message: string }[] };
+        expect(project.assets.map((a) => a.id)).toEqual([asset]);
+        expect(problems.map((p) => p.path).sort()).toEqual(Object.values(badIds).map((id) => join(assets, `${id}.json`)).sort());
+        for (const p of problems) expect(p.message).toMatch(/(is corrupt|cannot be read) \(.+\); fix it or move it out/);
+
+        const bad = await call(srvUnderTest, 'get_project', { project_id: typed });
+        expect(bad.isError).toBe(true);
+        expect(textOf(bad)).toContain(`the record ${rec(typed)} is corrupt (name:`);
+
+        const { resources } = await srvUnderTest.client.listResources();
+        const uris = resources.map((r) => r.uri);
+        expect(uris).toContain(`vj://projects/${healthy}`);
+        expect(uris).not.toContain(`vj://projects/${broken}`);
+      };
+      // The running server (its listing index predates the damage), then with the index gone (rebuilt from the records).
+      await check(s);
+      expect(s.stderr()).toContain(`listing project resources: the record ${rec(broken)} is corrupt`);
+      rmSync(join(dataDir, 'index.json'), { force: true });
+      const fresh = await spawnServer(env());
+      try {
+        await check(fresh);
+      } finally {
+        await fresh.close();
+      }
     } finally {
       await s.close();
     }

@@ -1,8 +1,8 @@
 // The embedded backend: the service's workflow on this machine, with no account. Projects, assets and scripts in
 // the service's shapes under a data dir; media imported from allowed folders; edits rendered by local ffmpeg.
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { mkdir, open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ServiceError } from '../../api/errors.js';
 import { formatServiceTimestamp, type Asset, type Project, type RenderReceipt, type Script } from '../../api/models.js';
@@ -17,40 +17,18 @@ import type { Limiter, MediaProber } from '../../media/probe.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import type { EncodeSettings, InputSpec } from '../../media/timeline-args.js';
-import type { Backend, CallOptions, CreateProjectInput, ImportedMedia } from '../types.js';
+import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
-import { listJson, processAlive, readRecord, withLock, writeAtomic } from './store.js';
+import { openAllowed } from './open-allowed.js';
+import { ProjectIndex } from './project-index.js';
+import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
+import { CorruptRecordError, diskFullError, isDiskFull, listJson, processAlive, readRecord, withLock, writeAtomic } from './store.js';
+import { sweepLeftovers } from './sweep.js';
 
 /** Delivery quality for local renders: the edit's own size and fps. */
 export const RENDER_ENCODE: EncodeSettings = { preset: 'fast', crf: 20, audio: 'aac', audioBitrate: '192k', container: 'mp4' };
 /** Every local project belongs to this one local user. */
 export const LOCAL_OWNER_ID = '00000000-0000-4000-8000-00000000c0de';
-
-interface ProjectRecord {
-  id: string;
-  name: string;
-  description: string;
-  data: string;
-  created_at: string;
-  owner_id: string;
-  prompt_id?: string;
-}
-
-interface AssetRecord {
-  id: string;
-  keyname: string;
-  asset_type: 'video' | 'audio' | 'image' | 'generated_video';
-  status: 'uploaded' | 'processing' | 'failed';
-  uploaded: boolean;
-  created_at: string;
-  /** Absolute path of the media inside the data dir, once there is media. */
-  file: string | null;
-  original_name?: string;
-  duration_ms?: number;
-  error?: string;
-  /** The server process rendering it. */
-  render?: { pid: number; edit_id: string; started_at: string };
-}
 
 export interface LocalRuntime {
   ffmpeg: string;
@@ -77,9 +55,22 @@ export class LocalBackend implements Backend {
   private readonly active = new Map<string, { projectId: string; abort: AbortController; done: Promise<void> }>();
   private allowedReal?: Promise<string[]>;
 
+  private readonly index: ProjectIndex;
+
   constructor(private readonly opts: LocalBackendOptions) {
     this.description = `local projects in ${opts.dataDir}`;
     this.log = opts.logger ?? silentLogger;
+    this.index = new ProjectIndex(opts.dataDir, this.projectsDir, this.log);
+  }
+
+  /** Removes what killed writers left behind (staged copies, half-made projects, trash); logs what went. */
+  async sweepLeftovers(): Promise<void> {
+    try {
+      const removed = await sweepLeftovers(this.opts.dataDir);
+      if (removed.length) this.log.info(`removed ${removed.length} leftover(s) of stopped processes from the data dir: ${removed.join(', ')}`);
+    } catch (err) {
+      this.log.warn(`sweeping leftovers in ${this.opts.dataDir}: ${(err as Error).message}`);
+    }
   }
 
   // ---- paths -----------------------------------------------------------------------------------
@@ -97,6 +88,20 @@ export class LocalBackend implements Backend {
   }
   private mediaDir(projectId: string) {
     return join(this.projectDir(projectId), 'media');
+  }
+  /** Where imports copy to before they are committed: a file only cutroom writes, named with its pid. */
+  private get stagingDir() {
+    return join(this.opts.dataDir, 'staging');
+  }
+
+  /** Runs a change to the data dir; a full disk is named, after the change has undone its own writes. */
+  private async writing<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isDiskFull(err)) throw diskFullError(this.opts.dataDir);
+      throw err;
+    }
   }
 
   private async ensureLayout(): Promise<void> {
@@ -124,19 +129,34 @@ export class LocalBackend implements Backend {
   }
 
   private async readProject(id: string): Promise<ProjectRecord> {
-    const rec = await readRecord<ProjectRecord>(join(this.projectDir(id), 'project.json'));
+    const path = join(this.projectDir(id), 'project.json');
+    const rec = await readRecord(path, ProjectRecordSchema);
     if (!rec) throw notFound(`project ${id}`);
+    if (rec.id !== id) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${rec.id} is not its folder's); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
     return rec;
   }
 
-  private async readAssets(projectId: string): Promise<AssetRecord[]> {
+  /** The project's readable asset records, oldest first; each unreadable one is a problem, not a failure. */
+  private async readAssets(projectId: string): Promise<{ assets: AssetRecord[]; problems: RecordProblem[]; records: number }> {
     const dir = join(this.projectDir(projectId), 'assets');
     const assets: AssetRecord[] = [];
-    for (const f of await listJson(dir)) {
-      const a = await readRecord<AssetRecord>(join(dir, f));
+    const problems: RecordProblem[] = [];
+    const files = await listJson(dir);
+    for (const f of files) {
+      const path = join(dir, f);
+      let a: AssetRecord | undefined;
+      try {
+        a = await readRecord(path, AssetRecordSchema);
+        if (a && `${a.id}.json` !== f) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${a.id} is not its file's name); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
+      } catch (err) {
+        // Unreadable (a folder by that name, no permission) is as bad as corrupt: reported, never fatal.
+        const message = err instanceof CorruptRecordError ? err.message : `the record ${path} cannot be read (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`;
+        problems.push({ path, message });
+        continue;
+      }
       if (a) assets.push(await this.reconcile(projectId, a));
     }
-    return assets.sort((x, y) => x.created_at.localeCompare(y.created_at));
+    return { assets: assets.sort((x, y) => x.created_at.localeCompare(y.created_at)), problems, records: files.length };
   }
 
   /**
@@ -153,31 +173,49 @@ export class LocalBackend implements Backend {
     return this.finishRender(projectId, a.id, { status: 'failed', error: 'the render was interrupted: the server rendering it stopped' });
   }
 
-  private async project(rec: ProjectRecord): Promise<Project> {
-    const assets = (await this.readAssets(rec.id)).map((a) => this.assetView(a));
-    return { ...rec, asset_count: assets.length, assets };
+  private async project(rec: ProjectRecord): Promise<ProjectWithProblems> {
+    const { assets, problems, records } = await this.readAssets(rec.id);
+    if (rec.asset_count !== records) await this.repairCount(rec.id);
+    // asset_count counts records, as listings do; the unreadable ones are in problems.
+    return { ...rec, asset_count: records, assets: assets.map((a) => this.assetView(a)), ...(problems.length ? { problems } : {}) };
+  }
+
+  /**
+   * Writes the project's asset count, as counted now, to its record and the index. Called holding the lock
+   * after an asset record is written, so the count is derived, never incremented: a crash between the asset
+   * and the count leaves it one short until the next asset, or the next get_project, repairs it.
+   */
+  private async commitCount(projectId: string): Promise<void> {
+    const rec = await this.readProject(projectId);
+    const count = (await listJson(join(this.projectDir(projectId), 'assets'))).length;
+    const next = { ...rec, asset_count: count };
+    if (rec.asset_count !== count) await writeAtomic(join(this.projectDir(projectId), 'project.json'), JSON.stringify(next, null, 2));
+    await this.index.put(next, count);
+  }
+
+  /** A stored count that drifted (a crash, an older version's record) is put right; best effort. */
+  private async repairCount(projectId: string): Promise<void> {
+    await withLock(this.opts.dataDir, () => this.commitCount(projectId)).catch((err) => this.log.debug(`repairing the asset count of ${projectId}: ${(err as Error).message}`));
   }
 
   // ---- Backend ---------------------------------------------------------------------------------
 
-  async listProjects(limit: number | undefined): Promise<Project[]> {
+  async listProjects(limit: number | undefined): Promise<ProjectList> {
     await this.ensureLayout();
-    const ids = (await readdir(this.projectsDir)).filter(isUuid);
-    const recs: ProjectRecord[] = [];
-    for (const id of ids) {
-      const rec = await readRecord<ProjectRecord>(join(this.projectsDir, id, 'project.json'));
-      if (rec) recs.push(rec);
-    }
-    recs.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
-    return Promise.all(recs.slice(0, limit ?? 10).map((r) => this.project(r)));
+    const { projects, problems } = await this.index.list(limit ?? 10);
+    return { projects, ...(problems.length ? { problems } : {}) };
   }
 
-  async getProject(projectId: string): Promise<Project> {
+  async getProject(projectId: string): Promise<ProjectWithProblems> {
     return this.project(await this.readProject(projectId));
   }
 
   async createProject(input: CreateProjectInput): Promise<Project> {
     await this.ensureLayout();
+    return this.writing(() => this.create(input));
+  }
+
+  private async create(input: CreateProjectInput): Promise<Project> {
     const rec: ProjectRecord = {
       id: randomUUID(),
       name: input.name,
@@ -186,10 +224,27 @@ export class LocalBackend implements Backend {
       created_at: formatServiceTimestamp(new Date()),
       owner_id: LOCAL_OWNER_ID,
       ...(input.prompt_id ? { prompt_id: input.prompt_id } : {}),
+      asset_count: 0,
     };
     const dir = this.projectDir(rec.id);
-    // Built under a temporary name and renamed into place: a reader sees the whole project or nothing.
-    const staging = join(this.projectsDir, `.new-${rec.id}`);
+    // Built under a temporary name (with the pid: a server starting after a crash removes it) and renamed
+    // into place: a reader sees the whole project or nothing.
+    const staging = join(this.projectsDir, `.new-${process.pid}-${rec.id}`);
+    try {
+      await this.buildProject(staging, rec);
+      await withLock(this.opts.dataDir, async () => {
+        await rename(staging, dir);
+        await this.index.put(rec, 0);
+      });
+    } catch (err) {
+      await rm(staging, { recursive: true, force: true });
+      throw err;
+    }
+    const { id, name, description, data, created_at, owner_id } = rec;
+    return { id, name, description, data, created_at, owner_id, asset_count: 0 };
+  }
+
+  private async buildProject(staging: string, rec: ProjectRecord): Promise<void> {
     await mkdir(join(staging, 'assets'), { recursive: true });
     await mkdir(join(staging, 'media'), { recursive: true });
     await mkdir(join(staging, 'scripts'), { recursive: true });
@@ -206,17 +261,23 @@ export class LocalBackend implements Backend {
     };
     await writeAtomic(join(staging, 'scripts', `${script.id}.json`), JSON.stringify(script, null, 2));
     await writeAtomic(join(staging, 'project.json'), JSON.stringify(rec, null, 2));
-    await withLock(this.opts.dataDir, () => rename(staging, dir));
-    const { id, name, description, data, created_at, owner_id } = rec;
-    return { id, name, description, data, created_at, owner_id, asset_count: 0 };
   }
 
   async deleteProject(projectId: string): Promise<void> {
     await this.readProject(projectId);
     for (const job of this.active.values()) if (job.projectId === projectId) job.abort.abort();
-    // Renamed away first, so no reader meets a half-deleted project.
-    const trash = join(this.projectsDir, `.deleted-${projectId}-${Date.now()}`);
-    await withLock(this.opts.dataDir, () => rename(this.projectDir(projectId), trash));
+    // Renamed away first, so no reader meets a half-deleted project; the trash carries the pid for the sweep.
+    const trash = join(this.projectsDir, `.deleted-${process.pid}-${projectId}-${Date.now()}`);
+    await withLock(this.opts.dataDir, async () => {
+      try {
+        await rename(this.projectDir(projectId), trash);
+      } catch (err) {
+        // Another server deleted it first.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`project ${projectId}`);
+        throw err;
+      }
+      await this.index.remove(projectId);
+    });
     await rm(trash, { recursive: true, force: true });
   }
 
@@ -225,8 +286,8 @@ export class LocalBackend implements Backend {
     const dir = join(this.projectDir(projectId), 'scripts');
     const scripts: Script[] = [];
     for (const f of await listJson(dir)) {
-      const s = await readRecord<Script>(join(dir, f));
-      if (s) scripts.push(s);
+      const s = await readRecord(join(dir, f), ScriptRecordSchema);
+      if (s) scripts.push(s as Script);
     }
     return limit === undefined ? scripts : scripts.slice(0, limit);
   }
@@ -238,65 +299,82 @@ export class LocalBackend implements Backend {
     return this.allowedReal;
   }
 
+  /**
+   * One opened file is checked, copied and probed: the copy is read from the descriptor that was checked into
+   * a staging file of cutroom's own (no name the user chose ever reaches ffprobe), probed there, and committed
+   * under the lock only if the project still exists. Whatever fails, the staged copy is removed.
+   */
   async importMedia(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia> {
     await this.readProject(projectId);
-    if (!this.opts.prober) throw new UserFacingError(`importing media needs ffprobe, which was not found; ${INSTALL_HINT}`);
+    const prober = this.opts.prober;
+    if (!prober) throw new UserFacingError(`importing media needs ffprobe, which was not found; ${INSTALL_HINT}`);
     const allowed = await this.allowed();
     const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
-    let real: string;
-    try {
-      // Symlinks and .. are resolved before the check: a link inside an allowed folder cannot lead out of it.
-      real = await realpath(asked);
-    } catch {
-      throw new UserFacingError(`no file at ${asked}`);
-    }
-    const inside = allowed.some((dir) => {
-      const rel = relative(dir, real);
-      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-    });
-    if (!inside) {
-      throw new UserFacingError(`${asked}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
-    }
-    const st = await stat(real);
-    if (!st.isFile()) throw new UserFacingError(`${asked} is not a file`);
-    let facts;
-    try {
-      facts = await this.opts.prober.probe(`file:${real}:${st.size}:${st.mtimeMs}`, { kind: 'file', path: real }, call?.signal);
-    } catch (err) {
-      throw new UserFacingError(`${asked} is not media cutroom can use: ${(err as Error).message}`);
-    }
-    const kind = facts.isImage ? 'image' : facts.hasVideo ? 'video' : facts.hasAudio ? 'audio' : undefined;
-    if (!kind) throw new UserFacingError(`${asked} has no video, audio or image stream`);
+    const { fh, real } = await openAllowed(asked, allowed);
     const id = randomUUID();
-    // The copy keeps a plain extension of the original (ffmpeg names image formats by it), or a neutral one.
-    const ext = /^\.[a-z0-9]{1,5}$/.exec(extname(real).toLowerCase())?.[0] ?? (kind === 'image' ? '.png' : '.media');
-    const target = join(this.mediaDir(projectId), `${id}${ext}`);
-    const tmp = `${target}.${process.pid}.part`;
-    await mkdir(this.mediaDir(projectId), { recursive: true });
-    await copyFile(real, tmp);
-    await rename(tmp, target);
-    const rec: AssetRecord = {
-      id,
-      keyname: id,
-      asset_type: kind,
-      status: 'uploaded',
-      uploaded: true,
-      created_at: formatServiceTimestamp(new Date()),
-      file: target,
-      original_name: real.split(/[/\\]/).pop(),
-      ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
-    };
+    const staged = join(this.stagingDir, `${process.pid}-${id}.part`);
+    try {
+      try {
+        await this.writing(() => copyInto(fh, staged, call?.signal));
+      } finally {
+        await fh.close();
+      }
+      let facts;
+      try {
+        facts = await prober.probe(`staged:${staged}`, { kind: 'file', path: staged }, call?.signal);
+      } catch (err) {
+        throw new UserFacingError(`${asked} is not media cutroom can use: ${(err as Error).message.replaceAll(staged, 'it')}`);
+      }
+      const kind = facts.isImage ? 'image' : facts.hasVideo ? 'video' : facts.hasAudio ? 'audio' : undefined;
+      if (!kind) throw new UserFacingError(`${asked} has no video, audio or image stream`);
+      // The copy keeps a plain extension of the original, or a neutral one: names cutroom chose, never patterns.
+      const ext = /^\.[a-z0-9]{1,5}$/.exec(extname(real).toLowerCase())?.[0] ?? (kind === 'image' ? '.png' : '.media');
+      const target = join(this.mediaDir(projectId), `${id}${ext}`);
+      const rec: AssetRecord = {
+        id,
+        keyname: id,
+        asset_type: kind,
+        status: 'uploaded',
+        uploaded: true,
+        created_at: formatServiceTimestamp(new Date()),
+        file: target,
+        original_name: real.split(/[/\\]/).pop(),
+        ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
+      };
+      await this.writing(() => this.commitAsset(projectId, rec, staged));
+      return {
+        asset: this.assetView(rec),
+        kind,
+        ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
+        ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
+        has_audio: facts.hasAudio,
+      };
+    } finally {
+      await rm(staged, { force: true });
+    }
+  }
+
+  /**
+   * Under the lock: the project must still exist (a delete may have won the race); then the media moves in,
+   * the record is written and the count follows. A failure undoes what was done, so nothing is orphaned.
+   */
+  private async commitAsset(projectId: string, rec: AssetRecord, staged: string | undefined): Promise<void> {
     await withLock(this.opts.dataDir, async () => {
-      await this.readProject(projectId); // still there
-      await writeAtomic(this.assetPath(projectId, id), JSON.stringify(rec, null, 2));
+      await this.readProject(projectId);
+      const record = this.assetPath(projectId, rec.id);
+      try {
+        if (staged && rec.file) {
+          await mkdir(this.mediaDir(projectId), { recursive: true });
+          await rename(staged, rec.file);
+        }
+        await writeAtomic(record, JSON.stringify(rec, null, 2));
+        await this.commitCount(projectId);
+      } catch (err) {
+        await rm(record, { force: true });
+        if (staged && rec.file) await rm(rec.file, { force: true });
+        throw err;
+      }
     });
-    return {
-      asset: this.assetView(rec),
-      kind,
-      ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
-      ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
-      has_audio: facts.hasAudio,
-    };
   }
 
   // ---- renders ---------------------------------------------------------------------------------
@@ -333,7 +411,7 @@ export class LocalBackend implements Backend {
       original_name: edit.video_output_filename,
       render: { pid: process.pid, edit_id: editId, started_at: new Date().toISOString() },
     };
-    await withLock(this.opts.dataDir, () => writeAtomic(this.assetPath(projectId, id), JSON.stringify(rec, null, 2)));
+    await this.writing(() => this.commitAsset(projectId, rec, undefined));
 
     const abort = new AbortController();
     const done = (async () => {
@@ -370,7 +448,7 @@ export class LocalBackend implements Backend {
   private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number }): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
       const path = this.assetPath(projectId, assetId);
-      const cur = await readRecord<AssetRecord>(path);
+      const cur = await readRecord(path, AssetRecordSchema);
       if (!cur) throw notFound(`asset ${assetId}`);
       if (cur.status !== 'processing') return cur;
       const next: AssetRecord = { ...cur, status: change.status, uploaded: change.status === 'uploaded', file: change.file ?? null };
@@ -390,5 +468,26 @@ export class LocalBackend implements Backend {
   async close(): Promise<void> {
     for (const job of this.active.values()) job.abort.abort();
     await Promise.all([...this.active.values()].map((j) => j.done));
+  }
+}
+
+const COPY_CHUNK = 1024 * 1024;
+
+/** Copies what the descriptor holds, from its start, to a new file; flushed, so a crash cannot commit half of it. */
+async function copyInto(from: FileHandle, to: string, signal?: AbortSignal): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const out = await open(to, 'wx', 0o644);
+  try {
+    const buf = Buffer.allocUnsafe(COPY_CHUNK);
+    for (let pos = 0; ; ) {
+      if (signal?.aborted) throw new UserFacingError('cancelled; nothing was imported');
+      const { bytesRead } = await from.read(buf, 0, COPY_CHUNK, pos);
+      if (bytesRead === 0) break;
+      for (let off = 0; off < bytesRead; ) off += (await out.write(buf, off, bytesRead - off)).bytesWritten;
+      pos += bytesRead;
+    }
+    await out.sync();
+  } finally {
+    await out.close();
   }
 }

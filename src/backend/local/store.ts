@@ -5,25 +5,55 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { UserFacingError } from '../../errors.js';
+import { firstIssue } from './records.js';
 
 export class CorruptRecordError extends UserFacingError {
   override name = 'CorruptRecordError';
+  constructor(
+    message: string,
+    readonly path: string,
+    readonly why: string,
+  ) {
+    super(message);
+  }
 }
 
+/** Writes a whole file or nothing: on any failure (a full disk, say) the temporary file is removed. */
 export async function writeAtomic(path: string, data: string): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'w', 0o644);
+  const fh = await open(tmp, 'wx', 0o644);
   try {
-    await fh.writeFile(data, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
+    try {
+      await fh.writeFile(data, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => {});
+    throw err;
   }
-  await rename(tmp, path);
 }
 
-export async function readRecord<T>(path: string): Promise<T | undefined> {
+/** ENOSPC and its relatives: the disk (or the user's quota) is full. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** What an agent is told when a write to the data dir found the disk full; callers undo their writes first. */
+export function diskFullError(dataDir: string): UserFacingError {
+  return new UserFacingError(`the disk holding the data dir ${dataDir} is full; nothing was changed: free some space there (or move CUTROOM_DATA_DIR) and try again`);
+}
+
+/**
+ * Reads a record and checks its shape: undefined when there is no file, CorruptRecordError (naming the file)
+ * when it is not JSON or not of the schema's shape.
+ */
+export async function readRecord<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -31,12 +61,19 @@ export async function readRecord<T>(path: string): Promise<T | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text);
   } catch (err) {
-    throw new CorruptRecordError(`the record ${path} is corrupt (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`);
+    throw corrupt(path, (err as Error).message);
   }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw corrupt(path, firstIssue(parsed.error));
+  return parsed.data;
 }
+
+const corrupt = (path: string, why: string) =>
+  new CorruptRecordError(`the record ${path} is corrupt (${why}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, why);
 
 export async function listJson(dir: string): Promise<string[]> {
   try {
@@ -79,7 +116,12 @@ export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promis
   for (let attempt = 0; ; attempt++) {
     const mine = join(dataDir, `.lock-${process.pid}-${randomBytes(4).toString('hex')}`);
     await mkdir(mine);
-    await writeFile(join(mine, 'owner'), String(process.pid));
+    try {
+      await writeFile(join(mine, 'owner'), String(process.pid));
+    } catch (err) {
+      await rm(mine, { recursive: true, force: true });
+      throw err;
+    }
     try {
       await rename(mine, lock);
       break;
