@@ -20,7 +20,7 @@ export const MARKER = '.rendering';
 /** A finished preview's result, written last: its presence means the preview is complete. */
 export const RESULT_FILE = 'preview.json';
 /** How long a returned preview is held against eviction (see complete). */
-const HOLD_MS = 10_000;
+const HOLD_MS = 5_000;
 
 /** Whether a process with this pid is running (EPERM: it runs, as another user). */
 function alive(pid: number): boolean {

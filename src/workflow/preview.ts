@@ -91,12 +91,15 @@ export interface PreviewJob {
   listeners: Set<(fraction: number, message: string) => void>;
 }
 
-/** Jobs of this process by preview id; settled ones are forgotten after a while (their results are on disk). */
+/**
+ * Jobs of this process by preview id. A finished one is forgotten soon (its result is on disk, and the sheet it
+ * holds is up to 1 MB); a failed one is kept a while, to tell get_preview why.
+ */
 const jobs = new Map<string, PreviewJob>();
-const FORGET_AFTER_MS = 30 * 60_000;
+const FORGET_DONE_MS = 60_000;
+const FORGET_FAILED_MS = 30 * 60_000;
 
 export const previewJob = (id: string): PreviewJob | undefined => jobs.get(id);
-
 
 /** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
@@ -121,7 +124,8 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
     },
   );
   job.done.catch(() => {});
-  void job.done.finally(() => setTimeout(() => jobs.delete(id), FORGET_AFTER_MS).unref()).catch(() => {});
+  const forget = (ms: number) => setTimeout(() => jobs.delete(id), ms).unref();
+  job.done.then(() => forget(FORGET_DONE_MS), () => forget(FORGET_FAILED_MS));
   jobs.set(id, job);
   return job;
 }
