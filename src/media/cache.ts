@@ -1,7 +1,10 @@
-// cutroom's own folder for previews: one folder per preview, the newest N kept within a size cap.
+// cutroom's own folder for previews: one folder per preview, the newest N finished ones kept within a size cap.
+// Several server processes may share the folder. A preview being made carries a marker naming its process: no
+// evictor touches it while that process lives, and it is swept once that process is gone (a killed server's).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { killOrphans } from './process.js';
 
 export interface PreviewCacheOptions {
   dir: string;
@@ -12,6 +15,24 @@ export interface PreviewCacheOptions {
 const ID = /^\d{14}-[0-9a-f]{8}$/;
 export const isPreviewId = (id: string) => ID.test(id);
 
+/** The in-progress marker inside a preview folder: the pid of the process making it. */
+export const MARKER = '.rendering';
+/** A finished preview's result, written last: its presence means the preview is complete. */
+export const RESULT_FILE = 'preview.json';
+/** How long a returned preview is held against eviction (see complete). */
+const HOLD_MS = 5_000;
+
+/** Whether a process with this pid is running (EPERM: it runs, as another user). */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class PreviewCache {
   constructor(readonly opts: PreviewCacheOptions) {}
 
@@ -19,13 +40,40 @@ export class PreviewCache {
     return join(this.opts.dir, 'previews');
   }
 
-  /** A new, empty folder for one preview. Ids sort by creation time. */
+  /**
+   * A new folder for one preview, marked in progress by this process. It is built under a temporary name and
+   * renamed, so no evictor (of any process) ever sees it without its marker. Ids sort by creation time.
+   */
   async create(): Promise<{ id: string; dir: string }> {
     const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
     const id = `${stamp}-${randomBytes(4).toString('hex')}`;
     const dir = join(this.root, id);
-    await mkdir(dir, { recursive: true });
+    const tmp = join(this.root, `.new-${id}`);
+    await mkdir(tmp, { recursive: true });
+    try {
+      await writeFile(join(tmp, MARKER), `${process.pid}\n`);
+      await rename(tmp, dir);
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true });
+      throw err;
+    }
     return { id, dir };
+  }
+
+  /**
+   * Records a finished preview (its result, written last) and evicts. The preview stays held by this process
+   * for HOLD_MS: counted towards `keep` but never removed, so that its path is still there when the caller
+   * gets it even while many other previews finish; then it is released and the cache evicted again.
+   */
+  async complete(id: string, record: string): Promise<void> {
+    await writeFile(join(this.root, id, RESULT_FILE), record);
+    await this.evict(id);
+    setTimeout(() => void this.release(id), HOLD_MS).unref();
+  }
+
+  private async release(id: string): Promise<void> {
+    await unlink(join(this.root, id, MARKER)).catch(() => {});
+    await this.evict().catch(() => {});
   }
 
   /** The path of a file of a preview, or undefined when the id or name is not one cutroom made. */
@@ -42,38 +90,77 @@ export class PreviewCache {
     return dated.sort((a, b) => b.mtime - a.mtime || b.id.localeCompare(a.id)).map((e) => e.id);
   }
 
-  /** Removes the oldest previews beyond `keep`, then more of the oldest while over the size cap. */
+  /** Whether the preview is still being made by a live process. */
+  async inProgress(id: string): Promise<boolean> {
+    return isPreviewId(id) && (await this.stateOf(join(this.root, id))).state === 'making';
+  }
+
+  /**
+   * A preview folder's state. making: unfinished, its process alive; dead: unfinished, its process gone;
+   * held: finished, just returned by its live process; finished. `since` orders finished ones: when their
+   * result was written (the folder's own mtime for previews of older versions).
+   */
+  private async stateOf(dir: string): Promise<{ state: 'making' | 'dead' | 'held' | 'finished'; since: number }> {
+    const owner = await readFile(join(dir, MARKER), 'utf8').then(
+      (t) => Number(t.trim()),
+      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : NaN),
+    );
+    const result = await stat(join(dir, RESULT_FILE)).catch(() => undefined);
+    const since = result?.mtimeMs ?? (await stat(dir).then((s) => s.mtimeMs, () => 0));
+    // An unreadable marker (being written): treated as a live one.
+    const live = owner !== undefined && (Number.isNaN(owner) || alive(owner));
+    if (owner === undefined) return { state: 'finished', since };
+    if (result) return { state: live ? 'held' : 'finished', since };
+    return { state: live ? 'making' : 'dead', since };
+  }
+
+  /**
+   * Removes the oldest finished previews beyond `keep`, then more of the oldest while over the size cap. A
+   * preview being made is never touched nor counted, and one whose process is gone is removed; a held one counts
+   * but stays.
+   */
   async evict(protect?: string): Promise<string[]> {
-    let entries: { id: string; bytes: number; mtime: number }[] = [];
+    let names: string[];
     try {
-      const ids = (await readdir(this.root)).filter(isPreviewId);
-      entries = await Promise.all(
-        ids.map(async (id) => {
-          const dir = join(this.root, id);
-          let bytes = 0;
-          let mtime = 0;
-          for (const f of await readdir(dir).catch(() => [] as string[])) {
-            const s = await stat(join(dir, f)).catch(() => undefined);
-            if (s) {
-              bytes += s.size;
-              mtime = Math.max(mtime, s.mtimeMs);
-            }
-          }
-          return { id, bytes, mtime };
-        }),
-      );
+      names = await readdir(this.root);
     } catch {
       return [];
     }
-    entries.sort((a, b) => b.mtime - a.mtime || b.id.localeCompare(a.id));
     const removed: string[] = [];
-    let total = entries.reduce((s, e) => s + e.bytes, 0);
-    for (const [i, e] of entries.entries()) {
-      if (e.id === protect) continue;
+    const remove = async (name: string) => {
+      await rm(join(this.root, name), { recursive: true, force: true });
+      removed.push(name);
+    };
+    const finished: { id: string; bytes: number; since: number; held: boolean }[] = [];
+    for (const name of names) {
+      const dir = join(this.root, name);
+      // A folder under construction whose process died before the rename.
+      if (name.startsWith('.new-')) {
+        const owner = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
+        const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
+        if ((owner !== undefined && !alive(Number(owner.trim()))) || (owner === undefined && age > 60_000)) await remove(name);
+        continue;
+      }
+      if (!isPreviewId(name)) continue;
+      const { state, since } = await this.stateOf(dir);
+      if (state === 'making') continue;
+      if (state === 'dead') {
+        // ffmpeg outlives a killed server: stop any still writing here before the folder goes.
+        await killOrphans(`${dir}/`);
+        await remove(name);
+        continue;
+      }
+      let bytes = 0;
+      for (const f of await readdir(dir).catch(() => [] as string[])) bytes += (await stat(join(dir, f)).catch(() => undefined))?.size ?? 0;
+      finished.push({ id: name, bytes, since, held: state === 'held' });
+    }
+    finished.sort((a, b) => b.since - a.since || b.id.localeCompare(a.id));
+    let total = finished.reduce((s, e) => s + e.bytes, 0);
+    for (const [i, e] of finished.entries()) {
+      if (e.id === protect || e.held) continue;
       if (i >= this.opts.keep || total > this.opts.maxBytes) {
-        await rm(join(this.root, e.id), { recursive: true, force: true });
+        await remove(e.id);
         total -= e.bytes;
-        removed.push(e.id);
       }
     }
     return removed;

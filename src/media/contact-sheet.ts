@@ -74,40 +74,83 @@ export function sheetLayout(count: number, width: number, height: number, pad = 
   return best!;
 }
 
+/** select's test for a sorted list of frame numbers, as a binary search: its depth and cost per frame grow with
+ * log n. (A flat sum of eq() terms fails past ~100 frames: ffmpeg's expression parser says "Cannot allocate memory".) */
+export function selectExpr(frames: number[]): string {
+  const tree = (lo: number, hi: number): string => {
+    if (hi - lo === 1) return `eq(n\\,${frames[lo]})`;
+    const mid = (lo + hi) >> 1;
+    return `if(lt(n\\,${frames[mid]})\\,${tree(lo, mid)}\\,${tree(mid, hi)})`;
+  };
+  return frames.length ? tree(0, frames.length) : '0';
+}
+
+/** Where a part of the timeline starts: its first cut's index and its time on the whole timeline. */
+export interface SheetPart {
+  firstCut: number;
+  offsetSec: number;
+}
+
 /**
- * The filter chain that turns the timeline's video (frames numbered from 0, timestamps on the timeline) into the
- * sheet: select the frames, scale, label each with its cut number and timecode, tile.
+ * The filter chain that turns a timeline's video (frames numbered from 0, timestamps from 0) into the sheet's
+ * thumbnails, one image each, as the frames pass: select, scale, label with the cut number and timeline timecode,
+ * then number them consecutively. `layout` is that of the whole sheet; `part` places a chunk on the timeline.
+ * Emitting thumbnails as they come (instead of tiling in the same process) keeps ffmpeg's -progress flowing: an
+ * output that produces its one frame only at the end holds back every progress report until then.
  */
-export function sheetFilter(plan: RenderPlan, font: string | undefined): { filter: string; frames: SheetFrame[]; layout: SheetLayout } {
+export function thumbnailFilter(plan: RenderPlan, font: string | undefined, layout: SheetLayout, part: SheetPart = { firstCut: 0, offsetSec: 0 }): { filter: string; frames: SheetFrame[] } {
   const frames = sheetFrames(plan);
-  const layout = sheetLayout(frames.length, plan.width, plan.height);
   const fps = plan.fpsNum / plan.fpsDen;
-  const select = `select='${frames.map((f) => `eq(n\\,${f.frame})`).join('+')}'`;
-  // The cut number from the frame's time: 1 + the count of cut starts at or before it (half a frame early).
+  // The cut number from the frame's time: the first cut's + the count of cut starts at or before it (half a frame early).
   const cutStarts: number[] = [];
   let acc = 0;
   plan.cuts.forEach((c, i) => {
     if (i > 0) cutStarts.push((acc - 0.5) / fps);
     acc += c.frames;
   });
-  const cutExpr = `1${cutStarts.map((s) => `+gte(t\\,${num(s)})`).join('')}`;
+  const cutExpr = `${part.firstCut + 1}${cutStarts.map((s) => `+gte(t\\,${num(s)})`).join('')}`;
+  const offset = part.offsetSec ? `\\:${num(part.offsetSec)}` : '';
   const label = font
-    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms}':x=4:y=4:fontsize=${Math.max(10, Math.round(layout.thumbHeight / 9))}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`
+    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=4:fontsize=${Math.max(10, Math.round(layout.thumbHeight / 9))}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`
     : '';
-  const filter = `${select},scale=${layout.thumbWidth}:${layout.thumbHeight}${label},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`;
-  return { filter, frames, layout };
+  const filter = `select='${selectExpr(frames.map((f) => f.frame))}',scale=${layout.thumbWidth}:${layout.thumbHeight}${label},setpts=N/FRAME_RATE/TB`;
+  return { filter, frames };
 }
 
-/** Output options for the sheet: one JPEG frame at the given quality (2 best .. 31 worst). */
-export const sheetOutputArgs = (output: string, quality: number) => ['-frames:v', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', output];
+/** The thumbnails' file names, relative to the folder ffmpeg runs in (so no path of ours is read as a pattern). */
+export const THUMBS_DIR = 'thumbs';
+const THUMB_PATTERN = `${THUMBS_DIR}/t%05d.png`;
 
-/** A separate pass over a rendered preview (chunked renders, or a smaller retry when the sheet is too large). */
+/** Output options for thumbnails, numbered from `startNumber` (a chunk continues the previous one's numbers). */
+export const thumbnailOutputArgs = (startNumber: number) => ['-f', 'image2', '-start_number', String(startNumber), '-c:v', 'png', THUMB_PATTERN];
+
+/** The sheet of the whole timeline: its thumbnails and their layout. */
+export function sheetPlan(plan: RenderPlan): { frames: SheetFrame[]; layout: SheetLayout } {
+  const frames = sheetFrames(plan);
+  return { frames, layout: sheetLayout(frames.length, plan.width, plan.height) };
+}
+
+/** The small second step: tile the thumbnails into one JPEG at the given quality (2 best .. 31 worst). Run in the
+ * folder that holds THUMBS_DIR. */
+export function tileArgs(layout: SheetLayout, output: string, quality: number): string[] {
+  return [
+    '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
+    '-protocol_whitelist', 'file', '-f', 'image2', '-start_number', '0', '-framerate', '25', '-i', THUMB_PATTERN,
+    '-vf', `tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`,
+    // -update: the name is one file, never a pattern.
+    '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
+  ];
+}
+
+/** The sheet drawn in a pass of its own over a finished preview (for comparison in the benchmark). */
 export function contactSheetArgs(preview: string, plan: RenderPlan, output: string, font: string | undefined, quality: number): { args: string[]; frames: SheetFrame[]; layout: SheetLayout } {
-  const { filter, frames, layout } = sheetFilter(plan, font);
+  const { frames, layout } = sheetPlan(plan);
+  const { filter } = thumbnailFilter(plan, font, layout);
   const args = [
     '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
     '-protocol_whitelist', 'file', '-format_whitelist', 'mov,mp4,m4a', '-i', `file:${preview}`,
-    '-filter_complex', `[0:v]${filter}[sheet]`, '-map', '[sheet]', ...sheetOutputArgs(output, quality),
+    '-filter_complex', `[0:v]${filter},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030[sheet]`,
+    '-map', '[sheet]', '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
   ];
   return { args, frames, layout };
 }

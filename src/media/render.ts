@@ -10,7 +10,7 @@ import { lastErrorLine, runProcess } from './process.js';
 import { concatArgs, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
-export interface RenderRequest extends TimelineJob {
+export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
   ffmpeg: string;
   /** Inputs per ffmpeg process before the timeline is cut into chunks. */
   maxInputs: number;
@@ -19,12 +19,16 @@ export interface RenderRequest extends TimelineJob {
   /** 0..1 of the whole render. */
   onProgress?: (fraction: number) => void;
   trackRss?: boolean;
+  /**
+   * Also draw the contact sheet's thumbnails from the decoded frames, in every process (chunks included): the
+   * chain and output options for a part of the timeline (its first cut's index, its start on the timeline).
+   * The processes run in the output's folder, so the output options may name files relative to it.
+   */
+  sheetFor?: (part: RenderPlan, firstCut: number, offsetSec: number) => { filter: string; outputArgs: string[] };
 }
 
 export interface RenderOutcome {
   path: string;
-  /** Whether the sheet was drawn in the render process. */
-  sheetDrawn: boolean;
   measurements: Measurements;
   processes: number;
   /** Peak RSS of the largest ffmpeg process, KiB (when tracked). */
@@ -36,6 +40,8 @@ export class RenderError extends Error {
   constructor(
     message: string,
     readonly cancelled = false,
+    /** The disk filled up (ENOSPC): said as such, not as ffmpeg's last line. */
+    readonly noSpace = false,
   ) {
     super(message);
   }
@@ -78,19 +84,20 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       },
       trackRss: req.trackRss,
       maxStderr: 16 * 1024,
+      cwd: dir,
     });
     if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
     if (r.cancelled) throw new RenderError('cancelled', true);
     if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`);
+    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
   };
 
   try {
     const inputs = req.plan.cuts.length + req.plan.overlays.length;
     const single = inputs <= req.maxInputs;
     if (single) {
-      // The sheet, when asked, is drawn only here: a chunk sees only part of the timeline.
-      await run(timelineArgs({ plan: req.plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure, ...(req.sheet ? { sheet: req.sheet } : {}) }), (s) => s / req.plan.totalSec);
+      const sheet = req.sheetFor?.(req.plan, 0, 0);
+      await run(timelineArgs({ plan: req.plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure, ...(sheet ? { sheet } : {}) }), (s) => s / req.plan.totalSec);
       parser.finishFreeze(req.plan.totalSec);
     } else {
       const chunks = chunkCuts(req.plan, req.maxInputs);
@@ -105,7 +112,8 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         parser.setOffset(offset);
         const cutInputs = req.cutInputs.slice(first, first + chunk.cuts.length);
         // Chunks measure the cuts' own sound and pictures; the mix is measured in the last pass.
-        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure: req.measure }), (s) => ((offset + Math.min(s, chunk.totalSec)) / req.plan.totalSec) * 0.9);
+        const sheet = req.sheetFor?.(chunk, first, offset);
+        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure: req.measure, ...(sheet ? { sheet } : {}) }), (s) => ((offset + Math.min(s, chunk.totalSec)) / req.plan.totalSec) * 0.9);
         parser.finishFreeze(chunk.totalSec);
         parser.result.mixLevels.length = 0;
         offset += chunk.totalSec;
@@ -119,7 +127,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     }
     await rename(tmp, req.output);
     scratch.shift();
-    return { path: req.output, sheetDrawn: single && !!req.sheet, measurements: parser.result, processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { path: req.output, measurements: parser.result, processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(scratch.map((f) => rm(f, { force: true })));
   }

@@ -102,7 +102,7 @@ export interface TimelineJob {
   encode: EncodeSettings;
   /** Add the measurement branches (audio levels of the cuts and of the mix, black and frozen video). */
   measure: boolean;
-  /** Also draw a contact sheet from the same decoded frames (one-process renders only): its chain and output options. */
+  /** Also draw the contact sheet's thumbnails from the same decoded frames: their chain and output options. */
   sheet?: { filter: string; outputArgs: string[] };
 }
 

@@ -1,20 +1,108 @@
 // preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get.
-import type { McpServer } from '@modelcontextprotocol/server';
+// get_preview: follows a preview that outlasted its call to the same full result.
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { DiagnosticSchema } from '../edit/model.js';
+import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
-import { PreviewSchema, previewEdit } from '../workflow/preview.js';
+import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import type { ToolDeps } from './context.js';
 import { refuseEdit } from './edits.js';
-import { progressFor } from './progress.js';
+import { progressFor, type Progress } from './progress.js';
 import { ToolError, guard, ok } from './result.js';
 
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg') => `cutroom://previews/${id}/${file}`;
 
+/** One shape for both tools: the full preview once done; while rendering, its id and progress only. */
+const PreviewOutputSchema = PreviewSchema.partial().extend({
+  preview_id: z.string(),
+  status: z.enum(['done', 'rendering']).describe('done: every field is present; rendering: only preview_id and progress, follow it with get_preview'),
+  progress: z.number().min(0).max(1).optional().describe('While rendering: the fraction done, when known'),
+});
+
+function doneResult(p: PreviewResult): CallToolResult {
+  const { sheetBytes, ffmpegMaxRssKiB: _rss, ...preview } = p;
+  const flagged = preview.cuts.filter((c) => c.flags.length);
+  const lines = [
+    `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
+    ...preview.cuts.map((c) => `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound measured'}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`),
+    ...preview.warnings.map((w) => `Warning: ${w}`),
+  ];
+  if (!flagged.length) lines.push('No cut was flagged.');
+  if (preview.diagnostics.length) lines.push(describeDiagnostics(preview));
+  const result = ok({ status: 'done', ...preview }, lines.join('\n'));
+  result.content.push(
+    { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
+    { type: 'resource_link', uri: previewUri(preview.preview_id, 'preview.mp4'), name: 'preview.mp4', mimeType: 'video/mp4', description: `Local preview, ${preview.measured_seconds} s` },
+  );
+  return result;
+}
+
+function renderingResult(id: string, progress: number | undefined, who = ''): CallToolResult {
+  const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
+  return ok(
+    { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }) },
+    `The preview is still rendering${pct}${who}. Follow it with get_preview {preview_id: "${id}"}; it returns the full preview once done.`,
+  );
+}
+
+/**
+ * Waits for a job for up to `waitMs`, passing its progress on, and at least every second (a client that resets
+ * its timeout on progress keeps waiting). Resolves true when the job settled, false on time out or cancellation.
+ */
+async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress): Promise<boolean> {
+  let sent = -1;
+  let sentAt = 0;
+  const push = (fraction: number, message: string) => {
+    let pct = Math.round(fraction * 1000) / 10;
+    if (pct <= sent) {
+      // Nothing new (queued for an ffmpeg slot, tiling, measuring): a heartbeat a hair above the last value.
+      if (Date.now() - sentAt < 900) return;
+      pct = Math.min(99.9, Math.round((sent + 0.01) * 100) / 100);
+      if (pct <= sent) return;
+    }
+    sent = pct;
+    sentAt = Date.now();
+    void progress(pct, 100, message);
+  };
+  const listener = (f: number, m: string) => push(f, m);
+  job.listeners.add(listener);
+  push(job.progress, job.message);
+  const beat = setInterval(() => push(job.progress, job.message), 500);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await new Promise<boolean>((resolve) => {
+      if (signal.aborted) return resolve(false);
+      timer = setTimeout(() => resolve(false), waitMs);
+      onAbort = () => resolve(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      job.done.then(() => resolve(true), () => resolve(true));
+    });
+  } finally {
+    clearInterval(beat);
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    job.listeners.delete(listener);
+  }
+}
+
+/** The result of a settled job: the full preview, or its failure as a thrown one-line error. */
+async function settledResult(job: PreviewJob, progress: Progress): Promise<CallToolResult> {
+  const result = await job.done;
+  await progress(100, 100, 'done');
+  return doneResult(result);
+}
+
+const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
+  if (!deps.runtime) throw new ToolError(`${tool} needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
+  return deps.runtime;
+};
+
 export function register(server: McpServer, deps: ToolDeps): void {
   const { logger } = deps;
+  const waitSec = Math.round(deps.renderWaitMs / 1000);
   server.registerTool(
     'preview_edit',
     {
@@ -23,12 +111,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'The dry run before render_edit: checks the edit as compose_edit does, then renders it on this machine with ffmpeg, small and fast, ' +
         'and shows you a contact sheet (first, middle and last frame of every cut, labelled with the cut number and timeline timecode). ' +
         "Per cut it reports the measured loudness and flags black or frozen pictures, silence where sound was asked, and sound where level 0 was asked. " +
-        'Nothing is sent to the service. Takes seconds for a minute of video; sends progress notifications.',
+        'Nothing is sent to the service. Takes seconds for a minute of video; sends progress notifications. ' +
+        `A preview still rendering after about ${waitSec} s comes back as {preview_id, status: "rendering", progress} and goes on in the background: ` +
+        'follow it with get_preview, which returns the same full result once done.',
       inputSchema: z.object({
         ...EditInputShape,
         width: z.number().int().min(64).max(1920).optional().describe('Width of the preview in pixels (default 640); the edit\'s shape is kept'),
       }),
-      outputSchema: PreviewSchema.extend({ diagnostics: z.array(DiagnosticSchema).describe('Warnings from the checks') }),
+      outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
     ({ width, ...input }, ctx) =>
@@ -36,38 +126,59 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'preview_edit',
         logger,
         async () => {
-          const rt = deps.runtime;
-          if (!rt) throw new ToolError(`preview_edit needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
+          const rt = needRuntime(deps, 'preview_edit');
           const started = performance.now();
-          const checked = await checkEdit(deps, input, ctx.mcpReq.signal);
+          const signal = ctx.mcpReq.signal;
+          const checked = await checkEdit(deps, input, signal);
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
+          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m) });
           const progress = progressFor(ctx);
-          const p = await previewEdit(rt, checked, {
-            width: width ?? 640,
-            signal: ctx.mcpReq.signal,
-            onProgress: (f, message) => void progress(Math.round(f * 100), 100, message),
-            debug: (m) => logger.debug(m),
-          });
+          const settled = await follow(job, deps.renderWaitMs, signal, progress);
+          if (!settled && signal.aborted) {
+            // Cancelled while the caller still waited: stop it, and keep nothing.
+            job.abort();
+            await job.done;
+          }
+          if (!settled) {
+            logger.debug(`preview_edit: handed preview ${job.id} over to get_preview after ${(performance.now() - started).toFixed(0)} ms`);
+            return renderingResult(job.id, job.progress);
+          }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          await progress(100, 100, 'done');
-          const { sheetBytes, ffmpegMaxRssKiB: _rss, ...preview } = p;
-          const flagged = preview.cuts.filter((c) => c.flags.length);
-          const lines = [
-            `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
-            ...preview.cuts.map((c) => `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound measured'}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`),
-            ...preview.warnings.map((w) => `Warning: ${w}`),
-          ];
-          if (!flagged.length) lines.push('No cut was flagged.');
-          if (checked.diagnostics.length) lines.push(describeDiagnostics(checked));
-          const result = ok({ ...preview, diagnostics: checked.diagnostics }, lines.join('\n'));
-          result.content.push(
-            { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
-            { type: 'resource_link', uri: previewUri(preview.preview_id, 'preview.mp4'), name: 'preview.mp4', mimeType: 'video/mp4', description: `Local preview, ${preview.measured_seconds} s` },
-          );
-          return result;
+          return settledResult(job, progress);
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       ),
+  );
+
+  server.registerTool(
+    'get_preview',
+    {
+      title: 'Follow a preview',
+      description:
+        `Follows a preview that preview_edit handed over while still rendering: waits up to about ${waitSec} s (with progress notifications), ` +
+        'then returns the full preview exactly as preview_edit does once done, or {status: "rendering", progress} again: call it again then. ' +
+        'Also returns any recent preview still in the cache by its id.',
+      inputSchema: z.object({ preview_id: z.string().describe('The preview_id preview_edit returned') }),
+      outputSchema: PreviewOutputSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    ({ preview_id }, ctx) =>
+      guard('get_preview', logger, async () => {
+        const rt = needRuntime(deps, 'get_preview');
+        const id = preview_id.trim();
+        if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
+        const job = previewJob(id);
+        if (job) {
+          const progress = progressFor(ctx);
+          // Cancelling this call stops the waiting, not the preview.
+          if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress);
+          if ('error' in job.settled!) throw job.settled.error;
+        }
+        const finished = await readFinishedPreview(rt, id);
+        if (finished) return doneResult(finished);
+        if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
+        throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
+      }),
   );
 }

@@ -1,11 +1,13 @@
-// The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet.
-import { readFile, rm } from 'node:fs/promises';
+// The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
+// runs as a job that outlives the tool call which started it, so a long one can be followed (get_preview).
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DiagnosticSchema } from '../edit/model.js';
 import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { UserFacingError } from '../errors.js';
-import type { PreviewCache } from '../media/cache.js';
-import { MAX_BYTES, contactSheetArgs, sheetFilter, sheetOutputArgs, sizeOf } from '../media/contact-sheet.js';
+import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
+import { MAX_BYTES, THUMBS_DIR, sheetPlan, sizeOf, thumbnailFilter, thumbnailOutputArgs, tileArgs } from '../media/contact-sheet.js';
 import { judgeCut } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import { lastErrorLine, runProcess } from '../media/process.js';
@@ -41,6 +43,7 @@ export const PreviewSchema = z.object({
   measured_seconds: z.number(),
   cuts: z.array(PreviewCutSchema),
   warnings: z.array(z.string()),
+  diagnostics: z.array(DiagnosticSchema).describe('Warnings from the checks'),
 });
 export type Preview = z.infer<typeof PreviewSchema>;
 
@@ -65,27 +68,89 @@ async function measuredSeconds(ffprobe: string | undefined, path: string): Promi
 
 export interface PreviewOptions {
   width: number;
-  signal?: AbortSignal;
-  onProgress?: (fraction: number, message: string) => void;
   timeoutMs?: number;
   trackRss?: boolean;
   /** Phase timings, for CUTROOM_LOG_LEVEL=debug. */
   debug?: (msg: string) => void;
 }
 
-export async function previewEdit(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number }> {
+export type PreviewResult = Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number };
+
+/** A preview being made in this process. */
+export interface PreviewJob {
+  id: string;
+  /** 0..1, and what is being done. */
+  progress: number;
+  message: string;
+  /** Settles when the preview is made (or failed: a UserFacingError); never rejects unobserved. */
+  done: Promise<PreviewResult>;
+  settled?: { result: PreviewResult } | { error: Error };
+  /** Stops it: ffmpeg is killed and nothing is kept. */
+  abort(): void;
+  /** Called on every progress step. */
+  listeners: Set<(fraction: number, message: string) => void>;
+}
+
+/**
+ * Jobs of this process by preview id. A finished one is forgotten soon (its result is on disk, and the sheet it
+ * holds is up to 1 MB); a failed one is kept a while, to tell get_preview why.
+ */
+const jobs = new Map<string, PreviewJob>();
+const FORGET_DONE_MS = 60_000;
+const FORGET_FAILED_MS = 30 * 60_000;
+
+export const previewJob = (id: string): PreviewJob | undefined => jobs.get(id);
+
+/** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
+export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
   const plan = toRenderPlan(checked.timeline, opts.width);
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
-  const { id, dir } = await rt.cache.create();
+  const { id, dir } = await rt.cache.create().catch((err) => {
+    throw noSpace(err) ? fullDisk(rt) : err;
+  });
+  const ac = new AbortController();
+  const job: PreviewJob = { id, progress: 0, message: 'waiting for an ffmpeg slot', done: undefined as never, abort: () => ac.abort(), listeners: new Set() };
+  const report = (fraction: number, message: string) => {
+    job.progress = Math.max(job.progress, fraction);
+    job.message = message;
+    for (const l of job.listeners) l(job.progress, message);
+  };
+  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, signal: ac.signal, onProgress: report }).then(
+    (result) => ((job.settled = { result }), result),
+    (err: Error) => {
+      job.settled = { error: err };
+      throw err;
+    },
+  );
+  job.done.catch(() => {});
+  const forget = (ms: number) => setTimeout(() => jobs.delete(id), ms).unref();
+  job.done.then(() => forget(FORGET_DONE_MS), () => forget(FORGET_FAILED_MS));
+  jobs.set(id, job);
+  return job;
+}
+
+/** Renders, measures and draws the sheet in the preview's folder; on any failure removes the folder. */
+async function makePreview(
+  rt: MediaRuntime,
+  checked: CheckedEdit,
+  plan: RenderPlan,
+  inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
+  id: string,
+  dir: string,
+  opts: PreviewOptions & { signal: AbortSignal; onProgress: (fraction: number, message: string) => void },
+): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
+  const { cutInputs, overlayInputs } = inputs;
+  const { frames, layout } = sheetPlan(plan);
   try {
     const t0 = performance.now();
     const outcome = await rt.limiter.run(async () => {
       opts.debug?.(`preview ${id}: waited ${(performance.now() - t0).toFixed(0)} ms for an ffmpeg slot`);
       const t1 = performance.now();
-      opts.onProgress?.(0, 'rendering');
+      opts.onProgress(0, 'rendering');
+      await mkdir(join(dir, THUMBS_DIR));
       const o = await renderTimeline({
         ffmpeg: rt.ffmpeg,
         plan,
@@ -97,40 +162,47 @@ export async function previewEdit(rt: MediaRuntime, checked: CheckedEdit, opts: 
         maxInputs: rt.maxInputs,
         timeoutMs: opts.timeoutMs ?? 600_000,
         signal: opts.signal,
-        onProgress: (f) => opts.onProgress?.(f * 0.95, 'rendering'),
+        onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
         trackRss: opts.trackRss,
-        sheet: { filter: sheetFilter(plan, rt.font).filter, outputArgs: sheetOutputArgs(sheetPath, SHEET_QUALITY[0]!) },
+        // Thumbnails as the frames pass, in every process; tiled below in a small step of their own.
+        sheetFor: (part, firstCut, offsetSec) => ({
+          filter: thumbnailFilter(part, rt.font, layout, { firstCut, offsetSec }).filter,
+          outputArgs: thumbnailOutputArgs(frames.findIndex((f) => f.cut === firstCut + 1)),
+        }),
       });
       opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms, ${o.processes} ffmpeg process(es)`);
-      if (o.sheetDrawn && (await sizeOf(sheetPath)) <= MAX_BYTES) return o;
-      opts.onProgress?.(0.95, 'drawing the contact sheet');
-      // A pass of its own (after a chunked render), lowering JPEG quality until the sheet fits clients' limit.
-      for (const q of SHEET_QUALITY.slice(o.sheetDrawn ? 1 : 0)) {
-        const { args } = contactSheetArgs(path, plan, sheetPath, rt.font, q);
-        const r = await runProcess(rt.ffmpeg, args, { timeoutMs: 60_000, signal: opts.signal });
+      opts.onProgress(0.97, 'drawing the contact sheet');
+      const t2 = performance.now();
+      // Lower JPEG quality until the sheet fits clients' limit.
+      for (const q of SHEET_QUALITY) {
+        const r = await runProcess(rt.ffmpeg, tileArgs(layout, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir });
         if (r.cancelled) throw new RenderError('cancelled', true);
-        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`);
+        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
         if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
       }
+      opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
       return o;
     });
-    const t2 = performance.now();
+    const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
+    await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
+    opts.onProgress(0.99, 'measuring the preview');
+    const t3 = performance.now();
     const measured = (await measuredSeconds(rt.prober?.ffprobe, path)) ?? plan.totalSec;
-    opts.debug?.(`preview ${id}: measured the output in ${(performance.now() - t2).toFixed(0)} ms`);
+    opts.debug?.(`preview ${id}: measured the output in ${(performance.now() - t3).toFixed(0)} ms`);
     const frame = plan.fpsDen / plan.fpsNum;
     const warnings: string[] = [];
     if (Math.abs(measured - plan.totalSec) > frame + 1e-3) {
       warnings.push(`the preview lasts ${measured.toFixed(3)} s but the plan says ${plan.totalSec.toFixed(3)} s (more than one frame apart)`);
     }
+    if (thumbs !== frames.length) warnings.push(`the contact sheet shows ${thumbs} of its ${frames.length} frames`);
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
-    const placements = summarizeTimeline(checked.timeline).cuts;
+    const placements = summarizeTimeline(checked.timeline!).cuts;
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
       return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: report.flags };
     });
     const sheetBytes = await readFile(sheetPath);
-    await rt.cache.evict(id);
-    return {
+    const preview: Preview = {
       preview_id: id,
       path,
       sheet_path: sheetPath,
@@ -139,13 +211,40 @@ export async function previewEdit(rt: MediaRuntime, checked: CheckedEdit, opts: 
       measured_seconds: Math.round(measured * 1000) / 1000,
       cuts,
       warnings,
-      sheetBytes,
-      ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}),
+      diagnostics: checked.diagnostics,
     };
+    // Kept beside the video, so that get_preview can answer from any server sharing the cache dir.
+    await rt.cache.complete(id, JSON.stringify(preview));
+    return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
   } catch (err) {
     // Nothing half-made stays in the cache.
     await rm(dir, { recursive: true, force: true });
+    if (noSpace(err)) throw fullDisk(rt);
     if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`);
     throw err;
   }
+}
+
+const noSpace = (err: unknown) => (err instanceof RenderError && err.noSpace) || (err as NodeJS.ErrnoException)?.code === 'ENOSPC';
+
+const fullDisk = (rt: MediaRuntime) =>
+  new UserFacingError(
+    `the preview failed: the disk holding the cache dir (CUTROOM_CACHE_DIR=${rt.cache.opts.dir}) is full; nothing was kept. ` +
+      'Free space on it (older previews can go: lower CUTROOM_PREVIEW_KEEP or CUTROOM_PREVIEW_MAX_MB) or point CUTROOM_CACHE_DIR at a disk with room, then call preview_edit again',
+  );
+
+/** A finished preview of any server sharing the cache dir, from its folder; undefined when it is not there. */
+export async function readFinishedPreview(rt: MediaRuntime, id: string): Promise<PreviewResult | undefined> {
+  const json = rt.cache.fileOf(id, 'sheet.jpg') && (await readFile(join(rt.cache.root, id, RESULT_FILE), 'utf8').catch(() => undefined));
+  if (!json) return undefined;
+  let record: unknown;
+  try {
+    record = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const parsed = PreviewSchema.safeParse(record);
+  const sheetBytes = await readFile(rt.cache.fileOf(id, 'sheet.jpg')!).catch(() => undefined);
+  if (!parsed.success || !sheetBytes) return undefined;
+  return { ...parsed.data, sheetBytes };
 }

@@ -157,8 +157,9 @@ describe('preview_edit in chunks', () => {
       expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30);
       expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60);
       expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
-      // Nothing but the preview folder is left: chunk files and lists are removed.
-      expect(readdirSync(join(dir, 'previews', p.preview_id)).sort()).toEqual(['preview.mp4', 'sheet.jpg']);
+      // Nothing but the preview and its record is left: chunk files, lists, thumbnails and the marker are removed.
+      // (.rendering: a returned preview is held against eviction for a few seconds.)
+      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['preview.json', 'preview.mp4', 'sheet.jpg']);
     } finally {
       await chunked.close();
     }
@@ -199,8 +200,9 @@ describe('preview_edit refusals, cancellation and the cache', () => {
     const small = { project_id: projectId, width: 160, clips: [{ asset_id: ids.blue, start: 0, end: 0.5 }] };
     const made: string[] = [];
     for (let i = 0; i < 4; i++) made.push(((await preview(srv.client, small)).structuredContent as Preview).preview_id);
+    // A returned preview is held for a few seconds (its path must be there when the agent gets it), then evicted.
+    await expect.poll(() => readdirSync(join(cacheDir, 'previews')), { timeout: 30_000, interval: 500 }).toHaveLength(3);
     const left = readdirSync(join(cacheDir, 'previews'));
-    expect(left).toHaveLength(3);
     expect(left).toEqual(expect.arrayContaining(made.slice(-3)));
     const gone = await srv.client.readResource({ uri: `cutroom://previews/${made[0]}/preview.mp4` }).catch((e: Error) => e.message);
     expect(gone).toMatch(/gone/);
