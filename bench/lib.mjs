@@ -15,6 +15,17 @@ export function stats(samples) {
 
 export const fmt = (ms) => `${ms.toFixed(3)} ms`;
 
+/** Runs fn `warmup` times uncounted, then `n` times, and returns the stats of the counted runs (ms). */
+export async function timeIt(n, fn, warmup) {
+  const samples = [];
+  for (let i = 0; i < n + warmup; i++) {
+    const t = performance.now();
+    await fn();
+    if (i >= warmup) samples.push(performance.now() - t);
+  }
+  return stats(samples);
+}
+
 export async function connect(env) {
   const transport = new StdioClientTransport({
     command: process.execPath,

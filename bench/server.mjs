@@ -6,26 +6,17 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { ROOT, connect, fmt, stats } from './lib.mjs';
+import { ROOT, connect, fmt, stats, timeIt as timeRuns } from './lib.mjs';
 
 const ROUNDS = 400;
 const WARMUP = 50;
+const timeIt = (n, fn) => timeRuns(n, fn, WARMUP);
 const KEY = 'bench-key-123456';
 
 async function startService() {
   const child = spawn(process.execPath, [join(ROOT, 'bench/service-process.mjs'), KEY], { stdio: ['pipe', 'pipe', 'inherit'] });
   const [line] = await once(child.stdout, 'data');
   return { url: String(line).trim(), stop: () => child.stdin.end() };
-}
-
-async function timeIt(n, fn) {
-  const samples = [];
-  for (let i = 0; i < n + WARMUP; i++) {
-    const t = performance.now();
-    await fn();
-    if (i >= WARMUP) samples.push(performance.now() - t);
-  }
-  return stats(samples);
 }
 
 export async function run() {

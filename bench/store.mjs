@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, fmt, stats } from './lib.mjs';
+import { connect, fmt, stats, timeIt as timeRuns } from './lib.mjs';
 
 const PROJECTS = 1000;
 const ASSETS = 20;
 const ROUNDS = 300;
 const WARMUP = 30;
+const timeIt = (n, fn) => timeRuns(n, fn, WARMUP);
 
 /** Writes a data dir as the local backend stores it (project.json with its asset count, one record per asset). */
 function buildDataDir(root) {
@@ -28,16 +29,6 @@ function buildDataDir(root) {
     }
   }
   return dataDir;
-}
-
-async function timeIt(n, fn) {
-  const samples = [];
-  for (let i = 0; i < n + WARMUP; i++) {
-    const t = performance.now();
-    await fn();
-    if (i >= WARMUP) samples.push(performance.now() - t);
-  }
-  return stats(samples);
 }
 
 export async function run() {
