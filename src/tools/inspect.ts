@@ -33,7 +33,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         `Without from/to the sheet shows one frame per shot (the first ${MAX_SHEET_FRAMES}); from alone pages on (the shots from there). With from and to (seconds or HH:MM:SS.mmm) it zooms in: ` +
         `frames (default ${DEFAULT_ZOOM_FRAMES}, at most ${MAX_SHEET_FRAMES}) evenly spaced in the span, each labelled with its source time and shot, to pick exact in and out points; ` +
         'a span holding more shots than frames shows one frame per shot instead. The scan is cached per asset: asking again or zooming is quick. ' +
-        'A long source takes a while the first time (keyframes first, then only the stretches where something changed); sends progress notifications.',
+        'A long source takes a while the first time (keyframes first, then only the stretches where something changed); sends progress notifications. ' +
+        'A clip in compose_edit, preview_edit or render_edit can be given as a shot: {asset_id, shot} (start/end then being offsets inside it).',
       inputSchema: z.object({
         project_id: z.string().describe('Project id (a UUID)'),
         asset_id: z.string().describe('Asset id (a UUID), as get_project lists it'),

@@ -60,6 +60,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           ];
           if (!flagged.length) lines.push('No cut was flagged.');
           if (checked.diagnostics.length) lines.push(describeDiagnostics(checked));
+          if (checked.notes.length) lines.push(`Notes: ${checked.notes.join('; ')}`);
           const result = ok({ ...preview, diagnostics: checked.diagnostics }, lines.join('\n'));
           result.content.push(
             { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },

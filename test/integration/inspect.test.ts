@@ -203,6 +203,33 @@ describe('inspect_asset on the local backend', () => {
     await expect(srv.client.readResource({ uri: `vj://projects/${projectId}/assets/3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e/inspection` })).rejects.toThrow(/no asset .* get_project lists its assets/);
   });
 
+  it('lets the edit tools take a clip as a shot, naming the shot list used', async () => {
+    const id = ids['shots-g50']!;
+    const bad = await srv.client.callTool({ name: 'compose_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: id, shot: 9 }] } });
+    const b = bad.structuredContent as { ready: boolean; diagnostics: { severity: string; path: string; message: string }[] };
+    expect(b.ready).toBe(false);
+    expect(b.diagnostics[0]).toMatchObject({ severity: 'error', path: '/video_series_sequential/0', message: `asset ${id} has 7 shots; there is no shot 9` });
+
+    const c = await srv.client.callTool({
+      name: 'compose_edit',
+      arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: id, shot: 4 }, { asset_id: id, shot: 2, start: 1, end: 2.5 }] },
+    });
+    const r = c.structuredContent as { ready: boolean; notes: string[]; summary: { cuts: { source_in: string; source_out: string }[] } };
+    expect(r.ready).toBe(true);
+    expect(r.summary.cuts.map((x) => [x.source_in, x.source_out])).toEqual([['00:00:10.800', '00:00:11.200'], ['00:00:04.000', '00:00:05.500']]);
+    expect(r.notes[0]).toMatch(new RegExp(`^clip 1 is shot 4 of asset ${id} \\(10.8-11.2 s\\).*shot list \\(7 shots, inspect_asset; cached\\)`));
+
+    // Rendered, shot 4 is exactly its ten frames of smptehdbars: no orange frame of the shots either side.
+    const p = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, width: 320, clips: [{ asset_id: id, shot: 4 }] } }, { timeout: 120_000 });
+    const preview = p.structuredContent as { path: string };
+    expect(probe(preview.path).videoFrames).toBe(10);
+    const orange = (t: number) => {
+      const [r0, g0, b0] = colourAt(preview.path, t);
+      return r0 > 200 && g0 > 120 && g0 < 200 && b0 < 60;
+    };
+    expect([0, 0.2, 0.36].map(orange)).toEqual([false, false, false]);
+  }, 120_000);
+
   it('sent progress notifications, ending at 100', () => {
     expect(progress.length).toBeGreaterThanOrEqual(3);
     expect(progress.at(-1)).toBe(100);
