@@ -71,9 +71,11 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
   const labelH = req.font ? Math.max(12, Math.round(cellH / 8 / 2) * 2) : 0;
   const imageH = cellH - labelH;
   const frameBytes = cellW * cellH * 3;
-  const raw: Buffer[] = [];
   const shown: number[] = new Array(count).fill(NaN);
-  for (let first = 0; first < count; first += req.maxInputs) {
+  const firsts: number[] = [];
+  for (let first = 0; first < count; first += req.maxInputs) firsts.push(first);
+  // Batches run side by side as far as the shared ffmpeg limit lets them.
+  const raw = await Promise.all(firsts.map(async (first) => {
     const batch = req.picks.slice(first, first + req.maxInputs);
     const args = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-copyts'];
     const chains: string[] = [];
@@ -126,8 +128,8 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
     if (r.timedOut) throw new SheetError('drawing the sheet took too long');
     if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${lastErrorLine(r.stderr)})`);
     if (r.stdout.length !== frameBytes * batch.length) throw new SheetError(`drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${batch.length} frames came out (a pick past the end?)`);
-    raw.push(r.stdout);
-  }
+    return r.stdout;
+  }));
 
   await mkdir(req.workDir, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;

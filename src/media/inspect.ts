@@ -33,6 +33,8 @@ const TINY_BYTES = TINY_W * TINY_H * 1.5;
 const KEY_DIFF = SCENE_THRESHOLD / 2;
 /** A packet this many times larger than the largest of its 4 neighbours on one side is an outlier. */
 const SIZE_RATIO = 2;
+/** ... and at least this share of the smaller keyframe around it. */
+const KEY_SHARE = 0.5;
 /** Keyframes further apart than this on average do not help: one full pass instead. */
 const MAX_MEAN_GOP_SECONDS = 5;
 /** Candidates covering more than this share of the frames: one full pass instead. */
@@ -149,13 +151,28 @@ export function mafd(a: Uint8Array, b: Uint8Array): number {
   return (sad * 100) / a.length / 256;
 }
 
-/** Packets much larger than their neighbours (keyframes aside): where an encoder met new content inside a GOP. */
+/**
+ * Packets much larger than their neighbours (keyframes aside) and at least half the size of the smaller keyframe
+ * around them: where an encoder met new content inside a GOP and coded it nearly as a picture of its own. (The
+ * first P-frame after a keyframe, or motion, makes packets larger than their neighbours too, but far smaller.)
+ */
 export function sizeOutliers(frames: FramePacket[], minBytes: number): Set<number> {
   const inter = frames.map((f, i) => ({ ...f, i })).filter((f) => !f.key);
+  const keySizeAround: number[] = [];
+  let before = Infinity;
+  frames.forEach((f, i) => {
+    if (f.key) before = f.size;
+    keySizeAround[i] = before;
+  });
+  let after = Infinity;
+  for (let i = frames.length - 1; i >= 0; i--) {
+    if (frames[i]!.key) after = frames[i]!.size;
+    keySizeAround[i] = Math.min(keySizeAround[i]!, after);
+  }
   const out = new Set<number>();
   const W = 4;
   inter.forEach((f, j) => {
-    if (f.size < minBytes) return;
+    if (f.size < minBytes || f.size < KEY_SHARE * keySizeAround[f.i]!) return;
     const next = inter.slice(j + 1, j + 1 + W).map((p) => p.size);
     const prev = inter.slice(Math.max(0, j - W), j).map((p) => p.size);
     // Only full windows: a short one at the end of the list may hold only B-frames, which a P-frame dwarfs.
@@ -205,7 +222,10 @@ const STDERR_METADATA = /^\[metadata@r(\d+) @ [^\]]+\] frame:\d+\s+pts:\S+\s+pts
 /** Decodes runs fully with scdet; returns the times (relative) of the frames scdet marked, per run. */
 async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<number[][]> {
   const found: number[][] = runs.map(() => []);
-  for (let i = 0; i < runs.length; i += RUNS_PER_PROCESS) {
+  const starts: number[] = [];
+  for (let i = 0; i < runs.length; i += RUNS_PER_PROCESS) starts.push(i);
+  // The processes run side by side as far as the shared ffmpeg limit lets them (scdet runs on ffmpeg's main thread).
+  await Promise.all(starts.map(async (i) => {
     const batch = runs.slice(i, i + RUNS_PER_PROCESS);
     const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
     const graph: string[] = [];
@@ -233,7 +253,7 @@ async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], s
       },
     });
     for (let k = 0; k < batch.length; k++) onRunDone();
-  }
+  }));
   return found;
 }
 
@@ -302,7 +322,10 @@ async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: numbe
 
 /** Hard cuts of the source's first video stream, to the frame. */
 export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { width?: number; height?: number }): Promise<ShotScan> {
+  const t0 = performance.now();
+  const elapsed = () => `${(performance.now() - t0).toFixed(0)} ms`;
   const frames = await videoPackets(ctx, facts.startTime);
+  ctx.debug?.(`inspect: ${frames.length} video packets listed at ${elapsed()}`);
   const keys = frames.flatMap((f, i) => (f.key ? [i] : []));
   const keyframes = keys.map((i) => frames[i]!.t);
   const duration = facts.durationSeconds ?? frames.at(-1)?.t;
@@ -318,6 +341,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   ctx.onProgress?.(0, 'comparing keyframes');
   const diffs = await keyframeDiffs(ctx, keys.length, duration);
   if (!diffs) return full('the keyframes did not all decode');
+  ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
   const minBytes = Math.max(64, Math.round(((size.width ?? 320) * (size.height ?? 180)) / 2000));
   const candidates = candidateGops(keys, frames.length, diffs, sizeOutliers(frames, minBytes));
   let runs = planRuns(keys, frames.length, candidates);
@@ -347,6 +371,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     runs = again;
     total += again.length;
   }
+  ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
   return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, decodedFrames: decoded, totalFrames: frames.length };
 }
 
@@ -364,6 +389,7 @@ export interface AudioScan {
 
 /** One audio-only decode: silencedetect, and astats per window for the loudness curve. */
 export async function scanAudio(ctx: PassContext, facts: StreamFacts, duration: number): Promise<AudioScan> {
+  const t0 = performance.now();
   const windowSeconds = Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
   const rate = facts.sampleRate ?? 48_000;
   const resample = facts.sampleRate ? '' : `aresample=${rate},`;
@@ -395,6 +421,7 @@ export async function scanAudio(ctx: PassContext, facts: StreamFacts, duration: 
     },
   });
   if (open !== undefined && duration - open >= SILENCE_MIN_SECONDS) silences.push({ from: open, to: duration });
+  ctx.debug?.(`inspect: sound measured in ${(performance.now() - t0).toFixed(0)} ms`);
   const loudness = parser.result.cutLevels.map((s) => ({ t: s.t, meanDb: s.rmsDb, peakDb: s.peakDb }));
   return { silences, loudness, windowSeconds };
 }

@@ -239,11 +239,14 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   const dims = { width: ins.width ?? 320, height: ins.height ?? 180 };
   const draw = async (picks: SheetPick[]) => {
     opts.onProgress?.(0.92, 'drawing the sheet');
+    const t0 = performance.now();
     try {
-      return await drawSheet({
+      const sheet = await drawSheet({
         ffmpeg: rt.ffmpeg, src, limiter: rt.limiter, startTime: stored.startTime, ...dims, picks, font: rt.font,
         workDir: join(rt.inspections.root, 'tmp'), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
       });
+      opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames drawn in ${(performance.now() - t0).toFixed(0)} ms`);
+      return sheet;
     } catch (err) {
       if (err instanceof SheetError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
       throw err;

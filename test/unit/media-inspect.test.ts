@@ -26,11 +26,13 @@ describe('candidates', () => {
   it('flags a packet much larger than its neighbours on either side, not steady P/B alternation', () => {
     const steady = gop([9000, 800, 200, 200, 800, 200, 200, 800, 200, 200]);
     expect(sizeOutliers(steady, 64)).toEqual(new Set());
-    const cutIntoSimple = gop([9000, 800, 900, 850, 700, 60, 50, 40, 45, 50]);
+    const cutIntoSimple = gop([1200, 800, 900, 850, 700, 60, 50, 40, 45, 50]);
     expect(sizeOutliers(cutIntoSimple, 64)).toEqual(new Set([4]));
-    const cutIntoBusy = gop([9000, 100, 90, 110, 95, 3000, 1200, 1100, 1000, 1300]);
+    const cutIntoBusy = gop([5000, 100, 90, 110, 95, 3000, 1200, 1100, 1000, 1300]);
     expect(sizeOutliers(cutIntoBusy, 64)).toEqual(new Set([5]));
-    expect(sizeOutliers(gop([9000, 10, 10, 10, 40, 10, 10, 10, 10, 10]), 64)).toEqual(new Set()); // too small to mean anything
+    expect(sizeOutliers(gop([100, 10, 10, 10, 40, 10, 10, 10, 10, 10]), 64)).toEqual(new Set()); // too small to mean anything
+    // Larger than its neighbours but far smaller than a picture of its own (the keyframes): motion, not a cut.
+    expect(sizeOutliers(gop([9000, 100, 90, 110, 95, 3000, 1200, 1100, 1000, 1300]), 64)).toEqual(new Set());
   });
 
   it('makes a GOP a candidate for differing keyframes or an outlier inside it, and always the last GOP', () => {
