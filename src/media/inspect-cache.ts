@@ -34,8 +34,14 @@ export class InspectionCache<T> {
     return join(this.dir, 'inspections');
   }
 
-  private fileOf(key: string): string {
-    return join(this.root, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`);
+  private fileOf(key: string, ext = 'json'): string {
+    return join(this.root, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.${ext}`);
+  }
+
+  /** Where the keyframe thumbnails of an inspection live (written by pass 1, read by sheets). */
+  async thumbsPathOf(key: string): Promise<string> {
+    await mkdir(this.root, { recursive: true });
+    return this.fileOf(key, 'keyframes.mjpeg');
   }
 
   async get(key: string): Promise<T | undefined> {

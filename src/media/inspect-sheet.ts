@@ -7,18 +7,16 @@ import { MAX_BYTES, sheetLayout, type SheetLayout } from './contact-sheet.js';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { lastErrorLine, runProcess } from './process.js';
-import { num } from './timeline-args.js';
 
 export interface SheetPick {
   /** Relative time (seconds from the format's start) to show. */
   t: number;
   /** The frame at t starts a GOP: seek straight to it without decoding anything before. */
   keyframe: boolean;
-  /**
-   * The label under the frame: either fixed text, or the frame's own time (as HH:MM:SS.mmm) followed by the shot it
-   * falls in, computed from `shotStarts` (relative seconds of every shot's first frame after the first).
-   */
-  label: { text: string } | { time: true; shotStarts: number[] };
+  /** Its index among the keyframes, when a thumbnail of every keyframe was kept (SheetRequest.thumbs). */
+  thumb?: number;
+  /** The label under the frame, from the time of the frame actually shown. */
+  label: (shownSeconds: number) => string;
 }
 
 export interface SheetRequest {
@@ -33,6 +31,8 @@ export interface SheetRequest {
   font?: string;
   /** A folder of cutroom's own for temporary files. */
   workDir: string;
+  /** An MJPEG stream of every keyframe (pass 1 kept it): picks with `thumb` are read from it, not seeked to. */
+  thumbs?: string;
   signal?: AbortSignal;
   timeoutMs: number;
   /** Inputs per ffmpeg process. */
@@ -72,76 +72,85 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
   const imageH = cellH - labelH;
   const frameBytes = cellW * cellH * 3;
   const shown: number[] = new Array(count).fill(NaN);
-  const firsts: number[] = [];
-  for (let first = 0; first < count; first += req.maxInputs) firsts.push(first);
-  // Batches run side by side as far as the shared ffmpeg limit lets them.
-  const raw = await Promise.all(firsts.map(async (first) => {
-    const batch = req.picks.slice(first, first + req.maxInputs);
+  const frames: (Buffer | undefined)[] = new Array(count).fill(undefined);
+  // Every frame is scaled into its cell above an empty strip; labels are drawn in the tile pass, once times are known.
+  const fit = `scale=${cellW}:${imageH}:force_original_aspect_ratio=decrease,pad=${cellW}:${imageH}:-1:-1:color=black,setsar=1${labelH ? `,pad=${cellW}:${cellH}:0:0:color=0x202020` : ''}`;
+  const ffmpeg = async (args: string[], expected: number, onStderr?: (chunk: string) => void) => {
+    const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: req.timeoutMs, signal: req.signal, maxStdout: frameBytes * expected + 1, onStderr }));
+    if (r.cancelled) throw new SheetError('cancelled', true);
+    if (r.timedOut) throw new SheetError('drawing the sheet took too long');
+    if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${lastErrorLine(r.stderr)})`);
+    if (r.stdout.length !== frameBytes * expected) throw new SheetError(`drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${expected} frames came out (a pick past the end?)`);
+    return r.stdout;
+  };
+  const split = (buf: Buffer, k: number) => buf.subarray(k * frameBytes, (k + 1) * frameBytes);
+
+  // Keyframes kept by pass 1: one process reads the small JPEGs it needs, in order.
+  const fromThumbs = req.thumbs ? req.picks.map((p, i) => ({ p, i })).filter(({ p }) => p.thumb !== undefined).sort((x, y) => x.p.thumb! - y.p.thumb!) : [];
+  const jobs: Promise<void>[] = [];
+  if (fromThumbs.length) {
+    const select = `select='${fromThumbs.map(({ p }) => `eq(n\\,${p.thumb})`).join('+')}'`;
+    jobs.push(
+      ffmpeg(['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-protocol_whitelist', 'file', '-f', 'mjpeg', '-i', `file:${req.thumbs}`,
+        '-vf', `${select},${fit},format=rgb24`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], fromThumbs.length).then((buf) => {
+        fromThumbs.forEach(({ p, i }, k) => {
+          frames[i] = split(buf, k);
+          shown[i] = p.t;
+        });
+      }),
+    );
+  }
+  // The rest: one seek per frame, several inputs per process, processes side by side within the ffmpeg limit.
+  const seeks = req.picks.map((p, i) => ({ p, i })).filter(({ p }) => !(req.thumbs && p.thumb !== undefined));
+  for (let first = 0; first < seeks.length; first += req.maxInputs) {
+    const batch = seeks.slice(first, first + req.maxInputs);
     const args = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-copyts'];
     const chains: string[] = [];
-    batch.forEach((p, k) => {
+    batch.forEach(({ p }, k) => {
       const abs = p.t + req.startTime;
       const a = inputArgs(req.src);
       // A keyframe: seek onto it and keep everything (nothing before it is decoded). Otherwise decode from the
       // keyframe before and drop frames before t (accurate seek), a hair early so the frame at t itself is kept.
       const seek = p.keyframe ? ['-noaccurate_seek', '-ss', (abs + 0.0005).toFixed(6)] : ['-ss', Math.max(0, abs - 0.0005).toFixed(6)];
       args.push(...a.slice(0, -2), ...seek, ...a.slice(-2));
-      const chars = 'label' in p && 'text' in p.label ? p.label.text.length : 20;
-      const fontsize = Math.max(8, Math.min(Math.round(labelH * 0.7), Math.floor((cellW - 8) / (0.62 * chars))));
-      let text = '';
-      if ('text' in p.label) text = escapeText(p.label.text);
-      else {
-        const starts = p.label.shotStarts.filter((s) => Math.abs(s - p.t) < 600).map((s) => s + req.startTime);
-        // The shot from the frame's own time: 1 + the shot starts at or before it (half a millisecond early).
-        const before = p.label.shotStarts.filter((s) => s - p.t <= -600).length;
-        const shotExpr = `${1 + before}${starts.map((s) => `+gte(t\\,${num(s - 0.0005)})`).join('')}`;
-        text = `%{pts\\:hms\\:${num(-req.startTime)}}  #%{eif\\:${shotExpr}\\:d}`;
-      }
-      const label = req.font
-        ? `,pad=${cellW}:${cellH}:0:0:color=0x202020,drawtext=fontfile=${req.font}:text='${text}':x=4:y=${imageH + Math.round((labelH - fontsize) / 2)}:fontsize=${fontsize}:fontcolor=white`
-        : '';
-      chains.push(
-        `[${k}:v:0]trim=end_frame=1,showinfo@f${first + k},scale=${cellW}:${imageH}:force_original_aspect_ratio=decrease,` +
-          `pad=${cellW}:${imageH}:-1:-1:color=black,setsar=1${label}[v${k}]`,
-      );
+      chains.push(`[${k}:v:0]trim=end_frame=1,showinfo@f${k},${fit}[v${k}]`);
     });
     const graph = `${chains.join(';')};${batch.map((_, k) => `[v${k}]`).join('')}concat=n=${batch.length}:v=1:a=0,format=rgb24[o]`;
     args.push('-filter_complex', graph, '-map', '[o]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1');
     let buf = '';
-    const r = await req.limiter.run(() =>
-      runProcess(req.ffmpeg, args, {
-        timeoutMs: req.timeoutMs,
-        signal: req.signal,
-        maxStdout: frameBytes * batch.length + 1,
-        onStderr: (chunk) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const m = /^\[showinfo@f(\d+) @ [^\]]+\] n:\s*0 pts:\s*\S+\s+pts_time:(\S+)/.exec(buf.slice(0, nl));
-            buf = buf.slice(nl + 1);
-            if (m) shown[Number(m[1])] = Number(m[2]) - req.startTime;
-          }
-        },
-      }),
+    jobs.push(
+      ffmpeg(args, batch.length, (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const m = /^\[showinfo@f(\d+) @ [^\]]+\] n:\s*0 pts:\s*\S+\s+pts_time:(\S+)/.exec(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (m) shown[batch[Number(m[1])]!.i] = Number(m[2]) - req.startTime;
+        }
+      }).then((out) => batch.forEach(({ i }, k) => (frames[i] = split(out, k)))),
     );
-    if (r.cancelled) throw new SheetError('cancelled', true);
-    if (r.timedOut) throw new SheetError('drawing the sheet took too long');
-    if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${lastErrorLine(r.stderr)})`);
-    if (r.stdout.length !== frameBytes * batch.length) throw new SheetError(`drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${batch.length} frames came out (a pick past the end?)`);
-    return r.stdout;
-  }));
+  }
+  await Promise.all(jobs);
 
+  // Labels: one drawtext per cell, each enabled on its own frame only.
+  const labels = req.font
+    ? req.picks.map((p, i) => {
+        const text = p.label(shown[i]!);
+        const fontsize = Math.max(8, Math.min(Math.round(labelH * 0.7), Math.floor((cellW - 8) / (0.62 * text.length))));
+        return `drawtext=enable='eq(n\\,${i})':fontfile=${req.font}:text='${escapeText(text)}':x=4:y=${imageH + Math.round((labelH - fontsize) / 2)}:fontsize=${fontsize}:fontcolor=white,`;
+      }).join('')
+    : '';
   await mkdir(req.workDir, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const rawPath = join(req.workDir, `.frames-${tag}.rgb`);
   const jpegPath = join(req.workDir, `.sheet-${tag}.jpg`);
   try {
-    await writeFile(rawPath, Buffer.concat(raw));
+    await writeFile(rawPath, Buffer.concat(frames as Buffer[]));
     for (const q of QUALITY) {
       const args = [
         '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
         '-protocol_whitelist', 'file', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-video_size', `${cellW}x${cellH}`, '-framerate', '1', '-i', `file:${rawPath}`,
-        '-vf', `tile=${layout.columns}x${layout.rows}:padding=${PAD}:margin=${PAD}:color=0x303030`,
+        '-vf', `${labels}tile=${layout.columns}x${layout.rows}:padding=${PAD}:margin=${PAD}:color=0x303030`,
         '-frames:v', '1', '-q:v', String(q), '-f', 'image2', '-c:v', 'mjpeg', `file:${jpegPath}`,
       ];
       const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: 60_000, signal: req.signal }));

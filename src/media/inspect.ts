@@ -13,6 +13,7 @@
 // second frame lacks context; a cut found there is confirmed by decoding the run again from one keyframe earlier.
 // Sources whose keyframes are too sparse to help, or whose candidates cover most of the file, get one full pass.
 // Gradual transitions (fades, dissolves) are not hard cuts and are not found.
+import { rename, rm } from 'node:fs/promises';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
 import { MeasureParser } from './measure.js';
@@ -29,6 +30,8 @@ export const LOUDNESS_POINTS = 200;
 const TINY_W = 64;
 const TINY_H = 36;
 const TINY_BYTES = TINY_W * TINY_H * 1.5;
+/** Width of the keyframe thumbnails kept for sheets (a sheet's cells are at most 320 px wide). */
+const THUMB_W = 320;
 /** Neighbouring keyframes at least this different (scdet's measure on tiny frames) make their GOP a candidate. */
 const KEY_DIFF = SCENE_THRESHOLD / 2;
 /** A packet this many times larger than the largest of its 4 neighbours on one side is an outlier. */
@@ -60,6 +63,8 @@ export interface PassContext {
   signal?: AbortSignal;
   /** Wall-clock limit per process. */
   timeoutMs: number;
+  /** Where pass 1 may keep a thumbnail of every keyframe (an MJPEG stream), for sheets. */
+  thumbsPath?: string;
   onProgress?: (fraction: number, message: string) => void;
   debug?: (msg: string) => void;
 }
@@ -86,6 +91,8 @@ export interface ShotScan {
   reason?: string;
   /** Keyframe times (relative seconds), for cheap frame grabs. */
   keyframes: number[];
+  /** True when pass 1 kept a thumbnail of every keyframe at PassContext.thumbsPath. */
+  thumbs?: boolean;
   /** Frames decoded at full size (refinement runs or the full pass), and all frames. */
   decodedFrames: number;
   totalFrames: number;
@@ -294,12 +301,20 @@ async function fullPass(ctx: PassContext, startTime: number, duration: number | 
   return cuts;
 }
 
-/** Pass 1: every keyframe, tiny; the differences between neighbours. */
-async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined): Promise<number[] | undefined> {
+/**
+ * Pass 1: every keyframe, tiny; the differences between neighbours. With `thumbs`, every keyframe is also kept as a
+ * small JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
+ */
+async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined, thumbs?: string): Promise<number[] | undefined> {
   let buf = '';
+  const tmp = thumbs ? `${thumbs}.${process.pid}.${Date.now()}.tmp` : undefined;
+  const outputs = tmp
+    ? ['-filter_complex', `[0:v:0]scale=${THUMB_W}:-2,split[a][b];[a]scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p[tiny];[b]format=yuvj420p[th]`,
+        '-map', '[tiny]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1',
+        '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
+    : ['-map', '0:v:0', '-vf', `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
   const r = await run(ctx, ctx.ffmpeg, [
-    ...FFMPEG_HEAD, '-v', 'error', '-skip_frame', 'nokey', ...input(ctx.src), '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`, '-fps_mode', 'passthrough', '-progress', 'pipe:2', '-f', 'rawvideo', 'pipe:1',
+    ...FFMPEG_HEAD, '-v', 'error', '-skip_frame', 'nokey', ...input(ctx.src), '-progress', 'pipe:2', ...outputs,
   ], {
     maxStdout: (keyCount + 16) * TINY_BYTES,
     onStderr: (chunk) => {
@@ -314,7 +329,11 @@ async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: numbe
   });
   const n = Math.floor(r.stdout.length / TINY_BYTES);
   // Every keyframe must have come out, in order, or the pairing with the packet list would be wrong.
-  if (n !== keyCount) return undefined;
+  if (n !== keyCount) {
+    if (tmp) await rm(tmp, { force: true });
+    return undefined;
+  }
+  if (tmp && thumbs) await rename(tmp, thumbs);
   const diffs: number[] = [];
   for (let i = 0; i + 1 < n; i++) diffs.push(mafd(r.stdout.subarray(i * TINY_BYTES, (i + 1) * TINY_BYTES), r.stdout.subarray((i + 1) * TINY_BYTES, (i + 2) * TINY_BYTES)));
   return diffs;
@@ -339,7 +358,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS) return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
 
   ctx.onProgress?.(0, 'comparing keyframes');
-  const diffs = await keyframeDiffs(ctx, keys.length, duration);
+  const diffs = await keyframeDiffs(ctx, keys.length, duration, ctx.thumbsPath);
   if (!diffs) return full('the keyframes did not all decode');
   ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
   const minBytes = Math.max(64, Math.round(((size.width ?? 320) * (size.height ?? 180)) / 2000));
@@ -372,7 +391,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     total += again.length;
   }
   ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
-  return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, decodedFrames: decoded, totalFrames: frames.length };
+  return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, decodedFrames: decoded, totalFrames: frames.length };
 }
 
 /** Times as printed (rounded) back to the demuxer's frame times. */

@@ -1,5 +1,6 @@
 // inspect_asset's workflow, shared by the tool, the inspection resource and the edit tools (clips given by shot):
 // find the asset's media, scan it once (shots, silences, loudness; cached per asset), and draw a sheet.
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Asset } from '../api/models.js';
@@ -67,6 +68,8 @@ export interface StoredInspection {
   inspection: Inspection;
   startTime: number;
   keyframes: number[];
+  /** A thumbnail of every keyframe was kept (beside the stored inspection). */
+  thumbs?: boolean;
 }
 
 export const FrameShownSchema = z.object({
@@ -136,13 +139,13 @@ export async function storedInspection(deps: InspectDeps, projectId: string, ass
 }
 
 /** The asset's inspection: from the cache, or scanned now (and cached). */
-export async function inspect(deps: InspectDeps, projectId: string, assetId: string, opts: InspectOptions = {}): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource }> {
+export async function inspect(deps: InspectDeps, projectId: string, assetId: string, opts: InspectOptions = {}): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource; key: string }> {
   const { rt, ffprobe, prober } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   const hit = await rt.inspections.get(key);
   if (hit) {
     opts.debug?.(`inspect ${asset.id}: reusing the inspection cached for ${key.split('|')[0]}`);
-    return { stored: hit, cached: true, src };
+    return { stored: hit, cached: true, src, key };
   }
   let facts;
   try {
@@ -165,6 +168,7 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
     signal: opts.signal,
     timeoutMs: 120_000 + 2 * duration * 1000,
     debug: opts.debug,
+    thumbsPath: await rt.inspections.thumbsPathOf(key),
   };
   try {
     opts.onProgress?.(0, 'reading the stream list');
@@ -201,10 +205,10 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
         ...(scan?.reason ? { note: `every frame was decoded: ${scan.reason}` } : {}),
       },
     };
-    const stored: StoredInspection = { inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [] };
+    const stored: StoredInspection = { inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}) };
     opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
     await rt.inspections.set(key, stored);
-    return { stored, cached: false, src };
+    return { stored, cached: false, src, key };
   } catch (err) {
     if (err instanceof InspectError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`);
     throw err;
@@ -231,7 +235,9 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   const { rt } = tools(deps);
   let from = parseTime(args.from, 'from');
   let to = parseTime(args.to, 'to');
-  const { stored, cached, src } = await inspect(deps, projectId, assetId, opts);
+  const { stored, cached, src, key } = await inspect(deps, projectId, assetId, opts);
+  const thumbsPath = await rt.inspections.thumbsPathOf(key);
+  const thumbs = stored.thumbs && (await stat(thumbsPath).then(() => true, () => false)) ? thumbsPath : undefined;
   const ins = stored.inspection;
   const base = { ...ins, cached };
   if (ins.kind === 'audio') return { ...base, frames: [], sheet: { mode: 'none' } };
@@ -243,7 +249,7 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
     try {
       const sheet = await drawSheet({
         ffmpeg: rt.ffmpeg, src, limiter: rt.limiter, startTime: stored.startTime, ...dims, picks, font: rt.font,
-        workDir: join(rt.inspections.root, 'tmp'), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
+        workDir: join(rt.inspections.root, 'tmp'), ...(thumbs ? { thumbs } : {}), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
       });
       opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames drawn in ${(performance.now() - t0).toFixed(0)} ms`);
       return sheet;
@@ -254,7 +260,7 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   };
 
   if (ins.kind === 'image') {
-    const sheet = await draw([{ t: 0, keyframe: false, label: { text: 'image' } }]);
+    const sheet = await draw([{ t: 0, keyframe: false, label: () => 'image' }]);
     return { ...base, frames: [{ seconds: 0 }], sheet: { mode: 'image' }, jpeg: sheet.jpeg };
   }
 
@@ -276,7 +282,12 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
       const mid = (s.start_seconds + s.end_seconds) / 2;
       const inside = stored.keyframes.filter((k) => k >= s.start_seconds && k < s.end_seconds);
       const key = inside.sort((a, b) => Math.abs(a - mid) - Math.abs(b - mid))[0];
-      return { t: key ?? s.start_seconds, keyframe: key !== undefined, label: { text: `#${s.index} ${s.start}-${s.end}` } };
+      return {
+        t: key ?? s.start_seconds,
+        keyframe: key !== undefined,
+        ...(key !== undefined ? { thumb: stored.keyframes.indexOf(key) } : {}),
+        label: () => `#${s.index} ${s.start}-${s.end}`,
+      };
     });
     const sheet = await draw(picks);
     const rest = inSpan.length - page.length;
@@ -297,8 +308,11 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   // A zoom: frames evenly spaced inside the span (centres of equal slices), at most one per source frame.
   const frameSeconds = 1 / (ins.fps ?? 25);
   const n = Math.max(1, Math.min(wanted, Math.floor((to - from) / frameSeconds)));
-  const shotStarts = ins.shots.slice(1).map((s) => s.start_seconds);
-  const picks = Array.from({ length: n }, (_, i): SheetPick => ({ t: from! + ((i + 0.5) * (to! - from!)) / n, keyframe: false, label: { time: true, shotStarts } }));
+  const picks = Array.from({ length: n }, (_, i): SheetPick => ({
+    t: from! + ((i + 0.5) * (to! - from!)) / n,
+    keyframe: false,
+    label: (t) => `${formatTimecode(Math.round(t * 1000))}  #${shotAt(ins.shots, t) ?? '?'}`,
+  }));
   const sheet = await draw(picks);
   return {
     ...base,
