@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
 import { CUT_FRAMES, FPS, SILENCES, makeShots, scdetReference } from '../fixtures/shots.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
@@ -30,13 +31,17 @@ type Result = {
 const root = mkdtempSync(join(tmpdir(), 'cutroom-inspect-'));
 const allowed = join(root, 'allowed');
 const frame = 1 / FPS;
-let files: { g50: string; g1000: string };
+let files: { g50: string; g1000: string; bframes: string };
 
 beforeAll(() => {
   mkdirSync(allowed, { recursive: true });
-  files = { g50: makeShots({ gop: 50 }), g1000: makeShots({ gop: 1000 }) };
+  files = { g50: makeShots({ gop: 50 }), g1000: makeShots({ gop: 1000 }), bframes: makeShots({ gop: 50, preset: 'medium' }) };
   copyFileSync(files.g50, join(allowed, 'shots-g50.mp4'));
   copyFileSync(files.g1000, join(allowed, 'shots-g1000.mp4'));
+  copyFileSync(files.bframes, join(allowed, 'shots-bframes.mp4'));
+  const m = makeAll();
+  copyFileSync(m.voice, join(allowed, 'voice.m4a'));
+  copyFileSync(m.still, join(allowed, 'still.png'));
 }, 120_000);
 
 async function inspect(srv: Spawned, args: Record<string, unknown>, onprogress?: (p: { progress: number }) => void) {
@@ -95,9 +100,9 @@ describe('inspect_asset on the local backend', () => {
     srv = await spawnServer(env);
     const p = await srv.client.callTool({ name: 'create_project', arguments: { name: 'inspect', description: 'shots' } });
     projectId = (p.structuredContent as { project: { id: string } }).project.id;
-    for (const name of ['shots-g50', 'shots-g1000']) {
-      const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, `${name}.mp4`) } });
-      ids[name] = (r.structuredContent as { asset: { id: string } }).asset.id;
+    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'voice.m4a', 'still.png']) {
+      const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, name) } });
+      ids[name.replace(/\.\w+$/, '')] = (r.structuredContent as { asset: { id: string } }).asset.id;
     }
     first = await inspect(srv, { project_id: projectId, asset_id: ids['shots-g50'] }, (e) => progress.push(e.progress));
   }, 120_000);
@@ -124,6 +129,26 @@ describe('inspect_asset on the local backend', () => {
     expectShots(r, files.g1000);
     expect(r.scan.shots).toBe('full_decode');
     expect(r.scan.frames_decoded).toBe(750);
+  });
+
+  it('finds the same cuts in a source with B-frames (decode order is not display order)', async () => {
+    const r = (await inspect(srv, { project_id: projectId, asset_id: ids['shots-bframes'] })).structuredContent;
+    expectShots(r, files.bframes);
+    expect(r.scan.shots).toBe('keyframes');
+  });
+
+  it('measures an audio asset (no shots, no sheet) and shows an image', async () => {
+    const a = await inspect(srv, { project_id: projectId, asset_id: ids.voice });
+    expect(a.structuredContent).toMatchObject({ kind: 'audio', has_audio: true, shots: [], silences: [], frames: [], sheet: { mode: 'none' } });
+    expect(a.structuredContent.duration_seconds).toBeCloseTo(5, 1);
+    // A steady sine (ffmpeg's default, -21 dBFS RMS) in 0.5 s windows.
+    const whole = a.structuredContent.loudness.filter((l) => l.start_seconds <= 4.5);
+    expect(whole).toHaveLength(10);
+    for (const l of whole) expect(Math.abs(l.mean_db + 21)).toBeLessThan(1.5);
+    expect(a.content.some((c) => c.type === 'image')).toBe(false);
+    const i = await inspect(srv, { project_id: projectId, asset_id: ids.still });
+    expect(i.structuredContent).toMatchObject({ kind: 'image', width: 320, height: 180, has_audio: false, shots: [], frames: [{ seconds: 0 }], sheet: { mode: 'image' } });
+    expect(colourName(colourAt(sheetOf(i, 'still-sheet.jpg').path, 0, 'crop=40:40:60:40'))).toMatch(/rgb\(2[45]\d,2[45]\d,2[45]\d\)/);
   });
 
   it('finds the silences within 0.1 s and draws a coarse loudness curve', () => {
