@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
-import { CUT_FRAMES, FPS, SILENCES, makeShots, scdetReference } from '../fixtures/shots.mjs';
+import { CUT_FRAMES, FPS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt, colourName, probe } from '../helpers/inspect-media.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -39,6 +39,7 @@ beforeAll(() => {
   copyFileSync(files.g50, join(allowed, 'shots-g50.mp4'));
   copyFileSync(files.g1000, join(allowed, 'shots-g1000.mp4'));
   copyFileSync(files.bframes, join(allowed, 'shots-bframes.mp4'));
+  copyFileSync(makeManyShots(55), join(allowed, 'many-shots.mp4'));
   const m = makeAll();
   copyFileSync(m.voice, join(allowed, 'voice.m4a'));
   copyFileSync(m.still, join(allowed, 'still.png'));
@@ -100,7 +101,7 @@ describe('inspect_asset on the local backend', () => {
     srv = await spawnServer(env);
     const p = await srv.client.callTool({ name: 'create_project', arguments: { name: 'inspect', description: 'shots' } });
     projectId = (p.structuredContent as { project: { id: string } }).project.id;
-    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'voice.m4a', 'still.png']) {
+    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
       const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, name) } });
       ids[name.replace(/\.\w+$/, '')] = (r.structuredContent as { asset: { id: string } }).asset.id;
     }
@@ -192,6 +193,19 @@ describe('inspect_asset on the local backend', () => {
     for (const g of gaps) expect(Math.abs(g - 0.25)).toBeLessThanOrEqual(frame + 1e-6);
     // 10.8-11.2 s is the cut-and-back: the frames there show smptehdbars, shot 4.
     expect(r.frames.filter((f) => f.shot === 4).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('shows the first 48 of 55 shots, says so, and pages on from where it says', async () => {
+    const r = (await inspect(srv, { project_id: projectId, asset_id: ids['many-shots'] })).structuredContent;
+    expect(r.shots).toHaveLength(55);
+    expect(r.sheet).toMatchObject({ mode: 'shots', first_shot: 1, last_shot: 48 });
+    expect(r.frames.map((f) => f.shot)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    expect(r.sheet.more).toBe('7 more shots not shown: call again with from: "00:00:07.680" to see them');
+    const next = (await inspect(srv, { project_id: projectId, asset_id: ids['many-shots'], from: '00:00:07.680' })).structuredContent;
+    expect(next.sheet).toMatchObject({ mode: 'shots', first_shot: 49, last_shot: 55 });
+    expect(next.sheet.more).toBeUndefined();
+    expect(next.frames.map((f) => f.shot)).toEqual([49, 50, 51, 52, 53, 54, 55]);
+    expect(next.cached).toBe(true);
   });
 
   it('pages through the shots with from alone', async () => {
