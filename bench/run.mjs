@@ -1,7 +1,12 @@
 // npm run bench [name...]: runs the benchmarks and prints their figures. Record them in bench/README.md.
 import { cpus, totalmem } from 'node:os';
 
-const all = { server: () => import('./server.mjs'), preview: () => import('./preview.mjs'), store: () => import('./store.mjs') };
+const all = {
+  server: () => import('./server.mjs'),
+  preview: () => import('./preview.mjs'),
+  store: () => import('./store.mjs'),
+  inspect: () => import('./inspect.mjs'),
+};
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
 console.log(`node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { addSecret, createLogger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
 import { PreviewCache } from './media/cache.js';
+import { InspectionCache } from './media/inspect-cache.js';
+import type { StoredInspection } from './workflow/inspect.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter, MediaProber } from './media/probe.js';
 import type { MediaRuntime } from './workflow/preview.js';
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
         maxInputs: config.ffmpegMaxInputs,
         font: await findLabelFont(),
         prober,
+        inspections: new InspectionCache<StoredInspection>(config.cacheDir),
       }
     : undefined;
 

@@ -2,11 +2,13 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
+import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
 import * as editTools from './tools/edits.js';
+import * as inspectTools from './tools/inspect.js';
 import * as mediaTools from './tools/media.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
@@ -54,7 +56,9 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   editTools.register(server, deps);
   previewTools.register(server, deps);
   mediaTools.register(server, deps);
+  inspectTools.register(server, deps);
   projectResources.register(server, deps);
+  inspectionResources.register(server, deps);
   adaptToolResultsToProtocol(server);
   return server;
 }

@@ -6,8 +6,9 @@ import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
   asset_id: z.string().describe('Id of a video asset of the project (get_project lists them)'),
-  start: TimeInput.describe('In point in the source clip: "00:00:04.500", "4.5" or 4.5 seconds'),
-  end: TimeInput.describe('Out point in the source clip, after start'),
+  shot: z.number().int().min(1).optional().describe("A shot of the asset, numbered as inspect_asset lists them (1-based): the clip is that shot, or with start/end a part of it"),
+  start: TimeInput.optional().describe('In point in the source clip: "00:00:04.500", "4.5" or 4.5 seconds; with shot, an offset from the shot\'s start (default 0)'),
+  end: TimeInput.optional().describe("Out point in the source clip, after start; with shot, an offset from the shot's start (default: the shot's end)"),
   volume: z.number().optional().describe("Volume of the clip's own sound, 0 (mute) to 1 (as recorded); default 1"),
   crop: CropSchema.partial().optional().describe('Fill the frame instead of letterboxing: zoom (1 = fill), position_x/position_y (-1..1)'),
 });
@@ -101,4 +102,28 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
   };
+}
+
+export interface ShotSpan {
+  index: number;
+  start_seconds: number;
+  end_seconds: number;
+}
+
+/**
+ * A clip given as a shot ({asset_id, shot, start?, end?}) as plain in and out points in the source: start/end are
+ * offsets from the shot's start (default: the whole shot). `problem` says what is off, for a diagnostic.
+ */
+export function clipFromShot(clip: ClipInput, shot: ShotSpan): { clip: ClipInput; problem?: string } {
+  const length = Math.round((shot.end_seconds - shot.start_seconds) * 1000) / 1000;
+  const from = clip.start === undefined ? 0 : seconds(clip.start);
+  const to = clip.end === undefined ? length : seconds(clip.end);
+  const at = (offset: number) => Math.round((shot.start_seconds + offset) * 1000) / 1000;
+  // An offset that does not parse is left for the linter to report in the usual way.
+  const resolved: ClipInput = { ...clip, shot: undefined, start: from === undefined ? clip.start : at(from), end: to === undefined ? clip.end : at(to) };
+  delete resolved.shot;
+  let problem: string | undefined;
+  if (from !== undefined && from >= length) problem = `start offset ${from} s is not inside shot ${shot.index}, which lasts ${length} s`;
+  else if (to !== undefined && to > length + 0.001) problem = `end offset ${to} s is past the end of shot ${shot.index} (it lasts ${length} s): the clip runs into the next shot`;
+  return { clip: resolved, ...(problem ? { problem } : {}) };
 }

@@ -19,6 +19,7 @@ const CheckOutput = {
   diagnostics: z.array(DiagnosticSchema),
   summary: TimelineSummarySchema.optional().describe('The cuts with their places on the output timeline'),
   skipped_checks: z.array(z.string()).describe('Checks that could not run, and how to enable them'),
+  notes: z.array(z.string()).optional().describe('What was resolved along the way, e.g. which shot list a clip given by shot came from'),
 };
 
 function headline(c: CheckedEdit): string {
@@ -35,6 +36,7 @@ function checkText(c: CheckedEdit): string {
     parts.push(c.summary.cuts.map((cut) => `${cut.index + 1}. ${cut.asset_id} ${cut.source_in}-${cut.source_out} -> ${cut.timeline_start}-${cut.timeline_end}`).join('\n'));
   }
   if (c.skipped.length) parts.push(`Skipped: ${c.skipped.join('; ')}`);
+  if (c.notes.length) parts.push(`Notes: ${c.notes.join('; ')}`);
   return parts.join('\n');
 }
 
@@ -44,6 +46,7 @@ function checkStructured(c: CheckedEdit) {
     diagnostics: c.diagnostics,
     ...(c.summary ? { summary: c.summary } : {}),
     skipped_checks: c.skipped,
+    ...(c.notes.length ? { notes: c.notes } : {}),
   };
 }
 
@@ -70,7 +73,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       title: 'Compose and check an edit',
       description:
         'Builds an edit definition (a timeline of video cuts with audio overlays) and checks it without rendering anything. ' +
-        'Give clips [{asset_id, start, end, volume?, crop?}] in playing order, plus overlays [{asset_id, at, until?, volume?}] for voiceover or music, ' +
+        'Give clips [{asset_id, start, end, volume?, crop?}] in playing order (or {asset_id, shot} for a shot as inspect_asset numbers them, start/end then being offsets inside it), plus overlays [{asset_id, at, until?, volume?}] for voiceover or music, ' +
         'or a whole edit definition as edit. Times: seconds or HH:MM:SS.mmm; clip times are in the source clip, overlay times on the output timeline. ' +
         'Returns the canonical edit ready for render_edit or preview_edit, diagnostics (error|warning, a JSON pointer path, message, hint) and a summary ' +
         'of every cut\'s place on the timeline. Clip lengths are measured with ffprobe. Use it to iterate until ready is true.',
@@ -148,7 +151,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
               : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
-          const result = ok({ render, warnings, ...(c.summary ? { summary: c.summary } : {}) }, `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}`);
+          const result = ok(
+            { render, warnings, ...(c.summary ? { summary: c.summary } : {}) },
+            `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.join('; ')}` : ''}`,
+          );
           if (assetId !== 'unknown') {
             result.content.push({ type: 'resource_link', uri: renderUri(c.projectId, assetId), name: c.edit.video_output_filename, mimeType: 'video/mp4', description: 'The render: its status and, once done, its link' });
           }

@@ -89,10 +89,14 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
 }
 
 /** The result of a settled job: the full preview, or its failure as a thrown one-line error. */
-async function settledResult(job: PreviewJob, progress: Progress): Promise<CallToolResult> {
+async function settledResult(job: PreviewJob, progress: Progress, notes: string[] = []): Promise<CallToolResult> {
   const result = await job.done;
   await progress(100, 100, 'done');
-  return doneResult(result);
+  const done = doneResult(result);
+  const text = done.content[0];
+  // How clips given by shot were resolved (the edit's check says; get_preview has no check to tell).
+  if (notes.length && text?.type === 'text') text.text += `\nNotes: ${notes.join('; ')}`;
+  return done;
 }
 
 const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
@@ -145,7 +149,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             return renderingResult(job.id, job.progress);
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, progress);
+          return settledResult(job, progress, checked.notes);
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       ),

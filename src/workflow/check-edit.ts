@@ -2,7 +2,8 @@
 // given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
 import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
-import { composeEdit } from '../edit/compose.js';
+import { clipFromShot, composeEdit, type ClipInput } from '../edit/compose.js';
+import type { Diagnostic } from '../edit/model.js';
 import { classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
 import { UserFacingError, requireUuid } from '../errors.js';
@@ -10,10 +11,14 @@ import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { EditInput } from './edit-input.js';
+import { inspect } from './inspect.js';
+import type { MediaRuntime } from './preview.js';
 
 export interface CheckDeps {
   backend: Backend;
   prober?: MediaProber;
+  /** Needed for clips given by shot (their asset is inspected, or its cached inspection reused). */
+  runtime?: MediaRuntime;
 }
 
 export interface ProjectAsset extends AssetInfo {
@@ -28,6 +33,8 @@ export interface CheckedEdit extends LintResult {
   summary?: TimelineSummary;
   /** Checks that could not run, with the reason and the fix. */
   skipped: string[];
+  /** What was decided along the way that is not a problem, e.g. which shot list a clip's shot came from. */
+  notes: string[];
 }
 
 /** The asset ids an edit refers to, read leniently from whatever shape it came in. */
@@ -81,26 +88,89 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   }
 
   let raw: unknown = input.edit;
+  const notes: string[] = [];
+  const shotDiagnostics: Diagnostic[] = [];
   if (!input.edit) {
+    const clips = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, signal);
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
       const ms = assets.get(id)?.facts?.durationMs;
       if (ms !== undefined) audioDurations.set(id, ms / 1000);
     }
     raw = composeEdit(
-      { clips: input.clips ?? [], overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename },
+      { clips, overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename },
       audioDurations,
     );
   }
   const lint = lintEdit(raw, assets);
+  if (shotDiagnostics.length) {
+    lint.diagnostics.unshift(...shotDiagnostics);
+    if (shotDiagnostics.some((d) => d.severity === 'error')) lint.ready = false;
+  }
   return {
     ...lint,
+    notes,
     project,
     projectId,
     assets,
     skipped,
     ...(lint.timeline ? { summary: summarizeTimeline(lint.timeline) } : {}),
   };
+}
+
+/**
+ * Clips given by shot become plain in and out points, from the asset's shot list (its inspection: cached, or run
+ * now). Each use is noted (which shot, which list); what is off is a diagnostic at the clip's place in the edit.
+ */
+async function resolveShots(
+  deps: CheckDeps,
+  projectId: string,
+  clips: ClipInput[],
+  assets: Map<string, ProjectAsset>,
+  notes: string[],
+  diagnostics: Diagnostic[],
+  signal?: AbortSignal,
+): Promise<ClipInput[]> {
+  const lists = new Map<string, Promise<{ shots: { index: number; start_seconds: number; end_seconds: number }[]; cached: boolean }>>();
+  return Promise.all(
+    clips.map(async (clip, i) => {
+      if (clip.shot === undefined) return clip;
+      const path = `/video_series_sequential/${i}`;
+      const id = typeof clip.asset_id === 'string' ? clip.asset_id.trim() : '';
+      // An unknown asset is the linter's to report; so is any other kind than video.
+      if (!assets.has(id) || assets.get(id)!.kind !== 'video') return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+      let list = lists.get(id);
+      if (!list) {
+        list = inspect(deps, projectId, id, { signal }).then((r) => ({ shots: r.stored.inspection.shots, cached: r.cached }));
+        lists.set(id, list);
+      }
+      let found;
+      try {
+        found = await list;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        diagnostics.push({ severity: 'error', path, message: `shot ${clip.shot} of asset ${id} could not be found: ${(err as Error).message}`, hint: 'give start and end instead of shot' });
+        return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+      }
+      const shot = found.shots[clip.shot - 1];
+      if (!shot) {
+        diagnostics.push({
+          severity: 'error',
+          path,
+          message: `asset ${id} has ${found.shots.length} shot${found.shots.length === 1 ? '' : 's'}; there is no shot ${clip.shot}`,
+          hint: 'inspect_asset lists the shots with their numbers',
+        });
+        return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+      }
+      const r = clipFromShot(clip, shot);
+      notes.push(
+        `clip ${i + 1} is shot ${shot.index} of asset ${id} (${shot.start_seconds}-${shot.end_seconds} s) -> ${r.clip.start}-${r.clip.end} s, ` +
+          `from its shot list (${found.shots.length} shots, inspect_asset; ${found.cached ? 'cached' : 'scanned now'})`,
+      );
+      if (r.problem) diagnostics.push({ severity: 'warning', path, message: r.problem, hint: 'inspect_asset shows the shot; zoom with from/to to pick exact points' });
+      return r.clip;
+    }),
+  );
 }
 
 /**

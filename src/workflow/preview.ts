@@ -14,6 +14,8 @@ import { lastErrorLine, runProcess } from '../media/process.js';
 import { RenderError, renderTimeline } from '../media/render.js';
 import type { EncodeSettings, InputSpec } from '../media/timeline-args.js';
 import type { CheckedEdit } from './check-edit.js';
+import type { InspectionCache } from '../media/inspect-cache.js';
+import type { StoredInspection } from './inspect.js';
 
 export interface MediaRuntime {
   ffmpeg: string;
@@ -23,6 +25,8 @@ export interface MediaRuntime {
   maxInputs: number;
   font?: string;
   prober?: MediaProber;
+  /** What inspect_asset found, per asset (memory and CUTROOM_CACHE_DIR/inspections). */
+  inspections?: InspectionCache<StoredInspection>;
 }
 
 const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];

@@ -1,0 +1,154 @@
+// Issue 9's target: inspect_asset on a 10-minute 1080p source (2 s GOP, known hard cuts, some inside GOPs) takes
+// at most 0.25x one full-decode scene-detection pass (ffmpeg scdet over every frame) of the same file, and finds the
+// same cuts. Paired rounds, order alternating; a fresh cache dir for every inspect_asset run. Then an hour of such
+// footage (the 10 minutes six times, joined by stream copy).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, stats } from './lib.mjs';
+
+const MEDIA = join(tmpdir(), 'cutroom-bench-media-v1');
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const FPS = 30;
+const SECONDS = 600;
+const THRESHOLD = 10;
+/** Simple, cheap sources; a few move (testsrc2, testsrc), most hold still between cuts. */
+const SOURCES = ['smptehdbars', 'testsrc2', 'rgbtestsrc', 'color=c=0x3060a0', 'testsrc', 'yuvtestsrc', 'pal75bars', 'color=c=0xc08040', 'smptebars'];
+
+/** Shot starts (frames): every 13-23 s at frames that are not keyframes, plus cut-and-backs inside a GOP. */
+function plan() {
+  const shots = [];
+  let f = 0;
+  let i = 0;
+  while (f < SECONDS * FPS) {
+    shots.push([f, SOURCES[i % SOURCES.length]]);
+    // Every fifth shot holds a 10-frame insert of another source in the middle of a GOP (a cut and a cut back).
+    const len = (13 + ((i * 7) % 11)) * FPS + 7 + (i % 5) * 3;
+    if (i % 5 === 2) {
+      const mid = f + Math.floor(len / 2 / 60) * 60 + 25;
+      shots.push([mid, SOURCES[(i + 4) % SOURCES.length]], [mid + 10, SOURCES[i % SOURCES.length]]);
+    }
+    f += len;
+    i++;
+  }
+  return shots.filter(([s]) => s < SECONDS * FPS);
+}
+
+export function make10min() {
+  mkdirSync(MEDIA, { recursive: true });
+  const out = join(MEDIA, 'inspect-1080p-10min-g60.mp4');
+  if (existsSync(out)) return out;
+  const shots = plan();
+  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y'];
+  const chains = [];
+  shots.forEach(([first, src], k) => {
+    const frames = (shots[k + 1]?.[0] ?? SECONDS * FPS) - first;
+    args.push('-f', 'lavfi', '-i', `${src}${src.includes('=') ? ':' : '='}s=1920x1080:r=${FPS}`);
+    chains.push(`[${k}:v]trim=end_frame=${frames},setpts=PTS-STARTPTS,format=yuv420p,setsar=1[v${k}]`);
+  });
+  args.push('-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${SECONDS}`);
+  const graph = `${chains.join(';')};${shots.map((_, k) => `[v${k}]`).join('')}concat=n=${shots.length}:v=1:a=0[v]`;
+  const tmp = `${out}.part.mp4`;
+  console.log(`making a 10-minute 1080p source with ${shots.length - 1} cuts (once; cached in ${MEDIA})...`);
+  const r = spawnSync('ffmpeg', [...args, '-filter_complex', graph, '-map', '[v]', '-map', `${shots.length}:a`,
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
+    '-c:a', 'aac', '-b:a', '96k', '-t', String(SECONDS), '-movflags', '+faststart', tmp], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`making the source: ${r.stderr}`);
+  renameSync(tmp, out);
+  return out;
+}
+
+function makeHour(tenMin) {
+  const out = join(MEDIA, 'inspect-1080p-60min-g60.mp4');
+  if (existsSync(out)) return out;
+  const list = join(MEDIA, 'inspect-hour.txt');
+  writeFileSync(list, Array.from({ length: 6 }, () => `file '${tenMin}'`).join('\n'));
+  const tmp = `${out}.part.mp4`;
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-movflags', '+faststart', tmp], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`making the hour: ${r.stderr}`);
+  renameSync(tmp, out);
+  return out;
+}
+
+/** The reference: one full decode with scdet; its wall time and the cut times. */
+function reference(file) {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-nostats', '-i', file, '-map', '0:v:0', '-vf', `scdet=threshold=${THRESHOLD},metadata=mode=print:key=lavfi.scd.time`, '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d) => (err += d));
+    c.on('close', (code) => (code === 0 ? resolve({ seconds: (performance.now() - t) / 1000, cuts: [...err.matchAll(/pts_time:(\S+)/g)].map((m) => Number(m[1])) }) : reject(new Error(err.slice(-500)))));
+  });
+}
+
+async function inspectOnce(file) {
+  const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-inspect-'));
+  const { client } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error' });
+  try {
+    const p = await client.callTool({ name: 'create_project', arguments: { name: 'bench', description: 'inspect' } });
+    const projectId = p.structuredContent.project.id;
+    const imp = await client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: file } }, { timeout: 600_000 });
+    if (imp.isError) throw new Error(JSON.stringify(imp.content));
+    const t = performance.now();
+    const r = await client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: imp.structuredContent.asset.id } }, { timeout: 3_600_000, resetTimeoutOnProgress: true, onprogress: () => {} });
+    const seconds = (performance.now() - t) / 1000;
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+    return { seconds, result: r.structuredContent };
+  } finally {
+    await client.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function compare(label, cuts, ref) {
+  const found = cuts.map((s) => s.start_seconds).slice(1);
+  const half = 0.5 / FPS;
+  const same = found.length === ref.length && found.every((t, i) => Math.abs(t - ref[i]) < half);
+  console.log(`${label}: ${found.length} cuts found, reference ${ref.length}: ${same ? 'the same cuts, to the frame' : 'DIFFERENT'}`);
+  if (!same) {
+    const missing = ref.filter((t) => !found.some((f) => Math.abs(f - t) < half));
+    const extra = found.filter((t) => !ref.some((f) => Math.abs(f - t) < half));
+    console.log(`  missing: ${missing.slice(0, 10).join(', ')}; extra: ${extra.slice(0, 10).join(', ')}`);
+  }
+  return same;
+}
+
+export async function run() {
+  const file = make10min();
+  const expected = plan().slice(1).map(([f]) => f / FPS);
+  const refs = [];
+  const mine = [];
+  const ratios = [];
+  let last;
+  for (let i = 0; i < REPS; i++) {
+    // Alternate the order so that drifting load does not favour either side.
+    const pair = i % 2 === 0 ? [await reference(file), await inspectOnce(file)] : (([b, a]) => [a, b])([await inspectOnce(file), await reference(file)]);
+    const [ref, ins] = pair;
+    refs.push(ref.seconds);
+    mine.push(ins.seconds);
+    ratios.push(ins.seconds / ref.seconds);
+    last = { ref, ins };
+    console.log(`round ${i + 1}: full scdet pass ${ref.seconds.toFixed(1)} s, inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded) => ${(ins.seconds / ref.seconds).toFixed(3)}x`);
+  }
+  const refMatchesPlan = last.ref.cuts.length === expected.length && last.ref.cuts.every((t, i) => Math.abs(t - expected[i]) < 0.5 / FPS);
+  console.log(`reference vs the cuts the source was made with: ${refMatchesPlan ? 'equal' : 'DIFFERENT'} (${last.ref.cuts.length} vs ${expected.length})`);
+  compare('inspect_asset, 10 min', last.ins.result.shots, last.ref.cuts);
+  const r = stats(refs);
+  const m = stats(mine);
+  console.log(`full scdet pass, 10 min 1080p: median ${r.median.toFixed(1)} s over ${REPS}`);
+  console.log(`inspect_asset (whole tool call: scan, sound, sheet): median ${m.median.toFixed(1)} s`);
+  console.log(`=> ${(m.median / r.median).toFixed(3)}x of medians, ${stats(ratios).median.toFixed(3)}x median of paired rounds (target <= 0.25x)`);
+
+  if (process.env.BENCH_HOUR !== '0') {
+    const hour = makeHour(file);
+    const ins = await inspectOnce(hour);
+    console.log(`an hour (the 10 min six times, stream copy): inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded, ${ins.result.shots.length} shots); ` +
+      `a full scdet pass, extrapolated from 10 min: ~${(6 * r.median).toFixed(0)} s`);
+    if (process.env.BENCH_HOUR_REFERENCE === '1') {
+      const ref = await reference(hour);
+      console.log(`an hour, full scdet pass measured: ${ref.seconds.toFixed(1)} s => ${(ins.seconds / ref.seconds).toFixed(3)}x`);
+      compare('inspect_asset, an hour', ins.result.shots, ref.cuts);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// What inspect_asset found, kept per asset: in memory and on disk under the cache dir (inspections/, beside
+// previews/). Keyed by the asset id plus what identifies its media (a local file's path, size and mtime; a link
+// without its query, i.e. without the signature, which changes on every fetch): an asset's media does not change.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MediaSource } from './input.js';
+
+/** What identifies the media behind a source (never the link's signature). */
+export async function mediaIdentity(src: MediaSource): Promise<string> {
+  if (src.kind === 'file') {
+    const s = await stat(src.path).catch(() => undefined);
+    return `file:${src.path}:${s?.size ?? '?'}:${s?.mtimeMs ?? '?'}`;
+  }
+  const u = new URL(src.url);
+  return `${u.origin}${u.pathname}`;
+}
+
+/** Writes a file so that readers see the old content or the new, never half of it. */
+export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
+}
+
+export class InspectionCache<T> {
+  private readonly memory = new Map<string, T>();
+  constructor(
+    readonly dir: string,
+    private readonly maxInMemory = 50,
+  ) {}
+
+  get root(): string {
+    return join(this.dir, 'inspections');
+  }
+
+  private fileOf(key: string, ext = 'json'): string {
+    return join(this.root, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.${ext}`);
+  }
+
+  /** Where the keyframe thumbnails of an inspection live (written by pass 1, read by sheets). */
+  async thumbsPathOf(key: string): Promise<string> {
+    await mkdir(this.root, { recursive: true });
+    return this.fileOf(key, 'keyframes.mjpeg');
+  }
+
+  async get(key: string): Promise<T | undefined> {
+    const hit = this.memory.get(key);
+    if (hit) return hit;
+    try {
+      const stored = JSON.parse(await readFile(this.fileOf(key), 'utf8')) as { key?: string; value?: T };
+      if (stored.key !== key || !stored.value) return undefined;
+      this.remember(key, stored.value);
+      return stored.value;
+    } catch {
+      // Absent or unreadable: inspect again.
+      return undefined;
+    }
+  }
+
+  async set(key: string, value: T): Promise<void> {
+    this.remember(key, value);
+    await mkdir(this.root, { recursive: true });
+    await writeFileAtomic(this.fileOf(key), JSON.stringify({ key, value }));
+  }
+
+  private remember(key: string, value: T): void {
+    this.memory.delete(key);
+    this.memory.set(key, value);
+    if (this.memory.size > this.maxInMemory) this.memory.delete(this.memory.keys().next().value!);
+  }
+}

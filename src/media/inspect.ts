@@ -1,0 +1,452 @@
+// Seeing inside a source: hard cuts to the frame, silences and a coarse loudness curve.
+//
+// Hard cuts are placed by ffmpeg's own scdet filter (threshold SCENE_THRESHOLD) on full-size frames, so they equal a
+// full-decode scdet pass; what is saved is the decoding of stretches where nothing changed:
+//   1. the demuxer's packet list (no decoding): every frame's time and size, and which are keyframes;
+//   2. pass 1 decodes only keyframes, tiny (64x36 yuv420p), and compares neighbours with scdet's own measure
+//      (mean absolute difference over all planes, in percent);
+//   3. a GOP is a candidate when its two keyframes differ, or when one of its packets is an outlier in size (a hard cut
+//      inside a GOP makes an encoder spend bits: this catches a cut-and-back between similar keyframes);
+//   4. the candidate GOPs are decoded fully (seek to the keyframe, up to the next keyframe inclusive), contiguous ones
+//      as one run, several runs per ffmpeg process, and scdet places the cut on its frame.
+// scdet scores a frame by its difference to the previous frame minus the previous frame's own difference, so a run's
+// second frame lacks context; a cut found there is confirmed by decoding the run again from one keyframe earlier.
+// Sources whose keyframes are too sparse to help, or whose candidates cover most of the file, get one full pass.
+// Gradual transitions (fades, dissolves) are not hard cuts and are not found.
+import { rename, rm } from 'node:fs/promises';
+import type { Limiter } from './probe.js';
+import { inputArgs, type MediaSource } from './input.js';
+import { MeasureParser } from './measure.js';
+import { lastErrorLine, runProcess } from './process.js';
+
+/** scdet's score threshold (0-100; scdet's default). */
+export const SCENE_THRESHOLD = 10;
+/** Silence: below this level for at least SILENCE_MIN_SECONDS. */
+export const SILENCE_DB = -50;
+export const SILENCE_MIN_SECONDS = 0.5;
+/** At most this many points in the loudness curve, for any length. */
+export const LOUDNESS_POINTS = 200;
+
+const TINY_W = 64;
+const TINY_H = 36;
+const TINY_BYTES = TINY_W * TINY_H * 1.5;
+/** Width of the keyframe thumbnails kept for sheets (a sheet's cells are at most 320 px wide). */
+const THUMB_W = 320;
+/** Neighbouring keyframes at least this different (scdet's measure on tiny frames) make their GOP a candidate. */
+const KEY_DIFF = SCENE_THRESHOLD / 2;
+/** A packet this many times larger than the largest of its 4 neighbours on one side is an outlier. */
+const SIZE_RATIO = 2;
+/** ... and at least this share of the smaller keyframe around it. */
+const KEY_SHARE = 0.5;
+/** Keyframes further apart than this on average do not help: one full pass instead. */
+const MAX_MEAN_GOP_SECONDS = 5;
+/** Candidates covering more than this share of the frames: one full pass instead. */
+const MAX_CANDIDATE_SHARE = 0.5;
+/** Decode runs per ffmpeg process (each input holds a decoder). */
+const RUNS_PER_PROCESS = 8;
+
+export class InspectError extends Error {
+  override name = 'InspectError';
+  constructor(
+    message: string,
+    readonly cancelled = false,
+  ) {
+    super(message);
+  }
+}
+
+export interface PassContext {
+  ffmpeg: string;
+  ffprobe: string;
+  src: MediaSource;
+  limiter: Limiter;
+  signal?: AbortSignal;
+  /** Wall-clock limit per process. */
+  timeoutMs: number;
+  /** Where pass 1 may keep a thumbnail of every keyframe (an MJPEG stream), for sheets. */
+  thumbsPath?: string;
+  onProgress?: (fraction: number, message: string) => void;
+  debug?: (msg: string) => void;
+}
+
+export interface StreamFacts {
+  /** The format's start time: every time this module returns is relative to it (the clock -ss uses). */
+  startTime: number;
+  durationSeconds?: number;
+  sampleRate?: number;
+}
+
+/** One video frame as the demuxer lists it: time (relative), size, keyframe. Sorted by time. */
+export interface FramePacket {
+  t: number;
+  size: number;
+  key: boolean;
+}
+
+export interface ShotScan {
+  /** Times (relative seconds) of the first frame of every shot after the first. */
+  cuts: number[];
+  method: 'keyframes' | 'full';
+  /** Why the full pass was chosen, when it was. */
+  reason?: string;
+  /** Keyframe times (relative seconds), for cheap frame grabs. */
+  keyframes: number[];
+  /** True when pass 1 kept a thumbnail of every keyframe at PassContext.thumbsPath. */
+  thumbs?: boolean;
+  /** Frames decoded at full size (refinement runs or the full pass), and all frames. */
+  decodedFrames: number;
+  totalFrames: number;
+}
+
+async function run(ctx: PassContext, command: string, args: string[], opts: { maxStdout?: number; onStderr?: (s: string) => void } = {}) {
+  const r = await ctx.limiter.run(() =>
+    runProcess(command, args, { timeoutMs: ctx.timeoutMs, signal: ctx.signal, maxStdout: opts.maxStdout, onStderr: opts.onStderr }),
+  );
+  if (r.cancelled) throw new InspectError('cancelled', true);
+  if (r.timedOut) throw new InspectError(`${command.split('/').pop()} did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`);
+  if (r.code !== 0) throw new InspectError(`${command.split('/').pop()} failed (${lastErrorLine(r.stderr)})`);
+  return r;
+}
+
+/** Input options for ffmpeg: `extra` options go before the input's own (e.g. -ss, -skip_frame). */
+const input = (src: MediaSource, extra: string[] = []) => {
+  const a = inputArgs(src);
+  return [...a.slice(0, -2), ...extra, ...a.slice(-2)];
+};
+const FFMPEG_HEAD = ['-hide_banner', '-nostdin', '-nostats', '-y'];
+
+export async function streamFacts(ctx: PassContext): Promise<StreamFacts> {
+  const a = inputArgs(ctx.src);
+  const r = await run(ctx, ctx.ffprobe, ['-v', 'error', '-hide_banner', ...a.slice(0, -2), '-show_entries', 'format=start_time,duration:stream=codec_type,sample_rate', '-of', 'json', ...a.slice(-2)]);
+  const j = JSON.parse(r.stdout.toString('utf8')) as { format?: { start_time?: string; duration?: string }; streams?: { codec_type?: string; sample_rate?: string }[] };
+  const start = Number(j.format?.start_time);
+  const duration = Number(j.format?.duration);
+  const rate = Number(j.streams?.find((s) => s.codec_type === 'audio')?.sample_rate);
+  return {
+    startTime: Number.isFinite(start) ? start : 0,
+    ...(Number.isFinite(duration) && duration > 0 ? { durationSeconds: duration } : {}),
+    ...(Number.isFinite(rate) && rate > 0 ? { sampleRate: rate } : {}),
+  };
+}
+
+/** The first video stream's packets (demuxing only, no decoding), sorted by presentation time. */
+export async function videoPackets(ctx: PassContext, startTime: number): Promise<FramePacket[]> {
+  const a = inputArgs(ctx.src);
+  const r = await run(ctx, ctx.ffprobe, ['-v', 'error', '-hide_banner', ...a.slice(0, -2), '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,size,flags', '-of', 'csv=p=0', ...a.slice(-2)], {
+    maxStdout: 256 * 1024 * 1024,
+  });
+  return parsePackets(r.stdout.toString('utf8'), startTime);
+}
+
+export function parsePackets(csv: string, startTime: number): FramePacket[] {
+  const out: FramePacket[] = [];
+  for (const line of csv.split('\n')) {
+    const [pts, size, flags] = line.trim().split(',');
+    const t = Number(pts);
+    if (!pts || pts === 'N/A' || !Number.isFinite(t)) continue;
+    // A discarded packet (D flag) is not shown.
+    if (flags?.includes('D')) continue;
+    out.push({ t: t - startTime, size: Number(size) || 0, key: !!flags?.includes('K') });
+  }
+  return out.sort((x, y) => x.t - y.t);
+}
+
+/** scdet's measure between two frames of the same planar layout: mean absolute difference, percent of full scale. */
+export function mafd(a: Uint8Array, b: Uint8Array): number {
+  let sad = 0;
+  for (let i = 0; i < a.length; i++) sad += Math.abs(a[i]! - b[i]!);
+  return (sad * 100) / a.length / 256;
+}
+
+/**
+ * Packets much larger than their neighbours (keyframes aside) and at least half the size of the smaller keyframe
+ * around them: where an encoder met new content inside a GOP and coded it nearly as a picture of its own. (The
+ * first P-frame after a keyframe, or motion, makes packets larger than their neighbours too, but far smaller.)
+ */
+export function sizeOutliers(frames: FramePacket[], minBytes: number): Set<number> {
+  const inter = frames.map((f, i) => ({ ...f, i })).filter((f) => !f.key);
+  const keySizeAround: number[] = [];
+  let before = Infinity;
+  frames.forEach((f, i) => {
+    if (f.key) before = f.size;
+    keySizeAround[i] = before;
+  });
+  let after = Infinity;
+  for (let i = frames.length - 1; i >= 0; i--) {
+    if (frames[i]!.key) after = frames[i]!.size;
+    keySizeAround[i] = Math.min(keySizeAround[i]!, after);
+  }
+  const out = new Set<number>();
+  const W = 4;
+  inter.forEach((f, j) => {
+    if (f.size < minBytes || f.size < KEY_SHARE * keySizeAround[f.i]!) return;
+    const next = inter.slice(j + 1, j + 1 + W).map((p) => p.size);
+    const prev = inter.slice(Math.max(0, j - W), j).map((p) => p.size);
+    // Only full windows: a short one at the end of the list may hold only B-frames, which a P-frame dwarfs.
+    const big = (side: number[]) => side.length === W && f.size >= SIZE_RATIO * Math.max(...side);
+    if (big(next) || big(prev)) out.add(f.i);
+  });
+  return out;
+}
+
+/** A stretch of frames to decode fully: from frame index `from` (a keyframe) to `to` inclusive. */
+export interface Run {
+  from: number;
+  to: number;
+}
+
+/**
+ * The runs to decode: each candidate GOP from its keyframe to the next keyframe inclusive, contiguous ones merged.
+ * `keys` are frame indices of keyframes; GOP g spans keys[g]..keys[g+1] (the last one, to the last frame).
+ */
+export function planRuns(keys: number[], frameCount: number, candidates: Set<number>): Run[] {
+  const runs: Run[] = [];
+  for (const g of [...candidates].sort((a, b) => a - b)) {
+    const from = keys[g]!;
+    const to = g + 1 < keys.length ? keys[g + 1]! : frameCount - 1;
+    const last = runs.at(-1);
+    if (last && from <= last.to) last.to = Math.max(last.to, to);
+    else runs.push({ from, to });
+  }
+  return runs;
+}
+
+/** Candidate GOPs: neighbouring keyframes that differ, GOPs holding a size outlier, and the last GOP (no keyframe closes it). */
+export function candidateGops(keys: number[], frameCount: number, keyDiffs: number[], outliers: Set<number>): Set<number> {
+  const c = new Set<number>();
+  keyDiffs.forEach((d, g) => d >= KEY_DIFF && c.add(g));
+  let g = 0;
+  for (const i of [...outliers].sort((a, b) => a - b)) {
+    while (g + 1 < keys.length && keys[g + 1]! <= i) g++;
+    c.add(g);
+  }
+  if (keys.length && keys.at(-1)! < frameCount - 1) c.add(keys.length - 1);
+  return c;
+}
+
+const STDERR_METADATA = /^\[metadata@r(\d+) @ [^\]]+\] frame:\d+\s+pts:\S+\s+pts_time:(\S+)/;
+
+/** Decodes runs fully with scdet; returns the times (relative) of the frames scdet marked, per run. */
+async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<number[][]> {
+  const found: number[][] = runs.map(() => []);
+  const starts: number[] = [];
+  for (let i = 0; i < runs.length; i += RUNS_PER_PROCESS) starts.push(i);
+  // The processes run side by side as far as the shared ffmpeg limit lets them (scdet runs on ffmpeg's main thread).
+  await Promise.all(starts.map(async (i) => {
+    const batch = runs.slice(i, i + RUNS_PER_PROCESS);
+    const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
+    const graph: string[] = [];
+    const outs: string[] = [];
+    batch.forEach((r, k) => {
+      const a = frames[r.from]!.t + startTime;
+      const b = frames[r.to]!.t + startTime;
+      const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+      // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
+      args.push(...input(ctx.src, ['-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
+      graph.push(`[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${i + k}=mode=print:key=lavfi.scd.time[o${k}]`);
+      outs.push('-map', `[o${k}]`, '-f', 'null', '-');
+    });
+    args.push('-filter_complex', graph.join(';'), ...outs);
+    let buf = '';
+    await run(ctx, ctx.ffmpeg, args, {
+      onStderr: (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const m = STDERR_METADATA.exec(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (m) found[Number(m[1])]!.push(Number(m[2]) - startTime);
+        }
+      },
+    });
+    for (let k = 0; k < batch.length; k++) onRunDone();
+  }));
+  return found;
+}
+
+/** The index of the frame nearest to t. */
+function frameAt(frames: FramePacket[], t: number): number {
+  let lo = 0;
+  let hi = frames.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (frames[mid]!.t < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(frames[lo - 1]!.t - t) < Math.abs(frames[lo]!.t - t)) return lo - 1;
+  return lo;
+}
+
+/** One full decode with scdet: the reference, and the fallback. */
+async function fullPass(ctx: PassContext, startTime: number, duration: number | undefined): Promise<number[]> {
+  const cuts: number[] = [];
+  let buf = '';
+  await run(ctx, ctx.ffmpeg, [
+    ...FFMPEG_HEAD, '-v', 'info', '-copyts', ...input(ctx.src), '-map', '0:v:0',
+    '-vf', `scdet=threshold=${SCENE_THRESHOLD},metadata@r0=mode=print:key=lavfi.scd.time`, '-progress', 'pipe:2', '-f', 'null', '-',
+  ], {
+    onStderr: (chunk) => {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const m = STDERR_METADATA.exec(line);
+        if (m) cuts.push(Number(m[2]) - startTime);
+        const p = /^out_time_us=(\d+)/.exec(line);
+        if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'decoding every frame for cuts');
+      }
+    },
+  });
+  return cuts;
+}
+
+/**
+ * Pass 1: every keyframe, tiny; the differences between neighbours. With `thumbs`, every keyframe is also kept as a
+ * small JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
+ */
+async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined, thumbs?: string): Promise<number[] | undefined> {
+  let buf = '';
+  const tmp = thumbs ? `${thumbs}.${process.pid}.${Date.now()}.tmp` : undefined;
+  const outputs = tmp
+    ? ['-filter_complex', `[0:v:0]scale=${THUMB_W}:-2,split[a][b];[a]scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p[tiny];[b]format=yuvj420p[th]`,
+        '-map', '[tiny]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1',
+        '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
+    : ['-map', '0:v:0', '-vf', `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
+  const r = await run(ctx, ctx.ffmpeg, [
+    ...FFMPEG_HEAD, '-v', 'error', '-skip_frame', 'nokey', ...input(ctx.src), '-progress', 'pipe:2', ...outputs,
+  ], {
+    maxStdout: (keyCount + 16) * TINY_BYTES,
+    onStderr: (chunk) => {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const p = /^out_time_us=(\d+)/.exec(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'comparing keyframes');
+      }
+    },
+  });
+  const n = Math.floor(r.stdout.length / TINY_BYTES);
+  // Every keyframe must have come out, in order, or the pairing with the packet list would be wrong.
+  if (n !== keyCount) {
+    if (tmp) await rm(tmp, { force: true });
+    return undefined;
+  }
+  if (tmp && thumbs) await rename(tmp, thumbs);
+  const diffs: number[] = [];
+  for (let i = 0; i + 1 < n; i++) diffs.push(mafd(r.stdout.subarray(i * TINY_BYTES, (i + 1) * TINY_BYTES), r.stdout.subarray((i + 1) * TINY_BYTES, (i + 2) * TINY_BYTES)));
+  return diffs;
+}
+
+/** Hard cuts of the source's first video stream, to the frame. */
+export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { width?: number; height?: number }): Promise<ShotScan> {
+  const t0 = performance.now();
+  const elapsed = () => `${(performance.now() - t0).toFixed(0)} ms`;
+  const frames = await videoPackets(ctx, facts.startTime);
+  ctx.debug?.(`inspect: ${frames.length} video packets listed at ${elapsed()}`);
+  const keys = frames.flatMap((f, i) => (f.key ? [i] : []));
+  const keyframes = keys.map((i) => frames[i]!.t);
+  const duration = facts.durationSeconds ?? frames.at(-1)?.t;
+  const full = async (reason: string): Promise<ShotScan> => {
+    ctx.debug?.(`inspect: full pass (${reason})`);
+    const cuts = await fullPass(ctx, facts.startTime, duration);
+    return { cuts: snap(frames, cuts), method: 'full', reason, keyframes, decodedFrames: frames.length, totalFrames: frames.length };
+  };
+  if (frames.length < 3) return { cuts: [], method: 'full', reason: 'fewer than 3 frames', keyframes, decodedFrames: frames.length, totalFrames: frames.length };
+  const span = frames.at(-1)!.t - frames[0]!.t;
+  if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS) return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
+
+  ctx.onProgress?.(0, 'comparing keyframes');
+  const diffs = await keyframeDiffs(ctx, keys.length, duration, ctx.thumbsPath);
+  if (!diffs) return full('the keyframes did not all decode');
+  ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
+  const minBytes = Math.max(64, Math.round(((size.width ?? 320) * (size.height ?? 180)) / 2000));
+  const candidates = candidateGops(keys, frames.length, diffs, sizeOutliers(frames, minBytes));
+  let runs = planRuns(keys, frames.length, candidates);
+  const share = runs.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
+  ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${runs.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
+  if (share > MAX_CANDIDATE_SHARE) return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
+
+  const keyIndex = new Map(keys.map((k, g) => [k, g]));
+  const cuts = new Set<number>();
+  let decoded = 0;
+  let done = 0;
+  let total = runs.length;
+  // A cut on a run's second frame was scored without its context: decode that run again from one keyframe earlier.
+  for (let round = 0; runs.length && round < 4; round++) {
+    const found = await scdetRuns(ctx, frames, runs, facts.startTime, () => ctx.onProgress?.(++done / Math.max(total, done), 'placing cuts on their frames'));
+    const again: Run[] = [];
+    runs.forEach((r, k) => {
+      decoded += r.to - r.from + 1;
+      for (const t of snap(frames, found[k]!)) {
+        const i = frameAt(frames, t);
+        if (i === r.from + 1 && r.from > 0) {
+          const g = keyIndex.get(r.from)!;
+          again.push({ from: keys[g - 1]!, to: r.from + 1 });
+        } else if (i > r.from) cuts.add(i);
+      }
+    });
+    runs = again;
+    total += again.length;
+  }
+  ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
+  return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, decodedFrames: decoded, totalFrames: frames.length };
+}
+
+/** Times as printed (rounded) back to the demuxer's frame times. */
+function snap(frames: FramePacket[], times: number[]): number[] {
+  if (!frames.length) return times;
+  return [...new Set(times.map((t) => frames[frameAt(frames, t)]!.t))].sort((a, b) => a - b);
+}
+
+export interface AudioScan {
+  silences: { from: number; to: number }[];
+  loudness: { t: number; meanDb: number; peakDb: number }[];
+  windowSeconds: number;
+}
+
+/** One audio-only decode: silencedetect, and astats per window for the loudness curve. */
+export async function scanAudio(ctx: PassContext, facts: StreamFacts, duration: number): Promise<AudioScan> {
+  const t0 = performance.now();
+  const windowSeconds = Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
+  const rate = facts.sampleRate ?? 48_000;
+  const resample = facts.sampleRate ? '' : `aresample=${rate},`;
+  // The astats branch is printed under the name MeasureParser reads (cutlevels).
+  const af = `${resample}silencedetect=n=${SILENCE_DB}dB:d=${SILENCE_MIN_SECONDS},asetnsamples=n=${Math.round(windowSeconds * rate)}:p=0,` +
+    'astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level+Peak_level,ametadata@cutlevels=mode=print';
+  const parser = new MeasureParser();
+  const silences: { from: number; to: number }[] = [];
+  let open: number | undefined;
+  let buf = '';
+  await run(ctx, ctx.ffmpeg, [...FFMPEG_HEAD, '-v', 'info', ...input(ctx.src), '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', af, '-progress', 'pipe:2', '-f', 'null', '-'], {
+    onStderr: (chunk) => {
+      parser.push(chunk);
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const s = /silence_start: (-?[\d.]+)/.exec(line);
+        if (s) open = Math.max(0, Number(s[1]));
+        const e = /silence_end: (-?[\d.]+)/.exec(line);
+        if (e && open !== undefined) {
+          silences.push({ from: open, to: Number(e[1]) });
+          open = undefined;
+        }
+        const p = /^out_time_us=(\d+)/.exec(line);
+        if (p) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'measuring the sound');
+      }
+    },
+  });
+  if (open !== undefined && duration - open >= SILENCE_MIN_SECONDS) silences.push({ from: open, to: duration });
+  ctx.debug?.(`inspect: sound measured in ${(performance.now() - t0).toFixed(0)} ms`);
+  const loudness = parser.result.cutLevels.map((s) => ({ t: s.t, meanDb: s.rmsDb, peakDb: s.peakDb }));
+  return { silences, loudness, windowSeconds };
+}
+
+/** The reference for tests and benchmarks: cut times of one full-decode scdet pass. */
+export async function referenceCuts(ctx: PassContext): Promise<number[]> {
+  const facts = await streamFacts(ctx);
+  return fullPass(ctx, facts.startTime, facts.durationSeconds);
+}

@@ -1,0 +1,323 @@
+// inspect_asset's workflow, shared by the tool, the inspection resource and the edit tools (clips given by shot):
+// find the asset's media, scan it once (shots, silences, loudness; cached per asset), and draw a sheet.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Asset } from '../api/models.js';
+import type { Backend } from '../backend/types.js';
+import { classifyAsset } from '../edit/lint.js';
+import { formatTimecode, parseTimecode } from '../edit/timecode.js';
+import { UserFacingError, requireUuid } from '../errors.js';
+import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
+import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
+import {
+  InspectError, LOUDNESS_POINTS, SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS, scanAudio, scanShots, streamFacts, type PassContext,
+} from '../media/inspect.js';
+import { sourceFromUrl, type MediaSource } from '../media/input.js';
+import { INSTALL_HINT } from '../media/locate.js';
+import type { MediaProber } from '../media/probe.js';
+import type { MediaRuntime } from './preview.js';
+
+/** Frames on one sheet, at most. */
+export const MAX_SHEET_FRAMES = 48;
+export const DEFAULT_ZOOM_FRAMES = 12;
+
+const ms = (s: number) => Math.round(s * 1000) / 1000;
+/** A frame's time as an in point: rounded down to the millisecond, so seeking to it never skips the frame. */
+const floorMs = (s: number) => Math.floor(s * 1000 + 1e-6) / 1000;
+
+export const ShotSchema = z.object({
+  index: z.number().int().describe('1-based, in source order; compose_edit clips take it as shot'),
+  start_seconds: z.number().describe('First frame of the shot (source time; in point rounded down to the ms)'),
+  end_seconds: z.number().describe('Where the next shot starts, or the end of the source (exclusive)'),
+  start: z.string().describe('start_seconds as HH:MM:SS.mmm'),
+  end: z.string().describe('end_seconds as HH:MM:SS.mmm'),
+});
+export type Shot = z.infer<typeof ShotSchema>;
+
+export const InspectionSchema = z.object({
+  asset_id: z.string(),
+  kind: z.enum(['video', 'audio', 'image']),
+  duration_seconds: z.number().describe('0 for an image'),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  fps: z.number().optional(),
+  has_audio: z.boolean(),
+  shots: z.array(ShotSchema).describe('Hard cuts found to the frame; one shot for a video without cuts; none for audio or an image'),
+  silences: z.array(z.object({ start_seconds: z.number(), end_seconds: z.number() })).describe(`Stretches of at least ${SILENCE_MIN_SECONDS} s below ${SILENCE_DB} dBFS`),
+  loudness: z
+    .array(z.object({ start_seconds: z.number(), mean_db: z.number(), peak_db: z.number() }))
+    .describe(`The sound's level per window (RMS and peak, dBFS; -100 is silence), at most ${LOUDNESS_POINTS} windows`),
+  scan: z
+    .object({
+      shots: z.enum(['keyframes', 'full_decode', 'none']).describe('keyframes: candidates from keyframes and packet sizes, refined on full frames; full_decode: every frame decoded'),
+      scene_threshold: z.number().describe("ffmpeg scdet's threshold (0-100) a frame must reach to start a shot"),
+      frames_decoded: z.number().optional().describe('Frames decoded at full size to place the cuts'),
+      frames_total: z.number().optional(),
+      silence_threshold_db: z.number(),
+      silence_min_seconds: z.number(),
+      loudness_window_seconds: z.number().optional(),
+      note: z.string().optional(),
+    })
+    .describe('How it was measured'),
+});
+export type Inspection = z.infer<typeof InspectionSchema>;
+
+/** What is cached: the inspection and what later sheets need. */
+export interface StoredInspection {
+  inspection: Inspection;
+  startTime: number;
+  keyframes: number[];
+  /** A thumbnail of every keyframe was kept (beside the stored inspection). */
+  thumbs?: boolean;
+}
+
+export const FrameShownSchema = z.object({
+  seconds: z.number().describe('Source time of the frame shown'),
+  shot: z.number().int().optional().describe('The shot it belongs to'),
+});
+
+export const InspectResultSchema = InspectionSchema.extend({
+  frames: z.array(FrameShownSchema).describe('Exactly the frames on the sheet, in order (left to right, top to bottom)'),
+  sheet: z
+    .object({
+      mode: z.enum(['shots', 'zoom', 'image', 'none']).describe('shots: one frame per shot; zoom: frames evenly spaced in from-to'),
+      from_seconds: z.number().optional(),
+      to_seconds: z.number().optional(),
+      first_shot: z.number().int().optional(),
+      last_shot: z.number().int().optional(),
+      more: z.string().optional().describe('When shots were left off the sheet: how to see them'),
+    })
+    .describe('What the image shows'),
+  cached: z.boolean().describe('True when the scan was reused (asked before) rather than run now'),
+});
+export type InspectResult = z.infer<typeof InspectResultSchema>;
+
+export interface InspectDeps {
+  backend: Backend;
+  prober?: MediaProber;
+  runtime?: MediaRuntime;
+}
+
+export interface InspectOptions {
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message: string) => void;
+  debug?: (msg: string) => void;
+}
+
+export const inspectionUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/assets/${assetId}/inspection`;
+
+interface Located {
+  asset: Asset;
+  src: MediaSource;
+  key: string;
+}
+
+/** The asset and its media source, under the input rules (file: links only from the local backend). */
+export async function locateAsset(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<Located> {
+  const pid = requireUuid(projectId, 'project_id', 'list_projects');
+  const aid = requireUuid(assetId, 'asset_id', 'get_project');
+  const project = await deps.backend.getProject(pid, { signal });
+  const asset = project.assets?.find((a) => a.id === aid);
+  if (!asset) throw new UserFacingError(`no asset ${aid} in project ${pid}; get_project lists its assets`);
+  const src = sourceFromUrl(asset.url, { allowFile: deps.backend.kind === 'local' });
+  if ('error' in src) throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);
+  return { asset, src, key: `${aid}|${await mediaIdentity(src)}` };
+}
+
+function tools(deps: InspectDeps): { rt: MediaRuntime & { inspections: InspectionCache<StoredInspection> }; ffprobe: string; prober: MediaProber } {
+  const rt = deps.runtime;
+  if (!rt?.inspections || !deps.prober) throw new UserFacingError(`inspect_asset needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
+  return { rt: rt as MediaRuntime & { inspections: InspectionCache<StoredInspection> }, ffprobe: deps.prober.ffprobe, prober: deps.prober };
+}
+
+/** The stored inspection of an asset, if it was inspected (no scan). */
+export async function storedInspection(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<StoredInspection | undefined> {
+  const { rt } = tools(deps);
+  const { key } = await locateAsset(deps, projectId, assetId, signal);
+  return rt.inspections.get(key);
+}
+
+/** The asset's inspection: from the cache, or scanned now (and cached). */
+export async function inspect(deps: InspectDeps, projectId: string, assetId: string, opts: InspectOptions = {}): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource; key: string }> {
+  const { rt, ffprobe, prober } = tools(deps);
+  const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
+  const hit = await rt.inspections.get(key);
+  if (hit) {
+    opts.debug?.(`inspect ${asset.id}: reusing the inspection cached for ${key.split('|')[0]}`);
+    return { stored: hit, cached: true, src, key };
+  }
+  let facts;
+  try {
+    facts = await prober.probe(asset.id, src, opts.signal);
+  } catch (err) {
+    if (opts.signal?.aborted) throw new UserFacingError('the inspection was cancelled');
+    throw new UserFacingError(`asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`);
+  }
+  let kind = classifyAsset(asset.asset_type, facts);
+  if (facts.isImage) kind = 'image';
+  if (kind === 'unknown') kind = facts.hasVideo ? 'video' : 'audio';
+  const duration = (facts.durationMs ?? 0) / 1000;
+  const started = performance.now();
+  const progress = (from: number, to: number) => (f: number, m: string) => opts.onProgress?.(from + (to - from) * f, m);
+  const ctx: PassContext = {
+    ffmpeg: rt.ffmpeg,
+    ffprobe,
+    src,
+    limiter: rt.limiter,
+    signal: opts.signal,
+    timeoutMs: 120_000 + 2 * duration * 1000,
+    debug: opts.debug,
+    thumbsPath: await rt.inspections.thumbsPathOf(key),
+  };
+  try {
+    opts.onProgress?.(0, 'reading the stream list');
+    const sf = await streamFacts(ctx);
+    const video = kind === 'video' && facts.hasVideo;
+    const [scan, audio] = await Promise.all([
+      video ? scanShots({ ...ctx, onProgress: progress(0.02, 0.9) }, sf, facts) : undefined,
+      facts.hasAudio && duration > 0 ? scanAudio({ ...ctx, onProgress: video ? undefined : progress(0.02, 0.9) }, sf, duration) : undefined,
+    ]);
+    const bounds = scan ? [0, ...scan.cuts.filter((c) => c > 0 && c < duration), duration] : [];
+    const shots: Shot[] = [];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const s = floorMs(bounds[i]!);
+      const e = i + 2 === bounds.length ? ms(bounds[i + 1]!) : floorMs(bounds[i + 1]!);
+      shots.push({ index: i + 1, start_seconds: s, end_seconds: e, start: formatTimecode(s * 1000), end: formatTimecode(e * 1000) });
+    }
+    const inspection: Inspection = {
+      asset_id: asset.id,
+      kind,
+      duration_seconds: kind === 'image' ? 0 : ms(duration),
+      ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
+      ...(facts.fps && kind === 'video' ? { fps: Math.round(facts.fps * 1000) / 1000 } : {}),
+      has_audio: facts.hasAudio,
+      shots,
+      silences: (audio?.silences ?? []).map((s) => ({ start_seconds: ms(s.from), end_seconds: ms(Math.min(s.to, duration)) })),
+      loudness: (audio?.loudness ?? []).map((l) => ({ start_seconds: ms(l.t), mean_db: Math.round(l.meanDb * 10) / 10, peak_db: Math.round(l.peakDb * 10) / 10 })),
+      scan: {
+        shots: scan ? (scan.method === 'full' ? 'full_decode' : 'keyframes') : 'none',
+        scene_threshold: SCENE_THRESHOLD,
+        ...(scan ? { frames_decoded: scan.decodedFrames, frames_total: scan.totalFrames } : {}),
+        silence_threshold_db: SILENCE_DB,
+        silence_min_seconds: SILENCE_MIN_SECONDS,
+        ...(audio ? { loudness_window_seconds: audio.windowSeconds } : {}),
+        ...(scan?.reason ? { note: `every frame was decoded: ${scan.reason}` } : {}),
+      },
+    };
+    const stored: StoredInspection = { inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}) };
+    opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
+    await rt.inspections.set(key, stored);
+    return { stored, cached: false, src, key };
+  } catch (err) {
+    if (err instanceof InspectError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`);
+    throw err;
+  }
+}
+
+export interface SheetArgs {
+  from?: string | number;
+  to?: string | number;
+  frames?: number;
+}
+
+function parseTime(v: string | number | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const r = parseTimecode(v);
+  if (!r.ok) throw new UserFacingError(`${name} ${r.reason}`);
+  return r.ms / 1000;
+}
+
+const shotAt = (shots: Shot[], t: number) => shots.find((s) => t >= s.start_seconds && t < s.end_seconds)?.index ?? shots.at(-1)?.index;
+
+/** inspect_asset whole: the inspection plus a sheet (one frame per shot, or a zoom into from-to). */
+export async function inspectWithSheet(deps: InspectDeps, projectId: string, assetId: string, args: SheetArgs, opts: InspectOptions = {}): Promise<InspectResult & { jpeg?: Buffer }> {
+  const { rt } = tools(deps);
+  let from = parseTime(args.from, 'from');
+  let to = parseTime(args.to, 'to');
+  const { stored, cached, src, key } = await inspect(deps, projectId, assetId, opts);
+  const thumbsPath = await rt.inspections.thumbsPathOf(key);
+  const thumbs = stored.thumbs && (await stat(thumbsPath).then(() => true, () => false)) ? thumbsPath : undefined;
+  const ins = stored.inspection;
+  const base = { ...ins, cached };
+  if (ins.kind === 'audio') return { ...base, frames: [], sheet: { mode: 'none' } };
+
+  const dims = { width: ins.width ?? 320, height: ins.height ?? 180 };
+  const draw = async (picks: SheetPick[]) => {
+    opts.onProgress?.(0.92, 'drawing the sheet');
+    const t0 = performance.now();
+    try {
+      const sheet = await drawSheet({
+        ffmpeg: rt.ffmpeg, src, limiter: rt.limiter, startTime: stored.startTime, ...dims, picks, font: rt.font,
+        workDir: join(rt.inspections.root, 'tmp'), ...(thumbs ? { thumbs } : {}), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
+      });
+      opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames drawn in ${(performance.now() - t0).toFixed(0)} ms`);
+      return sheet;
+    } catch (err) {
+      if (err instanceof SheetError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
+      throw err;
+    }
+  };
+
+  if (ins.kind === 'image') {
+    const sheet = await draw([{ t: 0, keyframe: false, label: () => 'image' }]);
+    return { ...base, frames: [{ seconds: 0 }], sheet: { mode: 'image' }, jpeg: sheet.jpeg };
+  }
+
+  const duration = ins.duration_seconds;
+  if (from !== undefined && from >= duration) throw new UserFacingError(`from (${from} s) is past the end of the asset (it lasts ${duration} s)`);
+  if (to !== undefined && from !== undefined && to <= from) throw new UserFacingError(`to (${to} s) must be after from (${from} s)`);
+  const span = from !== undefined || to !== undefined;
+  const paging = from !== undefined && to === undefined;
+  from = from ?? 0;
+  to = Math.min(to ?? duration, duration);
+  const inSpan = ins.shots.filter((s) => s.end_seconds > from! && s.start_seconds < to!);
+  const wanted = Math.min(MAX_SHEET_FRAMES, Math.max(1, args.frames ?? DEFAULT_ZOOM_FRAMES));
+
+  // One frame per shot without a span, with from alone (paging), or when the span holds more shots than frames.
+  if (!span || paging || inSpan.length > wanted) {
+    // One frame per shot: a keyframe inside the shot nearest its middle (one decoded frame), else its first frame.
+    const page = inSpan.slice(0, MAX_SHEET_FRAMES);
+    const picks = page.map((s): SheetPick => {
+      const mid = (s.start_seconds + s.end_seconds) / 2;
+      const inside = stored.keyframes.filter((k) => k >= s.start_seconds && k < s.end_seconds);
+      const key = inside.sort((a, b) => Math.abs(a - mid) - Math.abs(b - mid))[0];
+      return {
+        t: key ?? s.start_seconds,
+        keyframe: key !== undefined,
+        ...(key !== undefined ? { thumb: stored.keyframes.indexOf(key) } : {}),
+        label: () => `#${s.index} ${s.start}-${s.end}`,
+      };
+    });
+    const sheet = await draw(picks);
+    const rest = inSpan.length - page.length;
+    const next = inSpan[page.length];
+    return {
+      ...base,
+      frames: sheet.shown.map((t, i) => ({ seconds: ms(t), shot: page[i]!.index })),
+      sheet: {
+        mode: 'shots',
+        ...(span ? { from_seconds: ms(from), to_seconds: ms(to) } : {}),
+        ...(page.length ? { first_shot: page[0]!.index, last_shot: page.at(-1)!.index } : {}),
+        ...(rest > 0 && next ? { more: `${rest} more shot${rest === 1 ? '' : 's'} not shown: call again with from: "${next.start}" to see them` } : {}),
+      },
+      jpeg: sheet.jpeg,
+    };
+  }
+
+  // A zoom: frames evenly spaced inside the span (centres of equal slices), at most one per source frame.
+  const frameSeconds = 1 / (ins.fps ?? 25);
+  const n = Math.max(1, Math.min(wanted, Math.floor((to - from) / frameSeconds)));
+  const picks = Array.from({ length: n }, (_, i): SheetPick => ({
+    t: from! + ((i + 0.5) * (to! - from!)) / n,
+    keyframe: false,
+    label: (t) => `${formatTimecode(Math.round(t * 1000))}  #${shotAt(ins.shots, t) ?? '?'}`,
+  }));
+  const sheet = await draw(picks);
+  return {
+    ...base,
+    frames: sheet.shown.map((t) => ({ seconds: ms(t), ...(shotAt(ins.shots, t) ? { shot: shotAt(ins.shots, t)! } : {}) })),
+    sheet: { mode: 'zoom', from_seconds: ms(from), to_seconds: ms(to) },
+    jpeg: sheet.jpeg,
+  };
+}

@@ -1,0 +1,48 @@
+// The pure parts of the shot scan: the packet list, the keyframe measure, candidates and the runs to decode.
+import { describe, expect, it } from 'vitest';
+import { candidateGops, mafd, parsePackets, planRuns, sizeOutliers, type FramePacket } from '../../src/media/inspect.js';
+
+describe('the packet list', () => {
+  it('reads ffprobe csv relative to the start, sorted by time, skipping N/A and discarded packets', () => {
+    const csv = ['1.080000,500,__', '1.000000,9000,K_', '1.040000,400,__', 'N/A,10,__', '1.120000,30,_D', ''].join('\n');
+    expect(parsePackets(csv, 1)).toEqual([
+      { t: 0, size: 9000, key: true },
+      { t: expect.closeTo(0.04, 6), size: 400, key: false },
+      { t: expect.closeTo(0.08, 6), size: 500, key: false },
+    ]);
+  });
+});
+
+describe('scdet\'s measure', () => {
+  it('is the mean absolute difference in percent of full scale', () => {
+    expect(mafd(new Uint8Array([0, 0, 0, 0]), new Uint8Array([0, 0, 0, 0]))).toBe(0);
+    expect(mafd(new Uint8Array([0, 0, 0, 0]), new Uint8Array([128, 128, 0, 0]))).toBe(25);
+  });
+});
+
+const gop = (sizes: number[]): FramePacket[] => sizes.map((size, i) => ({ t: i / 25, size, key: i % 10 === 0 }));
+
+describe('candidates', () => {
+  it('flags a packet much larger than its neighbours on either side, not steady P/B alternation', () => {
+    const steady = gop([9000, 800, 200, 200, 800, 200, 200, 800, 200, 200]);
+    expect(sizeOutliers(steady, 64)).toEqual(new Set());
+    const cutIntoSimple = gop([1200, 800, 900, 850, 700, 60, 50, 40, 45, 50]);
+    expect(sizeOutliers(cutIntoSimple, 64)).toEqual(new Set([4]));
+    const cutIntoBusy = gop([5000, 100, 90, 110, 95, 3000, 1200, 1100, 1000, 1300]);
+    expect(sizeOutliers(cutIntoBusy, 64)).toEqual(new Set([5]));
+    expect(sizeOutliers(gop([100, 10, 10, 10, 40, 10, 10, 10, 10, 10]), 64)).toEqual(new Set()); // too small to mean anything
+    // Larger than its neighbours but far smaller than a picture of its own (the keyframes): motion, not a cut.
+    expect(sizeOutliers(gop([9000, 100, 90, 110, 95, 3000, 1200, 1100, 1000, 1300]), 64)).toEqual(new Set());
+  });
+
+  it('makes a GOP a candidate for differing keyframes or an outlier inside it, and always the last GOP', () => {
+    const keys = [0, 50, 100, 150];
+    // GOP 0 (0-50) keyframes differ; GOP 2 (100-150) holds an outlier at frame 120; GOP 3 runs to the end (frame 199).
+    expect([...candidateGops(keys, 200, [12, 1, 0], new Set([120]))].sort()).toEqual([0, 2, 3]);
+    expect([...candidateGops(keys, 151, [0, 0, 0], new Set())]).toEqual([]);
+  });
+
+  it('decodes each candidate GOP up to the next keyframe inclusive, contiguous ones as one run', () => {
+    expect(planRuns([0, 50, 100, 150], 200, new Set([0, 1, 3]))).toEqual([{ from: 0, to: 100 }, { from: 150, to: 199 }]);
+  });
+});
