@@ -308,8 +308,10 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   // A zoom: frames evenly spaced inside the span (centres of equal slices), at most one per source frame.
   const frameSeconds = 1 / (ins.fps ?? 25);
   const n = Math.max(1, Math.min(wanted, Math.floor((to - from) / frameSeconds)));
+  // No frame starts after the last one: a pick past it shows the last frame (the one on screen at the source's end).
+  const lastFrameStart = Math.max(0, duration - frameSeconds);
   const picks = Array.from({ length: n }, (_, i): SheetPick => ({
-    t: from! + ((i + 0.5) * (to! - from!)) / n,
+    t: Math.min(from! + ((i + 0.5) * (to! - from!)) / n, lastFrameStart),
     keyframe: false,
     label: (t) => `${formatTimecode(Math.round(t * 1000))}  #${shotAt(ins.shots, t) ?? '?'}`,
   }));

@@ -195,6 +195,15 @@ describe('inspect_asset on the local backend', () => {
     expect(r.frames.filter((f) => f.shot === 4).length).toBeGreaterThanOrEqual(1);
   });
 
+  it('zooms into the source\'s very end, where no frame starts: shows the last frame', async () => {
+    const r = await inspect(srv, { project_id: projectId, asset_id: ids['shots-g50'], from: 29.99, to: 30, frames: 4 });
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    const s = r.structuredContent;
+    expect(s.frames).toHaveLength(1);
+    expect(Math.abs(s.frames[0]!.seconds - (30 - frame))).toBeLessThan(frame / 2);
+    expect(s.frames[0]!.shot).toBe(s.shots.at(-1)!.index);
+  });
+
   it('shows the first 48 of 55 shots, says so, and pages on from where it says', async () => {
     const r = (await inspect(srv, { project_id: projectId, asset_id: ids['many-shots'] })).structuredContent;
     expect(r.shots).toHaveLength(55);
