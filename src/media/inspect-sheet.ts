@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { MAX_BYTES, sheetLayout, type SheetLayout } from './contact-sheet.js';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
-import { lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, lastErrorLine, runProcess } from './process.js';
 
 export interface SheetPick {
   /** Relative time (seconds from the format's start) to show. */
@@ -52,14 +52,8 @@ const PAD = 4;
 /** Text for drawtext inside single quotes in a filter graph: our own characters only (digits, #, :, ., -, space). */
 const escapeText = (s: string) => s.replace(/[^#0-9A-Za-z .\-:()/]/g, '').replace(/:/g, '\\:');
 
-export class SheetError extends Error {
+export class SheetError extends MediaJobError {
   override name = 'SheetError';
-  constructor(
-    message: string,
-    readonly cancelled = false,
-  ) {
-    super(message);
-  }
 }
 
 export async function drawSheet(req: SheetRequest): Promise<Sheet> {

@@ -17,7 +17,7 @@ import { rename, rm } from 'node:fs/promises';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
 import { MeasureParser } from './measure.js';
-import { lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, lastErrorLine, runProcess } from './process.js';
 
 /** scdet's score threshold (0-100; scdet's default). */
 export const SCENE_THRESHOLD = 10;
@@ -45,14 +45,8 @@ const MAX_CANDIDATE_SHARE = 0.5;
 /** Decode runs per ffmpeg process (each input holds a decoder). */
 const RUNS_PER_PROCESS = 8;
 
-export class InspectError extends Error {
+export class InspectError extends MediaJobError {
   override name = 'InspectError';
-  constructor(
-    message: string,
-    readonly cancelled = false,
-  ) {
-    super(message);
-  }
 }
 
 export interface PassContext {

@@ -103,6 +103,17 @@ export function runProcess(command: string, args: string[], opts: RunOptions): P
   });
 }
 
+/** A media job (render, scan, sheet) that failed or was cancelled: each kind names its own subclass. */
+export class MediaJobError extends Error {
+  override name = 'MediaJobError';
+  constructor(
+    message: string,
+    readonly cancelled = false,
+  ) {
+    super(message);
+  }
+}
+
 /** The last meaningful line of an ffmpeg/ffprobe stderr, for error messages. */
 export function lastErrorLine(stderr: string): string {
   const lines = stderr

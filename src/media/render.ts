@@ -6,7 +6,7 @@ import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
-import { lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, lastErrorLine, runProcess } from './process.js';
 import { concatArgs, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
@@ -35,15 +35,15 @@ export interface RenderOutcome {
   ffmpegMaxRssKiB?: number;
 }
 
-export class RenderError extends Error {
+export class RenderError extends MediaJobError {
   override name = 'RenderError';
   constructor(
     message: string,
-    readonly cancelled = false,
+    cancelled = false,
     /** The disk filled up (ENOSPC): said as such, not as ffmpeg's last line. */
     readonly noSpace = false,
   ) {
-    super(message);
+    super(message, cancelled);
   }
 }
 

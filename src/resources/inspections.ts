@@ -6,8 +6,8 @@ import { UserFacingError, isUuid } from '../errors.js';
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
 import { storedInspection } from '../workflow/inspect.js';
+import { one } from './projects.js';
 
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
 
 export function register(server: McpServer, deps: ToolDeps): void {
   if (!deps.runtime?.inspections) return;

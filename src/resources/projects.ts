@@ -11,7 +11,8 @@ import { readFile, stat } from 'node:fs/promises';
 
 const COMPLETION_LIMIT = 100;
 
-function one(v: string | string[] | undefined): string {
+/** A template variable's value (the SDK gives a list for exploded variables). */
+export function one(v: string | string[] | undefined): string {
   return (Array.isArray(v) ? v[0] : v) ?? '';
 }
 
