@@ -106,7 +106,8 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
       // A keyframe: seek onto it and keep everything (nothing before it is decoded). Otherwise decode from the
       // keyframe before and drop frames before t (accurate seek), a hair early so the frame at t itself is kept.
       const seek = p.keyframe ? ['-noaccurate_seek', '-ss', (abs + 0.0005).toFixed(6)] : ['-ss', Math.max(0, abs - 0.0005).toFixed(6)];
-      args.push(...a.slice(0, -2), ...seek, ...a.slice(-2));
+      // One decoder thread: a frame or a part of a GOP is too short for frame threading to pay off.
+      args.push(...a.slice(0, -2), '-threads', '1', ...seek, ...a.slice(-2));
       chains.push(`[${k}:v:0]trim=end_frame=1,showinfo@f${k},${fit}[v${k}]`);
     });
     const graph = `${chains.join(';')};${batch.map((_, k) => `[v${k}]`).join('')}concat=n=${batch.length}:v=1:a=0,format=rgb24[o]`;

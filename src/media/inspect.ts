@@ -108,6 +108,12 @@ const input = (src: MediaSource, extra: string[] = []) => {
   return [...a.slice(0, -2), ...extra, ...a.slice(-2)];
 };
 const FFMPEG_HEAD = ['-hide_banner', '-nostdin', '-nostats', '-y'];
+/**
+ * One decoder thread for short decodes (keyframes, GOP runs): frame threading pays off only over long stretches;
+ * on a run of one GOP it cost 40% more CPU here (its pipeline fills and drains every run). Parallelism comes from
+ * the processes running side by side instead. Decoded pictures are the same either way.
+ */
+const ONE_THREAD = ['-threads', '1'];
 
 export async function streamFacts(ctx: PassContext): Promise<StreamFacts> {
   const a = inputArgs(ctx.src);
@@ -187,6 +193,14 @@ export function sizeOutliers(frames: FramePacket[], minBytes: number): Set<numbe
 export interface Run {
   from: number;
   to: number;
+  /**
+   * Set when the run stops before the keyframe that closes its last GOP (that keyframe's frame index): the frames
+   * after `to` are taken as free of cuts only when frame `to` looks like that keyframe (the test a GOP passes to be
+   * skipped) and none of their packets stands out; otherwise the GOP is decoded to its end after all.
+   */
+  closes?: number;
+  /** A second look at a GOP an earlier run decoded with context: a cut on its second frame was already judged. */
+  seen?: boolean;
 }
 
 /**
@@ -205,6 +219,44 @@ export function planRuns(keys: number[], frameCount: number, candidates: Set<num
   return runs;
 }
 
+/**
+ * The last packet of the GOP opened by keyframe `key` (before frame `end`) that jumps in size: twice the largest of
+ * the (up to 4) inter packets before it in the GOP, or, first after the keyframe, half the keyframe's size. New
+ * content is coded at a cost its predecessors did not need; where motion or a cut into busy footage made every
+ * packet large, no packet jumps. Only a hint of where the GOP's last cut lies: the caller checks what follows.
+ */
+export function lastJump(frames: FramePacket[], key: number, end: number, minBytes: number): number | undefined {
+  let last: number | undefined;
+  const prev: number[] = [];
+  for (let i = key + 1; i < end; i++) {
+    const f = frames[i]!;
+    if (f.key) return undefined;
+    const jump = prev.length ? f.size >= SIZE_RATIO * Math.max(...prev) : f.size >= KEY_SHARE * frames[key]!.size;
+    if (jump && f.size >= minBytes) last = i;
+    prev.push(f.size);
+    if (prev.length > 4) prev.shift();
+  }
+  return last;
+}
+
+/** Fewer frames than this left after a jump: not worth a check, decode to the keyframe. */
+const MIN_TAIL_FRAMES = 6;
+
+/**
+ * Runs that may stop early: a run whose last GOP is closed by a keyframe stops at that GOP's last size jump (where
+ * its last cut most likely is), when that leaves enough frames undecoded to be worth it.
+ */
+export function stopEarly(frames: FramePacket[], runs: Run[], minBytes: number): Run[] {
+  return runs.map((r) => {
+    if (!frames[r.to]?.key || r.to <= r.from) return r;
+    let key = r.to - 1;
+    while (key > r.from && !frames[key]!.key) key--;
+    const j = lastJump(frames, key, r.to, minBytes);
+    if (j === undefined || j < r.from + 2 || r.to - j < MIN_TAIL_FRAMES) return r;
+    return { ...r, to: j, closes: r.to };
+  });
+}
+
 /** Candidate GOPs: neighbouring keyframes that differ, GOPs holding a size outlier, and the last GOP (no keyframe closes it). */
 export function candidateGops(keys: number[], frameCount: number, keyDiffs: number[], outliers: Set<number>): Set<number> {
   const c = new Set<number>();
@@ -220,42 +272,84 @@ export function candidateGops(keys: number[], frameCount: number, keyDiffs: numb
 
 const STDERR_METADATA = /^\[metadata@r(\d+) @ [^\]]+\] frame:\d+\s+pts:\S+\s+pts_time:(\S+)/;
 
-/** Decodes runs fully with scdet; returns the times (relative) of the frames scdet marked, per run. */
-async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<number[][]> {
-  const found: number[][] = runs.map(() => []);
-  const starts: number[] = [];
-  for (let i = 0; i < runs.length; i += RUNS_PER_PROCESS) starts.push(i);
-  // The processes run side by side as far as the shared ffmpeg limit lets them (scdet runs on ffmpeg's main thread).
-  await Promise.all(starts.map(async (i) => {
-    const batch = runs.slice(i, i + RUNS_PER_PROCESS);
+/** A tiny frame as pass 1 makes them (for comparing with its keyframes). */
+const TINY_CHAIN = `scale=${THUMB_W}:-2,scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`;
+
+/** Splits runs into `count` batches of about equal frames (longest first onto the lightest). */
+function balance(runs: Run[], count: number): number[][] {
+  const batches = Array.from({ length: count }, () => ({ frames: 0, runs: [] as number[] }));
+  const order = runs.map((r, i) => ({ i, n: r.to - r.from + 1 })).sort((a, b) => b.n - a.n);
+  for (const { i, n } of order) {
+    const b = batches.reduce((m, x) => (x.frames < m.frames ? x : m));
+    b.frames += n;
+    b.runs.push(i);
+  }
+  return batches.filter((b) => b.runs.length).map((b) => b.runs.sort((x, y) => x - y));
+}
+
+interface RunResult {
+  /** Times (relative) of the frames scdet marked. */
+  cuts: number[];
+  /** For a run that stops early: its last frame, tiny. */
+  tail?: Uint8Array;
+}
+
+/** Decodes runs fully with scdet; returns per run the times (relative) of the frames scdet marked. */
+async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<RunResult[]> {
+  const results: RunResult[] = runs.map(() => ({ cuts: [] }));
+  // An even number of processes (at least two when there are two runs): the shared limit lets two run side by side.
+  let count = Math.ceil(runs.length / RUNS_PER_PROCESS);
+  if (count % 2 && runs.length > count) count++;
+  await Promise.all(balance(runs, count).map(async (batch) => {
     const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
     const graph: string[] = [];
     const outs: string[] = [];
-    batch.forEach((r, k) => {
+    const tails: number[] = [];
+    batch.forEach((ri, k) => {
+      const r = runs[ri]!;
       const a = frames[r.from]!.t + startTime;
       const b = frames[r.to]!.t + startTime;
       const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
       // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
-      args.push(...input(ctx.src, ['-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
-      graph.push(`[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${i + k}=mode=print:key=lavfi.scd.time[o${k}]`);
-      outs.push('-map', `[o${k}]`, '-f', 'null', '-');
+      args.push(...input(ctx.src, [...ONE_THREAD, '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
+      const chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
+      if (r.closes === undefined) {
+        graph.push(`${chain}[o${k}]`);
+        outs.push('-map', `[o${k}]`, '-f', 'null', '-');
+      } else {
+        // Only the run's last frame goes on, tiny, to be compared with the keyframe that closes the GOP.
+        graph.push(`${chain},trim=start=${(b - half).toFixed(6)},${TINY_CHAIN}[t${k}]`);
+        tails.push(ri);
+      }
     });
+    if (tails.length) {
+      // The runs are disjoint in time, so the tails come out in time order.
+      tails.sort((x, y) => runs[x]!.from - runs[y]!.from);
+      const labels = batch.flatMap((ri, k) => (runs[ri]!.closes === undefined ? [] : [`[t${k}]`]));
+      graph.push(tails.length > 1 ? `${labels.join('')}interleave=nb_inputs=${tails.length}[tails]` : `${labels[0]}null[tails]`);
+      outs.push('-map', '[tails]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1');
+    }
     args.push('-filter_complex', graph.join(';'), ...outs);
     let buf = '';
-    await run(ctx, ctx.ffmpeg, args, {
+    const out = await run(ctx, ctx.ffmpeg, args, {
+      maxStdout: (tails.length + 1) * TINY_BYTES,
       onStderr: (chunk) => {
         buf += chunk;
         let nl: number;
         while ((nl = buf.indexOf('\n')) >= 0) {
           const m = STDERR_METADATA.exec(buf.slice(0, nl));
           buf = buf.slice(nl + 1);
-          if (m) found[Number(m[1])]!.push(Number(m[2]) - startTime);
+          if (m) results[Number(m[1])]!.cuts.push(Number(m[2]) - startTime);
         }
       },
     });
+    // A tail that did not come out (fewer frames than listed) leaves its run unchecked: it is decoded to the end.
+    if (out.stdout.length === tails.length * TINY_BYTES) {
+      tails.forEach((ri, k) => (results[ri]!.tail = out.stdout.subarray(k * TINY_BYTES, (k + 1) * TINY_BYTES)));
+    }
     for (let k = 0; k < batch.length; k++) onRunDone();
   }));
-  return found;
+  return results;
 }
 
 /** The index of the frame nearest to t. */
@@ -299,7 +393,7 @@ async function fullPass(ctx: PassContext, startTime: number, duration: number | 
  * Pass 1: every keyframe, tiny; the differences between neighbours. With `thumbs`, every keyframe is also kept as a
  * small JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
  */
-async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined, thumbs?: string): Promise<number[] | undefined> {
+async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined, thumbs?: string): Promise<{ diffs: number[]; tiny: Buffer } | undefined> {
   let buf = '';
   const tmp = thumbs ? `${thumbs}.${process.pid}.${Date.now()}.tmp` : undefined;
   const outputs = tmp
@@ -308,7 +402,7 @@ async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: numbe
         '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
     : ['-map', '0:v:0', '-vf', `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
   const r = await run(ctx, ctx.ffmpeg, [
-    ...FFMPEG_HEAD, '-v', 'error', '-skip_frame', 'nokey', ...input(ctx.src), '-progress', 'pipe:2', ...outputs,
+    ...FFMPEG_HEAD, '-v', 'error', ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']), '-progress', 'pipe:2', ...outputs,
   ], {
     maxStdout: (keyCount + 16) * TINY_BYTES,
     onStderr: (chunk) => {
@@ -330,7 +424,7 @@ async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: numbe
   if (tmp && thumbs) await rename(tmp, thumbs);
   const diffs: number[] = [];
   for (let i = 0; i + 1 < n; i++) diffs.push(mafd(r.stdout.subarray(i * TINY_BYTES, (i + 1) * TINY_BYTES), r.stdout.subarray((i + 1) * TINY_BYTES, (i + 2) * TINY_BYTES)));
-  return diffs;
+  return { diffs, tiny: r.stdout };
 }
 
 /** Hard cuts of the source's first video stream, to the frame. */
@@ -352,38 +446,56 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS) return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
 
   ctx.onProgress?.(0, 'comparing keyframes');
-  const diffs = await keyframeDiffs(ctx, keys.length, duration, ctx.thumbsPath);
-  if (!diffs) return full('the keyframes did not all decode');
+  const pass1 = await keyframeDiffs(ctx, keys.length, duration, ctx.thumbsPath);
+  if (!pass1) return full('the keyframes did not all decode');
   ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
   const minBytes = Math.max(64, Math.round(((size.width ?? 320) * (size.height ?? 180)) / 2000));
-  const candidates = candidateGops(keys, frames.length, diffs, sizeOutliers(frames, minBytes));
-  let runs = planRuns(keys, frames.length, candidates);
-  const share = runs.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
-  ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${runs.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
+  const outliers = sizeOutliers(frames, minBytes);
+  const candidates = candidateGops(keys, frames.length, pass1.diffs, outliers);
+  const planned = planRuns(keys, frames.length, candidates);
+  const share = planned.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
+  ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${planned.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
   if (share > MAX_CANDIDATE_SHARE) return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
 
   const keyIndex = new Map(keys.map((k, g) => [k, g]));
+  const tinyKey = (i: number) => pass1.tiny.subarray(keyIndex.get(i)! * TINY_BYTES, (keyIndex.get(i)! + 1) * TINY_BYTES);
   const cuts = new Set<number>();
+  let runs = stopEarly(frames, planned, minBytes);
   let decoded = 0;
   let done = 0;
   let total = runs.length;
-  // A cut on a run's second frame was scored without its context: decode that run again from one keyframe earlier.
-  for (let round = 0; runs.length && round < 4; round++) {
+  let finished = 0;
+  let unfinished = 0;
+  // Second looks: a cut on a run's second frame was scored without its context (decode again from one keyframe
+  // earlier); a run that stopped early whose last frame does not look like the closing keyframe (decode to it).
+  for (let round = 0; runs.length && round < 6; round++) {
     const found = await scdetRuns(ctx, frames, runs, facts.startTime, () => ctx.onProgress?.(++done / Math.max(total, done), 'placing cuts on their frames'));
     const again: Run[] = [];
     runs.forEach((r, k) => {
       decoded += r.to - r.from + 1;
-      for (const t of snap(frames, found[k]!)) {
+      for (const t of snap(frames, found[k]!.cuts)) {
         const i = frameAt(frames, t);
-        if (i === r.from + 1 && r.from > 0) {
+        if (i === r.from + 1 && r.from > 0 && !r.seen) {
           const g = keyIndex.get(r.from)!;
           again.push({ from: keys[g - 1]!, to: r.from + 1 });
         } else if (i > r.from) cuts.add(i);
+      }
+      if (r.closes === undefined) return;
+      const tail = found[k]!.tail;
+      let quiet = !!tail && mafd(tail, tinyKey(r.closes)) < KEY_DIFF;
+      for (let i = r.to + 1; quiet && i < r.closes; i++) if (outliers.has(i)) quiet = false;
+      if (quiet) finished++;
+      else {
+        unfinished++;
+        let key = r.to;
+        while (key > r.from && !frames[key]!.key) key--;
+        again.push({ from: key, to: r.closes, seen: true });
       }
     });
     runs = again;
     total += again.length;
   }
+  ctx.debug?.(`inspect: ${finished} runs stopped early at their last size jump, ${unfinished} decoded on to their keyframe`);
   ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
   return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, decodedFrames: decoded, totalFrames: frames.length };
 }

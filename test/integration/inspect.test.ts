@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
-import { CUT_FRAMES, FPS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
+import { CUT_FRAMES, FPS, LATE_CUT_SEGMENTS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt, colourName, probe } from '../helpers/inspect-media.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -31,14 +31,20 @@ type Result = {
 const root = mkdtempSync(join(tmpdir(), 'cutroom-inspect-'));
 const allowed = join(root, 'allowed');
 const frame = 1 / FPS;
-let files: { g50: string; g1000: string; bframes: string };
+let files: { g50: string; g1000: string; bframes: string; lateCut: string };
 
 beforeAll(() => {
   mkdirSync(allowed, { recursive: true });
-  files = { g50: makeShots({ gop: 50 }), g1000: makeShots({ gop: 1000 }), bframes: makeShots({ gop: 50, preset: 'medium' }) };
+  files = {
+    g50: makeShots({ gop: 50 }),
+    g1000: makeShots({ gop: 1000 }),
+    bframes: makeShots({ gop: 50, preset: 'medium' }),
+    lateCut: makeShots({ gop: 50, segments: LATE_CUT_SEGMENTS, name: 'late-cut' }),
+  };
   copyFileSync(files.g50, join(allowed, 'shots-g50.mp4'));
   copyFileSync(files.g1000, join(allowed, 'shots-g1000.mp4'));
   copyFileSync(files.bframes, join(allowed, 'shots-bframes.mp4'));
+  copyFileSync(files.lateCut, join(allowed, 'late-cut.mp4'));
   copyFileSync(makeManyShots(55), join(allowed, 'many-shots.mp4'));
   const m = makeAll();
   copyFileSync(m.voice, join(allowed, 'voice.m4a'));
@@ -101,7 +107,7 @@ describe('inspect_asset on the local backend', () => {
     srv = await spawnServer(env);
     const p = await srv.client.callTool({ name: 'create_project', arguments: { name: 'inspect', description: 'shots' } });
     projectId = (p.structuredContent as { project: { id: string } }).project.id;
-    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
+    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'late-cut.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
       const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, name) } });
       ids[name.replace(/\.\w+$/, '')] = (r.structuredContent as { asset: { id: string } }).asset.id;
     }
@@ -135,6 +141,16 @@ describe('inspect_asset on the local backend', () => {
   it('finds the same cuts in a source with B-frames (decode order is not display order)', async () => {
     const r = (await inspect(srv, { project_id: projectId, asset_id: ids['shots-bframes'] })).structuredContent;
     expectShots(r, files.bframes);
+    expect(r.scan.shots).toBe('keyframes');
+  });
+
+  it('decodes a GOP on to its keyframe when a cut follows the last jump in packet size', async () => {
+    // The scan stops the GOP 100-150 at 110 (black to noisy white: the packets jump); the cut at 130 (noisy white to
+    // noisy blue) costs no more bits than its neighbours, so only the look of frame 110 against keyframe 150 tells.
+    const r = (await inspect(srv, { project_id: projectId, asset_id: ids['late-cut'] })).structuredContent;
+    const made = LATE_CUT_SEGMENTS.slice(1).map(([f]) => f);
+    expect(scdetReference(files.lateCut).map((t) => Math.round(t * FPS))).toEqual(made);
+    expect(r.shots.slice(1).map((s) => Math.round(s.start_seconds * FPS))).toEqual(made);
     expect(r.scan.shots).toBe('keyframes');
   });
 

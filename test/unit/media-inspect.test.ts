@@ -1,6 +1,6 @@
 // The pure parts of the shot scan: the packet list, the keyframe measure, candidates and the runs to decode.
 import { describe, expect, it } from 'vitest';
-import { candidateGops, mafd, parsePackets, planRuns, sizeOutliers, type FramePacket } from '../../src/media/inspect.js';
+import { candidateGops, lastJump, mafd, parsePackets, planRuns, sizeOutliers, stopEarly, type FramePacket } from '../../src/media/inspect.js';
 
 describe('the packet list', () => {
   it('reads ffprobe csv relative to the start, sorted by time, skipping N/A and discarded packets', () => {
@@ -44,5 +44,28 @@ describe('candidates', () => {
 
   it('decodes each candidate GOP up to the next keyframe inclusive, contiguous ones as one run', () => {
     expect(planRuns([0, 50, 100, 150], 200, new Set([0, 1, 3]))).toEqual([{ from: 0, to: 100 }, { from: 150, to: 199 }]);
+  });
+
+  it('finds the last packet of a GOP that jumps in size: new content after cheap frames, not steady P/B alternation', () => {
+    // Keyframes at 0 and 10: a cut into busy content at 4 (a jump), busy on (no jump), then B/P alternation.
+    const cutIntoBusy = gop([5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000]);
+    expect(lastJump(cutIntoBusy, 0, 10, 64)).toBe(4);
+    expect(lastJump(gop([9000, 800, 200, 200, 800, 200, 200, 800, 200, 200, 9000]), 0, 10, 64)).toBeUndefined();
+    // The first packet after the keyframe is judged against the keyframe.
+    expect(lastJump(gop([1000, 900, 10, 10, 10, 10, 10, 10, 10, 10, 1000]), 0, 10, 64)).toBe(1);
+    expect(lastJump(gop([5000, 100, 90, 110, 95, 100, 90, 110, 95, 100, 5000]), 0, 10, 64)).toBeUndefined();
+  });
+
+  it('stops a run at its last GOP\'s last jump when enough frames are left, and says which keyframe closes it', () => {
+    const frames = gop([5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 110, 95, 100, 90, 110, 95, 100, 5000]);
+    expect(stopEarly(frames, [{ from: 0, to: 10 }], 64)).toEqual([{ from: 0, to: 4, closes: 10 }]);
+    // Too few frames after the jump to be worth a check; no jump at all; a run that ends at the file's last frame.
+    const late = gop([5000, 100, 90, 110, 95, 100, 90, 110, 3000, 2900, 5000]);
+    expect(stopEarly(late, [{ from: 0, to: 10 }], 64)).toEqual([{ from: 0, to: 10 }]);
+    expect(stopEarly(frames, [{ from: 10, to: 20 }], 64)).toEqual([{ from: 10, to: 20 }]);
+    expect(stopEarly(frames.slice(0, 16), [{ from: 10, to: 15 }], 64)).toEqual([{ from: 10, to: 15 }]);
+    // A run of two GOPs stops inside its last one only.
+    const two = gop([5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 3000, 2900, 2800, 2700, 2800, 2900, 2800, 5000]);
+    expect(stopEarly(two, [{ from: 0, to: 20 }], 64)).toEqual([{ from: 0, to: 13, closes: 20 }]);
   });
 });
