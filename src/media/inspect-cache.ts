@@ -44,6 +44,12 @@ export class InspectionCache<T> {
     return this.fileOf(key, 'keyframes.mjpeg');
   }
 
+  /** Where the thumbnails of every cut's first frame live (written by the refinement, read by sheets). */
+  async cutThumbsPathOf(key: string): Promise<string> {
+    await mkdir(this.root, { recursive: true });
+    return this.fileOf(key, 'cuts.mjpeg');
+  }
+
   async get(key: string): Promise<T | undefined> {
     const hit = this.memory.get(key);
     if (hit) return hit;

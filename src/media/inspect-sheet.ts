@@ -13,8 +13,8 @@ export interface SheetPick {
   t: number;
   /** The frame at t starts a GOP: seek straight to it without decoding anything before. */
   keyframe: boolean;
-  /** Its index among the keyframes, when a thumbnail of every keyframe was kept (SheetRequest.thumbs). */
-  thumb?: number;
+  /** A thumbnail of this very frame kept by the scan: picture `index` of the MJPEG stream `file` (not seeked to). */
+  thumb?: { file: string; index: number };
   /** The label under the frame, from the time of the frame actually shown. */
   label: (shownSeconds: number) => string;
 }
@@ -31,8 +31,6 @@ export interface SheetRequest {
   font?: string;
   /** A folder of cutroom's own for temporary files. */
   workDir: string;
-  /** An MJPEG stream of every keyframe (pass 1 kept it): picks with `thumb` are read from it, not seeked to. */
-  thumbs?: string;
   signal?: AbortSignal;
   timeoutMs: number;
   /** Inputs per ffmpeg process. */
@@ -79,15 +77,17 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
   };
   const split = (buf: Buffer, k: number) => buf.subarray(k * frameBytes, (k + 1) * frameBytes);
 
-  // Keyframes kept by pass 1: one process reads the small JPEGs it needs, in order.
-  const fromThumbs = req.thumbs ? req.picks.map((p, i) => ({ p, i })).filter(({ p }) => p.thumb !== undefined).sort((x, y) => x.p.thumb! - y.p.thumb!) : [];
+  // Frames the scan kept as thumbnails: one process per stream reads the small JPEGs it needs, in order.
   const jobs: Promise<void>[] = [];
-  if (fromThumbs.length) {
-    const select = `select='${fromThumbs.map(({ p }) => `eq(n\\,${p.thumb})`).join('+')}'`;
+  const byFile = new Map<string, { p: SheetPick; i: number }[]>();
+  req.picks.forEach((p, i) => p.thumb && byFile.set(p.thumb.file, [...(byFile.get(p.thumb.file) ?? []), { p, i }]));
+  for (const [file, list] of byFile) {
+    list.sort((x, y) => x.p.thumb!.index - y.p.thumb!.index);
+    const select = `select='${list.map(({ p }) => `eq(n\\,${p.thumb!.index})`).join('+')}'`;
     jobs.push(
-      ffmpeg(['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-protocol_whitelist', 'file', '-f', 'mjpeg', '-i', `file:${req.thumbs}`,
-        '-vf', `${select},${fit},format=rgb24`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], fromThumbs.length).then((buf) => {
-        fromThumbs.forEach(({ p, i }, k) => {
+      ffmpeg(['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-protocol_whitelist', 'file', '-f', 'mjpeg', '-i', `file:${file}`,
+        '-vf', `${select},${fit},format=rgb24`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], list.length).then((buf) => {
+        list.forEach(({ p, i }, k) => {
           frames[i] = split(buf, k);
           shown[i] = p.t;
         });
@@ -95,7 +95,7 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
     );
   }
   // The rest: one seek per frame, several inputs per process, processes side by side within the ffmpeg limit.
-  const seeks = req.picks.map((p, i) => ({ p, i })).filter(({ p }) => !(req.thumbs && p.thumb !== undefined));
+  const seeks = req.picks.map((p, i) => ({ p, i })).filter(({ p }) => !p.thumb);
   for (let first = 0; first < seeks.length; first += req.maxInputs) {
     const batch = seeks.slice(first, first + req.maxInputs);
     const args = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-copyts'];

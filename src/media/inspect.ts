@@ -13,7 +13,10 @@
 // second frame lacks context; a cut found there is confirmed by decoding the run again from one keyframe earlier.
 // Sources whose keyframes are too sparse to help, or whose candidates cover most of the file, get one full pass.
 // Gradual transitions (fades, dissolves) are not hard cuts and are not found.
-import { rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { writeFileAtomic } from './inspect-cache.js';
+import { splitJpegs } from './jpeg.js';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
 import { MeasureParser } from './measure.js';
@@ -32,6 +35,12 @@ const TINY_H = 36;
 const TINY_BYTES = TINY_W * TINY_H * 1.5;
 /** Width of the keyframe thumbnails kept for sheets (a sheet's cells are at most 320 px wide). */
 const THUMB_W = 320;
+/** Area averaging: the right filter for a large reduction (no aliasing), and cheaper than bicubic here. */
+const THUMB_SCALE = `scale=${THUMB_W}:-2:flags=area`;
+/** Tiny frames are always made from the thumbnail's scale, so every tiny frame compares with every other. */
+const TINY_SCALE = `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`;
+/** A tiny frame as pass 1 makes them (for comparing with its keyframes). */
+const TINY_CHAIN = `${THUMB_SCALE},${TINY_SCALE}`;
 /** Neighbouring keyframes at least this different (scdet's measure on tiny frames) make their GOP a candidate. */
 const KEY_DIFF = SCENE_THRESHOLD / 2;
 /** A packet this many times larger than the largest of its 4 neighbours on one side is an outlier. */
@@ -59,6 +68,8 @@ export interface PassContext {
   timeoutMs: number;
   /** Where pass 1 may keep a thumbnail of every keyframe (an MJPEG stream), for sheets. */
   thumbsPath?: string;
+  /** Where the refinement may keep a thumbnail of every cut's first frame (an MJPEG stream), for sheets. */
+  cutThumbsPath?: string;
   onProgress?: (fraction: number, message: string) => void;
   debug?: (msg: string) => void;
 }
@@ -87,6 +98,8 @@ export interface ShotScan {
   keyframes: number[];
   /** True when pass 1 kept a thumbnail of every keyframe at PassContext.thumbsPath. */
   thumbs?: boolean;
+  /** Per cut, the index of its first frame's thumbnail at PassContext.cutThumbsPath (-1: none kept). */
+  cutThumbs?: number[];
   /** Frames decoded at full size (refinement runs or the full pass), and all frames. */
   decodedFrames: number;
   totalFrames: number;
@@ -220,10 +233,11 @@ export function planRuns(keys: number[], frameCount: number, candidates: Set<num
 }
 
 /**
- * The last packet of the GOP opened by keyframe `key` (before frame `end`) that jumps in size: twice the largest of
- * the (up to 4) inter packets before it in the GOP, or, first after the keyframe, half the keyframe's size. New
- * content is coded at a cost its predecessors did not need; where motion or a cut into busy footage made every
- * packet large, no packet jumps. Only a hint of where the GOP's last cut lies: the caller checks what follows.
+ * The last packet of the GOP opened by keyframe `key` (before frame `end`) whose size jumps: up to twice the largest
+ * of the (up to 4) inter packets before it in the GOP (or, first after the keyframe, half the keyframe's size), or
+ * down to a quarter of the smallest of the 4 before it. A cut into new content costs bits its predecessors did not
+ * need; a cut from busy footage to something calm makes every packet cheap. Only a hint of where the GOP's last cut
+ * lies: the caller checks what follows.
  */
 export function lastJump(frames: FramePacket[], key: number, end: number, minBytes: number): number | undefined {
   let last: number | undefined;
@@ -231,8 +245,9 @@ export function lastJump(frames: FramePacket[], key: number, end: number, minByt
   for (let i = key + 1; i < end; i++) {
     const f = frames[i]!;
     if (f.key) return undefined;
-    const jump = prev.length ? f.size >= SIZE_RATIO * Math.max(...prev) : f.size >= KEY_SHARE * frames[key]!.size;
-    if (jump && f.size >= minBytes) last = i;
+    const up = prev.length ? f.size >= SIZE_RATIO * Math.max(...prev) : f.size >= KEY_SHARE * frames[key]!.size;
+    const down = prev.length === 4 && SIZE_RATIO * SIZE_RATIO * f.size <= Math.min(...prev);
+    if ((up && f.size >= minBytes) || (down && Math.min(...prev) >= minBytes)) last = i;
     prev.push(f.size);
     if (prev.length > 4) prev.shift();
   }
@@ -272,8 +287,6 @@ export function candidateGops(keys: number[], frameCount: number, keyDiffs: numb
 
 const STDERR_METADATA = /^\[metadata@r(\d+) @ [^\]]+\] frame:\d+\s+pts:\S+\s+pts_time:(\S+)/;
 
-/** A tiny frame as pass 1 makes them (for comparing with its keyframes). */
-const TINY_CHAIN = `scale=${THUMB_W}:-2,scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`;
 
 /** Splits runs into `count` batches of about equal frames (longest first onto the lightest). */
 function balance(runs: Run[], count: number): number[][] {
@@ -292,6 +305,8 @@ interface RunResult {
   cuts: number[];
   /** For a run that stops early: its last frame, tiny. */
   tail?: Uint8Array;
+  /** With PassContext.cutThumbsPath: a JPEG of each marked frame, in the order of `cuts`. */
+  thumbs?: Buffer[];
 }
 
 /** Decodes runs fully with scdet; returns per run the times (relative) of the frames scdet marked. */
@@ -305,6 +320,7 @@ async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], s
     const graph: string[] = [];
     const outs: string[] = [];
     const tails: number[] = [];
+    const thumbsFile = ctx.cutThumbsPath ? `${ctx.cutThumbsPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp` : undefined;
     batch.forEach((ri, k) => {
       const r = runs[ri]!;
       const a = frames[r.from]!.t + startTime;
@@ -312,7 +328,12 @@ async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], s
       const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
       // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
       args.push(...input(ctx.src, [...ONE_THREAD, '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
-      const chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
+      let chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
+      if (thumbsFile) {
+        // The marked frames, small, for sheets: a short shot has no keyframe to show, and this is its first frame.
+        graph.push(`${chain},split[s${k}][m${k}]`, `[m${k}]metadata=mode=select:key=lavfi.scd.time,${THUMB_SCALE},format=yuvj420p[j${k}]`);
+        chain = `[s${k}]null`;
+      }
       if (r.closes === undefined) {
         graph.push(`${chain}[o${k}]`);
         outs.push('-map', `[o${k}]`, '-f', 'null', '-');
@@ -322,27 +343,46 @@ async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], s
         tails.push(ri);
       }
     });
+    // Streams of disjoint runs, merged by time: tails and thumbnails come out in time order.
+    const merge = (labels: string[], out: string) => graph.push(labels.length > 1 ? `${labels.join('')}interleave=nb_inputs=${labels.length}${out}` : `${labels[0]}null${out}`);
     if (tails.length) {
-      // The runs are disjoint in time, so the tails come out in time order.
       tails.sort((x, y) => runs[x]!.from - runs[y]!.from);
-      const labels = batch.flatMap((ri, k) => (runs[ri]!.closes === undefined ? [] : [`[t${k}]`]));
-      graph.push(tails.length > 1 ? `${labels.join('')}interleave=nb_inputs=${tails.length}[tails]` : `${labels[0]}null[tails]`);
+      merge(batch.flatMap((ri, k) => (runs[ri]!.closes === undefined ? [] : [`[t${k}]`])), '[tails]');
       outs.push('-map', '[tails]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1');
+    }
+    if (thumbsFile) {
+      merge(batch.map((_, k) => `[j${k}]`), '[thumbs]');
+      outs.push('-map', '[thumbs]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${thumbsFile}`);
     }
     args.push('-filter_complex', graph.join(';'), ...outs);
     let buf = '';
-    const out = await run(ctx, ctx.ffmpeg, args, {
-      maxStdout: (tails.length + 1) * TINY_BYTES,
-      onStderr: (chunk) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const m = STDERR_METADATA.exec(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (m) results[Number(m[1])]!.cuts.push(Number(m[2]) - startTime);
+    let out;
+    try {
+      out = await run(ctx, ctx.ffmpeg, args, {
+        maxStdout: (tails.length + 1) * TINY_BYTES,
+        onStderr: (chunk) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const m = STDERR_METADATA.exec(buf.slice(0, nl));
+            buf = buf.slice(nl + 1);
+            if (m) results[Number(m[1])]!.cuts.push(Number(m[2]) - startTime);
+          }
+        },
+      });
+      if (thumbsFile) {
+        // One JPEG per marked frame, in time order; if they do not pair up, the sheet seeks instead.
+        const jpegs = splitJpegs(await readFile(thumbsFile).catch(() => Buffer.alloc(0)));
+        const marks = batch.flatMap((ri) => results[ri]!.cuts.map((t, i) => ({ ri, i, t }))).sort((x, y) => x.t - y.t);
+        if (jpegs.length !== marks.length) ctx.debug?.(`inspect: ${jpegs.length} thumbnails came out for ${marks.length} cuts; the sheet will seek to them`);
+        else {
+          for (const ri of batch) results[ri]!.thumbs = [];
+          marks.forEach((m, n) => (results[m.ri]!.thumbs![m.i] = jpegs[n]!));
         }
-      },
-    });
+      }
+    } finally {
+      if (thumbsFile) await rm(thumbsFile, { force: true });
+    }
     // A tail that did not come out (fewer frames than listed) leaves its run unchecked: it is decoded to the end.
     if (out.stdout.length === tails.length * TINY_BYTES) {
       tails.forEach((ri, k) => (results[ri]!.tail = out.stdout.subarray(k * TINY_BYTES, (k + 1) * TINY_BYTES)));
@@ -397,10 +437,10 @@ async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: numbe
   let buf = '';
   const tmp = thumbs ? `${thumbs}.${process.pid}.${Date.now()}.tmp` : undefined;
   const outputs = tmp
-    ? ['-filter_complex', `[0:v:0]scale=${THUMB_W}:-2,split[a][b];[a]scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p[tiny];[b]format=yuvj420p[th]`,
+    ? ['-filter_complex', `[0:v:0]${THUMB_SCALE},split[a][b];[a]${TINY_SCALE}[tiny];[b]format=yuvj420p[th]`,
         '-map', '[tiny]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1',
         '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
-    : ['-map', '0:v:0', '-vf', `scale=${TINY_W}:${TINY_H}:flags=area,format=yuv420p`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
+    : ['-map', '0:v:0', '-vf', TINY_CHAIN, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
   const r = await run(ctx, ctx.ffmpeg, [
     ...FFMPEG_HEAD, '-v', 'error', ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']), '-progress', 'pipe:2', ...outputs,
   ], {
@@ -460,6 +500,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   const keyIndex = new Map(keys.map((k, g) => [k, g]));
   const tinyKey = (i: number) => pass1.tiny.subarray(keyIndex.get(i)! * TINY_BYTES, (keyIndex.get(i)! + 1) * TINY_BYTES);
   const cuts = new Set<number>();
+  const cutJpegs = new Map<number, Buffer>();
   let runs = stopEarly(frames, planned, minBytes);
   let decoded = 0;
   let done = 0;
@@ -473,13 +514,16 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     const again: Run[] = [];
     runs.forEach((r, k) => {
       decoded += r.to - r.from + 1;
-      for (const t of snap(frames, found[k]!.cuts)) {
+      const { cuts: marked, thumbs } = found[k]!;
+      marked.forEach((t, n) => {
         const i = frameAt(frames, t);
+        // Any decode of a frame shows the same picture: keep the first thumbnail of it.
+        if (thumbs?.[n] && !cutJpegs.has(i)) cutJpegs.set(i, thumbs[n]!);
         if (i === r.from + 1 && r.from > 0 && !r.seen) {
           const g = keyIndex.get(r.from)!;
           again.push({ from: keys[g - 1]!, to: r.from + 1 });
         } else if (i > r.from) cuts.add(i);
-      }
+      });
       if (r.closes === undefined) return;
       const tail = found[k]!.tail;
       let quiet = !!tail && mafd(tail, tinyKey(r.closes)) < KEY_DIFF;
@@ -495,9 +539,19 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     runs = again;
     total += again.length;
   }
-  ctx.debug?.(`inspect: ${finished} runs stopped early at their last size jump, ${unfinished} decoded on to their keyframe`);
+  ctx.debug?.(`inspect: ${finished} runs stopped early at their last jump in packet size, ${unfinished} decoded on to their keyframe`);
   ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
-  return { cuts: [...cuts].sort((a, b) => a - b).map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, decodedFrames: decoded, totalFrames: frames.length };
+  const sorted = [...cuts].sort((a, b) => a - b);
+  let cutThumbs: number[] | undefined;
+  if (ctx.cutThumbsPath && cutJpegs.size) {
+    const kept = sorted.filter((i) => cutJpegs.has(i));
+    await writeFileAtomic(ctx.cutThumbsPath, Buffer.concat(kept.map((i) => cutJpegs.get(i)!)));
+    cutThumbs = sorted.map((i) => kept.indexOf(i));
+  }
+  return {
+    cuts: sorted.map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, ...(cutThumbs ? { cutThumbs } : {}),
+    decodedFrames: decoded, totalFrames: frames.length,
+  };
 }
 
 /** Times as printed (rounded) back to the demuxer's frame times. */

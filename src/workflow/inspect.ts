@@ -70,6 +70,8 @@ export interface StoredInspection {
   keyframes: number[];
   /** A thumbnail of every keyframe was kept (beside the stored inspection). */
   thumbs?: boolean;
+  /** Per cut (shot n starts at cut n - 2), the index of its first frame's thumbnail (-1: none kept). */
+  cutThumbs?: number[];
 }
 
 export const FrameShownSchema = z.object({
@@ -169,6 +171,7 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
     timeoutMs: 120_000 + 2 * duration * 1000,
     debug: opts.debug,
     thumbsPath: await rt.inspections.thumbsPathOf(key),
+    cutThumbsPath: await rt.inspections.cutThumbsPathOf(key),
   };
   try {
     opts.onProgress?.(0, 'reading the stream list');
@@ -205,7 +208,11 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
         ...(scan?.reason ? { note: `every frame was decoded: ${scan.reason}` } : {}),
       },
     };
-    const stored: StoredInspection = { inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}) };
+    // Cuts at or past the end are not shot starts: their thumbnails are not indexed by shot.
+    const cutThumbs = scan?.cutThumbs?.filter((_, k) => scan.cuts[k]! > 0 && scan.cuts[k]! < duration);
+    const stored: StoredInspection = {
+      inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}), ...(cutThumbs?.length ? { cutThumbs } : {}),
+    };
     opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
     await rt.inspections.set(key, stored);
     return { stored, cached: false, src, key };
@@ -236,8 +243,11 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   let from = parseTime(args.from, 'from');
   let to = parseTime(args.to, 'to');
   const { stored, cached, src, key } = await inspect(deps, projectId, assetId, opts);
+  const exists = (path: string) => stat(path).then(() => true, () => false);
   const thumbsPath = await rt.inspections.thumbsPathOf(key);
-  const thumbs = stored.thumbs && (await stat(thumbsPath).then(() => true, () => false)) ? thumbsPath : undefined;
+  const thumbs = stored.thumbs && (await exists(thumbsPath)) ? thumbsPath : undefined;
+  const cutThumbsPath = await rt.inspections.cutThumbsPathOf(key);
+  const cutThumbs = stored.cutThumbs && (await exists(cutThumbsPath)) ? stored.cutThumbs : undefined;
   const ins = stored.inspection;
   const base = { ...ins, cached };
   if (ins.kind === 'audio') return { ...base, frames: [], sheet: { mode: 'none' } };
@@ -249,9 +259,9 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
     try {
       const sheet = await drawSheet({
         ffmpeg: rt.ffmpeg, src, limiter: rt.limiter, startTime: stored.startTime, ...dims, picks, font: rt.font,
-        workDir: join(rt.inspections.root, 'tmp'), ...(thumbs ? { thumbs } : {}), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
+        workDir: join(rt.inspections.root, 'tmp'), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
       });
-      opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames drawn in ${(performance.now() - t0).toFixed(0)} ms`);
+      opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames (${picks.filter((p) => p.thumb).length} from kept thumbnails) drawn in ${(performance.now() - t0).toFixed(0)} ms`);
       return sheet;
     } catch (err) {
       if (err instanceof SheetError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
@@ -277,17 +287,17 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   // One frame per shot without a span, with from alone (paging), or when the span holds more shots than frames.
   if (!span || paging || inSpan.length > wanted) {
     // One frame per shot: a keyframe inside the shot nearest its middle (one decoded frame), else its first frame.
+    // Either may have been kept as a thumbnail by the scan (every keyframe; the first frame of every cut).
     const page = inSpan.slice(0, MAX_SHEET_FRAMES);
     const picks = page.map((s): SheetPick => {
       const mid = (s.start_seconds + s.end_seconds) / 2;
       const inside = stored.keyframes.filter((k) => k >= s.start_seconds && k < s.end_seconds);
       const key = inside.sort((a, b) => Math.abs(a - mid) - Math.abs(b - mid))[0];
-      return {
-        t: key ?? s.start_seconds,
-        keyframe: key !== undefined,
-        ...(key !== undefined ? { thumb: stored.keyframes.indexOf(key) } : {}),
-        label: () => `#${s.index} ${s.start}-${s.end}`,
-      };
+      const label = () => `#${s.index} ${s.start}-${s.end}`;
+      if (key !== undefined) return { t: key, keyframe: true, ...(thumbs ? { thumb: { file: thumbsPath, index: stored.keyframes.indexOf(key) } } : {}), label };
+      // Shot n starts at cut n - 2 (shot 1 starts at 0).
+      const cutThumb = cutThumbs?.[s.index - 2] ?? -1;
+      return { t: s.start_seconds, keyframe: false, ...(cutThumb >= 0 ? { thumb: { file: cutThumbsPath, index: cutThumb } } : {}), label };
     });
     const sheet = await draw(picks);
     const rest = inSpan.length - page.length;

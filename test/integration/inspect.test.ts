@@ -182,6 +182,10 @@ describe('inspect_asset on the local backend', () => {
       expect(f.seconds).toBeGreaterThanOrEqual(s.start_seconds);
       expect(f.seconds).toBeLessThan(s.end_seconds);
     }
+    // Nothing was seeked to: keyframes were kept by the keyframe pass, the first frames of shots 4 and 6 (no
+    // keyframe inside) by the refinement that placed their cuts.
+    expect(srv.stderr()).toMatch(new RegExp(`inspect ${ids['shots-g50']}: sheet of 7 frames \\(7 from kept thumbnails\\)`));
+    expect(r.frames[3]!.seconds).toBe(r.shots[3]!.start_seconds);
     const { bytes, path } = sheetOf(first, 'sheet.jpg');
     expect(bytes.length).toBeLessThanOrEqual(1024 * 1024);
     const m = probe(path);

@@ -54,6 +54,8 @@ describe('candidates', () => {
     // The first packet after the keyframe is judged against the keyframe.
     expect(lastJump(gop([1000, 900, 10, 10, 10, 10, 10, 10, 10, 10, 1000]), 0, 10, 64)).toBe(1);
     expect(lastJump(gop([5000, 100, 90, 110, 95, 100, 90, 110, 95, 100, 5000]), 0, 10, 64)).toBeUndefined();
+    // A drop: busy footage cut to something calm (a quarter of the smallest of the 4 packets before).
+    expect(lastJump(gop([9000, 3000, 2800, 2900, 2700, 2800, 200, 90, 80, 90, 9000]), 0, 10, 64)).toBe(6);
   });
 
   it('stops a run at its last GOP\'s last jump when enough frames are left, and says which keyframe closes it', () => {
