@@ -429,69 +429,107 @@ async function fullPass(ctx: PassContext, startTime: number, duration: number | 
   return cuts;
 }
 
+/** What pass 1 decoded: every keyframe tiny, in order, and its thumbnails not yet in place. */
+interface KeyframePass {
+  tiny: Buffer;
+  count: number;
+  /** Puts the thumbnails where sheets read them (once the count is known to match the packet list). */
+  keep(): Promise<void>;
+  discard(): Promise<void>;
+}
+
 /**
- * Pass 1: every keyframe, tiny; the differences between neighbours. With `thumbs`, every keyframe is also kept as a
- * small JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
+ * Pass 1: every keyframe, tiny (at most `maxKeys` are kept). With `thumbs`, every keyframe is also kept as a small
+ * JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
  */
-async function keyframeDiffs(ctx: PassContext, keyCount: number, duration: number | undefined, thumbs?: string): Promise<{ diffs: number[]; tiny: Buffer } | undefined> {
+async function keyframePass(ctx: PassContext, maxKeys: number, duration: number | undefined, thumbs?: string): Promise<KeyframePass> {
   let buf = '';
-  const tmp = thumbs ? `${thumbs}.${process.pid}.${Date.now()}.tmp` : undefined;
+  const tmp = thumbs ? `${thumbs}.${process.pid}.${randomBytes(4).toString('hex')}.tmp` : undefined;
   const outputs = tmp
     ? ['-filter_complex', `[0:v:0]${THUMB_SCALE},split[a][b];[a]${TINY_SCALE}[tiny];[b]format=yuvj420p[th]`,
         '-map', '[tiny]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1',
         '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
     : ['-map', '0:v:0', '-vf', TINY_CHAIN, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
-  const r = await run(ctx, ctx.ffmpeg, [
-    ...FFMPEG_HEAD, '-v', 'error', ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']), '-progress', 'pipe:2', ...outputs,
-  ], {
-    maxStdout: (keyCount + 16) * TINY_BYTES,
-    onStderr: (chunk) => {
-      buf += chunk;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const p = /^out_time_us=(\d+)/.exec(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'comparing keyframes');
-      }
-    },
-  });
-  const n = Math.floor(r.stdout.length / TINY_BYTES);
-  // Every keyframe must have come out, in order, or the pairing with the packet list would be wrong.
-  if (n !== keyCount) {
-    if (tmp) await rm(tmp, { force: true });
-    return undefined;
+  const discard = async () => void (tmp && (await rm(tmp, { force: true })));
+  try {
+    const r = await run(ctx, ctx.ffmpeg, [
+      ...FFMPEG_HEAD, '-v', 'error', ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']), '-progress', 'pipe:2', ...outputs,
+    ], {
+      maxStdout: (maxKeys + 1) * TINY_BYTES,
+      onStderr: (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const p = /^out_time_us=(\d+)/.exec(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'comparing keyframes');
+        }
+      },
+    });
+    return {
+      tiny: r.stdout,
+      count: Math.floor(r.stdout.length / TINY_BYTES),
+      keep: async () => void (tmp && thumbs && (await rename(tmp, thumbs))),
+      discard,
+    };
+  } catch (err) {
+    await discard();
+    throw err;
   }
-  if (tmp && thumbs) await rename(tmp, thumbs);
+}
+
+/** Differences between neighbouring tiny frames (scdet's measure). */
+function neighbourDiffs(tiny: Buffer, count: number): number[] {
+  const at = (i: number) => tiny.subarray(i * TINY_BYTES, (i + 1) * TINY_BYTES);
   const diffs: number[] = [];
-  for (let i = 0; i + 1 < n; i++) diffs.push(mafd(r.stdout.subarray(i * TINY_BYTES, (i + 1) * TINY_BYTES), r.stdout.subarray((i + 1) * TINY_BYTES, (i + 2) * TINY_BYTES)));
-  return { diffs, tiny: r.stdout };
+  for (let i = 0; i + 1 < count; i++) diffs.push(mafd(at(i), at(i + 1)));
+  return diffs;
 }
 
 /** Hard cuts of the source's first video stream, to the frame. */
-export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { width?: number; height?: number }): Promise<ShotScan> {
+export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { width?: number; height?: number; fps?: number }): Promise<ShotScan> {
   const t0 = performance.now();
   const elapsed = () => `${(performance.now() - t0).toFixed(0)} ms`;
-  const frames = await videoPackets(ctx, facts.startTime);
+  ctx.onProgress?.(0, 'comparing keyframes');
+  // Pass 1 runs beside the packet list: it needs the list only to check its count. Sized for every frame being a
+  // keyframe; a source that turns out to have more is scanned by a full pass.
+  const maxKeys = Math.min(200_000, Math.ceil((facts.durationSeconds ?? 3600) * Math.min(size.fps ?? 120, 240)) + 16);
+  const pass1Run = keyframePass(ctx, maxKeys, facts.durationSeconds, ctx.thumbsPath).then(
+    (pass) => ({ pass }),
+    (error: unknown) => ({ error }),
+  );
+  let frames: FramePacket[];
+  try {
+    frames = await videoPackets(ctx, facts.startTime);
+  } catch (err) {
+    const p = await pass1Run;
+    if ('pass' in p) await p.pass.discard();
+    throw err;
+  }
   ctx.debug?.(`inspect: ${frames.length} video packets listed at ${elapsed()}`);
   const keys = frames.flatMap((f, i) => (f.key ? [i] : []));
   const keyframes = keys.map((i) => frames[i]!.t);
   const duration = facts.durationSeconds ?? frames.at(-1)?.t;
+  const p1 = await pass1Run;
+  // Every keyframe must have come out, in order, or the pairing with the packet list would be wrong.
+  const pass1 = 'pass' in p1 && p1.pass.count === keys.length ? p1.pass : undefined;
+  if (pass1) await pass1.keep();
+  else if ('pass' in p1) await p1.pass.discard();
   const full = async (reason: string): Promise<ShotScan> => {
     ctx.debug?.(`inspect: full pass (${reason})`);
     const cuts = await fullPass(ctx, facts.startTime, duration);
-    return { cuts: snap(frames, cuts), method: 'full', reason, keyframes, decodedFrames: frames.length, totalFrames: frames.length };
+    return { cuts: snap(frames, cuts), method: 'full', reason, keyframes, ...(pass1 && ctx.thumbsPath ? { thumbs: true } : {}), decodedFrames: frames.length, totalFrames: frames.length };
   };
   if (frames.length < 3) return { cuts: [], method: 'full', reason: 'fewer than 3 frames', keyframes, decodedFrames: frames.length, totalFrames: frames.length };
   const span = frames.at(-1)!.t - frames[0]!.t;
   if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS) return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
-
-  ctx.onProgress?.(0, 'comparing keyframes');
-  const pass1 = await keyframeDiffs(ctx, keys.length, duration, ctx.thumbsPath);
+  if ('error' in p1 && p1.error instanceof InspectError && p1.error.cancelled) throw p1.error;
   if (!pass1) return full('the keyframes did not all decode');
   ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
+  const diffs = neighbourDiffs(pass1.tiny, pass1.count);
   const minBytes = Math.max(64, Math.round(((size.width ?? 320) * (size.height ?? 180)) / 2000));
   const outliers = sizeOutliers(frames, minBytes);
-  const candidates = candidateGops(keys, frames.length, pass1.diffs, outliers);
+  const candidates = candidateGops(keys, frames.length, diffs, outliers);
   const planned = planRuns(keys, frames.length, candidates);
   const share = planned.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
   ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${planned.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
