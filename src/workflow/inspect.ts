@@ -142,13 +142,66 @@ export async function storedInspection(deps: InspectDeps, projectId: string, ass
 
 /** The asset's inspection: from the cache, or scanned now (and cached). */
 export async function inspect(deps: InspectDeps, projectId: string, assetId: string, opts: InspectOptions = {}): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource; key: string }> {
-  const { rt, ffprobe, prober } = tools(deps);
+  const { rt } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   const hit = await rt.inspections.get(key);
   if (hit) {
     opts.debug?.(`inspect ${asset.id}: reusing the inspection cached for ${key.split('|')[0]}`);
     return { stored: hit, cached: true, src, key };
   }
+  const stored = await joinScan(key, opts, (signal, onProgress) => scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }));
+  return { stored, cached: false, src, key };
+}
+
+/** A scan under way in this process, shared by every caller that asks for the same media meanwhile. */
+interface SharedScan {
+  done: Promise<StoredInspection>;
+  callers: Set<InspectOptions>;
+  controller: AbortController;
+}
+const scansUnderWay = new Map<string, SharedScan>();
+
+/**
+ * Joins the scan of `key` under way, or starts one. Every caller gets its progress; a caller that cancels leaves at
+ * once, and the scan (and its ffmpeg processes) stops when the last caller has left.
+ */
+function joinScan(key: string, opts: InspectOptions, start: (signal: AbortSignal, onProgress: (f: number, m: string) => void) => Promise<StoredInspection>): Promise<StoredInspection> {
+  let scan = scansUnderWay.get(key);
+  if (!scan || scan.controller.signal.aborted) {
+    const controller = new AbortController();
+    const callers = new Set<InspectOptions>();
+    const done = start(controller.signal, (f, m) => callers.forEach((c) => c.onProgress?.(f, m))).finally(() => {
+      if (scansUnderWay.get(key)?.done === done) scansUnderWay.delete(key);
+    });
+    // Its failure reaches every caller still waiting; a scan every caller left fails unheard.
+    done.catch(() => {});
+    scan = { done, callers, controller };
+    scansUnderWay.set(key, scan);
+  }
+  const shared = scan;
+  return new Promise<StoredInspection>((resolve, reject) => {
+    const leave = () => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      shared.callers.delete(opts);
+    };
+    const onAbort = () => {
+      leave();
+      if (!shared.callers.size) shared.controller.abort();
+      reject(new UserFacingError('the inspection was cancelled'));
+    };
+    if (opts.signal?.aborted) return onAbort();
+    shared.callers.add(opts);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    shared.done.then(
+      (v) => (leave(), resolve(v)),
+      (e: unknown) => (leave(), reject(e)),
+    );
+  });
+}
+
+/** Scans an asset's media now (shots, silences, loudness) and caches what it found. */
+async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key: string, opts: InspectOptions): Promise<StoredInspection> {
+  const { rt, ffprobe, prober } = tools(deps);
   let facts;
   try {
     facts = await prober.probe(asset.id, src, opts.signal);
@@ -215,7 +268,7 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
     };
     opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
     await rt.inspections.set(key, stored);
-    return { stored, cached: false, src, key };
+    return stored;
   } catch (err) {
     if (err instanceof InspectError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`);
     throw err;

@@ -330,7 +330,7 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     keyname = `shots-${project.id.slice(0, 8)}`;
     service.media.set(keyname, files.g50);
     assetId = service.addAsset(projectId, { keyname, asset_type: 'video', ext: 'mp4' }).id;
-    srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir });
+    srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug' });
   });
   afterAll(async () => {
     await srv?.close();
@@ -348,6 +348,35 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     const again = await inspect(srv, { project_id: projectId, asset_id: assetId, from: 9, to: 12 });
     expect(again.structuredContent.cached).toBe(true);
     expect(again.structuredContent.sheet.mode).toBe('zoom');
+  }, 120_000);
+
+  it('scans once for callers that ask at the same time, and goes on for the others when one cancels', async () => {
+    const other = service.addProject({ name: 'shared scan' });
+    const key = `shared-${other.id.slice(0, 8)}`;
+    service.media.set(key, files.bframes);
+    const id = service.addAsset(other.id, { keyname: key, asset_type: 'video', ext: 'mp4' }).id;
+    // The first reads of its media are slow, so all three callers arrive while the scan is under way.
+    service.fail({ delayMs: 1500 }, { times: 2, match: (r: { path: string }) => r.path.includes(key) });
+    const args = { project_id: other.id, asset_id: id };
+    const quitter = new AbortController();
+    const progress: number[] = [];
+    const calls = [
+      srv.client.callTool({ name: 'inspect_asset', arguments: args }, { timeout: 120_000 }),
+      srv.client.callTool({ name: 'inspect_asset', arguments: args }, { timeout: 120_000, onprogress: (p) => progress.push(p.progress) }),
+    ];
+    const cancelled = srv.client.callTool({ name: 'inspect_asset', arguments: args }, { signal: quitter.signal });
+    await expect.poll(() => pidsMatching(key).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    quitter.abort();
+    await expect(cancelled).rejects.toThrow();
+    const [a, b] = (await Promise.all(calls)) as { isError?: boolean; structuredContent: Result }[];
+    for (const r of [a!, b!]) {
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent.cached).toBe(false);
+      expectShots(r.structuredContent, files.bframes);
+    }
+    // One scan: one packet list of this media, and the caller who joined it heard its progress.
+    expect(srv.stderr().match(new RegExp(`inspect ${id}: scanned`, 'g'))).toHaveLength(1);
+    expect(progress.length).toBeGreaterThan(0);
   }, 120_000);
 
   it('kills its media processes on cancellation, keeps nothing, and stays usable', async () => {
