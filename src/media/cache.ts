@@ -2,7 +2,7 @@
 // Several server processes may share the folder. A preview being made carries a marker naming its process: no
 // evictor touches it while that process lives, and it is swept once that process is gone (a killed server's).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killOrphans } from './process.js';
 
@@ -68,6 +68,17 @@ export class PreviewCache {
   async complete(id: string, record: string): Promise<void> {
     await writeFile(join(this.root, id, RESULT_FILE), record);
     await this.evict(id);
+    setTimeout(() => void this.release(id), HOLD_MS).unref();
+  }
+
+  /**
+   * Holds a finished preview again, as `complete` does, when it is handed out a second time (the same edit
+   * previewed again): made the newest and kept from eviction for HOLD_MS.
+   */
+  async hold(id: string): Promise<void> {
+    const now = new Date();
+    await utimes(join(this.root, id, RESULT_FILE), now, now);
+    await writeFile(join(this.root, id, MARKER), `${process.pid}\n`);
     setTimeout(() => void this.release(id), HOLD_MS).unref();
   }
 

@@ -1,6 +1,7 @@
 // The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
 // runs as a job that outlives the tool call which started it, so a long one can be followed (get_preview).
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
@@ -14,7 +15,7 @@ import { lastErrorLine, runProcess } from '../media/process.js';
 import { RenderError, renderTimeline } from '../media/render.js';
 import type { EncodeSettings, InputSpec } from '../media/timeline-args.js';
 import type { CheckedEdit } from './check-edit.js';
-import type { InspectionCache } from '../media/inspect-cache.js';
+import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import type { StoredInspection } from './inspect.js';
 
 export interface MediaRuntime {
@@ -31,7 +32,16 @@ export interface MediaRuntime {
 
 const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 
-export const PREVIEW_ENCODE: EncodeSettings = { preset: 'veryfast', crf: 30, audio: 'aac', audioBitrate: '96k', container: 'mp4' };
+/**
+ * A preview is a check, not a deliverable: libx264's fastest preset. At CRF 30 and 640 px its pictures stay
+ * readable on the sheet and in the file (ultrafast spends bits, not quality, to save time); measured in bench/.
+ */
+export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', container: 'mp4' };
+
+/** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
+const PREVIEW_VERSION = 2;
+/** In a preview's folder: the key of the edit it shows (see editKey). */
+const EDIT_KEY_FILE = 'edit.key';
 
 export const PreviewCutSchema = CutPlacementSchema.extend({
   loudness: z.object({ mean_db: z.number(), peak_db: z.number() }).optional().describe('Of what plays during the cut (the mix), dBFS'),
@@ -110,6 +120,13 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
   const plan = toRenderPlan(checked.timeline, opts.width);
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
+  const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs]);
+  const reused = await finishedPreviewOf(rt, key);
+  if (reused) {
+    opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
+    const done = Promise.resolve({ ...reused, diagnostics: checked.diagnostics });
+    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => {}, listeners: new Set() };
+  }
   const { id, dir } = await rt.cache.create().catch((err) => {
     throw noSpace(err) ? fullDisk(rt) : err;
   });
@@ -120,7 +137,7 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
     job.message = message;
     for (const l of job.listeners) l(job.progress, message);
   };
-  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, signal: ac.signal, onProgress: report }).then(
+  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report }).then(
     (result) => ((job.settled = { result }), result),
     (err: Error) => {
       job.settled = { error: err };
@@ -142,7 +159,7 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { signal: AbortSignal; onProgress: (fraction: number, message: string) => void },
+  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -217,7 +234,9 @@ async function makePreview(
       warnings,
       diagnostics: checked.diagnostics,
     };
-    // Kept beside the video, so that get_preview can answer from any server sharing the cache dir.
+    // Kept beside the video, so that get_preview can answer from any server sharing the cache dir; the key first,
+    // since the result file's presence is what marks a preview finished.
+    await writeFile(join(dir, EDIT_KEY_FILE), opts.key);
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
   } catch (err) {
@@ -236,6 +255,29 @@ const fullDisk = (rt: MediaRuntime) =>
     `the preview failed: the disk holding the cache dir (CUTROOM_CACHE_DIR=${rt.cache.opts.dir}) is full; nothing was kept. ` +
       'Free space on it (older previews can go: lower CUTROOM_PREVIEW_KEEP or CUTROOM_PREVIEW_MAX_MB) or point CUTROOM_CACHE_DIR at a disk with room, then call preview_edit again',
   );
+
+/**
+ * What identifies an edit's preview: the render plan, what identifies each input's media (never a link's signature,
+ * which changes on every fetch), how inputs are read, the settings and the label font.
+ */
+async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[]): Promise<string> {
+  const media = await Promise.all(inputs.map(async ({ source, ...rest }) => ({ media: await mediaIdentity(source), ...rest })));
+  const what = { v: PREVIEW_VERSION, plan, media, encode: PREVIEW_ENCODE, font: rt.font ?? null };
+  return createHash('sha256').update(JSON.stringify(what)).digest('hex');
+}
+
+/** The newest finished preview (of any server sharing the cache dir) of the edit with this key. */
+async function finishedPreviewOf(rt: MediaRuntime, key: string): Promise<PreviewResult | undefined> {
+  for (const id of await rt.cache.ids()) {
+    const k = await readFile(join(rt.cache.root, id, EDIT_KEY_FILE), 'utf8').catch(() => undefined);
+    if (k !== key) continue;
+    // Held before it is read: eviction (by any server) must not take it while it is handed out.
+    if (!(await rt.cache.hold(id).then(() => true, () => false))) continue;
+    const found = await readFinishedPreview(rt, id);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 /** A finished preview of any server sharing the cache dir, from its folder; undefined when it is not there. */
 export async function readFinishedPreview(rt: MediaRuntime, id: string): Promise<PreviewResult | undefined> {

@@ -54,11 +54,11 @@ describe('concurrent previews on one cache dir', () => {
     plant('20000101000000-bbbbbbbb', deadPid);
     plant('20000101000000-cccccccc');
 
-    // 24 at once, 12 to each server; each path must exist when its result arrives.
-    const small = { project_id: projectId, width: 64, clips: [{ asset_id: ids.blue, start: 0, end: 0.4 }] };
+    // 24 different edits at once, 12 to each server; each path must exist when its result arrives.
+    const small = (i: number) => ({ project_id: projectId, width: 64, clips: [{ asset_id: ids.blue, start: 0, end: 0.4 + i * 0.04 }] });
     const outcomes = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
-        const r = (await servers[i % 2]!.client.callTool({ name: 'preview_edit', arguments: small }, { timeout: 300_000 })) as Result;
+        const r = (await servers[i % 2]!.client.callTool({ name: 'preview_edit', arguments: small(i) }, { timeout: 300_000 })) as Result;
         const p = r.structuredContent;
         return { error: r.isError ? textOf(r) : undefined, existed: !!p && existsSync(p.path) && existsSync(p.sheet_path), id: p?.preview_id };
       }),
@@ -70,7 +70,7 @@ describe('concurrent previews on one cache dir', () => {
     expect(existsSync(join(root, '20000101000000-bbbbbbbb')), 'in progress by a dead process').toBe(false);
     expect(existsSync(join(root, '20000101000000-cccccccc')), 'finished, old').toBe(false);
     // Once all have finished, one more preview leaves exactly `keep` finished ones (plus the one in progress).
-    const last = (await servers[0]!.client.callTool({ name: 'preview_edit', arguments: small })) as Result;
+    const last = (await servers[0]!.client.callTool({ name: 'preview_edit', arguments: small(24) })) as Result;
     expect(last.isError, textOf(last)).toBeFalsy();
     // (Each is held for a few seconds after it is returned, then counted like the others.)
     const finished = () => readdirSync(root).filter((n) => n !== '20000101000000-aaaaaaaa' && !existsSync(join(root, n, '.rendering')));
@@ -78,7 +78,7 @@ describe('concurrent previews on one cache dir', () => {
     const left = finished();
     expect(left).toHaveLength(keep);
     expect(left).toContain(last.structuredContent!.preview_id);
-    for (const id of left) expect(readdirSync(join(root, id)).sort()).toEqual(['preview.json', 'preview.mp4', 'sheet.jpg']);
+    for (const id of left) expect(readdirSync(join(root, id)).sort()).toEqual(['edit.key', 'preview.json', 'preview.mp4', 'sheet.jpg']);
   }, 300_000);
 });
 

@@ -1,5 +1,5 @@
 // preview_edit through the built server: what it renders is read back frame by frame and span by span.
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,7 +159,7 @@ describe('preview_edit in chunks', () => {
       expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
       // Nothing but the preview and its record is left: chunk files, lists, thumbnails and the marker are removed.
       // (.rendering: a returned preview is held against eviction for a few seconds.)
-      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['preview.json', 'preview.mp4', 'sheet.jpg']);
+      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['edit.key', 'preview.json', 'preview.mp4', 'sheet.jpg']);
     } finally {
       await chunked.close();
     }
@@ -197,9 +197,9 @@ describe('preview_edit refusals, cancellation and the cache', () => {
   }, 60_000);
 
   it('keeps only the newest previews (CUTROOM_PREVIEW_KEEP=3)', async () => {
-    const small = { project_id: projectId, width: 160, clips: [{ asset_id: ids.blue, start: 0, end: 0.5 }] };
+    const small = (i: number) => ({ project_id: projectId, width: 160, clips: [{ asset_id: ids.blue, start: 0, end: 0.5 + i * 0.04 }] });
     const made: string[] = [];
-    for (let i = 0; i < 4; i++) made.push(((await preview(srv.client, small)).structuredContent as Preview).preview_id);
+    for (let i = 0; i < 4; i++) made.push(((await preview(srv.client, small(i))).structuredContent as Preview).preview_id);
     // A returned preview is held for a few seconds (its path must be there when the agent gets it), then evicted.
     await expect.poll(() => readdirSync(join(cacheDir, 'previews')), { timeout: 30_000, interval: 500 }).toHaveLength(3);
     const left = readdirSync(join(cacheDir, 'previews'));
@@ -207,4 +207,35 @@ describe('preview_edit refusals, cancellation and the cache', () => {
     const gone = await srv.client.readResource({ uri: `cutroom://previews/${made[0]}/preview.mp4` }).catch((e: Error) => e.message);
     expect(gone).toMatch(/gone/);
   }, 60_000);
+});
+
+describe('previewing the same edit again', () => {
+  it('hands back the preview made before, without rendering, also after the links were signed anew', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const env = { VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' };
+    const one = await spawnServer(env);
+    const other = await spawnServer(env);
+    try {
+      const edit = (end: number) => ({ project_id: projectId, width: 160, clips: [{ asset_id: ids.red, start: 0, end }, { asset_id: ids.blue, start: 0, end: 1 }] });
+      const first = (await preview(one.client, edit(1))).structuredContent as Preview;
+      const made = statSync(first.path);
+      // Links signed anew (another expiry): the same media, so the same preview; from another server too.
+      service.linkLifetimeSeconds += 600;
+      const again = (await preview(one.client, edit(1))).structuredContent as Preview;
+      const elsewhere = (await preview(other.client, edit(1))).structuredContent as Preview;
+      expect(again.preview_id).toBe(first.preview_id);
+      expect(elsewhere.preview_id).toBe(first.preview_id);
+      expect(again.cuts).toEqual(first.cuts);
+      const after = statSync(first.path);
+      expect([after.ino, after.mtimeMs]).toEqual([made.ino, made.mtimeMs]);
+      expect(one.stderr()).toMatch(new RegExp(`preview ${first.preview_id}: the same edit was previewed before; reusing it`));
+      // One frame longer is another edit: rendered anew.
+      const changed = (await preview(one.client, edit(1.04))).structuredContent as Preview;
+      expect(changed.preview_id).not.toBe(first.preview_id);
+      expect(changed.planned_seconds).toBeCloseTo(first.planned_seconds + 0.04, 3);
+    } finally {
+      await one.close();
+      await other.close();
+    }
+  }, 120_000);
 });
