@@ -18,6 +18,8 @@ export interface MediaFacts {
   frameRate?: { num: number; den: number };
   /** Where the first video frame sits on the file's clock (stream start minus the file's start), seconds. */
   videoStartSec?: number;
+  /** The video stream's time base (frame times are multiples of it). */
+  videoTimeBase?: { num: number; den: number };
   /** Channels of the first audio stream. */
   audioChannels?: number;
 }

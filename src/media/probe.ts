@@ -13,6 +13,7 @@ interface ProbeStream {
   r_frame_rate?: string;
   duration?: string;
   start_time?: string;
+  time_base?: string;
   channels?: number;
   sample_aspect_ratio?: string;
   tags?: Record<string, string>;
@@ -68,6 +69,7 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
     ...(rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) ? { fps: rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) } : {}),
     ...(video && !isImage && constantRate(video) ? { frameRate: constantRate(video) } : {}),
     ...(video && Number.isFinite(Number(video.start_time)) ? { videoStartSec: Math.max(0, Number(video.start_time) - (Number(p.format?.start_time) || 0)) } : {}),
+    ...(video && !isImage && fraction(video.time_base) ? { videoTimeBase: fraction(video.time_base) } : {}),
     ...(audio?.channels ? { audioChannels: audio.channels } : {}),
     isImage,
     ...(formatName ? { formatName } : {}),
@@ -76,7 +78,7 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
 
 export async function probeMedia(ffprobe: string, src: MediaSource, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ReturnType<typeof factsFromProbe>> {
   const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-show_entries',
-    'format=duration,start_time,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,channels,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
+    'format=duration,start_time,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,time_base,channels,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
     '-of', 'json', ...inputArgs(src).slice(-2)];
   const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
   if (r.cancelled) throw new ProbeError('cancelled');

@@ -15,6 +15,8 @@ export interface InputSpec {
   frameRate?: { num: number; den: number };
   /** The first video frame's time on the file's clock, seconds (default 0). */
   videoStartSec?: number;
+  /** The video stream's time base: a coarse one (1/1000) rounds the frame times. */
+  videoTimeBase?: { num: number; den: number };
   /** Channels of the sound: a mono source plays at its own level on both channels. */
   audioChannels?: number;
 }
@@ -27,6 +29,7 @@ export function inputSpec(source: MediaSource, facts: MediaFacts): InputSpec {
     ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
     ...(facts.frameRate ? { frameRate: facts.frameRate } : {}),
     ...(facts.videoStartSec !== undefined ? { videoStartSec: facts.videoStartSec } : {}),
+    ...(facts.videoTimeBase ? { videoTimeBase: facts.videoTimeBase } : {}),
     ...(facts.audioChannels ? { audioChannels: facts.audioChannels } : {}),
   };
 }
@@ -72,29 +75,30 @@ export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined
 }
 
 /**
- * Where a cut reads its source: both streams are seeked to `seekSec` and re-stamped so that 0 is `inSec`, the
- * cut's in point moved forward to the next frame start of a constant-rate source (less than one source frame):
- * picture and sound of the cut then start on the same instant, the one the first frame shows. `leadSec` of
- * margin is read before it, so that the frame on screen at the in point is decoded even when the frame times are
- * not exactly the probed rate's; the fps filter then picks, for each output tick, the frame on screen.
+ * Where a cut reads its source: the cut's in point moved forward to the next frame start of a constant-rate source
+ * (less than one source frame; on the stream's time base, where the muxer rounded the frame times), so that
+ * picture and sound of the cut start on the instant its first frame shows. Both streams are seeked there (ffmpeg
+ * drops what comes before it, to the sample) and run on one clock from it. `seekSec` is it to the microsecond
+ * (ffmpeg's precision), which maps back onto the frame's own timestamp; a keyframe on the in point is the one
+ * seeked to.
  */
-export function cutClock(cut: Pick<PlanCut, 'inSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec'>): { inSec: number; seekSec: number; leadSec: number } {
+export function cutClock(cut: Pick<PlanCut, 'inSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { inSec: number; seekSec: number } {
   let inSec = cut.inSec;
-  // Without a known constant rate the frame on screen at the in point may be any frame of the last half second.
-  let leadWanted = 0.5;
   const r = spec.frameRate;
   if (r && r.num > 0 && r.den > 0) {
     const start = spec.videoStartSec ?? 0;
     // Frame k starts at start + k*den/num; a frame starting within a microsecond of the in point is that frame.
     // Before the first frame nothing moves: the sound plays from the in point and the first frame is held.
     const k = Math.ceil(((cut.inSec - start) * r.num) / r.den - 1e-6 * (r.num / r.den));
-    if (k >= 0) inSec = Math.max(cut.inSec, start + (k * r.den) / r.num);
-    leadWanted = Math.min(1, r.den / r.num / 2);
+    if (k >= 0) {
+      let frameAt = start + (k * r.den) / r.num;
+      const tb = spec.videoTimeBase;
+      // A coarse time base (Matroska's millisecond) rounds the frame times: use the rounded one, as stored.
+      if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5) frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
+      inSec = Math.max(cut.inSec, frameAt);
+    }
   }
-  // Microseconds: the precision of ffmpeg's -ss and of num().
-  inSec = Math.round(inSec * 1e6) / 1e6;
-  const leadSec = Math.min(inSec, Math.round(leadWanted * 1e6) / 1e6);
-  return { inSec, seekSec: Math.round((inSec - leadSec) * 1e6) / 1e6, leadSec };
+  return { inSec, seekSec: Math.round(inSec * 1e6) / 1e6 };
 }
 
 /**
@@ -137,12 +141,10 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
   } else {
     frame = `${fitTo(W, H, 'fit')},setsar=1,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   }
-  // Re-stamped so that 0 is the cut's in point (cutClock); fps from 0 gives each output tick the frame on screen
-  // then, and drops the lead before any scaling; tpad clones the last frame if the source runs short; trim keeps
-  // exactly the planned frame count.
-  const { leadSec } = cutClock(cut, spec);
-  const restamp = leadSec ? `setpts=PTS-${num(leadSec)}/TB,` : '';
-  return `${restamp}fps=${rate}:start_time=0,${frame},setsar=1,tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`;
+  // On the clock 0 = the cut's in point (cutClock); fps from 0 gives each output tick the frame on screen then
+  // (a first frame a little after 0 is held from 0); tpad clones the last frame if the source runs short; trim
+  // keeps exactly the planned frame count. fps comes before the scaling: frames it drops are never scaled.
+  return `fps=${rate}:start_time=0,${frame},setsar=1,tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`;
 }
 
 /**
@@ -160,13 +162,13 @@ function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<Ren
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[a${i}]`;
   const clock = cutClock(cut, spec);
   // Level windows are on the source clock, whole milliseconds from the planned in point; the stream starts at the
-  // moved one. `early` samples of the source are read before it, so that the 1 ms frames of the envelope start on
-  // the windows' milliseconds; they are trimmed after it.
+  // moved one. The stream is put `early` samples later (silence before it, trimmed after the envelope), so that the
+  // 1 ms frames of the envelope start on the windows' milliseconds.
   const shift = Math.round((clock.inSec - cut.inSec) * SAMPLE_RATE);
   const early = cut.levels.length ? shift % LEVEL_FRAME : 0;
   const vol = envelope(cut.levels, (shift - early) / SAMPLE_RATE);
   const level = vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
-  return `[${i}:a]${audioNormalise(spec, clock.leadSec - early / SAMPLE_RATE)},${level}${trim}[a${i}]`;
+  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${trim}[a${i}]`;
 }
 
 function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<InputSpec, 'audioChannels'> = {}): string {
@@ -213,7 +215,7 @@ export function timelineArgs(job: TimelineJob): string[] {
     const clock = cutClock(cut, spec);
     // -ss/-t before -i: the input is seeked, so the cost follows the output's length, not the source's.
     // Two frames of margin: the chain pads a short source itself, so reading further only costs decoding.
-    args.push('-ss', num(clock.seekSec), '-t', num(clock.leadSec + (clock.inSec - cut.inSec) + cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
+    args.push('-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
   });
   plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
 

@@ -13,24 +13,28 @@ const X264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
 /** 1 kHz at half scale (-6 dBFS peak, -9 dBFS RMS), exact per sample. */
 const TONE = '0.5*sin(2*PI*1000*t)';
 
-export type ExactName = 'anamorphic' | 'anamorphic_wide' | 'flash' | 'late' | 'surround' | 'mono' | 'stereo' | 'tone' | 'loud';
+export type ExactName = 'anamorphic' | 'anamorphic_wide' | 'flash' | 'flash_mkv' | 'late' | 'surround' | 'mono' | 'stereo' | 'tone' | 'loud';
 
 /**
  * The sources, as .mov with PCM sound (exact on every sample), in `dir`:
  * - anamorphic: 720x576 stored, SAR 16:15 (display 768x576, 4:3): dark grey with a white box that is a square on
  *   display (270x288 stored = 288x288 shown); anamorphic_wide: the same at SAR 64:45 (display 1024x576, 16:9).
  * - flash: 10 fps black with white frames 11 and 20 (1.1 s, 2.0 s) and a 1 kHz beep [1.1, 1.2) and [2.0, 2.1).
+ * - flash_mkv: Matroska (times in whole milliseconds) at 29.97, white frame 31 (1.034367 s, stored as 1.034 s) and a
+ *   beep from 1.034 s.
  * - late: 25 fps, its sound (1 kHz) starts 0.5 s after its picture.
  * - surround: 5.1(side), the same tone at -6 dBFS on every channel; mono: one channel of it; stereo: two.
  * - tone: 25 fps, a steady tone; loud: a full-scale tone on two channels.
  */
 export function makeExactMedia(dir: string): Record<ExactName, string> {
-  const out = (n: ExactName) => join(dir, `${n}.mov`);
+  const out = (n: ExactName) => join(dir, n === 'flash_mkv' ? `${n}.mkv` : `${n}.mov`);
   const box = (sar: string) => `color=c=0x404040:s=720x576:r=25:d=2,drawbox=x=225:y=144:w=270:h=288:c=white:t=fill,setsar=${sar}`;
   ffmpeg(['-f', 'lavfi', '-i', box('16/15'), ...X264, out('anamorphic')]);
   ffmpeg(['-f', 'lavfi', '-i', box('64/45'), ...X264, out('anamorphic_wide')]);
   const beeps = `aevalsrc='if(between(t,1.1,1.2-1/48000)+between(t,2.0,2.1-1/48000),${TONE},0)':s=48000:d=3:c=stereo`;
   ffmpeg(['-f', 'lavfi', '-i', "color=c=black:s=320x240:r=10:d=3,drawbox=c=white:t=fill:enable='eq(n,11)+eq(n,20)'", '-f', 'lavfi', '-i', beeps, ...X264, '-g', '10', '-c:a', 'pcm_s16le', out('flash')]);
+  const beepMkv = `aevalsrc='if(between(t,1.034,1.134-1/48000),${TONE},0)':s=48000:d=3:c=stereo`;
+  ffmpeg(['-f', 'lavfi', '-i', "color=c=black:s=320x240:r=30000/1001:d=3,drawbox=c=white:t=fill:enable='eq(n,31)'", '-f', 'lavfi', '-i', beepMkv, ...X264, '-c:a', 'pcm_s16le', out('flash_mkv')]);
   ffmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=320x240:r=25:d=3', '-itsoffset', '0.5', '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=2.5:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('late')]);
   const grey = ['-f', 'lavfi', '-i', 'color=c=gray:s=320x240:r=25:d=3'];
   ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}|${TONE}|${TONE}|${TONE}|${TONE}|${TONE}':s=48000:d=3:c=5.1(side)`, ...X264, '-c:a', 'pcm_s16le', out('surround')]);
@@ -38,7 +42,7 @@ export function makeExactMedia(dir: string): Record<ExactName, string> {
   ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=3:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('stereo')]);
   ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=3:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('tone')]);
   ffmpeg([...grey, '-f', 'lavfi', '-i', "aevalsrc='sin(2*PI*1000*t)':s=48000:d=3:c=stereo", ...X264, '-c:a', 'pcm_s16le', out('loud')]);
-  return Object.fromEntries((['anamorphic', 'anamorphic_wide', 'flash', 'late', 'surround', 'mono', 'stereo', 'tone', 'loud'] as const).map((n) => [n, out(n)])) as Record<ExactName, string>;
+  return Object.fromEntries((['anamorphic', 'anamorphic_wide', 'flash', 'flash_mkv', 'late', 'surround', 'mono', 'stereo', 'tone', 'loud'] as const).map((n) => [n, out(n)])) as Record<ExactName, string>;
 }
 
 export const RATE = 48_000;

@@ -56,7 +56,8 @@ const mute = (start: number, end: number) => ({ audio_levels: [{ audio_level: 0,
  * 15.4 s at 640x360, 30 fps. Each cut starts on the frame its timeline start rounds to; its first frames:
  * anamorphic 0 | flash 30 (in 1.05, between its frames at 1.0 and 1.1) | late 74 | surround 134 | mono 179 |
  * stereo 224 | tone 269 (in 0.52, on a frame; muted 1.0-1.5 of its source) | tone 329 (in 1.05, between its
- * frames at 1.04 and 1.08; muted 1.5-2.0) | anamorphic_wide 372 | loud 402 | anamorphic cropped 432.
+ * frames at 1.04 and 1.08; muted 1.5-2.0) | anamorphic_wide 372 | loud 402 | anamorphic cropped 432 | flash_mkv
+ * 462 (in 1.02, moved to its frame stored at 1.034) | end 491.
  */
 const FPS = 30;
 const edit = () => ({
@@ -75,6 +76,7 @@ const edit = () => ({
     cut('anamorphic_wide', 0, 1),
     cut('loud', 0, 1),
     cut('anamorphic', 0, 1, { crop: { zoom: 1, position_x: 0, position_y: 0 } }),
+    cut('flash_mkv', 1.02, 2),
   ],
 });
 
@@ -114,12 +116,15 @@ describe.each([
   it('starts picture and sound of a cut on the same instant: each flash frame with its beep, within 1 ms', () => {
     const bright = frameBrightness(path).flatMap((y, i) => (y > 150 ? [i] : []));
     // The in point 1.05 moves to the frame at 1.1, the first flash: on the cut's first frame (30), and 0.9 s later.
-    expect(bright).toEqual([30, 31, 32, 57, 58, 59]);
+    expect(bright).toEqual([30, 31, 32, 57, 58, 59, 462]);
     const { onsets } = soundEdges(sound);
     const beep1 = onsets.find((t) => t > 0.9 && t < 1.2);
     const beep2 = onsets.find((t) => t > 1.8 && t < 2.1);
     expect(Math.abs(beep1! - 30 / FPS), `first beep at ${beep1}`).toBeLessThanOrEqual(MS);
     expect(Math.abs(beep2! - 57 / FPS), `second beep at ${beep2}`).toBeLessThanOrEqual(MS);
+    // Matroska stores frame 31 of 29.97 at 1.034 s (its time base is 1 ms): the cut from 1.02 starts there.
+    const beep3 = onsets.find((t) => t > 15.3 && t < 15.6);
+    expect(Math.abs(beep3! - 462 / FPS), `Matroska beep at ${beep3}`).toBeLessThanOrEqual(MS);
   });
 
   it("starts every cut's sound on its first frame, however the cuts before it rounded to frames", () => {

@@ -59,8 +59,8 @@ describe('filter graph text', () => {
       encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' },
       measure: false,
     });
-    // Half a second of lead before the in point (the source's frame rate is not known), two frames of margin at 30 fps.
-    expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 4)).toEqual(['-ss', '2.5', '-t', '2.566667']);
+    // Seeked to the in point (the source's frame rate is not known, so it stays); two frames of margin at 30 fps.
+    expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 4)).toEqual(['-ss', '3', '-t', '2.066667']);
     const networkInput = args.slice(0, args.indexOf('-i') + 2);
     expect(networkInput.slice(networkInput.indexOf('-rw_timeout'), networkInput.indexOf('-rw_timeout') + 2)).toEqual(['-rw_timeout', '15000000']);
     expect(networkInput.slice(networkInput.indexOf('-max_redirects'), networkInput.indexOf('-max_redirects') + 2)).toEqual(['-max_redirects', '0']);
@@ -77,17 +77,21 @@ describe('filter graph text', () => {
     expect(args.at(-1)).toBe('/out/p.mp4');
   });
 
-  it("moves an in point between two frames to the next frame start, and reads half a frame before it", () => {
+  it('moves an in point between two frames to the next frame start, and seeks there to the microsecond', () => {
     const tenFps = { frameRate: { num: 10, den: 1 } };
-    expect(cutClock({ inSec: 1.05 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.05, leadSec: 0.05 });
-    expect(cutClock({ inSec: 1.1 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.05, leadSec: 0.05 }); // on a frame: stays
-    expect(cutClock({ inSec: 1.1000004 }, tenFps).inSec).toBe(1.1); // within a microsecond of a frame: that frame
-    expect(cutClock({ inSec: 1, }, { frameRate: { num: 30000, den: 1001 } }).inSec).toBe(1.001); // frame 30 of 29.97
-    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.02 }).inSec).toBe(1.12);
-    expect(cutClock({ inSec: 0.2 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.5 })).toEqual({ inSec: 0.2, seekSec: 0.15, leadSec: 0.05 }); // before the first frame: not moved
-    expect(cutClock({ inSec: 0 }, tenFps)).toEqual({ inSec: 0, seekSec: 0, leadSec: 0 });
-    expect(cutClock({ inSec: 3 }, {})).toEqual({ inSec: 3, seekSec: 2.5, leadSec: 0.5 }); // rate unknown: not moved
-    expect(cutClock({ inSec: 0.2 }, {})).toEqual({ inSec: 0.2, seekSec: 0, leadSec: 0.2 });
+    expect(cutClock({ inSec: 1.05 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.1 });
+    expect(cutClock({ inSec: 1.1 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.1 }); // on a frame: stays
+    expect(cutClock({ inSec: 1.1000004 }, tenFps).inSec).toBeCloseTo(1.1, 6); // within a microsecond of a frame: that frame, not the next
+    const ntsc = cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 } }); // frame 32 of 29.97: 1.067733…
+    expect(ntsc.inSec).toBeCloseTo((32 * 1001) / 30000, 12);
+    expect(ntsc.seekSec).toBe(1.067733);
+    // In Matroska (time base 1 ms) that frame is stored at 1.068 s.
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 1000 } })).toEqual({ inSec: 1.068, seekSec: 1.068 });
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 30000 } }).seekSec).toBe(1.067733);
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.02 }).inSec).toBeCloseTo(1.12, 12);
+    expect(cutClock({ inSec: 0.2 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.5 })).toEqual({ inSec: 0.2, seekSec: 0.2 }); // before the first frame: not moved
+    expect(cutClock({ inSec: 0 }, tenFps)).toEqual({ inSec: 0, seekSec: 0 });
+    expect(cutClock({ inSec: 3 }, {})).toEqual({ inSec: 3, seekSec: 3 }); // rate unknown: not moved
   });
 
   it('re-stamps a cut from its in point, pads a late sound, plays mono on both channels and folds the rest down normalised', () => {
@@ -96,8 +100,9 @@ describe('filter graph text', () => {
       const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 10, den: 1 }, ...spec }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
       return args[args.indexOf('-filter_complex') + 1]!;
     };
-    expect(graph({})).toContain('[0:v]setpts=PTS-0.05/TB,fps=30/1:start_time=0,');
-    expect(graph({})).toContain('[0:a]asetpts=PTS-0.05/TB,aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
+    expect(graph({})).toContain('[0:v]fps=30/1:start_time=0,');
+    expect(graph({})).toContain('[0:a]aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
+    expect(graph({})).not.toContain('setpts=PTS-STARTPTS,fps'); // no longer re-stamped to its first frame
     expect(graph({})).not.toContain('pan=');
     expect(graph({ audioChannels: 1 })).toContain('pan=stereo|c0=c0|c1=c0,aresample');
     expect(graph({ audioChannels: 6 })).not.toContain('pan=');
