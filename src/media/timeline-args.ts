@@ -158,7 +158,7 @@ export function cutSamples(cut: Pick<PlanCut, 'frames' | 'durationSec'>, rate?: 
 
 function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): string {
   const samples = cutSamples(cut, rate);
-  const trim = `apad,atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
+  const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[a${i}]`;
   const clock = cutClock(cut, spec);
   // Level windows are on the source clock, whole milliseconds from the planned in point; the stream starts at the
@@ -168,7 +168,9 @@ function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<Ren
   const early = cut.levels.length ? shift % LEVEL_FRAME : 0;
   const vol = envelope(cut.levels, (shift - early) / SAMPLE_RATE);
   const level = vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
-  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${trim}[a${i}]`;
+  // Silence follows the sound, then the cut's length is kept: concat rather than apad, which fails on a stream
+  // that brings no sample at all (a cut that ends before its source's sound begins).
+  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}anull[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
 }
 
 function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<InputSpec, 'audioChannels'> = {}): string {

@@ -57,7 +57,7 @@ const mute = (start: number, end: number) => ({ audio_levels: [{ audio_level: 0,
  * anamorphic 0 | flash 30 (in 1.05, between its frames at 1.0 and 1.1) | late 74 | surround 134 | mono 179 |
  * stereo 224 | tone 269 (in 0.52, on a frame; muted 1.0-1.5 of its source) | tone 329 (in 1.05, between its
  * frames at 1.04 and 1.08; muted 1.5-2.0) | anamorphic_wide 372 | loud 402 | anamorphic cropped 432 | flash_mkv
- * 462 (in 1.02, moved to its frame stored at 1.034) | end 491.
+ * 462 (in 1.02, moved to its frame stored at 1.034) | late 491 (0-0.3, ended before its sound starts) | end 500.
  */
 const FPS = 30;
 const edit = () => ({
@@ -77,6 +77,7 @@ const edit = () => ({
     cut('loud', 0, 1),
     cut('anamorphic', 0, 1, { crop: { zoom: 1, position_x: 0, position_y: 0 } }),
     cut('flash_mkv', 1.02, 2),
+    cut('late', 0, 0.3),
   ],
 });
 
@@ -89,11 +90,22 @@ describe.each([
   let path: string;
   let cuts: Cut[];
   let sound: Float32Array;
+  let preview: { planned_seconds: number; measured_seconds: number; warnings: string[] };
   beforeAll(async () => {
-    const p = structured<{ path: string; cuts: Cut[] }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit() }));
+    const p = structured<{ path: string; cuts: Cut[]; planned_seconds: number; measured_seconds: number; warnings: string[] }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit() }));
     ({ path, cuts } = p);
+    preview = p;
     sound = audioSamples(path);
   }, 180_000);
+
+  it('renders every cut, also one that ends before its source\'s sound begins (silence, not a truncated file)', () => {
+    expect(preview.planned_seconds).toBe(16.68);
+    expect(Math.abs(preview.measured_seconds - 500 / FPS), `measured ${preview.measured_seconds} s`).toBeLessThanOrEqual(1 / FPS);
+    expect(preview.warnings.filter((w) => w.includes('lasts'))).toEqual([]);
+    expect(frameBrightness(path)).toHaveLength(500);
+    expect(colourAt(path, 16.55)[0]).toBeGreaterThan(150); // the red of the late source
+    expect(Math.max(...channelLevels(sound, 491 / FPS + 0.01, 500 / FPS - 0.01).map((c) => c.peakDb))).toBeLessThan(-60);
+  });
 
   it('keeps an anamorphic source its display shape, letterboxed, cropped or plainly scaled', () => {
     // 768x576 shown (4:3) in 640x360: 480 px wide, not 450; its square box stays square.
