@@ -4,7 +4,7 @@ import { toRenderPlan } from '../../src/edit/plan.js';
 import { MAX_SIDE, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
 import { MeasureParser, judgeCut, loudness } from '../../src/media/measure.js';
 import { chunkCuts } from '../../src/media/render.js';
-import { cutClock, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
+import { cutClock, cutSamples, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 
 const V = '11111111-1111-4111-8111-111111111111';
 const timeline = (cuts: [number, number][], fps = 30) =>
@@ -125,6 +125,14 @@ describe('filter graph text', () => {
     // 1.05 s moves to frame 26 at 1.083333 s: 1600 samples later = 33 ms and 16 samples; 16 samples are read early.
     expect(g2).toContain('atrim=start_sample=16,');
     expect(g2).toContain("volume='if(between((t+0.033),0.4495,0.9495),0,1)'");
+  });
+
+  it("gives a cut's sound the length of its frames, so that concat never starts the next cut's sound late", () => {
+    const plan = toRenderPlan(timeline([[0, 1.45], [0, 1.45]]));
+    expect(plan.cuts.map((c) => c.frames)).toEqual([44, 43]); // 43.5 and 87 frames, rounded on the timeline
+    expect(plan.cuts.map((c) => cutSamples(c, plan))).toEqual([70_400, 68_800]); // not 69_600 each
+    expect(cutSamples({ frames: 3, durationSec: 0.1 }, { fpsNum: 30000, fpsDen: 1001 })).toBe(4805); // 4804.8
+    expect(cutSamples({ frames: 3, durationSec: 0.1 })).toBe(4800); // without a rate: the planned length
   });
 
   it('cuts a long timeline into chunks that keep their frames and timeline positions', () => {
