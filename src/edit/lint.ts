@@ -14,6 +14,14 @@ export interface MediaFacts {
   width?: number;
   height?: number;
   fps?: number;
+  /** The video's frame rate as a fraction, when it is constant (avg_frame_rate equals r_frame_rate). */
+  frameRate?: { num: number; den: number };
+  /** Where the first video frame sits on the file's clock (stream start minus the file's start), seconds. */
+  videoStartSec?: number;
+  /** The video stream's time base (frame times are multiples of it). */
+  videoTimeBase?: { num: number; den: number };
+  /** Channels of the first audio stream. */
+  audioChannels?: number;
 }
 
 export interface AssetInfo {

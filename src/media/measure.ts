@@ -102,6 +102,8 @@ export function loudness(samples: LevelSample[], span: Span): { meanDb: number; 
 
 export const SILENT_DB = -60;
 export const AUDIBLE_DB = -45;
+/** A sample peak at or above this is full scale: 16-bit full scale is -0.0003 dBFS; float sound above 0 clips on output. */
+export const FULL_SCALE_DB = -0.05;
 
 export interface CutReport {
   loudness?: { mean_db: number; peak_db: number };
@@ -148,6 +150,12 @@ export function judgeCut(cut: PlanCut, m: Measurements, sourceHasAudio: boolean)
       flags.push(`audible ${z.from.toFixed(1)}-${z.to.toFixed(1)} s where level 0 was asked`);
       break;
     }
+  }
+  const inside = m.mixLevels.filter((s) => s.t >= span.from - 1e-6 && s.t + 0.1 <= span.to + 1e-6);
+  const peak = Math.max(FLOOR_DB, ...inside.map((s) => s.peakDb));
+  if (peak >= FULL_SCALE_DB) {
+    const shown = Math.round(peak * 10) / 10 || 0;
+    flags.push(`sound reaches full scale (peak ${shown > 0 ? '+' : ''}${shown.toFixed(1)} dBFS), so it clips: lower the levels of this cut or of the overlays over it`);
   }
   return { ...(mix ? { loudness: { mean_db: mix.meanDb, peak_db: mix.peakDb } } : {}), flags };
 }

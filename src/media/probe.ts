@@ -12,6 +12,9 @@ interface ProbeStream {
   avg_frame_rate?: string;
   r_frame_rate?: string;
   duration?: string;
+  start_time?: string;
+  time_base?: string;
+  channels?: number;
   sample_aspect_ratio?: string;
   tags?: Record<string, string>;
   side_data_list?: { rotation?: number }[];
@@ -19,17 +22,28 @@ interface ProbeStream {
 }
 interface ProbeOutput {
   streams?: ProbeStream[];
-  format?: { duration?: string; format_name?: string };
+  format?: { duration?: string; start_time?: string; format_name?: string };
 }
 
 export class ProbeError extends Error {
   override name = 'ProbeError';
 }
 
-function rate(r: string | undefined): number | undefined {
+function fraction(r: string | undefined): { num: number; den: number } | undefined {
   const m = /^(\d+)\/(\d+)$/.exec(r ?? '');
   if (!m || Number(m[2]) === 0 || Number(m[1]) === 0) return undefined;
-  return Number(m[1]) / Number(m[2]);
+  return { num: Number(m[1]), den: Number(m[2]) };
+}
+const rate = (r: string | undefined): number | undefined => {
+  const f = fraction(r);
+  return f && f.num / f.den;
+};
+
+/** A constant frame rate: the average rate is the base rate (they differ for variable-rate video). */
+function constantRate(v: ProbeStream | undefined): { num: number; den: number } | undefined {
+  const avg = fraction(v?.avg_frame_rate);
+  const base = fraction(v?.r_frame_rate);
+  return avg && base && avg.num * base.den === base.num * avg.den ? avg : undefined;
 }
 
 /** Reads ffprobe's JSON into facts; display size applies rotation and the sample aspect ratio. */
@@ -53,6 +67,10 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
     hasAudio: !!audio,
     ...(width && height ? { width, height } : {}),
     ...(rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) ? { fps: rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) } : {}),
+    ...(video && !isImage && constantRate(video) ? { frameRate: constantRate(video) } : {}),
+    ...(video && Number.isFinite(Number(video.start_time)) ? { videoStartSec: Math.max(0, Number(video.start_time) - (Number(p.format?.start_time) || 0)) } : {}),
+    ...(video && !isImage && fraction(video.time_base) ? { videoTimeBase: fraction(video.time_base) } : {}),
+    ...(audio?.channels ? { audioChannels: audio.channels } : {}),
     isImage,
     ...(formatName ? { formatName } : {}),
   };
@@ -60,7 +78,7 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
 
 export async function probeMedia(ffprobe: string, src: MediaSource, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ReturnType<typeof factsFromProbe>> {
   const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-show_entries',
-    'format=duration,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
+    'format=duration,start_time,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,time_base,channels,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
     '-of', 'json', ...inputArgs(src).slice(-2)];
   const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
   if (r.cancelled) throw new ProbeError('cancelled');

@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
 import { MediaJobError, lastErrorLine, runProcess } from './process.js';
-import { concatArgs, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
+import { concatArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
 export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
@@ -104,9 +104,9 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       const files: string[] = [];
       let offset = 0;
       let first = 0;
-      const chunkEncode: EncodeSettings = { ...req.encode, audio: 'pcm', container: 'matroska' };
+      const chunkEncode: EncodeSettings = { ...req.encode, audio: 'pcm', container: 'nut' };
       for (const [i, chunk] of chunks.entries()) {
-        const file = join(dir, `.${basename(req.output)}.${tag}.chunk${i}.mkv`);
+        const file = join(dir, `.${basename(req.output)}.${tag}.chunk${i}.nut`);
         scratch.push(file);
         files.push(file);
         parser.setOffset(offset);
@@ -121,7 +121,10 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       }
       const list = join(dir, `.${basename(req.output)}.${tag}.concat.txt`);
       scratch.push(list);
-      await writeFile(list, `ffconcat version 1.0\n${files.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n')}\n`);
+      // Each chunk lasts its frames exactly: said in the list, so the join does not take a container's idea of
+      // its length (NUT's counts the B-frame delay), and the next chunk's first frame lands on its tick.
+      const entries = files.map((f, i) => `file '${f.replace(/'/g, "'\\''")}'\nduration ${num((chunks[i]!.totalFrames * req.plan.fpsDen) / req.plan.fpsNum)}`);
+      await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
       parser.setOffset(0);
       await run(concatArgs({ plan: req.plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure }), (s) => 0.9 + (s / req.plan.totalSec) * 0.1);
     }

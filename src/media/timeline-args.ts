@@ -1,15 +1,37 @@
 // A render plan -> one ffmpeg argument list with one filter graph (DESIGN.md): input seeking per cut, per-branch
 // normalisation, explicit trims and pads instead of -shortest, amix with normalize=0. Every number placed in the
 // graph is one cutroom computed; every input is an asset source or a file cutroom wrote.
+import type { MediaFacts } from '../edit/lint.js';
 import type { PlanCut, PlanLevel, PlanOverlay, RenderPlan } from '../edit/plan.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 
 export interface InputSpec {
   source: MediaSource;
   hasAudio: boolean;
-  /** Display size, when measured: a source of the output's shape is scaled without padding. */
+  /** Display size (sample aspect applied), when measured: a source of the output's shape is scaled without padding. */
   width?: number;
   height?: number;
+  /** Constant frame rate of the video, when known: a cut's in point moves to the next frame start (cutClock). */
+  frameRate?: { num: number; den: number };
+  /** The first video frame's time on the file's clock, seconds (default 0). */
+  videoStartSec?: number;
+  /** The video stream's time base: a coarse one (1/1000) rounds the frame times. */
+  videoTimeBase?: { num: number; den: number };
+  /** Channels of the sound: a mono source plays at its own level on both channels. */
+  audioChannels?: number;
+}
+
+/** The InputSpec of a probed asset. */
+export function inputSpec(source: MediaSource, facts: MediaFacts): InputSpec {
+  return {
+    source,
+    hasAudio: facts.hasAudio,
+    ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
+    ...(facts.frameRate ? { frameRate: facts.frameRate } : {}),
+    ...(facts.videoStartSec !== undefined ? { videoStartSec: facts.videoStartSec } : {}),
+    ...(facts.videoTimeBase ? { videoTimeBase: facts.videoTimeBase } : {}),
+    ...(facts.audioChannels ? { audioChannels: facts.audioChannels } : {}),
+  };
 }
 
 export interface EncodeSettings {
@@ -19,7 +41,11 @@ export interface EncodeSettings {
   /** aac for delivery; pcm for intermediate chunks, which must join sample-exact. */
   audio: 'aac' | 'pcm';
   audioBitrate?: string;
-  container: 'mp4' | 'matroska';
+  /**
+   * mp4 for delivery; nut for intermediate chunks: it keeps each stream's own time base (1001/30000 at 29.97),
+   * where matroska rounds every timestamp to the millisecond.
+   */
+  container: 'mp4' | 'nut' | 'matroska';
 }
 
 export const SAMPLE_RATE = 48_000;
@@ -30,16 +56,69 @@ export const num = (n: number): string => {
   return n.toFixed(6).replace(/\.?0+$/, '') || '0';
 };
 
-/** volume='…' expression: the level of the first window containing t (plus an offset), else 1. */
+/** Level changes are applied on frames of one millisecond of samples, so a window's edge lands on its sample. */
+const LEVEL_FRAME = SAMPLE_RATE / 1000;
+
+/**
+ * The level of the first window containing t (plus an offset), else 1. Windows are half-open [from, to) and their
+ * edges are whole milliseconds of the stream's clock: the volume is evaluated per 1 ms frame of samples, and each
+ * edge is compared half a frame early, so the frame starting on an edge takes the new level whatever the rounding
+ * of t. Large frames are restored after it (fewer frames for the filters downstream).
+ */
 export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined {
   if (!levels.length) return undefined;
   const t = offsetSec ? `(t+${num(offsetSec)})` : 't';
+  const half = 0.5 / 1000;
   let expr = '1';
-  for (const l of [...levels].reverse()) expr = `if(between(${t},${num(l.from)},${num(l.to)}),${num(l.level)},${expr})`;
-  return `volume='${expr}':eval=frame`;
+  for (const l of [...levels].reverse()) expr = `if(between(${t},${num(l.from - half)},${num(l.to - half)}),${num(l.level)},${expr})`;
+  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='${expr}':eval=frame,asetnsamples=n=1024:p=0`;
 }
 
-const AUDIO_NORMALISE = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS`;
+/**
+ * Where a cut reads its source: the cut's in point moved forward to the next frame start of a constant-rate source
+ * (less than one source frame; on the stream's time base, where the muxer rounded the frame times), so that
+ * picture and sound of the cut start on the instant its first frame shows. Both streams are seeked there (ffmpeg
+ * drops what comes before it, to the sample) and run on one clock from it. `seekSec` is it to the microsecond
+ * (ffmpeg's precision), which maps back onto the frame's own timestamp; a keyframe on the in point is the one
+ * seeked to.
+ */
+export function cutClock(cut: Pick<PlanCut, 'inSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { inSec: number; seekSec: number } {
+  let inSec = cut.inSec;
+  const r = spec.frameRate;
+  if (r && r.num > 0 && r.den > 0) {
+    const start = spec.videoStartSec ?? 0;
+    // Frame k starts at start + k*den/num; a frame starting within a microsecond of the in point is that frame.
+    // Before the first frame nothing moves: the sound plays from the in point and the first frame is held.
+    const k = Math.ceil(((cut.inSec - start) * r.num) / r.den - 1e-6 * (r.num / r.den));
+    if (k >= 0) {
+      let frameAt = start + (k * r.den) / r.num;
+      const tb = spec.videoTimeBase;
+      // A coarse time base (Matroska's millisecond) rounds the frame times: use the rounded one, as stored.
+      if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5) frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
+      inSec = Math.max(cut.inSec, frameAt);
+    }
+  }
+  return { inSec, seekSec: Math.round(inSec * 1e6) / 1e6 };
+}
+
+/**
+ * Sound to 48 kHz stereo float on a clock that starts at 0: a late start is padded with silence and anything
+ * before 0 is dropped (aresample's first_pts with async, which also fills gaps of over 0.1 s). A mono source
+ * plays at its own level on both channels; any other layout folds down with coefficients normalised so that no
+ * output channel sums to more than 1 (rematrix_maxval; LFE is left out, as swresample does by default).
+ */
+function audioNormalise(spec: Pick<InputSpec, 'audioChannels'>, restampSec = 0): string {
+  const restamp = restampSec ? `asetpts=PTS${restampSec > 0 ? '-' : '+'}${num(Math.abs(restampSec))}/TB,` : '';
+  const mono = spec.audioChannels === 1 ? 'pan=stereo|c0=c0|c1=c0,' : '';
+  return `${restamp}${mono}aresample=${SAMPLE_RATE}:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo`;
+}
+
+/** Scale expressions that fit (or cover) a w x h box with the source's display shape (dar: stored size times SAR), even sides. */
+function fitTo(w: number, h: number, mode: 'fit' | 'cover'): string {
+  const wider = `gt(dar,${w}/${h})`;
+  const [byWidth, byHeight] = mode === 'fit' ? [wider, `not(${wider})`] : [`not(${wider})`, wider];
+  return `scale=w='if(${byWidth},${w},2*round(${h}*dar/2))':h='if(${byHeight},${h},2*round(${w}/dar/2))'`;
+}
 
 function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
   const { width: W, height: H } = plan;
@@ -53,32 +132,55 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
     const fx = num((cut.crop.position_x + 1) / 2);
     const fy = num((cut.crop.position_y + 1) / 2);
     frame =
-      `scale=${sw}:${sh}:force_original_aspect_ratio=increase,` +
+      `${fitTo(sw, sh, 'cover')},setsar=1,` +
       `crop=w='min(iw,${W})':h='min(ih,${H})':x='(iw-min(iw,${W}))*${fx}':y='(ih-min(ih,${H}))*${fy}',` +
       `pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   } else if (spec.width && spec.height && Math.abs(spec.width / spec.height - W / H) < 0.002) {
-    // Already the output's shape: no bars to add, so no padding pass over every frame.
+    // Already the output's shape (display size): no bars to add, so no padding pass over every frame.
     frame = `scale=${W}:${H}`;
   } else {
-    frame = `scale=${W}:${H}:force_original_aspect_ratio=decrease:force_divisible_by=2,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
+    frame = `${fitTo(W, H, 'fit')},setsar=1,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   }
-  // fps first gives frames on the output's ticks; tpad clones the last frame if the source runs short; trim
-  // keeps exactly the planned frame count.
-  return `setpts=PTS-STARTPTS,${frame},setsar=1,fps=${rate},tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`;
+  // On the clock 0 = the cut's in point (cutClock); fps from 0 gives each output tick the frame on screen then
+  // (a first frame a little after 0 is held from 0); tpad clones the last frame if the source runs short; trim
+  // keeps exactly the planned frame count. fps comes before the scaling: frames it drops are never scaled.
+  return `fps=${rate}:start_time=0,${frame},setsar=1,tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`;
 }
 
-function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec): string {
-  const vol = envelope(cut.levels);
-  const trim = `apad,atrim=end_sample=${Math.round(cut.durationSec * SAMPLE_RATE)},asetpts=PTS-STARTPTS`;
+/**
+ * Samples of a cut's sound: as long as its frames, so that the concat filter (which starts every segment after
+ * the longer of its streams) never shifts the next cut's sound off its first frame, and the sound of a timeline
+ * lasts what its picture does. Without the rate, the cut's planned length.
+ */
+export function cutSamples(cut: Pick<PlanCut, 'frames' | 'durationSec'>, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): number {
+  return rate ? Math.round((cut.frames * rate.fpsDen * SAMPLE_RATE) / rate.fpsNum) : Math.round(cut.durationSec * SAMPLE_RATE);
+}
+
+function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): string {
+  const samples = cutSamples(cut, rate);
+  const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[a${i}]`;
-  return `[${i}:a]${AUDIO_NORMALISE},${vol ? `${vol},` : ''}${trim}[a${i}]`;
+  const clock = cutClock(cut, spec);
+  // Level windows are on the source clock, whole milliseconds from the planned in point; the stream starts at the
+  // moved one. The stream is put `early` samples later (silence before it, trimmed after the envelope), so that the
+  // 1 ms frames of the envelope start on the windows' milliseconds.
+  const shift = Math.round((clock.inSec - cut.inSec) * SAMPLE_RATE);
+  const early = cut.levels.length ? shift % LEVEL_FRAME : 0;
+  const vol = envelope(cut.levels, (shift - early) / SAMPLE_RATE);
+  const level = vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
+  // Silence follows the sound, then the cut's length is kept: concat rather than apad, which fails on a stream
+  // that brings no sample at all (a cut that ends before its source's sound begins).
+  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}anull[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
 }
 
-function overlayChain(inputIndex: number, k: number, o: PlanOverlay): string {
+function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<InputSpec, 'audioChannels'> = {}): string {
   const vol = envelope(o.levels);
   const delayMs = Math.round(o.startSec * 1000);
-  return `[${inputIndex}:a]${AUDIO_NORMALISE},apad,atrim=end_sample=${Math.round(o.durationSec * SAMPLE_RATE)},${vol ? `${vol},` : ''}adelay=delays=${delayMs}:all=1[o${k}]`;
+  return `[${inputIndex}:a]${audioNormalise(spec)},apad,atrim=end_sample=${Math.round(o.durationSec * SAMPLE_RATE)},${vol ? `${vol},` : ''}adelay=delays=${delayMs}:all=1[o${k}]`;
 }
+
+/** The joined chunks' sound is already 48 kHz stereo PCM from 0: only the format is pinned. */
+const JOINED_AUDIO = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS`;
 
 /** Audio measurement every 100 ms, printed to stderr under the given filter name (see measure.ts). */
 const measureAudio = (name: string) =>
@@ -88,7 +190,7 @@ const measureVideo = 'fps=10,scale=160:-2:flags=fast_bilinear,blackdetect@black=
 
 function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
   const audio = e.audio === 'aac' ? ['-c:a', 'aac', '-b:a', e.audioBitrate ?? '128k'] : ['-c:a', 'pcm_s16le'];
-  const container = e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', 'matroska'];
+  const container = e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container];
   return ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`, ...audio, '-ar', String(SAMPLE_RATE), '-ac', '2', ...container];
 }
 
@@ -111,17 +213,18 @@ export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
   const args = [...COMMON];
   plan.cuts.forEach((cut, i) => {
-    const src = inputArgs(job.cutInputs[i]!.source);
+    const spec = job.cutInputs[i]!;
+    const clock = cutClock(cut, spec);
     // -ss/-t before -i: the input is seeked, so the cost follows the output's length, not the source's.
     // Two frames of margin: the chain pads a short source itself, so reading further only costs decoding.
-    args.push('-ss', num(cut.inSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...src);
+    args.push('-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
   });
   plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
     g.push(`[${i}:v]${videoChain(cut, plan, job.cutInputs[i]!)}[v${i}]`);
-    g.push(cutAudioChain(i, cut, job.cutInputs[i]!));
+    g.push(cutAudioChain(i, cut, job.cutInputs[i]!, plan));
   });
   const n = plan.cuts.length;
   g.push(`${plan.cuts.map((_, i) => `[v${i}][a${i}]`).join('')}concat=n=${n}:v=1:a=1[vcat][acat]`);
@@ -136,7 +239,7 @@ export function timelineArgs(job: TimelineJob): string[] {
     mix = '[acut]';
   }
   if (plan.overlays.length) {
-    plan.overlays.forEach((o, k) => g.push(overlayChain(n + k, k, o)));
+    plan.overlays.forEach((o, k) => g.push(overlayChain(n + k, k, o, job.overlayInputs[k])));
     g.push(`${mix}${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
     mix = '[amixed]';
   }
@@ -163,12 +266,12 @@ export interface ConcatJob {
 /** Joins chunks (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
 export function concatArgs(job: ConcatJob): string[] {
   const { plan } = job;
-  const args = [...COMMON, '-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,${DEMUXERS}`, '-i', `file:${job.listFile}`];
+  const args = [...COMMON, '-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,nut,${DEMUXERS}`, '-i', `file:${job.listFile}`];
   plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
-  const g: string[] = [`[0:a]${AUDIO_NORMALISE},atrim=end_sample=${Math.round(plan.totalSec * SAMPLE_RATE)}[acat]`];
+  const g: string[] = [`[0:a]${JOINED_AUDIO},atrim=end_sample=${cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan)}[acat]`];
   let mix = '[acat]';
   if (plan.overlays.length) {
-    plan.overlays.forEach((o, k) => g.push(overlayChain(1 + k, k, o)));
+    plan.overlays.forEach((o, k) => g.push(overlayChain(1 + k, k, o, job.overlayInputs[k])));
     g.push(`[acat]${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
     mix = '[amixed]';
   }

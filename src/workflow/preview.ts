@@ -13,7 +13,7 @@ import { judgeCut } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import { lastErrorLine, runProcess } from '../media/process.js';
 import { RenderError, renderTimeline } from '../media/render.js';
-import type { EncodeSettings, InputSpec } from '../media/timeline-args.js';
+import { inputSpec, type EncodeSettings, type InputSpec } from '../media/timeline-args.js';
 import type { CheckedEdit } from './check-edit.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import type { StoredInspection } from './inspect.js';
@@ -45,7 +45,7 @@ const EDIT_KEY_FILE = 'edit.key';
 
 export const PreviewCutSchema = CutPlacementSchema.extend({
   loudness: z.object({ mean_db: z.number(), peak_db: z.number() }).optional().describe('Of what plays during the cut (the mix), dBFS'),
-  flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked'),
+  flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips)'),
 });
 
 export const PreviewSchema = z.object({
@@ -68,7 +68,7 @@ export function inputsFor(checked: CheckedEdit, plan: RenderPlan): { cutInputs: 
     if (!a?.source || !a.facts) {
       throw new UserFacingError(`asset ${assetId} could not be read${a?.probeError ? ` (${a.probeError})` : ''}; get_project shows its status and link`);
     }
-    return { source: a.source, hasAudio: a.facts.hasAudio, ...(a.facts.width && a.facts.height ? { width: a.facts.width, height: a.facts.height } : {}) };
+    return inputSpec(a.source, a.facts);
   };
   return { cutInputs: plan.cuts.map((c) => spec(c.assetId)), overlayInputs: plan.overlays.map((o) => spec(o.assetId)) };
 }

@@ -4,7 +4,7 @@ import { toRenderPlan } from '../../src/edit/plan.js';
 import { MAX_SIDE, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
 import { MeasureParser, judgeCut, loudness } from '../../src/media/measure.js';
 import { chunkCuts } from '../../src/media/render.js';
-import { envelope, num, timelineArgs } from '../../src/media/timeline-args.js';
+import { cutClock, cutSamples, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 
 const V = '11111111-1111-4111-8111-111111111111';
 const timeline = (cuts: [number, number][], fps = 30) =>
@@ -41,9 +41,12 @@ describe('filter graph text', () => {
     expect(() => num(Number.NaN)).toThrow();
   });
 
-  it('builds a volume envelope from the first matching window, 1 elsewhere', () => {
+  it('builds a volume envelope from the first matching window, 1 elsewhere, on 1 ms frames with edges half a frame early', () => {
     expect(envelope([])).toBeUndefined();
-    expect(envelope([{ level: 0, from: 1, to: 2 }, { level: 0.5, from: 2, to: 3 }])).toBe("volume='if(between(t,1,2),0,if(between(t,2,3),0.5,1))':eval=frame");
+    expect(envelope([{ level: 0, from: 1, to: 2 }, { level: 0.5, from: 2, to: 3 }])).toBe(
+      "asetnsamples=n=48:p=0,volume='if(between(t,0.9995,1.9995),0,if(between(t,1.9995,2.9995),0.5,1))':eval=frame,asetnsamples=n=1024:p=0",
+    );
+    expect(envelope([{ level: 0, from: 1, to: 2 }], 0.05)).toContain("volume='if(between((t+0.05),0.9995,1.9995),0,1)'");
   });
 
   it('seeks each input before -i, never uses -shortest, mixes with normalize=0', () => {
@@ -56,7 +59,8 @@ describe('filter graph text', () => {
       encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' },
       measure: false,
     });
-    expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 4)).toEqual(['-ss', '3', '-t', '2.066667']); // two frames of margin at 30 fps
+    // Seeked to the in point (the source's frame rate is not known, so it stays); two frames of margin at 30 fps.
+    expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 4)).toEqual(['-ss', '3', '-t', '2.066667']);
     const networkInput = args.slice(0, args.indexOf('-i') + 2);
     expect(networkInput.slice(networkInput.indexOf('-rw_timeout'), networkInput.indexOf('-rw_timeout') + 2)).toEqual(['-rw_timeout', '15000000']);
     expect(networkInput.slice(networkInput.indexOf('-max_redirects'), networkInput.indexOf('-max_redirects') + 2)).toEqual(['-max_redirects', '0']);
@@ -71,6 +75,64 @@ describe('filter graph text', () => {
     expect(graph).toContain('adelay=delays=1000:all=1');
     expect(graph).toContain('trim=end_frame=60');
     expect(args.at(-1)).toBe('/out/p.mp4');
+  });
+
+  it('moves an in point between two frames to the next frame start, and seeks there to the microsecond', () => {
+    const tenFps = { frameRate: { num: 10, den: 1 } };
+    expect(cutClock({ inSec: 1.05 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.1 });
+    expect(cutClock({ inSec: 1.1 }, tenFps)).toEqual({ inSec: 1.1, seekSec: 1.1 }); // on a frame: stays
+    expect(cutClock({ inSec: 1.1000004 }, tenFps).inSec).toBeCloseTo(1.1, 6); // within a microsecond of a frame: that frame, not the next
+    const ntsc = cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 } }); // frame 32 of 29.97: 1.067733…
+    expect(ntsc.inSec).toBeCloseTo((32 * 1001) / 30000, 12);
+    expect(ntsc.seekSec).toBe(1.067733);
+    // In Matroska (time base 1 ms) that frame is stored at 1.068 s.
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 1000 } })).toEqual({ inSec: 1.068, seekSec: 1.068 });
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 30000 } }).seekSec).toBe(1.067733);
+    expect(cutClock({ inSec: 1.05 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.02 }).inSec).toBeCloseTo(1.12, 12);
+    expect(cutClock({ inSec: 0.2 }, { frameRate: { num: 10, den: 1 }, videoStartSec: 0.5 })).toEqual({ inSec: 0.2, seekSec: 0.2 }); // before the first frame: not moved
+    expect(cutClock({ inSec: 0 }, tenFps)).toEqual({ inSec: 0, seekSec: 0 });
+    expect(cutClock({ inSec: 3 }, {})).toEqual({ inSec: 3, seekSec: 3 }); // rate unknown: not moved
+  });
+
+  it('re-stamps a cut from its in point, pads a late sound, plays mono on both channels and folds the rest down normalised', () => {
+    const plan = toRenderPlan(timeline([[1.05, 2]]), 640);
+    const graph = (spec: Partial<InputSpec>) => {
+      const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 10, den: 1 }, ...spec }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+      return args[args.indexOf('-filter_complex') + 1]!;
+    };
+    expect(graph({})).toContain('[0:v]fps=30/1:start_time=0,');
+    expect(graph({})).toContain('[0:a]aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
+    expect(graph({})).not.toContain('setpts=PTS-STARTPTS,fps'); // no longer re-stamped to its first frame
+    expect(graph({})).not.toContain('pan=');
+    expect(graph({ audioChannels: 1 })).toContain('pan=stereo|c0=c0|c1=c0,aresample');
+    expect(graph({ audioChannels: 6 })).not.toContain('pan=');
+    // Display shape: fit and cover scale by dar (stored size times SAR), not by the stored pixels.
+    expect(graph({ width: 768, height: 576 })).toContain("scale=w='if(gt(dar,640/360),640,2*round(360*dar/2))':h='if(not(gt(dar,640/360)),360,2*round(640/dar/2))'");
+    expect(graph({ width: 640, height: 360 })).toContain(',scale=640:360,');
+  });
+
+  it('reads the sound of a cut with level windows early by the remainder of a millisecond, and trims it after the envelope', () => {
+    const t = lintEdit({ video_output_fps: 30, video_output_resolution: '640x360', video_series_sequential: [{ video_id: V, video_start_time: 1, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 1.5, end_time: 2 }] }] }).timeline!;
+    const plan = toRenderPlan(t);
+    const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 30000, den: 1001 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+    const g = args[args.indexOf('-filter_complex') + 1]!;
+    // In point 1 s moves to frame 30 at 1.001 s: 48 samples later, a whole millisecond, so nothing is read early.
+    expect(g).toContain("volume='if(between((t+0.001),0.4995,0.9995),0,1)'");
+    expect(g).toContain('atrim=start_sample=0,');
+    const t2 = lintEdit({ video_output_fps: 30, video_output_resolution: '640x360', video_series_sequential: [{ video_id: V, video_start_time: 1.05, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 1.5, end_time: 2 }] }] }).timeline!;
+    const args2 = timelineArgs({ plan: toRenderPlan(t2), cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 24, den: 1 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+    const g2 = args2[args2.indexOf('-filter_complex') + 1]!;
+    // 1.05 s moves to frame 26 at 1.083333 s: 1600 samples later = 33 ms and 16 samples; 16 samples are read early.
+    expect(g2).toContain('atrim=start_sample=16,');
+    expect(g2).toContain("volume='if(between((t+0.033),0.4495,0.9495),0,1)'");
+  });
+
+  it("gives a cut's sound the length of its frames, so that concat never starts the next cut's sound late", () => {
+    const plan = toRenderPlan(timeline([[0, 1.45], [0, 1.45]]));
+    expect(plan.cuts.map((c) => c.frames)).toEqual([44, 43]); // 43.5 and 87 frames, rounded on the timeline
+    expect(plan.cuts.map((c) => cutSamples(c, plan))).toEqual([70_400, 68_800]); // not 69_600 each
+    expect(cutSamples({ frames: 3, durationSec: 0.1 }, { fpsNum: 30000, fpsDen: 1001 })).toBe(4805); // 4804.8
+    expect(cutSamples({ frames: 3, durationSec: 0.1 })).toBe(4800); // without a rate: the planned length
   });
 
   it('cuts a long timeline into chunks that keep their frames and timeline positions', () => {
@@ -132,5 +194,15 @@ describe('measurements', () => {
     const r = judgeCut(plan.cuts[0]!, { cutLevels: samples, mixLevels: samples, black: [], frozen: [] }, true);
     expect(r.flags).toEqual(['audible 0.1-1.9 s where level 0 was asked']);
     expect(r.loudness).toEqual({ mean_db: -20, peak_db: -15 });
+  });
+
+  it('flags a cut whose sound reaches full scale, and not one just below it', () => {
+    const plan = toRenderPlan(timeline([[0, 2], [0, 2]]));
+    const samples = (peakDb: number) => Array.from({ length: 40 }, (_, i) => ({ t: i / 10, rmsDb: -20, peakDb: i === 25 ? peakDb : -10 }));
+    const judge = (peakDb: number, cut = 1) => judgeCut(plan.cuts[cut]!, { cutLevels: samples(peakDb), mixLevels: samples(peakDb), black: [], frozen: [] }, true).flags;
+    expect(judge(7.7)).toEqual(['sound reaches full scale (peak +7.7 dBFS), so it clips: lower the levels of this cut or of the overlays over it']);
+    expect(judge(-0.0003)).toEqual(['sound reaches full scale (peak 0.0 dBFS), so it clips: lower the levels of this cut or of the overlays over it']);
+    expect(judge(-0.2)).toEqual([]);
+    expect(judge(7.7, 0)).toEqual([]); // the peak is in the other cut
   });
 });

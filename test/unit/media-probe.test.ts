@@ -72,6 +72,20 @@ describe('probe', () => {
     expect(factsFromProbe({ streams: [{ codec_type: 'audio' }, { codec_type: 'video', codec_name: 'mjpeg', disposition: { attached_pic: 1 } }], format: { duration: '30', format_name: 'mp3' } })).toMatchObject({ hasVideo: false, hasAudio: true });
   });
 
+  it('reports a constant frame rate as a fraction, the first frame on the file clock, and the channels', () => {
+    const f = factsFromProbe({
+      streams: [
+        { codec_type: 'video', width: 320, height: 240, avg_frame_rate: '30000/1001', r_frame_rate: '30000/1001', start_time: '1.5', time_base: '1/1000' },
+        { codec_type: 'audio', channels: 6, start_time: '1.4' },
+      ],
+      format: { duration: '3', start_time: '1.4' },
+    });
+    expect(f).toMatchObject({ frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 1000 }, audioChannels: 6 });
+    expect(f.videoStartSec).toBeCloseTo(0.1, 9);
+    // Variable rate: the average is not the base rate, so no frame grid is assumed.
+    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 2, height: 2, avg_frame_rate: '2997/100', r_frame_rate: '30/1' }], format: { duration: '3' } }).frameRate).toBeUndefined();
+  });
+
   it('caches per asset id and keeps failures out of the cache', async () => {
     const prober = new MediaProber(ffprobe, { concurrency: 2 });
     const a = prober.probe('asset-1', { kind: 'file', path: media.blue! });

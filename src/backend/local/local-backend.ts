@@ -16,7 +16,7 @@ import { INSTALL_HINT } from '../../media/locate.js';
 import type { Limiter, MediaProber } from '../../media/probe.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
-import type { EncodeSettings, InputSpec } from '../../media/timeline-args.js';
+import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { openAllowed } from './open-allowed.js';
@@ -391,8 +391,8 @@ export class LocalBackend implements Backend {
     const spec = async (assetId: string): Promise<InputSpec> => {
       const a = byId.get(assetId);
       if (!a?.asset_path || a.status !== 'uploaded') throw new UserFacingError(`asset ${assetId} has no media to render from`);
-      const f = await prober.probe(assetId, { kind: 'file', path: a.asset_path });
-      return { source: { kind: 'file', path: a.asset_path }, hasAudio: f.hasAudio, ...(f.width && f.height ? { width: f.width, height: f.height } : {}) };
+      const source = { kind: 'file', path: a.asset_path } as const;
+      return inputSpec(source, await prober.probe(assetId, source));
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
