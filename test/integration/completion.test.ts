@@ -43,7 +43,8 @@ describe('completion', () => {
   it('offers the previews in the cache, newest first, and the files a preview has', async () => {
     const made: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const r = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 1 }] } });
+      // Two different edits (the same edit again would hand back the first preview).
+      const r = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 1 + i * 0.04 }] } });
       if (r.isError) throw new Error(textOf(r));
       made.push((r.structuredContent as { preview_id: string }).preview_id);
     }
