@@ -6,6 +6,7 @@ const all = {
   preview: () => import('./preview.mjs'),
   store: () => import('./store.mjs'),
   inspect: () => import('./inspect.mjs'),
+  render: () => import('./render.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
