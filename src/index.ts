@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The bin: config -> backend -> serve stdio. The only file that starts anything.
+import { join } from 'node:path';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { LocalBackend } from './backend/local/local-backend.js';
 import { RemoteBackend } from './backend/remote.js';
@@ -9,6 +10,7 @@ import { addSecret, createLogger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
 import { PreviewCache } from './media/cache.js';
 import { InspectionCache } from './media/inspect-cache.js';
+import { SegmentStore } from './media/segments.js';
 import type { StoredInspection } from './workflow/inspect.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter, MediaProber } from './media/probe.js';
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
         ffmpeg: media.ffmpeg,
         limiter,
         cache: new PreviewCache({ dir: config.cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
+        segments: new SegmentStore(join(config.cacheDir, 'segments'), config.previewMaxMb * 1024 * 1024),
         maxInputs: config.ffmpegMaxInputs,
         font: await findLabelFont(),
         prober,

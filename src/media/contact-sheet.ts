@@ -142,6 +142,33 @@ export function tileArgs(layout: SheetLayout, output: string, quality: number): 
   ];
 }
 
+/**
+ * Tiles unlabelled thumbnails (THUMBS_DIR, any size of the output's shape) into the sheet, scaling each to the
+ * layout and labelling it with its own text (cut number and timeline time: known only once the cuts are joined).
+ * Run in the folder that holds THUMBS_DIR.
+ */
+export function labelledTileArgs(layout: SheetLayout, labels: string[], font: string | undefined, output: string, quality: number): string[] {
+  const fontsize = Math.max(10, Math.round(layout.thumbHeight / 9));
+  // Our own characters only (digits, #, :, ., space); ':' is escaped for drawtext.
+  const text = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
+  const draw = font
+    ? labels.map((l, i) => `,drawtext=enable='eq(n\\,${i})':fontfile=${font}:text='${text(l)}':x=4:y=4:fontsize=${fontsize}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`).join('')
+    : '';
+  return [
+    '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
+    '-protocol_whitelist', 'file', '-f', 'image2', '-start_number', '0', '-framerate', '25', '-i', THUMB_PATTERN,
+    '-vf', `scale=${layout.thumbWidth}:${layout.thumbHeight}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`,
+    '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
+  ];
+}
+
+/** A sheet label: `#cut  HH:MM:SS.mmm` (the cut's number and the frame's time on the timeline). */
+export function sheetLabel(cut: number, seconds: number): string {
+  const ms = Math.round(seconds * 1000);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `#${cut}  ${p(Math.floor(ms / 3_600_000))}:${p(Math.floor(ms / 60_000) % 60)}:${p(Math.floor(ms / 1000) % 60)}.${p(ms % 1000, 3)}`;
+}
+
 /** The sheet drawn in a pass of its own over a finished preview (for comparison in the benchmark). */
 export function contactSheetArgs(preview: string, plan: RenderPlan, output: string, font: string | undefined, quality: number): { args: string[]; frames: SheetFrame[]; layout: SheetLayout } {
   const { frames, layout } = sheetPlan(plan);

@@ -186,7 +186,17 @@ const JOINED_AUDIO = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_
 const measureAudio = (name: string) =>
   `asetnsamples=n=${SAMPLE_RATE / 10}:p=0,astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level+Peak_level,ametadata@${name}=mode=print,anullsink`;
 // Black and frozen spans are judged in tenths of a second: 10 fps at 160 px is plenty, and nearly free.
-const measureVideo = 'fps=10,scale=160:-2:flags=fast_bilinear,blackdetect@black=d=0.1:pix_th=0.10,freezedetect@freeze=n=-60dB:d=0.5,nullsink';
+const BLACK = 'd=0.1:pix_th=0.10';
+const FREEZE = 'n=-60dB:d=0.5';
+const measureVideo = `fps=10,scale=160:-2:flags=fast_bilinear,blackdetect@black=${BLACK},freezedetect@freeze=${FREEZE},nullsink`;
+/**
+ * The same judgement for one of several cuts in a process: the detectors' own log lines do not say which cut they
+ * are about, so their frame metadata is printed under names that do (black/freeze start and end, cut k).
+ */
+const print = (name: string, key: string) => `metadata@${name}=mode=print:key=lavfi.${key}`;
+const measureCutVideo = (k: number) =>
+  `fps=10,scale=160:-2:flags=fast_bilinear,blackdetect=${BLACK},${print(`vb_${k}`, 'black_start')},${print(`ve_${k}`, 'black_end')},` +
+  `freezedetect=${FREEZE},${print(`fs_${k}`, 'freezedetect.freeze_start')},${print(`fe_${k}`, 'freezedetect.freeze_end')},nullsink`;
 
 function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
   const audio = e.audio === 'aac' ? ['-c:a', 'aac', '-b:a', e.audioBitrate ?? '128k'] : ['-c:a', 'pcm_s16le'];
@@ -284,5 +294,50 @@ export function concatArgs(job: ConcatJob): string[] {
   // The video was encoded by the chunk processes with the same settings: copy it.
   const audioEnc = enc.slice(enc.indexOf('-c:a'));
   args.push('-filter_complex', g.join(';'), '-map', '0:v', '-map', audioOut, '-c:v', 'copy', ...audioEnc, job.output);
+  return args;
+}
+
+export interface SegmentsJob {
+  plan: RenderPlan;
+  /** Which cuts of the plan to render, each to its own file. */
+  cuts: number[];
+  cutInputs: InputSpec[];
+  /** Per cut (same order): the segment file, and the pattern its thumbnails are written to (relative to the cwd). */
+  outputs: { file: string; thumbs: string; thumbFrames: number[] }[];
+  /** PCM audio in a container that keeps exact frame times (see EncodeSettings). */
+  encode: EncodeSettings;
+  /** Width of the thumbnails (unlabelled; labels depend on where the cut lands on a timeline). */
+  thumbWidth: number;
+}
+
+/**
+ * One process that renders several cuts, each to a file of its own (its picture and sound exactly as the one-graph
+ * timeline would make them), with its measurements printed under names carrying its place in `cuts`
+ * (cutlevels_k; vb_k, ve_k, fs_k, fe_k: black and frozen spans) and its sheet frames written as thumbnails.
+ */
+export function segmentsArgs(job: SegmentsJob): string[] {
+  const { plan } = job;
+  const args = [...COMMON];
+  job.cuts.forEach((c, k) => {
+    const cut = plan.cuts[c]!;
+    const spec = job.cutInputs[k]!;
+    const clock = cutClock(cut, spec);
+    args.push('-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
+  });
+  const g: string[] = [];
+  const outs: string[] = [];
+  job.cuts.forEach((c, k) => {
+    const cut = plan.cuts[c]!;
+    const spec = job.cutInputs[k]!;
+    const { file, thumbs, thumbFrames } = job.outputs[k]!;
+    g.push(`[${k}:v]${videoChain(cut, plan, spec)},split=3[vo${k}][vm${k}][vs${k}]`);
+    g.push(`[vm${k}]${measureCutVideo(k)}`);
+    g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
+    g.push(cutAudioChain(k, cut, spec, plan));
+    g.push(`[a${k}]asplit=2[ao${k}][am${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`);
+    outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), file);
+    outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);
+  });
+  args.push('-filter_complex', g.join(';'), ...outs);
   return args;
 }

@@ -8,11 +8,13 @@ import { DiagnosticSchema } from '../edit/model.js';
 import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
-import { MAX_BYTES, THUMBS_DIR, sheetPlan, sizeOf, thumbnailFilter, thumbnailOutputArgs, tileArgs } from '../media/contact-sheet.js';
+import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
 import { judgeCut } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import { lastErrorLine, runProcess } from '../media/process.js';
-import { RenderError, renderTimeline } from '../media/render.js';
+import { RenderError } from '../media/render.js';
+import { renderSegmented } from '../media/segmented-render.js';
+import { SegmentStore } from '../media/segments.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../media/timeline-args.js';
 import type { CheckedEdit } from './check-edit.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
@@ -26,6 +28,8 @@ export interface MediaRuntime {
   maxInputs: number;
   font?: string;
   prober?: MediaProber;
+  /** Rendered cuts of previews, joined into the next previews that hold them (CUTROOM_CACHE_DIR/segments). */
+  segments: SegmentStore;
   /** What inspect_asset found, per asset (memory and CUTROOM_CACHE_DIR/inspections). */
   inspections?: InspectionCache<StoredInspection>;
 }
@@ -40,6 +44,8 @@ export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, au
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
 const PREVIEW_VERSION = 2;
+/** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
+const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
 const EDIT_KEY_FILE = 'edit.key';
 
@@ -166,44 +172,44 @@ async function makePreview(
   const { cutInputs, overlayInputs } = inputs;
   const { frames, layout } = sheetPlan(plan);
   try {
-    const t0 = performance.now();
-    const outcome = await rt.limiter.run(async () => {
-      opts.debug?.(`preview ${id}: waited ${(performance.now() - t0).toFixed(0)} ms for an ffmpeg slot`);
-      const t1 = performance.now();
-      opts.onProgress(0, 'rendering');
-      await mkdir(join(dir, THUMBS_DIR));
-      const o = await renderTimeline({
-        ffmpeg: rt.ffmpeg,
-        plan,
-        cutInputs,
-        overlayInputs,
-        output: path,
-        encode: PREVIEW_ENCODE,
-        measure: true,
-        maxInputs: rt.maxInputs,
-        timeoutMs: opts.timeoutMs ?? 600_000,
-        signal: opts.signal,
-        onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
-        trackRss: opts.trackRss,
-        // Thumbnails as the frames pass, in every process; tiled below in a small step of their own.
-        sheetFor: (part, firstCut, offsetSec) => ({
-          filter: thumbnailFilter(part, rt.font, layout, { firstCut, offsetSec }).filter,
-          outputArgs: thumbnailOutputArgs(frames.findIndex((f) => f.cut === firstCut + 1)),
-        }),
-      });
-      opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms, ${o.processes} ffmpeg process(es)`);
-      opts.onProgress(0.97, 'drawing the contact sheet');
-      const t2 = performance.now();
-      // Lower JPEG quality until the sheet fits clients' limit.
-      for (const q of SHEET_QUALITY) {
-        const r = await runProcess(rt.ffmpeg, tileArgs(layout, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir });
-        if (r.cancelled) throw new RenderError('cancelled', true);
-        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
-        if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
-      }
-      opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
-      return o;
+    const t1 = performance.now();
+    opts.onProgress(0, 'rendering');
+    const inputs = [...cutInputs];
+    const identities = await Promise.all(inputs.map((spec) => mediaIdentity(spec.source)));
+    const keys = plan.cuts.map((cut, i) => {
+      const { source: _s, ...spec } = cutInputs[i]!;
+      const { index: _i, timelineStartSec: _t, ...shape } = cut;
+      return SegmentStore.key({ v: PREVIEW_VERSION, shape, media: identities[i], spec, width: plan.width, height: plan.height, fps: [plan.fpsNum, plan.fpsDen], encode: PREVIEW_ENCODE, thumb: SEGMENT_THUMB_WIDTH });
     });
+    const outcome = await renderSegmented({
+      ffmpeg: rt.ffmpeg,
+      limiter: rt.limiter,
+      store: rt.segments,
+      plan,
+      cutInputs,
+      overlayInputs,
+      keys,
+      output: path,
+      encode: PREVIEW_ENCODE,
+      maxInputs: rt.maxInputs,
+      thumbWidth: SEGMENT_THUMB_WIDTH,
+      timeoutMs: opts.timeoutMs ?? 600_000,
+      signal: opts.signal,
+      onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
+      trackRss: opts.trackRss,
+    });
+    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)`);
+    opts.onProgress(0.97, 'drawing the contact sheet');
+    const t2 = performance.now();
+    const labels = frames.map((f) => sheetLabel(f.cut, f.t));
+    // Lower JPEG quality until the sheet fits clients' limit.
+    for (const q of SHEET_QUALITY) {
+      const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, labelledTileArgs(layout, labels, rt.font, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
+      if (r.cancelled) throw new RenderError('cancelled', true);
+      if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+      if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
+    }
+    opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');

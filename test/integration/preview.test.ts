@@ -184,12 +184,14 @@ describe('preview_edit refusals, cancellation and the cache', () => {
       const long = { project_id: projectId, width: 1280, resolution: '1280x720', clips: Array.from({ length: 10 }, () => ({ asset_id: ids.red, start: 0, end: 8 })) };
       const ac = new AbortController();
       const pending = other.client.callTool({ name: 'preview_edit', arguments: long }, { signal: ac.signal, onprogress: () => {} });
-      await expect.poll(() => pidsMatching(`${dir}/previews`).length, { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect.poll(() => pidsMatching(dir).length, { timeout: 15_000 }).toBeGreaterThan(0);
       ac.abort();
       await expect(pending).rejects.toThrow();
       // 80 s of 720p takes far longer than this to render: gone this fast means killed, not finished.
-      await expect.poll(() => pidsMatching(`${dir}/previews`).length, { timeout: 4000 }).toBe(0);
+      await expect.poll(() => pidsMatching(dir).length, { timeout: 4000 }).toBe(0);
       await expect.poll(() => (existsSync(join(dir, 'previews')) ? readdirSync(join(dir, 'previews')) : []), { timeout: 5000 }).toEqual([]);
+      // No half-made segment either (their scratch names start with a dot).
+      await expect.poll(() => (existsSync(join(dir, 'segments')) ? readdirSync(join(dir, 'segments')).filter((n) => n.startsWith('.')) : []), { timeout: 5000 }).toEqual([]);
       expect((await other.client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
     } finally {
       await other.close();
@@ -238,4 +240,48 @@ describe('previewing the same edit again', () => {
       await other.close();
     }
   }, 120_000);
+});
+
+describe('the edit-preview loop', () => {
+  it('re-previews an edit with one cut changed by rendering that cut alone, giving what a fresh preview gives', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const env = { VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' };
+    const loop = await spawnServer(env);
+    const fresh = await spawnServer({ ...env, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-cache-')) });
+    try {
+      const first = (await preview(loop.client, timeline())).structuredContent as Preview;
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${first.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused`));
+      // The blue cut 0.4 s (10 frames) shorter: every later cut moves, but only the blue one is rendered again.
+      // (A shift by a fraction of a frame would also change how later cuts round to frames, and so render them.)
+      // Links are signed anew in between (another expiry): the segments of the same media still count.
+      const changed = timeline();
+      changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
+      service.linkLifetimeSeconds += 600;
+      const second = (await preview(loop.client, changed)).structuredContent as Preview;
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused`));
+      expect(second.planned_seconds).toBe(8.1);
+
+      // The same edit previewed from nothing, on a server with an empty cache dir.
+      const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
+      expect(second.measured_seconds).toBeCloseTo(reference.measured_seconds, 2);
+      expect(second.cuts.map((c) => c.flags)).toEqual(reference.cuts.map((c) => c.flags));
+      second.cuts.forEach((c, i) => {
+        const ref = reference.cuts[i]!;
+        expect(!!c.loudness, `cut ${i + 1} loudness`).toBe(!!ref.loudness);
+        if (c.loudness && ref.loudness) expect(Math.abs(c.loudness.mean_db - ref.loudness.mean_db), `cut ${i + 1}`).toBeLessThanOrEqual(0.2);
+      });
+      // The frames on either side of every boundary, and the sound of each span, as in the fresh preview.
+      const at = (file: string, t: number) => colourName(colourAt(file, t));
+      for (const t of [0.02, 1.96, 2.0, 4.56, 4.6, 6.06, 6.1, 7.06, 7.1, 8.06]) expect(at(second.path, t), `frame at ${t} s`).toBe(at(reference.path, t));
+      for (const [a, b] of [[0.2, 1.8], [2.2, 2.8], [3.2, 3.8], [4.7, 5.9], [7.2, 8.0]] as const) {
+        const [x, y] = [rmsDb(second.path, a, b), rmsDb(reference.path, a, b)];
+        // Silence (-Infinity) must be silence in both.
+        if (x === -Infinity || y === -Infinity) expect(x, `sound ${a}-${b} s`).toBe(y);
+        else expect(Math.abs(x - y), `sound ${a}-${b} s`).toBeLessThanOrEqual(0.5);
+      }
+    } finally {
+      await loop.close();
+      await fresh.close();
+    }
+  }, 180_000);
 });

@@ -1,0 +1,210 @@
+// A preview made of segments (segments.ts): the cuts not yet in the store are rendered, several to a process, each
+// to its own file; then every segment is joined by stream copy with sample-exact PCM sound, the overlays are laid
+// over the joined sound, and the mix is measured. The sheet's thumbnails and each cut's measurements come from the
+// segments, so a cut already rendered costs nothing but its share of the join.
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { RenderPlan } from '../edit/plan.js';
+import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
+import { MeasureParser, progressSeconds, type Measurements, type Span } from './measure.js';
+import type { Limiter } from './probe.js';
+import { lastErrorLine, runProcess } from './process.js';
+import { RenderError } from './render.js';
+import { SegmentStore, type SegmentRecord } from './segments.js';
+import { concatArgs, num, segmentsArgs, type EncodeSettings, type InputSpec } from './timeline-args.js';
+
+export interface SegmentedRequest {
+  ffmpeg: string;
+  limiter: Limiter;
+  store: SegmentStore;
+  plan: RenderPlan;
+  cutInputs: InputSpec[];
+  overlayInputs: InputSpec[];
+  /** Per cut: what identifies its segment (see SegmentStore.key). */
+  keys: string[];
+  /** The joined preview; its folder also receives THUMBS_DIR (the sheet's thumbnails, in sheet order). */
+  output: string;
+  encode: EncodeSettings;
+  /** Cuts per ffmpeg process. */
+  maxInputs: number;
+  thumbWidth: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+  trackRss?: boolean;
+}
+
+export interface SegmentedOutcome {
+  measurements: Measurements;
+  processes: number;
+  rendered: number;
+  reused: number;
+  ffmpegMaxRssKiB?: number;
+}
+
+/** The cut's own frames to keep as thumbnails: first, middle and last (as the sheet shows them). */
+function localSheetFrames(plan: RenderPlan, cut: number): number[] {
+  const first = plan.cuts.slice(0, cut).reduce((s, c) => s + c.frames, 0);
+  return sheetFrames(plan).filter((f) => f.cut === cut + 1).map((f) => f.frame - first);
+}
+
+/** One cut's measurements as a segments process prints them (see segmentsArgs). */
+class CutMeasurements {
+  readonly levels = new MeasureParser();
+  readonly black: Span[] = [];
+  readonly frozen: Span[] = [];
+  private open: { black?: number; freeze?: number } = {};
+
+  mark(kind: string, value: number): void {
+    if (kind === 'vb') this.open.black = value;
+    else if (kind === 'fs') this.open.freeze = value;
+    else if (kind === 've' && this.open.black !== undefined) {
+      this.black.push({ from: this.open.black, to: value });
+      this.open.black = undefined;
+    } else if (kind === 'fe' && this.open.freeze !== undefined) {
+      this.frozen.push({ from: this.open.freeze, to: value });
+      this.open.freeze = undefined;
+    }
+  }
+
+  /** Spans still open when the cut ended last to its end. */
+  finish(durationSec: number): void {
+    if (this.open.black !== undefined) this.black.push({ from: this.open.black, to: durationSec });
+    if (this.open.freeze !== undefined) this.frozen.push({ from: this.open.freeze, to: durationSec });
+    this.open = {};
+  }
+}
+
+/** Routes one process's measurement lines to each cut's measurements, by the names that carry its place. */
+function routeMeasurements(cuts: CutMeasurements[]): (chunk: string) => void {
+  let buf = '';
+  return (chunk) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl + 1);
+      buf = buf.slice(nl + 1);
+      const level = /^\[(?:ametadata@)?cutlevels_(\d+) @/.exec(line);
+      if (level) {
+        cuts[Number(level[1])]?.levels.push(line.replace(`cutlevels_${level[1]}`, 'cutlevels'));
+        continue;
+      }
+      const mark = /^\[metadata@(vb|ve|fs|fe)_(\d+) @ [^\]]+\] lavfi\.[\w.]+=(-?[\d.]+)/.exec(line);
+      if (mark) cuts[Number(mark[2])]?.mark(mark[1]!, Number(mark[3]));
+    }
+  };
+}
+
+export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedOutcome> {
+  const { plan, store } = req;
+  await mkdir(store.dir, { recursive: true });
+  const deadline = Date.now() + req.timeoutMs;
+  let processes = 0;
+  let peak: number | undefined;
+  const run = async (args: string[], cwd: string, onStderr: (c: string) => void, onSeconds: (s: number) => void) => {
+    const r = await req.limiter.run(() => {
+      processes++;
+      return runProcess(req.ffmpeg, args, {
+        timeoutMs: Math.max(1000, deadline - Date.now()),
+        signal: req.signal,
+        onStderr,
+        onStdout: (c) => {
+          const s = progressSeconds(c);
+          if (s !== undefined) onSeconds(s);
+        },
+        trackRss: req.trackRss,
+        maxStderr: 16 * 1024,
+        cwd,
+      });
+    });
+    if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
+    if (r.cancelled) throw new RenderError('cancelled', true);
+    if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
+    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+  };
+
+  // 1. The segments there are; the rest rendered, batches side by side within the ffmpeg limit.
+  const records: (SegmentRecord | undefined)[] = await Promise.all(req.keys.map((k) => store.get(k)));
+  // A cut that appears twice (the same shot used again) is rendered once.
+  const missing = records.flatMap((r, i) => (r || req.keys.indexOf(req.keys[i]!) !== i ? [] : [i]));
+  const missingSec = missing.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
+  const done = new Map<number, number>();
+  const report = () => req.onProgress?.(missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85);
+  const batches: number[][] = [];
+  for (let i = 0; i < missing.length; i += Math.max(1, req.maxInputs)) batches.push(missing.slice(i, i + Math.max(1, req.maxInputs)));
+  await Promise.all(batches.map(async (batch, b) => {
+    const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
+    const parsers = batch.map(() => new CutMeasurements());
+    const args = segmentsArgs({
+      plan,
+      cuts: batch,
+      cutInputs: batch.map((i) => req.cutInputs[i]!),
+      outputs: made.map((m) => ({ file: m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
+      encode: { ...req.encode, audio: 'pcm', container: 'nut' },
+      thumbWidth: req.thumbWidth,
+    });
+    const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
+    try {
+      // Progress from each cut's sound measured so far (every 100 ms of it): ffmpeg's own -progress follows its
+      // slowest output, and the thumbnails' outputs get a frame only at a cut's start, middle and end.
+      const route = routeMeasurements(parsers);
+      const onStderr = (c: string) => {
+        route(c);
+        done.set(b, batch.reduce((sum, i, k) => sum + Math.min(plan.cuts[i]!.durationSec, (parsers[k]!.levels.result.cutLevels.at(-1)?.t ?? 0) + 0.1), 0));
+        report();
+      };
+      await run(args, store.dir, onStderr, () => {});
+      for (const [k, m] of made.entries()) {
+        const cut = plan.cuts[m.i]!;
+        const measured = parsers[k]!;
+        measured.finish(cut.durationSec);
+        const record: SegmentRecord = { frames: cut.frames, thumbs: m.thumbFrames.length, cutLevels: measured.levels.result.cutLevels, black: measured.black, frozen: measured.frozen };
+        await store.put(req.keys[m.i]!, m.scratch, record);
+        records[m.i] = record;
+      }
+      done.set(b, batchSec);
+      report();
+    } catch (err) {
+      await Promise.all(made.map((m) => store.discard(m.scratch)));
+      throw err;
+    }
+  }));
+
+  // Repeated cuts take their first occurrence's segment.
+  records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
+
+  // 2. The join: segments in order, each lasting its frames exactly; overlays over the joined sound; the mix measured.
+  const dir = dirname(req.output);
+  const tag = randomBytes(4).toString('hex');
+  const list = join(dir, `.${basename(req.output)}.${tag}.concat.txt`);
+  const tmp = join(dir, `.${basename(req.output)}.${tag}.part`);
+  const entries = plan.cuts.map((c, i) => `file '${store.videoOf(req.keys[i]!).replace(/'/g, "'\\''")}'\nduration ${num((c.frames * plan.fpsDen) / plan.fpsNum)}`);
+  const parser = new MeasureParser();
+  try {
+    await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
+    await run(concatArgs({ plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), (s) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec)));
+    await rename(tmp, req.output);
+  } finally {
+    await rm(list, { force: true });
+    await rm(tmp, { force: true });
+  }
+
+  // 3. The sheet's thumbnails, in sheet order, and each cut's measurements placed on the timeline.
+  await mkdir(join(dir, THUMBS_DIR), { recursive: true });
+  let n = 0;
+  const measurements: Measurements = { cutLevels: [], mixLevels: parser.result.mixLevels, black: [], frozen: [] };
+  let frames = 0;
+  for (const [i, cut] of plan.cuts.entries()) {
+    const r = records[i]!;
+    for (let k = 0; k < r.thumbs; k++) await copyFile(store.thumbOf(req.keys[i]!, k), join(dir, THUMBS_DIR, `t${String(n++).padStart(5, '0')}.png`));
+    // Where the join put it: after the frames of the cuts before.
+    const at = (frames * plan.fpsDen) / plan.fpsNum;
+    frames += cut.frames;
+    measurements.cutLevels.push(...r.cutLevels.map((l) => ({ ...l, t: l.t + at })));
+    measurements.black.push(...r.black.map((s) => ({ from: s.from + at, to: s.to + at })));
+    measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
+  }
+  void store.evict().catch(() => {});
+  return { measurements, processes, rendered: missing.length, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+}

@@ -1,0 +1,116 @@
+// Previews are joined from segments: one file per cut (its picture encoded, its sound as PCM, in NUT so frame times
+// stay exact), with the cut's own measurements and unlabelled sheet thumbnails beside it. A segment is keyed by
+// everything that shapes it, so an agent's next preview, with one cut changed, renders that cut alone and joins the
+// rest as they are. Several servers may share the folder: a segment is written under temporary names and its record
+// written last (its presence means the segment is complete); two servers making the same one write the same bytes.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LevelSample, Span } from './measure.js';
+
+export interface SegmentRecord {
+  /** Frames of picture (the sound lasts exactly as long). */
+  frames: number;
+  /** Thumbnails kept, in the cut's own frame order. */
+  thumbs: number;
+  /** Measured on the segment, times from its start. */
+  cutLevels: LevelSample[];
+  black: Span[];
+  frozen: Span[];
+}
+
+/** A segment not used for this long may be evicted (one in use is touched when it is looked up). */
+const IDLE_MS = 10 * 60_000;
+
+export class SegmentStore {
+  constructor(
+    readonly dir: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  static key(what: unknown): string {
+    return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 40);
+  }
+
+  videoOf(key: string): string {
+    return join(this.dir, `${key}.nut`);
+  }
+
+  thumbOf(key: string, i: number): string {
+    return join(this.dir, `${key}.t${i}.png`);
+  }
+
+  private recordOf(key: string): string {
+    return join(this.dir, `${key}.json`);
+  }
+
+  /** Names for a segment being made by this process: the video, and a thumbnail pattern relative to `dir`. */
+  scratch(key: string): { video: string; thumbPattern: string; thumb: (i: number) => string } {
+    const tag = `.${key}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    return { video: join(this.dir, `${tag}.nut`), thumbPattern: `${tag}.t%d.png`, thumb: (i) => join(this.dir, `${tag}.t${i}.png`) };
+  }
+
+  /** The record of a complete segment (touched: in use), or undefined. */
+  async get(key: string): Promise<SegmentRecord | undefined> {
+    try {
+      const record = JSON.parse(await readFile(this.recordOf(key), 'utf8')) as SegmentRecord;
+      await stat(this.videoOf(key));
+      const now = new Date();
+      await utimes(this.recordOf(key), now, now).catch(() => {});
+      return record;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Moves a segment made under its scratch names into place; the record goes last. */
+  async put(key: string, made: ReturnType<SegmentStore['scratch']>, record: SegmentRecord): Promise<void> {
+    for (let i = 0; i < record.thumbs; i++) await rename(made.thumb(i), this.thumbOf(key, i));
+    await rename(made.video, this.videoOf(key));
+    const tmp = `${this.recordOf(key)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(tmp, JSON.stringify(record));
+    await rename(tmp, this.recordOf(key));
+  }
+
+  /** Removes what a made segment left under its scratch names (on failure). */
+  async discard(made: ReturnType<SegmentStore['scratch']>, thumbs = 3): Promise<void> {
+    await rm(made.video, { force: true });
+    for (let i = 0; i < thumbs; i++) await rm(made.thumb(i), { force: true });
+  }
+
+  /**
+   * Removes the least recently used segments while the folder is over its size, never one used in the last
+   * IDLE_MS (a preview may be joining it), and scratch files of writers long gone.
+   */
+  async evict(): Promise<number> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const entries = new Map<string, { bytes: number; used: number; files: string[] }>();
+    const now = Date.now();
+    let removed = 0;
+    for (const name of names) {
+      const s = await stat(join(this.dir, name)).catch(() => undefined);
+      if (!s) continue;
+      if (name.startsWith('.')) {
+        // Scratch of a writer that stopped (crashed) long ago.
+        if (now - s.mtimeMs > 2 * IDLE_MS) await rm(join(this.dir, name), { force: true });
+        continue;
+      }
+      const key = name.split('.')[0]!;
+      const e = entries.get(key) ?? { bytes: 0, used: 0, files: [] };
+      e.bytes += s.size;
+      e.files.push(name);
+      if (name.endsWith('.json')) e.used = s.mtimeMs;
+      entries.set(key, e);
+    }
+    let total = [...entries.values()].reduce((sum, e) => sum + e.bytes, 0);
+    for (const [, e] of [...entries].sort((a, b) => a[1].used - b[1].used)) {
+      if (total <= this.maxBytes) break;
+      if (now - e.used < IDLE_MS) continue;
+      // The record first: the segment stops being complete before its files go.
+      for (const f of e.files.sort((a, b) => Number(b.endsWith('.json')) - Number(a.endsWith('.json')))) await rm(join(this.dir, f), { force: true });
+      total -= e.bytes;
+      removed++;
+    }
+    return removed;
+  }
+}
