@@ -2,7 +2,7 @@
 // previews/). Keyed by the asset id plus what identifies its media (a local file's path, size and mtime; a link
 // without its query, i.e. without the signature, which changes on every fetch): an asset's media does not change.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaSource } from './input.js';
 
@@ -28,6 +28,8 @@ export class InspectionCache<T> {
   constructor(
     readonly dir: string,
     private readonly maxInMemory = 50,
+    /** Inspections kept on disk: beyond this many, the least recently written go (JSON and thumbnails). */
+    private readonly maxOnDisk = 500,
   ) {}
 
   get root(): string {
@@ -68,6 +70,23 @@ export class InspectionCache<T> {
     this.remember(key, value);
     await mkdir(this.root, { recursive: true });
     await writeFileAtomic(this.fileOf(key), JSON.stringify({ key, value }));
+    await this.trim().catch(() => {});
+  }
+
+  /** Keeps the newest `maxOnDisk` inspections on disk (an evicted one is simply scanned again when asked for). */
+  async trim(): Promise<number> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const records = await Promise.all(
+      names.filter((n) => /^[0-9a-f]{40}\.json$/.test(n)).map(async (n) => ({ id: n.slice(0, 40), mtime: (await stat(join(this.root, n)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    );
+    const old = records.sort((a, b) => b.mtime - a.mtime).slice(this.maxOnDisk);
+    for (const { id } of old) {
+      // The record first: without it the thumbnails are never read.
+      await rm(join(this.root, `${id}.json`), { force: true });
+      await rm(join(this.root, `${id}.keyframes.mjpeg`), { force: true });
+      await rm(join(this.root, `${id}.cuts.mjpeg`), { force: true });
+    }
+    return old.length;
   }
 
   private remember(key: string, value: T): void {
