@@ -98,7 +98,8 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
 export class Limiter {
   private active = 0;
   private readonly queue: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
+  /** How many tasks may run at once. */
+  constructor(readonly limit: number) {}
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
     this.active++;

@@ -40,10 +40,10 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
  * A preview is a check, not a deliverable: libx264's fastest preset. At CRF 30 and 640 px its pictures stay
  * readable on the sheet and in the file (ultrafast spends bits, not quality, to save time); measured in bench/.
  */
-export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', container: 'mp4' };
+export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 2;
+const PREVIEW_VERSION = 3;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -181,6 +181,19 @@ async function makePreview(
       const { index: _i, timelineStartSec: _t, ...shape } = cut;
       return SegmentStore.key({ v: PREVIEW_VERSION, shape, media: identities[i], spec, width: plan.width, height: plan.height, fps: [plan.fpsNum, plan.fpsDen], encode: PREVIEW_ENCODE, thumb: SEGMENT_THUMB_WIDTH });
     });
+    // The sheet is tiled from the segments' thumbnails while the join makes the sound.
+    const tileSheet = async () => {
+      const t2 = performance.now();
+      const labels = frames.map((f) => sheetLabel(f.cut, f.t));
+      // Lower JPEG quality until the sheet fits clients' limit.
+      for (const q of SHEET_QUALITY) {
+        const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, labelledTileArgs(layout, labels, rt.font, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
+        if (r.cancelled) throw new RenderError('cancelled', true);
+        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+        if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
+      }
+      opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
+    };
     const outcome = await renderSegmented({
       ffmpeg: rt.ffmpeg,
       limiter: rt.limiter,
@@ -197,19 +210,9 @@ async function makePreview(
       signal: opts.signal,
       onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
       trackRss: opts.trackRss,
+      whileJoining: tileSheet,
     });
     opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)`);
-    opts.onProgress(0.97, 'drawing the contact sheet');
-    const t2 = performance.now();
-    const labels = frames.map((f) => sheetLabel(f.cut, f.t));
-    // Lower JPEG quality until the sheet fits clients' limit.
-    for (const q of SHEET_QUALITY) {
-      const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, labelledTileArgs(layout, labels, rt.font, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
-      if (r.cancelled) throw new RenderError('cancelled', true);
-      if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
-      if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
-    }
-    opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');

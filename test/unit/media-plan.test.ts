@@ -127,6 +127,31 @@ describe('filter graph text', () => {
     expect(g2).toContain("volume='if(between((t+0.033),0.4495,0.9495),0,1)'");
   });
 
+  it('multiplies once where one window covers all of a stream, and uses 1 ms frames only where the level changes', () => {
+    const edit = (cutLevel: [number, number], overlayLevel: [number, number], start = 1) =>
+      lintEdit({
+        video_output_fps: 30, video_output_resolution: '640x360',
+        video_series_sequential: [{ video_id: V, video_start_time: start, video_end_time: 3, audio_levels: [{ audio_level: 0.5, start_time: cutLevel[0], end_time: cutLevel[1] }] }],
+        audio_overlay: [{ audio_id: V, audio_start_time: 0, audio_end_time: 2, audio_levels: [{ audio_level: 0.25, start_time: overlayLevel[0], end_time: overlayLevel[1] }] }],
+      }).timeline!;
+    const graphOf = (t: ReturnType<typeof edit>, rate = { num: 30, den: 1 }) => {
+      const spec = { source: { kind: 'file' as const, path: '/m/a.mov' }, hasAudio: true, frameRate: rate };
+      const args = timelineArgs({ plan: toRenderPlan(t), cutInputs: [spec], overlayInputs: [spec], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+      return args[args.indexOf('-filter_complex') + 1]!;
+    };
+    const whole = graphOf(edit([1, 3], [0, 2]));
+    expect(whole).toContain('volume=0.5,');
+    expect(whole).toContain('volume=0.25,');
+    expect(whole).not.toContain('asetnsamples=n=48:');
+    // A window that stops short of the stream's end, on either stream, keeps the envelope there.
+    expect(graphOf(edit([1, 2.9], [0, 2]))).toContain("volume='if(between(");
+    expect(graphOf(edit([1, 3], [0, 1.9]))).toMatch(/volume='if\(between\(t,-0\.0005,1\.8995\),0\.25,1\)'/);
+    // The in point moves to the next source frame (1.05 s -> 1.1 s at 10 fps), so the sound runs 50 ms past the
+    // planned out point, where a window ending at the out point no longer applies: the envelope stays.
+    const moved = graphOf(edit([1.05, 3], [0, 2], 1.05), { num: 10, den: 1 });
+    expect(moved).toContain("volume='if(between((t+");
+  });
+
   it("gives a cut's sound the length of its frames, so that concat never starts the next cut's sound late", () => {
     const plan = toRenderPlan(timeline([[0, 1.45], [0, 1.45]]));
     expect(plan.cuts.map((c) => c.frames)).toEqual([44, 43]); // 43.5 and 87 frames, rounded on the timeline
