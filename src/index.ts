@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   // Our own wire, not the SDK's StdioServerTransport: an oversized or malformed line gets a JSON-RPC error and
   // the connection goes on (the SDK's closes on a line over 10 MiB and drops malformed ones unanswered).
   const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdin: ${line}`));
-  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, renderPollMs: config.renderPollMs, runtime }), {
+  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, renderPollMs: config.renderPollMs, runtime, exportsDir: join(config.cacheDir, 'exports'), allowedDirs: config.allowedDirs }), {
     transport,
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });

@@ -2,6 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
+import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
 import type { MediaTools } from './media/locate.js';
@@ -9,6 +10,7 @@ import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
+import * as interchangeTools from './tools/interchange.js';
 import * as mediaTools from './tools/media.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
@@ -26,6 +28,8 @@ export interface ServerDeps {
   renderWaitMs?: number;
   renderPollMs?: number;
   runtime?: MediaRuntime;
+  exportsDir?: string;
+  allowedDirs?: string[];
 }
 
 export function instructions(backend: Backend): string {
@@ -35,6 +39,7 @@ export function instructions(backend: Backend): string {
     'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
     'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
     'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, preview_edit to see a local dry run (a contact sheet and per-cut loudness and flags), then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose and preview first.',
+    'To hand a cut to a human editor: export_edit writes it as OTIO, FCPXML or EDL (for Resolve, Premiere, Final Cut); import_edit reads the editor\'s timeline back into an edit to preview and render.',
     ...(backend.kind === 'local'
       ? ['This is the local backend (no account): bring media in with import_media {project_id, path} from the allowed folders; renders are made on this machine and their urls are file:// links.']
       : []),
@@ -42,7 +47,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -50,15 +55,17 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs };
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
   previewTools.register(server, deps);
   mediaTools.register(server, deps);
   inspectTools.register(server, deps);
+  interchangeTools.register(server, deps);
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
+  exportResources.register(server, deps);
   adaptToolResultsToProtocol(server);
   return server;
 }

@@ -17,4 +17,8 @@ export interface ToolDeps {
   renderPollMs?: number;
   /** ffmpeg, its process limit and the preview cache; absent when ffmpeg was not found. */
   runtime?: MediaRuntime;
+  /** Where export_edit writes (CUTROOM_CACHE_DIR/exports); without it the interchange tools are not offered. */
+  exportsDir?: string;
+  /** Folders import_edit may read a timeline file from (CUTROOM_ALLOWED_DIRS), besides exportsDir. */
+  allowedDirs?: string[];
 }

@@ -8,7 +8,7 @@ import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import type { ToolDeps } from './context.js';
-import { refuseEdit } from './edits.js';
+import { refuseEdit } from './edit-results.js';
 import { progressFor, type Progress } from './progress.js';
 import { ToolError, guard, ok } from './result.js';
 

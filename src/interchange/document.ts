@@ -1,0 +1,217 @@
+// The timeline as the interchange formats see it, both ways. Exports are made from a checked edit's timeline and
+// its media (what each cut reads, at which source frame); imports are read into ImportedTimeline and turned back
+// into an edit draft by to-edit.ts. Pure: no I/O.
+import { toRenderPlan } from '../edit/plan.js';
+import type { LevelWindow, Timeline } from '../edit/normalize.js';
+import { cutClock } from '../media/timeline-args.js';
+
+/** An exact time in seconds: n/d, both integers, d > 0. */
+export interface Rational {
+  n: number;
+  d: number;
+}
+
+const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : Math.abs(a));
+export const rational = (n: number, d: number): Rational => {
+  const g = gcd(n, d) || 1;
+  return { n: n / g, d: d / g };
+};
+export const seconds = (r: Rational) => r.n / r.d;
+export const addR = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d);
+
+/** What an export says about one asset: where its media is, and what it holds. */
+export interface ExchangeMedia {
+  assetId: string;
+  /** A readable name (the asset's name or file name), used for clip and reel names. */
+  name: string;
+  /** file:// URL of a local file, or the link as the export points at it. */
+  url: string;
+  /** Constant video frame rate, when the source has one. */
+  rate?: { num: number; den: number };
+  videoStartSec?: number;
+  videoTimeBase?: { num: number; den: number };
+  durationMs?: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  width?: number;
+  height?: number;
+  audioChannels?: number;
+}
+
+/** A level window in ms, normalised: within its stream's span, no overlap, no level of 1, in order. */
+export interface SpanLevel {
+  level: number;
+  fromMs: number;
+  toMs: number;
+}
+
+export interface ExportClip {
+  assetId: string;
+  /** Where the cut reads its source: the frame its picture starts on (cutroom's clock, see cutClock). */
+  sourceIn: Rational;
+  /** The source frame that starts it, at `rate`, when the source has a constant rate. */
+  sourceInFrame?: number;
+  /** Its place on the output timeline, in output frames. */
+  recordFrame: number;
+  frames: number;
+  /** On the source clock (ms), as the edit has them, normalised to the cut's span. */
+  levels: SpanLevel[];
+  /** The edit's own in and out points (ms), kept in cutroom metadata where the format has room. */
+  inMs: number;
+  outMs: number;
+  crop?: { zoom: number; position_x: number; position_y: number };
+}
+
+export interface ExportOverlay {
+  assetId: string;
+  startMs: number;
+  endMs: number;
+  /** On the output timeline (ms), normalised to the overlay's span. */
+  levels: SpanLevel[];
+}
+
+export interface ExportDocument {
+  name: string;
+  filename: string;
+  width: number;
+  height: number;
+  fps: { num: number; den: number };
+  totalFrames: number;
+  clips: ExportClip[];
+  overlays: ExportOverlay[];
+  media: Map<string, ExchangeMedia>;
+}
+
+/**
+ * The level in force over a stream's span [fromMs, toMs): the first window containing a time wins, 1 elsewhere
+ * (the edit's rule). Returned as ordered, non-overlapping spans whose level is not 1, equal neighbours merged.
+ */
+export function normaliseLevels(windows: LevelWindow[], fromMs: number, toMs: number): SpanLevel[] {
+  const edges = new Set<number>([fromMs, toMs]);
+  for (const w of windows) {
+    if (w.startMs > fromMs && w.startMs < toMs) edges.add(w.startMs);
+    if (w.endMs > fromMs && w.endMs < toMs) edges.add(w.endMs);
+  }
+  const points = [...edges].sort((a, b) => a - b);
+  const out: SpanLevel[] = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const a = points[i]!;
+    const b = points[i + 1]!;
+    const level = windows.find((w) => a >= w.startMs && a < w.endMs)?.level ?? 1;
+    const last = out.at(-1);
+    if (last && last.toMs === a && last.level === level) last.toMs = b;
+    else out.push({ level, fromMs: a, toMs: b });
+  }
+  return out.filter((s) => s.level !== 1);
+}
+
+export function exportDocument(name: string, timeline: Timeline, media: Map<string, ExchangeMedia>): ExportDocument {
+  const plan = toRenderPlan(timeline);
+  let record = 0;
+  const clips = timeline.cuts.map((c, i): ExportClip => {
+    const m = media.get(c.assetId);
+    const frames = plan.cuts[i]!.frames;
+    const clip: ExportClip = {
+      assetId: c.assetId,
+      sourceIn: rational(c.inMs, 1000),
+      recordFrame: record,
+      frames,
+      levels: normaliseLevels(c.levels, c.inMs, c.outMs),
+      inMs: c.inMs,
+      outMs: c.outMs,
+      ...(c.crop ? { crop: c.crop } : {}),
+    };
+    record += frames;
+    const r = m?.rate;
+    if (r && r.num > 0 && r.den > 0) {
+      // The frame the render starts the cut on: the in point moved to the next frame start (cutClock).
+      const moved = cutClock({ inSec: c.inMs / 1000 }, { frameRate: r, videoStartSec: m.videoStartSec, videoTimeBase: m.videoTimeBase }).inSec;
+      const start = m.videoStartSec ?? 0;
+      const k = Math.round(((moved - start) * r.num) / r.den);
+      if (!start && Math.abs(moved - (k * r.den) / r.num) < 1e-6) {
+        clip.sourceIn = rational(k * r.den, r.num);
+        clip.sourceInFrame = k;
+      } else {
+        clip.sourceIn = rational(Math.round(moved * 1e6), 1e6);
+      }
+    }
+    return clip;
+  });
+  const overlays = timeline.overlays.map((o): ExportOverlay => ({ assetId: o.assetId, startMs: o.startMs, endMs: o.endMs, levels: normaliseLevels(o.levels, o.startMs, o.endMs) }));
+  return { name, filename: timeline.filename, width: timeline.width, height: timeline.height, fps: { num: timeline.fps.num, den: timeline.fps.den }, totalFrames: plan.totalFrames, clips, overlays, media };
+}
+
+/** Output frames as exact seconds. */
+export const framesToR = (frames: number, fps: { num: number; den: number }) => rational(frames * fps.den, fps.num);
+
+// ---- Imports ----
+
+/** Whatever a file says about a clip's media, for mapping it back to an asset of the project. */
+export interface MediaHints {
+  /** cutroom's own asset id, when the file carries it (metadata, uid, comment). */
+  assetId?: string;
+  /** A path or URL the file points at. */
+  url?: string;
+  /** Clip, asset, file or reel names. */
+  names: string[];
+}
+
+/** Where in the imported file something is, for diagnostics: "track V1, item 3", "event 004 (line 12)". */
+export type Place = string;
+
+export interface ImportedCut {
+  media: MediaHints;
+  /** Source time of the first frame, seconds. */
+  sourceInSec: number;
+  /** Length on the timeline, seconds. */
+  durationSec: number;
+  /** Level windows on the source clock, seconds (absolute source times). */
+  levels: { level: number; fromSec: number; toSec: number }[];
+  /** The span the level windows were written against, when the file says (cutroom's OTIO metadata): an edge there is the clip's edge, wherever an editor moved it. */
+  levelSpan?: { fromSec: number; toSec: number };
+  crop?: { zoom: number; position_x: number; position_y: number };
+  place: Place;
+}
+
+export interface ImportedOverlay {
+  media: MediaHints;
+  startSec: number;
+  durationSec: number;
+  /** Where in its source the overlay starts playing (cutroom's overlays play from 0). */
+  sourceInSec: number;
+  /** On the timeline clock, seconds. */
+  levels: { level: number; fromSec: number; toSec: number }[];
+  levelSpan?: { fromSec: number; toSec: number };
+  place: Place;
+}
+
+export interface ImportNote {
+  severity: 'error' | 'warning';
+  place: Place;
+  message: string;
+  /** Index of the cut or overlay of the resulting edit it is about, when there is one. */
+  cut?: number;
+  overlay?: number;
+}
+
+export interface ImportedTimeline {
+  format: 'otio' | 'fcpxml' | 'edl';
+  name?: string;
+  filename?: string;
+  fps?: { num: number; den: number };
+  width?: number;
+  height?: number;
+  cuts: ImportedCut[];
+  overlays: ImportedOverlay[];
+  notes: ImportNote[];
+}
+
+/** A frame rate given as a number (29.97, 23.976, 30) as an exact fraction: NTSC rates become n*1000/1001. */
+export function rateFromNumber(rate: number): { num: number; den: number } | undefined {
+  if (!Number.isFinite(rate) || rate <= 0) return undefined;
+  const whole = Math.round(rate);
+  if (Math.abs(rate - whole) < 1e-6) return { num: whole, den: 1 };
+  const ntsc = Math.round((rate * 1001) / 1000);
+  if (Math.abs(rate - (ntsc * 1000) / 1001) < 0.005) return { num: ntsc * 1000, den: 1001 };
+  return { num: Math.round(rate * 1000), den: 1000 };
+}

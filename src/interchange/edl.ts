@@ -1,0 +1,210 @@
+// CMX 3600 EDL: one event per cut (picture and first audio channel, "B"), overlays as events on the second audio
+// channel (A2), non-drop-frame timecode at the edit's rate (29.97 counts 30 labels a second, as NDF does; 23.976
+// counts 24), the record side starting at 01:00:00:00. Reels are 8 characters: the first 8 of the asset id, with
+// `* FROM CLIP NAME:` and `* SOURCE FILE:` comments for relinking. An EDL carries no levels, no crop and only two
+// audio channels: export_edit warns about each. Reading takes dissolves, wipes, speed lines, drop-frame timecode
+// and comments, and notes what it cannot carry. Pure: text in, text out.
+import { rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+
+/** The timecode base of a rate: integer rates as they are, NTSC rates (n*1000/1001) counted as n. */
+export function timecodeBase(fps: { num: number; den: number }): number | undefined {
+  if (fps.den === 1 && fps.num >= 1 && fps.num <= 60) return fps.num;
+  if (fps.den === 1001 && fps.num % 1000 === 0 && fps.num / 1000 <= 60) return fps.num / 1000;
+  const r = rational(fps.num, fps.den);
+  if (r.d === 1 && r.n <= 60) return r.n;
+  return undefined;
+}
+
+export function framesToTimecode(frames: number, base: number): string {
+  const f = Math.max(0, Math.round(frames));
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const ff = f % base;
+  const totalSec = Math.floor(f / base);
+  return `${pad(Math.floor(totalSec / 3600) % 100)}:${pad(Math.floor(totalSec / 60) % 60)}:${pad(totalSec % 60)}:${pad(ff)}`;
+}
+
+/** HH:MM:SS:FF (or ;FF, drop-frame) to a frame count; undefined when malformed. */
+export function timecodeToFrames(tc: string, base: number, dropFrame: boolean): number | undefined {
+  const m = /^(\d{2}):(\d{2}):(\d{2})[:;.,](\d{2})$/.exec(tc);
+  if (!m) return undefined;
+  const [h, mi, s, f] = m.slice(1).map(Number) as [number, number, number, number];
+  if (mi > 59 || s > 59 || f >= base) return undefined;
+  let frames = ((h * 60 + mi) * 60 + s) * base + f;
+  if (dropFrame && (base === 30 || base === 60)) {
+    // Drop-frame labels skip 2 (4 at 60) frame numbers each minute, except every tenth minute.
+    const drop = base / 15;
+    const minutes = h * 60 + mi;
+    frames -= drop * (minutes - Math.floor(minutes / 10));
+  }
+  return frames;
+}
+
+const RECORD_START_SEC = 3600;
+const reelOf = (assetId: string) => assetId.replace(/[^0-9a-z]/gi, '').slice(0, 8).toUpperCase() || 'AX';
+/** Comment text: one line, no control characters. */
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+
+export function writeEdl(doc: ExportDocument): { text: string; warnings: string[] } {
+  const base = timecodeBase(doc.fps);
+  if (base === undefined) throw new Error(`an EDL counts timecode at a whole frame rate (or an NTSC rate such as 29.97) of at most 60 fps; this edit is at ${+(doc.fps.num / doc.fps.den).toFixed(3)} fps`);
+  const warnings: string[] = [];
+  const fpsR = doc.fps;
+  const recordStart = RECORD_START_SEC * base;
+  const tc = (frames: number) => framesToTimecode(frames, base);
+  const events: { recIn: number; lines: string[] }[] = [];
+  const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number) =>
+    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${tc(srcIn)} ${tc(srcOut)} ${tc(recIn)} ${tc(recOut)}`;
+  const comments = (assetId: string) => {
+    const m = doc.media.get(assetId);
+    // A local file as its path (as Avid and Resolve write it); a link as it is.
+    const source = m?.url?.startsWith('file:') ? decodeURIComponent(new URL(m.url).pathname) : m?.url;
+    return [`* FROM CLIP NAME: ${oneLine(m?.name ?? assetId)}`, ...(source ? [`* SOURCE FILE: ${oneLine(source)}`] : []), `* CUTROOM ASSET: ${assetId}`];
+  };
+  doc.clips.forEach((c, i) => {
+    // The source's time counted in the edit's frames (an EDL has one rate): the frame at or before the cut's first
+    // source frame, which is the one cutroom starts the cut on when the source's rate is at most the edit's.
+    const srcIn = Math.floor((seconds(c.sourceIn) * fpsR.num) / fpsR.den + 1e-6);
+    const rec = recordStart + c.recordFrame;
+    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + c.frames, rec, rec + c.frames), ...comments(c.assetId)] });
+    if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);
+    if (c.crop) warnings.push(`cut ${i + 1}: its crop is not carried (an EDL has no framing)`);
+  });
+  // Overlays on A2, one at a time: an EDL has two audio channels, and the first carries the cuts' sound.
+  let busyUntil = -1;
+  doc.overlays
+    .map((o, k) => ({ o, k }))
+    .sort((a, b) => a.o.startMs - b.o.startMs)
+    .forEach(({ o, k }) => {
+      const start = Math.round(((o.startMs / 1000) * fpsR.num) / fpsR.den);
+      const end = Math.round(((o.endMs / 1000) * fpsR.num) / fpsR.den);
+      if (start < busyUntil) {
+        warnings.push(`overlay ${k + 1}: left out, it overlaps an earlier overlay and an EDL has only one more audio channel (A2)`);
+        return;
+      }
+      busyUntil = end;
+      events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', 0, end - start, recordStart + start, recordStart + end), ...comments(o.assetId)] });
+      if (o.levels.length) warnings.push(`overlay ${k + 1}: its audio levels are not carried (an EDL has no volume)`);
+    });
+  events.sort((a, b) => a.recIn - b.recIn);
+  const title = oneLine(doc.name).slice(0, 70) || 'cutroom edit';
+  const out = [`TITLE: ${title}`, 'FCM: NON-DROP FRAME', ''];
+  events.forEach((e, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    out.push(`${n}  ${e.lines[0]}`, ...e.lines.slice(1), '');
+  });
+  return { text: out.join('\n'), warnings };
+}
+
+// ---- Reading ----
+
+const EVENT = /^(\d{1,6})\s+(\S+)\s+(\S+)\s+(C|D|W\d{3}|KB?|KO|K)\s+(?:(\d{1,3})\s+)?(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s*$/i;
+
+interface Event {
+  number: string;
+  reel: string;
+  track: string;
+  transition: string;
+  srcIn: number;
+  srcOut: number;
+  recIn: number;
+  recOut: number;
+  line: number;
+  hints: MediaHints;
+}
+
+export function readEdl(text: string, fps: { num: number; den: number }): ImportedTimeline {
+  const notes: ImportNote[] = [];
+  const out: ImportedTimeline = { format: 'edl', fps, cuts: [], overlays: [], notes };
+  let dropFrame = false;
+  const base = timecodeBase(fps);
+  if (base === undefined) {
+    notes.push({ severity: 'error', place: 'the file', message: `an EDL counts timecode at a whole or NTSC frame rate of at most 60 fps, not ${+(fps.num / fps.den).toFixed(3)}; give fps` });
+    return out;
+  }
+  const events: Event[] = [];
+  const lines = text.split(/\r\n|\r|\n/);
+  let last: Event | undefined;
+  lines.forEach((raw, i) => {
+    const lineNo = i + 1;
+    const l = raw.trim();
+    if (!l) return;
+    const title = /^TITLE:\s*(.*)$/i.exec(l);
+    if (title) {
+      out.name = title[1]!.trim();
+      return;
+    }
+    const fcm = /^FCM:\s*(.*)$/i.exec(l);
+    if (fcm) {
+      dropFrame = /^DROP/i.test(fcm[1]!.trim());
+      return;
+    }
+    if (l.startsWith('*')) {
+      const c = /^\*\s*([A-Z ]+?)\s*:\s*(.*)$/i.exec(l);
+      if (last && c) {
+        const key = c[1]!.toUpperCase();
+        const value = c[2]!.trim();
+        // After a dissolve or wipe pair, FROM names the outgoing clip (the pair's first line), TO the incoming.
+        const pairFirst = last.transition !== 'C' ? events.at(-2) : undefined;
+        if (key === 'FROM CLIP NAME' && pairFirst && pairFirst.number === last.number) pairFirst.hints.names.unshift(value);
+        else if (key === 'FROM CLIP NAME' || key === 'TO CLIP NAME' || key === 'CLIP NAME') last.hints.names.unshift(value);
+        else if (key === 'SOURCE FILE' || key === 'FROM FILE') last.hints.url = value;
+        else if (key === 'CUTROOM ASSET') last.hints.assetId = value;
+      }
+      return;
+    }
+    if (/^M2\s/i.test(l)) {
+      notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a speed change (M2) was dropped: cutroom plays clips at their own speed` });
+      return;
+    }
+    const m = EVENT.exec(l);
+    if (!m) {
+      if (/^\d{1,6}\s/.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `an event line that was not understood was left out: "${l.slice(0, 80)}"` });
+      else if (!/^(SPLIT|AUD|SWM|EFFECTS NAME|>>>)/i.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line that was not understood was skipped: "${l.slice(0, 80)}"` });
+      return;
+    }
+    const frames = m.slice(6, 10).map((tc) => timecodeToFrames(tc, base, dropFrame || tc.includes(';')));
+    if (frames.some((f) => f === undefined)) {
+      notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a timecode that is not valid at ${base} frames a second; the event was left out` });
+      return;
+    }
+    const [srcIn, srcOut, recIn, recOut] = frames as number[];
+    last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
+    events.push(last);
+  });
+  if (dropFrame) notes.push({ severity: 'warning', place: 'the file', message: 'its timecode is drop-frame; it was read as real frame counts (cutroom writes non-drop-frame)' });
+  if (!events.length) {
+    notes.push({ severity: 'error', place: 'the file', message: 'it has no event lines (NNN REEL TRACK C SRC-IN SRC-OUT REC-IN REC-OUT)' });
+    return out;
+  }
+  const sec = (frames: number) => (frames * fps.den) / fps.num;
+  const origin = Math.min(...events.map((e) => e.recIn));
+  const hasPicture = (track: string) => track === 'V' || track === 'B' || track.endsWith('/V');
+  const pictures = events.filter((e) => hasPicture(e.track)).sort((a, b) => a.recIn - b.recIn);
+  let recordAt: number | undefined;
+  for (const e of pictures) {
+    const place = `event ${e.number} (line ${e.line})`;
+    if (e.recOut <= e.recIn) continue; // the outgoing side of a dissolve or wipe: no length of its own
+    if (/^(BL|BLK|BLACK)$/i.test(e.reel)) {
+      notes.push({ severity: 'warning', place, message: 'black (reel BL) was left out: cutroom plays its cuts back to back' });
+      continue;
+    }
+    if (e.transition === 'D') notes.push({ severity: 'warning', place, message: 'a dissolve became a straight cut: cutroom has no transitions' });
+    else if (e.transition.startsWith('W') || e.transition.startsWith('K')) notes.push({ severity: 'warning', place, message: `a ${e.transition.startsWith('W') ? 'wipe' : 'key'} became a straight cut: cutroom has no transitions or keys` });
+    if (e.srcOut - e.srcIn !== e.recOut - e.recIn && e.srcOut > e.srcIn) notes.push({ severity: 'warning', place, message: 'its source and record lengths differ (a speed change): it plays at its own speed for its record length' });
+    if (recordAt !== undefined && e.recIn > recordAt) notes.push({ severity: 'warning', place, message: `a gap of ${sec(e.recIn - recordAt).toFixed(3)} s before it was closed up: cutroom plays its cuts back to back` });
+    if (recordAt !== undefined && e.recIn < recordAt) notes.push({ severity: 'warning', place, message: 'it overlaps the event before it on the record side; it follows that event instead' });
+    recordAt = Math.max(recordAt ?? 0, e.recOut);
+    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place };
+    out.cuts.push(cut);
+  }
+  // Sound-only events: the cuts' own sound when they mirror a picture event, else overlays.
+  for (const e of events) {
+    if (hasPicture(e.track) || e.track === 'NONE' || e.recOut <= e.recIn) continue;
+    const mirror = pictures.some((p) => p.reel === e.reel && p.recIn === e.recIn && p.srcIn === e.srcIn);
+    if (mirror) continue;
+    const place = `event ${e.number} (line ${e.line})`;
+    const overlay: ImportedOverlay = { media: e.hints, startSec: sec(e.recIn - origin), durationSec: sec(e.recOut - e.recIn), sourceInSec: sec(e.srcIn), levels: [], place };
+    out.overlays.push(overlay);
+  }
+  return out;
+}

@@ -1,0 +1,338 @@
+// FCPXML 1.10 (Final Cut Pro; DaVinci Resolve reads and writes it too). Writing: formats and assets under
+// resources, then library > event > project > sequence > spine, the cuts as asset-clips back to back, each
+// overlay a connected asset-clip on lane -1 of the cut it starts in, levels as adjust-volume (a constant amount,
+// or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
+// takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
+// clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
+import { addR, framesToR, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
+import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
+
+const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
+const msR = (ms: number) => rational(Math.round(ms), 1000);
+/** One audio sample at 48 kHz: the width of a level step. */
+const STEP = rational(1, 48_000);
+const subR = (a: Rational, b: Rational) => addR(a, { n: -b.n, d: b.d });
+/** FCP's floor for volume: silence. */
+const SILENT_DB = -96;
+const dbOf = (level: number) => (level <= 0 ? `${SILENT_DB}dB` : `${+(20 * Math.log10(level)).toFixed(6)}dB`);
+
+/** Keyframes for level windows over a span (times on the same clock as the windows, shifted by `origin`). */
+function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, indent: string): string {
+  if (!levels.length) return '';
+  const only = levels[0]!;
+  if (levels.length === 1 && only.fromMs <= spanFromMs && only.toMs >= spanToMs) return `${indent}<adjust-volume amount="${dbOf(only.level)}"/>\n`;
+  const keys: { at: Rational; level: number }[] = [];
+  levels.forEach((l, i) => {
+    const prev = levels[i - 1];
+    const next = levels[i + 1];
+    if (l.fromMs > spanFromMs && prev?.toMs !== l.fromMs) keys.push({ at: subR(msR(l.fromMs), STEP), level: 1 });
+    keys.push({ at: msR(l.fromMs), level: l.level });
+    keys.push({ at: subR(msR(l.toMs), STEP), level: l.level });
+    if (l.toMs < spanToMs && next?.fromMs !== l.toMs) keys.push({ at: msR(l.toMs), level: 1 });
+  });
+  // Before the first window the level is 1: FCP holds the first keyframe's value backwards.
+  if (levels[0]!.fromMs > spanFromMs) keys.unshift({ at: msR(spanFromMs), level: 1 });
+  const frames = keys.map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level)}"/>`).join('\n');
+  return `${indent}<adjust-volume>\n${indent}  <param name="amount">\n${indent}    <keyframeAnimation>\n${frames}\n${indent}    </keyframeAnimation>\n${indent}  </param>\n${indent}</adjust-volume>\n`;
+}
+
+export function writeFcpxml(doc: ExportDocument): string {
+  const fps = doc.fps;
+  const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', '<!DOCTYPE fcpxml>', '<fcpxml version="1.10">', '  <resources>'];
+  lines.push(`    <format id="r0" frameDuration="${t(rational(fps.den, fps.num))}" width="${doc.width}" height="${doc.height}"/>`);
+  // One format per distinct source picture, one asset per asset used.
+  const formats = new Map<string, string>();
+  const assetRef = new Map<string, string>();
+  const used = [...new Set([...doc.clips.map((c) => c.assetId), ...doc.overlays.map((o) => o.assetId)])];
+  used.forEach((id, i) => {
+    const m = doc.media.get(id);
+    let format = '';
+    if (m?.hasVideo && m.rate && m.width && m.height) {
+      const key = `${m.rate.num}/${m.rate.den} ${m.width}x${m.height}`;
+      if (!formats.has(key)) {
+        formats.set(key, `r${formats.size + 1}`);
+        lines.push(`    <format id="${formats.get(key)}" frameDuration="${t(rational(m.rate.den, m.rate.num))}" width="${m.width}" height="${m.height}"/>`);
+      }
+      format = ` format="${formats.get(key)}"`;
+    }
+    const ref = `a${i + 1}`;
+    assetRef.set(id, ref);
+    const duration = m?.durationMs !== undefined ? ` duration="${t(msR(m.durationMs))}"` : '';
+    const video = m?.hasVideo ? ' hasVideo="1" videoSources="1"' : ' hasVideo="0"';
+    const audio = m?.hasAudio ? ` hasAudio="1" audioSources="1" audioChannels="${Math.min(2, m.audioChannels ?? 2)}" audioRate="48000"` : ' hasAudio="0"';
+    lines.push(`    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="0s"${duration}${video}${audio}${format}>`);
+    lines.push(`      <media-rep kind="original-media" src="${escapeXml(m?.url ?? '')}"/>`);
+    lines.push(`      <metadata><md key="com.cutroom.asset-id" value="${escapeXml(id)}"/></metadata>`);
+    lines.push('    </asset>');
+  });
+  lines.push('  </resources>', '  <library>', '    <event name="cutroom">', `      <project name="${escapeXml(doc.name)}">`);
+  lines.push(`        <sequence format="r0" duration="${t(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`, '          <spine>');
+  // Each overlay hangs off the cut it starts in (or the last), at its frame on the timeline.
+  const hung = new Map<number, string[]>();
+  for (const o of doc.overlays) {
+    const startFrame = Math.round(((o.startMs / 1000) * fps.num) / fps.den);
+    const endFrame = Math.round(((o.endMs / 1000) * fps.num) / fps.den);
+    let host = doc.clips.findIndex((c) => startFrame >= c.recordFrame && startFrame < c.recordFrame + c.frames);
+    if (host < 0) host = doc.clips.length - 1;
+    const c = doc.clips[host]!;
+    const offset = addR(c.sourceIn, framesToR(startFrame - c.recordFrame, fps));
+    const m = doc.media.get(o.assetId);
+    // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
+    const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
+    const vol = volume(local, 0, o.endMs - o.startMs, '                ');
+    const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(offset)}" name="${escapeXml(m?.name ?? o.assetId)}" start="0s" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
+    const xml = vol ? `              <asset-clip ${attrs}>\n${vol}              </asset-clip>` : `              <asset-clip ${attrs}/>`;
+    hung.set(host, [...(hung.get(host) ?? []), xml]);
+  }
+  doc.clips.forEach((c, i) => {
+    const m = doc.media.get(c.assetId);
+    const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(c.sourceIn)}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
+    const vol = volume(c.levels, c.inMs, c.outMs, '              ');
+    const children = hung.get(i) ?? [];
+    if (!vol && !children.length) lines.push(`            <asset-clip ${attrs}/>`);
+    else lines.push(`            <asset-clip ${attrs}>`, ...(vol ? [vol.replace(/\n$/, '')] : []), ...children, '            </asset-clip>');
+  });
+  lines.push('          </spine>', '        </sequence>', '      </project>', '    </event>', '  </library>', '</fcpxml>', '');
+  return lines.join('\n');
+}
+
+// ---- Reading ----
+
+/** "1001/30000s", "5s", "0s" -> seconds; undefined when absent or malformed. */
+export function parseFcpTime(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^\s*(-?\d+)(?:\/(\d+))?s\s*$/.exec(v);
+  if (!m) return undefined;
+  const d = m[2] ? Number(m[2]) : 1;
+  return d > 0 ? Number(m[1]) / d : undefined;
+}
+
+const levelOfDb = (v: string | undefined): number | undefined => {
+  const m = v === undefined ? null : /^\s*(-?[\d.]+)\s*dB\s*$/i.exec(v);
+  if (!m) return undefined;
+  const db = Number(m[1]);
+  if (!Number.isFinite(db)) return undefined;
+  return db <= SILENT_DB ? 0 : Math.min(1, 10 ** (db / 20));
+};
+
+interface AssetInfo {
+  hints: MediaHints;
+  startSec: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+}
+
+const kids = (e: XmlElement, name?: string) => e.children.filter((c) => !name || c.name === name);
+const find = (e: XmlElement, name: string): XmlElement | undefined => {
+  for (const c of e.children) {
+    if (c.name === name) return c;
+    const deep = find(c, name);
+    if (deep) return deep;
+  }
+  return undefined;
+};
+
+/** Level windows (seconds, on the clip's local clock) from an adjust-volume, within [from, to). */
+function levelsOf(clip: XmlElement, fromSec: number, toSec: number, place: string, notes: ImportNote[]): { level: number; fromSec: number; toSec: number }[] {
+  const adj = kids(clip, 'adjust-volume')[0];
+  if (!adj) return [];
+  const keyframes = kids(adj, 'param')
+    .filter((p) => p.attrs.name === 'amount')
+    .flatMap((p) => kids(p, 'keyframeAnimation').flatMap((a) => kids(a, 'keyframe')))
+    .map((k) => ({ at: parseFcpTime(k.attrs.time), level: levelOfDb(k.attrs.value) }))
+    .filter((k): k is { at: number; level: number } => k.at !== undefined && k.level !== undefined)
+    .sort((a, b) => a.at - b.at);
+  if (!keyframes.length) {
+    const level = levelOfDb(adj.attrs.amount);
+    if (level === undefined) {
+      if (adj.attrs.amount !== undefined) notes.push({ severity: 'warning', place, message: `a volume of "${adj.attrs.amount}" was not understood; the clip plays at its own level` });
+      return [];
+    }
+    return level === 1 ? [] : [{ level, fromSec, toSec }];
+  }
+  // Steps of up to two samples are edges; a longer ramp between different values is held at its mean.
+  const spans: { level: number; fromSec: number; toSec: number }[] = [];
+  const step = 2 / 48_000 + 1e-9;
+  let ramped = false;
+  spans.push({ level: keyframes[0]!.level, fromSec, toSec: keyframes[0]!.at });
+  for (let i = 0; i + 1 < keyframes.length; i++) {
+    const a = keyframes[i]!;
+    const b = keyframes[i + 1]!;
+    if (b.at - a.at <= step) continue;
+    if (Math.abs(a.level - b.level) > 1e-6) ramped = true;
+    spans.push({ level: a.level === b.level ? a.level : (a.level + b.level) / 2, fromSec: a.at, toSec: b.at });
+  }
+  const last = keyframes.at(-1)!;
+  spans.push({ level: last.level, fromSec: last.at, toSec });
+  // A plateau ends where the next begins (the step between them is inside a sample or two).
+  for (let i = 0; i + 1 < spans.length; i++) spans[i]!.toSec = spans[i + 1]!.fromSec;
+  if (ramped) notes.push({ severity: 'warning', place, message: 'a volume ramp became a step at its mean level: cutroom levels change on a sample, not gradually' });
+  return spans
+    .map((s) => ({ ...s, fromSec: Math.max(fromSec, s.fromSec), toSec: Math.min(toSec, s.toSec) }))
+    .filter((s) => s.toSec > s.fromSec && Math.abs(s.level - 1) > 1e-6);
+}
+
+export function readFcpxml(text: string): ImportedTimeline {
+  const notes: ImportNote[] = [];
+  const out: ImportedTimeline = { format: 'fcpxml', cuts: [], overlays: [], notes };
+  let root: XmlElement;
+  try {
+    root = parseXml(text);
+  } catch (err) {
+    notes.push({ severity: 'error', place: 'the file', message: `it is not well-formed XML: ${err instanceof XmlError ? err.message : String(err)}` });
+    return out;
+  }
+  if (root.name !== 'fcpxml') {
+    notes.push({ severity: 'error', place: 'the file', message: `its root element is <${root.name}>, not <fcpxml>` });
+    return out;
+  }
+  const version = Number(root.attrs.version ?? '0');
+  if (version && version < 1.5) notes.push({ severity: 'warning', place: 'the file', message: `FCPXML ${root.attrs.version} is older than what was tested (1.8 to 1.11); read as far as it goes` });
+
+  const resources = kids(root, 'resources')[0];
+  const formats = new Map<string, XmlElement>();
+  const assets = new Map<string, AssetInfo>();
+  for (const r of resources?.children ?? []) {
+    if (r.name === 'format' && r.attrs.id) formats.set(r.attrs.id, r);
+    if (r.name === 'asset' && r.attrs.id) {
+      const src = r.attrs.src ?? kids(r, 'media-rep').find((m) => m.attrs.kind !== 'proxy-media')?.attrs.src;
+      const md = find(r, 'metadata');
+      const cutroomId = md ? kids(md, 'md').find((m) => m.attrs.key === 'com.cutroom.asset-id')?.attrs.value : undefined;
+      assets.set(r.attrs.id, {
+        hints: { ...(cutroomId ? { assetId: cutroomId } : {}), ...(src ? { url: src } : {}), names: [r.attrs.name, r.attrs.uid].filter((n): n is string => !!n) },
+        startSec: parseFcpTime(r.attrs.start) ?? 0,
+        hasVideo: r.attrs.hasVideo === '1',
+        hasAudio: r.attrs.hasAudio === '1',
+      });
+    }
+  }
+  const sequence = find(root, 'sequence');
+  if (!sequence) {
+    notes.push({ severity: 'error', place: 'the file', message: 'it has no <sequence> (a project timeline) to read' });
+    return out;
+  }
+  const project = find(root, 'project');
+  if (project?.attrs.name) out.name = project.attrs.name;
+  const format = sequence.attrs.format ? formats.get(sequence.attrs.format) : undefined;
+  const frame = parseFcpTime(format?.attrs.frameDuration);
+  if (frame) {
+    const m = /^(\d+)(?:\/(\d+))?s$/.exec(format!.attrs.frameDuration!.trim());
+    out.fps = m ? rationalRate(Number(m[2] ?? 1), Number(m[1])) : rateFromNumber(1 / frame);
+  }
+  if (format?.attrs.width && format.attrs.height) {
+    out.width = Number(format.attrs.width);
+    out.height = Number(format.attrs.height);
+  }
+  const tcStart = parseFcpTime(sequence.attrs.tcStart) ?? 0;
+  const spine = kids(sequence, 'spine')[0];
+  if (!spine) {
+    notes.push({ severity: 'error', place: 'the sequence', message: 'it has no <spine>' });
+    return out;
+  }
+
+  const mediaOf = (el: XmlElement): { asset?: AssetInfo; mediaStart: number; place: string } => {
+    // An asset-clip names its asset; a clip holds a video (or audio) element that does, on the clip's own clock.
+    if (el.attrs.ref && assets.has(el.attrs.ref)) return { asset: assets.get(el.attrs.ref), mediaStart: 0, place: '' };
+    const inner = el.children.find((c) => (c.name === 'video' || c.name === 'audio' || c.name === 'asset-clip') && c.attrs.ref && assets.has(c.attrs.ref));
+    if (!inner) return { mediaStart: 0, place: '' };
+    // media time = inner.start + (local time - inner.offset)
+    return { asset: assets.get(inner.attrs.ref!), mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0), place: '' };
+  };
+  const describe = (el: XmlElement) => `<${el.name}${el.attrs.name ? ` name="${el.attrs.name}"` : ''}> (line ${el.line})`;
+  const dropped = (el: XmlElement, place: string) => {
+    for (const c of el.children) {
+      if (c.name === 'timeMap' || c.name === 'conform-rate') notes.push({ severity: 'warning', place, message: 'a speed change (retiming) was dropped: cutroom plays clips at their own speed' });
+      if (c.name === 'filter-video' || c.name === 'filter-audio') notes.push({ severity: 'warning', place, message: `an effect (${c.attrs.name ?? c.name}) was dropped` });
+    }
+  };
+
+  let position = 0; // seconds on the timeline, gaps closed up
+  let spineIndex = 0;
+  for (const el of spine.children) {
+    spineIndex++;
+    const place = `spine item ${spineIndex}, ${describe(el)}`;
+    const offset = parseFcpTime(el.attrs.offset);
+    const start = parseFcpTime(el.attrs.start) ?? 0;
+    const duration = parseFcpTime(el.attrs.duration);
+    // Where this item's local clock (start..start+duration) sits on the timeline, as the file placed it.
+    const timelineAt = offset !== undefined ? offset - tcStart : position;
+    if (el.name === 'transition') {
+      notes.push({ severity: 'warning', place, message: `a transition${el.attrs.name ? ` (${el.attrs.name})` : ''} became a straight cut: cutroom has no transitions` });
+      continue;
+    }
+    const connected = el.children.filter((c) => c.attrs.lane !== undefined && c.attrs.lane !== '0');
+    for (const c of connected) connectedItem(c, start, timelineAt, place);
+    if (el.name === 'gap') {
+      if (duration) notes.push({ severity: 'warning', place, message: `a gap of ${duration.toFixed(3)} s was closed up: cutroom plays its cuts back to back` });
+      continue;
+    }
+    if (el.name === 'asset-clip' || el.name === 'clip' || el.name === 'audition' || el.name === 'video') {
+      const target = el.name === 'audition' ? el.children.find((c) => c.name === 'asset-clip' || c.name === 'clip') : el;
+      if (!target || duration === undefined) {
+        notes.push({ severity: 'warning', place, message: 'an item without media or duration was left out' });
+        continue;
+      }
+      const { asset, mediaStart } = mediaOf(target);
+      if (!asset) {
+        notes.push({ severity: 'error', place, message: `its media is not among the file's assets (ref "${target.attrs.ref ?? ''}")` });
+        continue;
+      }
+      if (!asset.hasVideo) {
+        notes.push({ severity: 'warning', place, message: 'an audio-only clip in the spine was left out: cutroom plays pictures in sequence (put sound on a connected lane)' });
+        position += duration;
+        continue;
+      }
+      if (target.attrs.enabled === '0') {
+        notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
+        continue;
+      }
+      dropped(target, place);
+      const sourceIn = mediaStart + start - asset.startSec;
+      const localToSource = (s: number) => mediaStart + s - asset.startSec;
+      const cut: ImportedCut = {
+        media: asset.hints,
+        sourceInSec: sourceIn,
+        durationSec: duration,
+        levels: levelsOf(target, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: localToSource(l.fromSec), toSec: localToSource(l.toSec) })),
+        place,
+      };
+      out.cuts.push(cut);
+      position += duration;
+      continue;
+    }
+    notes.push({ severity: 'warning', place, message: `<${el.name}> items (compound, multicam, sync clips, titles, generators) are not something cutroom can play; it was left out` });
+  }
+  return out;
+
+  function connectedItem(c: XmlElement, parentStart: number, parentAt: number, parentPlace: string) {
+    const place = `${describe(c)} connected to ${parentPlace}`;
+    if (c.name === 'transition') return;
+    const lane = Number(c.attrs.lane);
+    const { asset, mediaStart } = mediaOf(c);
+    const duration = parseFcpTime(c.attrs.duration);
+    const offset = parseFcpTime(c.attrs.offset) ?? parentStart;
+    if (!asset || duration === undefined) {
+      notes.push({ severity: 'warning', place, message: 'a connected item without media or duration was left out' });
+      return;
+    }
+    if (asset.hasVideo && lane > 0) {
+      notes.push({ severity: 'warning', place, message: 'a connected video clip (a layer above the spine) was left out: cutroom plays one picture at a time' });
+      return;
+    }
+    if (!asset.hasAudio) {
+      notes.push({ severity: 'warning', place, message: 'a connected item without sound was left out' });
+      return;
+    }
+    dropped(c, place);
+    const start = parseFcpTime(c.attrs.start) ?? asset.startSec;
+    const at = parentAt + (offset - parentStart);
+    const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: at + (l.fromSec - start), toSec: at + (l.toSec - start) }));
+    const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place };
+    out.overlays.push(overlay);
+  }
+}
+
+const rationalRate = (num: number, den: number) => {
+  const r = rational(num, den);
+  return { num: r.n, den: r.d };
+};

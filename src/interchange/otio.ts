@@ -1,0 +1,268 @@
+// OpenTimelineIO JSON (the .otio file): a Timeline whose Stack holds one video track of Clips, a track of each
+// cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
+// clip's source_range is in its source's frame rate. OTIO has no standard volume, so levels (and cutroom's own
+// ids, in and out points and crop) travel in clip metadata under the "cutroom" key. Pure: text in, text out.
+import { rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+
+const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
+const range = (start: number, duration: number, rate: number) => ({ OTIO_SCHEMA: 'TimeRange.1', duration: rt(duration, rate), start_time: rt(start, rate) });
+const item = (schema: string, name: string, extra: Record<string, unknown>) => ({ OTIO_SCHEMA: schema, metadata: {}, name, source_range: null, effects: [], markers: [], enabled: true, ...extra });
+const rateOf = (f: { num: number; den: number }) => f.num / f.den;
+
+function reference(doc: ExportDocument, assetId: string) {
+  const m = doc.media.get(assetId);
+  const available = m?.durationMs !== undefined ? range(0, m.rate ? (m.durationMs / 1000) * rateOf(m.rate) : m.durationMs / 1000, m.rate ? rateOf(m.rate) : 1) : null;
+  return {
+    media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', metadata: {}, name: m?.name ?? assetId, available_range: available, available_image_bounds: null, target_url: m?.url ?? '' } },
+    active_media_reference_key: 'DEFAULT_MEDIA',
+  };
+}
+
+const levelsMeta = (levels: { level: number; fromMs: number; toMs: number }[]) => levels.map((l) => ({ level: l.level, start_ms: l.fromMs, end_ms: l.toMs }));
+
+export function writeOtio(doc: ExportDocument): string {
+  const fps = rateOf(doc.fps);
+  const clipOf = (c: ExportDocument['clips'][number], role: 'picture' | 'sound') => {
+    const m = doc.media.get(c.assetId);
+    const rate = m?.rate ? rateOf(m.rate) : fps;
+    // In the source's rate: its first frame, and the cut's length on the timeline (frames / fps) in that rate.
+    const start = c.sourceInFrame ?? seconds(c.sourceIn) * rate;
+    const duration = (c.frames * doc.fps.den * rate) / doc.fps.num;
+    return {
+      ...item('Clip.2', m?.name ?? c.assetId, {
+        source_range: range(start, duration, rate),
+        ...reference(doc, c.assetId),
+      }),
+      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}) } },
+    };
+  };
+  const video = item('Track.1', 'V1', { kind: 'Video', children: doc.clips.map((c) => clipOf(c, 'picture')) });
+  const sound = item('Track.1', 'A1', { kind: 'Audio', children: doc.clips.map((c) => clipOf(c, 'sound')) });
+  const overlays = doc.overlays.map((o, k) => {
+    const m = doc.media.get(o.assetId);
+    const startFrames = (o.startMs / 1000) * fps;
+    const children: unknown[] = [];
+    if (o.startMs > 0) children.push(item('Gap.1', '', { source_range: range(0, startFrames, fps) }));
+    children.push({
+      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(0, ((o.endMs - o.startMs) / 1000) * fps, fps), ...reference(doc, o.assetId) }),
+      metadata: { cutroom: { asset_id: o.assetId, role: 'overlay', start_ms: o.startMs, end_ms: o.endMs, levels: levelsMeta(o.levels) } },
+    });
+    return item('Track.1', `A${k + 2}`, { kind: 'Audio', children });
+  });
+  const timeline = {
+    OTIO_SCHEMA: 'Timeline.1',
+    metadata: { cutroom: { resolution: `${doc.width}x${doc.height}`, fps_num: doc.fps.num, fps_den: doc.fps.den, filename: doc.filename } },
+    name: doc.name,
+    global_start_time: rt(0, fps),
+    tracks: item('Stack.1', 'tracks', { children: [video, sound, ...overlays] }),
+  };
+  return `${JSON.stringify(timeline, null, 2)}\n`;
+}
+
+// ---- Reading ----
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const schemaOf = (v: Json) => (typeof v.OTIO_SCHEMA === 'string' ? v.OTIO_SCHEMA : '');
+const kindOf = (v: Json) => schemaOf(v).split('.')[0] ?? '';
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** A RationalTime in seconds, or undefined when it is not one. */
+function timeSec(v: unknown): { sec: number; rate: number } | undefined {
+  if (!isObj(v)) return undefined;
+  const rate = num(v.rate);
+  const value = num(v.value);
+  if (rate === undefined || value === undefined || rate <= 0) return undefined;
+  return { sec: value / rate, rate };
+}
+
+function rangeSec(v: unknown): { start: number; duration: number; rate: number } | undefined {
+  if (!isObj(v)) return undefined;
+  const start = timeSec(v.start_time);
+  const duration = timeSec(v.duration);
+  if (!start || !duration) return undefined;
+  return { start: start.sec, duration: duration.sec, rate: start.rate };
+}
+
+function cutroomMeta(v: Json): Json | undefined {
+  return isObj(v.metadata) && isObj(v.metadata.cutroom) ? v.metadata.cutroom : undefined;
+}
+
+function hintsOf(clip: Json): MediaHints {
+  const names: string[] = [];
+  if (typeof clip.name === 'string' && clip.name) names.push(clip.name);
+  let ref: Json | undefined;
+  if (isObj(clip.media_references)) {
+    const key = typeof clip.active_media_reference_key === 'string' ? clip.active_media_reference_key : 'DEFAULT_MEDIA';
+    const refs = clip.media_references;
+    ref = isObj(refs[key]) ? refs[key] : (Object.values(refs).find(isObj) as Json | undefined);
+  } else if (isObj(clip.media_reference)) ref = clip.media_reference;
+  let url: string | undefined;
+  if (ref) {
+    if (typeof ref.name === 'string' && ref.name) names.push(ref.name);
+    if (kindOf(ref) === 'ExternalReference' && typeof ref.target_url === 'string' && ref.target_url) url = ref.target_url;
+  }
+  const meta = cutroomMeta(clip);
+  const assetId = typeof meta?.asset_id === 'string' ? meta.asset_id : undefined;
+  return { ...(assetId ? { assetId } : {}), ...(url ? { url } : {}), names };
+}
+
+/** The span cutroom wrote a clip's levels against (its in and out, or an overlay's start and end), from its metadata. */
+function levelSpanFrom(meta: Json | undefined, from: string, to: string): { levelSpan?: { fromSec: number; toSec: number } } {
+  const a = num(meta?.[from]);
+  const b = num(meta?.[to]);
+  return a !== undefined && b !== undefined && b > a ? { levelSpan: { fromSec: a / 1000, toSec: b / 1000 } } : {};
+}
+
+function levelsFrom(meta: Json | undefined): { level: number; fromSec: number; toSec: number }[] {
+  if (!Array.isArray(meta?.levels)) return [];
+  return meta.levels.flatMap((l) => {
+    if (!isObj(l)) return [];
+    const level = num(l.level);
+    const from = num(l.start_ms);
+    const to = num(l.end_ms);
+    return level !== undefined && from !== undefined && to !== undefined ? [{ level, fromSec: from / 1000, toSec: to / 1000 }] : [];
+  });
+}
+
+/** What an item carries that cutroom cannot: effects (speed changes among them), markers are harmless. */
+function effectNotes(v: Json, place: string, notes: ImportNote[]): void {
+  if (!Array.isArray(v.effects)) return;
+  for (const e of v.effects) {
+    if (!isObj(e)) continue;
+    const kind = kindOf(e);
+    const what = kind === 'LinearTimeWarp' || kind === 'FreezeFrame' ? `a speed change (${kind}${num(e.time_scalar) !== undefined ? `, x${num(e.time_scalar)}` : ''})` : `an effect (${typeof e.effect_name === 'string' && e.effect_name ? e.effect_name : kind || 'unnamed'})`;
+    notes.push({ severity: 'warning', place, message: `${what} was dropped: cutroom plays clips at their own speed, without effects` });
+  }
+}
+
+export function readOtio(text: string): ImportedTimeline {
+  const notes: ImportNote[] = [];
+  const out: ImportedTimeline = { format: 'otio', cuts: [], overlays: [], notes };
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    notes.push({ severity: 'error', place: 'the file', message: `it is not JSON (${(err as Error).message}); an .otio file is OpenTimelineIO's JSON` });
+    return out;
+  }
+  // A SerializableCollection holds timelines: take the first.
+  if (isObj(root) && kindOf(root) === 'SerializableCollection' && Array.isArray(root.children)) {
+    const timelines = root.children.filter((c) => isObj(c) && kindOf(c) === 'Timeline');
+    if (timelines.length > 1) notes.push({ severity: 'warning', place: 'the file', message: `it holds ${timelines.length} timelines; only the first was read` });
+    root = timelines[0];
+  }
+  if (!isObj(root) || kindOf(root) !== 'Timeline' || !isObj(root.tracks)) {
+    notes.push({ severity: 'error', place: 'the file', message: 'it holds no OpenTimelineIO Timeline (OTIO_SCHEMA "Timeline.1" with a tracks Stack)' });
+    return out;
+  }
+  if (typeof root.name === 'string' && root.name) out.name = root.name;
+  const meta = cutroomMeta(root);
+  if (meta) {
+    const res = typeof meta.resolution === 'string' ? /^(\d+)x(\d+)$/.exec(meta.resolution) : null;
+    if (res) {
+      out.width = Number(res[1]);
+      out.height = Number(res[2]);
+    }
+    const n = num(meta.fps_num);
+    const d = num(meta.fps_den);
+    if (n && d) out.fps = { num: n, den: d };
+    if (typeof meta.filename === 'string') out.filename = meta.filename;
+  }
+  const tracks = Array.isArray(root.tracks.children) ? root.tracks.children.filter(isObj) : [];
+  if (!out.fps) {
+    const g = timeSec(root.global_start_time);
+    const first = tracks.flatMap((t) => (Array.isArray(t.children) ? t.children.filter(isObj) : [])).map((c) => rangeSec(c.source_range)).find(Boolean);
+    const rate = g?.rate ?? first?.rate;
+    if (rate) out.fps = rateFromNumber(rate);
+  }
+  const videoTracks = tracks.filter((t) => t.kind === 'Video');
+  const audioTracks = tracks.filter((t) => t.kind === 'Audio');
+  if (!videoTracks.length) notes.push({ severity: 'error', place: 'the timeline', message: 'it has no video track' });
+  videoTracks.slice(1).forEach((t, i) => notes.push({ severity: 'warning', place: `video track ${i + 2} (${String(t.name ?? '')})`, message: 'only the first video track is read: cutroom plays one picture at a time' }));
+
+  // The picture: clips in order; gaps close up (cutroom has no black); transitions become cuts.
+  const video = videoTracks[0];
+  const videoItems = Array.isArray(video?.children) ? video.children.filter(isObj) : [];
+  videoItems.forEach((it, i) => {
+    const place = `video track 1, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${it.name}")` : ''}`;
+    const kind = kindOf(it);
+    if (kind === 'Transition') {
+      notes.push({ severity: 'warning', place, message: `a transition (${String(it.transition_type ?? 'unnamed')}) became a straight cut: cutroom has no transitions` });
+      return;
+    }
+    if (kind === 'Gap') {
+      const r = rangeSec(it.source_range);
+      notes.push({ severity: 'warning', place, message: `a gap${r ? ` of ${r.duration.toFixed(3)} s` : ''} was closed up: cutroom plays its cuts back to back` });
+      return;
+    }
+    if (kind !== 'Clip') {
+      notes.push({ severity: 'warning', place, message: `a ${kind || 'nameless'} item is not something cutroom can play; it was left out` });
+      return;
+    }
+    const r = rangeSec(it.source_range);
+    if (!r) {
+      notes.push({ severity: 'error', place, message: 'the clip has no source_range (its in point and length); it was left out' });
+      return;
+    }
+    if (it.enabled === false) {
+      notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
+      return;
+    }
+    effectNotes(it, place, notes);
+    const m = cutroomMeta(it);
+    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place };
+    if (isObj(m?.crop)) {
+      const z = num(m.crop.zoom);
+      const x = num(m.crop.position_x);
+      const y = num(m.crop.position_y);
+      if (z !== undefined && x !== undefined && y !== undefined) cut.crop = { zoom: z, position_x: x, position_y: y };
+    }
+    out.cuts.push(cut);
+  });
+
+  // The sound: a track of cutroom's cut sound carries the cuts' levels; any other audio clip is an overlay.
+  audioTracks.forEach((t, ti) => {
+    let at = 0;
+    const items = Array.isArray(t.children) ? t.children.filter(isObj) : [];
+    items.forEach((it, i) => {
+      const place = `audio track ${ti + 1}, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${it.name}")` : ''}`;
+      const kind = kindOf(it);
+      const r = rangeSec(it.source_range);
+      if (kind === 'Transition') {
+        notes.push({ severity: 'warning', place, message: 'an audio transition was dropped: cutroom has no transitions' });
+        return; // Transitions overlap their neighbours: they take no time of their own.
+      }
+      const start = at;
+      at += r?.duration ?? 0;
+      if (kind === 'Gap') return;
+      if (kind !== 'Clip' || !r) {
+        notes.push({ severity: 'warning', place, message: `a ${kind || 'nameless'} item without a usable source_range was left out` });
+        return;
+      }
+      const m = cutroomMeta(it);
+      if (m?.role === 'sound' || m?.role === 'picture') return; // the cut's own sound: its levels came with the picture
+      if (it.enabled === false) {
+        notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
+        return;
+      }
+      effectNotes(it, place, notes);
+      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: start, durationSec: r.duration, sourceInSec: r.start, levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
+      // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
+      if (!m && mirrorsCut(out.cuts, overlay)) return;
+      out.overlays.push(overlay);
+    });
+  });
+  return out;
+}
+
+/** An audio clip lying exactly under a cut of the same media (editors write a clip's sound on its own track). */
+function mirrorsCut(cuts: ImportedCut[], o: ImportedOverlay): boolean {
+  let at = 0;
+  for (const c of cuts) {
+    const same = (c.media.url && c.media.url === o.media.url) || (c.media.names[0] && c.media.names[0] === o.media.names[0]);
+    if (same && Math.abs(at - o.startSec) < 0.001 && Math.abs(c.sourceInSec - o.sourceInSec) < 0.001) return true;
+    at += c.durationSec;
+  }
+  return false;
+}

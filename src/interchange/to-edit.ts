@@ -1,0 +1,214 @@
+// An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
+// where cutroom's render lands them on the same frames, and a note for everything that does not map.
+import { fpsRational } from '../edit/normalize.js';
+import type { ImportedOverlay, ImportedTimeline, ImportNote, MediaHints } from './document.js';
+
+export interface AssetCandidate {
+  id: string;
+  kind: 'video' | 'audio' | 'image' | 'unknown';
+  /** The asset's name, and its file's name. */
+  names: string[];
+  /** Its link or file path, without a query string. */
+  url?: string;
+  /** Its video's constant frame rate, when known: a cut's in point then lands on that source's frame. */
+  rate?: { num: number; den: number };
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** A URL or path, compared without query, fragment or file: prefix. */
+export function plainLocation(url: string): string {
+  let u = url.trim();
+  try {
+    const parsed = new URL(u);
+    if (parsed.protocol === 'file:') return decodeURIComponent(parsed.pathname);
+    parsed.search = '';
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    u = u.replace(/[?#].*$/, '');
+    return u;
+  }
+}
+
+const baseName = (s: string) => s.replace(/[?#].*$/, '').split(/[\\/]/).pop() ?? s;
+const stem = (s: string) => baseName(s).replace(/\.[^.]*$/, '');
+
+/**
+ * The asset a clip names: its cutroom id; else its path or link (without query); else an asset id inside its
+ * file name (exports name downloaded media after the asset); else a unique name, file name or reel (an id prefix).
+ */
+export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?: AssetCandidate; via?: string } {
+  const byId = (id: string) => assets.find((a) => a.id.toLowerCase() === id.toLowerCase());
+  if (h.assetId) {
+    const a = byId(h.assetId);
+    if (a) return { asset: a, via: 'its cutroom asset id' };
+  }
+  if (h.url) {
+    const loc = plainLocation(h.url);
+    const a = assets.find((x) => x.url && plainLocation(x.url) === loc);
+    if (a) return { asset: a, via: 'its path' };
+    const id = UUID.exec(baseName(loc))?.[0];
+    const b = id ? byId(id) : undefined;
+    if (b) return { asset: b, via: 'the asset id in its file name' };
+  }
+  for (const raw of h.names) {
+    const name = raw.trim();
+    if (!name) continue;
+    const id = UUID.exec(name)?.[0];
+    if (id && byId(id)) return { asset: byId(id), via: 'the asset id in its name' };
+    const exact = assets.filter((a) => a.names.some((n) => n === name || stem(n) === stem(name)));
+    if (exact.length === 1) return { asset: exact[0], via: `its name "${name}"` };
+    // A reel (8 characters at most in an EDL) that begins an asset id.
+    if (/^[0-9a-f]{4,8}$/i.test(name)) {
+      const prefixed = assets.filter((a) => a.id.toLowerCase().startsWith(name.toLowerCase()));
+      if (prefixed.length === 1) return { asset: prefixed[0], via: `its reel ${name}` };
+    }
+  }
+  return {};
+}
+
+export interface DraftResult {
+  /** An edit draft as compose_edit takes it (EditDraftSchema). */
+  draft: {
+    video_output_resolution: string;
+    video_output_fps: number;
+    video_output_filename?: string;
+    video_series_sequential: { video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number } }[];
+    audio_overlay: { audio_id: string; audio_start_time: number; audio_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[] }[];
+  };
+  notes: ImportNote[];
+  /** How each cut's and overlay's media was found, for the agent to check. */
+  mapped: string[];
+}
+
+const fpsValue = (f: { num: number; den: number }) => Math.round((f.num / f.den) * 1000) / 1000;
+const s = (ms: number) => ms / 1000;
+
+export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}): DraftResult {
+  const notes = [...t.notes];
+  const mapped: string[] = [];
+  // The edit's rate as a number (29.97), and the exact fraction the render uses for it (normalize.ts).
+  const fpsNumber = defaults.fps ?? (t.fps ? fpsValue(t.fps) : 30);
+  const exact = fpsRational(fpsNumber);
+  const frameMs = (frames: number) => Math.round((frames * exact.den * 1000) / exact.num);
+  const resolution = defaults.resolution ?? (t.width && t.height ? `${t.width}x${t.height}` : '1920x1080');
+
+  const cuts: DraftResult['draft']['video_series_sequential'] = [];
+  let elapsedSec = 0;
+  let recordFrames = 0;
+  for (const c of t.cuts) {
+    const { asset, via } = resolveMedia(c.media, assets);
+    // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
+    elapsedSec += c.durationSec;
+    const endFrame = Math.round((elapsedSec * exact.num) / exact.den);
+    const frames = endFrame - recordFrames;
+    if (frames <= 0) {
+      notes.push({ severity: 'warning', place: c.place, message: 'this clip is shorter than one frame on the timeline; it was left out' });
+      continue;
+    }
+    const durationMs = frameMs(endFrame) - frameMs(recordFrames);
+    recordFrames = endFrame;
+    if (!asset) {
+      notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: `its media (${describeHints(c.media)}) matches no asset of the project`, });
+    } else {
+      mapped.push(`cut ${cuts.length + 1} (${c.place}): asset ${asset.id}, found by ${via}`);
+      if (asset.kind !== 'video' && asset.kind !== 'unknown') notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: `its media maps to asset ${asset.id}, which is ${asset.kind === 'image' ? 'an image' : 'audio'}, not a video` });
+    }
+    // A source with a constant rate: the millisecond at or just before its frame, as cutroom starts a cut on the
+    // next frame start. Without one the in point is played as it is: the millisecond at or just after the time.
+    const inMs = Math.max(0, asset?.rate ? frameStartMs(c.sourceInSec, asset.rate) : Math.ceil(c.sourceInSec * 1000 - 1e-6));
+    cuts.push({
+      video_id: asset?.id ?? `unmapped:${c.place}`,
+      video_start_time: s(inMs),
+      video_end_time: s(inMs + durationMs),
+      audio_levels: fitLevels(c.levels, { fromSec: c.sourceInSec, toSec: c.sourceInSec + c.durationSec, fromMs: inMs, toMs: inMs + durationMs }, c.levelSpan),
+      ...(c.crop ? { crop: c.crop } : {}),
+    });
+  }
+
+  const overlays: DraftResult['draft']['audio_overlay'] = [];
+  for (const o of t.overlays) {
+    const { asset, via } = resolveMedia(o.media, assets);
+    const startMs = Math.round(o.startSec * 1000);
+    const endMs = startMs + Math.round(o.durationSec * 1000);
+    if (endMs <= startMs) {
+      notes.push({ severity: 'warning', place: o.place, message: 'this audio clip has no length; it was left out' });
+      continue;
+    }
+    if (!asset) notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media (${describeHints(o.media)}) matches no asset of the project` });
+    else {
+      mapped.push(`overlay ${overlays.length + 1} (${o.place}): asset ${asset.id}, found by ${via}`);
+      if (asset.kind === 'image') notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media maps to asset ${asset.id}, an image, which has no sound` });
+    }
+    if (o.sourceInSec > 0.001) {
+      notes.push({
+        severity: 'error',
+        place: o.place,
+        overlay: overlays.length,
+        message: `it starts ${o.sourceInSec.toFixed(3)} s into its source; cutroom's overlays play their audio from its beginning`,
+      });
+    }
+    overlays.push({
+      audio_id: asset?.id ?? `unmapped:${o.place}`,
+      audio_start_time: s(startMs),
+      audio_end_time: s(endMs),
+      audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
+    });
+  }
+  return {
+    draft: {
+      video_output_resolution: resolution,
+      video_output_fps: fpsNumber,
+      ...(t.filename ? { video_output_filename: t.filename } : {}),
+      video_series_sequential: cuts,
+      audio_overlay: overlays,
+    },
+    notes,
+    mapped,
+  };
+}
+
+/**
+ * The millisecond at or just before the start of the source frame that shows at `sec` or next (a file may count
+ * source time in another rate: an EDL counts it in the edit's frames). cutroom starts the cut on that frame.
+ */
+function frameStartMs(sec: number, rate: { num: number; den: number }): number {
+  const k = Math.ceil((sec * rate.num) / rate.den - 1e-6);
+  return Math.floor(((k * rate.den) / rate.num) * 1000 + 1e-6);
+}
+
+/** An overlay's windows are on the timeline clock: when an editor moved the overlay, they move with it. */
+function movedWith(o: ImportedOverlay): ImportedOverlay['levels'] {
+  const shift = o.levelSpan ? o.startSec - o.levelSpan.fromSec : 0;
+  return Math.abs(shift) < 1e-6 ? o.levels : o.levels.map((l) => ({ ...l, fromSec: l.fromSec + shift, toSec: l.toSec + shift }));
+}
+
+/**
+ * A clip's level windows fitted to the span it was given here. An edge at the clip's start or end in the file, or at
+ * the span the levels were written against (an editor may have trimmed the clip since), or beyond, is that start or
+ * end as put on frames here: rounding to frames and trims leave no stretch of the clip without its level. Any
+ * other edge is its own millisecond, within the span; windows left empty are dropped.
+ */
+function fitLevels(
+  levels: { level: number; fromSec: number; toSec: number }[],
+  span: { fromSec: number; toSec: number; fromMs: number; toMs: number },
+  writtenFor?: { fromSec: number; toSec: number },
+) {
+  const near = (a: number, b: number | undefined) => b !== undefined && Math.abs(a - b) < 1e-6;
+  return levels
+    .map((l) => {
+      const from = l.fromSec <= span.fromSec + 1e-6 || near(l.fromSec, writtenFor?.fromSec) ? span.fromMs : Math.min(span.toMs, Math.round(l.fromSec * 1000));
+      const to = l.toSec >= span.toSec - 1e-6 || near(l.toSec, writtenFor?.toSec) ? span.toMs : Math.max(span.fromMs, Math.round(l.toSec * 1000));
+      return { audio_level: roundLevel(l.level), start_time: s(from), end_time: s(to) };
+    })
+    .filter((l) => l.end_time > l.start_time);
+}
+
+/** Levels travel as decibels in some formats: six decimals keep what an edit can say and drop the float noise. */
+const roundLevel = (level: number) => Math.min(1, Math.max(0, Math.round(level * 1e6) / 1e6));
+
+function describeHints(h: MediaHints): string {
+  const parts = [h.assetId && `id ${h.assetId}`, h.url && `at ${plainLocation(h.url)}`, h.names.length && `named ${h.names.map((n) => `"${n}"`).join(', ')}`].filter(Boolean);
+  return parts.join(', ') || 'no name or path';
+}

@@ -1,0 +1,123 @@
+// A small XML reader for timeline files (FCPXML): elements, attributes, text, the five named entities and
+// character references. It skips the prolog, comments, processing instructions and DOCTYPE (no DTD is read,
+// so no external entity can be fetched or expanded). Errors name the line.
+
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+  line: number;
+}
+
+export class XmlError extends Error {}
+
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const MAX_DEPTH = 200;
+
+function decode(s: string, line: () => number): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, ref: string) => {
+    if (ref[0] === '#') {
+      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      if (!Number.isFinite(code) || code < 0 || code > 0x10ffff) throw new XmlError(`line ${line()}: bad character reference ${whole}`);
+      return String.fromCodePoint(code);
+    }
+    const named = NAMED[ref];
+    if (named === undefined) throw new XmlError(`line ${line()}: unknown entity ${whole} (only the five XML entities are read)`);
+    return named;
+  });
+}
+
+export function parseXml(text: string): XmlElement {
+  let i = 0;
+  const newlines: number[] = [];
+  for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) newlines.push(k);
+  // Line of a position: newlines before it, by binary search (elements take their line as they open).
+  const lineAt = (pos: number) => {
+    let lo = 0;
+    let hi = newlines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (newlines[mid]! < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+  const stack: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  const skip = (end: string, what: string) => {
+    const j = text.indexOf(end, i);
+    if (j < 0) throw new XmlError(`line ${lineAt(i)}: ${what} is not closed`);
+    i = j + end.length;
+  };
+  while (i < text.length) {
+    const lt = text.indexOf('<', i);
+    const chunk = lt < 0 ? text.slice(i) : text.slice(i, lt);
+    if (chunk.trim()) {
+      const top = stack.at(-1);
+      if (!top) throw new XmlError(`line ${lineAt(i)}: text outside the root element`);
+      const at = i;
+      top.text += decode(chunk, () => lineAt(at));
+    }
+    if (lt < 0) break;
+    i = lt;
+    if (text.startsWith('<?', i)) skip('?>', 'a processing instruction');
+    else if (text.startsWith('<!--', i)) skip('-->', 'a comment');
+    else if (text.startsWith('<![CDATA[', i)) {
+      const j = text.indexOf(']]>', i);
+      if (j < 0) throw new XmlError(`line ${lineAt(i)}: CDATA is not closed`);
+      const top = stack.at(-1);
+      if (top) top.text += text.slice(i + 9, j);
+      i = j + 3;
+    } else if (text.startsWith('<!', i)) {
+      // DOCTYPE, possibly with an internal subset in brackets: skipped whole, never interpreted.
+      const bracket = text.indexOf('[', i);
+      const close = text.indexOf('>', i);
+      if (bracket >= 0 && close >= 0 && bracket < close) {
+        i = bracket;
+        skip(']', 'a DOCTYPE subset');
+        skip('>', 'a DOCTYPE');
+      } else skip('>', 'a declaration');
+    } else if (text.startsWith('</', i)) {
+      const m = /^<\/([\w:.-]+)\s*>/.exec(text.slice(i, i + 200));
+      if (!m) throw new XmlError(`line ${lineAt(i)}: a malformed end tag`);
+      const open = stack.pop();
+      if (!open || open.name !== m[1]) throw new XmlError(`line ${lineAt(i)}: </${m[1]}> closes ${open ? `<${open.name}> (line ${open.line})` : 'nothing'}`);
+      i += m[0].length;
+    } else {
+      const start = i;
+      const m = /^<([\w:.-]+)/.exec(text.slice(i, i + 200));
+      if (!m) throw new XmlError(`line ${lineAt(i)}: a "<" that starts no tag`);
+      i += m[0].length;
+      const el: XmlElement = { name: m[1]!, attrs: {}, children: [], text: '', line: lineAt(start) };
+      const attr = /\s*([\w:.-]+)\s*=\s*("([^"]*)"|'([^']*)')/y;
+      for (;;) {
+        attr.lastIndex = i;
+        const a = attr.exec(text);
+        if (!a) break;
+        if (Object.hasOwn(el.attrs, a[1]!)) throw new XmlError(`line ${lineAt(i)}: attribute ${a[1]} given twice`);
+        el.attrs[a[1]!] = decode(a[3] ?? a[4] ?? '', () => lineAt(start));
+        i = attr.lastIndex;
+      }
+      const end = /^\s*(\/?)>/.exec(text.slice(i, i + 100));
+      if (!end) throw new XmlError(`line ${lineAt(i)}: the tag <${el.name}> is malformed`);
+      i += end[0].length;
+      const parent = stack.at(-1);
+      if (parent) parent.children.push(el);
+      else if (root) throw new XmlError(`line ${el.line}: a second root element <${el.name}>`);
+      else root = el;
+      if (!end[1]) {
+        stack.push(el);
+        if (stack.length > MAX_DEPTH) throw new XmlError(`line ${el.line}: elements nest more than ${MAX_DEPTH} deep`);
+      }
+    }
+  }
+  if (stack.length) throw new XmlError(`<${stack.at(-1)!.name}> (line ${stack.at(-1)!.line}) is never closed`);
+  if (!root) throw new XmlError('no element found');
+  return root;
+}
+
+/** Text with the five XML characters escaped, for attribute values and text. */
+export function escapeXml(s: string): string {
+  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+}

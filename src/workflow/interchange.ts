@@ -1,0 +1,263 @@
+// export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL into cutroom's exports folder (with
+// the media fetched beside it when asked), and a timeline file read back into an edit of the project.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DownloadError, downloadTo } from '../api/download.js';
+import { openAllowed } from '../backend/local/open-allowed.js';
+import type { Diagnostic } from '../edit/model.js';
+import { UserFacingError } from '../errors.js';
+import { exportDocument, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
+import { readEdl, writeEdl } from '../interchange/edl.js';
+import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
+import { readOtio, writeOtio } from '../interchange/otio.js';
+import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/to-edit.js';
+import { fpsRational } from '../edit/normalize.js';
+import { sourceFromUrl } from '../media/input.js';
+import { checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import type { EditInput } from './edit-input.js';
+
+export type ExchangeFormat = 'otio' | 'fcpxml' | 'edl';
+export const FORMAT_EXTENSION: Record<ExchangeFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl' };
+export const FORMAT_MIME: Record<ExchangeFormat, string> = { otio: 'application/json', fcpxml: 'application/xml', edl: 'text/plain' };
+
+/** An export folder's id: its time and a random tail (like a preview's), safe as a path segment. */
+const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
+export const isExportId = (id: string) => EXPORT_ID.test(id);
+/** The largest timeline file import_edit reads. */
+export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
+/** The largest media file an export fetches. */
+const MAX_MEDIA_BYTES = 8 * 1024 * 1024 * 1024;
+
+export interface InterchangeDeps extends CheckDeps {
+  /** CUTROOM_CACHE_DIR/exports */
+  exportsDir: string;
+  /** Folders import_edit may read a path from (CUTROOM_ALLOWED_DIRS), besides the exports folder. */
+  allowedDirs: string[];
+}
+
+export interface ExportOutcome {
+  checked: CheckedEdit;
+  exportId: string;
+  path: string;
+  file: string;
+  format: ExchangeFormat;
+  mediaDir?: string;
+  /** What the format could not carry, and what was fetched. */
+  warnings: string[];
+  media: { asset_id: string; reference: string }[];
+}
+
+const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'edit';
+
+function mediaName(a: { keyname?: string | null; name?: unknown; original_name?: unknown; asset_path?: string | null; url?: string | null }, id: string): string {
+  const name = typeof a.name === 'string' && a.name ? a.name : typeof a.original_name === 'string' && a.original_name ? a.original_name : a.keyname || (a.asset_path ? basename(a.asset_path) : '') || (a.url ? basename(plainLocation(a.url)) : '');
+  return name || id;
+}
+
+export async function exportEdit(
+  deps: InterchangeDeps,
+  input: EditInput,
+  opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal },
+): Promise<ExportOutcome | { refused: CheckedEdit }> {
+  const checked = await checkEdit(deps, input, opts.signal);
+  if (!checked.ready || !checked.edit || !checked.timeline) return { refused: checked };
+  if (opts.format === 'edl') {
+    const fps = checked.timeline.fps;
+    // Checked before anything is written: an EDL's timecode needs a whole or NTSC rate.
+    if (!((fps.den === 1 && fps.num <= 60) || (fps.den === 1001 && fps.num % 1000 === 0 && fps.num <= 60_000))) {
+      throw new UserFacingError(`an EDL counts timecode at a whole frame rate (or an NTSC rate such as 29.97) of at most 60 fps; this edit is at ${fps.value} fps: export it as otio or fcpxml, or change video_output_fps`);
+    }
+  }
+  const exportId = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(4).toString('hex')}`;
+  const dir = join(deps.exportsDir, exportId);
+  const building = join(deps.exportsDir, `.${exportId}.${process.pid}.building`);
+  const warnings: string[] = [];
+  const name = checked.edit.name ?? checked.timeline.filename.replace(/\.mp4$/i, '');
+  const file = `${safeName(name)}.${FORMAT_EXTENSION[opts.format]}`;
+  await mkdir(building, { recursive: true });
+  try {
+    const used = [...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)])];
+    const media = new Map<string, ExchangeMedia>();
+    const references: ExportOutcome['media'] = [];
+    let fetched = 0;
+    for (const id of used) {
+      const info = checked.assets.get(id)!;
+      const facts = info.facts;
+      const label = mediaName(info.asset as never, id);
+      let url = info.asset.url ?? '';
+      // Local media is already a file an editor can open: it is referenced where it is, whatever `media` says.
+      if (info.source?.kind === 'file') url = pathToFileURL(info.source.path).href;
+      else if (opts.media === 'download') {
+        if (info.source?.kind !== 'url') throw new UserFacingError(`asset ${id} has no link to fetch (${info.probeError ?? 'no url'})`);
+        const ext = (extname(plainLocation(info.source.url)).match(/^\.[a-z0-9]{1,5}$/i)?.[0] ?? '.bin').toLowerCase();
+        const local = join(building, 'media', `${safeName(label.replace(/\.[^.]*$/, ''))}__${id}${ext}`);
+        await mkdir(join(building, 'media'), { recursive: true });
+        try {
+          await downloadTo(info.source.url, local, { maxBytes: MAX_MEDIA_BYTES, signal: opts.signal });
+        } catch (err) {
+          if (err instanceof DownloadError) throw new UserFacingError(err.noSpace ? `the disk holding ${deps.exportsDir} is full; nothing was exported` : `fetching asset ${id} failed: ${err.message}; nothing was exported`);
+          throw err;
+        }
+        url = pathToFileURL(join(dir, 'media', basename(local))).href;
+        fetched++;
+      } else if (!references.length) {
+        warnings.push('the media references are the service\'s signed links, which expire: export with media: "download" for files an editor can relink against');
+      }
+      references.push({ asset_id: id, reference: url.startsWith('file:') ? fileURLToPath(url) : plainLocation(url) });
+      media.set(id, {
+        assetId: id,
+        name: label,
+        url,
+        ...(facts?.frameRate ? { rate: facts.frameRate } : {}),
+        ...(facts?.videoStartSec !== undefined ? { videoStartSec: facts.videoStartSec } : {}),
+        ...(facts?.videoTimeBase ? { videoTimeBase: facts.videoTimeBase } : {}),
+        ...(facts?.durationMs !== undefined ? { durationMs: facts.durationMs } : {}),
+        hasVideo: facts?.hasVideo ?? info.kind === 'video',
+        hasAudio: facts?.hasAudio ?? true,
+        ...(facts?.width ? { width: facts.width, height: facts.height } : {}),
+        ...(facts?.audioChannels ? { audioChannels: facts.audioChannels } : {}),
+      });
+      if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
+    }
+    const doc = exportDocument(name, checked.timeline, media);
+    let text: string;
+    if (opts.format === 'otio') text = writeOtio(doc);
+    else if (opts.format === 'fcpxml') {
+      text = writeFcpxml(doc);
+      if (doc.clips.some((c) => c.crop)) warnings.push('crops are not carried in FCPXML (they stay in the edit)');
+    } else {
+      const edl = writeEdl(doc);
+      text = edl.text;
+      warnings.push(...edl.warnings);
+    }
+    await writeFile(join(building, file), text);
+    await rename(building, dir);
+    return { checked, exportId, path: join(dir, file), file, format: opts.format, ...(fetched ? { mediaDir: join(dir, 'media') } : {}), warnings, media: references };
+  } catch (err) {
+    await rm(building, { recursive: true, force: true });
+    if ((err as NodeJS.ErrnoException).code === 'ENOSPC') throw new UserFacingError(`the disk holding ${deps.exportsDir} is full; nothing was exported`);
+    throw err;
+  }
+}
+
+/** The file of an export, when the id and name are an export's own. */
+export async function exportFile(exportsDir: string, exportId: string, file: string): Promise<{ path: string; format: ExchangeFormat } | undefined> {
+  if (!isExportId(exportId) || file !== basename(file) || file.startsWith('.')) return undefined;
+  const format = (Object.keys(FORMAT_EXTENSION) as ExchangeFormat[]).find((f) => file.endsWith(`.${FORMAT_EXTENSION[f]}`));
+  if (!format) return undefined;
+  const path = join(exportsDir, exportId, file);
+  return (await stat(path).then((s) => s.isFile(), () => false)) ? { path, format } : undefined;
+}
+
+/** The newest export ids (for completion). */
+export async function exportIds(exportsDir: string): Promise<string[]> {
+  return (await readdir(exportsDir).catch(() => [] as string[])).filter(isExportId).sort().reverse();
+}
+
+// ---- Import ----
+
+export interface ImportInput {
+  project_id: string;
+  path?: string;
+  content?: string;
+  format?: ExchangeFormat;
+  fps?: number;
+  resolution?: string;
+}
+
+export interface ImportOutcome {
+  checked: CheckedEdit;
+  format: ExchangeFormat;
+  mapped: string[];
+}
+
+/** The format of a file: by its extension, else by a look at its first characters. */
+export function sniffFormat(text: string, name?: string): ExchangeFormat | undefined {
+  const ext = name ? extname(name).toLowerCase() : '';
+  if (ext === '.otio') return 'otio';
+  if (ext === '.fcpxml' || ext === '.xml') return 'fcpxml';
+  if (ext === '.edl') return 'edl';
+  const head = text.replace(/^\uFEFF/, '').trimStart().slice(0, 400);
+  if (head.startsWith('{')) return 'otio';
+  if (head.startsWith('<')) return /<fcpxml/i.test(text.slice(0, 4000)) || head.startsWith('<?xml') ? 'fcpxml' : undefined;
+  if (/^TITLE:|^FCM:|^\d{3}\s/m.test(head)) return 'edl';
+  return undefined;
+}
+
+async function readTimelineFile(deps: InterchangeDeps, path: string): Promise<string> {
+  const { fh, size } = await openAllowed(path, [deps.exportsDir, ...deps.allowedDirs]);
+  try {
+    if (size > MAX_IMPORT_BYTES) throw new UserFacingError(`${path} is ${Math.round(size / 1e6)} MB; a timeline file import_edit reads is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+    return (await fh.readFile()).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in the message. */
+function noteToDiagnostic(n: ImportNote): Diagnostic {
+  const path = n.cut !== undefined ? `/video_series_sequential/${n.cut}` : n.overlay !== undefined ? `/audio_overlay/${n.overlay}` : '';
+  return { severity: n.severity, path, message: `${n.place}: ${n.message}` };
+}
+
+async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], links: Map<string, string>, draft: { video_series_sequential: { video_id: string }[] }, signal?: AbortSignal): Promise<void> {
+  const prober = deps.prober;
+  if (!prober) return;
+  const ids = new Set(draft.video_series_sequential.map((c) => c.video_id));
+  await Promise.all(
+    assets
+      .filter((a) => ids.has(a.id) && links.has(a.id))
+      .map(async (a) => {
+        const src = sourceFromUrl(links.get(a.id), { allowFile: deps.backend.kind === 'local' });
+        if ('error' in src) return;
+        // A source that cannot be measured keeps millisecond in points; checkEdit reports why when it probes it.
+        const facts = await prober.probe(a.id, src, signal).catch((err) => {
+          if (signal?.aborted) throw err;
+          return undefined;
+        });
+        if (facts?.frameRate) a.rate = facts.frameRate;
+      }),
+  );
+}
+
+export async function importEdit(deps: InterchangeDeps, input: ImportInput, signal?: AbortSignal): Promise<ImportOutcome> {
+  if ((input.path === undefined) === (input.content === undefined)) throw new UserFacingError('give either path (a timeline file) or content (its text), not both and not neither');
+  if (input.content !== undefined && Buffer.byteLength(input.content) > MAX_IMPORT_BYTES) throw new UserFacingError(`content is over ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+  const text = input.content ?? (await readTimelineFile(deps, input.path!));
+  const format = input.format ?? sniffFormat(text, input.path);
+  if (!format) throw new UserFacingError('the format could not be told from the file: give format ("otio", "fcpxml" or "edl")');
+  if (input.fps !== undefined && (!Number.isFinite(input.fps) || input.fps < 1 || input.fps > 120)) throw new UserFacingError('fps must be from 1 to 120');
+  let imported: ImportedTimeline;
+  if (format === 'otio') imported = readOtio(text);
+  else if (format === 'fcpxml') imported = readFcpxml(text);
+  else {
+    const f = fpsRational(input.fps ?? 30);
+    imported = readEdl(text, { num: f.num, den: f.den });
+  }
+  // The project's assets, to map the file's media back to.
+  const project = await deps.backend.getProject(input.project_id.trim(), { signal }).catch(() => undefined);
+  const assets: AssetCandidate[] = (project?.assets ?? []).map((a) => ({
+    id: a.id,
+    kind: /audio|voice|music/i.test(a.asset_type ?? '') ? 'audio' : /image|photo/i.test(a.asset_type ?? '') ? 'image' : /video/i.test(a.asset_type ?? '') ? 'video' : 'unknown',
+    names: [mediaName(a as never, a.id), a.keyname ?? '', a.asset_path ? basename(a.asset_path) : '', a.url ? basename(plainLocation(a.url)) : ''].filter(Boolean),
+    ...(a.url ? { url: a.url.startsWith('file:') ? fileURLToPath(a.url) : a.url } : {}),
+  }));
+  const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: input.resolution } : {}) };
+  // A cut's in point lands on its source's frame when that source's rate is known: measure the cut sources (only
+  // those the file maps to; the prober caches), then map again with their rates.
+  const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));
+  await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults).draft, signal);
+  const { draft, notes, mapped } = toEditDraft(imported, assets, defaults);
+  if (!draft.video_series_sequential.length) {
+    const why = notes.filter((n) => n.severity === 'error').map((n) => `${n.place}: ${n.message}`).slice(0, 3).join('; ');
+    throw new UserFacingError(`no clip of the file could be read as a cut${why ? ` (${why})` : ''}; nothing was imported`);
+  }
+  const checked = await checkEdit(deps, { project_id: input.project_id, edit: draft as never }, signal);
+  // What the file held that the edit cannot: first, so that the agent reads it before the checks' own findings.
+  const extra = notes.map(noteToDiagnostic);
+  checked.diagnostics.unshift(...extra);
+  if (extra.some((d) => d.severity === 'error')) checked.ready = false;
+  return { checked, format, mapped };
+}

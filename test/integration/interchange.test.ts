@@ -1,0 +1,285 @@
+// export_edit and import_edit through the built server: each format written, read as a resource, read back into
+// the same edit, an editor's change taken back, and the ways they refuse. On the local backend and on a service
+// whose media is fetched beside the export.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAll } from '../fixtures/media.mjs';
+import { FakeService } from '../fixtures/service.mjs';
+import { checkResultsAgainstSchemas, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+
+type Time = string | number;
+type Level = { audio_level: number; start_time: Time; end_time: Time };
+type Edit = {
+  video_output_fps: number;
+  video_output_resolution: string;
+  video_series_sequential: { video_id: string; video_start_time: Time; video_end_time: Time; audio_levels: Level[] }[];
+  audio_overlay: { audio_id: string; audio_start_time: Time; audio_end_time: Time; audio_levels: Level[] }[];
+};
+type Exported = { export_id: string; path: string; media_dir?: string; media: { asset_id: string; reference: string }[]; warnings: string[] };
+type Imported = { ready: boolean; edit?: Edit; diagnostics: { severity: string; path: string; message: string }[]; mapped: string[] };
+type Result = { isError?: boolean; structuredContent?: unknown; content: { type: string; uri?: string; text?: string }[] };
+
+const call = async (s: Spawned, name: string, args: Record<string, unknown>) => (await s.client.callTool({ name, arguments: args }, { timeout: 120_000 })) as Result;
+const structured = <T>(r: Result): T => {
+  if (r.isError) throw new Error(textOf(r));
+  return r.structuredContent as T;
+};
+/** An edit's time ("HH:MM:SS.mmm", or seconds) in seconds. */
+function sec(t: string | number): number {
+  if (typeof t === 'number') return t;
+  const m = /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(t);
+  if (!m) throw new Error(`not a time: ${t}`);
+  return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+}
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+/**
+ * An edit as the frames it plays: each cut's source span in the source's 25 fps frames; overlays in ms, or (for
+ * FCPXML and EDL, which put them on the edit's frames) in frames of the edit.
+ */
+function shape(e: Edit, { withLevels = true, overlaysOnFrames = false } = {}) {
+  const at = (t: Time) => (overlaysOnFrames ? Math.round(sec(t) * e.video_output_fps) : Math.round(sec(t) * 1000));
+  return {
+    fps: e.video_output_fps,
+    resolution: e.video_output_resolution,
+    cuts: e.video_series_sequential.map((c) => ({
+      id: c.video_id,
+      // cutroom starts a cut on the source frame at or after its in point; the out point is on the edit's frames.
+      inFrame: Math.ceil(sec(c.video_start_time) * 25 - 1e-6),
+      frames: Math.round((sec(c.video_end_time) - sec(c.video_start_time)) * e.video_output_fps),
+      // Level windows as frames of the source from the cut's first frame.
+      ...(withLevels ? { levels: c.audio_levels.map((l) => [l.audio_level, Math.ceil(sec(l.start_time) * 25 - 1e-6), Math.round((sec(l.end_time) - sec(l.start_time)) * 25)]) } : {}),
+    })),
+    overlays: e.audio_overlay.map((o) => ({
+      id: o.audio_id,
+      at: at(o.audio_start_time),
+      until: at(o.audio_end_time),
+      ...(withLevels ? { levels: o.audio_levels.map((l) => [l.audio_level, at(l.start_time), at(l.end_time)]) } : {}),
+    })),
+  };
+}
+
+describe('on the local backend', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cutroom-interchange-'));
+  const allowed = join(root, 'allowed');
+  const cacheDir = join(root, 'cache');
+  const exportsDir = join(cacheDir, 'exports');
+  let srv: Spawned;
+  let projectId: string;
+  const ids: Record<string, string> = {};
+  let args: Record<string, unknown>;
+  let composed: Edit;
+
+  beforeAll(async () => {
+    mkdirSync(allowed, { recursive: true });
+    const media = makeAll() as Record<string, string>;
+    srv = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: cacheDir });
+    projectId = structured<{ project: { id: string } }>(await call(srv, 'create_project', { name: 'handoff', description: '' })).project.id;
+    for (const name of ['red', 'blue', 'voice'] as const) {
+      // A name with a space and a '#', which each format must carry as it is.
+      const file = join(allowed, `${name} take#1${media[name]!.slice(media[name]!.lastIndexOf('.'))}`);
+      copyFileSync(media[name]!, file);
+      ids[name] = structured<{ asset: { id: string } }>(await call(srv, 'import_media', { project_id: projectId, path: file })).asset.id;
+    }
+    args = {
+      project_id: projectId,
+      resolution: '640x360',
+      fps: 29.97,
+      clips: [
+        { asset_id: ids.red, start: 1.03, end: 2.5, volume: 0.5 },
+        { asset_id: ids.blue, start: 0.5, end: 2, volume: 0 },
+        { asset_id: ids.red, start: 4, end: 5.2 },
+      ],
+      overlays: [{ asset_id: ids.voice, at: 1.2, until: 3.4, volume: 0.8 }],
+      filename: 'handoff.mp4',
+    };
+    const c = structured<{ ready: boolean; edit: Edit }>(await call(srv, 'compose_edit', args));
+    expect(c.ready).toBe(true);
+    composed = c.edit;
+  }, 120_000);
+  afterAll(async () => {
+    if (srv) await checkResultsAgainstSchemas(srv.client);
+    await srv?.close();
+  });
+
+  for (const format of ['otio', 'fcpxml', 'edl'] as const) {
+    it(`${format}: writes the file, serves it as a resource, and reads it back into the same edit`, async () => {
+      const r = await call(srv, 'export_edit', { ...args, format });
+      const out = structured<Exported>(r);
+      expect(out.path.startsWith(join(exportsDir, out.export_id))).toBe(true);
+      const text = readFileSync(out.path, 'utf8');
+      // Local media is referenced where it is, by its absolute path.
+      for (const m of out.media) expect(existsSync(m.reference), m.reference).toBe(true);
+      // Clips are named after the file the media was imported from, for an editor to recognise.
+      expect(text).toContain('red take#1.mp4');
+      const link = r.content.find((c) => c.type === 'resource_link');
+      expect(link?.uri).toBe(`cutroom://exports/${out.export_id}/handoff.${format}`);
+      const read = await srv.client.readResource({ uri: link!.uri! });
+      expect((read.contents[0] as { text: string }).text).toBe(text);
+
+      const back = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, path: out.path, ...(format === 'edl' ? { fps: 29.97, resolution: '640x360' } : {}) }));
+      expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
+      expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      if (format === 'edl') {
+        // An EDL carries no levels: it says so, and everything else comes back.
+        expect(out.warnings.join(' ')).toMatch(/level/i);
+        expect(shape(back.edit!, { withLevels: false, overlaysOnFrames: true })).toEqual(shape(composed, { withLevels: false, overlaysOnFrames: true }));
+      } else {
+        const overlaysOnFrames = format === 'fcpxml';
+        expect(shape(back.edit!, { overlaysOnFrames })).toEqual(shape(composed, { overlaysOnFrames }));
+      }
+      expect(back.mapped).toHaveLength(4);
+    });
+  }
+
+  it('takes back what an editor changed in an OTIO file, and says what it could not take', async () => {
+    const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
+    const doc = JSON.parse(readFileSync(out.path, 'utf8'));
+    const [video, sound] = doc.tracks.children as { kind: string; children: { OTIO_SCHEMA: string; source_range?: { duration: { value: number } } }[] }[];
+    expect(video!.kind).toBe('Video');
+    // The editor trims 15 frames off the first cut, picture and sound, and puts a dissolve between cuts 2 and 3.
+    for (const track of [video!, sound!]) track.children[0]!.source_range!.duration.value -= 15;
+    video!.children.splice(2, 0, { OTIO_SCHEMA: 'Transition.1', name: 'Cross Dissolve', transition_type: 'SMPTE_Dissolve', in_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 }, out_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 } } as never);
+    const edited = join(allowed, 'editor.otio');
+    writeFileSync(edited, JSON.stringify(doc));
+
+    const back = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, path: edited }));
+    const cuts = back.edit?.video_series_sequential ?? [];
+    expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
+    expect(cuts).toHaveLength(3);
+    const before = composed.video_series_sequential[0]!;
+    // 15 frames of the source (25 fps): 0.6 s, which is 18 frames of the 29.97 fps edit.
+    const length = (c: Edit['video_series_sequential'][number]) => sec(c.video_end_time) - sec(c.video_start_time);
+    expect(Math.round((length(before) - length(cuts[0]!)) * 29.97)).toBe(18);
+    expect(sec(cuts[0]!.video_start_time)).toBe(1.04);
+    // Its level still covers all of it; the other cuts are as they were.
+    expect(cuts[0]!.audio_levels).toEqual([{ audio_level: 0.5, start_time: cuts[0]!.video_start_time, end_time: cuts[0]!.video_end_time }]);
+    expect(shape({ ...back.edit!, video_series_sequential: cuts.slice(1) })).toEqual(shape({ ...composed, video_series_sequential: composed.video_series_sequential.slice(1) }));
+    const note = back.diagnostics.find((d) => /dissolve|transition/i.test(d.message));
+    expect(note, JSON.stringify(back.diagnostics)).toBeDefined();
+    expect(note!.severity).toBe('warning');
+  });
+
+  it('refuses an edit with errors and writes nothing', async () => {
+    const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
+    const r = await call(srv, 'export_edit', { ...args, clips: [{ asset_id: ids.red, start: 0, end: 99 }], format: 'otio' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/nothing was exported|not exported/i);
+    expect(existsSync(exportsDir) ? readdirSync(exportsDir) : []).toEqual(before);
+  });
+
+  it('refuses an EDL at a rate its timecode cannot count, before writing anything', async () => {
+    const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
+    const r = await call(srv, 'export_edit', { ...args, fps: 23.5, format: 'edl' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/EDL counts timecode at a whole frame rate .* 23\.5 fps: export it as otio or fcpxml/);
+    expect(readdirSync(exportsDir)).toEqual(before);
+  });
+
+  it('reads a path only from the exports folder and the allowed folders', async () => {
+    const outside = join(root, 'outside.otio');
+    const good = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
+    writeFileSync(outside, readFileSync(good.path));
+    const r = await call(srv, 'import_edit', { project_id: projectId, path: outside });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/outside|not allowed|CUTROOM_ALLOWED_DIRS/i);
+    const viaLink = await call(srv, 'import_edit', { project_id: projectId, path: join(allowed, '..', 'outside.otio') });
+    expect(viaLink.isError).toBe(true);
+  });
+
+  it('says what is wrong with a file it cannot read, and with media it cannot map', async () => {
+    const garbage = await call(srv, 'import_edit', { project_id: projectId, content: 'hello, editor' });
+    expect(garbage.isError).toBe(true);
+    expect(textOf(garbage)).toMatch(/format could not be told .* give format/);
+    const broken = await call(srv, 'import_edit', { project_id: projectId, content: '{"OTIO_SCHEMA": "Timeline.1", "tracks": ', format: 'otio' });
+    expect(broken.isError).toBe(true);
+    expect(textOf(broken)).toMatch(/OTIO|JSON/);
+
+    const edl = ['TITLE: foreign', 'FCM: NON-DROP FRAME', '', '001  AX       V     C        00:00:00:00 00:00:02:00 01:00:00:00 01:00:02:00', '* FROM CLIP NAME: somebody else.mov', ''].join('\n');
+    const unmapped = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: edl, fps: 25 }));
+    expect(unmapped.ready).toBe(false);
+    expect(unmapped.edit).toBeUndefined();
+    const note = unmapped.diagnostics.find((d) => d.severity === 'error' && /somebody else\.mov/.test(d.message));
+    expect(note, JSON.stringify(unmapped.diagnostics)).toMatchObject({ path: '/video_series_sequential/0' });
+    expect(note!.message).toMatch(/matches no asset of the project/);
+  });
+});
+
+describe('on a service, with the media fetched beside the file', () => {
+  let service: FakeService;
+  let srv: Spawned;
+  let projectId: string;
+  let ids: Record<MediaName, string>;
+  let cacheDir: string;
+  let args: Record<string, unknown>;
+
+  beforeAll(async () => {
+    service = await new FakeService().start();
+    ({ projectId, ids } = mediaProject(service, 'remote handoff'));
+    cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-interchange-remote-'));
+    srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir });
+    args = {
+      project_id: projectId,
+      resolution: '640x360',
+      fps: 25,
+      clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3, volume: 0.5 }],
+      overlays: [{ asset_id: ids.voice, at: 0.5, until: 2.5 }],
+      filename: 'remote.mp4',
+    };
+  }, 120_000);
+  afterAll(async () => {
+    if (srv) await checkResultsAgainstSchemas(srv.client);
+    await srv?.close();
+    await service?.stop();
+  });
+
+  it('fetches each source once, in ranges and without the API key, and points the file at the copies', async () => {
+    service.mediaLog = [];
+    const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'fcpxml', media: 'download' }));
+    expect(out.media_dir).toBe(join(cacheDir, 'exports', out.export_id, 'media'));
+    const files = readdirSync(out.media_dir!);
+    expect(files).toHaveLength(3);
+    const sources = makeAll() as Record<string, string>;
+    for (const name of ['red', 'blue', 'voice'] as const) {
+      const copy = files.find((f) => f.includes(ids[name]));
+      expect(copy, name).toBeDefined();
+      expect(sha(join(out.media_dir!, copy!))).toBe(sha(sources[name]!));
+    }
+    // (ffprobe's own reads, for the check, come with its user agent.)
+    const fetches = (service.mediaLog as { range: string | null; headers: Record<string, string> }[]).filter((l) => l.headers['user-agent'] === 'cutroom');
+    expect(fetches.map((l) => l.range)).toEqual(['bytes=0-16777215', 'bytes=0-16777215', 'bytes=0-16777215']);
+    for (const l of service.mediaLog as { headers: Record<string, string> }[]) expect(l.headers.authorization ?? '').not.toContain(service.apiKey);
+    const text = readFileSync(out.path, 'utf8');
+    expect(text).not.toMatch(/Signature=/);
+    for (const m of out.media) expect(m.reference.startsWith(out.media_dir!)).toBe(true);
+    expect(JSON.stringify(out)).not.toContain(service.apiKey);
+
+    // The editor's file (the same, here) maps back through the asset ids in the copies' names.
+    const back = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, path: out.path }));
+    expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
+    const composed = structured<{ edit: Edit }>(await call(srv, 'compose_edit', args)).edit;
+    expect(shape(back.edit!, { overlaysOnFrames: true })).toEqual(shape(composed, { overlaysOnFrames: true }));
+  });
+
+  it('says a link has expired and leaves nothing behind when a fetch is refused', async () => {
+    const exportsDir = join(cacheDir, 'exports');
+    const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
+    service.fail({ status: 403, contentType: 'application/xml', body: '<Error><Code>AccessDenied</Code></Error>' }, { times: 1, match: (r: { path: string }) => r.path.startsWith('/media/') && r.path.startsWith('/media/blue-') });
+    const r = await call(srv, 'export_edit', { ...args, format: 'otio', media: 'download' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/fetching asset .* 403 \(the signed link may have expired.*nothing was exported/);
+    expect(textOf(r)).not.toMatch(/Signature=|Expires=/);
+    expect(readdirSync(exportsDir)).toEqual(before);
+  });
+
+  it('with links, points at the signed links and warns that they expire', async () => {
+    const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
+    expect(out.media_dir).toBeUndefined();
+    expect(out.warnings.join(' ')).toMatch(/signed links, which expire/);
+    for (const m of out.media) expect(m.reference).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/media\/[^?]+$/);
+  });
+});
