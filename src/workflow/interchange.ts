@@ -6,6 +6,7 @@ import { basename, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
 import { openAllowed } from '../backend/local/open-allowed.js';
+import { processAlive } from '../backend/local/store.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { exportDocument, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
@@ -27,6 +28,10 @@ const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
 export const isExportId = (id: string) => EXPORT_ID.test(id);
 /** The largest timeline file import_edit reads. */
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
+/** The most clips (cuts and overlays) import_edit reads from one file: a feature film has a few thousand. */
+const MAX_IMPORT_ITEMS = 5000;
+/** What import_edit could not take, listed one by one up to this many. */
+const MAX_IMPORT_NOTES = 100;
 /** The largest media file an export fetches. */
 const MAX_MEDIA_BYTES = 8 * 1024 * 1024 * 1024;
 
@@ -56,6 +61,17 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
   return name || id;
 }
 
+/** Export folders still being built by a process that is gone (killed midway): they will never be finished. */
+async function sweepAbandoned(exportsDir: string): Promise<void> {
+  const names = await readdir(exportsDir).catch(() => [] as string[]);
+  await Promise.all(
+    names.map(async (n) => {
+      const m = /^\.\d{14}-[0-9a-f]{8}\.(\d+)\.building$/.exec(n);
+      if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) await rm(join(exportsDir, n), { recursive: true, force: true });
+    }),
+  );
+}
+
 export async function exportEdit(
   deps: InterchangeDeps,
   input: EditInput,
@@ -76,6 +92,7 @@ export async function exportEdit(
   const warnings: string[] = [];
   const name = checked.edit.name ?? checked.timeline.filename.replace(/\.mp4$/i, '');
   const file = `${safeName(name)}.${FORMAT_EXTENSION[opts.format]}`;
+  await sweepAbandoned(deps.exportsDir);
   await mkdir(building, { recursive: true });
   try {
     const used = [...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)])];
@@ -236,6 +253,8 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
     const f = fpsRational(input.fps ?? 30);
     imported = readEdl(text, { num: f.num, den: f.den });
   }
+  const items = imported.cuts.length + imported.overlays.length;
+  if (items > MAX_IMPORT_ITEMS) throw new UserFacingError(`the file holds ${items} clips; import_edit reads timelines of up to ${MAX_IMPORT_ITEMS} (split it in the editor)`);
   // The project's assets, to map the file's media back to.
   const project = await deps.backend.getProject(input.project_id.trim(), { signal }).catch(() => undefined);
   const assets: AssetCandidate[] = (project?.assets ?? []).map((a) => ({
@@ -256,7 +275,11 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   }
   const checked = await checkEdit(deps, { project_id: input.project_id, edit: draft as never }, signal);
   // What the file held that the edit cannot: first, so that the agent reads it before the checks' own findings.
-  const extra = notes.map(noteToDiagnostic);
+  const extra = notes.slice(0, MAX_IMPORT_NOTES).map(noteToDiagnostic);
+  if (notes.length > MAX_IMPORT_NOTES) {
+    const more = notes.slice(MAX_IMPORT_NOTES);
+    extra.push({ severity: more.some((n) => n.severity === 'error') ? 'error' : 'warning', path: '', message: `and ${more.length} more like these (the first ${MAX_IMPORT_NOTES} are listed)` });
+  }
   checked.diagnostics.unshift(...extra);
   if (extra.some((d) => d.severity === 'error')) checked.ready = false;
   return { checked, format, mapped };

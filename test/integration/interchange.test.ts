@@ -1,6 +1,7 @@
 // export_edit and import_edit through the built server: each format written, read as a resource, read back into
 // the same edit, an editor's change taken back, and the ways they refuse. On the local backend and on a service
 // whose media is fetched beside the export.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -164,6 +165,19 @@ describe('on the local backend', () => {
     expect(note!.severity).toBe('warning');
   });
 
+  it('sweeps an export a killed server left half-built, and leaves one another live server is building', async () => {
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+    const dead = join(exportsDir, `.20000101000000-aaaaaaaa.${deadPid}.building`);
+    const live = join(exportsDir, `.20000101000000-bbbbbbbb.${process.pid}.building`);
+    for (const d of [dead, live]) {
+      mkdirSync(join(d, 'media'), { recursive: true });
+      writeFileSync(join(d, 'media', 'half.mp4.part'), 'partial');
+    }
+    structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'edl' }));
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(join(live, 'media', 'half.mp4.part'))).toBe(true);
+  });
+
   it('refuses an edit with errors and writes nothing', async () => {
     const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
     const r = await call(srv, 'export_edit', { ...args, clips: [{ asset_id: ids.red, start: 0, end: 99 }], format: 'otio' });
@@ -178,6 +192,22 @@ describe('on the local backend', () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/EDL counts timecode at a whole frame rate .* 23\.5 fps: export it as otio or fcpxml/);
     expect(readdirSync(exportsDir)).toEqual(before);
+  });
+
+  it('bounds what it reads and lists: a huge timeline is refused, a long list of problems is cut short', async () => {
+    const event = (i: number, reel: string) => {
+      const tc = (f: number) => `${String(Math.floor(f / 90000)).padStart(2, '0')}:${String(Math.floor(f / 1500) % 60).padStart(2, '0')}:${String(Math.floor(f / 25) % 60).padStart(2, '0')}:${String(f % 25).padStart(2, '0')}`;
+      return `${String((i % 999) + 1).padStart(3, '0')}  ${reel.padEnd(8)} V     C        ${tc(0)} ${tc(25)} ${tc(90000 + i * 25)} ${tc(90000 + (i + 1) * 25)}`;
+    };
+    const edl = (n: number, reel: string) => ['TITLE: long', 'FCM: NON-DROP FRAME', ...Array.from({ length: n }, (_, i) => event(i, reel))].join('\n');
+    const huge = await call(srv, 'import_edit', { project_id: projectId, content: edl(5001, 'AX'), fps: 25 });
+    expect(huge.isError).toBe(true);
+    expect(textOf(huge)).toMatch(/holds 5001 clips; import_edit reads timelines of up to 5000/);
+
+    const unmapped = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: edl(150, 'NOSUCH'), fps: 25 }));
+    expect(unmapped.ready).toBe(false);
+    expect(unmapped.diagnostics.filter((d) => /matches no asset of the project/.test(d.message))).toHaveLength(100);
+    expect(unmapped.diagnostics.find((d) => /and 50 more like these/.test(d.message))).toMatchObject({ severity: 'error' });
   });
 
   it('reads a path only from the exports folder and the allowed folders', async () => {
