@@ -40,6 +40,26 @@ export const ConfigSchema = z.object({
   previewMaxMb: positiveInt('CUTROOM_PREVIEW_MAX_MB', 10, 1_000_000),
   dataDir: z.string().refine((p) => isAbsolute(p), 'CUTROOM_DATA_DIR must be an absolute path'),
   allowedDirs: z.array(z.string()).min(1, 'CUTROOM_ALLOWED_DIRS must name at least one folder'),
+  /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
+  http: z
+    .object({
+      port: positiveInt('CUTROOM_HTTP_PORT (--port)', 0, 65_535),
+      host: z.string().min(1, 'CUTROOM_HTTP_HOST (--host) must name an address'),
+      /** The bearer token every request must carry (the local backend requires one). */
+      token: z.string().min(16, 'CUTROOM_HTTP_TOKEN must be at least 16 characters').optional(),
+      /** Browser origins allowed besides the server's own (scheme://host[:port]). */
+      allowedOrigins: z.array(z.string()),
+      /** Host header names accepted; empty: localhost names when listening on loopback, else any. */
+      allowedHosts: z.array(z.string()),
+      /** Serve callers who bring no key with VJ_API_KEY (off unless the operator opts in). */
+      useServerKey: z.boolean(),
+      maxBodyMb: positiveInt('CUTROOM_HTTP_MAX_BODY_MB', 1, 1024),
+      /** ffmpeg processes one caller may run at once (CUTROOM_MAX_FFMPEG bounds them all). */
+      callerFfmpeg: positiveInt('CUTROOM_HTTP_CALLER_FFMPEG', 1, 16),
+      /** How long SIGTERM waits for calls in flight. */
+      drainMs: positiveInt('CUTROOM_HTTP_DRAIN_MS', 0, 600_000),
+    })
+    .optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -50,9 +70,34 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads and validates the environment; throws ConfigError with one line per bad value. */
-export function loadConfig(env: Env = process.env): Config {
+/** The command line: `--http [--port N] [--host H]` (also --port=N); anything else is an error. */
+export function parseArgs(argv: string[]): { http: boolean; port?: string; host?: string } {
+  const out: { http: boolean; port?: string; host?: string } = { http: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new ConfigError(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--http') out.http = true;
+    else if (flag === '--port') out.port = value();
+    else if (flag === '--host') out.host = value();
+    else throw new ConfigError(`unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`);
+  }
+  return out;
+}
+
+const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+
+/** Reads and validates the environment (and the command line); throws ConfigError with one line per bad value. */
+export function loadConfig(env: Env = process.env, argv: string[] = []): Config {
   const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  const args = parseArgs(argv);
+  const port = args.port ?? blank(env.CUTROOM_HTTP_PORT);
+  const host = args.host ?? blank(env.CUTROOM_HTTP_HOST);
+  // --http, or a port or host set for it, serves HTTP.
+  const http = args.http || args.port !== undefined || args.host !== undefined;
   const apiKey = blank(env.VJ_API_KEY);
   const home = blank(env.HOME) ?? homedir();
   const raw = {
@@ -79,6 +124,21 @@ export function loadConfig(env: Env = process.env): Config {
     ffmpegMaxInputs: blank(env.CUTROOM_FFMPEG_MAX_INPUTS) ?? 16,
     previewKeep: blank(env.CUTROOM_PREVIEW_KEEP) ?? 20,
     previewMaxMb: blank(env.CUTROOM_PREVIEW_MAX_MB) ?? 2048,
+    ...(http
+      ? {
+          http: {
+            port: port ?? 8808,
+            host: host ?? '127.0.0.1',
+            token: blank(env.CUTROOM_HTTP_TOKEN),
+            allowedOrigins: list(env.CUTROOM_HTTP_ALLOWED_ORIGINS),
+            allowedHosts: list(env.CUTROOM_HTTP_ALLOWED_HOSTS),
+            useServerKey: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_USE_SERVER_KEY) ?? ''),
+            maxBodyMb: blank(env.CUTROOM_HTTP_MAX_BODY_MB) ?? 16,
+            callerFfmpeg: blank(env.CUTROOM_HTTP_CALLER_FFMPEG) ?? 2,
+            drainMs: blank(env.CUTROOM_HTTP_DRAIN_MS) ?? 30_000,
+          },
+        }
+      : {}),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,73 +1,49 @@
 #!/usr/bin/env node
-// The bin: config -> backend -> serve stdio. The only file that starts anything.
-import { join } from 'node:path';
+// The bin: config -> backend -> serve stdio (or Streamable HTTP with --http). The only file that starts anything.
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { LocalBackend } from './backend/local/local-backend.js';
-import { RemoteBackend } from './backend/remote.js';
+import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from './assemble.js';
+import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
-import { ConfigError, loadConfig } from './config.js';
-import { addSecret, createLogger } from './log.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { Callers } from './http/callers.js';
+import { createHttpApp, isLoopback } from './http/serve-http.js';
+import { addSecret, createLogger, type Logger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
-import { PreviewCache } from './media/cache.js';
-import { InspectionCache } from './media/inspect-cache.js';
-import { SegmentStore } from './media/segments.js';
-import type { StoredInspection } from './workflow/inspect.js';
 import { findLabelFont } from './media/contact-sheet.js';
-import { Limiter, MediaProber } from './media/probe.js';
-import type { MediaRuntime } from './workflow/preview.js';
+import { Limiter } from './media/probe.js';
 import { createServer } from './server.js';
 import { StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, process.argv.slice(2));
+    if (config.http) checkHttpConfig(config);
   } catch (err) {
     process.stderr.write(`cutroom: ${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(2);
   }
   addSecret(config.apiKey);
+  addSecret(config.http?.token);
   const logger = createLogger(config.logLevel);
 
   const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
   if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
   if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit and local renders are unavailable; ${INSTALL_HINT}`);
-  const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
-  // One limit on ffmpeg processes for previews and local renders together.
-  const limiter = new Limiter(config.maxFfmpeg);
-  const runtime: MediaRuntime | undefined = media.ffmpeg
-    ? {
-        ffmpeg: media.ffmpeg,
-        limiter,
-        cache: new PreviewCache({ dir: config.cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
-        segments: new SegmentStore(join(config.cacheDir, 'segments'), config.previewMaxMb * 1024 * 1024),
-        maxInputs: config.ffmpegMaxInputs,
-        font: await findLabelFont(),
-        prober,
-        inspections: new InspectionCache<StoredInspection>(config.cacheDir),
-      }
-    : undefined;
+  // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
+  const shared: Shared = { config, logger, media, limiter: new Limiter(config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  if (config.http) return serveHttp(shared, config.http);
 
+  const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
   let backend: Backend;
   if (config.backend === 'remote') {
-    backend = new RemoteBackend({
-      baseUrl: config.apiUrl,
-      apiKey: config.apiKey,
-      authHeader: config.authHeader,
-      timeoutMs: config.timeoutMs,
-      userAgent: `${NAME}/${VERSION}`,
-      logger,
-    });
+    backend = remoteBackend(shared, config.apiKey);
     if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
   } else {
-    const local = new LocalBackend({
-      dataDir: config.dataDir,
-      allowedDirs: config.allowedDirs,
-      prober,
-      ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
-      logger,
-    });
+    const local = localBackend(shared, parts.prober);
     backend = local;
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     // In the background: a crash's leftovers need not delay the first answer.
@@ -78,7 +54,8 @@ async function main(): Promise<void> {
   // Our own wire, not the SDK's StdioServerTransport: an oversized or malformed line gets a JSON-RPC error and
   // the connection goes on (the SDK's closes on a line over 10 MiB and drops malformed ones unanswered).
   const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdin: ${line}`));
-  const handle = serveStdio(() => createServer({ backend, logger, media, prober, renderWaitMs: config.renderWaitMs, renderPollMs: config.renderPollMs, runtime, exportsDir: join(config.cacheDir, 'exports'), allowedDirs: config.allowedDirs }), {
+  const deps = serverDeps(shared, backend, parts, config.cacheDir);
+  const handle = serveStdio(() => createServer(deps), {
     transport,
     onerror: (err) => logger.warn(`transport: ${err.message}`),
   });
@@ -95,7 +72,62 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  // The process survives every input: a stray rejection is logged, never fatal.
+  keepAlive(logger);
+}
+
+/** Over HTTP the local backend (your files) answers only with the operator's token; a service needs each caller's key. */
+function checkHttpConfig(config: Config): void {
+  const http = config.http!;
+  if (config.backend === 'local' && !http.token) {
+    // On loopback too: any local process (or a page that gets past the Origin check) could reach your files.
+    throw new ConfigError(`over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? '' : `; refusing to listen on ${http.host} without one`}`);
+  }
+  if (http.useServerKey && !config.apiKey) throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+}
+
+async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
+  const { config, logger } = shared;
+  const callers = new Callers(shared);
+  if (config.backend === 'local') {
+    const local = callers.forLocal().backend as LocalBackend;
+    logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
+    void local.sweepLeftovers();
+  }
+  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger });
+  const server = createHttpServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, app.listener);
+  server.on('clientError', (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(http.port, http.host, () => resolve());
+  }).catch((err: NodeJS.ErrnoException) => {
+    logger.error(`cannot listen on ${http.host}:${http.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+    process.exit(1);
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
+  const keys = config.backend === 'local' ? 'the local backend, behind CUTROOM_HTTP_TOKEN' : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
+  logger.info(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
+
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info(`${why}: finishing ${app.inFlight()} call(s) in flight (up to ${http.drainMs} ms), taking no new ones`);
+    server.close();
+    server.closeIdleConnections();
+    const drained = await app.drain(http.drainMs);
+    if (!drained) logger.warn(`calls still in flight after ${http.drainMs} ms; stopping anyway`);
+    await app.close().catch(() => {});
+    await callers.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  keepAlive(logger);
+}
+
+/** The process survives every input: a stray rejection is logged, never fatal. */
+function keepAlive(logger: Logger): void {
   process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${(err as Error)?.stack ?? err}`));
   process.on('uncaughtException', (err) => logger.error(`uncaught exception: ${err.stack ?? err}`));
 }

@@ -98,13 +98,19 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
 export class Limiter {
   private active = 0;
   private readonly queue: (() => void)[] = [];
-  /** How many tasks may run at once. */
-  constructor(readonly limit: number) {}
+  /** How many tasks may run at once: this limiter's own, and within its parent's (one caller's share of a total). */
+  readonly limit: number;
+  constructor(
+    limit: number,
+    private readonly parent?: Limiter,
+  ) {
+    this.limit = parent ? Math.min(limit, parent.limit) : limit;
+  }
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
     this.active++;
     try {
-      return await task();
+      return await (this.parent ? this.parent.run(task) : task());
     } finally {
       this.active--;
       this.queue.shift()?.();

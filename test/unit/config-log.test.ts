@@ -5,6 +5,23 @@ import { addSecret, createLogger, redact } from '../../src/log.js';
 import { VERSION } from '../../src/version.js';
 
 describe('config', () => {
+  it('serves HTTP with --http (or --port or --host), on loopback by default', () => {
+    expect(loadConfig({}).http).toBeUndefined();
+    expect(loadConfig({}, ['--http']).http).toEqual({
+      port: 8808, host: '127.0.0.1', token: undefined, allowedOrigins: [], allowedHosts: [], useServerKey: false, maxBodyMb: 16, callerFfmpeg: 2, drainMs: 30000,
+    });
+    expect(loadConfig({}, ['--port', '9000', '--host=0.0.0.0']).http).toMatchObject({ port: 9000, host: '0.0.0.0' });
+    // The variables set the address; only the command line switches from stdio (a client's env never does).
+    expect(loadConfig({ CUTROOM_HTTP_PORT: '7000' }).http).toBeUndefined();
+    expect(loadConfig({ CUTROOM_HTTP_PORT: '7000', CUTROOM_HTTP_HOST: '::1' }, ['--http']).http).toMatchObject({ port: 7000, host: '::1' });
+    expect(loadConfig({ CUTROOM_HTTP_PORT: '7000' }, ['--http', '--port', '7001']).http?.port).toBe(7001);
+    expect(loadConfig({ CUTROOM_HTTP_ALLOWED_ORIGINS: 'https://a.example, https://b.example', CUTROOM_HTTP_USE_SERVER_KEY: 'true' }, ['--http']).http).toMatchObject({ allowedOrigins: ['https://a.example', 'https://b.example'], useServerKey: true });
+    expect(() => loadConfig({}, ['--serve'])).toThrow(/unknown argument --serve: cutroom takes --http \[--port N\] \[--host H\]/);
+    expect(() => loadConfig({}, ['--port'])).toThrow(/--port needs a value/);
+    expect(() => loadConfig({}, ['--port', '70000'])).toThrow(/CUTROOM_HTTP_PORT \(--port\) must be at most 65535/);
+    expect(() => loadConfig({ CUTROOM_HTTP_TOKEN: 'short' }, ['--http'])).toThrow(/CUTROOM_HTTP_TOKEN must be at least 16 characters/);
+  });
+
   it('has sensible defaults', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
       backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],

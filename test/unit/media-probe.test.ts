@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceFromUrl } from '../../src/media/input.js';
 import { locateMediaTools } from '../../src/media/locate.js';
-import { MediaProber, factsFromProbe, probeMedia } from '../../src/media/probe.js';
+import { Limiter, MediaProber, factsFromProbe, probeMedia } from '../../src/media/probe.js';
 import { runProcess } from '../../src/media/process.js';
 import { makeAll } from '../fixtures/media.mjs';
 
@@ -134,5 +134,37 @@ describe('locate', () => {
     expect(await locateMediaTools({ ffprobePath: ffprobe, searchPath: '' })).toMatchObject({ ffprobe });
     expect(await locateMediaTools({ ffprobePath: '/nonexistent/ffprobe', ffmpegPath: '/nonexistent/ffmpeg', searchPath: process.env.PATH })).toEqual({});
     expect(await locateMediaTools({ searchPath: '/nonexistent' })).toEqual({});
+  });
+});
+
+describe('Limiter', () => {
+  it("holds each caller to their share, and all callers to the total", async () => {
+    const total = new Limiter(3);
+    const callers = [new Limiter(2, total), new Limiter(2, total), new Limiter(2, total)];
+    let running = 0;
+    let peak = 0;
+    const perCaller = [0, 0, 0];
+    const callerPeak = [0, 0, 0];
+    // Each task waits for a release the test gives in turn, so that the peaks are counted, not timed.
+    const releases: (() => void)[] = [];
+    const task = (i: number) => async () => {
+      running++;
+      perCaller[i]!++;
+      peak = Math.max(peak, running);
+      callerPeak[i] = Math.max(callerPeak[i]!, perCaller[i]!);
+      await new Promise<void>((r) => releases.push(r));
+      running--;
+      perCaller[i]!--;
+    };
+    const all = callers.flatMap((l, i) => Array.from({ length: 4 }, () => l.run(task(i))));
+    while (releases.length || running) {
+      await new Promise((r) => setImmediate(r));
+      releases.shift()?.();
+    }
+    await Promise.all(all);
+    expect(peak).toBe(3);
+    expect(Math.max(...callerPeak)).toBe(2);
+    expect(callers[0]!.limit).toBe(2);
+    expect(new Limiter(5, total).limit).toBe(3);
   });
 });

@@ -1,0 +1,84 @@
+// Builds what a server instance needs from the config: the backend, the media runtime and the folders. Shared by
+// stdio (one caller) and HTTP (a context per caller). Constructs objects only: nothing here listens or spawns.
+import { join } from 'node:path';
+import { LocalBackend } from './backend/local/local-backend.js';
+import { RemoteBackend } from './backend/remote.js';
+import type { Backend } from './backend/types.js';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import { PreviewCache } from './media/cache.js';
+import { InspectionCache } from './media/inspect-cache.js';
+import type { MediaTools } from './media/locate.js';
+import { Limiter, MediaProber } from './media/probe.js';
+import { SegmentStore } from './media/segments.js';
+import type { ServerDeps } from './server.js';
+import { NAME, VERSION } from './version.js';
+import type { StoredInspection } from './workflow/inspect.js';
+import type { MediaRuntime } from './workflow/preview.js';
+
+/** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
+export interface Shared {
+  config: Config;
+  logger: Logger;
+  media: MediaTools;
+  font?: string;
+  limiter: Limiter;
+}
+
+/** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
+export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter): { prober?: MediaProber; runtime?: MediaRuntime } {
+  const { config, media } = shared;
+  const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
+  const runtime: MediaRuntime | undefined = media.ffmpeg
+    ? {
+        ffmpeg: media.ffmpeg,
+        limiter,
+        cache: new PreviewCache({ dir: cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
+        segments: new SegmentStore(join(cacheDir, 'segments'), config.previewMaxMb * 1024 * 1024),
+        maxInputs: config.ffmpegMaxInputs,
+        ...(shared.font ? { font: shared.font } : {}),
+        prober,
+        inspections: new InspectionCache<StoredInspection>(cacheDir),
+      }
+    : undefined;
+  return { prober, runtime };
+}
+
+export function remoteBackend(shared: Shared, apiKey: string | undefined): RemoteBackend {
+  const { config, logger } = shared;
+  return new RemoteBackend({
+    baseUrl: config.apiUrl,
+    apiKey,
+    authHeader: config.authHeader,
+    timeoutMs: config.timeoutMs,
+    userAgent: `${NAME}/${VERSION}`,
+    logger,
+  });
+}
+
+export function localBackend(shared: Shared, prober: MediaProber | undefined): LocalBackend {
+  const { config, media, logger } = shared;
+  return new LocalBackend({
+    dataDir: config.dataDir,
+    allowedDirs: config.allowedDirs,
+    prober,
+    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
+    logger,
+  });
+}
+
+/** What createServer takes, for a backend and a runtime whose folders are under `cacheDir`. */
+export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string): ServerDeps {
+  const { config, logger, media } = shared;
+  return {
+    backend,
+    logger,
+    media,
+    prober: parts.prober,
+    renderWaitMs: config.renderWaitMs,
+    renderPollMs: config.renderPollMs,
+    runtime: parts.runtime,
+    exportsDir: join(cacheDir, 'exports'),
+    allowedDirs: config.allowedDirs,
+  };
+}

@@ -1,0 +1,189 @@
+// cutroom over Streamable HTTP: the SDK's per-request handler (stateless: any replica answers any call) behind the
+// gates a hosted server needs, in order: /healthz, the path, Host, Origin, body size, who is calling. Each caller
+// is served by a server instance built on their own context (callers.ts). Node's http in, web Request/Response to
+// the SDK and back, with the call cancelled when the client goes away.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { createServer } from '../server.js';
+import type { Callers } from './callers.js';
+
+type HttpConfig = NonNullable<Config['http']>;
+
+export interface HttpOptions {
+  backendKind: 'local' | 'remote';
+  http: HttpConfig;
+  /** VJ_API_KEY, used for callers who bring no key only when http.useServerKey is set. */
+  serverKey?: string;
+  callers: Callers;
+  logger: Logger;
+}
+
+export interface HttpApp {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Calls being answered now. */
+  inFlight: () => number;
+  /** Stop taking calls (/healthz then answers 503); wait for those in flight, up to `ms`. */
+  drain: (ms: number) => Promise<boolean>;
+  close: () => Promise<void>;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+export const isLoopback = (host: string) => LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
+
+const same = (a: string, b: string) => {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+};
+
+function send(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** The body, up to `max` bytes; undefined when it is larger (the rest is not read). */
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The service key this request carries: X-API-Key, or the bearer token when that is not cutroom's own. */
+function callerKey(req: IncomingMessage, tokenIsBearer: boolean): string | undefined {
+  const x = req.headers['x-api-key'];
+  if (typeof x === 'string' && x.trim()) return x.trim();
+  if (tokenIsBearer) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+export function createHttpApp(opts: HttpOptions): HttpApp {
+  const { http, callers, logger } = opts;
+  const maxBody = http.maxBodyMb * 1024 * 1024;
+  const hosts = http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : [];
+  let inFlight = 0;
+  let draining = false;
+  const idle: (() => void)[] = [];
+
+  const handler = createMcpHandler(
+    (ctx) => {
+      const key = ctx.authInfo?.token;
+      return createServer(opts.backendKind === 'local' ? callers.forLocal() : callers.forKey(key!));
+    },
+    { maxRequestBodySize: maxBody, onerror: (err) => logger.debug(`http: ${err.message}`) },
+  );
+
+  const challenge = (message: string) => ({
+    'www-authenticate': `Bearer realm="cutroom", error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://cutroom.invalid');
+    if (url.pathname === '/healthz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
+      return draining ? send(res, 503, { status: 'draining' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
+    }
+    if (url.pathname !== '/mcp') return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz)` });
+    if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+
+    // Host: against DNS rebinding, a name this server answers to (localhost names when it listens on loopback).
+    const hostname = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+    if (hosts.length && !hosts.some((h) => h.toLowerCase() === hostname)) {
+      return send(res, 403, { error: `Host "${hostname}" is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)` });
+    }
+    // Origin: a browser page may call only from an origin the operator allowed.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !http.allowedOrigins.includes(origin)) {
+      return send(res, 403, { error: `Origin ${origin} is not allowed (CUTROOM_HTTP_ALLOWED_ORIGINS)` });
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBody) {
+      return send(res, 413, { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` }, { connection: 'close' });
+    }
+
+    // Who is calling.
+    let key: string | undefined;
+    if (http.token) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      if (!m || !same(m[1]!, http.token)) return send(res, 401, { error: 'this server needs its bearer token: Authorization: Bearer <CUTROOM_HTTP_TOKEN>' }, challenge('the bearer token is missing or wrong'));
+    }
+    if (opts.backendKind === 'remote') {
+      key = callerKey(req, !!http.token) ?? (http.useServerKey ? opts.serverKey : undefined);
+      if (!key) {
+        const how = http.token ? 'X-API-Key: <your Video Jungle API key>' : 'Authorization: Bearer <your Video Jungle API key> (or X-API-Key)';
+        return send(res, 401, { error: `each request must carry your Video Jungle API key: ${how}` }, challenge('no API key'));
+      }
+    }
+
+    const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
+    if (req.method === 'POST' && body === undefined) {
+      return send(res, 413, { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` }, { connection: 'close' });
+    }
+    // The call is cancelled when the client goes away before its answer.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body ? { body: new Uint8Array(body) } : {}),
+      signal: abort.signal,
+    });
+    const response = await handler.fetch(request, key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {});
+    const out: Record<string, string[]> = {};
+    response.headers.forEach((value, name) => void (out[name] ??= []).push(value));
+    res.writeHead(response.status, out);
+    if (!response.body) return void res.end();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        if (!res.write(chunk)) await new Promise<void>((r) => res.once('drain', r).once('close', r));
+        if (res.destroyed) break;
+      }
+    } finally {
+      res.end();
+    }
+  }
+
+  return {
+    listener: (req, res) => {
+      inFlight++;
+      serve(req, res)
+        .catch((err: Error) => {
+          logger.warn(`http: ${err.message}`);
+          send(res, 500, { error: 'internal error: the server logged it' });
+        })
+        .finally(() => {
+          inFlight--;
+          if (inFlight === 0) idle.splice(0).forEach((r) => r());
+        });
+    },
+    inFlight: () => inFlight,
+    drain: async (ms) => {
+      draining = true;
+      if (inFlight === 0) return true;
+      return await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        idle.push(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+    },
+    close: () => handler.close(),
+  };
+}

@@ -1,0 +1,245 @@
+// cutroom hosted over Streamable HTTP, through the built server and the SDK client's HTTP transport: each caller's
+// key kept apart (projects, previews), the gates (401, 403 for Origin and Host, 413), progress of a preview, two
+// replicas answering alternate calls without sticky sessions, SIGTERM letting a call in flight finish, and the
+// local backend only behind its token.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callerId } from '../../src/http/callers.js';
+import { FakeService } from '../fixtures/service.mjs';
+import { BIN, baseEnv, textOf } from '../helpers/harness.js';
+import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string; uri?: string }[] };
+const call = async (c: Client, name: string, args: Record<string, unknown>, opts: Record<string, unknown> = {}) => (await c.callTool({ name, arguments: args }, { timeout: 120_000, ...opts })) as Result;
+const keyB = 'tenant-b-key-9876543210';
+
+let service: FakeService;
+let projectA: string;
+let ids: Record<MediaName, string>;
+let projectB: string;
+const clients: Client[] = [];
+const servers: HttpServer[] = [];
+
+beforeAll(async () => {
+  service = await new FakeService().start();
+  ({ projectId: projectA, ids } = mediaProject(service, "alice's project"));
+  const ownerB = service.addTenant(keyB);
+  projectB = service.addProject({ name: "bob's project", owner: ownerB }).id;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await Promise.all(servers.map((s) => s.stop()));
+  await service?.stop();
+});
+
+async function start(env: Record<string, string>, args: string[] = []) {
+  const s = await startHttpServer(env, args);
+  servers.push(s);
+  return s;
+}
+async function connect(url: string, headers: Record<string, string>) {
+  const c = await connectHttp(url, headers);
+  clients.push(c);
+  return c;
+}
+const remoteEnv = (cacheDir: string, extra: Record<string, string> = {}) => ({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, ...extra });
+
+/** A raw HTTP request, with whatever Host and headers a test needs (fetch would not send a forged Host). */
+function raw(base: string, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: Buffer | string }) {
+  const u = new URL(base);
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers ?? {} }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('one server, two callers with their own keys', () => {
+  let srv: HttpServer;
+  let cacheDir: string;
+  let alice: Client;
+  let bob: Client;
+  beforeAll(async () => {
+    cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-http-'));
+    // The server has a key of its own; without CUTROOM_HTTP_USE_SERVER_KEY it must never serve a caller with it.
+    srv = await start(remoteEnv(cacheDir, { VJ_API_KEY: service.apiKey }));
+    alice = await connect(srv.url, { authorization: `Bearer ${service.apiKey}` });
+    bob = await connect(srv.url, { 'x-api-key': keyB });
+  }, 60_000);
+
+  it('logs one line with its URL, and serves the same tools as over stdio', async () => {
+    expect(srv.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(the service at http:\/\/127\.0\.0\.1:\d+, with each caller's own key\)/);
+    const names = (await alice.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual(['compose_edit', 'create_project', 'delete_project', 'export_edit', 'get_preview', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit']);
+    expect(alice.getInstructions()).toMatch(/cutroom/);
+  });
+
+  it("keeps each caller's projects and previews their own", async () => {
+    const listed = async (c: Client) => ((await call(c, 'list_projects', {})).structuredContent!.projects as { id: string }[]).map((p) => p.id);
+    expect(await listed(alice)).toEqual([projectA]);
+    expect(await listed(bob)).toEqual([projectB]);
+    const peek = await call(bob, 'get_project', { project_id: projectA });
+    expect(peek.isError).toBe(true);
+
+    const progress: number[] = [];
+    const p = await call(alice, 'preview_edit', { project_id: projectA, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 1 }, { asset_id: ids.blue, start: 0, end: 1 }] }, { onprogress: (e: { progress: number }) => progress.push(e.progress) });
+    expect(p.isError, textOf(p)).toBeFalsy();
+    // Progress came over HTTP (the answer upgraded to a stream), ending at 100.
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(100);
+    const previewId = p.structuredContent!.preview_id as string;
+    const link = p.content.find((c) => c.type === 'resource_link')!;
+    expect((await alice.readResource({ uri: link.uri! })).contents).toHaveLength(1);
+
+    // Bob knows the id (say it leaked): he still gets nothing of Alice's.
+    const stolen = await call(bob, 'get_preview', { preview_id: previewId });
+    expect(stolen.isError).toBe(true);
+    await expect(bob.readResource({ uri: link.uri! })).rejects.toThrow();
+    // Each caller's files are under their own folder, named by a hash of their key.
+    expect(readdirSync(join(cacheDir, 'callers', callerId(service.apiKey), 'previews'))).toContain(previewId);
+    expect(existsSync(join(cacheDir, 'callers', callerId(keyB), 'previews', previewId))).toBe(false);
+    // Neither key is in the log, nor in the folder names.
+    for (const key of [service.apiKey, keyB]) {
+      expect(srv.stderr()).not.toContain(key);
+      expect(readdirSync(join(cacheDir, 'callers')).join()).not.toContain(key);
+    }
+    // The service saw each caller's own key on their calls, never the server's for Bob.
+    const keysSeen = new Set(service.requests.map((r: { headers: Record<string, string> }) => r.headers['x-api-key']));
+    expect([...keysSeen].sort()).toEqual([service.apiKey, keyB].sort());
+  });
+
+  it('answers a request without a key with 401 and a challenge', async () => {
+    const r = await raw(srv.base, { headers: JSON_HEADERS, body: INIT });
+    expect(r.status).toBe(401);
+    expect(r.headers['www-authenticate']).toMatch(/^Bearer realm="cutroom"/);
+    expect(JSON.parse(r.body).error).toMatch(/each request must carry your Video Jungle API key/);
+  });
+
+  it('refuses a browser Origin it was not told to allow, and a Host it does not answer to', async () => {
+    const origin = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, origin: 'http://evil.example' }, body: INIT });
+    expect(origin.status).toBe(403);
+    expect(JSON.parse(origin.body).error).toMatch(/Origin http:\/\/evil\.example is not allowed/);
+    const host = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, host: 'rebound.example:80' }, body: INIT });
+    expect(host.status).toBe(403);
+    expect(JSON.parse(host.body).error).toMatch(/Host "rebound\.example" is not one this server answers to/);
+  });
+
+  it('answers an oversized body with 413, declared or not, and keeps serving', async () => {
+    const big = Buffer.alloc(17 * 1024 * 1024, 0x20);
+    const declared = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, 'content-length': String(big.length) }, body: big }).catch((e: Error) => ({ status: 0, body: e.message, headers: {} }));
+    expect([413, 0]).toContain(declared.status);
+    const chunked = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, 'transfer-encoding': 'chunked' }, body: big }).catch((e: Error) => ({ status: 0, body: e.message, headers: {} }));
+    expect([413, 0]).toContain(chunked.status);
+    // At least one of them was answered (the other may see its connection closed while still sending).
+    expect([declared.status, chunked.status]).toContain(413);
+    expect((await call(bob, 'list_projects', {})).isError).toBeFalsy();
+    expect(srv.proc.exitCode).toBeNull();
+  });
+
+  it('serves /healthz for load balancers, and 404 elsewhere', async () => {
+    const ok = await raw(srv.base, { method: 'GET', path: '/healthz' });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toEqual({ status: 'ok', backend: 'remote' });
+    expect((await raw(srv.base, { method: 'GET', path: '/other' })).status).toBe(404);
+  });
+});
+
+describe('replicas', () => {
+  it('answer alternate calls of one client without sticky sessions (a shared cache dir)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-http-replicas-'));
+    const [a, b] = await Promise.all([start(remoteEnv(cacheDir)), start(remoteEnv(cacheDir))]);
+    // A round-robin balancer: each request goes to the next replica.
+    const upstream = [new URL(a!.base), new URL(b!.base)];
+    const served = [0, 0];
+    let next = 0;
+    const lb: Server = createServer((req, res) => {
+      const i = next++ % 2;
+      served[i]!++;
+      const u = upstream[i]!;
+      const fwd = httpRequest({ host: u.hostname, port: u.port, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${u.port}` } }, (up) => {
+        res.writeHead(up.statusCode!, up.headers);
+        up.pipe(res);
+      });
+      fwd.on('error', () => res.destroy());
+      req.pipe(fwd);
+    });
+    await new Promise<void>((r) => lb.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(lb.address() as { port: number }).port}/mcp`;
+      const c = await connect(url, { 'x-api-key': service.apiKey });
+      const p = await call(c, 'preview_edit', { project_id: projectA, width: 160, clips: [{ asset_id: ids.green_vertical, start: 0, end: 1 }] });
+      expect(p.isError, textOf(p)).toBeFalsy();
+      const previewId = p.structuredContent!.preview_id as string;
+      // Whichever replica answers next finds the preview the other made, and so does the one after.
+      for (let i = 0; i < 3; i++) {
+        const g = await call(c, 'get_preview', { preview_id: previewId });
+        expect(g.isError, textOf(g)).toBeFalsy();
+        expect(g.structuredContent!.status).toBe('done');
+      }
+      const link = p.content.find((x) => x.type === 'resource_link')!;
+      for (let i = 0; i < 2; i++) expect((await c.readResource({ uri: link.uri! })).contents).toHaveLength(1);
+      expect(served[0]).toBeGreaterThan(2);
+      expect(served[1]).toBeGreaterThan(2);
+    } finally {
+      lb.close();
+    }
+  }, 120_000);
+});
+
+describe('shutting down', () => {
+  it('on SIGTERM finishes the call in flight, refuses new ones, and exits 0', async () => {
+    const s = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-drain-'))));
+    const c = await connect(s.url, { 'x-api-key': service.apiKey });
+    service.fail({ delayMs: 1500 }, { times: 1, match: (r: { method: string; path: string }) => r.method === 'GET' && r.path === '/projects' });
+    const inFlight = call(c, 'list_projects', {});
+    await new Promise((r) => setTimeout(r, 400));
+    s.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const during = await raw(s.base, { method: 'GET', path: '/healthz' }).catch((e: Error) => ({ status: 0, body: e.message }));
+    // Draining: the health check says so (or the listener is already closed).
+    expect([503, 0]).toContain(during.status);
+    const r = await inFlight;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect((r.structuredContent!.projects as unknown[]).length).toBe(1);
+    expect(await s.exited).toBe(0);
+    expect(s.stderr()).toMatch(/SIGTERM: finishing 1 call\(s\) in flight/);
+  }, 60_000);
+});
+
+describe('the local backend over HTTP', () => {
+  const token = 'local-token-0123456789abcdef';
+
+  it('refuses to start without a token, on loopback or not', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0']) {
+      const r = spawnSync(process.execPath, [BIN, '--http', '--port', '0', '--host', host], { env: baseEnv({ CUTROOM_DATA_DIR: mkdtempSync(join(tmpdir(), 'cutroom-http-local-')) }), encoding: 'utf8', timeout: 20_000 });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/the local backend \(your files\) answers only with a bearer token: set CUTROOM_HTTP_TOKEN/);
+      if (host === '0.0.0.0') expect(r.stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without one/);
+    }
+  });
+
+  it('answers only with its token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-http-local-'));
+    const s = await start({ CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_HTTP_TOKEN: token });
+    const wrong = await raw(s.base, { headers: { ...JSON_HEADERS, authorization: 'Bearer not-the-token-at-all' }, body: INIT });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['www-authenticate']).toMatch(/Bearer realm="cutroom"/);
+    const c = await connect(s.url, { authorization: `Bearer ${token}` });
+    const made = await call(c, 'create_project', { name: 'over http', description: '' });
+    expect(made.isError, textOf(made)).toBeFalsy();
+    expect(((await call(c, 'list_projects', {})).structuredContent!.projects as { name: string }[]).map((p) => p.name)).toEqual(['over http']);
+    expect(s.stderr()).not.toContain(token);
+  });
+});
