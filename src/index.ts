@@ -106,7 +106,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   const { port } = server.address() as AddressInfo;
   const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
   const keys = config.backend === 'local' ? 'the local backend, behind CUTROOM_HTTP_TOKEN' : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
-  logger.info(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
+  logger.announce(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
 
   let closing = false;
   const shutdown = async (why: string) => {

@@ -17,6 +17,8 @@ interface Entry {
   deps: ServerDeps;
   backend: Backend;
   lastUsed: number;
+  /** Forgets the caller's key in the log filter. */
+  forget: () => void;
 }
 
 export class Callers {
@@ -40,18 +42,19 @@ export class Callers {
       this.entries.set(id, hit);
       return hit.deps;
     }
-    // Each caller's key is kept out of every log line, as the server's own is.
-    addSecret(key);
+    // Each caller's key is kept out of every log line, as the server's own is, while their context lives.
+    const forget = addSecret(key);
     const dir = join(this.shared.config.cacheDir, 'callers', id);
     const parts = mediaRuntime(this.shared, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
     const backend = remoteBackend(this.shared, key);
-    const entry: Entry = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now() };
+    const entry: Entry = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now(), forget };
     this.entries.set(id, entry);
     while (this.entries.size > this.max) {
       const [oldest, e] = this.entries.entries().next().value as [string, Entry];
       this.entries.delete(oldest);
-      // Calls in flight hold their deps; closing the pool only stops it taking new requests once they finish.
-      void e.backend.close().catch(() => {});
+      // Calls in flight hold their deps; closing the pool only stops it taking new requests once they finish,
+      // and the key is forgotten only then (a failing call may still log around it).
+      void e.backend.close().catch(() => {}).finally(e.forget);
     }
     return entry.deps;
   }
@@ -62,13 +65,13 @@ export class Callers {
       const dir = this.shared.config.cacheDir;
       const parts = mediaRuntime(this.shared, dir, this.shared.limiter);
       const backend = localBackend(this.shared, parts.prober);
-      this.local = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now() };
+      this.local = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now(), forget: () => {} };
     }
     return this.local.deps;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {})));
+    await Promise.all([...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {}).finally(e.forget)));
     this.entries.clear();
   }
 }

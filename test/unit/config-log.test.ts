@@ -75,4 +75,11 @@ describe('logging', () => {
     log.warn('loud');
     expect(lines).toEqual(['cutroom warn: loud\n']);
   });
+  it('announces where it listens whatever the level, redacted like any line', () => {
+    const lines: string[] = [];
+    const log = createLogger('error', (l) => lines.push(l));
+    log.info('quiet');
+    log.announce('listening on http://127.0.0.1:8808/mcp?token=abc');
+    expect(lines).toEqual(['cutroom: listening on http://127.0.0.1:8808/mcp?[redacted]\n']);
+  });
 });
