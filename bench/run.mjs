@@ -7,6 +7,7 @@ const all = {
   store: () => import('./store.mjs'),
   inspect: () => import('./inspect.mjs'),
   render: () => import('./render.mjs'),
+  http: () => import('./http.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

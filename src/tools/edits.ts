@@ -14,6 +14,23 @@ import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy: 'list_projects' });
 export const renderUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/renders/${assetId}`;
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const ComposeEditInput = z.object(EditInputShape);
+const ComposeEditOutput = z.object({ ...CheckOutput, edit: EditSchema.optional().describe('The canonical edit, present when ready') });
+const RenderEditInput = z.object({
+  ...EditInputShape,
+  wait: z.boolean().optional().describe('Follow the render until it is done (up to about 45 s), with progress notifications'),
+});
+const RenderEditOutput = z.object({
+  render: RenderStatusSchema.extend({ edit_id: z.string().optional() }),
+  warnings: z.array(DiagnosticSchema),
+  summary: TimelineSummarySchema.optional(),
+});
+const GetRenderStatusInput = z.object({
+  project_id: z.string().describe('Project id (a UUID) the render belongs to'),
+  asset_id: z.string().describe("The render's asset id, as render_edit returned it"),
+});
+
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
   const openWorldHint = backend.kind === 'remote';
@@ -28,8 +45,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'or a whole edit definition as edit. Times: seconds or HH:MM:SS.mmm; clip times are in the source clip, overlay times on the output timeline. ' +
         'Returns the canonical edit ready for render_edit or preview_edit, diagnostics (error|warning, a JSON pointer path, message, hint) and a summary ' +
         'of every cut\'s place on the timeline. Clip lengths are measured with ffprobe. Use it to iterate until ready is true.',
-      inputSchema: z.object(EditInputShape),
-      outputSchema: z.object({ ...CheckOutput, edit: EditSchema.optional().describe('The canonical edit, present when ready') }),
+      inputSchema: ComposeEditInput,
+      outputSchema: ComposeEditOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     (input, ctx) =>
@@ -53,15 +70,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'to render it. A render is slow and costs money: check with compose_edit or preview_edit first. Returns the render\'s asset (id, status, url ' +
         'once done). With wait: true it follows the render for up to about 45 s; otherwise, and after that, follow it with get_render_status. ' +
         'If the request fails midway it is never resent automatically: check get_project for a new asset before trying again.',
-      inputSchema: z.object({
-        ...EditInputShape,
-        wait: z.boolean().optional().describe('Follow the render until it is done (up to about 45 s), with progress notifications'),
-      }),
-      outputSchema: z.object({
-        render: RenderStatusSchema.extend({ edit_id: z.string().optional() }),
-        warnings: z.array(DiagnosticSchema),
-        summary: TimelineSummarySchema.optional(),
-      }),
+      inputSchema: RenderEditInput,
+      outputSchema: RenderEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
     },
     ({ wait, ...input }, ctx) =>
@@ -122,10 +132,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       description:
         'Tells whether a render started by render_edit is done: its status, and once done its url (a signed link that expires). ' +
         'Call it every few seconds until done or failed is true.',
-      inputSchema: z.object({
-        project_id: z.string().describe('Project id (a UUID) the render belongs to'),
-        asset_id: z.string().describe("The render's asset id, as render_edit returned it"),
-      }),
+      inputSchema: GetRenderStatusInput,
       outputSchema: RenderStatusSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },

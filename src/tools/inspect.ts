@@ -20,6 +20,15 @@ function describe(r: InspectResult): string {
   return lines.join('\n');
 }
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const InspectAssetInput = z.object({
+  project_id: z.string().describe('Project id (a UUID)'),
+  asset_id: z.string().describe('Asset id (a UUID), as get_project lists it'),
+  from: TimeInputSchema.optional().describe('Start of a span to zoom into (or to page shots from): seconds or HH:MM:SS.mmm'),
+  to: TimeInputSchema.optional().describe('End of the span; default the end of the asset'),
+  frames: z.number().int().min(1).max(MAX_SHEET_FRAMES).optional().describe(`Frames in a zoom (default ${DEFAULT_ZOOM_FRAMES})`),
+});
+
 export function register(server: McpServer, deps: ToolDeps): void {
   const { logger } = deps;
   server.registerTool(
@@ -35,13 +44,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'a span holding more shots than frames shows one frame per shot instead. The scan is cached per asset: asking again or zooming is quick. ' +
         'A long source takes a while the first time (keyframes first, then only the stretches where something changed); sends progress notifications. ' +
         'A clip in compose_edit, preview_edit or render_edit can be given as a shot: {asset_id, shot} (start/end then being offsets inside it).',
-      inputSchema: z.object({
-        project_id: z.string().describe('Project id (a UUID)'),
-        asset_id: z.string().describe('Asset id (a UUID), as get_project lists it'),
-        from: TimeInputSchema.optional().describe('Start of a span to zoom into (or to page shots from): seconds or HH:MM:SS.mmm'),
-        to: TimeInputSchema.optional().describe('End of the span; default the end of the asset'),
-        frames: z.number().int().min(1).max(MAX_SHEET_FRAMES).optional().describe(`Frames in a zoom (default ${DEFAULT_ZOOM_FRAMES})`),
-      }),
+      inputSchema: InspectAssetInput,
       outputSchema: InspectResultSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },

@@ -14,6 +14,37 @@ export const exportUri = (id: string, file: string) => `cutroom://exports/${id}/
 const FormatSchema = z.enum(['otio', 'fcpxml', 'edl']);
 const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy: 'list_projects' });
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const ExportEditInput = z.object({
+  ...EditInputShape,
+  format: FormatSchema.describe('otio, fcpxml or edl'),
+  media: z.enum(['links', 'download']).optional().describe('links (default) or download: fetch each source beside the file'),
+});
+const ExportEditOutput = z.object({
+  export_id: z.string(),
+  format: FormatSchema,
+  path: z.string().describe('The timeline file, on the machine cutroom runs on'),
+  media_dir: z.string().optional().describe('Where the fetched media is (media: "download")'),
+  media: z.array(z.object({ asset_id: z.string(), reference: z.string().describe('The path or link the file points at (links without their query)') })),
+  warnings: z.array(z.string()).describe('What the format does not carry, and other things to know'),
+  diagnostics: z.array(DiagnosticSchema).describe("The check's warnings"),
+  summary: TimelineSummarySchema.optional(),
+});
+const ImportEditInput = z.object({
+  project_id: z.string().describe('Project id (a UUID) whose assets the media is mapped to'),
+  path: z.string().optional().describe('Absolute path of the timeline file'),
+  content: z.string().optional().describe('The timeline file\'s text, instead of path'),
+  format: FormatSchema.optional().describe('otio, fcpxml or edl; told from the file when absent'),
+  fps: z.number().optional().describe('Frame rate of the timeline (EDL: required unless 30; others: overrides the file)'),
+  resolution: z.string().optional().describe('Output size WIDTHxHEIGHT when the file does not say (EDL); default 1920x1080'),
+});
+const ImportEditOutput = z.object({
+  ...CheckOutput,
+  edit: EditSchema.optional().describe('The canonical edit, present when ready: give it to render_edit, preview_edit or compose_edit'),
+  format: FormatSchema,
+  mapped: z.array(z.string()).describe('How each cut\'s and overlay\'s media was found'),
+});
+
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
   if (!deps.exportsDir) return;
@@ -29,21 +60,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'Takes the same edit as render_edit (edit, or clips/overlays) and checks it first exactly as compose_edit does: any error and nothing is written. ' +
         'media: "links" (default) points at the media where it is (local files; on the service, signed links that expire); "download" first fetches each source once into a media folder beside the file, for an editor to relink against. ' +
         'Returns the file\'s path, a resource link to it, the media references and what the format could not carry. import_edit reads the editor\'s version back.',
-      inputSchema: z.object({
-        ...EditInputShape,
-        format: FormatSchema.describe('otio, fcpxml or edl'),
-        media: z.enum(['links', 'download']).optional().describe('links (default) or download: fetch each source beside the file'),
-      }),
-      outputSchema: z.object({
-        export_id: z.string(),
-        format: FormatSchema,
-        path: z.string().describe('The timeline file, on the machine cutroom runs on'),
-        media_dir: z.string().optional().describe('Where the fetched media is (media: "download")'),
-        media: z.array(z.object({ asset_id: z.string(), reference: z.string().describe('The path or link the file points at (links without their query)') })),
-        warnings: z.array(z.string()).describe('What the format does not carry, and other things to know'),
-        diagnostics: z.array(DiagnosticSchema).describe("The check's warnings"),
-        summary: TimelineSummarySchema.optional(),
-      }),
+      inputSchema: ExportEditInput,
+      outputSchema: ExportEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
     },
     ({ format, media, ...input }, ctx) =>
@@ -89,20 +107,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'Give path (a file in the exports folder or in the folders cutroom may read) or content (the file\'s text). Each clip\'s media is mapped back to an asset ' +
         '(cutroom id, path or link without its query, clip or reel name). Returns the edit as compose_edit does (ready, diagnostics with JSON pointers, summary), ' +
         'with a diagnostic for everything that does not map: transitions, speed changes, effects, gaps, unknown media. An EDL carries no frame rate: give fps (default 30).',
-      inputSchema: z.object({
-        project_id: z.string().describe('Project id (a UUID) whose assets the media is mapped to'),
-        path: z.string().optional().describe('Absolute path of the timeline file'),
-        content: z.string().optional().describe('The timeline file\'s text, instead of path'),
-        format: FormatSchema.optional().describe('otio, fcpxml or edl; told from the file when absent'),
-        fps: z.number().optional().describe('Frame rate of the timeline (EDL: required unless 30; others: overrides the file)'),
-        resolution: z.string().optional().describe('Output size WIDTHxHEIGHT when the file does not say (EDL); default 1920x1080'),
-      }),
-      outputSchema: z.object({
-        ...CheckOutput,
-        edit: EditSchema.optional().describe('The canonical edit, present when ready: give it to render_edit, preview_edit or compose_edit'),
-        format: FormatSchema,
-        mapped: z.array(z.string()).describe('How each cut\'s and overlay\'s media was found'),
-      }),
+      inputSchema: ImportEditInput,
+      outputSchema: ImportEditOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     (input, ctx) =>

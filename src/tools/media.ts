@@ -5,6 +5,20 @@ import { AssetViewSchema, viewAsset } from '../api/summaries.js';
 import type { ToolDeps } from './context.js';
 import { guard, ok, requireUuid } from './result.js';
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const ImportMediaInput = z.object({
+  project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
+  path: z.string().min(1).describe('Path of the file; relative paths start from the first allowed folder'),
+});
+const ImportMediaOutput = z.object({
+  asset: AssetViewSchema,
+  kind: z.enum(['video', 'audio', 'image']),
+  duration_seconds: z.number().optional(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  has_audio: z.boolean(),
+});
+
 export function register(server: McpServer, { backend, logger }: ToolDeps): void {
   const importMedia = backend.importMedia?.bind(backend);
   if (!importMedia) return;
@@ -16,18 +30,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         'Copies a video, audio or image file from this machine into a local project, as an asset you can cut with compose_edit. ' +
         'The file must be inside the folders cutroom may read (CUTROOM_ALLOWED_DIRS, by default the folder cutroom was started in) and readable ' +
         'by ffprobe. Returns the new asset (id, kind) and what was measured (duration, size, whether it has sound).',
-      inputSchema: z.object({
-        project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
-        path: z.string().min(1).describe('Path of the file; relative paths start from the first allowed folder'),
-      }),
-      outputSchema: z.object({
-        asset: AssetViewSchema,
-        kind: z.enum(['video', 'audio', 'image']),
-        duration_seconds: z.number().optional(),
-        width: z.number().optional(),
-        height: z.number().optional(),
-        has_audio: z.boolean(),
-      }),
+      inputSchema: ImportMediaInput,
+      outputSchema: ImportMediaOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     ({ project_id, path }, ctx) =>

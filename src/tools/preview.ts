@@ -104,6 +104,13 @@ const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
   return deps.runtime;
 };
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const PreviewEditInput = z.object({
+  ...EditInputShape,
+  width: z.number().int().min(64).max(1920).optional().describe('Width of the preview in pixels (default 640); the edit\'s shape is kept'),
+});
+const GetPreviewInput = z.object({ preview_id: z.string().describe('The preview_id preview_edit returned') });
+
 export function register(server: McpServer, deps: ToolDeps): void {
   const { logger } = deps;
   const waitSec = Math.round(deps.renderWaitMs / 1000);
@@ -118,10 +125,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'Nothing is sent to the service. Takes seconds for a minute of video; sends progress notifications. ' +
         `A preview still rendering after about ${waitSec} s comes back as {preview_id, status: "rendering", progress} and goes on in the background: ` +
         'follow it with get_preview, which returns the same full result once done.',
-      inputSchema: z.object({
-        ...EditInputShape,
-        width: z.number().int().min(64).max(1920).optional().describe('Width of the preview in pixels (default 640); the edit\'s shape is kept'),
-      }),
+      inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
@@ -163,7 +167,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         `Follows a preview that preview_edit handed over while still rendering: waits up to about ${waitSec} s (with progress notifications), ` +
         'then returns the full preview exactly as preview_edit does once done, or {status: "rendering", progress} again: call it again then. ' +
         'Also returns any recent preview still in the cache by its id.',
-      inputSchema: z.object({ preview_id: z.string().describe('The preview_id preview_edit returned') }),
+      inputSchema: GetPreviewInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

@@ -24,6 +24,28 @@ const projectId = z.string().describe('Project id (a UUID), as list_projects sho
 const listedBy = 'list_projects';
 const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy });
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const ListProjectsInput = z.object({
+  limit: z.number().int().min(1).max(100).optional().describe('How many projects to return, 1-100 (the service defaults to 10)'),
+});
+const ListProjectsOutput = z.object({ projects: z.array(ProjectSummarySchema), problems: ProblemsSchema });
+const GetProjectInput = z.object({
+  project_id: projectId,
+  asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (default 0); 50 are shown at a time'),
+});
+const GetProjectOutput = z.object({ project: ProjectDetailSchema, problems: ProblemsSchema });
+const CreateProjectInput = z.object({
+  name: z.string().trim().min(1).max(200).describe('Name of the project'),
+  description: z.string().max(5000).describe('What the project is about; may be empty'),
+  prompt_id: z.string().min(1).optional().describe('Id of an existing prompt to create the project with'),
+});
+const CreateProjectOutput = z.object({ project: ProjectSummarySchema });
+const DeleteProjectInput = z.object({
+  project_id: projectId,
+  confirm: z.boolean().optional().describe('Must be true, and only after the user agreed to delete this project'),
+});
+const DeleteProjectOutput = z.object({ deleted: z.literal(true), project_id: z.string() });
+
 export function register(server: McpServer, { backend, logger }: ToolDeps): void {
   const openWorldHint = backend.kind === 'remote';
 
@@ -34,10 +56,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       description:
         'Lists your video projects, newest first as the service orders them: id, name, description, creation time and asset count. ' +
         'Start here to find a project id for the other tools. Assets are not included: call get_project for them.',
-      inputSchema: z.object({
-        limit: z.number().int().min(1).max(100).optional().describe('How many projects to return, 1-100 (the service defaults to 10)'),
-      }),
-      outputSchema: z.object({ projects: z.array(ProjectSummarySchema), problems: ProblemsSchema }),
+      inputSchema: ListProjectsInput,
+      outputSchema: ListProjectsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     ({ limit }, ctx) =>
@@ -60,11 +80,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         "Returns one project with its assets: each asset's id, type, status and its signed links (url, download_url). " +
         'The links expire (links_expire_at says when): fetch the project again for fresh ones rather than reusing old links. ' +
         'Shows 50 assets at a time; use asset_offset for the rest.',
-      inputSchema: z.object({
-        project_id: projectId,
-        asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (default 0); 50 are shown at a time'),
-      }),
-      outputSchema: z.object({ project: ProjectDetailSchema, problems: ProblemsSchema }),
+      inputSchema: GetProjectInput,
+      outputSchema: GetProjectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
     ({ project_id, asset_offset }, ctx) =>
@@ -98,12 +115,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       description:
         'Creates a new video project and returns it (id, name, description). Optionally starts it from an existing prompt with prompt_id. ' +
         'Each call creates another project, so check list_projects first if the user may already have one.',
-      inputSchema: z.object({
-        name: z.string().trim().min(1).max(200).describe('Name of the project'),
-        description: z.string().max(5000).describe('What the project is about; may be empty'),
-        prompt_id: z.string().min(1).optional().describe('Id of an existing prompt to create the project with'),
-      }),
-      outputSchema: z.object({ project: ProjectSummarySchema }),
+      inputSchema: CreateProjectInput,
+      outputSchema: CreateProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
     },
     ({ name, description, prompt_id }, ctx) =>
@@ -130,11 +143,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       description:
         'Deletes a project and everything in it, for good. Ask the user first: without confirm: true this deletes nothing and ' +
         'returns an error naming the project, so you can show the user what would go.',
-      inputSchema: z.object({
-        project_id: projectId,
-        confirm: z.boolean().optional().describe('Must be true, and only after the user agreed to delete this project'),
-      }),
-      outputSchema: z.object({ deleted: z.literal(true), project_id: z.string() }),
+      inputSchema: DeleteProjectInput,
+      outputSchema: DeleteProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint },
     },
     ({ project_id, confirm }, ctx) =>

@@ -5,6 +5,13 @@ import { ScriptSummarySchema, summarizeScript } from '../api/summaries.js';
 import type { ToolDeps } from './context.js';
 import { guard, ok, requireUuid } from './result.js';
 
+// Schemas are built once, not per server instance: over HTTP a server is made for every request.
+const ListScriptsInput = z.object({
+  project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
+  limit: z.number().int().min(1).max(100).optional().describe('How many scripts to return, 1-100'),
+});
+const ListScriptsOutput = z.object({ scripts: z.array(ScriptSummarySchema) });
+
 export function register(server: McpServer, { backend, logger }: ToolDeps): void {
   server.registerTool(
     'list_scripts',
@@ -13,11 +20,8 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       description:
         "Lists a project's scripts: the graphs of generation steps attached to it. For each: its id, name, the inputs a new " +
         'generation needs (name, label, example) and its steps in dependency order. The full graph is in the resource_uri given.',
-      inputSchema: z.object({
-        project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
-        limit: z.number().int().min(1).max(100).optional().describe('How many scripts to return, 1-100'),
-      }),
-      outputSchema: z.object({ scripts: z.array(ScriptSummarySchema) }),
+      inputSchema: ListScriptsInput,
+      outputSchema: ListScriptsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: backend.kind === 'remote' },
     },
     ({ project_id, limit }, ctx) =>

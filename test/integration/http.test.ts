@@ -148,6 +148,21 @@ describe('one server, two callers with their own keys', () => {
     expect(srv.proc.exitCode).toBeNull();
   });
 
+  it('answers bodies that are not JSON-RPC with a 4xx JSON-RPC error, and keeps serving', async () => {
+    const post = (body: string) => raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}` }, body: Buffer.from(body) });
+    const notJson = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.body).error).toMatchObject({ code: -32700, message: expect.stringMatching(/Parse error: the body is not JSON/) });
+    for (const body of ['42', '{"hello": "world"}', '[]', 'null']) {
+      const r = await post(body);
+      expect(r.status, body).toBeGreaterThanOrEqual(400);
+      expect(r.status, body).toBeLessThan(500);
+      expect(JSON.parse(r.body).jsonrpc, body).toBe('2.0');
+    }
+    expect((await call(bob, 'list_projects', {})).isError).toBeFalsy();
+    expect(srv.proc.exitCode).toBeNull();
+  });
+
   it('serves /healthz for load balancers, and 404 elsewhere', async () => {
     const ok = await raw(srv.base, { method: 'GET', path: '/healthz' });
     expect(ok.status).toBe(200);
