@@ -68,7 +68,8 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
 }
 
 /** What createServer takes, for a backend and a runtime whose folders are under `cacheDir`. */
-export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string): ServerDeps {
+/** `hosted`: the deps of one caller of a hosted server, who may not read this machine's folders (CUTROOM_ALLOWED_DIRS). */
+export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string, hosted = false): ServerDeps {
   const { config, logger, media } = shared;
   return {
     backend,
@@ -79,6 +80,7 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     renderPollMs: config.renderPollMs,
     runtime: parts.runtime,
     exportsDir: join(cacheDir, 'exports'),
-    allowedDirs: config.allowedDirs,
+    allowedDirs: hosted ? [] : config.allowedDirs,
+    ...(hosted ? { hosted } : {}),
   };
 }

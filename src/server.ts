@@ -30,6 +30,8 @@ export interface ServerDeps {
   runtime?: MediaRuntime;
   exportsDir?: string;
   allowedDirs?: string[];
+  /** Serving one caller of a hosted server (HTTP, remote backend): files on this machine are not theirs. */
+  hosted?: boolean;
 }
 
 export function instructions(backend: Backend): string {
@@ -47,7 +49,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -55,7 +57,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}) };
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);

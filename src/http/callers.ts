@@ -47,7 +47,7 @@ export class Callers {
     const dir = join(this.shared.config.cacheDir, 'callers', id);
     const parts = mediaRuntime(this.shared, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
     const backend = remoteBackend(this.shared, key);
-    const entry: Entry = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now(), forget };
+    const entry: Entry = { deps: serverDeps(this.shared, backend, parts, dir, true), backend, lastUsed: Date.now(), forget };
     this.entries.set(id, entry);
     while (this.entries.size > this.max) {
       const [oldest, e] = this.entries.entries().next().value as [string, Entry];

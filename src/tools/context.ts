@@ -21,4 +21,6 @@ export interface ToolDeps {
   exportsDir?: string;
   /** Folders import_edit may read a timeline file from (CUTROOM_ALLOWED_DIRS), besides exportsDir. */
   allowedDirs?: string[];
+  /** One caller of a hosted server: import_edit reads only their exports; export_edit fetches no media here. */
+  hosted?: boolean;
 }

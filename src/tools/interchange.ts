@@ -48,7 +48,7 @@ const ImportEditOutput = z.object({
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
   if (!deps.exportsDir) return;
-  const ix: InterchangeDeps = { backend, prober: deps.prober, runtime: deps.runtime, exportsDir: deps.exportsDir, allowedDirs: deps.allowedDirs ?? [] };
+  const ix: InterchangeDeps = { backend, prober: deps.prober, runtime: deps.runtime, exportsDir: deps.exportsDir, allowedDirs: deps.allowedDirs ?? [], ...(deps.hosted ? { hosted: true } : {}) };
   const openWorldHint = backend.kind === 'remote';
 
   server.registerTool(

@@ -2,10 +2,10 @@
 // the media fetched beside it when asked), and a timeline file read back into an edit of the project.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
-import { openAllowed } from '../backend/local/open-allowed.js';
+import { isInside, openAllowed } from '../backend/local/open-allowed.js';
 import { processAlive } from '../backend/local/store.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
@@ -40,7 +40,15 @@ export interface InterchangeDeps extends CheckDeps {
   exportsDir: string;
   /** Folders import_edit may read a path from (CUTROOM_ALLOWED_DIRS), besides the exports folder. */
   allowedDirs: string[];
+  /**
+   * Serving a caller of a hosted server (HTTP, remote backend): this machine's files are not theirs. import_edit
+   * reads only their own exports, media is never fetched onto the server, and their newest exports alone are kept.
+   */
+  hosted?: boolean;
 }
+
+/** The exports a hosted caller keeps: the oldest beyond this go (their timeline files stay readable until then). */
+export const HOSTED_EXPORTS_KEPT = 100;
 
 export interface ExportOutcome {
   checked: CheckedEdit;
@@ -61,6 +69,13 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
   return name || id;
 }
 
+/** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
+export async function trimExports(exportsDir: string, keep: number): Promise<number> {
+  const old = (await exportIds(exportsDir)).slice(keep);
+  for (const id of old) await rm(join(exportsDir, id), { recursive: true, force: true });
+  return old.length;
+}
+
 /** Export folders still being built by a process that is gone (killed midway): they will never be finished. */
 async function sweepAbandoned(exportsDir: string): Promise<void> {
   const names = await readdir(exportsDir).catch(() => [] as string[]);
@@ -77,6 +92,9 @@ export async function exportEdit(
   input: EditInput,
   opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal },
 ): Promise<ExportOutcome | { refused: CheckedEdit }> {
+  if (deps.hosted && opts.media === 'download') {
+    throw new UserFacingError('media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file');
+  }
   const checked = await checkEdit(deps, input, opts.signal);
   if (!checked.ready || !checked.edit || !checked.timeline) return { refused: checked };
   if (opts.format === 'edl') {
@@ -151,6 +169,7 @@ export async function exportEdit(
     }
     await writeFile(join(building, file), text);
     await rename(building, dir);
+    if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
     return { checked, exportId, path: join(dir, file), file, format: opts.format, ...(fetched ? { mediaDir: join(dir, 'media') } : {}), warnings, media: references };
   } catch (err) {
     await rm(building, { recursive: true, force: true });
@@ -204,7 +223,12 @@ export function sniffFormat(text: string, name?: string): ExchangeFormat | undef
 }
 
 async function readTimelineFile(deps: InterchangeDeps, path: string): Promise<string> {
-  const { fh, size } = await openAllowed(path, [deps.exportsDir, ...deps.allowedDirs]);
+  // A hosted caller names only files of their own exports; nothing else on this machine is looked at, not even
+  // whether it exists.
+  if (deps.hosted && !(isAbsolute(path) && isInside([deps.exportsDir], resolve(path)))) {
+    throw new UserFacingError('this cutroom is hosted: import_edit reads by path only the files export_edit wrote for you. Send the timeline\'s text as content instead');
+  }
+  const { fh, size } = await openAllowed(path, deps.hosted ? [deps.exportsDir] : [deps.exportsDir, ...deps.allowedDirs]);
   try {
     if (size > MAX_IMPORT_BYTES) throw new UserFacingError(`${path} is ${Math.round(size / 1e6)} MB; a timeline file import_edit reads is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
     return (await fh.readFile()).toString('utf8');

@@ -3,7 +3,7 @@
 // replicas answering alternate calls without sticky sessions, SIGTERM letting a call in flight finish, and the
 // local backend only behind its token.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,38 @@ describe('one server, two callers with their own keys', () => {
     // The service saw each caller's own key on their calls, never the server's for Bob.
     const keysSeen = new Set(service.requests.map((r: { headers: Record<string, string> }) => r.headers['x-api-key']));
     expect([...keysSeen].sort()).toEqual([service.apiKey, keyB].sort());
+  });
+
+  it("reads no file of the server's for a caller: import_edit takes only their own exports by path, and export_edit fetches no media onto it", async () => {
+    // A file in the server's working directory (its default CUTROOM_ALLOWED_DIRS), that an EDL read would quote.
+    const secretDir = mkdtempSync(join(tmpdir(), 'cutroom-http-secret-'));
+    const secret = join(secretDir, 'notes.edl');
+    writeFileSync(secret, 'TITLE: x\n001  SECRET-LINE-DO-NOT-SHOW\n');
+    const srvCwd = await start({ ...remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-files-'))), CUTROOM_ALLOWED_DIRS: secretDir });
+    const a = await connect(srvCwd.url, { authorization: `Bearer ${service.apiKey}` });
+    const b = await connect(srvCwd.url, { 'x-api-key': keyB });
+    for (const path of [secret, join(secretDir, 'missing.edl'), 'notes.edl', '/etc/passwd']) {
+      const r = await call(a, 'import_edit', { project_id: projectA, path, format: 'edl' });
+      expect(r.isError, path).toBe(true);
+      expect(textOf(r), path).toMatch(/hosted: import_edit reads by path only the files export_edit wrote for you\. Send the timeline's text as content/);
+      expect(textOf(r), path).not.toMatch(/SECRET-LINE|no file at|CUTROOM_ALLOWED_DIRS/);
+    }
+    const download = await call(a, 'export_edit', { project_id: projectA, format: 'otio', media: 'download', clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
+    expect(download.isError).toBe(true);
+    expect(textOf(download)).toMatch(/this cutroom is hosted: the files would not reach you\. Export with media: "links"/);
+
+    // Her own export she may read back by path and through its resource; Bob may do neither.
+    const exported = await call(a, 'export_edit', { project_id: projectA, format: 'otio', clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
+    expect(exported.isError, textOf(exported)).toBeFalsy();
+    const path = exported.structuredContent!.path as string;
+    const back = await call(a, 'import_edit', { project_id: projectA, path });
+    expect(back.isError, textOf(back)).toBeFalsy();
+    expect(back.structuredContent!.ready).toBe(true);
+    const theirs = await call(b, 'import_edit', { project_id: projectB, path });
+    expect(theirs.isError).toBe(true);
+    expect(textOf(theirs)).toMatch(/reads by path only the files export_edit wrote for you/);
+    const uri = exported.content.find((c) => c.type === 'resource_link')!.uri!;
+    await expect(b.readResource({ uri })).rejects.toThrow();
   });
 
   it('answers a request without a key with 401 and a challenge', async () => {
