@@ -46,7 +46,8 @@ export const ConfigSchema = z.object({
       port: positiveInt('CUTROOM_HTTP_PORT (--port)', 0, 65_535),
       host: z.string().min(1, 'CUTROOM_HTTP_HOST (--host) must name an address'),
       /** The bearer token every request must carry (the local backend requires one). */
-      token: z.string().min(16, 'CUTROOM_HTTP_TOKEN must be at least 16 characters').optional(),
+      // Sent as `Authorization: Bearer <token>`: a header carries visible ASCII, and a bearer token no spaces.
+      token: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
       /** Browser origins allowed besides the server's own (scheme://host[:port]). */
       allowedOrigins: z.array(z.string()),
       /** Host header names accepted; empty: localhost names when listening on loopback, else any. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The bin: config -> backend -> serve stdio (or Streamable HTTP with --http). The only file that starts anything.
-import { createServer as createHttpServer } from 'node:http';
+import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
@@ -94,8 +95,10 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     void local.sweepLeftovers();
   }
   const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger });
-  const server = createHttpServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, app.listener);
-  server.on('clientError', (_err, socket) => socket.destroy());
+  // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
+  // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
+  const server = createHttpServer({ requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, app.listener);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(http.port, http.host, () => resolve());
@@ -124,6 +127,19 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   keepAlive(logger);
+}
+
+/** A request Node could not parse gets a JSON answer that says why (the default would be an empty reply or none). */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, error] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request headers are too large (16 KB at most): no key or token is that long']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request did not arrive in time (its headers within 20 s, all of it within 60 s)']
+        : [400, `the request is not valid HTTP (${err.code ?? 'malformed'})`];
+  const body = JSON.stringify({ error });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 /** The process survives every input: a stray rejection is logged, never fatal. */

@@ -4,33 +4,19 @@
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
-// Counted, so a hosted server can forget a caller's key once nothing of theirs is left in memory: otherwise
-// every key ever presented (valid or not) would stay here and be scanned for in every line.
-const secrets = new Map<string, number>();
+const secrets = new Set<string>();
 
-/** Registers a value (an API key) that must never appear in any output; returns what forgets it again. */
-export function addSecret(value: string | undefined): () => void {
-  if (!value || value.length < 4) return () => {};
-  secrets.set(value, (secrets.get(value) ?? 0) + 1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const n = (secrets.get(value) ?? 1) - 1;
-    if (n > 0) secrets.set(value, n);
-    else secrets.delete(value);
-  };
+/** Registers a value (the API key, the HTTP token) that must never appear in any output. */
+export function addSecret(value: string | undefined): void {
+  if (value && value.length >= 4) secrets.add(value);
 }
-
-/** How many secrets are registered (for tests of a hosted server's memory). */
-export const secretCount = () => secrets.size;
 
 const URL_WITH_QUERY = /\b((?:https?|file):\/\/[^\s?#"'<>]+)\?[^\s"'<>]*/gi;
 
 /** Removes registered secrets and the query strings of URLs (signatures, expiry, access key ids). */
 export function redact(text: string): string {
   let out = text.replace(URL_WITH_QUERY, '$1?[redacted]');
-  for (const s of secrets.keys()) out = out.split(s).join('[redacted]');
+  for (const s of secrets) out = out.split(s).join('[redacted]');
   return out;
 }
 
@@ -41,6 +27,8 @@ export interface Logger {
   debug(msg: string): void;
   /** Written whatever the level: the line an operator cannot do without (where a server listens). */
   announce(msg: string): void;
+  /** Takes out of a text what must not be shown beyond the registered secrets (a hosted caller's own key). */
+  hide?(text: string): string;
 }
 
 export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {

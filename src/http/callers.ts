@@ -6,19 +6,34 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from '../assemble.js';
 import type { Backend } from '../backend/types.js';
-import { addSecret } from '../log.js';
+import type { Logger } from '../log.js';
 import { Limiter } from '../media/probe.js';
 import type { ServerDeps } from '../server.js';
 
 /** The folder name of a caller: not the key, and not reversible to it. */
 export const callerId = (key: string) => createHash('sha256').update(`cutroom caller\0${key}`).digest('hex').slice(0, 32);
 
+/**
+ * The server's logger, with this caller's key taken out of their lines. Only their own lines: a key is whatever a
+ * caller sends, and one who sent "127.0.0.1" as a key must not blank that out of everyone's log.
+ */
+export function callerLogger(logger: Logger, key: string): Logger {
+  const hide = (msg: string) => (key.length >= 4 ? msg.split(key).join('[redacted]') : msg);
+  return {
+    error: (m) => logger.error(hide(m)),
+    warn: (m) => logger.warn(hide(m)),
+    info: (m) => logger.info(hide(m)),
+    debug: (m) => logger.debug(hide(m)),
+    announce: (m) => logger.announce(hide(m)),
+    hide,
+  };
+}
+
 interface Entry {
   deps: ServerDeps;
   backend: Backend;
-  lastUsed: number;
-  /** Forgets the caller's key in the log filter. */
-  forget: () => void;
+  /** Requests of this caller being answered now: a context in use is never closed. */
+  active: number;
 }
 
 export class Callers {
@@ -27,36 +42,66 @@ export class Callers {
 
   constructor(
     private readonly shared: Shared,
-    /** Contexts kept in memory; the least recently used beyond this is closed (its files stay on disk). */
+    /** Idle contexts kept in memory; the least recently used idle one beyond this is closed (its files stay). */
     private readonly max = 64,
   ) {}
 
   /** The remote backend's context for the caller with this service key. */
   forKey(key: string): ServerDeps {
+    return this.entry(key).deps;
+  }
+
+  /**
+   * Marks the caller's context in use for one request, and returns what ends that. Contexts in use are never
+   * evicted (closing one would cut its calls to the service mid-way), so at a burst of callers more than `max`
+   * may live for a while.
+   */
+  acquire(key: string): () => void {
+    const e = this.entry(key);
+    e.active++;
+    this.evict();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      e.active--;
+      this.evict();
+    };
+  }
+
+  /** How many contexts are in memory (for tests of a hosted server's memory). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private entry(key: string): Entry {
     const id = callerId(key);
     const hit = this.entries.get(id);
     if (hit) {
-      hit.lastUsed = Date.now();
       // Most recently used last: the Map's order is the eviction order.
       this.entries.delete(id);
       this.entries.set(id, hit);
-      return hit.deps;
+      return hit;
     }
-    // Each caller's key is kept out of every log line, as the server's own is, while their context lives.
-    const forget = addSecret(key);
+    const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key) };
     const dir = join(this.shared.config.cacheDir, 'callers', id);
-    const parts = mediaRuntime(this.shared, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
-    const backend = remoteBackend(this.shared, key);
-    const entry: Entry = { deps: serverDeps(this.shared, backend, parts, dir, true), backend, lastUsed: Date.now(), forget };
+    const parts = mediaRuntime(mine, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
+    const backend = remoteBackend(mine, key);
+    const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true), backend, active: 0 };
     this.entries.set(id, entry);
-    while (this.entries.size > this.max) {
-      const [oldest, e] = this.entries.entries().next().value as [string, Entry];
-      this.entries.delete(oldest);
-      // Calls in flight hold their deps; closing the pool only stops it taking new requests once they finish,
-      // and the key is forgotten only then (a failing call may still log around it).
-      void e.backend.close().catch(() => {}).finally(e.forget);
+    this.evict();
+    return entry;
+  }
+
+  private evict(): void {
+    const newest = [...this.entries.keys()].at(-1);
+    for (const [id, e] of this.entries) {
+      if (this.entries.size <= this.max) return;
+      // The one just asked for stays, whether or not its request has marked it in use yet.
+      if (e.active > 0 || id === newest) continue;
+      this.entries.delete(id);
+      void e.backend.close().catch(() => {});
     }
-    return entry.deps;
   }
 
   /** The local backend's one context (it serves one operator, behind CUTROOM_HTTP_TOKEN). */
@@ -65,13 +110,13 @@ export class Callers {
       const dir = this.shared.config.cacheDir;
       const parts = mediaRuntime(this.shared, dir, this.shared.limiter);
       const backend = localBackend(this.shared, parts.prober);
-      this.local = { deps: serverDeps(this.shared, backend, parts, dir), backend, lastUsed: Date.now(), forget: () => {} };
+      this.local = { deps: serverDeps(this.shared, backend, parts, dir), backend, active: 0 };
     }
     return this.local.deps;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {}).finally(e.forget)));
+    await Promise.all([...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {})));
     this.entries.clear();
   }
 }

@@ -45,16 +45,37 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
   res.end(JSON.stringify(body));
 }
 
-/** The body, up to `max` bytes; undefined when it is larger (the rest is not read). */
-async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+/** What reading a body gave: the bytes, or why not (over the size limit, or over the budget of all bodies). */
+type Body = { bytes: Buffer } | { tooLarge: true } | { busy: true };
+
+/**
+ * Reads a body of at most `max` bytes, counting it against `budget`, which all bodies being read share: a few
+ * clients that send large bodies slowly cannot hold more than the budget of memory between them.
+ */
+async function readBody(req: IncomingMessage, max: number, budget: { free: number }): Promise<Body> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) return undefined;
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) return { tooLarge: true };
+      if (chunk.length > budget.free) return { busy: true };
+      budget.free -= chunk.length;
+      chunks.push(chunk);
+    }
+    return { bytes: Buffer.concat(chunks) };
+  } finally {
+    budget.free += chunks.reduce((n, c) => n + c.length, 0);
   }
-  return Buffer.concat(chunks);
+}
+
+/** A Host name as compared: lower case, without an IPv6 address's brackets. */
+const hostName = (h: string) => h.trim().replace(/^\[|\]$/g, '').toLowerCase();
+/** The name in a Host header: without its port. */
+function requestHost(header: string | undefined): string {
+  const h = (header ?? '').trim();
+  const v6 = /^\[([^\]]*)\](?::\d*)?$/.exec(h);
+  return hostName(v6 ? v6[1]! : h.replace(/:\d*$/, ''));
 }
 
 /** The service key this request carries: X-API-Key, or the bearer token when that is not cutroom's own. */
@@ -69,7 +90,9 @@ function callerKey(req: IncomingMessage, tokenIsBearer: boolean): string | undef
 export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
   const maxBody = http.maxBodyMb * 1024 * 1024;
-  const hosts = http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : [];
+  const hosts = (http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : []).map(hostName);
+  // What all bodies being read may hold between them.
+  const budget = { free: maxBody * 4 };
   let inFlight = 0;
   let draining = false;
   const idle: (() => void)[] = [];
@@ -96,8 +119,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
 
     // Host: against DNS rebinding, a name this server answers to (localhost names when it listens on loopback).
-    const hostname = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
-    if (hosts.length && !hosts.some((h) => h.toLowerCase() === hostname)) {
+    const hostname = requestHost(req.headers.host);
+    if (hosts.length && !hosts.includes(hostname)) {
       return send(res, 403, { error: `Host "${hostname}" is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)` });
     }
     // Origin: a browser page may call only from an origin the operator allowed.
@@ -124,10 +147,14 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       }
     }
 
-    const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
-    if (req.method === 'POST' && body === undefined) {
+    const read = req.method === 'POST' ? await readBody(req, maxBody, budget) : undefined;
+    if (read && 'tooLarge' in read) {
       return send(res, 413, { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` }, { connection: 'close' });
     }
+    if (read && 'busy' in read) {
+      return send(res, 503, { error: 'the server is receiving too many large requests at once: retry shortly' }, { connection: 'close', 'retry-after': '1' });
+    }
+    const body = read?.bytes;
     // Parsed here, once, and handed to the SDK as parsedBody: the Request below then carries no body to copy and
     // read again (a third of the time HTTP added to a small call).
     let parsedBody: unknown;
@@ -138,6 +165,21 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
         return send(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the body is not JSON (${(err as Error).message})` } });
       }
     }
+    // A call starts here: only now does it count as in flight (an upload that stalls does not hold up a drain).
+    if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+    inFlight++;
+    // The caller's context is in use until the answer is sent: it is not closed under the call.
+    const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
+    try {
+      await answer(req, res, key, body ? { parsedBody } : {});
+    } finally {
+      release?.();
+      inFlight--;
+      if (inFlight === 0) idle.splice(0).forEach((r) => r());
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, key: string | undefined, parsed: { parsedBody?: unknown }): Promise<void> {
     // The call is cancelled when the client goes away before its answer.
     const abort = new AbortController();
     res.on('close', () => {
@@ -148,17 +190,15 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
     }
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
-      method: req.method ?? 'GET',
-      headers,
-      signal: abort.signal,
-    });
-    const response = await handler.fetch(request, {
-      ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}),
-      ...(body ? { parsedBody } : {}),
-    });
+    // The path alone, on a fixed origin: the Host was checked above, and a request line in absolute form or an odd
+    // Host must not make an invalid URL here.
+    const path = new URL(req.url ?? '/mcp', 'http://localhost');
+    const request = new Request(`http://localhost${path.pathname}${path.search}`, { method: req.method ?? 'GET', headers, signal: abort.signal });
+    const response = await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed });
     const out: Record<string, string[]> = {};
     response.headers.forEach((value, name) => void (out[name] ??= []).push(value));
+    // A client that asked to close gets its connection closed, whatever the SDK's headers say.
+    if (/\bclose\b/i.test(String(req.headers.connection ?? ''))) out.connection = ['close'];
     res.writeHead(response.status, out);
     if (!response.body) return void res.end();
     try {
@@ -173,16 +213,12 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
 
   return {
     listener: (req, res) => {
-      inFlight++;
-      serve(req, res)
-        .catch((err: Error) => {
-          logger.warn(`http: ${err.message}`);
-          send(res, 500, { error: 'internal error: the server logged it' });
-        })
-        .finally(() => {
-          inFlight--;
-          if (inFlight === 0) idle.splice(0).forEach((r) => r());
-        });
+      serve(req, res).catch((err: Error) => {
+        // A client that goes away mid-upload is not the server's problem.
+        if (req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET' || err.message === 'aborted') return void logger.debug(`http: ${err.message}`);
+        logger.warn(`http: ${err.message}`);
+        send(res, 500, { error: 'internal error: the server logged it' });
+      });
     },
     inFlight: () => inFlight,
     drain: async (ms) => {

@@ -41,8 +41,8 @@ export function explain(err: unknown, subject?: Subject): string {
     }
     const status = err.status ?? 0;
     const detail = err.detail ? ` (${err.detail})` : '';
-    if (status === 401) return `the service rejected the API key (401): check VJ_API_KEY${detail}`;
-    if (status === 403) return `the API key may not do this (403)${detail}: check VJ_API_KEY and the project's owner`;
+    if (status === 401) return `the service rejected the API key (401): check VJ_API_KEY (on a hosted cutroom: the key your client sends)${detail}`;
+    if (status === 403) return `the API key may not do this (403)${detail}: check VJ_API_KEY (on a hosted cutroom: the key your client sends) and the project's owner`;
     if (status === 404 && subject) return `${subject.what} not found; ${subject.listedBy} shows the ids you can use`;
     if (status === 404) return `not found (404)${detail}`;
     if (status === 422 || status === 400) return `the service rejected the request (${status})${detail || ''}; correct the arguments and call again`;
@@ -78,6 +78,6 @@ export async function guard(
     const message = explain(err, subject);
     if (!(err instanceof ToolError)) logger.warn(`${tool}: ${message}`);
     if (!(err instanceof ToolError) && !(err instanceof ServiceError)) logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
-    return fail(message);
+    return fail(logger.hide ? logger.hide(message) : message);
   }
 }

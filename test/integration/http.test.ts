@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -152,6 +153,22 @@ describe('one server, two callers with their own keys', () => {
     await expect(b.readResource({ uri })).rejects.toThrow();
   });
 
+  it("a flood of made-up keys does not close a caller's connection to the service under their call", async () => {
+    // Bob's call is slow and fails once (503 after 1 s), so it is retried after the flood: on a closed pool, it
+    // failed with "could not reach the service".
+    service.fail({ delayMs: 1000, status: 503, body: '{"detail":"busy"}' }, { match: (r: { path: string; headers: Record<string, string> }) => r.path === `/projects/${projectB}` && r.headers['x-api-key'] === keyB });
+    const slow = call(bob, 'get_project', { project_id: projectB });
+    await new Promise((r) => setTimeout(r, 200));
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const flood = await Promise.all(Array.from({ length: 80 }, (_, i) => raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer made-up-key-${i}-0123456789` }, body: list })));
+    expect(flood.every((r) => r.status === 200)).toBe(true);
+    const r = await slow;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect((r.structuredContent!.project as { id: string }).id).toBe(projectB);
+    // Made-up keys leave no folder behind (nothing was made for them), and are not blanked out of the log.
+    expect(readdirSync(join(cacheDir, 'callers')).length).toBeLessThanOrEqual(2);
+  });
+
   it('answers a request without a key with 401 and a challenge', async () => {
     const r = await raw(srv.base, { headers: JSON_HEADERS, body: INIT });
     expect(r.status).toBe(401);
@@ -200,6 +217,78 @@ describe('one server, two callers with their own keys', () => {
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({ status: 'ok', backend: 'remote' });
     expect((await raw(srv.base, { method: 'GET', path: '/other' })).status).toBe(404);
+  });
+});
+
+/** Writes `text` on a fresh connection and returns everything the server sends back until it closes. */
+function wire(port: number, text: string | Buffer, host = '127.0.0.1', opts: { keepOpenMs?: number } = {}) {
+  return new Promise<string>((resolve, reject) => {
+    const sock = netConnect({ host, port }, () => sock.write(text));
+    let got = '';
+    sock.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    sock.on('close', () => resolve(got));
+    sock.on('error', reject);
+    if (opts.keepOpenMs) setTimeout(() => sock.destroy(), opts.keepOpenMs);
+  });
+}
+const portOf = (s: HttpServer) => Number(new URL(s.base).port);
+
+describe('requests a client gets wrong, or sends slowly', () => {
+  const keyHeader = `Authorization: Bearer ${keyB}`;
+  const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  const post = (host: string, extra = '') => `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${keyHeader}\r\nConnection: close\r\n${extra}Content-Length: ${list.length}\r\n\r\n${list}`;
+  let srv: HttpServer;
+  beforeAll(async () => {
+    srv = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-bad-')), { CUTROOM_HTTP_MAX_BODY_MB: '1' }));
+  }, 60_000);
+
+  it('answers what Node cannot parse with a JSON error, not an empty reply', async () => {
+    const big = await wire(portOf(srv), post(`127.0.0.1:${portOf(srv)}`, `X-API-Key: ${'k'.repeat(20_000)}\r\n`));
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    expect(big).toMatch(/"error":"the request headers are too large/);
+    const bad = await wire(portOf(srv), `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n`);
+    expect(bad).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bad).toMatch(/"error":"the request is not valid HTTP/);
+    expect(srv.proc.exitCode).toBeNull();
+  });
+
+  it('serves a request line in absolute form, and honours Connection: close', async () => {
+    const abs = await wire(portOf(srv), post(`127.0.0.1:${portOf(srv)}`).replace('POST /mcp ', `POST http://127.0.0.1:${portOf(srv)}/mcp `));
+    expect(abs).toMatch(/^HTTP\/1\.1 200 /);
+    expect(abs).toMatch(/connection: close/i);
+    expect(abs).toContain('"list_projects"');
+    expect(srv.stderr()).not.toMatch(/Failed to parse URL|internal error/);
+  });
+
+  it('answers on IPv6 loopback to its own Host, bracketed', async () => {
+    const v6 = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-v6-'))), ['--host', '::1']);
+    expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+    const answer = await wire(portOf(v6), post(`[::1]:${portOf(v6)}`), '::1');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    // And a rebinding name is still refused there.
+    expect(await wire(portOf(v6), post('evil.example'), '::1')).toMatch(/^HTTP\/1\.1 403 /);
+  });
+
+  it('bounds the memory of slow uploads, and does not wait for them on SIGTERM', async () => {
+    const s = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-slow-')), { CUTROOM_HTTP_MAX_BODY_MB: '1' }));
+    // Six uploads of 0.9 MB that stall before their last byte: the bodies being read may hold 4 MB between them.
+    const part = 900 * 1024;
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${keyHeader}\r\nContent-Length: ${part + 1}\r\n\r\n`;
+    const stalled = Array.from({ length: 6 }, () => wire(portOf(s), Buffer.concat([Buffer.from(head), Buffer.alloc(part, 0x20)]), '127.0.0.1', { keepOpenMs: 8000 }));
+    const answers = await Promise.race([Promise.all(stalled), new Promise<string[]>((r) => setTimeout(() => r([]), 3000))]);
+    // Those over the budget were answered at once (503, retry); the others are still waiting for their last byte.
+    expect(answers).toEqual([]);
+    // A normal call still goes through meanwhile.
+    expect(await wire(portOf(s), post(`127.0.0.1:${portOf(s)}`))).toMatch(/^HTTP\/1\.1 200 /);
+    const t = Date.now();
+    s.proc.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    // The stalled uploads are not calls in flight: no 30 s drain for them.
+    expect(Date.now() - t).toBeLessThan(5000);
+    const done = await Promise.all(stalled);
+    const busy = done.filter((a) => /^HTTP\/1\.1 503 /.test(a));
+    expect(busy.length).toBeGreaterThanOrEqual(1);
+    expect(busy[0]).toMatch(/too many large requests at once: retry shortly/);
   });
 });
 

@@ -19,7 +19,12 @@ describe('config', () => {
     expect(() => loadConfig({}, ['--serve'])).toThrow(/unknown argument --serve: cutroom takes --http \[--port N\] \[--host H\]/);
     expect(() => loadConfig({}, ['--port'])).toThrow(/--port needs a value/);
     expect(() => loadConfig({}, ['--port', '70000'])).toThrow(/CUTROOM_HTTP_PORT \(--port\) must be at most 65535/);
-    expect(() => loadConfig({ CUTROOM_HTTP_TOKEN: 'short' }, ['--http'])).toThrow(/CUTROOM_HTTP_TOKEN must be at least 16 characters/);
+    expect(() => loadConfig({ CUTROOM_HTTP_TOKEN: 'short' }, ['--http'])).toThrow(/CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters/);
+    // A token no client could send as a bearer is refused at start, not by a 401 on every request.
+    for (const token of ['correct horse battery staple', 'pässwörd-ünïcode-1234', 'tab\tseparated-token-1234']) {
+      expect(() => loadConfig({ CUTROOM_HTTP_TOKEN: token }, ['--http']), token).toThrow(/without spaces \(it is sent as Authorization: Bearer <token>\)/);
+    }
+    expect(loadConfig({ CUTROOM_HTTP_TOKEN: 'A1b2-C3d4_E5f6.G7h8~' }, ['--http']).http?.token).toBe('A1b2-C3d4_E5f6.G7h8~');
   });
 
   it('has sensible defaults', () => {
