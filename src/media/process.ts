@@ -2,6 +2,7 @@
 // server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
+import { redact } from '../log.js';
 
 export interface RunOptions {
   timeoutMs: number;
@@ -114,13 +115,16 @@ export class MediaJobError extends Error {
   }
 }
 
-/** The last meaningful line of an ffmpeg/ffprobe stderr, for error messages. */
+/**
+ * The last meaningful line of an ffmpeg/ffprobe stderr, for error messages: without the query strings of the links
+ * it names (ffmpeg quotes its input, signature and all) or any registered secret.
+ */
 export function lastErrorLine(stderr: string): string {
   const lines = stderr
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l && !/^(frame|size|time|bitrate|speed|progress|out_time|fps|stream_|total_size|dup_frames|drop_frames)=/.test(l));
-  return (lines.at(-1) ?? 'no message').slice(0, 300);
+  return redact(lines.at(-1) ?? 'no message').slice(0, 300);
 }
 
 /**

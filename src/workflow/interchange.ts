@@ -1,6 +1,6 @@
 // export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL into cutroom's exports folder (with
 // the media fetched beside it when asked), and a timeline file read back into an edit of the project.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -127,7 +127,11 @@ export async function exportEdit(
       else if (opts.media === 'download') {
         if (info.source?.kind !== 'url') throw new UserFacingError(`asset ${id} has no link to fetch (${info.probeError ?? 'no url'})`);
         const ext = (extname(plainLocation(info.source.url)).match(/^\.[a-z0-9]{1,5}$/i)?.[0] ?? '.bin').toLowerCase();
-        const local = join(building, 'media', `${safeName(label.replace(/\.[^.]*$/, ''))}__${id}${ext}`);
+        // The asset id is the service's to choose: it goes into the name only when it is plainly an id (a hostile
+        // one such as "../../x" must not lead the file out of the folder).
+        const idPart = /^[A-Za-z0-9-]{1,64}$/.test(id) ? id : `id-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+        const local = join(building, 'media', `${safeName(label.replace(/\.[^.]*$/, ''))}__${idPart}${ext}`);
+        if (!isInside([join(building, 'media')], local)) throw new UserFacingError(`asset ${JSON.stringify(id)} cannot be saved under a safe name; nothing was exported`);
         await mkdir(join(building, 'media'), { recursive: true });
         try {
           await downloadTo(info.source.url, local, { maxBytes: MAX_MEDIA_BYTES, signal: opts.signal });

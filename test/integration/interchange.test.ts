@@ -306,6 +306,21 @@ describe('on a service, with the media fetched beside the file', () => {
     expect(readdirSync(exportsDir)).toEqual(before);
   });
 
+  it("keeps a copy inside the export's folder whatever the service calls its asset (an id of ../.. wrote outside)", async () => {
+    const red = (service.projects.get(projectId) as { assets: { id: string; keyname: string }[] }).assets.find((a) => a.id === ids.red)!;
+    const escape = mkdtempSync(join(tmpdir(), 'cutroom-escape-'));
+    const hostileId = `${'../'.repeat(12)}${escape.slice(1)}/app`;
+    service.addAsset(projectId, { id: hostileId, keyname: red.keyname });
+    const out = await call(srv, 'export_edit', { project_id: projectId, resolution: '640x360', fps: 25, clips: [{ asset_id: hostileId, start: 0, end: 1 }], format: 'otio', media: 'download' });
+    expect(readdirSync(escape)).toEqual([]);
+    expect(out.isError, textOf(out)).toBeFalsy();
+    const exported = out.structuredContent as Exported;
+    const files = readdirSync(exported.media_dir!);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/__id-[0-9a-f]{16}\.mp4$/);
+    expect(sha(join(exported.media_dir!, files[0]!))).toBe(sha((makeAll() as Record<string, string>).red!));
+  });
+
   it('with links, points at the signed links and warns that they expire', async () => {
     const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
     expect(out.media_dir).toBeUndefined();

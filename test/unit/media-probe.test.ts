@@ -21,6 +21,11 @@ beforeAll(async () => {
   // An HTTP server with one trap: /trap.mp4 answers with an HLS playlist pointing at other URLs.
   server = createServer((req, res) => {
     hits.push(req.url ?? '');
+    if (req.url?.startsWith('/page.mp4')) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>Expired</title>');
+      return;
+    }
     if (req.url?.startsWith('/trap.mp4')) {
       res.writeHead(200, { 'content-type': 'video/mp4' });
       res.end(`#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n${base}/elsewhere/segment0.ts\n#EXT-X-ENDLIST\n`);
@@ -53,6 +58,14 @@ describe('probe', () => {
     if ('error' in src) throw new Error(src.error);
     await expect(probeMedia(ffprobe, src, { timeoutMs: 10_000 })).rejects.toThrow(/ffprobe cannot read it/);
     expect(hits.some((h) => h.startsWith('/elsewhere'))).toBe(false);
+  });
+
+  it("says why it cannot read a link without the link's signature (ffprobe quotes it)", async () => {
+    const src = sourceFromUrl(`${base}/page.mp4?X-Amz-Signature=SECRETSIG&Expires=99`, { allowFile: false });
+    if ('error' in src) throw new Error(src.error);
+    const err = (await probeMedia(ffprobe, src, { timeoutMs: 10_000 }).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/ffprobe cannot read it \(.*page\.mp4/);
+    expect(err.message).not.toMatch(/SECRETSIG|Expires=99/);
   });
 
   it('refuses URLs of other schemes before anything runs', () => {
