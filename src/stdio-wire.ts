@@ -14,7 +14,7 @@ export const OVERSIZED_HEAD_BYTES = 4 * 1024;
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
-export type Line = { kind: 'line'; text: string } | { kind: 'oversized'; head: string; bytes: number };
+export type Line = { kind: 'line'; text: string } | { kind: 'oversized'; head: string; bytes: number; tail?: string };
 
 /**
  * Splits a byte stream into lines (LF, with an optional CR before it). A line longer than `max` bytes is not
@@ -24,7 +24,7 @@ export class LineSplitter {
   private chunks: Buffer[] = [];
   private size = 0;
   /** Set while discarding an oversized line: its head and its length so far. */
-  private oversized: { head: Buffer; bytes: number } | undefined;
+  private oversized: { head: Buffer; tail: Buffer; bytes: number } | undefined;
 
   constructor(
     private readonly max = MAX_LINE_BYTES,
@@ -49,6 +49,8 @@ export class LineSplitter {
     if (!part.length) return;
     if (this.oversized) {
       this.oversized.bytes += part.length;
+      // The last bytes too: clients often write the id after params, at the very end.
+      this.oversized.tail = Buffer.concat([this.oversized.tail, part]).subarray(-TAIL_BYTES);
       return;
     }
     if (this.size + part.length <= this.max) {
@@ -58,16 +60,16 @@ export class LineSplitter {
     }
     // Past the cap: keep the head, drop the rest as it arrives.
     const head = Buffer.concat([...this.chunks, part.subarray(0, Math.max(0, this.headBytes - this.size))]).subarray(0, this.headBytes);
-    this.oversized = { head: Buffer.from(head), bytes: this.size + part.length };
+    this.oversized = { head: Buffer.from(head), tail: Buffer.from(part.subarray(-TAIL_BYTES)), bytes: this.size + part.length };
     this.chunks = [];
     this.size = 0;
   }
 
   private endLine(): Line {
     if (this.oversized) {
-      const { head, bytes } = this.oversized;
+      const { head, tail, bytes } = this.oversized;
       this.oversized = undefined;
-      return { kind: 'oversized', head: head.toString('utf8'), bytes };
+      return { kind: 'oversized', head: head.toString('utf8'), tail: tail.toString('utf8'), bytes };
     }
     let buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     this.chunks = [];
@@ -143,6 +145,20 @@ export function readHead(head: string): { id: string | number | null; response: 
   }
 }
 
+/** How much of an oversized line's end is kept, to read an id written last. */
+const TAIL_BYTES = 256;
+
+/** An id that closes the message: `"id": 7}` or `"id": "a"}` at the very end (one brace: not a nested object's). */
+export function idFromTail(tail: string): string | number | null {
+  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*\r?$/.exec(tail);
+  if (!m) return null;
+  try {
+    return JSON.parse(m[1]!) as string | number;
+  } catch {
+    return null;
+  }
+}
+
 /** The id readHead finds, or null. */
 export const idFromHead = (head: string): string | number | null => readHead(head).id;
 
@@ -160,7 +176,9 @@ export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply:
   if (line.kind === 'oversized') {
     const mib = MAX_LINE_BYTES / (1024 * 1024);
     const log = `dropped a message of ${line.bytes} bytes (the limit is ${MAX_LINE_BYTES})`;
-    const { id, response } = readHead(line.head);
+    const read = readHead(line.head);
+    const { response } = read;
+    const id = read.id ?? idFromTail(line.tail ?? '');
     if (response) return { log: `${log}: a response, not answered` };
     return {
       reply: { code: INVALID_REQUEST, message: `Invalid Request: the message is too large (${line.bytes} bytes; the limit is ${MAX_LINE_BYTES} bytes, ${mib} MiB)`, id },

@@ -116,7 +116,9 @@ export function fpsRational(fps: number): Fps {
 }
 
 function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return 1;
+  while (b !== 0) [a, b] = [b, a % b];
+  return Math.abs(a);
 }
 
 function checkFilename(value: unknown, c: Collector): string | undefined {

@@ -11,13 +11,45 @@ export interface Rational {
   d: number;
 }
 
-const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : Math.abs(a));
+/** Greatest common divisor, iteratively (a huge or non-finite number from a file must not run the stack out). */
+function gcd(a: number, b: number): number {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return 1;
+  a = Math.abs(a);
+  b = Math.abs(b);
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
 export const rational = (n: number, d: number): Rational => {
   const g = gcd(n, d) || 1;
   return { n: n / g, d: d / g };
 };
 export const seconds = (r: Rational) => r.n / r.d;
 export const addR = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d);
+
+/** The most clips (cuts and overlays) a reader takes from one file: import_edit refuses a file with more. */
+export const MAX_IMPORT_ITEMS = 5000;
+/** The most notes a reader keeps; beyond, it counts them (a file of junk must not fill memory with notes). */
+export const MAX_READ_NOTES = 1000;
+
+/** A list of notes that keeps the first MAX_READ_NOTES and counts the rest in `dropped`. */
+export function noteList(): ImportNote[] & { dropped: number } {
+  const list = [] as unknown as ImportNote[] & { dropped: number };
+  list.dropped = 0;
+  list.push = (...items: ImportNote[]) => {
+    for (const n of items) {
+      if (list.length < MAX_READ_NOTES) Array.prototype.push.call(list, n);
+      else list.dropped++;
+    }
+    return list.length;
+  };
+  return list;
+}
+
+/** How many notes a reader counted beyond those it kept. */
+export const droppedOf = (notes: ImportNote[]) => (notes as Partial<{ dropped: number }>).dropped ?? 0;
+
+/** Text from the file as a note shows it: at most `max` characters (a name may be megabytes long). */
+export const quoteOf = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** What an export says about one asset: where its media is, and what it holds. */
 export interface ExchangeMedia {

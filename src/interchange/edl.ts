@@ -4,7 +4,7 @@
 // `* FROM CLIP NAME:` and `* SOURCE FILE:` comments for relinking. An EDL carries no levels, no crop and only two
 // audio channels: export_edit warns about each. Reading takes dissolves, wipes, speed lines, drop-frame timecode
 // and comments, and notes what it cannot carry. Pure: text in, text out.
-import { rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 /** The timecode base of a rate: integer rates as they are, NTSC rates (n*1000/1001) counted as n. */
 export function timecodeBase(fps: { num: number; den: number }): number | undefined {
@@ -113,7 +113,7 @@ interface Event {
 }
 
 export function readEdl(text: string, fps: { num: number; den: number }): ImportedTimeline {
-  const notes: ImportNote[] = [];
+  const notes = noteList();
   const out: ImportedTimeline = { format: 'edl', fps, cuts: [], overlays: [], notes };
   let dropFrame = false;
   const base = timecodeBase(fps);
@@ -124,10 +124,18 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
   const events: Event[] = [];
   const lines = text.split(/\r\n|\r|\n/);
   let last: Event | undefined;
-  lines.forEach((raw, i) => {
-    const lineNo = i + 1;
+  for (let i = 0; i < lines.length; i++) {
+    // One more event than import_edit takes is enough for it to refuse the file: the rest is not read.
+    if (events.length > MAX_IMPORT_ITEMS) break;
+    readLine(lines[i]!, i + 1);
+  }
+  function readLine(raw: string, lineNo: number): void {
     const l = raw.trim();
     if (!l) return;
+    if (l.length > 2000) {
+      notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line of ${l.length} characters was skipped: no EDL line is that long` });
+      return;
+    }
     const title = /^TITLE:\s*(.*)$/i.exec(l);
     if (title) {
       out.name = title[1]!.trim();
@@ -139,14 +147,16 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
       return;
     }
     if (l.startsWith('*')) {
-      const c = /^\*\s*([A-Z ]+?)\s*:\s*(.*)$/i.exec(l);
-      if (last && c) {
-        const key = c[1]!.toUpperCase();
-        const value = c[2]!.trim();
+      // "* KEY: value", split by hand (a pattern for it backtracked for seconds on a long line of spaces).
+      const colon = l.indexOf(':');
+      const key = colon > 0 ? l.slice(1, colon).trim().toUpperCase() : '';
+      if (last && key && key.length <= 40 && /^[A-Z][A-Z ]*$/.test(key)) {
+        const value = l.slice(colon + 1).trim();
         // After a dissolve or wipe pair, FROM names the outgoing clip (the pair's first line), TO the incoming.
         const pairFirst = last.transition !== 'C' ? events.at(-2) : undefined;
-        if (key === 'FROM CLIP NAME' && pairFirst && pairFirst.number === last.number) pairFirst.hints.names.unshift(value);
-        else if (key === 'FROM CLIP NAME' || key === 'TO CLIP NAME' || key === 'CLIP NAME') last.hints.names.unshift(value);
+        // A clip name goes before the reel among the names tried (one each: a file of name comments stays linear).
+        if (key === 'FROM CLIP NAME' && pairFirst && pairFirst.number === last.number) pairFirst.hints.names = [value, pairFirst.reel];
+        else if (key === 'FROM CLIP NAME' || key === 'TO CLIP NAME' || key === 'CLIP NAME') last.hints.names = [value, last.reel];
         else if (key === 'SOURCE FILE' || key === 'FROM FILE') last.hints.url = value;
         else if (key === 'CUTROOM ASSET') last.hints.assetId = value;
       }
@@ -158,11 +168,11 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     }
     const m = EVENT.exec(l);
     if (!m) {
-      if (/^\d{1,6}\s/.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `an event line that was not understood was left out: "${l.slice(0, 80)}"` });
-      else if (!/^(SPLIT|AUD|SWM|EFFECTS NAME|>>>)/i.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line that was not understood was skipped: "${l.slice(0, 80)}"` });
+      if (/^\d{1,6}\s/.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `an event line that was not understood was left out: "${quoteOf(l)}"` });
+      else if (!/^(SPLIT|AUD|SWM|EFFECTS NAME|>>>)/i.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line that was not understood was skipped: "${quoteOf(l)}"` });
       return;
     }
-    const frames = m.slice(6, 10).map((tc) => timecodeToFrames(tc, base, dropFrame || tc.includes(';')));
+    const frames = m.slice(6, 10).map((tc) => timecodeToFrames(tc, base!, dropFrame || tc.includes(';')));
     if (frames.some((f) => f === undefined)) {
       notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a timecode that is not valid at ${base} frames a second; the event was left out` });
       return;
@@ -170,14 +180,14 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     const [srcIn, srcOut, recIn, recOut] = frames as number[];
     last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
     events.push(last);
-  });
+  }
   if (dropFrame) notes.push({ severity: 'warning', place: 'the file', message: 'its timecode is drop-frame; it was read as real frame counts (cutroom writes non-drop-frame)' });
   if (!events.length) {
-    notes.push({ severity: 'error', place: 'the file', message: 'it has no event lines (NNN REEL TRACK C SRC-IN SRC-OUT REC-IN REC-OUT)' });
+    notes.push({ severity: 'error', place: 'the file', message: `it has no event lines that could be read (NNN REEL TRACK C SRC-IN SRC-OUT REC-IN REC-OUT)${notes.length ? '; see the other notes' : ''}` });
     return out;
   }
   const sec = (frames: number) => (frames * fps.den) / fps.num;
-  const origin = Math.min(...events.map((e) => e.recIn));
+  const origin = events.reduce((min, e) => Math.min(min, e.recIn), Infinity);
   const hasPicture = (track: string) => track === 'V' || track === 'B' || track.endsWith('/V');
   const pictures = events.filter((e) => hasPicture(e.track)).sort((a, b) => a.recIn - b.recIn);
   let recordAt: number | undefined;
@@ -198,9 +208,10 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     out.cuts.push(cut);
   }
   // Sound-only events: the cuts' own sound when they mirror a picture event, else overlays.
+  const pictureKeys = new Set(pictures.map((p) => `${p.reel}\0${p.recIn}\0${p.srcIn}`));
   for (const e of events) {
     if (hasPicture(e.track) || e.track === 'NONE' || e.recOut <= e.recIn) continue;
-    const mirror = pictures.some((p) => p.reel === e.reel && p.recIn === e.recIn && p.srcIn === e.srcIn);
+    const mirror = pictureKeys.has(`${e.reel}\0${e.recIn}\0${e.srcIn}`);
     if (mirror) continue;
     const place = `event ${e.number} (line ${e.line})`;
     const overlay: ImportedOverlay = { media: e.hints, startSec: sec(e.recIn - origin), durationSec: sec(e.recOut - e.recIn), sourceInSec: sec(e.srcIn), levels: [], place };

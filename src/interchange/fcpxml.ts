@@ -4,7 +4,7 @@
 // or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
 // takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
 // clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
-import { addR, framesToR, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
+import { MAX_IMPORT_ITEMS, addR, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
 import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
 
 const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
@@ -173,7 +173,7 @@ function levelsOf(clip: XmlElement, fromSec: number, toSec: number, place: strin
 }
 
 export function readFcpxml(text: string): ImportedTimeline {
-  const notes: ImportNote[] = [];
+  const notes = noteList();
   const out: ImportedTimeline = { format: 'fcpxml', cuts: [], overlays: [], notes };
   let root: XmlElement;
   try {
@@ -183,11 +183,12 @@ export function readFcpxml(text: string): ImportedTimeline {
     return out;
   }
   if (root.name !== 'fcpxml') {
-    notes.push({ severity: 'error', place: 'the file', message: `its root element is <${root.name}>, not <fcpxml>` });
+    notes.push({ severity: 'error', place: 'the file', message: `its root element is <${quoteOf(root.name)}>, not <fcpxml>` });
     return out;
   }
-  const version = Number(root.attrs.version ?? '0');
-  if (version && version < 1.5) notes.push({ severity: 'warning', place: 'the file', message: `FCPXML ${root.attrs.version} is older than what was tested (1.8 to 1.11); read as far as it goes` });
+  // "1.10" is newer than "1.5": the parts are compared as numbers, not the whole as a decimal.
+  const [major = 0, minor = 0] = (root.attrs.version ?? '').split('.').map((p) => Number(p) || 0);
+  if (major && (major < 1 || (major === 1 && minor < 5))) notes.push({ severity: 'warning', place: 'the file', message: `FCPXML ${root.attrs.version} is older than what was tested (1.8 to 1.11); read as far as it goes` });
 
   const resources = kids(root, 'resources')[0];
   const formats = new Map<string, XmlElement>();
@@ -238,17 +239,19 @@ export function readFcpxml(text: string): ImportedTimeline {
     // media time = inner.start + (local time - inner.offset)
     return { asset: assets.get(inner.attrs.ref!), mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0), place: '' };
   };
-  const describe = (el: XmlElement) => `<${el.name}${el.attrs.name ? ` name="${el.attrs.name}"` : ''}> (line ${el.line})`;
+  const describe = (el: XmlElement) => `<${quoteOf(el.name)}${el.attrs.name ? ` name="${quoteOf(el.attrs.name)}"` : ''}> (line ${el.line})`;
   const dropped = (el: XmlElement, place: string) => {
     for (const c of el.children) {
       if (c.name === 'timeMap' || c.name === 'conform-rate') notes.push({ severity: 'warning', place, message: 'a speed change (retiming) was dropped: cutroom plays clips at their own speed' });
-      if (c.name === 'filter-video' || c.name === 'filter-audio') notes.push({ severity: 'warning', place, message: `an effect (${c.attrs.name ?? c.name}) was dropped` });
+      if (c.name === 'filter-video' || c.name === 'filter-audio') notes.push({ severity: 'warning', place, message: `an effect (${quoteOf(c.attrs.name ?? c.name)}) was dropped` });
     }
   };
 
   let position = 0; // seconds on the timeline, gaps closed up
   let spineIndex = 0;
   for (const el of spine.children) {
+    // One more clip than import_edit takes is enough for it to refuse the file: the rest is not read.
+    if (out.cuts.length + out.overlays.length > MAX_IMPORT_ITEMS) break;
     spineIndex++;
     const place = `spine item ${spineIndex}, ${describe(el)}`;
     const offset = parseFcpTime(el.attrs.offset);
@@ -257,7 +260,7 @@ export function readFcpxml(text: string): ImportedTimeline {
     // Where this item's local clock (start..start+duration) sits on the timeline, as the file placed it.
     const timelineAt = offset !== undefined ? offset - tcStart : position;
     if (el.name === 'transition') {
-      notes.push({ severity: 'warning', place, message: `a transition${el.attrs.name ? ` (${el.attrs.name})` : ''} became a straight cut: cutroom has no transitions` });
+      notes.push({ severity: 'warning', place, message: `a transition${el.attrs.name ? ` (${quoteOf(el.attrs.name)})` : ''} became a straight cut: cutroom has no transitions` });
       continue;
     }
     const connected = el.children.filter((c) => c.attrs.lane !== undefined && c.attrs.lane !== '0');
@@ -300,7 +303,7 @@ export function readFcpxml(text: string): ImportedTimeline {
       position += duration;
       continue;
     }
-    notes.push({ severity: 'warning', place, message: `<${el.name}> items (compound, multicam, sync clips, titles, generators) are not something cutroom can play; it was left out` });
+    notes.push({ severity: 'warning', place, message: `<${quoteOf(el.name)}> items (compound, multicam, sync clips, titles, generators) are not something cutroom can play; it was left out` });
   }
   return out;
 

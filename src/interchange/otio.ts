@@ -2,7 +2,7 @@
 // cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
 // clip's source_range is in its source's frame rate. OTIO has no standard volume, so levels (and cutroom's own
 // ids, in and out points and crop) travel in clip metadata under the "cutroom" key. Pure: text in, text out.
-import { rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { MAX_IMPORT_ITEMS, noteList, quoteOf, rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
 const range = (start: number, duration: number, rate: number) => ({ OTIO_SCHEMA: 'TimeRange.1', duration: rt(duration, rate), start_time: rt(start, rate) });
@@ -131,17 +131,17 @@ function effectNotes(v: Json, place: string, notes: ImportNote[]): void {
   for (const e of v.effects) {
     if (!isObj(e)) continue;
     const kind = kindOf(e);
-    const what = kind === 'LinearTimeWarp' || kind === 'FreezeFrame' ? `a speed change (${kind}${num(e.time_scalar) !== undefined ? `, x${num(e.time_scalar)}` : ''})` : `an effect (${typeof e.effect_name === 'string' && e.effect_name ? e.effect_name : kind || 'unnamed'})`;
+    const what = kind === 'LinearTimeWarp' || kind === 'FreezeFrame' ? `a speed change (${kind}${num(e.time_scalar) !== undefined ? `, x${num(e.time_scalar)}` : ''})` : `an effect (${quoteOf(typeof e.effect_name === 'string' && e.effect_name ? e.effect_name : kind || 'unnamed')})`;
     notes.push({ severity: 'warning', place, message: `${what} was dropped: cutroom plays clips at their own speed, without effects` });
   }
 }
 
 export function readOtio(text: string): ImportedTimeline {
-  const notes: ImportNote[] = [];
+  const notes = noteList();
   const out: ImportedTimeline = { format: 'otio', cuts: [], overlays: [], notes };
   let root: unknown;
   try {
-    root = JSON.parse(text);
+    root = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     notes.push({ severity: 'error', place: 'the file', message: `it is not JSON (${(err as Error).message}); an .otio file is OpenTimelineIO's JSON` });
     return out;
@@ -179,16 +179,17 @@ export function readOtio(text: string): ImportedTimeline {
   const videoTracks = tracks.filter((t) => t.kind === 'Video');
   const audioTracks = tracks.filter((t) => t.kind === 'Audio');
   if (!videoTracks.length) notes.push({ severity: 'error', place: 'the timeline', message: 'it has no video track' });
-  videoTracks.slice(1).forEach((t, i) => notes.push({ severity: 'warning', place: `video track ${i + 2} (${String(t.name ?? '')})`, message: 'only the first video track is read: cutroom plays one picture at a time' }));
+  videoTracks.slice(1).forEach((t, i) => notes.push({ severity: 'warning', place: `video track ${i + 2} (${quoteOf(String(t.name ?? ''))})`, message: 'only the first video track is read: cutroom plays one picture at a time' }));
 
   // The picture: clips in order; gaps close up (cutroom has no black); transitions become cuts.
   const video = videoTracks[0];
-  const videoItems = Array.isArray(video?.children) ? video.children.filter(isObj) : [];
+  // One more item than import_edit takes is enough for it to refuse the file: the rest is not read.
+  const videoItems = Array.isArray(video?.children) ? video.children.slice(0, MAX_IMPORT_ITEMS + 1).filter(isObj) : [];
   videoItems.forEach((it, i) => {
-    const place = `video track 1, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${it.name}")` : ''}`;
+    const place = `video track 1, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${quoteOf(it.name)}")` : ''}`;
     const kind = kindOf(it);
     if (kind === 'Transition') {
-      notes.push({ severity: 'warning', place, message: `a transition (${String(it.transition_type ?? 'unnamed')}) became a straight cut: cutroom has no transitions` });
+      notes.push({ severity: 'warning', place, message: `a transition (${quoteOf(String(it.transition_type ?? 'unnamed'))}) became a straight cut: cutroom has no transitions` });
       return;
     }
     if (kind === 'Gap') {
@@ -197,7 +198,7 @@ export function readOtio(text: string): ImportedTimeline {
       return;
     }
     if (kind !== 'Clip') {
-      notes.push({ severity: 'warning', place, message: `a ${kind || 'nameless'} item is not something cutroom can play; it was left out` });
+      notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item is not something cutroom can play; it was left out` });
       return;
     }
     const r = rangeSec(it.source_range);
@@ -222,11 +223,12 @@ export function readOtio(text: string): ImportedTimeline {
   });
 
   // The sound: a track of cutroom's cut sound carries the cuts' levels; any other audio clip is an overlay.
-  audioTracks.forEach((t, ti) => {
+  audioTracks.slice(0, MAX_IMPORT_ITEMS + 1).forEach((t, ti) => {
     let at = 0;
-    const items = Array.isArray(t.children) ? t.children.filter(isObj) : [];
+    const items = Array.isArray(t.children) ? t.children.slice(0, MAX_IMPORT_ITEMS + 1).filter(isObj) : [];
     items.forEach((it, i) => {
-      const place = `audio track ${ti + 1}, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${it.name}")` : ''}`;
+      if (out.cuts.length + out.overlays.length > MAX_IMPORT_ITEMS) return;
+      const place = `audio track ${ti + 1}, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${quoteOf(it.name)}")` : ''}`;
       const kind = kindOf(it);
       const r = rangeSec(it.source_range);
       if (kind === 'Transition') {
@@ -237,7 +239,7 @@ export function readOtio(text: string): ImportedTimeline {
       at += r?.duration ?? 0;
       if (kind === 'Gap') return;
       if (kind !== 'Clip' || !r) {
-        notes.push({ severity: 'warning', place, message: `a ${kind || 'nameless'} item without a usable source_range was left out` });
+        notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item without a usable source_range was left out` });
         return;
       }
       const m = cutroomMeta(it);

@@ -1,7 +1,7 @@
 // An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
 import { fpsRational } from '../edit/normalize.js';
-import type { ImportedOverlay, ImportedTimeline, ImportNote, MediaHints } from './document.js';
+import { quoteOf, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 export interface AssetCandidate {
   id: string;
@@ -88,8 +88,13 @@ const s = (ms: number) => ms / 1000;
 export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}): DraftResult {
   const notes = [...t.notes];
   const mapped: string[] = [];
-  // The edit's rate as a number (29.97), and the exact fraction the render uses for it (normalize.ts).
-  const fpsNumber = defaults.fps ?? (t.fps ? fpsValue(t.fps) : 30);
+  // The edit's rate as a number (29.97), and the exact fraction the render uses for it (normalize.ts). A rate the
+  // file gives that cutroom cannot render (0, negative, absurd) is an error, and the clips are placed at 30 fps.
+  let fpsNumber = defaults.fps ?? (t.fps ? fpsValue(t.fps) : 30);
+  if (!(fpsNumber >= 1 && fpsNumber <= 120)) {
+    notes.push({ severity: 'error', place: 'the file', message: `its frame rate (${t.fps ? `${t.fps.num}/${t.fps.den}` : fpsNumber}) is not one cutroom renders (1 to 120 fps): give fps` });
+    fpsNumber = 30;
+  }
   const exact = fpsRational(fpsNumber);
   const frameMs = (frames: number) => Math.round((frames * exact.den * 1000) / exact.num);
   const resolution = defaults.resolution ?? (t.width && t.height ? `${t.width}x${t.height}` : '1920x1080');
@@ -97,7 +102,13 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   const cuts: DraftResult['draft']['video_series_sequential'] = [];
   let elapsedSec = 0;
   let recordFrames = 0;
-  for (const c of t.cuts) {
+  for (const cut of t.cuts) {
+    const c = { ...cut, place: quoteOf(cut.place, 120) };
+    if (!(c.durationSec > 0)) {
+      // A negative length must not eat into the next cut's: the clip is left out whole.
+      notes.push({ severity: 'warning', place: c.place, message: `its length (${c.durationSec} s) is not a length; it was left out` });
+      continue;
+    }
     const { asset, via } = resolveMedia(c.media, assets);
     // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
     elapsedSec += c.durationSec;
@@ -128,11 +139,12 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   }
 
   const overlays: DraftResult['draft']['audio_overlay'] = [];
-  for (const o of t.overlays) {
+  for (const overlay of t.overlays) {
+    const o = { ...overlay, place: quoteOf(overlay.place, 120) };
     const { asset, via } = resolveMedia(o.media, assets);
     const startMs = Math.round(o.startSec * 1000);
     const endMs = startMs + Math.round(o.durationSec * 1000);
-    if (endMs <= startMs) {
+    if (!(endMs > startMs)) {
       notes.push({ severity: 'warning', place: o.place, message: 'this audio clip has no length; it was left out' });
       continue;
     }
@@ -209,6 +221,6 @@ function fitLevels(
 const roundLevel = (level: number) => Math.min(1, Math.max(0, Math.round(level * 1e6) / 1e6));
 
 function describeHints(h: MediaHints): string {
-  const parts = [h.assetId && `id ${h.assetId}`, h.url && `at ${plainLocation(h.url)}`, h.names.length && `named ${h.names.map((n) => `"${n}"`).join(', ')}`].filter(Boolean);
+  const parts = [h.assetId && `id ${quoteOf(h.assetId)}`, h.url && `at ${quoteOf(plainLocation(h.url), 200)}`, h.names.length && `named ${h.names.slice(0, 3).map((n) => `"${quoteOf(n)}"`).join(', ')}`].filter(Boolean);
   return parts.join(', ') || 'no name or path';
 }

@@ -14,6 +14,10 @@ export class XmlError extends Error {}
 
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const MAX_DEPTH = 200;
+// Sticky: matched where the reader stands, however much space a tag holds.
+const START_TAG = /<([\w:.-]+)/y;
+const END_TAG = /<\/([\w:.-]+)\s*>/y;
+const TAG_END = /\s*(\/?)>/y;
 
 function decode(s: string, line: () => number): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, ref: string) => {
@@ -70,23 +74,33 @@ export function parseXml(text: string): XmlElement {
       if (top) top.text += text.slice(i + 9, j);
       i = j + 3;
     } else if (text.startsWith('<!', i)) {
-      // DOCTYPE, possibly with an internal subset in brackets: skipped whole, never interpreted.
-      const bracket = text.indexOf('[', i);
-      const close = text.indexOf('>', i);
-      if (bracket >= 0 && close >= 0 && bracket < close) {
-        i = bracket;
-        skip(']', 'a DOCTYPE subset');
-        skip('>', 'a DOCTYPE');
-      } else skip('>', 'a declaration');
+      // DOCTYPE, possibly with an internal subset in brackets: skipped whole, never interpreted. One pass to its
+      // closing ">" outside quotes and brackets (searching the rest of the file for "[" at each one was quadratic).
+      let j = i + 2;
+      let quote = '';
+      let depth = 0;
+      for (; j < text.length; j++) {
+        const c = text[j]!;
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '[') depth++;
+        else if (c === ']') depth = Math.max(0, depth - 1);
+        else if (c === '>' && depth === 0) break;
+      }
+      if (j >= text.length) throw new XmlError(`line ${lineAt(i)}: a declaration is not closed`);
+      i = j + 1;
     } else if (text.startsWith('</', i)) {
-      const m = /^<\/([\w:.-]+)\s*>/.exec(text.slice(i, i + 200));
+      END_TAG.lastIndex = i;
+      const m = END_TAG.exec(text);
       if (!m) throw new XmlError(`line ${lineAt(i)}: a malformed end tag`);
       const open = stack.pop();
       if (!open || open.name !== m[1]) throw new XmlError(`line ${lineAt(i)}: </${m[1]}> closes ${open ? `<${open.name}> (line ${open.line})` : 'nothing'}`);
       i += m[0].length;
     } else {
       const start = i;
-      const m = /^<([\w:.-]+)/.exec(text.slice(i, i + 200));
+      START_TAG.lastIndex = i;
+      const m = START_TAG.exec(text);
       if (!m) throw new XmlError(`line ${lineAt(i)}: a "<" that starts no tag`);
       i += m[0].length;
       const el: XmlElement = { name: m[1]!, attrs: {}, children: [], text: '', line: lineAt(start) };
@@ -99,7 +113,8 @@ export function parseXml(text: string): XmlElement {
         el.attrs[a[1]!] = decode(a[3] ?? a[4] ?? '', () => lineAt(start));
         i = attr.lastIndex;
       }
-      const end = /^\s*(\/?)>/.exec(text.slice(i, i + 100));
+      TAG_END.lastIndex = i;
+      const end = TAG_END.exec(text);
       if (!end) throw new XmlError(`line ${lineAt(i)}: the tag <${el.name}> is malformed`);
       i += end[0].length;
       const parent = stack.at(-1);

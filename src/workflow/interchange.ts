@@ -9,7 +9,7 @@ import { isInside, openAllowed } from '../backend/local/open-allowed.js';
 import { processAlive } from '../backend/local/store.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
-import { exportDocument, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
+import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
 import { readEdl, writeEdl } from '../interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
@@ -28,8 +28,6 @@ const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
 export const isExportId = (id: string) => EXPORT_ID.test(id);
 /** The largest timeline file import_edit reads. */
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
-/** The most clips (cuts and overlays) import_edit reads from one file: a feature film has a few thousand. */
-const MAX_IMPORT_ITEMS = 5000;
 /** What import_edit could not take, listed one by one up to this many. */
 const MAX_IMPORT_NOTES = 100;
 /** The largest media file an export fetches. */
@@ -244,7 +242,16 @@ async function readTimelineFile(deps: InterchangeDeps, path: string): Promise<st
 /** An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in the message. */
 function noteToDiagnostic(n: ImportNote): Diagnostic {
   const path = n.cut !== undefined ? `/video_series_sequential/${n.cut}` : n.overlay !== undefined ? `/audio_overlay/${n.overlay}` : '';
-  return { severity: n.severity, path, message: `${n.place}: ${n.message}` };
+  return { severity: n.severity, path, message: `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 400)}` };
+}
+
+/** The first MAX_IMPORT_NOTES diagnostics, and one line that counts the rest (`more` of them not in the list at all). */
+function capped(list: Diagnostic[], more = 0): Diagnostic[] {
+  const rest = list.length - MAX_IMPORT_NOTES + more;
+  if (rest <= 0) return list;
+  const shown = list.slice(0, MAX_IMPORT_NOTES);
+  const severity = list.slice(MAX_IMPORT_NOTES).some((d) => d.severity === 'error') ? 'error' : 'warning';
+  return [...shown, { severity, path: '', message: `and ${rest} more like these (the first ${MAX_IMPORT_NOTES} are listed)` }];
 }
 
 async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], links: Map<string, string>, draft: { video_series_sequential: { video_id: string }[] }, signal?: AbortSignal): Promise<void> {
@@ -298,17 +305,16 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults).draft, signal);
   const { draft, notes, mapped } = toEditDraft(imported, assets, defaults);
   if (!draft.video_series_sequential.length) {
-    const why = notes.filter((n) => n.severity === 'error').map((n) => `${n.place}: ${n.message}`).slice(0, 3).join('; ');
+    // The errors first; when there are none, what was skipped says why nothing was read.
+    const telling = [...notes.filter((n) => n.severity === 'error'), ...notes.filter((n) => n.severity !== 'error')];
+    const why = telling.slice(0, 3).map((n) => `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 300)}`).join('; ');
     throw new UserFacingError(`no clip of the file could be read as a cut${why ? ` (${why})` : ''}; nothing was imported`);
   }
   const checked = await checkEdit(deps, { project_id: input.project_id, edit: draft as never }, signal);
   // What the file held that the edit cannot: first, so that the agent reads it before the checks' own findings.
-  const extra = notes.slice(0, MAX_IMPORT_NOTES).map(noteToDiagnostic);
-  if (notes.length > MAX_IMPORT_NOTES) {
-    const more = notes.slice(MAX_IMPORT_NOTES);
-    extra.push({ severity: more.some((n) => n.severity === 'error') ? 'error' : 'warning', path: '', message: `and ${more.length} more like these (the first ${MAX_IMPORT_NOTES} are listed)` });
-  }
-  checked.diagnostics.unshift(...extra);
+  // Both lists are capped: a file of thousands of unmapped clips gets a hundred lines each, and a count.
+  const extra = capped(notes.map(noteToDiagnostic), droppedOf(imported.notes));
+  checked.diagnostics = [...extra, ...capped(checked.diagnostics)];
   if (extra.some((d) => d.severity === 'error')) checked.ready = false;
   return { checked, format, mapped };
 }

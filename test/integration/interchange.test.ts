@@ -208,6 +208,13 @@ describe('on the local backend', () => {
     expect(unmapped.ready).toBe(false);
     expect(unmapped.diagnostics.filter((d) => /matches no asset of the project/.test(d.message))).toHaveLength(100);
     expect(unmapped.diagnostics.find((d) => /and 50 more like these/.test(d.message))).toMatchObject({ severity: 'error' });
+    // The check's own findings (one per unmapped cut) are capped the same way: a small file, a small answer.
+    expect(unmapped.diagnostics.length).toBeLessThanOrEqual(202);
+    const many = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: edl(2000, `N${'x'.repeat(1500)}`), fps: 25 }));
+    expect(many.diagnostics.length).toBeLessThanOrEqual(202);
+    // Names from the file are quoted short: the 1500-character reel is never echoed whole.
+    expect(JSON.stringify(many)).not.toContain('x'.repeat(200));
+    expect(JSON.stringify(many.diagnostics).length).toBeLessThan(100_000);
   });
 
   it('reads a path only from the exports folder and the allowed folders', async () => {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, StdioWireTransport, classifyLine, idFromHead, readHead } from '../../src/stdio-wire.js';
+import { LineSplitter, StdioWireTransport, classifyLine, idFromHead, idFromTail, readHead } from '../../src/stdio-wire.js';
 
 const texts = (lines: ReturnType<LineSplitter['push']>) => lines.map((l) => (l.kind === 'line' ? l.text : `<${l.bytes} bytes: ${l.head}>`));
 
@@ -52,6 +52,26 @@ describe('idFromHead', () => {
     expect(idFromHead('{"id":true,')).toBeNull();
     expect(idFromHead('[{"id":1},')).toBeNull();
     expect(idFromHead('garbage')).toBeNull();
+  });
+});
+
+describe('idFromTail', () => {
+  it('reads an id written last (as the SDK client writes it), and only the top-level one', () => {
+    expect(idFromTail('...long content"}},"jsonrpc":"2.0","id":42}')).toBe(42);
+    expect(idFromTail('xx"},"id":"req-7"}\r')).toBe('req-7');
+    // An "id" that closes a nested object is not the message's.
+    expect(idFromTail('"params":{"arguments":{"id":3}}}')).toBeNull();
+    expect(idFromTail('"params":{"x":1,"id":3}}')).toBeNull();
+    expect(idFromTail('"id":true}')).toBeNull();
+    expect(idFromTail('')).toBeNull();
+  });
+
+  it('answers an oversized request whose id comes last with that id (the client would wait for it forever)', () => {
+    const s = new LineSplitter(1024, 16);
+    const body = `{"method":"tools/call","params":{"arguments":{"content":"${'x'.repeat(5000)}"}},"jsonrpc":"2.0","id":19}\n`;
+    const [line] = s.push(Buffer.from(body));
+    expect(line).toMatchObject({ kind: 'oversized' });
+    expect(classifyLine(line!)).toMatchObject({ reply: { code: -32600, id: 19 } });
   });
 });
 
