@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killOrphans } from './process.js';
+import { processAlive } from '../process-alive.js';
 
 export interface PreviewCacheOptions {
   dir: string;
@@ -21,17 +22,6 @@ export const MARKER = '.rendering';
 export const RESULT_FILE = 'preview.json';
 /** How long a returned preview is held against eviction (see complete). */
 const HOLD_MS = 5_000;
-
-/** Whether a process with this pid is running (EPERM: it runs, as another user). */
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export class PreviewCache {
   constructor(readonly opts: PreviewCacheOptions) {}
@@ -119,7 +109,7 @@ export class PreviewCache {
     const result = await stat(join(dir, RESULT_FILE)).catch(() => undefined);
     const since = result?.mtimeMs ?? (await stat(dir).then((s) => s.mtimeMs, () => 0));
     // An unreadable marker (being written): treated as a live one.
-    const live = owner !== undefined && (Number.isNaN(owner) || alive(owner));
+    const live = owner !== undefined && (Number.isNaN(owner) || processAlive(owner));
     if (owner === undefined) return { state: 'finished', since };
     if (result) return { state: live ? 'held' : 'finished', since };
     return { state: live ? 'making' : 'dead', since };
@@ -149,7 +139,7 @@ export class PreviewCache {
       if (name.startsWith('.new-')) {
         const owner = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
         const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if ((owner !== undefined && !alive(Number(owner.trim()))) || (owner === undefined && age > 60_000)) await remove(name);
+        if ((owner !== undefined && !processAlive(Number(owner.trim()))) || (owner === undefined && age > 60_000)) await remove(name);
         continue;
       }
       if (!isPreviewId(name)) continue;

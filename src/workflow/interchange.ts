@@ -6,7 +6,7 @@ import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
 import { isInside, openAllowed } from '../backend/local/open-allowed.js';
-import { processAlive } from '../backend/local/store.js';
+import { processAlive } from '../process-alive.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';

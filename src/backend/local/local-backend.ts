@@ -22,7 +22,8 @@ import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-scr
 import { openAllowed } from './open-allowed.js';
 import { ProjectIndex } from './project-index.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
-import { CorruptRecordError, diskFullError, isDiskFull, listJson, processAlive, readRecord, withLock, writeAtomic } from './store.js';
+import { processAlive } from '../../process-alive.js';
+import { CorruptRecordError, diskFullError, isDiskFull, listJson, readRecord, withLock, writeAtomic } from './store.js';
 import { sweepLeftovers } from './sweep.js';
 
 /** Delivery quality for local renders: the edit's own size and fps. */

@@ -2,12 +2,12 @@
 // file, flushed and renamed (a crash leaves the old record or the new one, never half of one). Writers take a
 // lock on the data dir, so two servers sharing it never lose each other's changes; readers need no lock.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { UserFacingError } from '../../errors.js';
 import { firstIssue } from './records.js';
+import { processAlive } from '../../process-alive.js';
 
 export class CorruptRecordError extends UserFacingError {
   override name = 'CorruptRecordError';
@@ -84,23 +84,6 @@ export async function listJson(dir: string): Promise<string[]> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed process not yet reaped by its parent (a zombie) still answers kill(0): it is dead all the same.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-export { alive as processAlive };
-
 const LOCK_WAIT_MS = 15_000;
 const LOCK_STALE_MS = 30_000;
 
@@ -131,7 +114,7 @@ export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promis
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       const owner = Number(await readFile(join(lock, 'owner'), 'utf8').catch(() => '0'));
       const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
-      if ((owner && owner !== process.pid && !alive(owner)) || age > LOCK_STALE_MS) {
+      if ((owner && owner !== process.pid && !processAlive(owner)) || age > LOCK_STALE_MS) {
         await discard(lock);
         continue;
       }

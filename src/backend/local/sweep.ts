@@ -3,7 +3,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUuid } from '../../errors.js';
-import { processAlive } from './store.js';
+import { processAlive } from '../../process-alive.js';
 
 /** Names that carry their writer's pid, by the folder they appear in. */
 const IN_DATA_DIR = [/^\.lock-(?:released-)?(\d+)-[0-9a-f]+$/, /\.(\d+)\.[0-9a-f]{8}\.tmp$/];
