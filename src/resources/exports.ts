@@ -1,11 +1,13 @@
 // cutroom://exports/{export_id}/{file}: a timeline file export_edit wrote, as text.
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import { readFile } from 'node:fs/promises';
 import type { ToolDeps } from '../tools/context.js';
 import { FORMAT_MIME, exportFile, exportIds } from '../workflow/interchange.js';
 import { one } from './projects.js';
+import { readInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
+/** No timeline file cutroom writes comes near this. */
+const MAX_EXPORT_BYTES = 50 * 1024 * 1024;
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const dir = deps.exportsDir;
@@ -19,8 +21,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
     { title: 'Exported timeline', description: 'A timeline file written by export_edit (OTIO, FCPXML or EDL), as text.' },
     async (uri, variables) => {
       const found = await exportFile(dir, one(variables.export_id), one(variables.file));
-      if (!found) throw new ResourceNotFoundError(uri.href, 'no such export; export_edit returns the links to its files');
-      return { contents: [{ uri: uri.href, mimeType: FORMAT_MIME[found.format], text: await readFile(found.path, 'utf8') }] };
+      const read = found && (await readInside(found.path, dir, MAX_EXPORT_BYTES));
+      if (!found || !read || 'missing' in read) throw new ResourceNotFoundError(uri.href, 'no such export; export_edit returns the links to its files');
+      if ('tooLarge' in read) throw new ResourceNotFoundError(uri.href, 'this is not a timeline file export_edit wrote (it is too large)');
+      return { contents: [{ uri: uri.href, mimeType: FORMAT_MIME[found.format], text: read.data.toString('utf8') }] };
     },
   );
 }

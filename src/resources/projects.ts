@@ -8,6 +8,7 @@ import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
 import { statusOf } from '../workflow/render-status.js';
 import { readFile, stat } from 'node:fs/promises';
+import { readInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
 
@@ -195,13 +196,21 @@ export function register(server: McpServer, deps: ToolDeps): void {
         description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet).',
       },
       async (uri, variables) => {
-        const path = cache.fileOf(one(variables.preview_id), one(variables.file));
+        const id = one(variables.preview_id);
+        const path = cache.fileOf(id, one(variables.file));
         if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
-        const size = await stat(path).then((s) => s.size, () => undefined);
-        if (size === undefined) throw new ResourceNotFoundError(uri.href, 'this preview is gone (older previews are evicted); run preview_edit again');
-        if (size > MAX_RESOURCE_BYTES) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `the file is ${Math.round(size / 1e6)} MB, too large to send; open ${path} instead`);
+        const read = await readInside(path, cache.root, MAX_RESOURCE_BYTES);
+        if ('missing' in read) {
+          const why = (await cache.inProgress(id)) ? 'this preview is still rendering: get_preview follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';
+          throw new ResourceNotFoundError(uri.href, why);
+        }
+        if ('tooLarge' in read) {
+          // A hosted caller cannot open a path on the server: they are told to make a smaller one instead.
+          const instead = deps.hosted ? 'preview at a smaller width' : `open ${path} instead`;
+          throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `the file is ${Math.round(read.tooLarge / 1e6)} MB, over the ${MAX_RESOURCE_BYTES / 1024 / 1024} MB a resource sends; ${instead}`);
+        }
         const mimeType = path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg';
-        return { contents: [{ uri: uri.href, mimeType, blob: (await readFile(path)).toString('base64') }] };
+        return { contents: [{ uri: uri.href, mimeType, blob: read.data.toString('base64') }] };
       },
     );
   }

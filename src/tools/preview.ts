@@ -176,7 +176,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         const rt = needRuntime(deps, 'get_preview');
         const id = preview_id.trim();
         if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
-        const job = previewJob(id);
+        const job = previewJob(rt, id);
         if (job) {
           const progress = progressFor(ctx);
           // Cancelling this call stops the waiting, not the preview.

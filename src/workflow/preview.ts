@@ -112,14 +112,16 @@ export interface PreviewJob {
 }
 
 /**
- * Jobs of this process by preview id. A finished one is forgotten soon (its result is on disk, and the sheet it
- * holds is up to 1 MB); a failed one is kept a while, to tell get_preview why.
+ * Jobs of this process by cache folder and preview id: over HTTP each caller has their own folder, and one caller's
+ * job (its progress, its failure) is never another's, whoever learns the id. A finished one is forgotten soon (its
+ * result is on disk, and the sheet it holds is up to 1 MB); a failed one is kept a while, to tell get_preview why.
  */
 const jobs = new Map<string, PreviewJob>();
+const jobKey = (rt: MediaRuntime, id: string) => `${rt.cache.root}\0${id}`;
 const FORGET_DONE_MS = 60_000;
 const FORGET_FAILED_MS = 30 * 60_000;
 
-export const previewJob = (id: string): PreviewJob | undefined => jobs.get(id);
+export const previewJob = (rt: MediaRuntime, id: string): PreviewJob | undefined => jobs.get(jobKey(rt, id));
 
 /** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
@@ -151,9 +153,9 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
     },
   );
   job.done.catch(() => {});
-  const forget = (ms: number) => setTimeout(() => jobs.delete(id), ms).unref();
+  const forget = (ms: number) => setTimeout(() => jobs.delete(jobKey(rt, id)), ms).unref();
   job.done.then(() => forget(FORGET_DONE_MS), () => forget(FORGET_FAILED_MS));
-  jobs.set(id, job);
+  jobs.set(jobKey(rt, id), job);
   return job;
 }
 

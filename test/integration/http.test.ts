@@ -153,6 +153,22 @@ describe('one server, two callers with their own keys', () => {
     await expect(b.readResource({ uri })).rejects.toThrow();
   });
 
+  it("tells nothing of a preview still rendering for another caller, whoever learns its id", async () => {
+    // Previews handed over at once (CUTROOM_RENDER_WAIT_MS=0): Alice's is still rendering when Bob asks for it.
+    const s = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-jobs-')), { CUTROOM_RENDER_WAIT_MS: '0' }));
+    const a = await connect(s.url, { authorization: `Bearer ${service.apiKey}` });
+    const b = await connect(s.url, { 'x-api-key': keyB });
+    const started = await call(a, 'preview_edit', { project_id: projectA, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 6 }, { asset_id: ids.blue, start: 0, end: 6 }] });
+    expect(started.structuredContent!.status).toBe('rendering');
+    const id = started.structuredContent!.preview_id as string;
+    const peek = await call(b, 'get_preview', { preview_id: id });
+    expect(peek.isError, textOf(peek)).toBe(true);
+    expect(textOf(peek)).toMatch(/is gone/);
+    // Alice follows her own.
+    const mine = await call(a, 'get_preview', { preview_id: id });
+    expect(mine.isError, textOf(mine)).toBeFalsy();
+  });
+
   it("a flood of made-up keys does not close a caller's connection to the service under their call", async () => {
     // Bob's call is slow and fails once (503 after 1 s), so it is retried after the flood: on a closed pool, it
     // failed with "could not reach the service".

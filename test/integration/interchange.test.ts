@@ -3,9 +3,9 @@
 // whose media is fetched beside the export.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
@@ -176,6 +176,31 @@ describe('on the local backend', () => {
     structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'edl' }));
     expect(existsSync(dead)).toBe(false);
     expect(existsSync(join(live, 'media', 'half.mp4.part'))).toBe(true);
+  });
+
+  it('serves no link or FIFO planted in the cache (several servers may share it): not what it points at, and no hang', async () => {
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'SECRET-CONTENTS');
+    const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'edl' }));
+    const planted = join(exportsDir, out.export_id, 'planted.edl');
+    symlinkSync(secret, planted);
+    await expect(srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/planted.edl` })).rejects.toThrow(/no such export/);
+    // The export's own file, swapped for a link, is not served either.
+    const own = join(exportsDir, out.export_id, basename(out.path));
+    rmSync(own);
+    symlinkSync(secret, own);
+    await expect(srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/${basename(out.path)}` })).rejects.toThrow(/no such export/);
+
+    const p = structured<{ preview_id: string }>(await call(srv, 'preview_edit', { ...args, width: 160 }));
+    const sheet = join(cacheDir, 'previews', p.preview_id, 'sheet.jpg');
+    rmSync(sheet);
+    symlinkSync(secret, sheet);
+    await expect(srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` })).rejects.toThrow(/gone|not found/i);
+    rmSync(sheet);
+    expect(spawnSync('mkfifo', [sheet]).status).toBe(0);
+    // A FIFO would block a plain read until someone writes to it; the server must answer, and go on answering.
+    await expect(srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` }, { timeout: 5000 })).rejects.toThrow(/gone|not found/i);
+    expect((await call(srv, 'list_projects', {})).isError).toBeFalsy();
   });
 
   it('refuses an edit with errors and writes nothing', async () => {
