@@ -45,28 +45,40 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
   res.end(JSON.stringify(body));
 }
 
-/** What reading a body gave: the bytes, or why not (over the size limit, or over the budget of all bodies). */
-type Body = { bytes: Buffer } | { tooLarge: true } | { busy: true };
+/** What reading a body gave: the bytes (and what gives their share of the budget back), or why not. */
+type Body = { bytes: Buffer; release: () => void } | { tooLarge: true } | { busy: true };
+
+/** What any body may hold without counting against the budget: a JSON-RPC call is a few kilobytes. */
+const FREE_BYTES = 64 * 1024;
 
 /**
- * Reads a body of at most `max` bytes, counting it against `budget`, which all bodies being read share: a few
- * clients that send large bodies slowly cannot hold more than the budget of memory between them.
+ * Reads a body of at most `max` bytes. Beyond its first FREE_BYTES, it counts against `budget`, which all bodies
+ * share from their first byte until their call has been answered: however many clients send large bodies, slowly
+ * or not, they hold at most the budget between them, and small calls always get through.
  */
 async function readBody(req: IncomingMessage, max: number, budget: { free: number }): Promise<Body> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let held = 0;
+  const release = () => {
+    budget.free += held;
+    held = 0;
+  };
   try {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > max) return { tooLarge: true };
-      if (chunk.length > budget.free) return { busy: true };
-      budget.free -= chunk.length;
+      if (size > max) return (release(), { tooLarge: true });
+      const counted = Math.max(0, size - FREE_BYTES) - held;
+      if (counted > budget.free) return (release(), { busy: true });
+      budget.free -= counted;
+      held += counted;
       chunks.push(chunk);
     }
-    return { bytes: Buffer.concat(chunks) };
-  } finally {
-    budget.free += chunks.reduce((n, c) => n + c.length, 0);
+  } catch (err) {
+    release();
+    throw err;
   }
+  return { bytes: Buffer.concat(chunks), release };
 }
 
 /** A Host name as compared: lower case, without an IPv6 address's brackets. */
@@ -110,7 +122,12 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://cutroom.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://cutroom.invalid');
+    } catch {
+      return send(res, 400, { error: 'the request target is not a valid URL' });
+    }
     if (url.pathname === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
       return draining ? send(res, 503, { status: 'draining' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
@@ -154,28 +171,33 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     if (read && 'busy' in read) {
       return send(res, 503, { error: 'the server is receiving too many large requests at once: retry shortly' }, { connection: 'close', 'retry-after': '1' });
     }
-    const body = read?.bytes;
-    // Parsed here, once, and handed to the SDK as parsedBody: the Request below then carries no body to copy and
-    // read again (a third of the time HTTP added to a small call).
-    let parsedBody: unknown;
-    if (body) {
-      try {
-        parsedBody = JSON.parse(body.toString('utf8'));
-      } catch (err) {
-        return send(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the body is not JSON (${(err as Error).message})` } });
-      }
-    }
-    // A call starts here: only now does it count as in flight (an upload that stalls does not hold up a drain).
-    if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
-    inFlight++;
-    // The caller's context is in use until the answer is sent: it is not closed under the call.
-    const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
+    const body = read && 'bytes' in read ? read.bytes : undefined;
     try {
-      await answer(req, res, key, body ? { parsedBody } : {});
+      // Parsed here, once, and handed to the SDK as parsedBody: the Request below then carries no body to copy and
+      // read again (a third of the time HTTP added to a small call).
+      let parsedBody: unknown;
+      if (body) {
+        try {
+          parsedBody = JSON.parse(body.toString('utf8'));
+        } catch (err) {
+          return send(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the body is not JSON (${(err as Error).message})` } });
+        }
+      }
+      // A call starts here: only now does it count as in flight (an upload that stalls does not hold up a drain).
+      if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+      inFlight++;
+      // The caller's context is in use until the answer is sent: it is not closed under the call.
+      const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
+      try {
+        await answer(req, res, key, body ? { parsedBody } : {});
+      } finally {
+        release?.();
+        inFlight--;
+        if (inFlight === 0) idle.splice(0).forEach((r) => r());
+      }
     } finally {
-      release?.();
-      inFlight--;
-      if (inFlight === 0) idle.splice(0).forEach((r) => r());
+      // The body (and what was parsed from it) is held until the answer is sent: only then is its share free.
+      if (read && 'release' in read) read.release();
     }
   }
 

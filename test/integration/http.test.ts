@@ -265,6 +265,12 @@ describe('requests a client gets wrong, or sends slowly', () => {
     const bad = await wire(portOf(srv), `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n`);
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(bad).toMatch(/"error":"the request is not valid HTTP/);
+    for (const target of ['http://127.0.0.1:99999999999/mcp', 'http://[zz]/mcp']) {
+      const odd = await wire(portOf(srv), post(`127.0.0.1:${portOf(srv)}`).replace('POST /mcp ', `POST ${target} `));
+      expect(odd, target).toMatch(/^HTTP\/1\.1 400 /);
+      expect(odd, target).toMatch(/"error":"the request target is not a valid URL"/);
+    }
+    expect(srv.stderr()).not.toMatch(/Invalid URL|internal error/);
     expect(srv.proc.exitCode).toBeNull();
   });
 
@@ -287,14 +293,15 @@ describe('requests a client gets wrong, or sends slowly', () => {
 
   it('bounds the memory of slow uploads, and does not wait for them on SIGTERM', async () => {
     const s = await start(remoteEnv(mkdtempSync(join(tmpdir(), 'cutroom-http-slow-')), { CUTROOM_HTTP_MAX_BODY_MB: '1' }));
-    // Six uploads of 0.9 MB that stall before their last byte: the bodies being read may hold 4 MB between them.
-    const part = 900 * 1024;
+    // Five uploads of the largest body allowed (1 MiB) that stall before their last byte: bodies may hold 4 MiB
+    // between them, so four fill it (a small call once found it full: 503) and the fifth is refused.
+    const part = 1024 * 1024 - 1;
     const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${keyHeader}\r\nContent-Length: ${part + 1}\r\n\r\n`;
-    const stalled = Array.from({ length: 6 }, () => wire(portOf(s), Buffer.concat([Buffer.from(head), Buffer.alloc(part, 0x20)]), '127.0.0.1', { keepOpenMs: 8000 }));
+    const stalled = Array.from({ length: 5 }, () => wire(portOf(s), Buffer.concat([Buffer.from(head), Buffer.alloc(part, 0x20)]), '127.0.0.1', { keepOpenMs: 8000 }));
     const answers = await Promise.race([Promise.all(stalled), new Promise<string[]>((r) => setTimeout(() => r([]), 3000))]);
     // Those over the budget were answered at once (503, retry); the others are still waiting for their last byte.
     expect(answers).toEqual([]);
-    // A normal call still goes through meanwhile.
+    // A normal call still goes through meanwhile: its few bytes are not counted against what large bodies hold.
     expect(await wire(portOf(s), post(`127.0.0.1:${portOf(s)}`))).toMatch(/^HTTP\/1\.1 200 /);
     const t = Date.now();
     s.proc.kill('SIGTERM');
