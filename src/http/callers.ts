@@ -46,7 +46,7 @@ export class Callers {
     private readonly max = 64,
   ) {}
 
-  /** The remote backend's context for the caller with this service key. */
+  /** The remote backend's context for the caller with this service key (their request has taken it with acquire). */
   forKey(key: string): ServerDeps {
     return this.entry(key).deps;
   }
@@ -89,16 +89,14 @@ export class Callers {
     const backend = remoteBackend(mine, key);
     const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true), backend, active: 0 };
     this.entries.set(id, entry);
-    this.evict();
     return entry;
   }
 
+  /** Closes the least recently used idle contexts beyond `max` (run when a context is taken or given back). */
   private evict(): void {
-    const newest = [...this.entries.keys()].at(-1);
     for (const [id, e] of this.entries) {
       if (this.entries.size <= this.max) return;
-      // The one just asked for stays, whether or not its request has marked it in use yet.
-      if (e.active > 0 || id === newest) continue;
+      if (e.active > 0) continue;
       this.entries.delete(id);
       void e.backend.close().catch(() => {});
     }

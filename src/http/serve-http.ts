@@ -189,7 +189,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       // The caller's context is in use until the answer is sent: it is not closed under the call.
       const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
       try {
-        await answer(req, res, key, body ? { parsedBody } : {});
+        await answer(req, res, url, key, body ? { parsedBody } : {});
       } finally {
         release?.();
         inFlight--;
@@ -201,7 +201,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, key: string | undefined, parsed: { parsedBody?: unknown }): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }): Promise<void> {
     // The call is cancelled when the client goes away before its answer.
     const abort = new AbortController();
     res.on('close', () => {
@@ -214,8 +214,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
     // The path alone, on a fixed origin: the Host was checked above, and a request line in absolute form or an odd
     // Host must not make an invalid URL here.
-    const path = new URL(req.url ?? '/mcp', 'http://localhost');
-    const request = new Request(`http://localhost${path.pathname}${path.search}`, { method: req.method ?? 'GET', headers, signal: abort.signal });
+    const request = new Request(`http://localhost${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, signal: abort.signal });
     const response = await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed });
     const out: Record<string, string[]> = {};
     response.headers.forEach((value, name) => void (out[name] ??= []).push(value));

@@ -7,7 +7,7 @@ import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
 import { statusOf } from '../workflow/render-status.js';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { readInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;

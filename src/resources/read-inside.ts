@@ -1,7 +1,7 @@
 // Reading one of cutroom's own files (a preview, an export) for a resource: through one descriptor opened without
 // following a link, a regular file that lies inside its folder. A link or a FIFO planted in a cache that several
 // servers share is not served (or waited on), whatever it points at.
-import { openAllowed } from '../backend/local/open-allowed.js';
+import { openAllowed } from '../open-allowed.js';
 import { UserFacingError } from '../errors.js';
 import { Limiter } from '../media/probe.js';
 

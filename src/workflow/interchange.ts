@@ -5,7 +5,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
-import { isInside, openAllowed } from '../backend/local/open-allowed.js';
+import { isInside, openAllowed } from '../open-allowed.js';
 import { processAlive } from '../process-alive.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
@@ -230,7 +230,8 @@ async function readTimelineFile(deps: InterchangeDeps, path: string): Promise<st
   if (deps.hosted && !(isAbsolute(path) && isInside([deps.exportsDir], resolve(path)))) {
     throw new UserFacingError('this cutroom is hosted: import_edit reads by path only the files export_edit wrote for you. Send the timeline\'s text as content instead');
   }
-  const { fh, size } = await openAllowed(path, deps.hosted ? [deps.exportsDir] : [deps.exportsDir, ...deps.allowedDirs]);
+  // (A hosted caller's allowedDirs are empty: the exports folder alone.)
+  const { fh, size } = await openAllowed(path, [deps.exportsDir, ...deps.allowedDirs]);
   try {
     if (size > MAX_IMPORT_BYTES) throw new UserFacingError(`${path} is ${Math.round(size / 1e6)} MB; a timeline file import_edit reads is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
     return (await fh.readFile()).toString('utf8');

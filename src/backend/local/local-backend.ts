@@ -19,7 +19,7 @@ import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
-import { openAllowed } from './open-allowed.js';
+import { openAllowed } from '../../open-allowed.js';
 import { ProjectIndex } from './project-index.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
 import { processAlive } from '../../process-alive.js';

@@ -1,9 +1,10 @@
 // Opening a file from the allowed folders as one descriptor, checked after opening: whatever happens to the
-// name afterwards (swapped for a symlink, replaced), everything cutroom reads comes through this descriptor.
+// name afterwards (swapped for a symlink, replaced), everything cutroom reads comes through this descriptor. Used
+// for media the local backend imports, timeline files import_edit reads, and the previews and exports resources serve.
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
-import { UserFacingError } from '../../errors.js';
+import { UserFacingError } from './errors.js';
 
 export function isInside(dirs: string[], path: string): boolean {
   return dirs.some((dir) => {
