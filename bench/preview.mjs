@@ -175,7 +175,7 @@ export async function run() {
   const { toRenderPlan } = await import(join(ROOT, 'dist/edit/plan.js'));
   const { lintEdit } = await import(join(ROOT, 'dist/edit/lint.js'));
   const { composeEdit } = await import(join(ROOT, 'dist/edit/compose.js'));
-  const plan = toRenderPlan(lintEdit(composeEdit(args)).timeline, 640);
+  const plan = toRenderPlan(lintEdit(composeEdit(args)).timeline, { maxWidth: 640 });
   const font = await findLabelFont();
   const sheet = [];
   for (let i = 0; i < REPS; i++) sheet.push(await time(() => ffmpeg(contactSheetArgs(last.path, plan, join(cacheDir, 'sheet.jpg'), font, 3).args.slice(6))));

@@ -3,6 +3,12 @@
 import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
 
+/** How cutroom renders an edit itself. */
+export interface RenderOptions {
+  /** Fade at every edit of the sound, ms (the plan's default when absent). */
+  fadeMs?: number;
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
 }
@@ -46,8 +52,11 @@ export interface Backend {
   createProject(input: CreateProjectInput, call?: CallOptions): Promise<Project>;
   deleteProject(projectId: string, call?: CallOptions): Promise<void>;
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions): Promise<Script[]>;
-  /** Starts a render of the edit in the project. Sent once; never retried. */
-  createEdit(projectId: string, edit: Edit, call?: CallOptions): Promise<RenderReceipt>;
+  /**
+   * Starts a render of the edit in the project. Sent once; never retried. `render` is how cutroom renders it itself
+   * (the local backend); a service renders by its own rules.
+   */
+  createEdit(projectId: string, edit: Edit, call?: CallOptions, render?: RenderOptions): Promise<RenderReceipt>;
   /** Local backend only: brings a media file from an allowed folder into a project. */
   importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
   close(): Promise<void>;

@@ -61,6 +61,8 @@ export interface PlanCut {
   timelineStartSec: number;
   levels: PlanLevel[];
   crop?: { zoom: number; position_x: number; position_y: number };
+  /** Fade in and out of the cut's sound (declick), seconds; 0 for hard edges. */
+  fadeSec: number;
 }
 
 export interface PlanOverlay {
@@ -70,6 +72,8 @@ export interface PlanOverlay {
   durationSec: number;
   /** Relative to the overlay's own start. */
   levels: PlanLevel[];
+  /** Fade in and out of the overlay's sound, seconds. */
+  fadeSec: number;
 }
 
 export interface RenderPlan {
@@ -86,10 +90,29 @@ export interface RenderPlan {
 const evenDown = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
 
 /**
- * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
- * relative to each stream, overlays on the timeline. `maxWidth` scales the output down (preview), keeping shape.
+ * Milliseconds of fade at both ends of every cut's and overlay's sound by default: a hard edit is a step in the
+ * waveform (a click); a few milliseconds of fade is what editors put on every edit, and too short to hear as a fade.
  */
-export function toRenderPlan(t: Timeline, maxWidth?: number): RenderPlan {
+export const DEFAULT_FADE_MS = 5;
+/** The longest fade an edit may ask for. */
+export const MAX_FADE_MS = 100;
+
+/** A fade never takes more than a quarter of the sound it shapes. */
+const fadeFor = (fadeMs: number, lengthSec: number) => Math.max(0, Math.min(fadeMs / 1000, lengthSec / 4));
+
+export interface PlanOptions {
+  /** Scale the output down to this width (previews), keeping its shape. */
+  maxWidth?: number;
+  /** Fade at every edit of the sound, ms (DEFAULT_FADE_MS; 0 for hard cuts). */
+  fadeMs?: number;
+}
+
+/**
+ * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
+ * relative to each stream, overlays on the timeline, the fades at every edit of the sound.
+ */
+export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
+  const { maxWidth, fadeMs = DEFAULT_FADE_MS } = opts;
   const scale = maxWidth && maxWidth < t.width ? maxWidth / t.width : 1;
   const width = scale === 1 ? t.width : evenDown(t.width * scale);
   const height = scale === 1 ? t.height : evenDown(t.height * scale);
@@ -104,6 +127,7 @@ export function toRenderPlan(t: Timeline, maxWidth?: number): RenderPlan {
     timelineStartSec: c.startMs / 1000,
     levels: c.levels.map((l) => ({ level: l.level, from: (l.startMs - c.inMs) / 1000, to: (l.endMs - c.inMs) / 1000 })),
     ...(c.crop ? { crop: c.crop } : {}),
+    fadeSec: fadeFor(fadeMs, (c.outMs - c.inMs) / 1000),
   }));
   const overlays = t.overlays.map((o) => ({
     index: o.index,
@@ -111,6 +135,7 @@ export function toRenderPlan(t: Timeline, maxWidth?: number): RenderPlan {
     startSec: o.startMs / 1000,
     durationSec: (o.endMs - o.startMs) / 1000,
     levels: o.levels.map((l) => ({ level: l.level, from: (l.startMs - o.startMs) / 1000, to: (l.endMs - o.startMs) / 1000 })),
+    fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
   }));
   return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
 }

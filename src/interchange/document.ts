@@ -112,6 +112,23 @@ export interface ExportDocument {
   clips: ExportClip[];
   overlays: ExportOverlay[];
   media: Map<string, ExchangeMedia>;
+  /** What an editor opening the file would see differently from cutroom's render, one line per cut. */
+  warnings: string[];
+}
+
+/** An out point written to the millisecond may lie this far after the frame start it means. */
+const OUT_POINT_ROUNDING = 0.0005 + 1e-6;
+
+/**
+ * Whether an editor would show, on a clip's last frame, a source frame that starts at or after the cut's out point
+ * (the next shot's first frame: a flash). That happens where the cut's frames on the timeline outrun its range by part
+ * of a frame (a source at another rate than the edit's, times rounded to the millisecond); cutroom's render holds
+ * the last frame inside the range there, which a timeline file cannot say.
+ */
+function lastFrameOutruns(sourceInSec: number, frames: number, fps: { num: number; den: number }, outSec: number, rate?: { num: number; den: number }): boolean {
+  const last = sourceInSec + ((frames - 1) * fps.den) / fps.num;
+  const shown = rate ? (Math.floor((last * rate.num) / rate.den + 1e-6) * rate.den) / rate.num : last;
+  return frames > 0 && shown >= outSec - OUT_POINT_ROUNDING;
 }
 
 /**
@@ -169,8 +186,13 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
     }
     return clip;
   });
+  const warnings = clips.flatMap((c, i) =>
+    lastFrameOutruns(seconds(c.sourceIn), c.frames, timeline.fps, c.outMs / 1000, media.get(c.assetId)?.rate)
+      ? [`cut ${i + 1}: its ${c.frames} frames at ${+(timeline.fps.num / timeline.fps.den).toFixed(3)} fps outrun its source range by part of a frame: an editor shows the source frame at its out point (the first of what follows it) as its last frame, where cutroom's render holds the frame before; in the editor, hold that clip's last frame for that one frame, or trim the clip by one frame`]
+      : [],
+  );
   const overlays = timeline.overlays.map((o): ExportOverlay => ({ assetId: o.assetId, startMs: o.startMs, endMs: o.endMs, levels: normaliseLevels(o.levels, o.startMs, o.endMs) }));
-  return { name, filename: timeline.filename, width: timeline.width, height: timeline.height, fps: { num: timeline.fps.num, den: timeline.fps.den }, totalFrames: plan.totalFrames, clips, overlays, media };
+  return { name, filename: timeline.filename, width: timeline.width, height: timeline.height, fps: { num: timeline.fps.num, den: timeline.fps.den }, totalFrames: plan.totalFrames, clips, overlays, media, warnings };
 }
 
 /** Output frames as exact seconds. */

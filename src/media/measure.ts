@@ -167,3 +167,21 @@ export function progressSeconds(chunk: string): number | undefined {
   return last;
 }
 
+
+/** A difference (mean luma, 0-255) from a neighbour that reads as another picture, not motion. */
+const FLASH_DIFF = 12;
+
+/**
+ * A cut's first or last frame that differs sharply from its neighbour inside the cut while that neighbour is close
+ * to the next one: a flash frame in the source (a shot change one frame inside the cut, a stray frame). `diffs` are
+ * the five differences edgeDiffs measures; fewer (a short cut) judge nothing.
+ */
+export function edgeFlags(diffs: number[] | undefined): string[] {
+  if (!diffs || diffs.length !== 5) return [];
+  const [first, second, , beforeLast, last] = diffs as [number, number, number, number, number];
+  const sharp = (edge: number, inner: number) => edge >= FLASH_DIFF && edge >= 3 * inner + 3;
+  const flags: string[] = [];
+  if (sharp(first, second)) flags.push(`its first frame differs sharply from the next (a flash frame: mean difference ${first.toFixed(0)} of 255); move its in point one frame later`);
+  if (sharp(last, beforeLast)) flags.push(`its last frame differs sharply from the one before (a flash frame: mean difference ${last.toFixed(0)} of 255); move its out point one frame earlier`);
+  return flags;
+}

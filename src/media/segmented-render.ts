@@ -39,6 +39,8 @@ export interface SegmentedRequest {
 
 export interface SegmentedOutcome {
   measurements: Measurements;
+  /** Per cut: the luma differences at its ends, when it is long enough to have them (see edgeDiffs). */
+  edges: (number[] | undefined)[];
   processes: number;
   rendered: number;
   reused: number;
@@ -56,10 +58,13 @@ class CutMeasurements {
   readonly levels = new MeasureParser();
   readonly black: Span[] = [];
   readonly frozen: Span[] = [];
+  /** Luma differences at the cut's ends (see edgeDiffs in timeline-args.ts). */
+  readonly edges: number[] = [];
   private open: { black?: number; freeze?: number } = {};
 
   mark(kind: string, value: number): void {
-    if (kind === 'vb') this.open.black = value;
+    if (kind === 'ed') this.edges.push(value);
+    else if (kind === 'vb') this.open.black = value;
     else if (kind === 'fs') this.open.freeze = value;
     else if (kind === 've' && this.open.black !== undefined) {
       this.black.push({ from: this.open.black, to: value });
@@ -92,7 +97,7 @@ function routeMeasurements(cuts: CutMeasurements[]): (chunk: string) => void {
         cuts[Number(level[1])]?.levels.push(line.replace(`cutlevels_${level[1]}`, 'cutlevels'));
         continue;
       }
-      const mark = /^\[metadata@(vb|ve|fs|fe)_(\d+) @ [^\]]+\] lavfi\.[\w.]+=(-?[\d.]+)/.exec(line);
+      const mark = /^\[metadata@(vb|ve|fs|fe|ed)_(\d+) @ [^\]]+\] lavfi\.[\w.]+=(-?[\d.]+)/.exec(line);
       if (mark) cuts[Number(mark[2])]?.mark(mark[1]!, Number(mark[3]));
     }
   };
@@ -164,7 +169,14 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         const cut = plan.cuts[m.i]!;
         const measured = parsers[k]!;
         measured.finish(cut.durationSec);
-        const record: SegmentRecord = { frames: cut.frames, thumbs: m.thumbFrames.length, cutLevels: measured.levels.result.cutLevels, black: measured.black, frozen: measured.frozen };
+        const record: SegmentRecord = {
+          frames: cut.frames,
+          thumbs: m.thumbFrames.length,
+          cutLevels: measured.levels.result.cutLevels,
+          black: measured.black,
+          frozen: measured.frozen,
+          ...(measured.edges.length ? { edges: measured.edges } : {}),
+        };
         await store.put(req.keys[m.i]!, m.scratch, record);
         records[m.i] = record;
       }
@@ -216,5 +228,5 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
 
   measurements.mixLevels = parser.result.mixLevels;
   void store.evict().catch(() => {});
-  return { measurements, processes, rendered: missing.length, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+  return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
 }

@@ -17,6 +17,8 @@ export interface SegmentRecord {
   cutLevels: LevelSample[];
   black: Span[];
   frozen: Span[];
+  /** Luma differences between neighbouring frames at the cut's ends (see edgeDiffs in timeline-args.ts). */
+  edges?: number[];
 }
 
 /** A segment not used for this long may be evicted (one in use is touched when it is looked up). */

@@ -75,7 +75,7 @@ function steadyLevel(levels: PlanLevel[], endSec: number): number | undefined {
  */
 export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined {
   if (!levels.length) return undefined;
-  const t = offsetSec ? `(t+${num(offsetSec)})` : 't';
+  const t = offsetSec ? `(t${offsetSec > 0 ? '+' : '-'}${num(Math.abs(offsetSec))})` : 't';
   const half = 0.5 / 1000;
   let expr = '1';
   for (const l of [...levels].reverse()) expr = `if(between(${t},${num(l.from - half)},${num(l.to - half)}),${num(l.level)},${expr})`;
@@ -83,27 +83,33 @@ export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined
 }
 
 /**
- * Where a cut reads its source: the cut's in point moved forward to the next frame start of a constant-rate source
- * (less than one source frame; on the stream's time base, where the muxer rounded the frame times), so that
- * picture and sound of the cut start on the instant its first frame shows. Both streams are seeked there (ffmpeg
- * drops what comes before it, to the sample) and run on one clock from it. `seekSec` is it to the microsecond
- * (ffmpeg's precision), which maps back onto the frame's own timestamp; a keyframe on the in point is the one
- * seeked to.
+ * How far after a frame's start an in point may lie and still mean that frame: an edit's times are written to the
+ * millisecond, so a shot that starts on a frame at 0.041708 s (23.976) is cut at 0.042 s.
+ */
+const IN_POINT_ROUNDING = 0.0005 + 1e-6;
+
+/**
+ * Where a cut reads its source: for a constant-rate source, the frame its in point means: the one starting within
+ * half a millisecond before it (the in point was rounded to the millisecond), else the next frame start (less than
+ * one source frame later); on the stream's time base, where the muxer rounded the frame times. Picture and sound of
+ * the cut start on the instant its first frame shows: both streams are seeked there (ffmpeg drops what comes before
+ * it, to the sample) and run on one clock from it. `seekSec` is it to the microsecond (ffmpeg's precision), which
+ * maps back onto the frame's own timestamp; a keyframe on the in point is the one seeked to.
  */
 export function cutClock(cut: Pick<PlanCut, 'inSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { inSec: number; seekSec: number } {
   let inSec = cut.inSec;
   const r = spec.frameRate;
   if (r && r.num > 0 && r.den > 0) {
     const start = spec.videoStartSec ?? 0;
-    // Frame k starts at start + k*den/num; a frame starting within a microsecond of the in point is that frame.
+    // Frame k starts at start + k*den/num: the first one starting at or after the in point less its rounding.
     // Before the first frame nothing moves: the sound plays from the in point and the first frame is held.
-    const k = Math.ceil(((cut.inSec - start) * r.num) / r.den - 1e-6 * (r.num / r.den));
+    const k = Math.ceil(((cut.inSec - IN_POINT_ROUNDING - start) * r.num) / r.den);
     if (k >= 0) {
       let frameAt = start + (k * r.den) / r.num;
       const tb = spec.videoTimeBase;
       // A coarse time base (Matroska's millisecond) rounds the frame times: use the rounded one, as stored.
       if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5) frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
-      inSec = Math.max(cut.inSec, frameAt);
+      if (frameAt >= cut.inSec - IN_POINT_ROUNDING) inSec = frameAt;
     }
   }
   return { inSec, seekSec: Math.round(inSec * 1e6) / 1e6 };
@@ -128,6 +134,30 @@ function fitTo(w: number, h: number, mode: 'fit' | 'cover'): string {
   return `scale=w='if(${byWidth},${w},2*round(${h}*dar/2))':h='if(${byHeight},${h},2*round(${w}/dar/2))'`;
 }
 
+/**
+ * How far a frame's stored time may be off its true time (a muxer's rounding, Matroska's millisecond, an out point
+ * written to the millisecond after a frame start): a frame this close after an output tick is taken as on it, and a
+ * frame starting this close before an out point is left out.
+ */
+export const FRAME_TIME_SLACK = 0.002;
+
+/**
+ * Seconds of the cut's source range [in, out) on its own clock, which starts at the moved in point (cutClock): the
+ * picture and sound of a cut come from inside this span only.
+ */
+export function cutSpan(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): number {
+  return cut.inSec + cut.durationSec - cutClock(cut, spec).inSec;
+}
+
+/**
+ * Which source frames a cut's picture may show, on its own clock (0 = the moved in point): frames stored before
+ * `keepBeforeSec` (its range less the slack, and never nothing). Output tick k then shows the latest of them stored
+ * at or before k / fps + FRAME_TIME_SLACK, the first one before that, and the last one held after the last.
+ */
+export function cutPictureWindow(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { keepBeforeSec: number } {
+  return { keepBeforeSec: Math.max(0.001, cutSpan(cut, spec) - FRAME_TIME_SLACK) };
+}
+
 function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
   const { width: W, height: H } = plan;
   const rate = `${plan.fpsNum}/${plan.fpsDen}`;
@@ -149,10 +179,16 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
   } else {
     frame = `${fitTo(W, H, 'fit')},setsar=1,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   }
-  // On the clock 0 = the cut's in point (cutClock); fps from 0 gives each output tick the frame on screen then
-  // (a first frame a little after 0 is held from 0); tpad clones the last frame if the source runs short; trim
-  // keeps exactly the planned frame count. fps comes before the scaling: frames it drops are never scaled.
-  return `fps=${rate}:start_time=0,${frame},setsar=1,tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`;
+  // On the clock 0 = the cut's in point (cutClock). Frames that start at or after the out point are dropped first
+  // (a cut's frames may outrun its range by part of a frame: the next shot's first frame is the classic flash).
+  // fps from 0 then gives each output tick the frame on screen at that tick (round=up: the latest frame starting
+  // at or before it, never the nearest, which may be a later one), a first frame a little after 0 held from 0;
+  // tpad holds the last frame inside the range where the frames outrun it; trim keeps exactly the planned frame
+  // count. fps comes before the scaling: frames it drops are never scaled.
+  return (
+    `trim=end=${num(cutPictureWindow(cut, spec).keepBeforeSec)},setpts=PTS-${num(FRAME_TIME_SLACK)}/TB,fps=${rate}:start_time=0:round=up,${frame},setsar=1,` +
+    `tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`
+  );
 }
 
 /**
@@ -164,31 +200,52 @@ export function cutSamples(cut: Pick<PlanCut, 'frames' | 'durationSec'>, rate?: 
   return rate ? Math.round((cut.frames * rate.fpsDen * SAMPLE_RATE) / rate.fpsNum) : Math.round(cut.durationSec * SAMPLE_RATE);
 }
 
+/**
+ * Samples of a cut's source sound that play: from its clock's start to its out point at most (no tail of what follows
+ * in the source where its frames outrun its range: silence fills the rest of its length).
+ */
+export function heardSamples(cut: Pick<PlanCut, 'inSec' | 'durationSec' | 'frames'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): number {
+  return Math.min(cutSamples(cut, rate), Math.max(1, Math.floor(cutSpan(cut, spec) * SAMPLE_RATE + 1e-6)));
+}
+
 function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): string {
   const samples = cutSamples(cut, rate);
   const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[a${i}]`;
   const clock = cutClock(cut, spec);
+  // The source's sound plays inside the cut's range only, with its fades on the edges of what plays.
+  const heard = heardSamples(cut, spec, rate);
   // Level windows are on the source clock, whole milliseconds from the planned in point; the stream starts at the
   // moved one. The stream is put `early` samples later (silence before it, trimmed after the envelope), so that the
   // 1 ms frames of the envelope start on the windows' milliseconds.
   const shift = Math.round((clock.inSec - cut.inSec) * SAMPLE_RATE);
-  // One level over all of the cut's sound (which runs from the moved in point for the cut's length) is one
+  // One level over all of the cut's sound (from the moved in point to the out point at most) is one
   // multiplication: no 1 ms frames, no shift.
-  const steady = steadyLevel(cut.levels, shift / SAMPLE_RATE + cut.durationSec);
-  const early = cut.levels.length && steady === undefined ? shift % LEVEL_FRAME : 0;
+  const steady = steadyLevel(cut.levels, (shift + heard) / SAMPLE_RATE);
+  const early = cut.levels.length && steady === undefined ? ((shift % LEVEL_FRAME) + LEVEL_FRAME) % LEVEL_FRAME : 0;
   const vol = steady === undefined ? envelope(cut.levels, (shift - early) / SAMPLE_RATE) : undefined;
   const level = steady !== undefined ? `volume=${num(steady)},` : vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
   // Silence follows the sound, then the cut's length is kept: concat rather than apad, which fails on a stream
   // that brings no sample at all (a cut that ends before its source's sound begins).
-  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}anull[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
+  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${edgeFades(heard, cut.fadeSec)}[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
+}
+
+/**
+ * The first `samples` of a stream from 0, faded in over its first `fadeSec` and out over its last (a fade out
+ * silences what follows): an edit in the sound is a step in the waveform, heard as a click, unless it is faded.
+ */
+function edgeFades(samples: number, fadeSec: number): string {
+  const n = Math.min(Math.floor(samples / 2), Math.round(fadeSec * SAMPLE_RATE));
+  const trim = `atrim=end_sample=${samples}`;
+  return n > 0 ? `${trim},afade=t=in:ss=0:ns=${n},afade=t=out:ss=${samples - n}:ns=${n}` : trim;
 }
 
 function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<InputSpec, 'audioChannels'> = {}): string {
   const steady = steadyLevel(o.levels, o.durationSec);
   const vol = steady === undefined ? envelope(o.levels) : `volume=${num(steady)}`;
   const delayMs = Math.round(o.startSec * 1000);
-  return `[${inputIndex}:a]${audioNormalise(spec)},apad,atrim=end_sample=${Math.round(o.durationSec * SAMPLE_RATE)},${vol ? `${vol},` : ''}adelay=delays=${delayMs}:all=1[o${k}]`;
+  const samples = Math.max(1, Math.round(o.durationSec * SAMPLE_RATE));
+  return `[${inputIndex}:a]${audioNormalise(spec)},apad,${vol ? `${vol},` : ''}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
 }
 
 /** The joined chunks' sound is already 48 kHz stereo PCM from 0: only the format is pinned. */
@@ -309,6 +366,17 @@ export function concatArgs(job: ConcatJob): string[] {
   return args;
 }
 
+/** Frames compared at each end of a cut for a flash frame (see edgeDiffs). */
+export const EDGE_FRAMES = 3;
+
+/**
+ * The mean luma difference (0-255, at 64 px) between neighbouring frames among a cut's first and last EDGE_FRAMES,
+ * printed under ed_k in order: [first->second, second->third, third->last-2, last-2->last-1, last-1->last]. A first
+ * or last frame far from its neighbour while that neighbour is close to the next is a flash frame in the source.
+ */
+const edgeDiffs = (k: number, frames: number) =>
+  `select='lt(n\\,${EDGE_FRAMES})+gte(n\\,${frames - EDGE_FRAMES})',scale=64:36:flags=area,format=gray,tblend=all_mode=difference,signalstats,${print(`ed_${k}`, 'signalstats.YAVG')},nullsink`;
+
 export interface SegmentsJob {
   plan: RenderPlan;
   /** Which cuts of the plan to render, each to its own file. */
@@ -342,8 +410,10 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     const cut = plan.cuts[c]!;
     const spec = job.cutInputs[k]!;
     const { file, thumbs, thumbFrames } = job.outputs[k]!;
-    g.push(`[${k}:v]${videoChain(cut, plan, spec)},split=3[vo${k}][vm${k}][vs${k}]`);
+    const edges = cut.frames >= 2 * EDGE_FRAMES;
+    g.push(`[${k}:v]${videoChain(cut, plan, spec)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
     g.push(`[vm${k}]${measureCutVideo(k)}`);
+    if (edges) g.push(`[ve${k}]${edgeDiffs(k, cut.frames)}`);
     g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
     g.push(cutAudioChain(k, cut, spec, plan));
     g.push(`[a${k}]asplit=2[ao${k}][am${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`);

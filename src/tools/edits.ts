@@ -81,7 +81,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         async () => {
           const c = await checkEdit(deps, input, ctx.mcpReq.signal);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
-          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }).catch((err: unknown) => {
+          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs }).catch((err: unknown) => {
             throw unknownOutcome(
               err,
               'the render request',

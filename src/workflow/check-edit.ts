@@ -5,7 +5,7 @@ import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput } from '../edit/compose.js';
 import type { Diagnostic } from '../edit/model.js';
 import { classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
-import { summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
+import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
 import { UserFacingError, requireUuid } from '../errors.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
@@ -35,6 +35,8 @@ export interface CheckedEdit extends LintResult {
   skipped: string[];
   /** What was decided along the way that is not a problem, e.g. which shot list a clip's shot came from. */
   notes: string[];
+  /** The fade at every edit of the sound, ms (audio_fade_ms, or its default). */
+  fadeMs: number;
 }
 
 /** The asset ids an edit refers to, read leniently from whatever shape it came in. */
@@ -107,9 +109,15 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
     lint.diagnostics.unshift(...shotDiagnostics);
     if (shotDiagnostics.some((d) => d.severity === 'error')) lint.ready = false;
   }
+  const fade = input.audio_fade_ms;
+  if (fade !== undefined && !(Number.isFinite(fade) && fade >= 0 && fade <= MAX_FADE_MS)) {
+    lint.diagnostics.push({ severity: 'error', path: '/audio_fade_ms', message: `audio_fade_ms is ${fade}; it must be 0 to ${MAX_FADE_MS} milliseconds`, hint: `leave it out for the default ${DEFAULT_FADE_MS} ms, or give 0 for hard cuts` });
+    lint.ready = false;
+  }
   return {
     ...lint,
     notes,
+    fadeMs: fade ?? DEFAULT_FADE_MS,
     project,
     projectId,
     assets,

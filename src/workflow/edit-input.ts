@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
 import { EditDraftSchema } from '../edit/model.js';
+import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 
 export const EditInputShape = {
   project_id: z.string().describe('Project id (a UUID); the assets named in the edit must belong to it'),
@@ -17,6 +18,13 @@ export const EditInputShape = {
   resolution: z.string().optional().describe('Output size: "1920x1080", "1080p", "720p", "vertical" (1080x1920), "square"; default 1920x1080 (with clips)'),
   fps: z.number().optional().describe('Output frames per second, e.g. 24, 25, 29.97, 30; default 30 (with clips)'),
   filename: z.string().optional().describe('Output file name, a plain name ending in .mp4; default cutroom-edit.mp4 (with clips)'),
+  audio_fade_ms: z
+    .number()
+    .optional()
+    .describe(
+      `Milliseconds of fade in and out at every edit of the sound (each cut's and overlay's start and end), so that no edit clicks; ` +
+        `default ${DEFAULT_FADE_MS}, 0 for hard cuts, at most ${MAX_FADE_MS}. Previews and the local backend's renders apply it; a service renders by its own rules`,
+    ),
 };
 
 const EditInputObject = z.object(EditInputShape);

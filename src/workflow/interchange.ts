@@ -159,6 +159,7 @@ export async function exportEdit(
       if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
     }
     const doc = exportDocument(name, checked.timeline, media);
+    warnings.push(...doc.warnings);
     let text: string;
     if (opts.format === 'otio') text = writeOtio(doc);
     else if (opts.format === 'fcpxml') {

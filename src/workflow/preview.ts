@@ -9,7 +9,7 @@ import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } 
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
-import { judgeCut } from '../media/measure.js';
+import { edgeFlags, judgeCut } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import { lastErrorLine, runProcess } from '../media/process.js';
 import { RenderError } from '../media/render.js';
@@ -43,7 +43,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 3;
+const PREVIEW_VERSION = 4;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -51,7 +51,7 @@ const EDIT_KEY_FILE = 'edit.key';
 
 export const PreviewCutSchema = CutPlacementSchema.extend({
   loudness: z.object({ mean_db: z.number(), peak_db: z.number() }).optional().describe('Of what plays during the cut (the mix), dBFS'),
-  flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips)'),
+  flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips); a first or last frame unlike its neighbours (a flash frame)'),
 });
 
 export const PreviewSchema = z.object({
@@ -126,7 +126,7 @@ export const previewJob = (rt: MediaRuntime, id: string): PreviewJob | undefined
 /** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
-  const plan = toRenderPlan(checked.timeline, opts.width);
+  const plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs });
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
   const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs]);
   const reused = await finishedPreviewOf(rt, key);
@@ -231,7 +231,7 @@ async function makePreview(
     const placements = summarizeTimeline(checked.timeline!).cuts;
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
-      return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: report.flags };
+      return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: [...report.flags, ...edgeFlags(outcome.edges[i])] };
     });
     const sheetBytes = await readFile(sheetPath);
     const preview: Preview = {

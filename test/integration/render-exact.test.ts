@@ -1,6 +1,7 @@
 // The render graph is exact for awkward sources (issue 10, items 1-5), measured on what preview_edit and
 // render_edit write: the lit box of anamorphic frames, sound edges against flash frames, per-channel levels, the
-// sample where a level window starts, and the frame timestamps of a chunked render at 29.97.
+// sample where a level window starts, and the frame timestamps of a chunked render at 29.97. Edits are hard cuts
+// here (audio_fade_ms 0), so that a sound's first sample is where it starts; the fades are cut-edges.test.ts's.
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,7 @@ describe.each([
   let sound: Float32Array;
   let preview: { planned_seconds: number; measured_seconds: number; warnings: string[] };
   beforeAll(async () => {
-    const p = structured<{ path: string; cuts: Cut[]; planned_seconds: number; measured_seconds: number; warnings: string[] }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit() }));
+    const p = structured<{ path: string; cuts: Cut[]; planned_seconds: number; measured_seconds: number; warnings: string[] }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit(), audio_fade_ms: 0 }));
     ({ path, cuts } = p);
     preview = p;
     sound = audioSamples(path);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
 import { MAX_SIDE, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
-import { MeasureParser, judgeCut, loudness } from '../../src/media/measure.js';
+import { MeasureParser, edgeFlags, judgeCut, loudness } from '../../src/media/measure.js';
 import { chunkCuts } from '../../src/media/render.js';
 import { cutClock, cutSamples, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 
@@ -12,16 +12,16 @@ const timeline = (cuts: [number, number][], fps = 30) =>
 
 describe('render plan', () => {
   it('rounds frames on the timeline, so the total is within one frame however many cuts', () => {
-    const plan = toRenderPlan(timeline(Array.from({ length: 7 }, () => [0, 1.01] as [number, number])), undefined);
+    const plan = toRenderPlan(timeline(Array.from({ length: 7 }, () => [0, 1.01] as [number, number])));
     expect(plan.cuts.map((c) => c.frames)).toEqual([30, 31, 30, 30, 31, 30, 30]);
     expect(plan.cuts.reduce((s, c) => s + c.frames, 0)).toBe(plan.totalFrames);
     expect(Math.abs(plan.totalFrames / 30 - plan.totalSec)).toBeLessThanOrEqual(1 / 30);
   });
 
   it('scales the output down for a preview, keeping even sides and the shape', () => {
-    expect(toRenderPlan(timeline([[0, 1]]), 640)).toMatchObject({ width: 640, height: 360 });
-    expect(toRenderPlan(timeline([[0, 1]]), 333)).toMatchObject({ width: 332, height: 186 });
-    expect(toRenderPlan(timeline([[0, 1]]), 4000)).toMatchObject({ width: 1920, height: 1080 });
+    expect(toRenderPlan(timeline([[0, 1]]), { maxWidth: 640 })).toMatchObject({ width: 640, height: 360 });
+    expect(toRenderPlan(timeline([[0, 1]]), { maxWidth: 333 })).toMatchObject({ width: 332, height: 186 });
+    expect(toRenderPlan(timeline([[0, 1]]), { maxWidth: 4000 })).toMatchObject({ width: 1920, height: 1080 });
   });
 
   it('makes level windows relative to each stream', () => {
@@ -50,7 +50,7 @@ describe('filter graph text', () => {
   });
 
   it('seeks each input before -i, never uses -shortest, mixes with normalize=0', () => {
-    const plan = toRenderPlan(timeline([[3, 5], [60, 62]]), 640);
+    const plan = toRenderPlan(timeline([[3, 5], [60, 62]]), { maxWidth: 640 });
     const args = timelineArgs({
       plan: { ...plan, overlays: [{ index: 0, assetId: 'a', startSec: 1, durationSec: 2, levels: [] }] },
       cutInputs: [{ source: { kind: 'url', url: 'http://127.0.0.1:1/a.mp4?x=1' }, hasAudio: true }, { source: { kind: 'file', path: '/m/b.mp4' }, hasAudio: false }],
@@ -95,12 +95,17 @@ describe('filter graph text', () => {
   });
 
   it('re-stamps a cut from its in point, pads a late sound, plays mono on both channels and folds the rest down normalised', () => {
-    const plan = toRenderPlan(timeline([[1.05, 2]]), 640);
+    const plan = toRenderPlan(timeline([[1.05, 2]]), { maxWidth: 640 });
     const graph = (spec: Partial<InputSpec>) => {
       const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 10, den: 1 }, ...spec }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
       return args[args.indexOf('-filter_complex') + 1]!;
     };
-    expect(graph({})).toContain('[0:v]fps=30/1:start_time=0,');
+    // Frames from the out point on are dropped (in 1.05 moves to 1.1: 0.9 s of range, less 2 ms of slack), then
+    // each tick takes the frame on screen at it.
+    expect(graph({})).toContain('[0:v]trim=end=0.898,setpts=PTS-0.002/TB,fps=30/1:start_time=0:round=up,');
+    // Its sound too: 0.9 s of it (43200 samples), faded 5 ms at both ends, then silence to its 29 frames' length.
+    expect(graph({})).toContain('atrim=end_sample=43200,afade=t=in:ss=0:ns=240,afade=t=out:ss=42960:ns=240[s0]');
+    expect(graph({})).toContain('atrim=end_sample=46400,asetpts=PTS-STARTPTS[a0]');
     expect(graph({})).toContain('[0:a]aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
     expect(graph({})).not.toContain('setpts=PTS-STARTPTS,fps'); // no longer re-stamped to its first frame
     expect(graph({})).not.toContain('pan=');
@@ -146,10 +151,10 @@ describe('filter graph text', () => {
     // A window that stops short of the stream's end, on either stream, keeps the envelope there.
     expect(graphOf(edit([1, 2.9], [0, 2]))).toContain("volume='if(between(");
     expect(graphOf(edit([1, 3], [0, 1.9]))).toMatch(/volume='if\(between\(t,-0\.0005,1\.8995\),0\.25,1\)'/);
-    // The in point moves to the next source frame (1.05 s -> 1.1 s at 10 fps), so the sound runs 50 ms past the
-    // planned out point, where a window ending at the out point no longer applies: the envelope stays.
-    const moved = graphOf(edit([1.05, 3], [0, 2], 1.05), { num: 10, den: 1 });
-    expect(moved).toContain("volume='if(between((t+");
+    // The in point moves to the next source frame (1.05 s -> 1.1 s at 10 fps); the sound still stops at the out
+    // point, so a window over the planned range covers all of it; one stopping short keeps the envelope.
+    expect(graphOf(edit([1.05, 3], [0, 2], 1.05), { num: 10, den: 1 })).toContain('volume=0.5,');
+    expect(graphOf(edit([1.05, 2.9], [0, 2], 1.05), { num: 10, den: 1 })).toContain("volume='if(between((t+");
   });
 
   it("gives a cut's sound the length of its frames, so that concat never starts the next cut's sound late", () => {
@@ -229,5 +234,19 @@ describe('measurements', () => {
     expect(judge(-0.0003)).toEqual(['sound reaches full scale (peak 0.0 dBFS), so it clips: lower the levels of this cut or of the overlays over it']);
     expect(judge(-0.2)).toEqual([]);
     expect(judge(7.7, 0)).toEqual([]); // the peak is in the other cut
+  });
+});
+
+describe('flash frames at a cut\'s ends (edgeFlags)', () => {
+  it('names a first or last frame far from its neighbour while that neighbour is close to the next, and not motion', () => {
+    expect(edgeFlags([40, 0, 0, 0, 0])).toEqual([expect.stringMatching(/^its first frame differs sharply/)]);
+    expect(edgeFlags([0, 0, 5, 0.5, 38])).toEqual([expect.stringMatching(/^its last frame differs sharply/)]);
+    expect(edgeFlags([40, 1, 60, 1, 40])).toHaveLength(2);
+    // A picture that moves all through: every step alike, nothing flagged; a small change is not a flash.
+    expect(edgeFlags([20, 18, 25, 19, 21])).toEqual([]);
+    expect(edgeFlags([8, 0, 0, 0, 8])).toEqual([]);
+    // A short cut measures nothing.
+    expect(edgeFlags(undefined)).toEqual([]);
+    expect(edgeFlags([40, 0])).toEqual([]);
   });
 });

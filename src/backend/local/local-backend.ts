@@ -17,7 +17,7 @@ import type { Limiter, MediaProber } from '../../media/probe.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
-import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem } from '../types.js';
+import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { openAllowed } from '../../open-allowed.js';
 import { ProjectIndex } from './project-index.js';
@@ -380,14 +380,14 @@ export class LocalBackend implements Backend {
 
   // ---- renders ---------------------------------------------------------------------------------
 
-  async createEdit(projectId: string, edit: Edit): Promise<RenderReceipt> {
+  async createEdit(projectId: string, edit: Edit, _call?: CallOptions, render: RenderOptions = {}): Promise<RenderReceipt> {
     const project = await this.getProject(projectId);
     const rt = this.opts.runtime;
     const prober = this.opts.prober;
     if (!rt || !prober) throw new UserFacingError(`rendering locally needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
     const { timeline } = normalizeEdit(edit);
     if (!timeline) throw new UserFacingError('the edit has no playable cut');
-    const plan = toRenderPlan(timeline);
+    const plan = toRenderPlan(timeline, { fadeMs: render.fadeMs });
     const byId = new Map((project.assets ?? []).map((a) => [a.id, a]));
     const spec = async (assetId: string): Promise<InputSpec> => {
       const a = byId.get(assetId);
