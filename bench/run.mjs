@@ -8,6 +8,7 @@ const all = {
   inspect: () => import('./inspect.mjs'),
   render: () => import('./render.mjs'),
   http: () => import('./http.mjs'),
+  transcribe: () => import('./transcribe.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

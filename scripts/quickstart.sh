@@ -10,12 +10,9 @@ if ! command -v node >/dev/null 2>&1 || [ "$(node -p 'process.versions.node.spli
   exit 1
 fi
 
-if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
-  echo "Installing ffmpeg from the system's packages..."
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ffmpeg >/dev/null
-fi
+# ffmpeg, PocketSphinx and its English model, flite: from the system's packages when missing.
+. scripts/system-deps.sh
+install_system_deps
 
 npm ci --no-audit --no-fund
 npm run build

@@ -14,6 +14,7 @@ import { SegmentStore } from './media/segments.js';
 import type { ServerDeps } from './server.js';
 import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspect.js';
+import type { StoredTranscript } from './workflow/transcribe.js';
 import type { MediaRuntime } from './workflow/preview.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
@@ -39,6 +40,10 @@ export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter)
         ...(shared.font ? { font: shared.font } : {}),
         prober,
         inspections: new InspectionCache<StoredInspection>(cacheDir),
+        // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
+        transcripts: new InspectionCache<StoredTranscript>(cacheDir),
+        ...(media.speech ? { speech: media.speech } : {}),
+        scratchDir: join(cacheDir, 'scratch'),
       }
     : undefined;
   return { prober, runtime };

@@ -31,6 +31,10 @@ export const ConfigSchema = z.object({
   ffprobePath: z.string().optional(),
   /** PATH, handed to media/locate so that it finds ffmpeg without reading the environment itself. */
   searchPath: z.string().optional(),
+  /** A PocketSphinx model folder (en-us/, en-us.lm.bin, cmudict-en-us.dict); default the system's. */
+  pocketsphinxModel: z.string().optional(),
+  /** A whisper.cpp model file (ggml): transcripts use whisper.cpp's command line when it is on PATH. */
+  whisperModel: z.string().optional(),
   renderWaitMs: positiveInt('CUTROOM_RENDER_WAIT_MS', 0, 55_000),
   renderPollMs: positiveInt('CUTROOM_RENDER_POLL_MS', 20, 5_000),
   cacheDir: z.string().refine((p) => p.startsWith('/') || /^[a-z]:[\\/]/i.test(p), 'CUTROOM_CACHE_DIR must be an absolute path'),
@@ -112,6 +116,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     ffmpegPath: blank(env.FFMPEG_PATH),
     ffprobePath: blank(env.FFPROBE_PATH),
     searchPath: env.PATH,
+    pocketsphinxModel: blank(env.CUTROOM_POCKETSPHINX_MODEL),
+    whisperModel: blank(env.CUTROOM_WHISPER_MODEL),
     // Clients give up on a tool call near 60 s; stay well inside that.
     renderWaitMs: blank(env.CUTROOM_RENDER_WAIT_MS) ?? 45_000,
     // The first interval between polls of a render; it grows by half each poll, up to 5 s.

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The bin: config -> backend -> serve stdio (or Streamable HTTP with --http). The only file that starts anything.
+import { existsSync } from 'node:fs';
 import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -12,6 +13,7 @@ import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { addSecret, createLogger, type Logger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
+import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { createServer } from './server.js';
@@ -34,6 +36,10 @@ async function main(): Promise<void> {
   const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
   if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
   if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit and local renders are unavailable; ${INSTALL_HINT}`);
+  const speech = await locateSpeechEngine({ searchPath: config.searchPath, modelDir: config.pocketsphinxModel, whisperModel: config.whisperModel });
+  if (config.whisperModel && speech?.name !== 'whisper.cpp') logger.warn(`CUTROOM_WHISPER_MODEL is set, but ${existsSync(config.whisperModel) ? 'no whisper.cpp command line (whisper-cli) is on PATH' : 'its file does not exist'}: transcripts use ${speech ? 'PocketSphinx' : 'no engine'}`);
+  if (speech) media.speech = speech;
+  else logger.info(`no speech engine found: transcribe_asset is unavailable; ${SPEECH_INSTALL_HINT}`);
   // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
   const shared: Shared = { config, logger, media, limiter: new Limiter(config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
   if (config.http) return serveHttp(shared, config.http);

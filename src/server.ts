@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from './log.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
+import * as transcriptResources from './resources/transcripts.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
@@ -17,6 +18,7 @@ import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
 import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
 import * as scriptTools from './tools/scripts.js';
+import * as transcriptTools from './tools/transcripts.js';
 import { NAME, VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -65,9 +67,11 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   mediaTools.register(server, deps);
   inspectTools.register(server, deps);
   interchangeTools.register(server, deps);
+  transcriptTools.register(server, deps);
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);
+  transcriptResources.register(server, deps);
   adaptToolResultsToProtocol(server);
   return server;
 }

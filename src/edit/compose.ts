@@ -9,6 +9,17 @@ export const ClipInputSchema = z.object({
   shot: z.number().int().min(1).optional().describe("A shot of the asset, numbered as inspect_asset lists them (1-based): the clip is that shot, or with start/end a part of it"),
   start: TimeInput.optional().describe('In point in the source clip: "00:00:04.500", "4.5" or 4.5 seconds; with shot, an offset from the shot\'s start (default 0)'),
   end: TimeInput.optional().describe("Out point in the source clip, after start; with shot, an offset from the shot's start (default: the shot's end)"),
+  phrase: z
+    .string()
+    .optional()
+    .describe("Cut where this is said, from the asset's transcript (transcribed first if it has none): the clip runs from the pause before the phrase's first word to the pause after its last. Instead of start/end"),
+  occurrence: z.number().int().min(1).optional().describe('With phrase: which time it is said, 1-based (default 1)'),
+  words: z
+    .array(z.number().int().min(0))
+    .min(2)
+    .max(2)
+    .optional()
+    .describe("[first, last]: cut around these words of the asset's transcript (indices as transcribe_asset and search_transcripts give them). Instead of start/end"),
   volume: z.number().optional().describe("Volume of the clip's own sound, 0 (mute) to 1 (as recorded); default 1"),
   crop: CropSchema.partial().optional().describe('Fill the frame instead of letterboxing: zoom (1 = fill), position_x/position_y (-1..1)'),
 });

@@ -3,10 +3,13 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import type { SpeechEngine } from './speech.js';
 
 export interface MediaTools {
   ffmpeg?: string;
   ffprobe?: string;
+  /** A speech engine for transcripts (speech.ts), when one is installed. */
+  speech?: SpeechEngine;
 }
 
 export interface LocateOptions {

@@ -2,6 +2,7 @@
 // Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
+import type { Asset } from '../api/models.js';
 import { isUuid } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
 import type { ToolDeps } from '../tools/context.js';
@@ -22,6 +23,38 @@ function failure(uri: string, err: unknown, what: string, listedBy: string): Err
   return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
 }
 
+/** Completes a project id from the project list. */
+export function completeProjectId({ backend, logger }: Pick<ToolDeps, 'backend' | 'logger'>) {
+  return async (value: string): Promise<string[]> => {
+    try {
+      const { projects } = await backend.listProjects(COMPLETION_LIMIT);
+      return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
+    } catch (err) {
+      logger.warn(`completing project ids: ${explain(err)}`);
+      return [];
+    }
+  };
+}
+
+/** Completes an asset id of the project named in the other arguments, among the assets `keep` takes. */
+export function completeAssetId({ backend, logger }: Pick<ToolDeps, 'backend' | 'logger'>, keep: (a: Asset) => boolean = () => true) {
+  return async (value: string, context?: { arguments?: Record<string, string> }): Promise<string[]> => {
+    const projectId = context?.arguments?.project_id ?? '';
+    if (!isUuid(projectId)) return [];
+    try {
+      const project = await backend.getProject(projectId);
+      return (project.assets ?? [])
+        .filter((a) => keep(a) && a.id.startsWith(value))
+        .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))
+        .map((a) => a.id)
+        .slice(0, COMPLETION_LIMIT);
+    } catch (err) {
+      logger.warn(`completing asset ids: ${explain(err)}`);
+      return [];
+    }
+  };
+}
+
 const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;
 const PREVIEW_FILES = ['preview.mp4', 'sheet.jpg'] as const;
 
@@ -36,15 +69,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       throw failure(uri.href, err, `project ${projectId}`, 'list_projects');
     }
   };
-  const completeProjectId = async (value: string) => {
-    try {
-      const { projects } = await backend.listProjects(COMPLETION_LIMIT);
-      return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
-    } catch (err) {
-      logger.warn(`completing project ids: ${explain(err)}`);
-      return [];
-    }
-  };
+  const completeProject = completeProjectId(deps);
 
   server.registerResource(
     'project',
@@ -67,7 +92,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           return { resources: [] };
         }
       },
-      complete: { project_id: completeProjectId },
+      complete: { project_id: completeProject },
     }),
     {
       title: 'Video project',
@@ -87,7 +112,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     new ResourceTemplate('vj://projects/{project_id}/scripts/{script_id}', {
       list: undefined,
       complete: {
-        project_id: completeProjectId,
+        project_id: completeProject,
         script_id: async (value, context) => {
           const projectId = context?.arguments?.project_id ?? '';
           if (!isUuid(projectId)) return [];
@@ -134,25 +159,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
   );
 
   /** Renders are the project's generated_video assets; newest first. */
-  const completeRenderId = async (value: string, context?: { arguments?: Record<string, string> }) => {
-    const projectId = context?.arguments?.project_id ?? '';
-    if (!isUuid(projectId)) return [];
-    try {
-      const project = await backend.getProject(projectId);
-      return (project.assets ?? [])
-        .filter((a) => a.asset_type === 'generated_video' && a.id.startsWith(value))
-        .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))
-        .map((a) => a.id)
-        .slice(0, COMPLETION_LIMIT);
-    } catch (err) {
-      logger.warn(`completing render ids: ${explain(err)}`);
-      return [];
-    }
-  };
+  const completeRenderId = completeAssetId(deps, (a) => a.asset_type === 'generated_video');
 
   server.registerResource(
     'render',
-    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProjectId, asset_id: completeRenderId } }),
+    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProject, asset_id: completeRenderId } }),
     {
       title: 'Render',
       description: 'A render started by render_edit: its status and, once done, its signed link (JSON).',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import { SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS } from '../media/inspect.js';
 import { DEFAULT_ZOOM_FRAMES, InspectResultSchema, MAX_SHEET_FRAMES, inspectWithSheet, inspectionUri, type InspectResult } from '../workflow/inspect.js';
+import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
 import type { ToolDeps } from './context.js';
 import { progressFor } from './progress.js';
 import { guard, ok } from './result.js';
@@ -19,6 +20,15 @@ function describe(r: InspectResult): string {
   if (r.scan.note) lines.push(`Note: ${r.scan.note}.`);
   return lines.join('\n');
 }
+
+/** Whether the asset has a transcript (transcribe_asset), so that an agent knows it can search and cut by words. */
+const TranscriptStatusSchema = z.object({
+  exists: z.boolean(),
+  aligned: z.boolean().optional().describe('It is a known text aligned to the sound'),
+  words: z.number().int().optional(),
+  resource_uri: z.string().optional(),
+});
+const InspectOutput = InspectResultSchema.extend({ transcript: TranscriptStatusSchema.describe("The asset's transcript (whole asset): whether transcribe_asset made one") });
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const InspectAssetInput = z.object({
@@ -45,7 +55,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'A long source takes a while the first time (keyframes first, then only the stretches where something changed); sends progress notifications. ' +
         'A clip in compose_edit, preview_edit or render_edit can be given as a shot: {asset_id, shot} (start/end then being offsets inside it).',
       inputSchema: InspectAssetInput,
-      outputSchema: InspectResultSchema,
+      outputSchema: InspectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
     ({ project_id, asset_id, from, to, frames }, ctx) =>
@@ -60,7 +70,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
             debug: (m) => logger.debug(m),
           });
           await progress(100, 100, 'done');
-          const out = ok(result, describe(result));
+          const stored = await storedTranscript(deps, project_id, result.asset_id, ctx.mcpReq.signal).catch(() => undefined);
+          const transcript = stored
+            ? { exists: true, aligned: stored.transcript.aligned, words: stored.transcript.words.length, resource_uri: transcriptUri(project_id.trim(), result.asset_id) }
+            : { exists: false };
+          const text = `${describe(result)}\n${stored ? `Transcript: ${transcript.words} words (${stored.transcript.aligned ? 'aligned to a text' : 'recognised'}).` : result.has_audio ? 'No transcript yet: transcribe_asset hears its words.' : ''}`.trimEnd();
+          const out = ok({ ...result, transcript }, text);
           if (jpeg) out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
           out.content.push({ type: 'resource_link', uri: inspectionUri(project_id.trim(), result.asset_id), name: 'inspection.json', mimeType: 'application/json', description: 'This inspection as JSON' });
           return out;

@@ -3,6 +3,7 @@
 import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput } from '../edit/compose.js';
+import { clipAroundWords, findPhrase } from '../edit/words.js';
 import type { Diagnostic } from '../edit/model.js';
 import { classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
@@ -12,6 +13,7 @@ import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { EditInput } from './edit-input.js';
 import { inspect } from './inspect.js';
+import { transcribe, type Transcript } from './transcribe.js';
 import type { MediaRuntime } from './preview.js';
 
 export interface CheckDeps {
@@ -93,7 +95,8 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   const notes: string[] = [];
   const shotDiagnostics: Diagnostic[] = [];
   if (!input.edit) {
-    const clips = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, signal);
+    const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, signal);
+    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, signal);
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
       const ms = assets.get(id)?.facts?.durationMs;
@@ -177,6 +180,70 @@ async function resolveShots(
       );
       if (r.problem) diagnostics.push({ severity: 'warning', path, message: r.problem, hint: 'inspect_asset shows the shot; zoom with from/to to pick exact points' });
       return r.clip;
+    }),
+  );
+}
+
+/**
+ * Clips given by words ({asset_id, phrase, occurrence?} or {asset_id, words: [first, last]}) become in and out points
+ * in the pauses around those words, from the asset's transcript (cached, or made now). Each use is noted (which
+ * transcript, which words); what is off is a diagnostic at the clip's place in the edit.
+ */
+async function resolveWords(
+  deps: CheckDeps,
+  projectId: string,
+  clips: ClipInput[],
+  assets: Map<string, ProjectAsset>,
+  notes: string[],
+  diagnostics: Diagnostic[],
+  signal?: AbortSignal,
+): Promise<ClipInput[]> {
+  const transcripts = new Map<string, Promise<Transcript>>();
+  return Promise.all(
+    clips.map(async (clip, i) => {
+      if (clip.phrase === undefined && clip.words === undefined) return clip;
+      const path = `/video_series_sequential/${i}`;
+      const { phrase, occurrence, words, ...rest } = clip;
+      const fail = (message: string, hint: string) => {
+        diagnostics.push({ severity: 'error', path, message, hint });
+        return { ...rest, start: 0, end: 0 };
+      };
+      if (phrase !== undefined && words !== undefined) return fail('a clip gives both phrase and words', 'give one: phrase (what is said) or words [first, last]');
+      if (clip.shot !== undefined || clip.start !== undefined || clip.end !== undefined) return fail('a clip cut by words gives start, end or shot too', 'leave start, end and shot out: the words decide the in and out points');
+      const id = typeof clip.asset_id === 'string' ? clip.asset_id.trim() : '';
+      // An unknown asset is the linter's to report; so is any other kind than video.
+      if (!assets.has(id) || assets.get(id)!.kind !== 'video') return { ...rest, start: 0, end: 0 };
+      let made = transcripts.get(id);
+      if (!made) {
+        made = transcribe(deps, projectId, id, { signal });
+        transcripts.set(id, made);
+      }
+      let t: Transcript;
+      try {
+        t = await made;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        return fail(`asset ${id} could not be transcribed: ${(err as Error).message}`, 'give start and end instead');
+      }
+      let first: number;
+      let last: number;
+      if (phrase !== undefined) {
+        const hits = findPhrase(t.words, phrase);
+        const n = occurrence ?? 1;
+        if (!hits.length) return fail(`"${phrase.slice(0, 80)}" is not said in asset ${id}'s transcript (${t.words.length} words, ${t.aligned ? 'aligned to a text' : 'recognised'})`, 'search_transcripts finds where a phrase is said; transcribe_asset with text aligns a known script, which finds every word of it');
+        if (n > hits.length) return fail(`"${phrase.slice(0, 80)}" is said ${hits.length} time${hits.length === 1 ? '' : 's'} in asset ${id}; there is no occurrence ${n}`, `give occurrence 1 to ${hits.length}`);
+        [first, last] = hits[n - 1]!;
+      } else {
+        [first, last] = words as [number, number];
+        if (!(first <= last) || last >= t.words.length) return fail(`words [${first}, ${last}] are not in asset ${id}'s transcript, which has ${t.words.length} words (0 to ${t.words.length - 1})`, 'give [first, last] with first <= last, as transcribe_asset lists them');
+      }
+      const span = clipAroundWords(t.words, first, last, t.duration_seconds);
+      const said = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
+      notes.push(
+        `clip ${i + 1} is words ${first}-${last} of asset ${id} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s) -> ${span.start}-${span.end} s, ` +
+          `from its transcript (${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'})`,
+      );
+      return { ...rest, start: span.start, end: span.end };
     }),
   );
 }

@@ -19,6 +19,8 @@ import { inputSpec, type EncodeSettings, type InputSpec } from '../media/timelin
 import type { CheckedEdit } from './check-edit.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import type { StoredInspection } from './inspect.js';
+import type { StoredTranscript } from './transcribe.js';
+import type { SpeechEngine } from '../media/speech.js';
 
 export interface MediaRuntime {
   ffmpeg: string;
@@ -32,6 +34,12 @@ export interface MediaRuntime {
   segments: SegmentStore;
   /** What inspect_asset found, per asset (memory and CUTROOM_CACHE_DIR/inspections). */
   inspections?: InspectionCache<StoredInspection>;
+  /** What transcribe_asset heard, per asset and span (beside the inspections). */
+  transcripts?: InspectionCache<StoredTranscript>;
+  /** The speech engine, when one is installed. */
+  speech?: SpeechEngine;
+  /** cutroom's scratch folder for intermediate files (decoded sound). */
+  scratchDir?: string;
 }
 
 const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];

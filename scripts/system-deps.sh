@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs, from Debian's/Ubuntu's packages, the system tools cutroom uses that are missing: ffmpeg (renders,
+# previews, inspections), PocketSphinx with its English model (transcripts), and flite (the tests' speech).
+# Sourced by scripts/quickstart.sh and .ci/run.
+install_system_deps() {
+  local missing=()
+  { command -v ffmpeg && command -v ffprobe; } >/dev/null 2>&1 || missing+=(ffmpeg)
+  { command -v pocketsphinx_continuous || command -v pocketsphinx; } >/dev/null 2>&1 || missing+=(pocketsphinx)
+  [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ] || missing+=(pocketsphinx-en-us)
+  command -v flite >/dev/null 2>&1 || missing+=(flite)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing from the system's packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}

@@ -1,0 +1,301 @@
+// Speech to words with times, offline: CMU PocketSphinx from the system's packages, spawned like ffmpeg. The sound
+// is decoded by ffmpeg to 16 kHz mono PCM in cutroom's own scratch folder, read in pieces side by side (split in
+// the quietest moment near each boundary, so no word is cut), and each piece recognised by its own process.
+// Recognition can be held to a known text's words (a JSGF grammar over them): what alignment needs.
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, delimiter, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { inputArgs, type MediaSource } from './input.js';
+import type { Limiter } from './probe.js';
+import { MediaJobError, lastErrorLine, runProcess } from './process.js';
+
+/** PocketSphinx, found on this machine. */
+export interface SphinxEngine {
+  name: 'pocketsphinx';
+  /** The binary, and which command line it speaks: 0.8's pocketsphinx_continuous, or 5.x's `pocketsphinx`. */
+  bin: string;
+  cli: '0.8' | '5';
+  /** Acoustic model, language model and pronunciation dictionary (the en-us model of the system's packages). */
+  model: { hmm: string; lm: string; dict: string };
+  /** A name for results, e.g. "cmusphinx-en-us". */
+  modelName: string;
+}
+
+/** whisper.cpp's command line with a model file the user pointed at (CUTROOM_WHISPER_MODEL). */
+export interface WhisperEngine {
+  name: 'whisper.cpp';
+  bin: string;
+  modelFile: string;
+  modelName: string;
+}
+
+export type SpeechEngine = SphinxEngine | WhisperEngine;
+
+/** whisper.cpp's command-line names, newest first (whisper-cli since 1.7.4; packagers' whisper-cpp). */
+const WHISPER_BINS = ['whisper-cli', 'whisper-cpp', 'whisper.cpp'];
+
+export const SPEECH_INSTALL_HINT =
+  'install PocketSphinx and its English model (Debian/Ubuntu: sudo apt-get install -y pocketsphinx pocketsphinx-en-us), or point CUTROOM_POCKETSPHINX_MODEL at a model folder';
+
+async function exists(path: string, mode = constants.R_OK): Promise<boolean> {
+  try {
+    await access(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Model folders the system's packages install, newest layout first. */
+const MODEL_DIRS = ['/usr/share/pocketsphinx/model/en-us', '/usr/local/share/pocketsphinx/model/en-us'];
+
+/**
+ * Finds PocketSphinx: 0.8's `pocketsphinx_continuous` (Debian 12, Ubuntu 22.04/24.04) or 5.x's `pocketsphinx`,
+ * and an en-us model (its folder holds en-us/, en-us.lm.bin and cmudict-en-us.dict).
+ */
+export async function locateSpeechEngine(opts: { searchPath?: string; modelDir?: string; whisperModel?: string }): Promise<SpeechEngine | undefined> {
+  const find = async (name: string) => {
+    for (const dir of (opts.searchPath ?? '').split(delimiter)) if (dir && (await exists(join(dir, name), constants.X_OK))) return join(dir, name);
+    return undefined;
+  };
+  // Whisper when the user pointed at a model and its command line is on PATH: it hears far better.
+  if (opts.whisperModel && (await exists(opts.whisperModel))) {
+    for (const name of WHISPER_BINS) {
+      const bin = await find(name);
+      if (bin) return { name: 'whisper.cpp', bin, modelFile: opts.whisperModel, modelName: basename(opts.whisperModel).replace(/\.bin$/, '') };
+    }
+  }
+  const continuous = await find('pocketsphinx_continuous');
+  const five = continuous ? undefined : await find('pocketsphinx');
+  const bin = continuous ?? five;
+  if (!bin) return undefined;
+  for (const dir of opts.modelDir ? [opts.modelDir] : MODEL_DIRS) {
+    const model = { hmm: join(dir, 'en-us'), lm: join(dir, 'en-us.lm.bin'), dict: join(dir, 'cmudict-en-us.dict') };
+    if ((await exists(model.hmm)) && (await exists(model.lm)) && (await exists(model.dict))) {
+      return { name: 'pocketsphinx', bin, cli: continuous ? '0.8' : '5', model, modelName: 'cmusphinx-en-us' };
+    }
+  }
+  return undefined;
+}
+
+/** A word as the engine heard it: times in seconds from the start of the asset. */
+export interface HeardWord {
+  word: string;
+  start: number;
+  end: number;
+  confidence?: number;
+}
+
+const dictionaries = new Map<string, Promise<Set<string>>>();
+
+/** The words PocketSphinx can say (its pronunciation dictionary), read once per process. */
+export function vocabulary(engine: SphinxEngine): Promise<Set<string>> {
+  let d = dictionaries.get(engine.model.dict);
+  if (!d) {
+    d = readFile(engine.model.dict, 'utf8').then((text) => {
+      const words = new Set<string>();
+      for (const line of text.split('\n')) {
+        const w = line.slice(0, line.indexOf(' '));
+        if (w && !w.includes('(')) words.add(w);
+      }
+      return words;
+    });
+    dictionaries.set(engine.model.dict, d);
+  }
+  return d;
+}
+
+/** A JSGF grammar that says any of `words`, any number of times: recognition held to a known text's words. */
+export function grammarOf(words: string[]): string {
+  const alternatives = [...new Set(words)].sort().join(' | ');
+  return `#JSGF V1.0;\ngrammar text;\npublic <text> = ( ${alternatives} )* ;\n`;
+}
+
+/**
+ * Words from whisper.cpp's JSON (-oj with -ml 1 -sow: one word a segment, offsets in ms), without its markers
+ * ([BLANK_AUDIO], [Music]); and the language it heard in.
+ */
+export function parseWhisperJson(text: string, offsetSec: number): { words: HeardWord[]; language?: string } {
+  const doc = JSON.parse(text) as { result?: { language?: string }; transcription?: { offsets?: { from?: number; to?: number }; text?: string }[] };
+  const words: HeardWord[] = [];
+  for (const seg of doc.transcription ?? []) {
+    const word = (seg.text ?? '').trim();
+    const from = seg.offsets?.from;
+    const to = seg.offsets?.to;
+    if (!word || /^[[(].*[\])]$/.test(word) || typeof from !== 'number' || typeof to !== 'number') continue;
+    words.push({ word, start: from / 1000 + offsetSec, end: Math.max(from, to) / 1000 + offsetSec });
+  }
+  return { words, ...(doc.result?.language ? { language: doc.result.language } : {}) };
+}
+
+/** Words from PocketSphinx's output: `word start end confidence` lines (0.8) or its JSON (5.x); no fillers. */
+export function parseEngineOutput(cli: SphinxEngine['cli'], stdout: string, offsetSec: number): HeardWord[] {
+  const words: HeardWord[] = [];
+  const add = (raw: string, start: number, end: number, confidence?: number) => {
+    const word = raw.replace(/\(\d+\)$/, '');
+    if (!word || /^<.*>$|^\[.*\]$|^\+\+.*\+\+$/.test(word) || !Number.isFinite(start) || !Number.isFinite(end)) return;
+    words.push({ word, start: start + offsetSec, end: end + offsetSec, ...(confidence !== undefined && Number.isFinite(confidence) ? { confidence } : {}) });
+  };
+  if (cli === '5') {
+    for (const line of stdout.split('\n')) {
+      if (!line.trim().startsWith('{')) continue;
+      try {
+        const utt = JSON.parse(line) as { w?: { t: string; b: number; d: number; p?: number }[] };
+        for (const w of utt.w ?? []) add(w.t, w.b, w.b + w.d, w.p);
+      } catch {
+        // not a result line
+      }
+    }
+    return words;
+  }
+  for (const line of stdout.split('\n')) {
+    const m = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)$/.exec(line.trim());
+    if (m) add(m[1]!, Number(m[2]), Number(m[3]), Number(m[4]));
+  }
+  return words;
+}
+
+export interface RecognizeRequest {
+  ffmpeg: string;
+  engine: SpeechEngine;
+  limiter: Limiter;
+  source: MediaSource;
+  /** The span of the asset to hear, seconds. */
+  fromSec: number;
+  toSec: number;
+  /** Hold recognition to these words (lower case, in the engine's dictionary). */
+  words?: string[];
+  /** cutroom's scratch folder for the decoded sound and the grammar. */
+  scratchDir: string;
+  /** Pieces heard side by side (each its own process, under the limiter). */
+  pieces: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Fraction of the span heard so far. */
+  onProgress?: (fraction: number) => void;
+}
+
+export class SpeechError extends MediaJobError {
+  override name = 'SpeechError';
+}
+
+const RATE = 16_000;
+
+/** Where to split 16 kHz PCM into pieces: at the quietest 100 ms within 3 s of each even boundary. */
+export function splitPoints(pcm: Int16Array, pieces: number): number[] {
+  const points = [0];
+  const window = RATE / 10;
+  for (let p = 1; p < pieces; p++) {
+    const target = Math.round((pcm.length * p) / pieces);
+    let best = target;
+    let bestEnergy = Infinity;
+    for (let s = Math.max(points.at(-1)! + window, target - 3 * RATE); s + window <= Math.min(pcm.length, target + 3 * RATE); s += window / 2) {
+      let e = 0;
+      for (let i = s; i < s + window; i++) e += pcm[i]! * pcm[i]!;
+      if (e < bestEnergy) [best, bestEnergy] = [s + window / 2, e];
+    }
+    if (best > points.at(-1)! + RATE) points.push(best);
+  }
+  points.push(pcm.length);
+  return points;
+}
+
+const wavHeader = (samples: number): Buffer => {
+  const b = Buffer.alloc(44);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + samples * 2, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(RATE, 24);
+  b.writeUInt32LE(RATE * 2, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(samples * 2, 40);
+  return b;
+};
+
+/** Hears a span of a source: every word with its time on the asset's clock, in time order, and the language heard in. */
+export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWord[]; language: string }> {
+  const { engine } = req;
+  const dir = join(req.scratchDir, `speech-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  const deadline = Date.now() + req.timeoutMs;
+  const check = (r: Awaited<ReturnType<typeof runProcess>>, what: string) => {
+    if (r.cancelled) throw new SpeechError('cancelled', true);
+    if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
+    if (r.code !== 0) throw new SpeechError(`${what} failed (${lastErrorLine(r.stderr)})`);
+  };
+  try {
+    // 1. The span's sound as 16 kHz mono PCM (the model's rate), read once.
+    const span = Math.max(0, req.toSec - req.fromSec);
+    const decoded = await req.limiter.run(() =>
+      runProcess(
+        req.ffmpeg,
+        ['-hide_banner', '-nostdin', '-v', 'error', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', 'pipe:1'],
+        { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStdout: Math.ceil(span * RATE * 2) + 1024 * 1024 },
+      ),
+    );
+    check(decoded, 'ffmpeg');
+    const pcm = new Int16Array(decoded.stdout.buffer.slice(decoded.stdout.byteOffset, decoded.stdout.byteOffset + (decoded.stdout.length & ~1)));
+    let language = engine.name === 'pocketsphinx' ? 'en' : 'unknown';
+    if (!pcm.length) return { words: [], language };
+
+    // 2. A grammar when held to known words (PocketSphinx; whisper hears freely and the text is matched after).
+    const grammar = req.words?.length && engine.name === 'pocketsphinx' ? join(dir, 'text.gram') : undefined;
+    if (grammar) await writeFile(grammar, grammarOf(req.words!));
+
+    // 3. Pieces side by side, split where it is quiet.
+    const points = splitPoints(pcm, Math.max(1, Math.min(req.pieces, Math.floor(pcm.length / (RATE * 20)) || 1)));
+    const heardSec = new Array<number>(points.length - 1).fill(0);
+    const report = () => req.onProgress?.(Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (pcm.length / RATE)));
+    const results = await Promise.all(
+      points.slice(0, -1).map(async (from, k) => {
+        const to = points[k + 1]!;
+        const file = join(dir, `piece${k}.wav`);
+        await writeFile(file, Buffer.concat([wavHeader(to - from), Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2)]));
+        if (engine.name === 'whisper.cpp') {
+          const stem = join(dir, `piece${k}`);
+          const r = await req.limiter.run(() =>
+            runProcess(engine.bin, ['-m', engine.modelFile, '-f', file, '-l', 'auto', '-ml', '1', '-sow', '-oj', '-of', stem, '-np'], { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }),
+          );
+          check(r, 'whisper.cpp');
+          heardSec[k] = (to - from) / RATE;
+          report();
+          const parsed = parseWhisperJson(await readFile(`${stem}.json`, 'utf8'), req.fromSec + from / RATE);
+          if (parsed.language) language = parsed.language;
+          return parsed.words;
+        }
+        const model = ['-hmm', engine.model.hmm, '-dict', engine.model.dict, ...(grammar ? ['-jsgf', grammar] : ['-lm', engine.model.lm])];
+        const args = engine.cli === '0.8' ? ['-infile', file, '-time', 'yes', '-logfn', '/dev/null', ...model] : ['single', ...model, file];
+        let out = '';
+        const r = await req.limiter.run(() =>
+          runProcess(engine.bin, args, {
+            timeoutMs: Math.max(1000, deadline - Date.now()),
+            signal: req.signal,
+            maxStderr: 8 * 1024,
+            onStdout: (c) => {
+              out += c;
+              // Each utterance's words end with its last word's end time: progress follows them.
+              const last = parseEngineOutput(engine.cli, out.slice(out.lastIndexOf('\n', out.length - 2)), 0).at(-1);
+              if (last) {
+                heardSec[k] = Math.max(heardSec[k]!, last.end);
+                report();
+              }
+            },
+          }),
+        );
+        check(r, 'PocketSphinx');
+        heardSec[k] = (to - from) / RATE;
+        report();
+        return parseEngineOutput(engine.cli, r.stdout.toString('utf8'), req.fromSec + from / RATE);
+      }),
+    );
+    return { words: results.flat().sort((a, b) => a.start - b.start), language };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

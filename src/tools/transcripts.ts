@@ -1,0 +1,139 @@
+// transcribe_asset and search_transcripts: hearing the footage (the words said, with their times) and finding
+// where a phrase is said across a project.
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { TimeInputSchema } from '../edit/model.js';
+import { SENTENCE_PAUSE_SECONDS, WORD_HANDLE_SECONDS } from '../edit/words.js';
+import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptSchema, searchTranscripts, transcribe, transcriptUri, type Transcript } from '../workflow/transcribe.js';
+import type { ToolDeps } from './context.js';
+import { progressFor, type Progress } from './progress.js';
+import { guard, ok } from './result.js';
+
+const TranscribeInput = z.object({
+  project_id: z.string().describe('Project id (a UUID)'),
+  asset_id: z.string().describe('Id of a video (its sound) or audio asset, as get_project lists it'),
+  from: TimeInputSchema.optional().describe('Start of a span to transcribe (seconds or HH:MM:SS.mmm); default the start'),
+  to: TimeInputSchema.optional().describe('End of the span; default the end'),
+  text: z
+    .string()
+    .optional()
+    .describe(
+      `What was said, when known (the narration a voiceover was generated from, a script): it is aligned to the sound instead of guessed: ` +
+        `the result holds exactly its words in order, each placed in time. At most ${MAX_TEXT_WORDS} words; English words (numbers written out)`,
+    ),
+});
+
+const SearchInput = z.object({
+  project_id: z.string().describe('Project id (a UUID)'),
+  query: z.string().describe('A word or phrase; case and punctuation are ignored'),
+  asset_ids: z.array(z.string()).optional().describe('Search only these assets; default every video and audio asset of the project'),
+});
+const SearchOutput = z.object({
+  hits: z.array(SearchHitSchema).describe('Every place the phrase is said, asset by asset, in time order'),
+  missing: z.array(z.object({ asset_id: z.string(), reason: z.string() })).optional().describe('Assets not searched, and why'),
+  searched: z.number().int().describe('Assets whose transcripts were searched'),
+});
+
+/** Progress that also beats every second while nothing new is heard (a client resets its timeout on progress). */
+function beating(progress: Progress): { update: (fraction: number, message: string) => void; stop: () => void } {
+  let sent = -1;
+  let message = 'listening';
+  const push = (value: number) => {
+    if (value <= sent) return;
+    sent = value;
+    void progress(value, 100, message);
+  };
+  const timer = setInterval(() => push(Math.min(99.9, Math.round((sent + 0.01) * 100) / 100)), 1000);
+  return {
+    update: (fraction, m) => {
+      message = m;
+      push(Math.round(fraction * 1000) / 10);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+function describeTranscript(t: Transcript): string {
+  const lines = [
+    `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''}).`,
+    ...t.sentences.slice(0, 20).map((s) => `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text}`),
+  ];
+  if (t.sentences.length > 20) lines.push(`… ${t.sentences.length - 20} more sentences in structuredContent.sentences`);
+  if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 20).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}`);
+  if (!t.words.length) lines.push('No words were heard.');
+  lines.push('Cut by words in compose_edit, preview_edit, render_edit or export_edit: a clip {asset_id, phrase, occurrence?} or {asset_id, words: [first, last]}.');
+  return lines.join('\n');
+}
+
+export function register(server: McpServer, deps: ToolDeps): void {
+  const { logger } = deps;
+  server.registerTool(
+    'transcribe_asset',
+    {
+      title: 'Hear what is said in a source',
+      description:
+        'The words said in a video (its sound) or audio asset, each with its start and end in seconds on the asset\'s clock, and the sentences they make ' +
+        `(at the text's sentence ends when text is given, else at pauses of ${SENTENCE_PAUSE_SECONDS} s). Offline, with CMU PocketSphinx (English). ` +
+        'With text (what was said: a script, the narration a voiceover was made from), the text is aligned to the sound: exactly its words, in order, each placed ' +
+        'in time (aligned: true; unplaced lists the words the engine did not hear, placed between their neighbours); that transcript is the asset\'s from then on. ' +
+        'Without text, free recognition: expect misheard words on anything but clear speech. Cached per asset and span: asking again is instant. ' +
+        `Sends progress notifications. Then cut by words: a clip {asset_id, phrase} or {asset_id, words: [first, last]} in the edit tools (in and out points fall in the pauses, ${WORD_HANDLE_SECONDS} s of handle at most).`,
+      inputSchema: TranscribeInput,
+      outputSchema: TranscriptSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+    },
+    ({ project_id, asset_id, from, to, text }, ctx) =>
+      guard(
+        'transcribe_asset',
+        logger,
+        async () => {
+          const beat = beating(progressFor(ctx));
+          try {
+            const t = await transcribe(deps, project_id, asset_id, { from, to, text, signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
+            beat.update(1, 'done');
+            const out = ok(t, describeTranscript(t));
+            out.content.push({ type: 'resource_link', uri: transcriptUri(project_id.trim(), t.asset_id), name: 'transcript.json', mimeType: 'application/json', description: 'The asset\'s transcript as JSON' });
+            return out;
+          } finally {
+            beat.stop();
+          }
+        },
+        { what: `project ${project_id}`, listedBy: 'list_projects' },
+      ),
+  );
+
+  server.registerTool(
+    'search_transcripts',
+    {
+      title: 'Find where a phrase is said',
+      description:
+        'Every place a word or phrase is said across the project\'s video and audio assets (or the asset_ids given), case and punctuation ignored, from their ' +
+        `transcripts (whole assets). Assets not transcribed yet are transcribed first, up to ${SEARCH_TRANSCRIBE_SECONDS} s of media per call (with progress); ` +
+        'the rest are listed in missing: call transcribe_asset on them or search again. Each hit gives its words\' indices: cut it with a clip {asset_id, words: [first, last]}.',
+      inputSchema: SearchInput,
+      outputSchema: SearchOutput,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+    },
+    ({ project_id, query, asset_ids }, ctx) =>
+      guard(
+        'search_transcripts',
+        logger,
+        async () => {
+          const beat = beating(progressFor(ctx));
+          try {
+            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
+            const lines = [
+              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${query}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}.`,
+              ...r.hits.slice(0, 30).map((h) => `${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
+              ...(r.hits.length > 30 ? [`… ${r.hits.length - 30} more in structuredContent.hits`] : []),
+              ...r.missing.map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
+            ];
+            return ok({ hits: r.hits, ...(r.missing.length ? { missing: r.missing } : {}), searched: r.searched }, lines.join('\n'));
+          } finally {
+            beat.stop();
+          }
+        },
+        { what: `project ${project_id}`, listedBy: 'list_projects' },
+      ),
+  );
+}

@@ -1,0 +1,249 @@
+// Hearing the footage: an asset's words with their times, made once per asset and media and cached beside its
+// inspection; a known text aligned to the sound; phrase search across a project; and the words a clip is cut by.
+// Everything that uses words reads them through here (DESIGN.md), never by running the engine itself.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Asset } from '../api/models.js';
+import { classifyAsset } from '../edit/lint.js';
+import { parseTimecode } from '../edit/timecode.js';
+import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
+import { UserFacingError, requireUuid } from '../errors.js';
+import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
+import { locateAsset, type InspectDeps } from './inspect.js';
+
+export const TranscriptWordSchema = z.object({
+  index: z.number().int(),
+  word: z.string(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  confidence: z.number().optional().describe("The engine's posterior for the word, 0-1, where it gives one"),
+});
+
+export const TranscriptSentenceSchema = z.object({
+  index: z.number().int(),
+  text: z.string(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  first_word: z.number().int(),
+  last_word: z.number().int(),
+});
+
+export const TranscriptSchema = z.object({
+  asset_id: z.string(),
+  engine: z.object({ name: z.string(), model: z.string().optional() }),
+  language: z.string().describe('The language the engine heard in (its model\'s)'),
+  duration_seconds: z.number().describe('Of the asset'),
+  from_seconds: z.number().describe('The span heard: its start on the asset\'s clock'),
+  to_seconds: z.number(),
+  aligned: z.boolean().describe('true: the words are a known text (text), each placed in time; false: what the engine recognised'),
+  words: z.array(TranscriptWordSchema).describe('In time order, inside the asset'),
+  sentences: z.array(TranscriptSentenceSchema).describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
+  unplaced: z.array(z.number().int()).optional().describe('Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours'),
+  cached: z.boolean(),
+});
+export type Transcript = z.infer<typeof TranscriptSchema>;
+
+export interface StoredTranscript {
+  transcript: Omit<Transcript, 'cached'>;
+  /** The hash of the text it was aligned to, when aligned. */
+  textHash?: string;
+}
+
+/** The longest known text aligned at once (the alignment's table grows with its words times the words heard). */
+export const MAX_TEXT_WORDS = 5000;
+
+export const transcriptUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/assets/${assetId}/transcript`;
+
+export interface TranscribeOptions {
+  from?: string | number;
+  to?: string | number;
+  text?: string;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message: string) => void;
+  debug?: (msg: string) => void;
+}
+
+function tools(deps: InspectDeps) {
+  const rt = deps.runtime;
+  if (!rt?.transcripts || !deps.prober || !rt.scratchDir) throw new UserFacingError('transcribe_asset needs ffmpeg and ffprobe, which were not found; install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg)');
+  if (!rt.speech) throw new UserFacingError(`no speech engine is installed: ${SPEECH_INSTALL_HINT}`);
+  return { rt, cache: rt.transcripts, engine: rt.speech, prober: deps.prober, scratchDir: rt.scratchDir };
+}
+
+function seconds(v: string | number | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const r = parseTimecode(v);
+  if (!r.ok) throw new UserFacingError(`${name} is not a time: give seconds (12.5) or HH:MM:SS.mmm`);
+  return r.ms / 1000;
+}
+
+const spanKey = (from: number, to: number, duration: number) => (from <= 0 && to >= duration ? 'whole' : `${from.toFixed(3)}-${to.toFixed(3)}`);
+
+/** The transcript cached for an asset's media and span (the whole asset by default), if there is one. */
+export async function storedTranscript(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<StoredTranscript | undefined> {
+  const rt = deps.runtime;
+  if (!rt?.transcripts) return undefined;
+  const { key } = await locateAsset(deps, projectId, assetId, signal);
+  return rt.transcripts.get(`transcript|whole|${key}`);
+}
+
+/**
+ * The words of an asset (or of a span of it): cached, or heard now. With `text`, the text is aligned to the sound
+ * (recognition held to its words) and becomes the asset's transcript for that span from then on.
+ */
+export async function transcribe(deps: InspectDeps, projectId: string, assetId: string, opts: TranscribeOptions = {}): Promise<Transcript> {
+  const { rt, cache, engine, prober, scratchDir } = tools(deps);
+  const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
+  let facts;
+  try {
+    facts = await prober.probe(asset.id, src, opts.signal);
+  } catch (err) {
+    if (opts.signal?.aborted) throw new UserFacingError('the transcription was cancelled');
+    throw new UserFacingError(`asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`);
+  }
+  if (facts.isImage || !facts.hasAudio) {
+    throw new UserFacingError(`asset ${asset.id} has no sound to transcribe (${facts.isImage ? 'it is an image' : 'it has no audio track'}); transcribe a video with sound or an audio asset`);
+  }
+  const duration = (facts.durationMs ?? 0) / 1000;
+  const from = Math.max(0, seconds(opts.from, 'from') ?? 0);
+  const to = Math.min(duration, seconds(opts.to, 'to') ?? duration);
+  if (!(to > from)) throw new UserFacingError(`the span ${from}-${to} s holds nothing of asset ${asset.id} (it lasts ${duration} s); give from before to, inside it`);
+  const cacheKey = `transcript|${spanKey(from, to, duration)}|${key}`;
+
+  const text = opts.text?.trim() ? textWords(opts.text) : undefined;
+  if (opts.text !== undefined && !text?.length) throw new UserFacingError('text holds no words to align; give what was said, or leave text out to recognise the speech');
+  if (text && text.length > MAX_TEXT_WORDS) throw new UserFacingError(`text has ${text.length} words; align at most ${MAX_TEXT_WORDS} at once: give a span (from, to) and the words said in it`);
+  const textHash = text ? createHash('sha256').update(text.map((w) => w.word).join(' ')).digest('hex').slice(0, 32) : undefined;
+
+  const hit = await cache.get(cacheKey);
+  if (hit && (!text || hit.textHash === textHash)) {
+    opts.debug?.(`transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`);
+    return { ...hit.transcript, cached: true };
+  }
+
+  // Held to the text's words the engine knows; the others cannot be heard and are placed between their neighbours.
+  let held: string[] | undefined;
+  if (text && engine.name === 'pocketsphinx') {
+    const known = await vocabulary(engine);
+    held = [...new Set(text.map((w) => w.key).filter((k) => known.has(k)))];
+    if (!held.length) throw new UserFacingError('none of the words of text is in the speech engine\'s English dictionary, so none can be placed; give the text in English words (numbers written out)');
+  }
+  const t0 = performance.now();
+  opts.onProgress?.(0, 'listening');
+  let heard;
+  let language;
+  try {
+    ({ words: heard, language } = await recognize({
+      ffmpeg: rt.ffmpeg,
+      engine,
+      limiter: rt.limiter,
+      source: src,
+      fromSec: from,
+      toSec: to,
+      ...(held ? { words: held } : {}),
+      scratchDir,
+      pieces: Math.max(1, rt.limiter.limit),
+      timeoutMs: Math.max(120_000, (to - from) * 4000),
+      signal: opts.signal,
+      onProgress: (f) => opts.onProgress?.(f * 0.98, 'listening'),
+    }));
+  } catch (err) {
+    if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
+    throw err;
+  }
+  opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
+  const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
+
+  let words: TimedWord[];
+  let unplaced: number[] | undefined;
+  if (text) {
+    ({ words, unplaced } = alignText(text, inside, { from, to }));
+  } else {
+    words = heardWords(inside);
+  }
+  const transcript: Omit<Transcript, 'cached'> = {
+    asset_id: asset.id,
+    engine: { name: engine.name, model: engine.modelName },
+    language,
+    duration_seconds: Math.round(duration * 1000) / 1000,
+    from_seconds: Math.round(from * 1000) / 1000,
+    to_seconds: Math.round(to * 1000) / 1000,
+    aligned: !!text,
+    words,
+    sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
+    ...(unplaced ? { unplaced } : {}),
+  };
+  await cache.set(cacheKey, { transcript, ...(textHash ? { textHash } : {}) });
+  return { ...transcript, cached: false };
+}
+
+/** Assets that carry speech: videos and audio of the project (images have none). */
+function hearable(a: Asset): boolean {
+  const kind = classifyAsset(a.asset_type);
+  return (kind === 'video' || kind === 'audio' || kind === 'unknown') && a.status !== 'failed';
+}
+
+export const SearchHitSchema = z.object({
+  asset_id: z.string(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  text: z.string().describe('The words matched, as the transcript has them'),
+  words: z.tuple([z.number().int(), z.number().int()]).describe('First and last word index in the asset\'s transcript'),
+});
+
+/** Media a search transcribes in one call, at most; past it assets are listed as missing. */
+export const SEARCH_TRANSCRIBE_SECONDS = 600;
+
+export interface SearchResult {
+  hits: z.infer<typeof SearchHitSchema>[];
+  /** Assets not searched: not yet transcribed past the bound, or that could not be. */
+  missing: { asset_id: string; reason: string }[];
+  searched: number;
+}
+
+/**
+ * A phrase across the project's transcripts (whole assets), case and punctuation ignored. Assets not transcribed
+ * yet are transcribed first, up to SEARCH_TRANSCRIBE_SECONDS of media per call; the rest are listed as missing.
+ */
+export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: TranscribeOptions = {}): Promise<SearchResult> {
+  const pid = requireUuid(projectId, 'project_id', 'list_projects');
+  if (!textWords(query).length) throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
+  const project = await deps.backend.getProject(pid, { signal: opts.signal });
+  const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a)));
+  const missing: SearchResult['missing'] = [];
+  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: id, reason: 'no such asset in the project' });
+  const hits: SearchResult['hits'] = [];
+  let budget = SEARCH_TRANSCRIBE_SECONDS;
+  let searched = 0;
+  for (const [n, a] of assets.entries()) {
+    let t: Transcript | undefined;
+    const stored = await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined);
+    if (stored) t = { ...stored.transcript, cached: true };
+    else {
+      const facts = deps.prober ? await locateAsset(deps, pid, a.id, opts.signal).then((l) => deps.prober!.probe(a.id, l.src, opts.signal)).catch(() => undefined) : undefined;
+      if (!facts) {
+        missing.push({ asset_id: a.id, reason: 'its media could not be read' });
+        continue;
+      }
+      if (facts.isImage || !facts.hasAudio) continue;
+      const length = (facts.durationMs ?? 0) / 1000;
+      if (length > budget) {
+        missing.push({ asset_id: a.id, reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again` });
+        continue;
+      }
+      budget -= length;
+      try {
+        t = await transcribe(deps, pid, a.id, { signal: opts.signal, onProgress: (f, m) => opts.onProgress?.((n + f) / assets.length, `${m} (${a.id})`), debug: opts.debug });
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        missing.push({ asset_id: a.id, reason: (err as Error).message });
+        continue;
+      }
+    }
+    searched++;
+    for (const [first, last] of findPhrase(t.words, query)) {
+      hits.push({ asset_id: a.id, start_seconds: t.words[first]!.start_seconds, end_seconds: t.words[last]!.end_seconds, text: t.words.slice(first, last + 1).map((w) => w.word).join(' '), words: [first, last] });
+    }
+  }
+  return { hits, missing, searched };
+}

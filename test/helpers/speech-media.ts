@@ -1,0 +1,45 @@
+// Speech made at test time: Debian's flite (its "rms" voice, which PocketSphinx reads well) says known sentences at
+// known offsets, laid on a timeline with silence between them; as an audio file and as a video with that sound.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+function run(cmd: string, args: string[]): Buffer {
+  const r = spawnSync(cmd, args, { maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr?.toString() || r.error}`);
+  return r.stdout;
+}
+
+export const SENTENCES = [
+  { at: 0.5, text: 'The lighthouse keeper walked along the shore.' },
+  { at: 5.0, text: 'She saw a ship in the storm.' },
+  { at: 9.0, text: 'Every night the light turned slowly.' },
+];
+export const SPEECH_SECONDS = 13;
+export const ALL_TEXT = SENTENCES.map((s) => s.text).join(' ');
+
+/** Where the voice starts in each sentence's placement: the first sample above -30 dBFS after its offset. */
+export function speechOnsets(wav: string): number[] {
+  const b = run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-i', wav, '-ac', '1', '-ar', '16000', '-f', 's16le', '-']);
+  const s = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
+  return SENTENCES.map(({ at }) => {
+    for (let i = Math.round(at * 16000); i < s.length; i++) if (Math.abs(s[i]!) > 1000) return i / 16000;
+    return NaN;
+  });
+}
+
+/** speech.wav (16 kHz mono) and talk.mp4 (a grey picture with that sound) in `dir`. */
+export function makeSpeechMedia(dir: string): { wav: string; video: string } {
+  const parts = SENTENCES.map((s, i) => {
+    const f = join(dir, `sentence${i}.wav`);
+    run('flite', ['-voice', 'rms', '-t', s.text, '-o', f]);
+    return f;
+  });
+  const wav = join(dir, 'speech.wav');
+  const inputs = parts.flatMap((p) => ['-i', p]);
+  const delays = SENTENCES.map((s, i) => `[${i}:a]adelay=${Math.round(s.at * 1000)}:all=1[d${i}]`).join(';');
+  const mix = `${delays};${SENTENCES.map((_, i) => `[d${i}]`).join('')}amix=inputs=${SENTENCES.length}:normalize=0,apad,atrim=0:${SPEECH_SECONDS}[a]`;
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...inputs, '-filter_complex', mix, '-map', '[a]', '-ar', '16000', '-ac', '1', wav]);
+  const video = join(dir, 'talk.mp4');
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${SPEECH_SECONDS}`, '-i', wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '128k', '-shortest', video]);
+  return { wav, video };
+}
