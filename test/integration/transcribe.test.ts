@@ -211,6 +211,13 @@ describe('transcribe_asset on the remote backend (signed links over HTTP)', () =
       // New links (another signature) for the same media: the transcript is reused.
       service.linkLifetimeSeconds = 7200;
       expect(structured<T>(await srv.client.callTool({ name: 'transcribe_asset', arguments: { project_id: project.id, asset_id: id } })).cached).toBe(true);
+      // Clips by phrase and by word indices on this backend too.
+      const c = structured<{ ready: boolean; notes: string[]; edit: { video_series_sequential: { video_start_time: string }[] } }>(
+        await srv.client.callTool({ name: 'compose_edit', arguments: { project_id: project.id, resolution: '320x180', clips: [{ asset_id: id, phrase: 'the storm' }, { asset_id: id, words: [0, 1] }] } }),
+      );
+      expect(c.ready).toBe(true);
+      expect(c.notes.join('\n')).toMatch(/clip 1 is words \d+-\d+ of asset .* \("the storm\."/);
+      expect(c.notes.join('\n')).toMatch(/clip 2 is words 0-1 of asset .* \("The lighthouse"/);
     } finally {
       await srv.close();
       await service.stop();
