@@ -6,6 +6,7 @@ import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
+import * as viewResources from './resources/views.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
@@ -72,6 +73,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);
   transcriptResources.register(server, deps);
+  viewResources.register(server, deps);
   adaptToolResultsToProtocol(server);
   return server;
 }

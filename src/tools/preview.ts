@@ -7,6 +7,7 @@ import { INSTALL_HINT } from '../media/locate.js';
 import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
+import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import type { ToolDeps } from './context.js';
 import { refuseEdit } from './edit-results.js';
 import { progressFor, type Progress } from './progress.js';
@@ -128,6 +129,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      _meta: viewMeta(PREVIEW_VIEW_URI),
     },
     ({ width, ...input }, ctx) =>
       guard(
@@ -170,6 +172,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       inputSchema: GetPreviewInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      _meta: viewMeta(PREVIEW_VIEW_URI),
     },
     ({ preview_id }, ctx) =>
       guard('get_preview', logger, async () => {

@@ -51,7 +51,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 4;
+const PREVIEW_VERSION = 5;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -70,6 +70,10 @@ export const PreviewSchema = z.object({
   planned_seconds: z.number(),
   measured_seconds: z.number(),
   cuts: z.array(PreviewCutSchema),
+  overlays: z
+    .array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() }))
+    .optional()
+    .describe('The audio laid over the timeline, where it plays'),
   warnings: z.array(z.string()),
   diagnostics: z.array(DiagnosticSchema).describe('Warnings from the checks'),
 });
@@ -236,7 +240,8 @@ async function makePreview(
     }
     if (thumbs !== frames.length) warnings.push(`the contact sheet shows ${thumbs} of its ${frames.length} frames`);
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
-    const placements = summarizeTimeline(checked.timeline!).cuts;
+    const summary = summarizeTimeline(checked.timeline!);
+    const placements = summary.cuts;
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
       return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: [...report.flags, ...edgeFlags(outcome.edges[i])] };
@@ -250,6 +255,7 @@ async function makePreview(
       planned_seconds: plan.totalSec,
       measured_seconds: Math.round(measured * 1000) / 1000,
       cuts,
+      overlays: summary.overlays,
       warnings,
       diagnostics: checked.diagnostics,
     };

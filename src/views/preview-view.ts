@@ -1,0 +1,167 @@
+// The preview view (an MCP App, io.modelcontextprotocol/ui): the person sees the cut the agent made. It plays the
+// preview with its timeline under it (every cut with its timecodes, loudness and flags; the overlays), and a click
+// on a cut seeks the video there and tells the model which cut was picked. It talks to its host only (postMessage):
+// the video comes through resources/read as a data: URL (the default CSP allows media from data: and nothing else),
+// and a preview still rendering is followed with get_preview through tools/call. Browser code: bundled at build time.
+import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+
+interface Cut {
+  index: number;
+  asset_id: string;
+  source_in: string;
+  source_out: string;
+  timeline_start: string;
+  timeline_end: string;
+  seconds: number;
+  loudness?: { mean_db: number; peak_db: number };
+  flags: string[];
+}
+interface Overlay {
+  index: number;
+  asset_id: string;
+  timeline_start: string;
+  timeline_end: string;
+}
+interface Preview {
+  preview_id: string;
+  status: 'done' | 'rendering';
+  progress?: number;
+  resolution?: string;
+  planned_seconds?: number;
+  measured_seconds?: number;
+  cuts?: Cut[];
+  overlays?: Overlay[];
+  warnings?: string[];
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const seconds = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
+const short = (tc: string) => tc.replace(/^00:/, '');
+
+const app = new App({ name: 'cutroom preview', version: '1.0.0' }, {}, { autoResize: true });
+
+function applyContext(ctx: McpUiHostContext | undefined): void {
+  if (ctx?.theme) applyDocumentTheme(ctx.theme);
+  if (ctx?.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
+}
+
+function status(text: string): void {
+  $('status').textContent = text;
+}
+
+/** A short label for a flag, for the cut's badge; the whole text is its title. */
+function badge(flag: string): string {
+  if (flag.startsWith('black')) return 'black';
+  if (flag.startsWith('frozen')) return 'frozen';
+  if (flag.startsWith('silent')) return 'silent';
+  if (flag.startsWith('audible')) return 'audible';
+  if (flag.includes('full scale')) return 'clipping';
+  if (flag.includes('flash frame')) return 'flash';
+  return 'flag';
+}
+
+function drawTimeline(p: Preview): void {
+  const total = p.measured_seconds || p.planned_seconds || 1;
+  const track = $('cuts');
+  track.replaceChildren();
+  for (const c of p.cuts ?? []) {
+    const el = document.createElement('button');
+    el.className = `cut${c.flags.length ? ' flagged' : ''}`;
+    el.dataset.cutIndex = String(c.index);
+    el.style.flexGrow = String(Math.max(0.001, (seconds(c.timeline_end) - seconds(c.timeline_start)) / total));
+    el.title = [`Cut ${c.index + 1}: ${c.asset_id}`, `source ${c.source_in}-${c.source_out}`, ...c.flags].join('\n');
+    const head = document.createElement('span');
+    head.className = 'num';
+    head.textContent = `#${c.index + 1}`;
+    const time = document.createElement('span');
+    time.className = 'time';
+    time.textContent = `${short(c.timeline_start)}–${short(c.timeline_end)}`;
+    const level = document.createElement('span');
+    level.className = 'level';
+    level.textContent = c.loudness ? `${c.loudness.mean_db.toFixed(0)} dB` : 'no sound';
+    el.append(head, time, level);
+    for (const f of c.flags) {
+      const b = document.createElement('span');
+      b.className = `flag flag-${badge(f)}`;
+      b.textContent = badge(f);
+      el.append(b);
+    }
+    el.addEventListener('click', () => void pick(c));
+    track.append(el);
+  }
+  const overlays = $('overlays');
+  overlays.replaceChildren();
+  for (const o of p.overlays ?? []) {
+    const el = document.createElement('div');
+    el.className = 'overlay';
+    el.dataset.overlayIndex = String(o.index);
+    const from = seconds(o.timeline_start) / total;
+    const to = seconds(o.timeline_end) / total;
+    el.style.marginLeft = `${(from * 100).toFixed(3)}%`;
+    el.style.width = `${Math.max(0.5, (to - from) * 100).toFixed(3)}%`;
+    el.textContent = `♪ ${short(o.timeline_start)}–${short(o.timeline_end)}`;
+    el.title = `Overlay ${o.index + 1}: ${o.asset_id}`;
+    overlays.append(el);
+  }
+  const flagged = (p.cuts ?? []).filter((c) => c.flags.length).length;
+  status(`${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${p.warnings?.length ? ` — ${p.warnings.join('; ')}` : ''}`);
+}
+
+/** Seeks to the cut and tells the model which one the person picked. */
+async function pick(c: Cut): Promise<void> {
+  const video = $<HTMLVideoElement>('video');
+  video.currentTime = seconds(c.timeline_start) + 0.001;
+  for (const el of document.querySelectorAll('.cut')) el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
+  try {
+    await app.updateModelContext({
+      content: [{ type: 'text', text: `In the preview, the person picked cut ${c.index + 1} (index ${c.index}): ${c.asset_id} ${c.source_in}-${c.source_out}, on the timeline ${c.timeline_start}-${c.timeline_end}${c.flags.length ? `; flagged: ${c.flags.join('; ')}` : ''}.` }],
+      structuredContent: { picked_cut: c.index, asset_id: c.asset_id, timeline_start: c.timeline_start, timeline_end: c.timeline_end },
+    });
+  } catch {
+    // A host that keeps no model context: the seek still happened.
+  }
+}
+
+async function loadVideo(p: Preview): Promise<void> {
+  status('loading the preview…');
+  const r = await app.readServerResource({ uri: `cutroom://previews/${p.preview_id}/preview.mp4` });
+  const c = r.contents[0] as { blob?: string; mimeType?: string } | undefined;
+  if (!c?.blob) throw new Error('the preview video could not be read');
+  const video = $<HTMLVideoElement>('video');
+  video.src = `data:${c.mimeType ?? 'video/mp4'};base64,${c.blob}`;
+}
+
+/** A preview still rendering is followed with get_preview until it is done. */
+async function follow(p: Preview): Promise<Preview> {
+  let current = p;
+  while (current.status === 'rendering') {
+    status(`rendering the preview${current.progress !== undefined ? ` (${Math.floor(current.progress * 100)}%)` : ''}…`);
+    const r = await app.callServerTool({ name: 'get_preview', arguments: { preview_id: current.preview_id } });
+    if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'get_preview failed');
+    current = r.structuredContent as unknown as Preview;
+  }
+  return current;
+}
+
+async function show(p: Preview): Promise<void> {
+  try {
+    const done = await follow(p);
+    drawTimeline(done);
+    await loadVideo(done);
+    drawTimeline(done);
+  } catch (err) {
+    status(`The preview cannot be shown here: ${(err as Error).message}`);
+  }
+}
+
+app.ontoolresult = (result) => {
+  const p = result.structuredContent as unknown as Preview | undefined;
+  if (result.isError || !p?.preview_id) {
+    status((result.content?.[0] as { text?: string } | undefined)?.text ?? 'No preview in this result.');
+    return;
+  }
+  void show(p);
+};
+app.onhostcontextchanged = (ctx) => applyContext(ctx);
+
+void app.connect().then(() => applyContext(app.getHostContext()));

@@ -1,0 +1,161 @@
+// The preview view (issue 20) in a real browser: Debian's chromium, driven by playwright-core (which downloads no
+// browser). A test host page embeds the view that the built server serves at ui://cutroom/preview in a sandboxed
+// iframe under the specification's default CSP, hands it a real preview_edit result, and relays its calls to the
+// server. The video must play from a data: URL, every cut be an element, a click seek and tell the model, and the
+// page make no network request and raise no error.
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { copyFileSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { makeShotMedia, shotSpan } from '../helpers/shot-media.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+});
+
+const root = mkdtempSync(join(tmpdir(), 'cutroom-view-'));
+const allowed = join(root, 'allowed');
+let server: Spawned;
+let browser: Browser;
+let http: Server;
+let hostUrl: string;
+let result: { structuredContent: { preview_id: string; measured_seconds: number; cuts: { index: number; timeline_start: string }[] } } & Record<string, unknown>;
+let viewHtml: string;
+
+const structured = <T>(r: unknown): T => {
+  const res = r as { isError?: boolean; structuredContent?: unknown };
+  if (res.isError) throw new Error(textOf(r));
+  return res.structuredContent as T;
+};
+const seconds = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
+
+beforeAll(async () => {
+  mkdirSync(allowed, { recursive: true });
+  const file = makeShotMedia(allowed);
+  const tone = join(allowed, 'voice.wav');
+  spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=f=330:d=3', '-ar', '48000', tone]);
+  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
+  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+  const projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'view', description: 'the view' })).project.id;
+  const video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: file })).asset.id;
+  const voice = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: tone })).asset.id;
+  const clip = (i: number) => ({ asset_id: video, start: shotSpan(i).start, end: shotSpan(i).end });
+  result = (await call('preview_edit', { project_id: projectId, clips: [clip(0), clip(2), clip(4), clip(6)], overlays: [{ asset_id: voice, at: 0.5, until: 3 }], resolution: '320x180', fps: 25, width: 320 })) as typeof result;
+  structured(result);
+  viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
+
+  const host = await build({ entryPoints: [join(import.meta.dirname, '../browser/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: ['es2020'] });
+  const js = host.outputFiles[0]!.text;
+  http = createServer((req, res) => {
+    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>test host</title></head><body><script src="/host.js"></script></body></html>');
+    // The browser asks the host page for its icon on its own (not a request of the view's).
+    if (req.url === '/favicon.ico') return res.writeHead(204).end();
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+  });
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  http?.close();
+  await server?.close();
+});
+
+/** A page with the test host, the view started with `toolResult`; what it requested and every error it raised. */
+async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark'): Promise<{ page: Page; view: Frame; requests: string[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => (m.type() === 'error' ? errors.push(`console: ${m.text()}`) : undefined));
+  await page.exposeFunction('relayCallTool', (p: { name: string; arguments?: Record<string, unknown> }) => server.client.callTool(p, { timeout: 120_000 }));
+  await page.exposeFunction('relayReadResource', (p: { uri: string }) => server.client.readResource(p));
+  await page.goto(hostUrl);
+  await page.evaluate(([html, r, t]) => window.startHost(html as string, r, t as 'light' | 'dark'), [viewHtml, toolResult, theme] as const);
+  const view = page.frames().find((f) => f !== page.mainFrame())!;
+  return { page, view, requests, errors };
+}
+
+describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
+  it('plays the preview from a data: URL under the default CSP, one element per cut, overlays drawn; no network, no error', async () => {
+    const { page, view, requests, errors } = await open(result);
+    try {
+      await view.waitForFunction(() => {
+        const v = document.querySelector('video');
+        return !!v && v.readyState >= 1 && v.duration > 0;
+      }, undefined, { timeout: 60_000 });
+      const facts = await view.evaluate(() => {
+        const v = document.querySelector('video')!;
+        return { duration: v.duration, src: v.currentSrc.slice(0, 22), cuts: [...document.querySelectorAll('[data-cut-index]')].map((e) => Number((e as HTMLElement).dataset.cutIndex)), overlays: document.querySelectorAll('[data-overlay-index]').length, theme: document.documentElement.dataset.theme ?? getComputedStyle(document.documentElement).colorScheme };
+      });
+      expect(facts.src).toBe('data:video/mp4;base64,');
+      expect(Math.abs(facts.duration - result.structuredContent.measured_seconds)).toBeLessThan(0.1);
+      expect(facts.cuts).toEqual(result.structuredContent.cuts.map((c) => c.index));
+      expect(facts.overlays).toBe(1);
+      expect(facts.theme).toBe('dark');
+      // It sized itself, and read the preview through the host.
+      const log = await page.evaluate(() => window.hostLog);
+      expect(log.initialized).toBe(true);
+      expect(log.sizes.some((s) => (s.height ?? 0) > 100)).toBe(true);
+      expect(log.calls).toEqual([`resources/read cutroom://previews/${result.structuredContent.preview_id}/preview.mp4`]);
+      expect(requests).toEqual([hostUrl, `${hostUrl}host.js`]);
+      expect(errors).toEqual([]);
+      // A frame on screen for the picture (the README keeps one): the middle of cut 2.
+      await view.evaluate(() => (document.querySelector('video')!.currentTime = 1.7));
+      await view.waitForFunction(() => {
+        const v = document.querySelector('video')!;
+        return v.readyState >= 2 && !v.seeking;
+      }, undefined, { timeout: 30_000 });
+      const shot = join(root, 'preview-view.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      if (process.env.CUTROOM_SAVE_SCREENSHOT) copyFileSync(shot, process.env.CUTROOM_SAVE_SCREENSHOT);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('a click on a cut seeks to its start and tells the model which cut the person picked', async () => {
+    const { page, view, errors } = await open(result, 'light');
+    try {
+      await view.waitForFunction(() => (document.querySelector('video')?.readyState ?? 0) >= 1, undefined, { timeout: 60_000 });
+      await view.click('[data-cut-index="2"]');
+      const start = seconds(result.structuredContent.cuts[2]!.timeline_start);
+      await view.waitForFunction((t) => Math.abs(document.querySelector('video')!.currentTime - t) < 0.05, start, { timeout: 10_000 });
+      const log = await page.evaluate(() => window.hostLog);
+      expect(log.modelContext).toHaveLength(1);
+      expect(log.modelContext[0]).toMatchObject({ structuredContent: { picked_cut: 2 }, content: [{ type: 'text', text: expect.stringMatching(/^In the preview, the person picked cut 3 \(index 2\)/) }] });
+      expect(await view.evaluate(() => document.querySelector('.picked')?.getAttribute('data-cut-index'))).toBe('2');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('follows a preview still rendering with get_preview through the host, then shows it', async () => {
+    const rendering = { content: [{ type: 'text', text: 'still rendering' }], structuredContent: { preview_id: result.structuredContent.preview_id, status: 'rendering', progress: 0.5 } };
+    const { page, view, errors } = await open(rendering);
+    try {
+      await view.waitForFunction(() => document.querySelectorAll('[data-cut-index]').length > 0 && (document.querySelector('video')?.readyState ?? 0) >= 1, undefined, { timeout: 60_000 });
+      const log = await page.evaluate(() => window.hostLog);
+      expect(log.calls[0]).toBe('tools/call get_preview');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
