@@ -6,7 +6,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.views.json ./
+COPY scripts/build-views.mjs ./scripts/
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 

@@ -7,6 +7,7 @@ import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
+import * as workflowPrompts from './prompts/workflows.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './tools/context.js';
@@ -56,7 +57,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, completions: {} },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, prompts: { listChanged: false }, completions: {} },
       instructions: instructions(backend),
     },
   );
@@ -74,6 +75,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   exportResources.register(server, deps);
   transcriptResources.register(server, deps);
   viewResources.register(server, deps);
+  workflowPrompts.register(server, { backend, logger });
   adaptToolResultsToProtocol(server);
   return server;
 }

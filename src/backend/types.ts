@@ -2,6 +2,7 @@
 // over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
 import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
+import type { MediaListing } from './local/media-files.js';
 
 /** How cutroom renders an edit itself. */
 export interface RenderOptions {
@@ -59,5 +60,11 @@ export interface Backend {
   createEdit(projectId: string, edit: Edit, call?: CallOptions, render?: RenderOptions): Promise<RenderReceipt>;
   /** Local backend only: brings a media file from an allowed folder into a project. */
   importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
+  /**
+   * Local backend only: the media files (by name) in a folder of the allowed folders, or in each allowed folder;
+   * and what a path names to import: a folder's media files, or the path itself.
+   */
+  listMedia?(folder: string | undefined, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<MediaListing[]>;
+  mediaTargets?(path: string, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<{ folder?: string; files: string[]; skipped: { path: string; reason: string }[]; truncated: boolean }>;
   close(): Promise<void>;
 }

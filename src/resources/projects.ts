@@ -2,11 +2,11 @@
 // Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
-import type { Asset } from '../api/models.js';
 import { isUuid } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
+import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { statusOf } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
 import { readInside } from './read-inside.js';
@@ -21,38 +21,6 @@ export function one(v: string | string[] | undefined): string {
 function failure(uri: string, err: unknown, what: string, listedBy: string): Error {
   if (err instanceof ServiceError && err.status === 404) return new ResourceNotFoundError(uri, `${what} not found; ${listedBy} shows the ids you can use`);
   return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
-}
-
-/** Completes a project id from the project list. */
-export function completeProjectId({ backend, logger }: Pick<ToolDeps, 'backend' | 'logger'>) {
-  return async (value: string): Promise<string[]> => {
-    try {
-      const { projects } = await backend.listProjects(COMPLETION_LIMIT);
-      return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
-    } catch (err) {
-      logger.warn(`completing project ids: ${explain(err)}`);
-      return [];
-    }
-  };
-}
-
-/** Completes an asset id of the project named in the other arguments, among the assets `keep` takes. */
-export function completeAssetId({ backend, logger }: Pick<ToolDeps, 'backend' | 'logger'>, keep: (a: Asset) => boolean = () => true) {
-  return async (value: string, context?: { arguments?: Record<string, string> }): Promise<string[]> => {
-    const projectId = context?.arguments?.project_id ?? '';
-    if (!isUuid(projectId)) return [];
-    try {
-      const project = await backend.getProject(projectId);
-      return (project.assets ?? [])
-        .filter((a) => keep(a) && a.id.startsWith(value))
-        .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))
-        .map((a) => a.id)
-        .slice(0, COMPLETION_LIMIT);
-    } catch (err) {
-      logger.warn(`completing asset ids: ${explain(err)}`);
-      return [];
-    }
-  };
 }
 
 const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;

@@ -6,7 +6,8 @@ import { UserFacingError, isUuid } from '../errors.js';
 import type { ToolDeps } from '../tools/context.js';
 import { explain } from '../tools/result.js';
 import { storedTranscript } from '../workflow/transcribe.js';
-import { completeAssetId, completeProjectId, one } from './projects.js';
+import { completeAssetId, completeProjectId } from '../workflow/completion.js';
+import { one } from './projects.js';
 
 export function register(server: McpServer, deps: ToolDeps): void {
   if (!deps.runtime?.transcripts) return;

@@ -188,7 +188,7 @@ export const SearchHitSchema = z.object({
   start_seconds: z.number(),
   end_seconds: z.number(),
   text: z.string().describe('The words matched, as the transcript has them'),
-  words: z.tuple([z.number().int(), z.number().int()]).describe('First and last word index in the asset\'s transcript'),
+  words: z.array(z.number().int()).min(2).max(2).describe('[first, last]: the word indices in the asset\'s transcript'),
 });
 
 /** Media a search transcribes in one call, at most; past it assets are listed as missing. */

@@ -14,14 +14,17 @@ function walk(dir: string): string[] {
 }
 
 describe('the package', () => {
-  it('ships the built server, one .js per source file, plus package.json, README and LICENSE', () => {
+  it('ships the built server, one .js per source file and one self-contained .html per view, plus package.json, README and LICENSE', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const files = (JSON.parse(r.stdout)[0].files as { path: string }[]).map((f) => f.path).sort();
-    const sources = walk(join(ROOT, 'src'))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => `dist/${relative(join(ROOT, 'src'), f).replace(/\.ts$/, '.js')}`);
-    expect(files).toEqual(['LICENSE', 'README.md', ...sources, 'package.json'].sort());
+    const all = walk(join(ROOT, 'src')).map((f) => relative(join(ROOT, 'src'), f));
+    // The views (browser code) are bundled, each into one HTML file with its script inline.
+    const sources = all.filter((f) => f.endsWith('.ts') && !f.startsWith('views/')).map((f) => `dist/${f.replace(/\.ts$/, '.js')}`);
+    const views = all.filter((f) => f.startsWith('views/') && f.endsWith('.html')).map((f) => `dist/${f}`);
+    expect(views.length).toBeGreaterThan(0);
+    expect(files).toEqual(['LICENSE', 'README.md', ...sources, ...views, 'package.json'].sort());
+    for (const v of views) expect(readFileSync(join(ROOT, v), 'utf8')).not.toMatch(/<script[^>]+src=|<link[^>]+href=|__VIEW_SCRIPT__/);
     expect(readFileSync(join(ROOT, 'dist/index.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });

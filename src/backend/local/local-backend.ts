@@ -1,7 +1,7 @@
 // The embedded backend: the service's workflow on this machine, with no account. Projects, assets and scripts in
 // the service's shapes under a data dir; media imported from allowed folders; edits rendered by local ffmpeg.
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ServiceError } from '../../api/errors.js';
@@ -20,6 +20,7 @@ import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/time
 import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { openAllowed } from '../../open-allowed.js';
+import { allowedFolder, listMedia, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
 import { processAlive } from '../../process-alive.js';
@@ -305,6 +306,23 @@ export class LocalBackend implements Backend {
    * a staging file of cutroom's own (no name the user chose ever reaches ffprobe), probed there, and committed
    * under the lock only if the project still exists. Whatever fails, the staged copy is removed.
    */
+  async listMedia(folder: string | undefined, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<MediaListing[]> {
+    const allowed = await this.allowed();
+    const folders = folder === undefined ? allowed : [await allowedFolder(folder, allowed)];
+    const out: MediaListing[] = [];
+    for (const f of folders) out.push(await listMedia(f, allowed, opts));
+    return out;
+  }
+
+  async mediaTargets(path: string, opts: { recursive: boolean; max: number; signal?: AbortSignal }) {
+    const allowed = await this.allowed();
+    const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
+    const isFolder = await stat(asked).then((s) => s.isDirectory(), () => false);
+    if (!isFolder) return { files: [path], skipped: [], truncated: false };
+    const listing = await listMedia(await allowedFolder(path, allowed), allowed, opts);
+    return { folder: listing.folder, files: listing.files.map((f) => f.path), skipped: listing.skipped, truncated: listing.truncated };
+  }
+
   async importMedia(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia> {
     await this.readProject(projectId);
     const prober = this.opts.prober;
