@@ -34,28 +34,33 @@ function shownFrame(k: number, fps: number, clockIn: number, keepBefore: number,
   return j;
 }
 
+/** Random shot lengths (source frames) and cuts of whole shots, or of shots less a few frames at their start. */
+const SHOT_LENGTHS = fc.array(fc.integer({ min: 2, max: 90 }), { minLength: 3, maxLength: 10 });
+const PICKS = fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 });
+
+/** The picked cuts as source frame spans [first, end), and the edit's clips for them (times to the ms, as an edit has them). */
+function shotCuts(rate: { num: number; den: number }, shotFrames: number[], picks: { shot: number; skip: number }[]) {
+  const bounds = [0];
+  for (const n of shotFrames) bounds.push(bounds.at(-1)! + n);
+  const at = (frame: number) => Math.round(((frame * rate.den) / rate.num) * 1000) / 1000;
+  const cuts = picks.map((p) => {
+    const s = p.shot % shotFrames.length;
+    return { first: bounds[s]! + Math.min(p.skip, shotFrames[s]! - 1), end: bounds[s + 1]! };
+  });
+  return { cuts, clips: cuts.map((c) => ({ video_id: V, video_start_time: at(c.first), video_end_time: at(c.end) })) };
+}
+
 describe('a cut on shot boundaries, planned and read as cutroom does', () => {
   it('shows only frames of its own shot at every output tick, and its sound stays inside its range', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...SOURCE_RATES),
         fc.constantFrom(...OUTPUT_RATES),
-        fc.array(fc.integer({ min: 2, max: 90 }), { minLength: 3, maxLength: 10 }),
-        fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 }),
+        SHOT_LENGTHS,
+        PICKS,
         (rate, fps, shotFrames, picks) => {
-          const bounds = [0];
-          for (const n of shotFrames) bounds.push(bounds.at(-1)! + n);
-          const at = (frame: number) => Math.round(((frame * rate.den) / rate.num) * 1000) / 1000; // as an edit writes it, to the ms
-          const cuts = picks.map((p) => {
-            const s = p.shot % shotFrames.length;
-            const skip = Math.min(p.skip, shotFrames[s]! - 1);
-            return { shot: s, first: bounds[s]! + skip, end: bounds[s + 1]! };
-          });
-          const lint = lintEdit({
-            video_output_fps: fps,
-            video_output_resolution: '640x360',
-            video_series_sequential: cuts.map((c) => ({ video_id: V, video_start_time: at(c.first), video_end_time: at(c.end) })),
-          });
+          const { cuts, clips } = shotCuts(rate, shotFrames, picks);
+          const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '640x360', video_series_sequential: clips });
           expect(lint.timeline, JSON.stringify(lint.diagnostics)).toBeDefined();
           const plan = toRenderPlan(lint.timeline!);
           const spec = { frameRate: rate, videoStartSec: 0 };
@@ -113,20 +118,14 @@ describe('what export_edit writes for cuts on shot boundaries', () => {
       fc.property(
         fc.constantFrom(...SOURCE_RATES),
         fc.constantFrom(...OUTPUT_RATES),
-        fc.array(fc.integer({ min: 2, max: 90 }), { minLength: 3, maxLength: 10 }),
-        fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 }),
+        SHOT_LENGTHS,
+        PICKS,
         (rate, fps, shotFrames, picks) => {
           // An EDL has one rate: its source timecodes count the edit's frames, so only a source at that rate is exact
           // in it (sources at another rate are issue 21's).
           const r = name === 'EDL' ? (Number.isInteger(fps) ? { num: fps, den: 1 } : { num: Math.round(fps) * 1000, den: 1001 }) : rate;
-          const bounds = [0];
-          for (const n of shotFrames) bounds.push(bounds.at(-1)! + n);
-          const at = (frame: number) => Math.round(((frame * r.den) / r.num) * 1000) / 1000;
-          const cuts = picks.map((p) => {
-            const s = p.shot % shotFrames.length;
-            return { first: bounds[s]! + Math.min(p.skip, shotFrames[s]! - 1), end: bounds[s + 1]! };
-          });
-          const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '1280x720', video_series_sequential: cuts.map((c) => ({ video_id: V, video_start_time: at(c.first), video_end_time: at(c.end) })) });
+          const { cuts, clips } = shotCuts(r, shotFrames, picks);
+          const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '1280x720', video_series_sequential: clips });
           const doc = exportDocument('edges', lint.timeline!, media(r));
           const read = roundTrip(doc);
           const outFps = doc.fps.num / doc.fps.den;
