@@ -88,15 +88,51 @@ function cutroomMeta(v: Json): Json | undefined {
   return isObj(v.metadata) && isObj(v.metadata.cutroom) ? v.metadata.cutroom : undefined;
 }
 
-function hintsOf(clip: Json): MediaHints {
-  const names: string[] = [];
-  if (typeof clip.name === 'string' && clip.name) names.push(clip.name);
-  let ref: Json | undefined;
+/** A clip's active media reference (OTIO 0.15+'s media_references, or the older media_reference). */
+function mediaRefOf(clip: Json): Json | undefined {
   if (isObj(clip.media_references)) {
     const key = typeof clip.active_media_reference_key === 'string' ? clip.active_media_reference_key : 'DEFAULT_MEDIA';
     const refs = clip.media_references;
-    ref = isObj(refs[key]) ? refs[key] : (Object.values(refs).find(isObj) as Json | undefined);
-  } else if (isObj(clip.media_reference)) ref = clip.media_reference;
+    return isObj(refs[key]) ? refs[key] : (Object.values(refs).find(isObj) as Json | undefined);
+  }
+  return isObj(clip.media_reference) ? clip.media_reference : undefined;
+}
+
+/**
+ * OTIO's JSON as OpenTimelineIO writes it: its serializer writes infinite and undefined numbers as bare Inf, -Inf
+ * and NaN (or Infinity), which JSON has no word for. Outside strings they are read as null (a value not given).
+ */
+export function parseOtioJson(text: string): unknown {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      out += c;
+      continue;
+    }
+    const word = /^-?(?:Infinity|Inf|NaN)(?![A-Za-z0-9_])/.exec(text.slice(i, i + 10));
+    if (word) {
+      out += 'null';
+      i += word[0].length - 1;
+      continue;
+    }
+    out += c;
+  }
+  return JSON.parse(out);
+}
+
+function hintsOf(clip: Json): MediaHints {
+  const names: string[] = [];
+  if (typeof clip.name === 'string' && clip.name) names.push(clip.name);
+  const ref = mediaRefOf(clip);
   let url: string | undefined;
   if (ref) {
     if (typeof ref.name === 'string' && ref.name) names.push(ref.name);
@@ -141,7 +177,7 @@ export function readOtio(text: string): ImportedTimeline {
   const out: ImportedTimeline = { format: 'otio', cuts: [], overlays: [], notes };
   let root: unknown;
   try {
-    root = JSON.parse(text.replace(/^\uFEFF/, ''));
+    root = parseOtioJson(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     notes.push({ severity: 'error', place: 'the file', message: `it is not JSON (${(err as Error).message}); an .otio file is OpenTimelineIO's JSON` });
     return out;
@@ -201,11 +237,16 @@ export function readOtio(text: string): ImportedTimeline {
       notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item is not something cutroom can play; it was left out` });
       return;
     }
-    const r = rangeSec(it.source_range);
+    // The media's own clock: its available_range starts at its first frame's time (a timecode); an in point in the
+    // file is on that clock, cutroom's from the media's start. Without a source_range a clip plays its whole media.
+    const available = rangeSec(mediaRefOf(it)?.available_range);
+    const r = rangeSec(it.source_range) ?? available;
     if (!r) {
-      notes.push({ severity: 'error', place, message: 'the clip has no source_range (its in point and length); it was left out' });
+      notes.push({ severity: 'error', place, message: 'the clip has no source_range (its in point and length), and its media no available_range to play whole; it was left out' });
       return;
     }
+    if (!rangeSec(it.source_range)) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
+    if (available?.start) r.start -= available.start;
     if (it.enabled === false) {
       notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
       return;

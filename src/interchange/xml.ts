@@ -132,7 +132,14 @@ export function parseXml(text: string): XmlElement {
   return root;
 }
 
-/** Text with the five XML characters escaped, for attribute values and text. */
+/**
+ * Text with the five XML characters escaped, for attribute values and text. Characters XML 1.0 does not allow at all
+ * (control characters but tab, line feed and return; lone surrogates; U+FFFE, U+FFFF) become U+FFFD, and tab, line
+ * feed and return are written as references (an attribute would fold them into spaces): a media name can hold any
+ * of them, and one would make the whole file ill-formed.
+ */
 export function escapeXml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/[<>&"'\t\n\r]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
 }

@@ -36,7 +36,7 @@ const ImportEditInput = z.object({
   content: z.string().optional().describe('The timeline file\'s text, instead of path'),
   format: FormatSchema.optional().describe('otio, fcpxml or edl; told from the file when absent'),
   fps: z.number().optional().describe('Frame rate of the timeline (EDL: required unless 30; others: overrides the file)'),
-  resolution: z.string().optional().describe('Output size WIDTHxHEIGHT when the file does not say (EDL); default 1920x1080'),
+  resolution: z.string().optional().describe('Output size when the file does not say (EDL): WIDTHxHEIGHT or a preset ("1080p", "720p", "vertical", "square", "4k"); default 1920x1080'),
 });
 const ImportEditOutput = z.object({
   ...CheckOutput,

@@ -15,6 +15,7 @@ import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
 import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/to-edit.js';
 import { fpsRational } from '../edit/normalize.js';
+import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
 import type { EditInput } from './edit-input.js';
@@ -300,7 +301,8 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
     names: [mediaName(a as never, a.id), a.keyname ?? '', a.asset_path ? basename(a.asset_path) : '', a.url ? basename(plainLocation(a.url)) : ''].filter(Boolean),
     ...(a.url ? { url: a.url.startsWith('file:') ? fileURLToPath(a.url) : a.url } : {}),
   }));
-  const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: input.resolution } : {}) };
+  // The presets compose_edit takes ("720p", "vertical") mean the same here.
+  const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: resolvePreset(input.resolution) } : {}) };
   // A cut's in point lands on its source's frame when that source's rate is known: measure the cut sources (only
   // those the file maps to; the prober caches), then map again with their rates.
   const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));

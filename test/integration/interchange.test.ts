@@ -129,6 +129,9 @@ describe('on the local backend', () => {
         // An EDL carries no levels: it says so, and everything else comes back.
         expect(out.warnings.join(' ')).toMatch(/level/i);
         expect(shape(back.edit!, { withLevels: false, overlaysOnFrames: true })).toEqual(shape(composed, { withLevels: false, overlaysOnFrames: true }));
+        // The presets compose_edit takes mean the same to import_edit.
+        const preset = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, path: out.path, fps: 29.97, resolution: '720p' }));
+        expect(preset.edit?.video_output_resolution).toBe('1280x720');
       } else {
         const overlaysOnFrames = format === 'fcpxml';
         expect(shape(back.edit!, { overlaysOnFrames })).toEqual(shape(composed, { overlaysOnFrames }));

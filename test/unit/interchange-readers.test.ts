@@ -214,3 +214,39 @@ describe('levels after an editor trims a clip or moves an overlay', () => {
     ]);
   });
 });
+
+describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
+  const rt = (value: number | string, rate = 25) => `{"OTIO_SCHEMA": "RationalTime.1", "rate": ${rate}, "value": ${value}}`;
+  const range = (start: number | string, duration: number | string) => `{"OTIO_SCHEMA": "TimeRange.1", "start_time": ${rt(start)}, "duration": ${rt(duration)}}`;
+  const clip = (name: string, source: string, available: string) =>
+    `{"OTIO_SCHEMA": "Clip.2", "name": "${name}", "source_range": ${source}, "metadata": {"score": NaN, "edge": -Inf},
+      "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "name": "${name}", "target_url": "file:///m/${name}.mov", "available_range": ${available}}},
+      "active_media_reference_key": "DEFAULT_MEDIA"}`;
+  const timeline = (...clips: string[]) =>
+    `{"OTIO_SCHEMA": "Timeline.1", "name": "t \\"Inf\\" NaN", "global_start_time": null,
+      "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [{"OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [${clips.join(',')}]}]},
+      "metadata": {"limit": Inf, "floor": -Infinity}}`;
+  // Media whose timecode starts at 01:00:10:00 at 25 fps: frame 90250 on its own clock.
+  const media = range(90250, 250);
+
+  it('reads Inf, -Inf and NaN outside strings as values not given, and leaves strings alone', () => {
+    const t = readOtio(timeline(clip('a', range(90300, 50), media)));
+    expect(t.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(t.name).toBe('t "Inf" NaN');
+    expect(t.cuts).toHaveLength(1);
+  });
+
+  it('takes an in point on the media\'s own clock: 01:00:12 in media starting at 01:00:10 plays from 2 s', () => {
+    const t = readOtio(timeline(clip('a', range(90300, 50), media)));
+    expect(t.cuts[0]).toMatchObject({ sourceInSec: 2, durationSec: 2 });
+  });
+
+  it('plays the whole media for a clip whose source_range is null, and says so', () => {
+    const t = readOtio(timeline(clip('b', 'null', media)));
+    expect(t.cuts[0]).toMatchObject({ sourceInSec: 0, durationSec: 10 });
+    expect(t.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no source_range: it plays its whole media \(10\.000 s/));
+    const none = readOtio(timeline(clip('c', 'null', 'null')));
+    expect(none.cuts).toEqual([]);
+    expect(none.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no available_range to play whole; it was left out/));
+  });
+});

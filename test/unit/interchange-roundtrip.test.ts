@@ -246,3 +246,19 @@ describe('golden files', () => {
     }
   }
 });
+
+describe('FCPXML is well-formed whatever a media name holds (issue 21, item 6)', () => {
+  it('writes control characters, lone surrogates and line breaks in names so that the file still parses', () => {
+    const t = timelineOf({ video_output_fps: 25, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 1 }] });
+    const media = mediaFor([{ num: 25, den: 1 }]);
+    const weird = 'take\u0001one\u0007\tline\nbreak\r\uD800end & "quoted" <tag>\uFFFE';
+    media.set(VIDEO[0]!, { ...media.get(VIDEO[0]!)!, name: weird });
+    const xml = writeFcpxml(exportDocument('weird \u0000 name', t, media));
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
+    const names = [...xml.matchAll(/<asset-clip [^>]*name="([^"]*)"/g)].map((m) => m[1]);
+    expect(names).toEqual(['take\uFFFDone\uFFFD&#9;line&#10;break&#13;\uFFFDend &amp; &quot;quoted&quot; &lt;tag&gt;\uFFFD']);
+    const back = readFcpxml(xml);
+    expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(back.cuts).toHaveLength(1);
+  });
+});
