@@ -87,7 +87,8 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
     });
   events.sort((a, b) => a.recIn - b.recIn);
   const title = oneLine(doc.name).slice(0, 70) || 'cutroom edit';
-  const out = [`TITLE: ${title}`, 'FCM: NON-DROP FRAME', ''];
+  // An EDL has no field for its rate: cutroom says it in a comment (its reader takes it; others skip comments).
+  const out = [`TITLE: ${title}`, 'FCM: NON-DROP FRAME', `* CUTROOM FPS: ${doc.fps.num}/${doc.fps.den}`, ''];
   events.forEach((e, i) => {
     const n = String(i + 1).padStart(3, '0');
     out.push(`${n}  ${e.lines[0]}`, ...e.lines.slice(1), '');
@@ -110,6 +111,14 @@ interface Event {
   recOut: number;
   line: number;
   hints: MediaHints;
+}
+
+/** The frame rate an EDL says it counts at (cutroom's `* CUTROOM FPS: n/d` comment), when it says one. */
+export function edlStatedRate(text: string): { num: number; den: number } | undefined {
+  const m = /^\* CUTROOM FPS: (\d{1,6})\/(\d{1,4})\s*$/m.exec(text.slice(0, 4096));
+  if (!m) return undefined;
+  const rate = { num: Number(m[1]), den: Number(m[2]) };
+  return rate.den > 0 && timecodeBase(rate) !== undefined ? rate : undefined;
 }
 
 export function readEdl(text: string, fps: { num: number; den: number }): ImportedTimeline {

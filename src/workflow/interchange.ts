@@ -10,7 +10,7 @@ import { processAlive } from '../process-alive.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
-import { readEdl, writeEdl } from '../interchange/edl.js';
+import { edlStatedRate, readEdl, timecodeBase, writeEdl } from '../interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
 import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/to-edit.js';
@@ -277,6 +277,26 @@ async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], li
   );
 }
 
+/**
+ * An EDL that does not say its rate, read at 30 fps: read again at its sources' rate when the video sources it maps
+ * to share one (an EDL counts in the frames of the edit its sources were cut in), and say which rate was assumed.
+ */
+function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCandidate[]): ImportedTimeline {
+  const used = new Set(toEditDraft(at30, assets, {}).draft.video_series_sequential.map((c) => c.video_id));
+  const rates = [...new Set(assets.filter((a) => used.has(a.id) && a.rate).map((a) => `${a.rate!.num}/${a.rate!.den}`))];
+  const [num, den] = (rates.length === 1 ? rates[0]! : '30/1').split('/').map(Number) as [number, number];
+  const again = rates.length === 1 && `${num}/${den}` !== '30/1' && timecodeBase({ num, den }) !== undefined ? readEdl(text, { num, den }) : at30;
+  const rate = +(again.fps!.num / again.fps!.den).toFixed(3);
+  again.notes.push({
+    severity: 'warning',
+    place: 'the file',
+    message: rates.length === 1
+      ? `the EDL does not say its frame rate; it was read at ${rate} fps, its sources' rate: give fps if it was made at another`
+      : `the EDL does not say its frame rate; it was read at 30 fps${rates.length > 1 ? ` (its sources are at ${rates.join(', ')} fps)` : ''}: give fps if it was made at another`,
+  });
+  return again;
+}
+
 export async function importEdit(deps: InterchangeDeps, input: ImportInput, signal?: AbortSignal): Promise<ImportOutcome> {
   if ((input.path === undefined) === (input.content === undefined)) throw new UserFacingError('give either path (a timeline file) or content (its text), not both and not neither');
   if (input.content !== undefined && Buffer.byteLength(input.content) > MAX_IMPORT_BYTES) throw new UserFacingError(`content is over ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
@@ -285,10 +305,14 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   if (!format) throw new UserFacingError('the format could not be told from the file: give format ("otio", "fcpxml" or "edl")');
   if (input.fps !== undefined && (!Number.isFinite(input.fps) || input.fps < 1 || input.fps > 120)) throw new UserFacingError('fps must be from 1 to 120');
   let imported: ImportedTimeline;
+  // An EDL's rate: as given, else as the file says (cutroom's own say it), else its sources' (below), else 30.
+  let edlRate: 'given' | 'stated' | 'assumed' = 'given';
   if (format === 'otio') imported = readOtio(text);
   else if (format === 'fcpxml') imported = readFcpxml(text);
   else {
-    const f = fpsRational(input.fps ?? 30);
+    const stated = input.fps === undefined ? edlStatedRate(text) : undefined;
+    if (input.fps === undefined) edlRate = stated ? 'stated' : 'assumed';
+    const f = stated ?? fpsRational(input.fps ?? 30);
     imported = readEdl(text, { num: f.num, den: f.den });
   }
   const items = imported.cuts.length + imported.overlays.length;
@@ -307,6 +331,7 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   // those the file maps to; the prober caches), then map again with their rates.
   const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));
   await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults).draft, signal);
+  if (edlRate === 'assumed') imported = edlAtSourcesRate(text, imported, assets);
   const { draft, notes, mapped } = toEditDraft(imported, assets, defaults);
   if (!draft.video_series_sequential.length) {
     // The errors first; when there are none, what was skipped says why nothing was read.

@@ -107,6 +107,28 @@ describe('on the local backend', () => {
     await srv?.close();
   });
 
+  it('edl: reads at the rate the file says, else at its sources\' rate, and says when it assumed one (issue 21, item 4)', async () => {
+    const out = structured<{ path: string }>(await call(srv, 'export_edit', { ...args, fps: 25, format: 'edl' }));
+    const text = readFileSync(out.path, 'utf8');
+    expect(text).toContain('* CUTROOM FPS: 25/1');
+    // Said in the file: read at 25 (it was read at 30 before, every out point moved), no warning.
+    const back = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', resolution: '640x360' }));
+    expect(back.edit!.video_output_fps).toBe(25);
+    // Each cut back on the source frame it started on (the EDL counts the edit's frames: lengths come back to the frame).
+    const at25 = shape(structured<{ edit: Edit }>(await call(srv, 'compose_edit', { ...args, fps: 25 })).edit, { withLevels: false, overlaysOnFrames: true });
+    const read = shape(back.edit!, { withLevels: false, overlaysOnFrames: true });
+    expect(read.cuts.map((c) => [c.id, c.inFrame])).toEqual(at25.cuts.map((c) => [c.id, c.inFrame]));
+    read.cuts.forEach((c, i) => expect(Math.abs(c.frames - at25.cuts[i]!.frames)).toBeLessThanOrEqual(1));
+    expect(back.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/does not say its frame rate/);
+    // Not said (a foreign EDL): its sources are at 25 fps, so 25, with a warning.
+    const foreign = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: text.replace(/^\* CUTROOM FPS: .*\n/m, ''), format: 'edl', resolution: '640x360' }));
+    expect(foreign.edit!.video_output_fps).toBe(25);
+    expect(foreign.diagnostics.map((d) => d.message)).toContainEqual(expect.stringMatching(/does not say its frame rate; it was read at 25 fps, its sources' rate/));
+    // Given: as given.
+    const given = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', fps: 50, resolution: '640x360' }));
+    expect(given.edit!.video_output_fps).toBe(50);
+  }, 60_000);
+
   for (const format of ['otio', 'fcpxml', 'edl'] as const) {
     it(`${format}: writes the file, serves it as a resource, and reads it back into the same edit`, async () => {
       const r = await call(srv, 'export_edit', { ...args, format });
