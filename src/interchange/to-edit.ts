@@ -37,11 +37,15 @@ const stem = (s: string) => baseName(s).replace(/\.[^.]*$/, '');
 /**
  * The asset a clip names: its cutroom id; else its path or link (without query); else an asset id inside its
  * file name (exports name downloaded media after the asset); else a unique name, file name or reel (an id prefix).
+ * Where the path names another asset than the id cutroom left in the file, an editor relinked the clip: the path
+ * wins, and `relinkedFrom` names the asset the id named.
  */
-export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?: AssetCandidate; via?: string } {
+export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?: AssetCandidate; via?: string; relinkedFrom?: string } {
   const byId = (id: string) => assets.find((a) => a.id.toLowerCase() === id.toLowerCase());
   if (h.assetId) {
     const a = byId(h.assetId);
+    const byPath = h.url ? resolveMedia({ url: h.url, names: [] }, assets) : {};
+    if (a && byPath.asset && byPath.asset.id !== a.id) return { ...byPath, relinkedFrom: a.id };
     if (a) return { asset: a, via: 'its cutroom asset id' };
   }
   if (h.url) {
@@ -67,6 +71,9 @@ export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?:
   }
   return {};
 }
+
+const relinkNote = (h: MediaHints, from: string, to: string) =>
+  `its media was relinked in the editor: the file still carries cutroom's id of asset ${from}, but its path (${quoteOf(plainLocation(h.url ?? ''), 200)}) is asset ${to}'s; the path was taken, as the editor meant`;
 
 export interface DraftResult {
   /** An edit draft as compose_edit takes it (EditDraftSchema). */
@@ -109,7 +116,8 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       notes.push({ severity: 'warning', place: c.place, message: `its length (${c.durationSec} s) is not a length; it was left out` });
       continue;
     }
-    const { asset, via } = resolveMedia(c.media, assets);
+    const { asset, via, relinkedFrom } = resolveMedia(c.media, assets);
+    if (relinkedFrom) notes.push({ severity: 'warning', place: c.place, message: relinkNote(c.media, relinkedFrom, asset!.id) });
     // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
     elapsedSec += c.durationSec;
     const endFrame = Math.round((elapsedSec * exact.num) / exact.den);
@@ -141,7 +149,8 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   const overlays: DraftResult['draft']['audio_overlay'] = [];
   for (const overlay of t.overlays) {
     const o = { ...overlay, place: quoteOf(overlay.place, 120) };
-    const { asset, via } = resolveMedia(o.media, assets);
+    const { asset, via, relinkedFrom } = resolveMedia(o.media, assets);
+    if (relinkedFrom) notes.push({ severity: 'warning', place: o.place, message: relinkNote(o.media, relinkedFrom, asset!.id) });
     const startMs = Math.round(o.startSec * 1000);
     const endMs = startMs + Math.round(o.durationSec * 1000);
     if (!(endMs > startMs)) {

@@ -262,3 +262,19 @@ describe('FCPXML is well-formed whatever a media name holds (issue 21, item 6)',
     expect(back.cuts).toHaveLength(1);
   });
 });
+
+describe('an editor\'s relink (issue 21, item 3)', () => {
+  it.each(['otio', 'fcpxml', 'edl'] as const)('%s: a clip whose path names another asset than the id cutroom left plays that asset, and says so', (format) => {
+    const t = timelineOf({ video_output_fps: 25, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 1, video_end_time: 2 }, { video_id: VIDEO[1]!, video_start_time: 0, video_end_time: 1 }] });
+    const media = mediaFor([{ num: 25, den: 1 }, { num: 25, den: 1 }, { num: 25, den: 1 }]);
+    const text = write(format, t, media);
+    // The editor relinked clip 1 to the third clip's file; cutroom's id for asset 1 stays in the file.
+    const from = format === 'edl' ? '/media/clip 1.mp4' : 'clip%201.mp4';
+    const to = format === 'edl' ? '/media/clip 3.mp4' : 'clip%203.mp4';
+    const relinked = text.replace(from, to);
+    expect(relinked).not.toBe(text);
+    const r = toEditDraft(read(format, relinked, t.fps), candidates(media), {});
+    expect(r.draft.video_series_sequential.map((c) => c.video_id)).toEqual([VIDEO[2], VIDEO[1]]);
+    expect(r.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(new RegExp(`relinked in the editor: the file still carries cutroom's id of asset ${VIDEO[0]}, but its path .* is asset ${VIDEO[2]}'s`)));
+  });
+});
