@@ -147,15 +147,26 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   }
 
   const overlays: DraftResult['draft']['audio_overlay'] = [];
+  // Where the last picture ends: an overlay past it (an editor trimmed the pictures under it) ends there.
+  const totalMs = frameMs(recordFrames);
   for (const overlay of t.overlays) {
     const o = { ...overlay, place: quoteOf(overlay.place, 120) };
     const { asset, via, relinkedFrom } = resolveMedia(o.media, assets);
     if (relinkedFrom) notes.push({ severity: 'warning', place: o.place, message: relinkNote(o.media, relinkedFrom, asset!.id) });
     const startMs = Math.round(o.startSec * 1000);
-    const endMs = startMs + Math.round(o.durationSec * 1000);
+    let endMs = startMs + Math.round(o.durationSec * 1000);
     if (!(endMs > startMs)) {
       notes.push({ severity: 'warning', place: o.place, message: 'this audio clip has no length; it was left out' });
       continue;
+    }
+    if (cuts.length && startMs >= totalMs) {
+      notes.push({ severity: 'warning', place: o.place, message: `it starts at ${s(startMs)} s, where the pictures have ended (${s(totalMs)} s); it was left out` });
+      continue;
+    }
+    if (cuts.length && endMs > totalMs) {
+      // Past by less than a frame is the pictures' rounding to frames (an edit's own overlay ending with it): quietly.
+      if (endMs - totalMs > frameMs(1)) notes.push({ severity: 'warning', place: o.place, message: `it ran ${((endMs - totalMs) / 1000).toFixed(3)} s past the last picture (the pictures under it were trimmed?); it now ends with the timeline at ${s(totalMs)} s` });
+      endMs = totalMs;
     }
     if (!asset) notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media (${describeHints(o.media)}) matches no asset of the project` });
     else {

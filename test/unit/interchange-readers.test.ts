@@ -205,7 +205,8 @@ describe('levels after an editor trims a clip or moves an overlay', () => {
   });
 
   it("an overlay's windows move with it", () => {
-    const o = timeline({ sourceInSec: 1.03, durationSec: 1.47 }, 2.5).audio_overlay[0]!;
+    // Pictures long enough to hold it where it moved (one left past them would be cut at their end).
+    const o = timeline({ sourceInSec: 1.03, durationSec: 5 }, 2.5).audio_overlay[0]!;
     expect([o.audio_start_time, o.audio_end_time]).toEqual([2.5, 4.5]);
     expect(o.audio_levels).toEqual([
       { audio_level: 1, start_time: 2.5, end_time: 3 },

@@ -60,9 +60,12 @@ const editArb = fc
       video_output_fps: e.fps,
       video_output_resolution: '1280x720',
       video_series_sequential: e.cuts.map((c, i) => ({ video_id: VIDEO[c.video]!, video_start_time: c.inMs / 1000, video_end_time: (c.inMs + c.lenMs) / 1000, audio_levels: cutLevels[i] })),
+      // Overlays inside the pictures (the timeline less a frame: its cuts round to frames), as an edit must have
+      // them to be exported; one left past them comes back cut at their end (tested below).
       audio_overlay: e.overlays.map((o, k) => {
-        const at = Math.round(o.atFrac * total);
-        return { audio_id: AUDIO[o.audio]!, audio_start_time: at / 1000, audio_end_time: (at + o.lenMs) / 1000, audio_levels: overlayLevels[k]!.map((l) => ({ ...l, start_time: l.start_time + at / 1000, end_time: l.end_time + at / 1000 })) };
+        const at = Math.min(Math.round(o.atFrac * total), total - 100);
+        const len = Math.min(o.lenMs, total - at - 50);
+        return { audio_id: AUDIO[o.audio]!, audio_start_time: at / 1000, audio_end_time: (at + len) / 1000, audio_levels: overlayLevels[k]!.map((l) => ({ ...l, start_time: l.start_time + at / 1000, end_time: l.end_time + at / 1000 })) };
       }),
     };
   });
@@ -276,5 +279,21 @@ describe('an editor\'s relink (issue 21, item 3)', () => {
     const r = toEditDraft(read(format, relinked, t.fps), candidates(media), {});
     expect(r.draft.video_series_sequential.map((c) => c.video_id)).toEqual([VIDEO[2], VIDEO[1]]);
     expect(r.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(new RegExp(`relinked in the editor: the file still carries cutroom's id of asset ${VIDEO[0]}, but its path .* is asset ${VIDEO[2]}'s`)));
+  });
+});
+
+describe('an overlay left past the last picture by an editor\'s trim (issue 21, item 6)', () => {
+  it('ends with the timeline, with a warning, and the edit is ready; one that starts past it is left out', () => {
+    const media = mediaFor([{ num: 25, den: 1 }]);
+    const cut = (at: number) => ({ media: { assetId: VIDEO[0]!, names: [] }, sourceInSec: at, durationSec: 2, levels: [], place: `cut at ${at}` });
+    const overlay = (startSec: number, durationSec: number) => ({ media: { assetId: AUDIO[0]!, names: [] }, startSec, durationSec, sourceInSec: 0, levels: [], place: `overlay at ${startSec}` });
+    const r = toEditDraft({ format: 'otio', fps: { num: 25, den: 1 }, cuts: [cut(0), cut(5)], overlays: [overlay(1, 10), overlay(4.5, 2)], notes: [] }, candidates(media), {});
+    expect(r.draft.audio_overlay.map((o) => [o.audio_start_time, o.audio_end_time])).toEqual([[1, 4]]);
+    expect(r.notes.map((n) => n.message)).toEqual([
+      expect.stringMatching(/^it ran 7\.000 s past the last picture .* it now ends with the timeline at 4 s$/),
+      expect.stringMatching(/^it starts at 4\.5 s, where the pictures have ended \(4 s\); it was left out$/),
+    ]);
+    expect(r.notes.every((n) => n.severity === 'warning')).toBe(true);
+    expect(lintEdit(r.draft).ready).toBe(true);
   });
 });
