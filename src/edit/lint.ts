@@ -22,6 +22,8 @@ export interface MediaFacts {
   videoTimeBase?: { num: number; den: number };
   /** Channels of the first audio stream. */
   audioChannels?: number;
+  /** The media's start timecode as it is tagged (HH:MM:SS:FF, or ;FF for drop-frame), when it has one. */
+  timecode?: string;
 }
 
 export interface AssetInfo {

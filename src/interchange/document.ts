@@ -68,7 +68,12 @@ export interface ExchangeMedia {
   width?: number;
   height?: number;
   audioChannels?: number;
+  /** Its start timecode as a frame count at `rate` (camera and NLE media): its first frame's label. */
+  timecodeFrame?: number;
 }
+
+/** The seconds a media's start timecode stands for (0 without one). */
+export const timecodeSeconds = (m: Pick<ExchangeMedia, 'timecodeFrame' | 'rate'> | undefined) => (m?.timecodeFrame && m.rate ? (m.timecodeFrame * m.rate.den) / m.rate.num : 0);
 
 /** A level window in ms, normalised: within its stream's span, no overlap, no level of 1, in order. */
 export interface SpanLevel {

@@ -4,7 +4,7 @@
 // `* FROM CLIP NAME:` and `* SOURCE FILE:` comments for relinking. An EDL carries no levels, no crop and only two
 // audio channels: export_edit warns about each. Reading takes dissolves, wipes, speed lines, drop-frame timecode
 // and comments, and notes what it cannot carry. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, timecodeSeconds } from './document.js';
 
 /** The timecode base of a rate: integer rates as they are, NTSC rates (n*1000/1001) counted as n. */
 export function timecodeBase(fps: { num: number; den: number }): number | undefined {
@@ -63,7 +63,8 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   doc.clips.forEach((c, i) => {
     // The source's time counted in the edit's frames (an EDL has one rate): the frame at or before the cut's first
     // source frame, which is the one cutroom starts the cut on when the source's rate is at most the edit's.
-    const srcIn = Math.floor((seconds(c.sourceIn) * fpsR.num) / fpsR.den + 1e-6);
+    // Counted from the source's own timecode (camera and NLE media), as conform tools read a source in point.
+    const srcIn = Math.floor(((seconds(c.sourceIn) + timecodeSeconds(doc.media.get(c.assetId))) * fpsR.num) / fpsR.den + 1e-6);
     const rec = recordStart + c.recordFrame;
     events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + c.frames, rec, rec + c.frames), ...comments(c.assetId)] });
     if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);

@@ -44,6 +44,11 @@ export function writeFcpxml(doc: ExportDocument): string {
   const formats = new Map<string, string>();
   const assetRef = new Map<string, string>();
   const used = [...new Set([...doc.clips.map((c) => c.assetId), ...doc.overlays.map((o) => o.assetId)])];
+  // Where each asset's own clock starts: its timecode (as Final Cut writes an asset's start), else 0.
+  const tcOf = (id: string): Rational => {
+    const m = doc.media.get(id);
+    return m?.rate && m.timecodeFrame ? rational(m.timecodeFrame * m.rate.den, m.rate.num) : rational(0, 1);
+  };
   used.forEach((id, i) => {
     const m = doc.media.get(id);
     let format = '';
@@ -60,7 +65,7 @@ export function writeFcpxml(doc: ExportDocument): string {
     const duration = m?.durationMs !== undefined ? ` duration="${t(msR(m.durationMs))}"` : '';
     const video = m?.hasVideo ? ' hasVideo="1" videoSources="1"' : ' hasVideo="0"';
     const audio = m?.hasAudio ? ` hasAudio="1" audioSources="1" audioChannels="${Math.min(2, m.audioChannels ?? 2)}" audioRate="48000"` : ' hasAudio="0"';
-    lines.push(`    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="0s"${duration}${video}${audio}${format}>`);
+    lines.push(`    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="${t(tcOf(id))}"${duration}${video}${audio}${format}>`);
     lines.push(`      <media-rep kind="original-media" src="${escapeXml(m?.url ?? '')}"/>`);
     lines.push(`      <metadata><md key="com.cutroom.asset-id" value="${escapeXml(id)}"/></metadata>`);
     lines.push('    </asset>');
@@ -75,18 +80,19 @@ export function writeFcpxml(doc: ExportDocument): string {
     let host = doc.clips.findIndex((c) => startFrame >= c.recordFrame && startFrame < c.recordFrame + c.frames);
     if (host < 0) host = doc.clips.length - 1;
     const c = doc.clips[host]!;
-    const offset = addR(c.sourceIn, framesToR(startFrame - c.recordFrame, fps));
+    // A connected clip's offset is on its parent's clock: the parent's media time, timecode and all.
+    const offset = addR(addR(c.sourceIn, tcOf(c.assetId)), framesToR(startFrame - c.recordFrame, fps));
     const m = doc.media.get(o.assetId);
     // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
     const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
     const vol = volume(local, 0, o.endMs - o.startMs, '                ');
-    const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(offset)}" name="${escapeXml(m?.name ?? o.assetId)}" start="0s" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
+    const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(offset)}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
     const xml = vol ? `              <asset-clip ${attrs}>\n${vol}              </asset-clip>` : `              <asset-clip ${attrs}/>`;
     hung.set(host, [...(hung.get(host) ?? []), xml]);
   }
   doc.clips.forEach((c, i) => {
     const m = doc.media.get(c.assetId);
-    const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(c.sourceIn)}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
+    const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
     const vol = volume(c.levels, c.inMs, c.outMs, '              ');
     const children = hung.get(i) ?? [];
     if (!vol && !children.length) lines.push(`            <asset-clip ${attrs}/>`);

@@ -11,7 +11,8 @@ const rateOf = (f: { num: number; den: number }) => f.num / f.den;
 
 function reference(doc: ExportDocument, assetId: string) {
   const m = doc.media.get(assetId);
-  const available = m?.durationMs !== undefined ? range(0, m.rate ? (m.durationMs / 1000) * rateOf(m.rate) : m.durationMs / 1000, m.rate ? rateOf(m.rate) : 1) : null;
+  // The media's own clock starts at its timecode: its first frame's label, as OpenTimelineIO's adapters write it.
+  const available = m?.durationMs !== undefined ? range(m.rate ? (m.timecodeFrame ?? 0) : 0, m.rate ? (m.durationMs / 1000) * rateOf(m.rate) : m.durationMs / 1000, m.rate ? rateOf(m.rate) : 1) : null;
   return {
     media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', metadata: {}, name: m?.name ?? assetId, available_range: available, available_image_bounds: null, target_url: m?.url ?? '' } },
     active_media_reference_key: 'DEFAULT_MEDIA',
@@ -26,7 +27,7 @@ export function writeOtio(doc: ExportDocument): string {
     const m = doc.media.get(c.assetId);
     const rate = m?.rate ? rateOf(m.rate) : fps;
     // In the source's rate: its first frame, and the cut's length on the timeline (frames / fps) in that rate.
-    const start = c.sourceInFrame ?? seconds(c.sourceIn) * rate;
+    const start = (c.sourceInFrame ?? seconds(c.sourceIn) * rate) + (m?.rate ? (m.timecodeFrame ?? 0) : 0);
     const duration = (c.frames * doc.fps.den * rate) / doc.fps.num;
     return {
       ...item('Clip.2', m?.name ?? c.assetId, {
@@ -290,7 +291,7 @@ export function readOtio(text: string): ImportedTimeline {
         return;
       }
       effectNotes(it, place, notes);
-      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: start, durationSec: r.duration, sourceInSec: r.start, levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
+      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: start, durationSec: r.duration, sourceInSec: r.start - (rangeSec(mediaRefOf(it)?.available_range)?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
       // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
       if (!m && mirrorsCut(out.cuts, overlay)) return;
       out.overlays.push(overlay);

@@ -12,6 +12,8 @@ export interface AssetCandidate {
   url?: string;
   /** Its video's constant frame rate, when known: a cut's in point then lands on that source's frame. */
   rate?: { num: number; den: number };
+  /** Its start timecode in seconds, when it has one: an EDL's source in points count from it. */
+  timecodeSec?: number;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -136,7 +138,9 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
     }
     // A source with a constant rate: the millisecond at or just before its frame, as cutroom starts a cut on the
     // next frame start. Without one the in point is played as it is: the millisecond at or just after the time.
-    const inMs = Math.max(0, asset?.rate ? frameStartMs(c.sourceInSec, asset.rate) : Math.ceil(c.sourceInSec * 1000 - 1e-6));
+    // An EDL's source in point counts from the source's timecode (OTIO and FCPXML readers took it off already).
+    const sourceInSec = t.format === 'edl' && asset?.timecodeSec ? c.sourceInSec - asset.timecodeSec : c.sourceInSec;
+    const inMs = Math.max(0, asset?.rate ? frameStartMs(sourceInSec, asset.rate) : Math.ceil(sourceInSec * 1000 - 1e-6));
     cuts.push({
       video_id: asset?.id ?? `unmapped:${c.place}`,
       video_start_time: s(inMs),

@@ -22,7 +22,7 @@ interface ProbeStream {
 }
 interface ProbeOutput {
   streams?: ProbeStream[];
-  format?: { duration?: string; start_time?: string; format_name?: string };
+  format?: { duration?: string; start_time?: string; format_name?: string; tags?: { timecode?: string } };
 }
 
 export class ProbeError extends Error {
@@ -61,6 +61,8 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
   if (width && sar && Number(sar[1]) > 0 && Number(sar[2]) > 0 && sar[1] !== sar[2]) width = Math.round((width * Number(sar[1])) / Number(sar[2]));
   const rotation = Math.abs(video?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ?? Number(video?.tags?.rotate ?? 0));
   if (rotation === 90 || rotation === 270) [width, height] = [height, width];
+  // A start timecode (camera and NLE media): on the video stream, a timecode track (QuickTime tmcd) or the format.
+  const timecode = [video?.tags?.timecode, ...streams.map((s) => s.tags?.timecode), p.format?.tags?.timecode].find((t) => typeof t === 'string' && /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(t.trim()))?.trim();
   return {
     ...(Number.isFinite(durationS) && durationS > 0 && !isImage ? { durationMs: Math.round(durationS * 1000) } : {}),
     hasVideo: !!video,
@@ -71,6 +73,7 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
     ...(video && Number.isFinite(Number(video.start_time)) ? { videoStartSec: Math.max(0, Number(video.start_time) - (Number(p.format?.start_time) || 0)) } : {}),
     ...(video && !isImage && fraction(video.time_base) ? { videoTimeBase: fraction(video.time_base) } : {}),
     ...(audio?.channels ? { audioChannels: audio.channels } : {}),
+    ...(timecode && !isImage ? { timecode } : {}),
     isImage,
     ...(formatName ? { formatName } : {}),
   };
@@ -78,7 +81,7 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
 
 export async function probeMedia(ffprobe: string, src: MediaSource, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ReturnType<typeof factsFromProbe>> {
   const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-show_entries',
-    'format=duration,start_time,format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,time_base,channels,sample_aspect_ratio:stream_tags=rotate:stream_disposition=attached_pic:stream_side_data=rotation',
+    'format=duration,start_time,format_name:format_tags=timecode:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,time_base,channels,sample_aspect_ratio:stream_tags=rotate,timecode:stream_disposition=attached_pic:stream_side_data=rotation',
     '-of', 'json', ...inputArgs(src).slice(-2)];
   const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
   if (r.cancelled) throw new ProbeError('cancelled');

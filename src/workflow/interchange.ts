@@ -10,7 +10,8 @@ import { processAlive } from '../process-alive.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
-import { edlStatedRate, readEdl, timecodeBase, writeEdl } from '../interchange/edl.js';
+import { edlStatedRate, readEdl, timecodeBase, timecodeToFrames, writeEdl } from '../interchange/edl.js';
+import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
 import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/to-edit.js';
@@ -156,6 +157,7 @@ export async function exportEdit(
         hasAudio: facts?.hasAudio ?? true,
         ...(facts?.width ? { width: facts.width, height: facts.height } : {}),
         ...(facts?.audioChannels ? { audioChannels: facts.audioChannels } : {}),
+        ...(timecodeFrameOf(facts) ? { timecodeFrame: timecodeFrameOf(facts) } : {}),
       });
       if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
     }
@@ -273,8 +275,18 @@ async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], li
           return undefined;
         });
         if (facts?.frameRate) a.rate = facts.frameRate;
+        const tc = timecodeFrameOf(facts);
+        if (tc && facts?.frameRate) a.timecodeSec = (tc * facts.frameRate.den) / facts.frameRate.num;
       }),
   );
+}
+
+/** A media's start timecode as a frame count at its own rate (drop-frame where its label says so), or undefined. */
+function timecodeFrameOf(facts: MediaFacts | undefined): number | undefined {
+  const base = facts?.timecode && facts.frameRate ? timecodeBase(facts.frameRate) : undefined;
+  if (!base) return undefined;
+  const tc = facts!.timecode!.replace(/[.,]/, ':');
+  return timecodeToFrames(tc, base, tc.includes(';')) || undefined;
 }
 
 /**

@@ -107,6 +107,29 @@ describe('on the local backend', () => {
     await srv?.close();
   });
 
+  it('writes a source\'s timecode as editors\' media have it, and reads it back off (issue 21, items 1 and 2)', async () => {
+    const file = join(allowed, 'camera tc.mov');
+    const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=25:d=6', '-c:v', 'libx264', '-preset', 'ultrafast', '-timecode', '01:00:10:00', file]);
+    expect(r.status, r.stderr.toString()).toBe(0);
+    const camera = structured<{ asset: { id: string } }>(await call(srv, 'import_media', { project_id: projectId, path: file })).asset.id;
+    const edit = { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: camera, start: 2, end: 3 }], filename: 'tc.mp4' };
+    const files: Record<string, string> = {};
+    for (const format of ['otio', 'fcpxml', 'edl'] as const) files[format] = readFileSync(structured<{ path: string }>(await call(srv, 'export_edit', { ...edit, format })).path, 'utf8');
+    // 01:00:10:00 at 25 fps is frame 90250 (3610 s); the cut's in point 2 s later.
+    expect(files.fcpxml).toMatch(/<asset [^>]*start="3610s"/);
+    expect(files.fcpxml).toMatch(/<asset-clip [^>]*start="3612s"/);
+    const otio = JSON.parse(files.otio) as { tracks: { children: { children: { source_range: { start_time: { value: number } }; media_references: { DEFAULT_MEDIA: { available_range: { start_time: { value: number } } } } }[] }[] } };
+    const clip = otio.tracks.children[0]!.children[0]!;
+    expect(clip.media_references.DEFAULT_MEDIA.available_range.start_time.value).toBe(90250);
+    expect(clip.source_range.start_time.value).toBe(90300);
+    expect(files.edl).toMatch(/ C {8}01:00:12:00 01:00:13:00 01:00:00:00 01:00:01:00/);
+    for (const format of ['otio', 'fcpxml', 'edl'] as const) {
+      const back = structured<Imported>(await call(srv, 'import_edit', { project_id: projectId, content: files[format], format, ...(format === 'edl' ? { resolution: '320x180' } : {}) }));
+      expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
+      expect(back.edit!.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time]), format).toEqual([[camera, '00:00:02.000', '00:00:03.000']]);
+    }
+  }, 60_000);
+
   it('edl: reads at the rate the file says, else at its sources\' rate, and says when it assumed one (issue 21, item 4)', async () => {
     const out = structured<{ path: string }>(await call(srv, 'export_edit', { ...args, fps: 25, format: 'edl' }));
     const text = readFileSync(out.path, 'utf8');

@@ -181,3 +181,14 @@ describe('Limiter', () => {
     expect(new Limiter(5, total).limit).toBe(3);
   });
 });
+
+describe('a start timecode (issue 21, item 1)', () => {
+  const video = { codec_type: 'video', width: 1920, height: 1080, avg_frame_rate: '30000/1001', r_frame_rate: '30000/1001' };
+  it('is read from the video stream, a timecode track or the format, in that order, and only when it is one', () => {
+    expect(factsFromProbe({ streams: [{ ...video, tags: { timecode: '01:00:10;00' } }] }).timecode).toBe('01:00:10;00');
+    expect(factsFromProbe({ streams: [video, { codec_type: 'data', tags: { timecode: '10:00:00:00' } }] }).timecode).toBe('10:00:00:00');
+    expect(factsFromProbe({ streams: [video], format: { tags: { timecode: '00:59:58:12' } } }).timecode).toBe('00:59:58:12');
+    expect(factsFromProbe({ streams: [{ ...video, tags: { timecode: 'soon' } }] }).timecode).toBeUndefined();
+    expect(factsFromProbe({ streams: [video] }).timecode).toBeUndefined();
+  });
+});
