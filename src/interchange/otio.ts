@@ -25,10 +25,14 @@ export function writeOtio(doc: ExportDocument): string {
   const fps = rateOf(doc.fps);
   const clipOf = (c: ExportDocument['clips'][number], role: 'picture' | 'sound') => {
     const m = doc.media.get(c.assetId);
-    const rate = m?.rate ? rateOf(m.rate) : fps;
-    // In the source's rate: its first frame, and the cut's length on the timeline (frames / fps) in that rate.
-    const start = (c.sourceInFrame ?? seconds(c.sourceIn) * rate) + (m?.rate ? (m.timecodeFrame ?? 0) : 0);
-    const duration = (c.frames * doc.fps.den * rate) / doc.fps.num;
+    const sourceRate = m?.rate ? rateOf(m.rate) : fps;
+    // In the source's rate when the timeline is at it: its first frame and the cut's frames, whole. At another rate,
+    // in the timeline's: the cut's length is whole frames there (a fraction of a frame in the source's rate makes
+    // OpenTimelineIO's own EDL writer drop a frame), its start the source time on that clock.
+    const rate = Math.abs(sourceRate - fps) < 1e-9 ? sourceRate : fps;
+    const tc = m?.rate ? ((m.timecodeFrame ?? 0) * rate) / sourceRate : 0;
+    const start = (rate === sourceRate && c.sourceInFrame !== undefined ? c.sourceInFrame : seconds(c.sourceIn) * rate) + tc;
+    const duration = rate === sourceRate ? (c.frames * doc.fps.den * rate) / doc.fps.num : c.frames;
     return {
       ...item('Clip.2', m?.name ?? c.assetId, {
         source_range: range(start, duration, rate),
@@ -41,11 +45,13 @@ export function writeOtio(doc: ExportDocument): string {
   const sound = item('Track.1', 'A1', { kind: 'Audio', children: doc.clips.map((c) => clipOf(c, 'sound')) });
   const overlays = doc.overlays.map((o, k) => {
     const m = doc.media.get(o.assetId);
-    const startFrames = (o.startMs / 1000) * fps;
+    // On the timeline's frames, whole (the exact milliseconds travel in the metadata, for cutroom to read back).
+    const startFrames = Math.round((o.startMs / 1000) * fps);
+    const endFrames = Math.max(startFrames + 1, Math.round((o.endMs / 1000) * fps));
     const children: unknown[] = [];
-    if (o.startMs > 0) children.push(item('Gap.1', '', { source_range: range(0, startFrames, fps) }));
+    if (startFrames > 0) children.push(item('Gap.1', '', { source_range: range(0, startFrames, fps) }));
     children.push({
-      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(0, ((o.endMs - o.startMs) / 1000) * fps, fps), ...reference(doc, o.assetId) }),
+      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(0, endFrames - startFrames, fps), ...reference(doc, o.assetId) }),
       metadata: { cutroom: { asset_id: o.assetId, role: 'overlay', start_ms: o.startMs, end_ms: o.endMs, levels: levelsMeta(o.levels) } },
     });
     return item('Track.1', `A${k + 2}`, { kind: 'Audio', children });
@@ -291,7 +297,10 @@ export function readOtio(text: string): ImportedTimeline {
         return;
       }
       effectNotes(it, place, notes);
-      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: start, durationSec: r.duration, sourceInSec: r.start - (rangeSec(mediaRefOf(it)?.available_range)?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
+      // cutroom's own milliseconds, where the file still places the clip on the frames they round to (not moved).
+      const ms = m && num(m.start_ms) !== undefined && num(m.end_ms) !== undefined ? { from: num(m.start_ms)! / 1000, to: num(m.end_ms)! / 1000 } : undefined;
+      const sameFrames = ms && Math.round(ms.from * r.rate) === Math.round(start * r.rate) && Math.max(Math.round(ms.from * r.rate) + 1, Math.round(ms.to * r.rate)) === Math.round((start + r.duration) * r.rate);
+      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: r.start - (rangeSec(mediaRefOf(it)?.available_range)?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
       // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
       if (!m && mirrorsCut(out.cuts, overlay)) return;
       out.overlays.push(overlay);

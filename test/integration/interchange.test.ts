@@ -201,9 +201,9 @@ describe('on the local backend', () => {
     expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
     expect(cuts).toHaveLength(3);
     const before = composed.video_series_sequential[0]!;
-    // 15 frames of the source (25 fps): 0.6 s, which is 18 frames of the 29.97 fps edit.
+    // 15 frames in the clip's rate, which is the edit's (29.97) since the source's (25) is another: whole frames there.
     const length = (c: Edit['video_series_sequential'][number]) => sec(c.video_end_time) - sec(c.video_start_time);
-    expect(Math.round((length(before) - length(cuts[0]!)) * 29.97)).toBe(18);
+    expect(Math.round((length(before) - length(cuts[0]!)) * 29.97)).toBe(15);
     expect(sec(cuts[0]!.video_start_time)).toBe(1.04);
     // Its level still covers all of it; the other cuts are as they were.
     expect(cuts[0]!.audio_levels).toEqual([{ audio_level: 0.5, start_time: cuts[0]!.video_start_time, end_time: cuts[0]!.video_end_time }]);

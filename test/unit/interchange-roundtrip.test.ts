@@ -297,3 +297,18 @@ describe('an overlay left past the last picture by an editor\'s trim (issue 21, 
     expect(lintEdit(r.draft).ready).toBe(true);
   });
 });
+
+describe('OTIO clip lengths (issue 21, item 5)', () => {
+  it('are whole frames at each clip\'s rate, whatever the sources\' rates (property)', () => {
+    fc.assert(
+      fc.property(editArb, fc.tuple(fc.constantFrom(...RATES), fc.constantFrom(...RATES), fc.constantFrom(...RATES)), (raw, rates) => {
+        const t = timelineOf(raw);
+        const doc = JSON.parse(write('otio', t, mediaFor(rates))) as { tracks: { children: { children: { OTIO_SCHEMA: string; source_range: { duration: { value: number } } }[] }[] } };
+        for (const track of doc.tracks.children) {
+          for (const item of track.children.filter((i) => i.OTIO_SCHEMA === 'Clip.2')) expect(Math.abs(item.source_range.duration.value - Math.round(item.source_range.duration.value))).toBeLessThan(1e-9);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
