@@ -199,6 +199,10 @@ export function readFcpxml(text: string): ImportedTimeline {
   const resources = kids(root, 'resources')[0];
   const formats = new Map<string, XmlElement>();
   const assets = new Map<string, AssetInfo>();
+  // Generators and titles make their own picture from an <effect>: not media that is missing.
+  const effects = new Set((resources?.children ?? []).filter((r) => r.name === 'effect' && r.attrs.id).map((r) => r.attrs.id!));
+  const isGenerator = (el: XmlElement) =>
+    el.name === 'title' || (!!el.attrs.ref && effects.has(el.attrs.ref)) || el.children.some((c) => c.name === 'video' && !!c.attrs.ref && effects.has(c.attrs.ref));
   for (const r of resources?.children ?? []) {
     if (r.name === 'format' && r.attrs.id) formats.set(r.attrs.id, r);
     if (r.name === 'asset' && r.attrs.id) {
@@ -275,6 +279,10 @@ export function readFcpxml(text: string): ImportedTimeline {
       if (duration) notes.push({ severity: 'warning', place, message: `a gap of ${duration.toFixed(3)} s was closed up: cutroom plays its cuts back to back` });
       continue;
     }
+    if (isGenerator(el)) {
+      notes.push({ severity: 'warning', place, message: 'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out and the timeline closed up' });
+      continue;
+    }
     if (el.name === 'asset-clip' || el.name === 'clip' || el.name === 'audition' || el.name === 'video') {
       const target = el.name === 'audition' ? el.children.find((c) => c.name === 'asset-clip' || c.name === 'clip') : el;
       if (!target || duration === undefined) {
@@ -314,12 +322,32 @@ export function readFcpxml(text: string): ImportedTimeline {
   return out;
 
   function connectedItem(c: XmlElement, parentStart: number, parentAt: number, parentPlace: string) {
-    const place = `${describe(c)} connected to ${parentPlace}`;
     if (c.name === 'transition') return;
     const lane = Number(c.attrs.lane);
+    const at = parentAt + ((parseFcpTime(c.attrs.offset) ?? parentStart) - parentStart);
+    if (c.name === 'spine') {
+      // A secondary storyline: its items one after another from where it is connected.
+      let run = 0;
+      for (const x of c.children) {
+        if (x.name === 'transition') continue;
+        if (x.name !== 'gap') connectedAt(x, at + run, `${describe(x)} in the storyline ${describe(c)} connected to ${parentPlace}`, lane);
+        run += parseFcpTime(x.attrs.duration) ?? 0;
+      }
+      return;
+    }
+    connectedAt(c, at, `${describe(c)} connected to ${parentPlace}`, lane);
+  }
+
+  /** One connected item (or an item of a connected storyline) that plays from `at` on the timeline. */
+  function connectedAt(item: XmlElement, at: number, place: string, lane: number) {
+    // An audition plays its pick: the first clip in it.
+    const c = item.name === 'audition' ? (item.children.find((x) => x.name === 'asset-clip' || x.name === 'clip') ?? item) : item;
+    if (isGenerator(c)) {
+      notes.push({ severity: 'warning', place, message: 'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out' });
+      return;
+    }
     const { asset, mediaStart } = mediaOf(c);
-    const duration = parseFcpTime(c.attrs.duration);
-    const offset = parseFcpTime(c.attrs.offset) ?? parentStart;
+    const duration = parseFcpTime(c.attrs.duration) ?? parseFcpTime(item.attrs.duration);
     if (!asset || duration === undefined) {
       notes.push({ severity: 'warning', place, message: 'a connected item without media or duration was left out' });
       return;
@@ -334,7 +362,6 @@ export function readFcpxml(text: string): ImportedTimeline {
     }
     dropped(c, place);
     const start = parseFcpTime(c.attrs.start) ?? asset.startSec;
-    const at = parentAt + (offset - parentStart);
     const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: at + (l.fromSec - start), toSec: at + (l.toSec - start) }));
     const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place };
     out.overlays.push(overlay);

@@ -251,3 +251,44 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
     expect(none.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no available_range to play whole; it was left out/));
   });
 });
+
+describe('FCPXML as Final Cut writes it: storylines, auditions, clips and generators (issue 21, item 6)', () => {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<fcpxml version="1.10">
+  <resources>
+    <format id="r1" frameDuration="1/25s" width="1280" height="720"/>
+    <asset id="v" name="${ASSETS[0]!.names[0]}" start="0s" duration="60s" hasVideo="1" hasAudio="1" format="r1"><media-rep kind="original-media" src="file:///m/v.mov"/></asset>
+    <asset id="a" name="${ASSETS[2]!.names[0]}" start="0s" duration="60s" hasVideo="0" hasAudio="1"><media-rep kind="original-media" src="file:///m/a.wav"/></asset>
+    <effect id="g" name="Custom" uid=".../Generators.localized/Solids.localized/Custom.localized/Custom.motn"/>
+  </resources>
+  <library><event name="e"><project name="p"><sequence format="r1" duration="8s" tcStart="0s">
+    <spine>
+      <asset-clip ref="v" offset="0s" start="10s" duration="4s" name="one">
+        <spine lane="-1" offset="11s">
+          <asset-clip ref="a" offset="11s" start="0s" duration="1s" name="story a"/>
+          <gap offset="12s" start="0s" duration="1s"/>
+          <asset-clip ref="a" offset="13s" start="5s" duration="1s" name="story b"/>
+        </spine>
+        <audition lane="-2" offset="12s"><asset-clip ref="a" start="20s" duration="2s" name="pick"/><asset-clip ref="a" start="30s" duration="2s" name="alt"/></audition>
+        <clip lane="-3" offset="10s" duration="1s" name="wrapped"><audio ref="a" offset="0s" start="40s" duration="1s"/></clip>
+      </asset-clip>
+      <video ref="g" offset="4s" start="0s" duration="2s" name="Solid"/>
+      <asset-clip ref="v" offset="6s" start="0s" duration="2s" name="two"/>
+    </spine>
+  </sequence></project></event></library>
+</fcpxml>`;
+
+  it('reads the items of a secondary storyline, an audition\'s pick and a wrapped clip\'s audio as overlays; a generator is no missing media', () => {
+    const t = readFcpxml(xml);
+    expect(t.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(t.cuts.map((c) => [c.sourceInSec, c.durationSec])).toEqual([[10, 4], [0, 2]]);
+    expect(t.overlays.map((o) => [o.startSec, o.durationSec, o.sourceInSec]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [0, 1, 40],
+      [1, 1, 0],
+      [2, 2, 20],
+      [3, 1, 5],
+    ]);
+    const generator = t.notes.find((n) => n.place.includes('Solid'));
+    expect(generator).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^a generator or title .* left out and the timeline closed up$/) });
+  });
+});
