@@ -230,6 +230,8 @@ export interface ImportedCut {
   levelSpan?: { fromSec: number; toSec: number };
   crop?: { zoom: number; position_x: number; position_y: number };
   place: Place;
+  /** From an EDL: its source timecodes as written (read at the source's rate once known) and its record length. */
+  edlSource?: { tc: [string, string]; drop: boolean; recordFrames: number };
 }
 
 export interface ImportedOverlay {

@@ -52,8 +52,8 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   const recordStart = RECORD_START_SEC * base;
   const tc = (frames: number) => framesToTimecode(frames, base);
   const events: { recIn: number; lines: string[] }[] = [];
-  const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number) =>
-    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${tc(srcIn)} ${tc(srcOut)} ${tc(recIn)} ${tc(recOut)}`;
+  const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number, srcBase = base) =>
+    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${framesToTimecode(srcIn, srcBase)} ${framesToTimecode(srcOut, srcBase)} ${tc(recIn)} ${tc(recOut)}`;
   const comments = (assetId: string) => {
     const m = doc.media.get(assetId);
     // A local file as its path (as Avid and Resolve write it); a link as it is.
@@ -63,10 +63,15 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   doc.clips.forEach((c, i) => {
     // The source's time counted in the edit's frames (an EDL has one rate): the frame at or before the cut's first
     // source frame, which is the one cutroom starts the cut on when the source's rate is at most the edit's.
-    // Counted from the source's own timecode (camera and NLE media), as conform tools read a source in point.
-    const srcIn = Math.floor(((seconds(c.sourceIn) + timecodeSeconds(doc.media.get(c.assetId))) * fpsR.num) / fpsR.den + 1e-6);
+    // Counted from the source's own timecode (camera and NLE media), in the source's own frames where its rate is
+    // another than the edit's: conform tools read a source timecode at its source's rate.
+    const m = doc.media.get(c.assetId);
+    const at = seconds(c.sourceIn) + timecodeSeconds(m);
+    const srcRate = m?.rate && timecodeBase(m.rate) !== undefined && m.rate.num * fpsR.den !== fpsR.num * m.rate.den ? m.rate : fpsR;
+    const srcIn = Math.floor((at * srcRate.num) / srcRate.den + 1e-6);
+    const srcFrames = srcRate === fpsR ? c.frames : Math.max(1, Math.round((c.frames * fpsR.den * srcRate.num) / (fpsR.num * srcRate.den)));
     const rec = recordStart + c.recordFrame;
-    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + c.frames, rec, rec + c.frames), ...comments(c.assetId)] });
+    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, timecodeBase(srcRate)), ...comments(c.assetId)] });
     if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);
     if (c.crop) warnings.push(`cut ${i + 1}: its crop is not carried (an EDL has no framing)`);
   });
@@ -108,6 +113,8 @@ interface Event {
   transition: string;
   srcIn: number;
   srcOut: number;
+  /** The source timecodes as written, for reading at the source's own rate once it is known (to-edit.ts). */
+  srcTc: [string, string];
   recIn: number;
   recOut: number;
   line: number;
@@ -188,7 +195,7 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
       return;
     }
     const [srcIn, srcOut, recIn, recOut] = frames as number[];
-    last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
+    last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, srcTc: [m[6]!, m[7]!], recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
     events.push(last);
   }
   if (dropFrame) notes.push({ severity: 'warning', place: 'the file', message: 'its timecode is drop-frame; it was read as real frame counts (cutroom writes non-drop-frame)' });
@@ -210,11 +217,11 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     }
     if (e.transition === 'D') notes.push({ severity: 'warning', place, message: 'a dissolve became a straight cut: cutroom has no transitions' });
     else if (e.transition.startsWith('W') || e.transition.startsWith('K')) notes.push({ severity: 'warning', place, message: `a ${e.transition.startsWith('W') ? 'wipe' : 'key'} became a straight cut: cutroom has no transitions or keys` });
-    if (e.srcOut - e.srcIn !== e.recOut - e.recIn && e.srcOut > e.srcIn) notes.push({ severity: 'warning', place, message: 'its source and record lengths differ (a speed change): it plays at its own speed for its record length' });
     if (recordAt !== undefined && e.recIn > recordAt) notes.push({ severity: 'warning', place, message: `a gap of ${sec(e.recIn - recordAt).toFixed(3)} s before it was closed up: cutroom plays its cuts back to back` });
     if (recordAt !== undefined && e.recIn < recordAt) notes.push({ severity: 'warning', place, message: 'it overlaps the event before it on the record side; it follows that event instead' });
     recordAt = Math.max(recordAt ?? 0, e.recOut);
-    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place };
+    // Whether its source and record lengths differ (a speed change) is judged once the source's rate is known.
+    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place, edlSource: { tc: e.srcTc, drop: dropFrame, recordFrames: e.recOut - e.recIn } };
     out.cuts.push(cut);
   }
   // Sound-only events: the cuts' own sound when they mirror a picture event, else overlays.

@@ -1,7 +1,8 @@
 // An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
 import { fpsRational } from '../edit/normalize.js';
-import { quoteOf, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { quoteOf, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type ImportedCut } from './document.js';
+import { timecodeBase, timecodeToFrames } from './edl.js';
 
 export interface AssetCandidate {
   id: string;
@@ -91,6 +92,22 @@ export interface DraftResult {
   mapped: string[];
 }
 
+/**
+ * An EDL event's source span in seconds: its timecodes counted at the source's rate where that is another timecode
+ * rate than the EDL's (and the labels are valid there), else at the EDL's.
+ */
+function edlSourceSpan(src: NonNullable<ImportedCut['edlSource']>, edlRate: { num: number; den: number }, sourceRate?: { num: number; den: number }): { inSec: number; lengthSec: number; frameSec: number } | undefined {
+  for (const rate of sourceRate && sourceRate.num * edlRate.den !== edlRate.num * sourceRate.den ? [sourceRate, edlRate] : [edlRate]) {
+    const base = timecodeBase(rate);
+    if (!base) continue;
+    const [a, b] = src.tc.map((tc) => timecodeToFrames(tc, base, src.drop || tc.includes(';')));
+    if (a === undefined || b === undefined) continue;
+    const sec = (f: number) => (f * rate.den) / rate.num;
+    return { inSec: sec(a), lengthSec: sec(b - a), frameSec: sec(1) };
+  }
+  return undefined;
+}
+
 const fpsValue = (f: { num: number; den: number }) => Math.round((f.num / f.den) * 1000) / 1000;
 const s = (ms: number) => ms / 1000;
 
@@ -138,8 +155,18 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
     }
     // A source with a constant rate: the millisecond at or just before its frame, as cutroom starts a cut on the
     // next frame start. Without one the in point is played as it is: the millisecond at or just after the time.
-    // An EDL's source in point counts from the source's timecode (OTIO and FCPXML readers took it off already).
-    const sourceInSec = t.format === 'edl' && asset?.timecodeSec ? c.sourceInSec - asset.timecodeSec : c.sourceInSec;
+    // An EDL's source timecodes count at the source's own rate (as conform tools read them) and from its timecode
+    // (OTIO and FCPXML readers took that off already).
+    let sourceInSec = c.sourceInSec;
+    if (c.edlSource && t.fps) {
+      const read = edlSourceSpan(c.edlSource, t.fps, asset?.rate);
+      if (read) {
+        sourceInSec = read.inSec;
+        const recordSec = (c.edlSource.recordFrames * t.fps.den) / t.fps.num;
+        if (read.lengthSec > 0 && Math.abs(read.lengthSec - recordSec) > read.frameSec / 2) notes.push({ severity: 'warning', place: c.place, message: 'its source and record lengths differ (a speed change): it plays at its own speed for its record length' });
+      }
+      if (asset?.timecodeSec) sourceInSec -= asset.timecodeSec;
+    }
     const inMs = Math.max(0, asset?.rate ? frameStartMs(sourceInSec, asset.rate) : Math.ceil(sourceInSec * 1000 - 1e-6));
     cuts.push({
       video_id: asset?.id ?? `unmapped:${c.place}`,

@@ -312,3 +312,19 @@ describe('OTIO clip lengths (issue 21, item 5)', () => {
     );
   });
 });
+
+describe('EDL source timecodes of sources at another rate (issue 21, item 4)', () => {
+  it('count in the source\'s own frames, as conform tools read them, and read back to the same frame', () => {
+    const t = timelineOf({ video_output_fps: 30, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2.5, video_end_time: 3.5 }] });
+    const media = mediaFor([{ num: 24, den: 1 }]);
+    const text = writeEdl(exportDocument('rates', t, media)).text;
+    // 2.5 s is frame 60 of a 24 fps source: 00:00:02:12; one second of the 30 fps edit is 24 of its frames.
+    expect(text).toMatch(/^001 {2}11111111 B {5}C {8}00:00:02:12 00:00:03:12 01:00:00:00 01:00:01:00$/m);
+    const back = toEditDraft(readEdl(text, t.fps), candidates(media), {});
+    expect(back.draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([[2.5, 3.5]]);
+    expect(back.notes.map((n) => n.message).join(' ')).not.toMatch(/speed change/);
+    // A real speed change (the source side twice the record side) is still said.
+    const fast = text.replace('00:00:03:12', '00:00:04:12');
+    expect(toEditDraft(readEdl(fast, t.fps), candidates(media), {}).notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/a speed change/));
+  });
+});
