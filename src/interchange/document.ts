@@ -70,6 +70,8 @@ export interface ExchangeMedia {
   audioChannels?: number;
   /** Its start timecode as a frame count at `rate` (camera and NLE media): its first frame's label. */
   timecodeFrame?: number;
+  /** Its timecode counts drop-frame (29.97 or 59.94, labelled HH:MM:SS;FF). */
+  timecodeDrop?: boolean;
 }
 
 /** The seconds a media's start timecode stands for (0 without one). */

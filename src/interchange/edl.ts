@@ -23,6 +23,21 @@ export function framesToTimecode(frames: number, base: number): string {
   return `${pad(Math.floor(totalSec / 3600) % 100)}:${pad(Math.floor(totalSec / 60) % 60)}:${pad(totalSec % 60)}:${pad(ff)}`;
 }
 
+/**
+ * A frame count as drop-frame timecode (HH:MM:SS;FF) at 29.97 or 59.94 (base 30 or 60): labels skip 2 (4 at 60)
+ * frame numbers at the start of each minute but every tenth, so that the labels keep to the clock.
+ */
+export function framesToDropTimecode(frames: number, base: number): string {
+  const drop = base / 15;
+  const perTen = base * 600 - drop * 9;
+  const perMinute = base * 60 - drop;
+  let f = Math.max(0, Math.round(frames));
+  const tens = Math.floor(f / perTen);
+  const rest = f % perTen;
+  f += drop * 9 * tens + (rest > drop ? drop * Math.floor((rest - drop) / perMinute) : 0);
+  return framesToTimecode(f, base).replace(/:(\d{2})$/, ';$1');
+}
+
 /** HH:MM:SS:FF (or ;FF, drop-frame) to a frame count; undefined when malformed. */
 export function timecodeToFrames(tc: string, base: number, dropFrame: boolean): number | undefined {
   const m = /^(\d{2}):(\d{2}):(\d{2})[:;.,](\d{2})$/.exec(tc);
@@ -49,11 +64,14 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   if (base === undefined) throw new Error(`an EDL counts timecode at a whole frame rate (or an NTSC rate such as 29.97) of at most 60 fps; this edit is at ${+(doc.fps.num / doc.fps.den).toFixed(3)} fps`);
   const warnings: string[] = [];
   const fpsR = doc.fps;
-  const recordStart = RECORD_START_SEC * base;
-  const tc = (frames: number) => framesToTimecode(frames, base);
+  // Drop-frame counting where the edit is at 29.97 or 59.94 and a source's own timecode is drop-frame (its labels
+  // are what its editor sees); else non-drop-frame.
+  const drop = fpsR.den === 1001 && (base === 30 || base === 60) && doc.clips.some((c) => doc.media.get(c.assetId)?.timecodeDrop);
+  const recordStart = drop ? timecodeToFrames(`${String(RECORD_START_SEC / 3600).padStart(2, '0')}:00:00;00`, base, true)! : RECORD_START_SEC * base;
+  const tc = (frames: number) => (drop ? framesToDropTimecode(frames, base) : framesToTimecode(frames, base));
   const events: { recIn: number; lines: string[] }[] = [];
   const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number, srcBase = base) =>
-    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${framesToTimecode(srcIn, srcBase)} ${framesToTimecode(srcOut, srcBase)} ${tc(recIn)} ${tc(recOut)}`;
+    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${srcBase === base ? tc(srcIn) : framesToTimecode(srcIn, srcBase)} ${srcBase === base ? tc(srcOut) : framesToTimecode(srcOut, srcBase)} ${tc(recIn)} ${tc(recOut)}`;
   const comments = (assetId: string) => {
     const m = doc.media.get(assetId);
     // A local file as its path (as Avid and Resolve write it); a link as it is.
@@ -94,7 +112,7 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   events.sort((a, b) => a.recIn - b.recIn);
   const title = oneLine(doc.name).slice(0, 70) || 'cutroom edit';
   // An EDL has no field for its rate: cutroom says it in a comment (its reader takes it; others skip comments).
-  const out = [`TITLE: ${title}`, 'FCM: NON-DROP FRAME', `* CUTROOM FPS: ${doc.fps.num}/${doc.fps.den}`, ''];
+  const out = [`TITLE: ${title}`, `FCM: ${drop ? 'DROP FRAME' : 'NON-DROP FRAME'}`, `* CUTROOM FPS: ${doc.fps.num}/${doc.fps.den}`, ''];
   events.forEach((e, i) => {
     const n = String(i + 1).padStart(3, '0');
     out.push(`${n}  ${e.lines[0]}`, ...e.lines.slice(1), '');
@@ -198,7 +216,6 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, srcTc: [m[6]!, m[7]!], recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
     events.push(last);
   }
-  if (dropFrame) notes.push({ severity: 'warning', place: 'the file', message: 'its timecode is drop-frame; it was read as real frame counts (cutroom writes non-drop-frame)' });
   if (!events.length) {
     notes.push({ severity: 'error', place: 'the file', message: `it has no event lines that could be read (NNN REEL TRACK C SRC-IN SRC-OUT REC-IN REC-OUT)${notes.length ? '; see the other notes' : ''}` });
     return out;

@@ -157,7 +157,7 @@ export async function exportEdit(
         hasAudio: facts?.hasAudio ?? true,
         ...(facts?.width ? { width: facts.width, height: facts.height } : {}),
         ...(facts?.audioChannels ? { audioChannels: facts.audioChannels } : {}),
-        ...(timecodeFrameOf(facts) ? { timecodeFrame: timecodeFrameOf(facts) } : {}),
+        ...(timecodeFrameOf(facts) ? { timecodeFrame: timecodeFrameOf(facts), ...(facts!.timecode!.includes(';') ? { timecodeDrop: true } : {}) } : {}),
       });
       if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
     }

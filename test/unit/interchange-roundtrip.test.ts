@@ -10,7 +10,7 @@ import { lintEdit } from '../../src/edit/lint.js';
 import type { Timeline } from '../../src/edit/normalize.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
 import { exportDocument, normaliseLevels, type ExchangeMedia, type ImportedTimeline } from '../../src/interchange/document.js';
-import { readEdl, writeEdl } from '../../src/interchange/edl.js';
+import { framesToDropTimecode, readEdl, timecodeToFrames, writeEdl } from '../../src/interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../../src/interchange/otio.js';
 import { toEditDraft, type AssetCandidate } from '../../src/interchange/to-edit.js';
@@ -326,5 +326,42 @@ describe('EDL source timecodes of sources at another rate (issue 21, item 4)', (
     // A real speed change (the source side twice the record side) is still said.
     const fast = text.replace('00:00:03:12', '00:00:04:12');
     expect(toEditDraft(readEdl(fast, t.fps), candidates(media), {}).notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/a speed change/));
+  });
+});
+
+describe('drop-frame EDLs (issue 21, item 1)', () => {
+  it('label every frame once, in order, as drop-frame counting reads them back (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 24 * 3600 * 30 - 1 }), fc.constantFrom(30, 60), (f, base) => {
+        const tc = framesToDropTimecode(f, base);
+        expect(tc).toMatch(/^\d{2}:\d{2}:\d{2};\d{2}$/);
+        expect(timecodeToFrames(tc, base, true)).toBe(f);
+      }),
+      { numRuns: 2000 },
+    );
+    // The labels skipped: 00:01:00;00 and ;01 do not exist at 29.97; 00:10:00;00 does.
+    expect(framesToDropTimecode(1799, 30)).toBe('00:00:59;29');
+    expect(framesToDropTimecode(1800, 30)).toBe('00:01:00;02');
+    expect(framesToDropTimecode(17982, 30)).toBe('00:10:00;00');
+  });
+
+  it('count drop-frame where the edit is at 29.97 and a source\'s timecode is drop-frame, and read back to the same frames', () => {
+    const t = timelineOf({ video_output_fps: 29.97, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 4 }] });
+    const media = mediaFor([{ num: 30000, den: 1001 }]);
+    // The source's timecode: 01:00:10;00, drop-frame.
+    const tcFrame = timecodeToFrames('01:00:10;00', 30, true)!;
+    media.set(VIDEO[0]!, { ...media.get(VIDEO[0]!)!, timecodeFrame: tcFrame, timecodeDrop: true });
+    const text = writeEdl(exportDocument('df', t, media)).text;
+    expect(text).toContain('FCM: DROP FRAME');
+    const event = /^001 .*$/m.exec(text)![0];
+    expect(event).toMatch(/01:00:12;0\d 01:00:14;0\d 01:00:00;00 01:00:02;0\d$/);
+    const srcIn = timecodeToFrames(event.split(/\s+/)[4]!, 30, true)!;
+    // Its frame: the timecode's plus the cut's first frame (2 s at 29.97 is frame 60 after the in point's 59.94).
+    expect(srcIn - tcFrame).toBe(Math.ceil(2 * 30000 / 1001 - 1e-6));
+    const candidatesWithTc = candidates(media).map((c) => (c.id === VIDEO[0] ? { ...c, timecodeSec: (tcFrame * 1001) / 30000 } : c));
+    const back = toEditDraft(readEdl(text, t.fps), candidatesWithTc, {});
+    expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    const c = back.draft.video_series_sequential[0]!;
+    expect(Math.abs(c.video_start_time - 2)).toBeLessThan(1 / 29.97);
   });
 });
