@@ -72,32 +72,35 @@ export function writeFcpxml(doc: ExportDocument): string {
   });
   lines.push('  </resources>', '  <library>', '    <event name="cutroom">', `      <project name="${escapeXml(doc.name)}">`);
   lines.push(`        <sequence format="r0" duration="${t(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`, '          <spine>');
-  // Each overlay hangs off the cut it starts in (or the last), at its frame on the timeline.
-  const hung = new Map<number, string[]>();
-  for (const o of doc.overlays) {
-    const startFrame = Math.round(((o.startMs / 1000) * fps.num) / fps.den);
-    const endFrame = Math.round(((o.endMs / 1000) * fps.num) / fps.den);
-    let host = doc.clips.findIndex((c) => startFrame >= c.recordFrame && startFrame < c.recordFrame + c.frames);
-    if (host < 0) host = doc.clips.length - 1;
-    const c = doc.clips[host]!;
-    // A connected clip's offset is on its parent's clock: the parent's media time, timecode and all.
-    const offset = addR(addR(c.sourceIn, tcOf(c.assetId)), framesToR(startFrame - c.recordFrame, fps));
-    const m = doc.media.get(o.assetId);
-    // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
-    const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
-    const vol = volume(local, 0, o.endMs - o.startMs, '                ');
-    const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(offset)}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
-    const xml = vol ? `              <asset-clip ${attrs}>\n${vol}              </asset-clip>` : `              <asset-clip ${attrs}/>`;
-    hung.set(host, [...(hung.get(host) ?? []), xml]);
+  // With overlays, the timeline is a gap as long as the edit: the cuts are a storyline on it (lane 1) and each
+  // overlay is connected to it at its frame on the timeline, so that an editor deleting or moving a cut leaves the
+  // voiceover where it is (connected to a cut, it would go with it). Without overlays, the cuts are the spine.
+  const anchored = doc.overlays.length > 0;
+  const pad = anchored ? '    ' : '';
+  if (anchored) {
+    lines.push(`            <gap name="cutroom timeline" offset="0s" start="0s" duration="${t(framesToR(doc.totalFrames, fps))}">`, '              <spine lane="1" offset="0s" name="cuts">');
   }
-  doc.clips.forEach((c, i) => {
+  doc.clips.forEach((c) => {
     const m = doc.media.get(c.assetId);
     const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
-    const vol = volume(c.levels, c.inMs, c.outMs, '              ');
-    const children = hung.get(i) ?? [];
-    if (!vol && !children.length) lines.push(`            <asset-clip ${attrs}/>`);
-    else lines.push(`            <asset-clip ${attrs}>`, ...(vol ? [vol.replace(/\n$/, '')] : []), ...children, '            </asset-clip>');
+    const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `);
+    if (!vol) lines.push(`${pad}            <asset-clip ${attrs}/>`);
+    else lines.push(`${pad}            <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), `${pad}            </asset-clip>`);
   });
+  if (anchored) {
+    lines.push('              </spine>');
+    for (const o of doc.overlays) {
+      const startFrame = Math.round(((o.startMs / 1000) * fps.num) / fps.den);
+      const endFrame = Math.round(((o.endMs / 1000) * fps.num) / fps.den);
+      const m = doc.media.get(o.assetId);
+      // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
+      const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
+      const vol = volume(local, 0, o.endMs - o.startMs, '                ');
+      const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
+      lines.push(...(vol ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>'] : [`              <asset-clip ${attrs}/>`]));
+    }
+    lines.push('            </gap>');
+  }
   lines.push('          </spine>', '        </sequence>', '      </project>', '    </event>', '  </library>', '</fcpxml>', '');
   return lines.join('\n');
 }
@@ -259,7 +262,9 @@ export function readFcpxml(text: string): ImportedTimeline {
 
   let position = 0; // seconds on the timeline, gaps closed up
   let spineIndex = 0;
-  for (const el of spine.children) {
+  const queue = [...spine.children];
+  for (let qi = 0; qi < queue.length; qi++) {
+    const el = queue[qi]!;
     // One more clip than import_edit takes is enough for it to refuse the file: the rest is not read.
     if (out.cuts.length + out.overlays.length > MAX_IMPORT_ITEMS) break;
     spineIndex++;
@@ -273,8 +278,15 @@ export function readFcpxml(text: string): ImportedTimeline {
       notes.push({ severity: 'warning', place, message: `a transition${el.attrs.name ? ` (${quoteOf(el.attrs.name)})` : ''} became a straight cut: cutroom has no transitions` });
       continue;
     }
-    const connected = el.children.filter((c) => c.attrs.lane !== undefined && c.attrs.lane !== '0');
+    // A gap carrying the cuts as a storyline (lane 1, as cutroom writes a timeline with overlays): its items are the
+    // cuts, in the spine's place; what else is connected to it hangs on the timeline.
+    const story = el.name === 'gap' ? el.children.find((c) => c.name === 'spine' && Number(c.attrs.lane) > 0 && c.children.some((x) => x.name !== 'gap' && x.name !== 'transition')) : undefined;
+    const connected = el.children.filter((c) => c.attrs.lane !== undefined && c.attrs.lane !== '0' && c !== story);
     for (const c of connected) connectedItem(c, start, timelineAt, place);
+    if (story) {
+      queue.splice(qi + 1, 0, ...story.children);
+      continue;
+    }
     if (el.name === 'gap') {
       if (duration) notes.push({ severity: 'warning', place, message: `a gap of ${duration.toFixed(3)} s was closed up: cutroom plays its cuts back to back` });
       continue;

@@ -365,3 +365,23 @@ describe('drop-frame EDLs (issue 21, item 1)', () => {
     expect(Math.abs(c.video_start_time - 2)).toBeLessThan(1 / 29.97);
   });
 });
+
+describe('the voiceover in FCPXML is anchored to the timeline (issue 21, item 6)', () => {
+  it('survives an editor deleting the first cut: the other cuts close up, the voiceover stays where it was', () => {
+    const t = timelineOf({
+      video_output_fps: 25,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 2 }, { video_id: VIDEO[1]!, video_start_time: 1, video_end_time: 3 }],
+      audio_overlay: [{ audio_id: AUDIO[0]!, audio_start_time: 0.4, audio_end_time: 3.6, audio_levels: [] }],
+    });
+    const media = mediaFor([{ num: 25, den: 1 }, { num: 25, den: 1 }]);
+    const xml = writeFcpxml(exportDocument('anchored', t, media));
+    // The editor deletes cut 1 in the storyline; the one after moves up to 0 s, as Final Cut ripples it.
+    const edited = xml.replace(/ *<asset-clip ref="a1" offset="0s"[^>]*\/>\n/, '').replace(/(<asset-clip ref="a2" offset=")2s"/, '$10s"');
+    expect(edited).not.toBe(xml);
+    const back = toEditDraft(readFcpxml(edited), candidates(media), {});
+    expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(back.draft.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([[VIDEO[1], 1, 3]]);
+    expect(back.draft.audio_overlay.map((o) => [o.audio_id, o.audio_start_time])).toEqual([[AUDIO[0], 0.4]]);
+  });
+});
