@@ -16,3 +16,16 @@ export function requireUuid(value: string, field: string, listedBy: string): str
   }
   return v;
 }
+
+/** A failure because a disk (or the user's quota) is full: an errno of ENOSPC or EDQUOT, or ffmpeg saying so. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || /No space left on device|ENOSPC|Disk quota exceeded/i.test((err as Error | undefined)?.message ?? '');
+}
+
+/** What a tool says when the disk under cutroom's cache dir filled up while it worked. */
+export const cacheDiskFull = (what: string, cacheDir: string) =>
+  new UserFacingError(
+    `${what} failed: the disk holding the cache dir (CUTROOM_CACHE_DIR=${cacheDir}) is full; nothing was kept. ` +
+      'Free space on it (older previews, inspections and transcripts can go) or point CUTROOM_CACHE_DIR at a disk with room, then call again',
+  );

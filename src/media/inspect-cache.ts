@@ -19,8 +19,14 @@ export async function mediaIdentity(src: MediaSource): Promise<string> {
 /** Writes a file so that readers see the old content or the new, never half of it. */
 export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, data);
-  await rename(tmp, path);
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    // A write cut short (a full disk) leaves no partial file behind.
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 export class InspectionCache<T> {
@@ -67,10 +73,17 @@ export class InspectionCache<T> {
   }
 
   async set(key: string, value: T): Promise<void> {
-    this.remember(key, value);
     await mkdir(this.root, { recursive: true });
     await writeFileAtomic(this.fileOf(key), JSON.stringify({ key, value }));
+    // Remembered once it is on disk: a write that failed (a full disk) leaves nothing to be reused.
+    this.remember(key, value);
     await this.trim().catch(() => {});
+  }
+
+  /** Forgets an inspection: from memory and from disk, with its thumbnails (it is scanned again when asked for). */
+  async delete(key: string): Promise<void> {
+    this.memory.delete(key);
+    for (const ext of ['json', 'keyframes.mjpeg', 'cuts.mjpeg']) await rm(this.fileOf(key, ext), { force: true });
   }
 
   /** Keeps the newest `maxOnDisk` inspections on disk (an evicted one is simply scanned again when asked for). */

@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { redact } from '../log.js';
-import { UserFacingError as ToolError } from '../errors.js';
+import { UserFacingError as ToolError, isDiskFull } from '../errors.js';
 
 export function ok<T extends object>(structured: T, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
@@ -51,6 +51,8 @@ export function explain(err: unknown, subject?: Subject): string {
     return err.message;
   }
   const message = err instanceof Error ? err.message : String(err);
+  // A full disk is not a bug: every tool says so in words, whatever it was writing.
+  if (isDiskFull(err)) return `a disk cutroom writes to is full (${message}); nothing was kept: free space there (CUTROOM_CACHE_DIR or CUTROOM_DATA_DIR) and call again`;
   return `unexpected failure: ${message}`;
 }
 

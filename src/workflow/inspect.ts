@@ -7,7 +7,7 @@ import type { Asset } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { classifyAsset } from '../edit/lint.js';
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
-import { UserFacingError, requireUuid } from '../errors.js';
+import { UserFacingError, requireUuid, cacheDiskFull, isDiskFull } from '../errors.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
@@ -270,6 +270,11 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
     await rt.inspections.set(key, stored);
     return stored;
   } catch (err) {
+    if (isDiskFull(err) && !(err instanceof InspectError && err.cancelled)) {
+      // Thumbnails cut short by the full disk are not kept for a later scan to trust.
+      await rt.inspections.delete(key).catch(() => {});
+      throw cacheDiskFull('the inspection', rt.inspections.dir);
+    }
     if (err instanceof InspectError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`);
     throw err;
   }
@@ -317,6 +322,11 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
       opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames (${picks.filter((p) => p.thumb).length} from kept thumbnails) drawn in ${(performance.now() - t0).toFixed(0)} ms`);
       return sheet;
     } catch (err) {
+      if (isDiskFull(err) && !(err instanceof SheetError && err.cancelled)) {
+        // Its thumbnails may have been cut short by the same full disk: scan again next time, with room.
+        await rt.inspections.delete(key).catch(() => {});
+        throw cacheDiskFull('the sheet', rt.inspections.dir);
+      }
       if (err instanceof SheetError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
       throw err;
     }

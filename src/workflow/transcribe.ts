@@ -7,7 +7,7 @@ import type { Asset } from '../api/models.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
-import { UserFacingError, requireUuid } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull, requireUuid } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 
@@ -148,6 +148,7 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
       onProgress: (f) => opts.onProgress?.(f * 0.98, 'listening'),
     }));
   } catch (err) {
+    if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
     if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
     throw err;
   }
