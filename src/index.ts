@@ -17,7 +17,7 @@ import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { createServer } from './server.js';
-import { StdioWireTransport } from './stdio-wire.js';
+import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
 
 async function main(): Promise<void> {
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.debug(`shutting down (${why})`);
+    // Stdin ended: answer what was already asked first. A signal: only let out what is already written.
+    await transport.finish(why === 'stdin closed' ? ANSWER_GRACE_MS : 0);
     await handle.close().catch(() => {});
     await backend.close().catch(() => {});
     process.exit(0);

@@ -208,6 +208,28 @@ export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply:
   return { reply: { code: INVALID_REQUEST, message: `Invalid Request: ${why}`, id }, log: `answered an invalid message: ${why}` };
 }
 
+/** How long requests read before stdin ended may take to be answered before the process stops them. */
+export const ANSWER_GRACE_MS = 120_000;
+/** How long written output may take to leave for a reader that has stopped reading. */
+const FLUSH_LIMIT_MS = 5_000;
+
+const idKey = (id: string | number) => `${typeof id}:${id}`;
+
+/**
+ * Resolves once everything written to `out` has been handed to the OS (or it fails, or `limitMs` passes): writes
+ * complete in order, so the callback of an empty write comes after every earlier one.
+ */
+function flushed(out: Writable, limitMs: number): Promise<void> {
+  if (!out.writableLength || out.destroyed || out.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, limitMs);
+    out.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** The MCP Transport serveStdio drives: start, send, close and the three callbacks. */
 export class StdioWireTransport implements Transport {
   onclose?: () => void;
@@ -217,11 +239,17 @@ export class StdioWireTransport implements Transport {
   private readonly splitter = new LineSplitter();
   private started = false;
   private closed = false;
+  /** Requests read and not yet answered (their ids, typed: 1 and "1" are two requests). */
+  private readonly pending = new Set<string>();
+  private answered: (() => void) | undefined;
+  private finishing: Promise<void> | undefined;
 
   constructor(
     private readonly stdin: Readable = process.stdin,
     private readonly stdout: Writable = process.stdout,
     private readonly log: (line: string) => void = () => {},
+    /** How long, after stdin ends, the requests already read may take to be answered. */
+    private readonly answerGraceMs = ANSWER_GRACE_MS,
   ) {}
 
   private readonly onData = (chunk: Buffer) => {
@@ -229,6 +257,10 @@ export class StdioWireTransport implements Transport {
       if (this.closed) return;
       const what = classifyLine(line);
       if ('message' in what) {
+        const msg = what.message as { method?: string; id?: string | number; params?: { requestId?: unknown } };
+        if (isJSONRPCRequest(what.message)) this.pending.add(idKey(what.message.id));
+        // A cancelled request is never answered: stop waiting for it.
+        else if (msg.method === 'notifications/cancelled') this.settle(msg.params?.requestId);
         this.onmessage?.(what.message);
         continue;
       }
@@ -246,7 +278,8 @@ export class StdioWireTransport implements Transport {
     this.onerror?.(err);
     void this.close();
   };
-  private readonly onEnd = () => void this.close();
+  // stdin ended (a script piped its requests in, or the client is leaving): answer what was asked, then close.
+  private readonly onEnd = () => void this.finish(this.answerGraceMs).then(() => this.close());
 
   async start(): Promise<void> {
     if (this.started) throw new Error('the stdio wire is already started');
@@ -261,6 +294,8 @@ export class StdioWireTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio wire is closed'));
+    const m = message as { id?: unknown; result?: unknown; error?: unknown };
+    if ('result' in m || 'error' in m) this.settle(m.id);
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
         this.stdout.off('drain', onDrain);
@@ -278,6 +313,35 @@ export class StdioWireTransport implements Transport {
         this.stdout.once('drain', onDrain);
       }
     });
+  }
+
+  private settle(id: unknown): void {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    this.pending.delete(idKey(id));
+    if (!this.pending.size) this.answered?.();
+  }
+
+  /**
+   * Before the process exits: waits (up to `graceMs`) for the requests already read to be answered, then (up to
+   * FLUSH_LIMIT_MS, for a reader that stopped reading) for everything written to reach the pipe. Without this an
+   * exit cuts an answer larger than the pipe's buffer short (Node writes to a pipe asynchronously).
+   */
+  finish(graceMs = 0): Promise<void> {
+    this.finishing ??= (async () => {
+      this.stdin.off('data', this.onData);
+      if (this.pending.size && graceMs > 0 && !this.closed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          this.answered = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        if (this.pending.size) this.log(`stdin closed: ${this.pending.size} request(s) still unanswered after ${graceMs} ms; stopping`);
+      }
+      await flushed(this.stdout, FLUSH_LIMIT_MS);
+    })();
+    return this.finishing;
   }
 
   async close(): Promise<void> {

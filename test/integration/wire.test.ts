@@ -1,10 +1,12 @@
 // The stdio wire of the built server, driven raw: no line kills the server and every bad line gets the
 // JSON-RPC error its shape calls for, after which the server goes on serving.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient } from '../helpers/raw-client.js';
+import { BIN, baseEnv } from '../helpers/harness.js';
+import { RawClient, type Reply } from '../helpers/raw-client.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-wire-'));
 let client: RawClient;
@@ -74,4 +76,46 @@ describe('the stdio wire', () => {
     expect(client.received.length).toBe(count + 1);
     expect(client.alive).toBe(true);
   });
+});
+
+describe('a client that sends its requests and closes stdin', () => {
+  /**
+   * Runs the server on a script of lines (stdin ends after them) in a shell pipeline whose reader starts reading
+   * only after `lateMs`, as `cutroom < requests | (sleep 1; cat)` does: the pipe's 64 KiB fill and the server's
+   * writes wait on it. Gives what the reader got and the server's exit status.
+   */
+  async function runScript(lines: unknown[], lateMs: number): Promise<{ out: string; code: number }> {
+    const dir = mkdtempSync(join(root, 'script-'));
+    writeFileSync(join(dir, 'in.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+    const pipeline = `(${q(process.execPath)} ${q(BIN)} < in.jsonl 2>/dev/null; echo $? > status) | (sleep ${lateMs / 1000}; cat)`;
+    const child = spawn('sh', ['-c', pipeline], {
+      cwd: dir,
+      env: baseEnv({ CUTROOM_DATA_DIR: join(root, 'script-data'), CUTROOM_CACHE_DIR: join(root, 'script-cache'), CUTROOM_ALLOWED_DIRS: join(root, 'allowed') }),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    await new Promise((resolve) => child.on('close', resolve));
+    return { out: Buffer.concat(chunks).toString('utf8'), code: Number(readFileSync(join(dir, 'status'), 'utf8')) };
+  }
+
+  it('gets every answer whole (tools/list is larger than the pipe), and the server exits 0', async () => {
+    const script = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_projects', arguments: {} } },
+      { jsonrpc: '2.0', id: 4, method: 'resources/templates/list' },
+    ];
+    for (const lateMs of [0, 400, 1500]) {
+      const { out, code } = await runScript(script, lateMs);
+      const replies = out.trim().split('\n').map((l) => JSON.parse(l) as Reply);
+      expect(replies.map((r) => r.id).sort()).toEqual([1, 2, 3, 4]);
+      expect(replies.every((r) => r.result && !r.error)).toBe(true);
+      expect((replies.find((r) => r.id === 2)!.result!.tools as unknown[]).length).toBeGreaterThan(10);
+      expect(out.length).toBeGreaterThan(64 * 1024);
+      expect(code).toBe(0);
+    }
+  }, 60_000);
 });

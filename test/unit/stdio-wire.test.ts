@@ -132,8 +132,63 @@ describe('StdioWireTransport', () => {
     expect(JSON.parse(String(stdout.read()))).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });
     expect(got).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
     expect(logged).toHaveLength(1);
+    await t.send({ jsonrpc: '2.0', id: 2, result: {} });
     stdin.end();
     await new Promise((r) => setImmediate(r));
     expect(closed).toBe(true);
+  });
+
+  /** A transport over a PassThrough stdin, started, with what it delivers and whether it closed. */
+  async function wire(graceMs?: number) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const logged: string[] = [];
+    const t = new StdioWireTransport(stdin, stdout, (l) => logged.push(l), graceMs);
+    const state = { closed: false, got: [] as unknown[] };
+    t.onmessage = (m) => state.got.push(m);
+    t.onclose = () => {
+      state.closed = true;
+    };
+    await t.start();
+    return { stdin, stdout, t, state, logged };
+  }
+  const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+  it('when stdin ends, answers the requests already read before it closes (a script that pipes its requests in)', async () => {
+    const { stdin, stdout, t, state } = await wire();
+    stdin.end('{"jsonrpc":"2.0","id":"a","method":"tools/list"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+    await tick();
+    expect(state.got).toHaveLength(2);
+    expect(state.closed).toBe(false);
+    await t.send({ jsonrpc: '2.0', id: 'a', result: { tools: [] } });
+    await tick();
+    expect(state.closed).toBe(false);
+    // An answer to "7" (a string) is not the answer to 7.
+    await t.send({ jsonrpc: '2.0', id: '7', result: {} } as never).catch(() => {});
+    await tick();
+    expect(state.closed).toBe(false);
+    await t.send({ jsonrpc: '2.0', id: 7, result: {} });
+    await tick();
+    expect(state.closed).toBe(true);
+    const lines = String(stdout.read()).trim().split('\n').map((l) => JSON.parse(l) as { id: unknown });
+    expect(lines.map((l) => l.id)).toEqual(['a', '7', 7]);
+  });
+
+  it('does not wait for a request the client cancelled', async () => {
+    const { stdin, state } = await wire();
+    stdin.write('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"preview_edit"}}\n');
+    stdin.end('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}\n');
+    await tick();
+    expect(state.closed).toBe(true);
+  });
+
+  it('stops waiting after its grace period, and says so', async () => {
+    const { stdin, state, logged } = await wire(60);
+    stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await tick();
+    expect(state.closed).toBe(false);
+    await tick(120);
+    expect(state.closed).toBe(true);
+    expect(logged.join('\n')).toMatch(/1 request\(s\) still unanswered after 60 ms/);
   });
 });
