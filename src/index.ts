@@ -125,10 +125,15 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     if (closing) return;
     closing = true;
     logger.info(`${why}: finishing ${app.inFlight()} call(s) in flight (up to ${http.drainMs} ms), taking no new ones`);
-    server.close();
+    // Still listening while draining: /healthz answers 503 (a load balancer sees the drain, not a refused
+    // connection) and new calls get 503 with Retry-After; idle keep-alive connections are closed so that clients
+    // come back on a new one, and every answer from now on closes its connection.
+    const drain = app.drain(http.drainMs);
     server.closeIdleConnections();
-    const drained = await app.drain(http.drainMs);
+    const drained = await drain;
     if (!drained) logger.warn(`calls still in flight after ${http.drainMs} ms; stopping anyway`);
+    server.close();
+    server.closeAllConnections();
     await app.close().catch(() => {});
     await callers.close();
     process.exit(0);

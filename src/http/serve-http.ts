@@ -130,7 +130,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
     if (url.pathname === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
-      return draining ? send(res, 503, { status: 'draining' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
+      return draining ? send(res, 503, { status: 'draining' }, { connection: 'close' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
     }
     if (url.pathname !== '/mcp') return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz)` });
     if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });

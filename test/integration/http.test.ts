@@ -366,9 +366,13 @@ describe('shutting down', () => {
     await new Promise((r) => setTimeout(r, 400));
     s.proc.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
-    const during = await raw(s.base, { method: 'GET', path: '/healthz' }).catch((e: Error) => ({ status: 0, body: e.message }));
-    // Draining: the health check says so (or the listener is already closed).
-    expect([503, 0]).toContain(during.status);
+    // Draining: the health check keeps answering, 503, on a new connection, and so does a new call.
+    const during = await raw(s.base, { method: 'GET', path: '/healthz' }).catch((e: Error) => ({ status: 0, body: e.message, headers: {} as Record<string, string> }));
+    expect(during.status).toBe(503);
+    expect(JSON.parse(during.body)).toEqual({ status: 'draining' });
+    const refused = await raw(s.base, { headers: { ...JSON_HEADERS, 'x-api-key': service.apiKey }, body: INIT }).catch((e: Error) => ({ status: 0, body: e.message, headers: {} as Record<string, string> }));
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
     const r = await inFlight;
     expect(r.isError, textOf(r)).toBeFalsy();
     expect((r.structuredContent!.projects as unknown[]).length).toBe(1);
