@@ -155,3 +155,16 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   }
   return parsed.data;
 }
+
+/** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
+const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN'];
+
+/**
+ * The environment children run with: the server's own, less its secrets (a child's environment is readable in
+ * /proc by its user, and ffmpeg needs no key).
+ */
+export function childEnvironment(env: Env = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SECRETS.includes(k)) out[k] = v;
+  return out;
+}

@@ -8,7 +8,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, childEnvironment, loadConfig, type Config } from './config.js';
 import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { addSecret, createLogger, type Logger } from './log.js';
@@ -16,6 +16,8 @@ import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
 import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
+import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
+import type { MediaRuntime } from './workflow/preview.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
@@ -31,6 +33,8 @@ async function main(): Promise<void> {
   }
   addSecret(config.apiKey);
   addSecret(config.http?.token);
+  // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
+  setChildEnvironment(childEnvironment(process.env));
   const logger = createLogger(config.logLevel);
 
   const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
@@ -76,12 +80,13 @@ async function main(): Promise<void> {
     await transport.finish(why === 'stdin closed' ? ANSWER_GRACE_MS : 0);
     await handle.close().catch(() => {});
     await backend.close().catch(() => {});
+    await stopAll(logger);
     process.exit(0);
   };
   process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
   keepAlive(logger);
+  void sweepAfterTheDead(logger, parts.runtime);
 }
 
 /** Over HTTP the local backend (your files) answers only with the operator's token; a service needs each caller's key. */
@@ -136,11 +141,12 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     server.closeAllConnections();
     await app.close().catch(() => {});
     await callers.close();
+    await stopAll(logger);
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
   keepAlive(logger);
+  void sweepAfterTheDead(logger);
 }
 
 /** A request Node could not parse gets a JSON answer that says why (the default would be an empty reply or none). */
@@ -156,8 +162,34 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
+/** Nothing cutroom started outlives it: every child still running (a background preview, a render) is stopped. */
+async function stopAll(logger: Logger): Promise<void> {
+  const stopped = await stopChildren();
+  if (stopped) logger.info(`stopped ${stopped} ffmpeg/engine process(es) still running`);
+}
+
+/**
+ * What a killed server (kill -9: its children got no word) left: its processes, found by the owner they carry, and
+ * the previews and segments it was making.
+ */
+async function sweepAfterTheDead(logger: Logger, runtime?: MediaRuntime): Promise<void> {
+  try {
+    const killed = await killOrphanedChildren();
+    if (killed) logger.info(`stopped ${killed} process(es) left running by a server that is gone`);
+    if (runtime) {
+      const removed = await runtime.cache.evict();
+      await runtime.segments.evict();
+      if (removed.length) logger.debug(`swept ${removed.length} preview folder(s)`);
+    }
+  } catch (err) {
+    logger.warn(`sweeping after a stopped server: ${(err as Error).message}`);
+  }
+}
+
 /** The process survives every input: a stray rejection is logged, never fatal. */
 function keepAlive(logger: Logger): void {
+  // The last way out (process.exit from anywhere): no child survives it.
+  process.on('exit', killChildrenNow);
   process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${(err as Error)?.stack ?? err}`));
   process.on('uncaughtException', (err) => logger.error(`uncaught exception: ${err.stack ?? err}`));
 }

@@ -29,6 +29,8 @@ export interface Logger {
   announce(msg: string): void;
   /** Takes out of a text what must not be shown beyond the registered secrets (a hosted caller's own key). */
   hide?(text: string): string;
+  /** What a hosted caller may be shown of a text: hide's, and no path of the server's own folders. */
+  outward?(text: string): string;
 }
 
 export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {

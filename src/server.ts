@@ -10,7 +10,7 @@ import * as viewResources from './resources/views.js';
 import * as workflowPrompts from './prompts/workflows.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
-import type { ToolDeps } from './tools/context.js';
+import type { ToolDeps } from './workflow/deps.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
 import * as interchangeTools from './tools/interchange.js';

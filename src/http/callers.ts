@@ -17,8 +17,11 @@ export const callerId = (key: string) => createHash('sha256').update(`cutroom ca
  * The server's logger, with this caller's key taken out of their lines. Only their own lines: a key is whatever a
  * caller sends, and one who sent "127.0.0.1" as a key must not blank that out of everyone's log.
  */
-export function callerLogger(logger: Logger, key: string): Logger {
+export function callerLogger(logger: Logger, key: string, folders: string[] = []): Logger {
   const hide = (msg: string) => (key.length >= 4 ? msg.split(key).join('[redacted]') : msg);
+  // Longest first: the caller's folder lies inside the cache dir.
+  const paths = [...folders].filter((f) => f.length > 1).sort((a, b) => b.length - a.length);
+  const outward = (msg: string) => paths.reduce((m, p) => m.split(p).join("(the server's cache)"), hide(msg));
   return {
     error: (m) => logger.error(hide(m)),
     warn: (m) => logger.warn(hide(m)),
@@ -26,6 +29,7 @@ export function callerLogger(logger: Logger, key: string): Logger {
     debug: (m) => logger.debug(hide(m)),
     announce: (m) => logger.announce(hide(m)),
     hide,
+    outward,
   };
 }
 
@@ -83,8 +87,8 @@ export class Callers {
       this.entries.set(id, hit);
       return hit;
     }
-    const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key) };
     const dir = join(this.shared.config.cacheDir, 'callers', id);
+    const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key, [dir, this.shared.config.cacheDir]) };
     const parts = mediaRuntime(mine, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
     const backend = remoteBackend(mine, key);
     const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true), backend, active: 0 };

@@ -3,7 +3,7 @@
 // into an edit draft by to-edit.ts. Pure: no I/O.
 import { toRenderPlan } from '../edit/plan.js';
 import type { LevelWindow, Timeline } from '../edit/normalize.js';
-import { cutClock } from '../media/timeline-args.js';
+import { cutClock } from '../edit/cut-clock.js';
 
 /** An exact time in seconds: n/d, both integers, d > 0. */
 export interface Rational {

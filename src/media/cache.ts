@@ -1,11 +1,12 @@
 // cutroom's own folder for previews: one folder per preview, the newest N finished ones kept within a size cap.
-// Several server processes may share the folder. A preview being made carries a marker naming its process: no
-// evictor touches it while that process lives, and it is swept once that process is gone (a killed server's).
+// Several server processes may share the folder, in one pid namespace or several (replicas on a shared volume). A
+// preview being made carries a marker naming its writer (owners.ts), whose mtime is its lease: no evictor touches
+// it while that writer lives, and it is swept once the writer is gone (a killed server's).
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killOrphans } from './process.js';
-import { processAlive } from '../process-alive.js';
+import { keepLease, writerGone, writerTag } from '../owners.js';
 
 export interface PreviewCacheOptions {
   dir: string;
@@ -41,8 +42,9 @@ export class PreviewCache {
     const tmp = join(this.root, `.new-${id}`);
     await mkdir(tmp, { recursive: true });
     try {
-      await writeFile(join(tmp, MARKER), `${process.pid}\n`);
+      await writeFile(join(tmp, MARKER), `${writerTag()}\n`);
       await rename(tmp, dir);
+      keepLease(join(dir, MARKER));
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       throw err;
@@ -68,7 +70,7 @@ export class PreviewCache {
   async hold(id: string): Promise<void> {
     const now = new Date();
     await utimes(join(this.root, id, RESULT_FILE), now, now);
-    await writeFile(join(this.root, id, MARKER), `${process.pid}\n`);
+    await writeFile(join(this.root, id, MARKER), `${writerTag()}\n`);
     setTimeout(() => void this.release(id), HOLD_MS).unref();
   }
 
@@ -102,15 +104,13 @@ export class PreviewCache {
    * result was written (the folder's own mtime for previews of older versions).
    */
   private async stateOf(dir: string): Promise<{ state: 'making' | 'dead' | 'held' | 'finished'; since: number }> {
-    const owner = await readFile(join(dir, MARKER), 'utf8').then(
-      (t) => Number(t.trim()),
-      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : NaN),
-    );
+    const marker = join(dir, MARKER);
+    const [owner, touched] = await Promise.all([readFile(marker, 'utf8').catch(() => undefined), stat(marker).then((s) => s.mtimeMs, () => undefined)]);
     const result = await stat(join(dir, RESULT_FILE)).catch(() => undefined);
     const since = result?.mtimeMs ?? (await stat(dir).then((s) => s.mtimeMs, () => 0));
-    // An unreadable marker (being written): treated as a live one.
-    const live = owner !== undefined && (Number.isNaN(owner) || processAlive(owner));
-    if (owner === undefined) return { state: 'finished', since };
+    if (touched === undefined) return { state: 'finished', since };
+    // A marker being written (empty) is judged by its lease: fresh, so live.
+    const live = !writerGone(owner, touched, { leased: true });
     if (result) return { state: live ? 'held' : 'finished', since };
     return { state: live ? 'making' : 'dead', since };
   }
@@ -138,8 +138,8 @@ export class PreviewCache {
       // A folder under construction whose process died before the rename.
       if (name.startsWith('.new-')) {
         const owner = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
-        const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if ((owner !== undefined && !processAlive(Number(owner.trim()))) || (owner === undefined && age > 60_000)) await remove(name);
+        const touched = await stat(dir).then((s) => s.mtimeMs, () => Date.now());
+        if (writerGone(owner, touched)) await remove(name);
         continue;
       }
       if (!isPreviewId(name)) continue;

@@ -1,8 +1,28 @@
 // The one place processes are spawned: an argument array (no shell), stdin ignored, stdout/stderr piped (the
 // server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { redact } from '../log.js';
+import { isOurSpace, parseTag, processAlive, processStart, writerTag } from '../owners.js';
+
+/**
+ * Every child cutroom spawned and that still runs: stopped on every way out of the process (stopChildren), since
+ * nothing cutroom starts may outlive it.
+ */
+const children = new Set<ChildProcess>();
+
+/**
+ * The environment variable that names a child's parent (its writer tag and start time): a server starting after a
+ * killed one finds the processes the dead one left by it (killOrphanedChildren), whatever they were writing.
+ */
+export const OWNER_ENV = 'CUTROOM_OWNER';
+let ownerValue: string | undefined;
+/** The environment children get (set once by the bin from its config); until then they inherit the process's. */
+let baseEnvironment: Record<string, string> | undefined;
+export function setChildEnvironment(env: Record<string, string>): void {
+  baseEnvironment = env;
+}
+const ownerId = () => (ownerValue ??= `${writerTag()}:${processStart(process.pid) ?? '0'}`);
 
 export interface RunOptions {
   timeoutMs: number;
@@ -43,7 +63,8 @@ export function runProcess(command: string, args: string[], opts: RunOptions): P
     let cancelled = false;
     let settled = false;
 
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, windowsHide: true });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, windowsHide: true, ...(baseEnvironment ? { env: { ...baseEnvironment, [OWNER_ENV]: ownerId() } } : {}) });
+    children.add(child);
     let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -88,6 +109,7 @@ export function runProcess(command: string, args: string[], opts: RunOptions): P
       if (err.length > maxStderr * 2) err = err.slice(-maxStderr);
     });
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      children.delete(child);
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -143,6 +165,55 @@ export async function killOrphans(marker: string): Promise<number> {
       killed++;
     } catch {
       // gone already
+    }
+  }
+  return killed;
+}
+
+/**
+ * Stops every child still running: SIGTERM, then SIGKILL for those still there after `graceMs`. For every way the
+ * process ends (stdin closed, a signal, a drain that gave up): a preview handed to the background or a call still
+ * running leaves no ffmpeg behind. Resolves with how many there were.
+ */
+export async function stopChildren(graceMs = KILL_GRACE_MS): Promise<number> {
+  const running = [...children].filter((c) => c.exitCode === null && c.signalCode === null);
+  if (!running.length) return 0;
+  const gone = Promise.all(running.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())))));
+  for (const c of running) c.kill('SIGTERM');
+  const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+  await Promise.race([gone, timer]);
+  killChildrenNow();
+  return running.length;
+}
+
+/** SIGKILL to every child still running, synchronously: for process.on('exit'), the last way out. */
+export function killChildrenNow(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+/**
+ * Kills the processes a dead cutroom left running (kill -9 gives its children no word): any process whose
+ * OWNER_ENV names a server of our pid space that no longer runs (or whose pid now belongs to another process).
+ * Processes of another pid space are left to the servers of that space. Reads /proc, so Linux only. Resolves
+ * with how many were killed.
+ */
+export async function killOrphanedChildren(): Promise<number> {
+  let killed = 0;
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  const prefix = `${OWNER_ENV}=`;
+  for (const pid of pids.filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
+    const env = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+    const entry = env.split('\0').find((e) => e.startsWith(prefix));
+    if (!entry) continue;
+    const [tag, start] = entry.slice(prefix.length).split(':');
+    const owner = parseTag(tag ?? '');
+    if (!owner || !isOurSpace(owner) || owner.pid === process.pid) continue;
+    if (processAlive(owner.pid) && processStart(owner.pid) === start) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone already, or not ours to kill
     }
   }
   return killed;

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LevelSample, Span } from './measure.js';
+import { TAG, writerGone, writerTag } from '../owners.js';
 
 export interface SegmentRecord {
   /** Frames of picture (the sound lasts exactly as long). */
@@ -23,6 +24,8 @@ export interface SegmentRecord {
 
 /** A segment not used for this long may be evicted (one in use is touched when it is looked up). */
 const IDLE_MS = 10 * 60_000;
+/** A scratch name: `.<key>.<writer tag>.<hex>.…`. */
+const SCRATCH = new RegExp(`^\\.[0-9a-f]{40}\\.${TAG}\\.[0-9a-f]{8}\\.`);
 
 export class SegmentStore {
   constructor(
@@ -48,7 +51,7 @@ export class SegmentStore {
 
   /** Names for a segment being made by this process: the video, and a thumbnail pattern relative to `dir`. */
   scratch(key: string): { video: string; thumbPattern: string; thumb: (i: number) => string } {
-    const tag = `.${key}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const tag = `.${key}.${writerTag()}.${randomBytes(4).toString('hex')}`;
     return { video: join(this.dir, `${tag}.nut`), thumbPattern: `${tag}.t%d.png`, thumb: (i) => join(this.dir, `${tag}.t${i}.png`) };
   }
 
@@ -69,7 +72,7 @@ export class SegmentStore {
   async put(key: string, made: ReturnType<SegmentStore['scratch']>, record: SegmentRecord): Promise<void> {
     for (let i = 0; i < record.thumbs; i++) await rename(made.thumb(i), this.thumbOf(key, i));
     await rename(made.video, this.videoOf(key));
-    const tmp = `${this.recordOf(key)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const tmp = `${this.recordOf(key)}.${writerTag()}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, JSON.stringify(record));
     await rename(tmp, this.recordOf(key));
   }
@@ -93,8 +96,10 @@ export class SegmentStore {
       const s = await stat(join(this.dir, name)).catch(() => undefined);
       if (!s) continue;
       if (name.startsWith('.')) {
-        // Scratch of a writer that stopped (crashed) long ago.
-        if (now - s.mtimeMs > 2 * IDLE_MS) await rm(join(this.dir, name), { force: true });
+        // Scratch of a writer that is gone: one of our pid space whose process died, else (another replica's, or
+        // of a version that wrote no tag) one untouched for twice IDLE_MS.
+        const tag = SCRATCH.exec(name)?.[1];
+        if (writerGone(tag, s.mtimeMs, { now, staleMs: 2 * IDLE_MS })) await rm(join(this.dir, name), { force: true });
         continue;
       }
       const key = name.split('.')[0]!;

@@ -4,6 +4,7 @@
 import type { MediaFacts } from '../edit/lint.js';
 import type { PlanCut, PlanLevel, PlanOverlay, RenderPlan } from '../edit/plan.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
+import { cutClock } from '../edit/cut-clock.js';
 
 export interface InputSpec {
   source: MediaSource;
@@ -80,39 +81,6 @@ export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined
   let expr = '1';
   for (const l of [...levels].reverse()) expr = `if(between(${t},${num(l.from - half)},${num(l.to - half)}),${num(l.level)},${expr})`;
   return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='${expr}':eval=frame,asetnsamples=n=1024:p=0`;
-}
-
-/**
- * How far after a frame's start an in point may lie and still mean that frame: an edit's times are written to the
- * millisecond, so a shot that starts on a frame at 0.041708 s (23.976) is cut at 0.042 s.
- */
-const IN_POINT_ROUNDING = 0.0005 + 1e-6;
-
-/**
- * Where a cut reads its source: for a constant-rate source, the frame its in point means: the one starting within
- * half a millisecond before it (the in point was rounded to the millisecond), else the next frame start (less than
- * one source frame later); on the stream's time base, where the muxer rounded the frame times. Picture and sound of
- * the cut start on the instant its first frame shows: both streams are seeked there (ffmpeg drops what comes before
- * it, to the sample) and run on one clock from it. `seekSec` is it to the microsecond (ffmpeg's precision), which
- * maps back onto the frame's own timestamp; a keyframe on the in point is the one seeked to.
- */
-export function cutClock(cut: Pick<PlanCut, 'inSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { inSec: number; seekSec: number } {
-  let inSec = cut.inSec;
-  const r = spec.frameRate;
-  if (r && r.num > 0 && r.den > 0) {
-    const start = spec.videoStartSec ?? 0;
-    // Frame k starts at start + k*den/num: the first one starting at or after the in point less its rounding.
-    // Before the first frame nothing moves: the sound plays from the in point and the first frame is held.
-    const k = Math.ceil(((cut.inSec - IN_POINT_ROUNDING - start) * r.num) / r.den);
-    if (k >= 0) {
-      let frameAt = start + (k * r.den) / r.num;
-      const tb = spec.videoTimeBase;
-      // A coarse time base (Matroska's millisecond) rounds the frame times: use the rounded one, as stored.
-      if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5) frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
-      if (frameAt >= cut.inSec - IN_POINT_ROUNDING) inSec = frameAt;
-    }
-  }
-  return { inSec, seekSec: Math.round(inSec * 1e6) / 1e6 };
 }
 
 /**

@@ -3,7 +3,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
 import { UserFacingError, isUuid } from '../errors.js';
-import { explain } from '../tools/result.js';
+import { explain } from '../workflow/explain.js';
 import { one } from './projects.js';
 
 /** Reads `read(projectId, assetId)` as JSON; `notYet` says how to make the record when there is none. */

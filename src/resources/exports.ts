@@ -1,7 +1,7 @@
 // cutroom://exports/{export_id}/{file}: a timeline file export_edit wrote, as text.
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import type { ToolDeps } from '../tools/context.js';
-import { FORMAT_MIME, exportFile, exportIds } from '../workflow/interchange.js';
+import type { ToolDeps } from '../workflow/deps.js';
+import { FORMAT_MIME, exportFile, exportFiles, exportIds } from '../workflow/interchange.js';
 import { one } from './projects.js';
 import { readInside } from './read-inside.js';
 
@@ -16,7 +16,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'export',
     new ResourceTemplate('cutroom://exports/{export_id}/{file}', {
       list: undefined,
-      complete: { export_id: async (value) => (await exportIds(dir)).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT) },
+      complete: {
+        export_id: async (value) => (await exportIds(dir)).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
+        // The timeline files of the export named beside it.
+        file: async (value, context) => (await exportFiles(dir, context?.arguments?.export_id ?? '')).filter((f) => f.startsWith(value)).slice(0, COMPLETION_LIMIT),
+      },
     }),
     { title: 'Exported timeline', description: 'A timeline file written by export_edit (OTIO, FCPXML or EDL), as text.' },
     async (uri, variables) => {

@@ -1,16 +1,17 @@
 // vj://projects/{project_id}/assets/{asset_id}/inspection: what inspect_asset found (JSON), once the asset was
 // inspected. Reading it never starts a scan.
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import type { ToolDeps } from '../tools/context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { assetRecordReader } from './asset-record.js';
 import { storedInspection } from '../workflow/inspect.js';
+import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 
 
 export function register(server: McpServer, deps: ToolDeps): void {
   if (!deps.runtime?.inspections) return;
   server.registerResource(
     'inspection',
-    new ResourceTemplate('vj://projects/{project_id}/assets/{asset_id}/inspection', { list: undefined }),
+    new ResourceTemplate('vj://projects/{project_id}/assets/{asset_id}/inspection', { list: undefined, complete: { project_id: completeProjectId(deps), asset_id: completeAssetId(deps) } }),
     {
       title: 'Asset inspection',
       description: "What inspect_asset found in an asset: kind, duration, shots, silences, loudness (JSON). Present once the asset was inspected.",

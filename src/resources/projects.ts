@@ -4,8 +4,8 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTempla
 import { ServiceError } from '../api/errors.js';
 import { isUuid } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
-import type { ToolDeps } from '../tools/context.js';
-import { explain } from '../tools/result.js';
+import type { ToolDeps } from '../workflow/deps.js';
+import { explain } from '../workflow/explain.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { statusOf } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';

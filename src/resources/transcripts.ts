@@ -1,7 +1,7 @@
 // vj://projects/{project_id}/assets/{asset_id}/transcript: what transcribe_asset heard in a whole asset (JSON), once
 // it was transcribed. Reading it never starts the engine.
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import type { ToolDeps } from '../tools/context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { assetRecordReader } from './asset-record.js';
 import { storedTranscript } from '../workflow/transcribe.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';

@@ -3,7 +3,7 @@
 // self-contained file; it needs nothing beyond the specification's default CSP (its video arrives as a data: URL).
 import { readFile } from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { ToolDeps } from '../tools/context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { PREVIEW_VIEW_URI, VIEW_MIME_TYPE } from '../workflow/views.js';
 
 let html: Promise<string> | undefined;

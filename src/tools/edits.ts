@@ -6,7 +6,7 @@ import { TimelineSummarySchema } from '../edit/plan.js';
 import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
 import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';

@@ -5,7 +5,7 @@ import { TimeInputSchema } from '../edit/model.js';
 import { SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS } from '../media/inspect.js';
 import { DEFAULT_ZOOM_FRAMES, InspectResultSchema, MAX_SHEET_FRAMES, inspectWithSheet, inspectionUri, type InspectResult } from '../workflow/inspect.js';
 import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor } from './progress.js';
 import { guard, ok } from './result.js';
 

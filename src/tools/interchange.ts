@@ -6,7 +6,7 @@ import { TimelineSummarySchema } from '../edit/plan.js';
 import { describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
 import { FORMAT_MIME, exportEdit, importEdit, type InterchangeDeps } from '../workflow/interchange.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { guard, ok } from './result.js';
 
@@ -23,7 +23,7 @@ const ExportEditInput = z.object({
 const ExportEditOutput = z.object({
   export_id: z.string(),
   format: FormatSchema,
-  path: z.string().describe('The timeline file, on the machine cutroom runs on'),
+  path: z.string().describe('The timeline file, on the machine cutroom runs on (a hosted cutroom gives its cutroom:// resource URI)'),
   media_dir: z.string().optional().describe('Where the fetched media is (media: "download")'),
   media: z.array(z.object({ asset_id: z.string(), reference: z.string().describe('The path or link the file points at (links without their query)') })),
   warnings: z.array(z.string()).describe('What the format does not carry, and other things to know'),
@@ -32,7 +32,7 @@ const ExportEditOutput = z.object({
 });
 const ImportEditInput = z.object({
   project_id: z.string().describe('Project id (a UUID) whose assets the media is mapped to'),
-  path: z.string().optional().describe('Absolute path of the timeline file'),
+  path: z.string().optional().describe('Absolute path of the timeline file, or the cutroom://exports/... URI export_edit returned'),
   content: z.string().optional().describe('The timeline file\'s text, instead of path'),
   format: FormatSchema.optional().describe('otio, fcpxml or edl; told from the file when absent'),
   fps: z.number().optional().describe("Frame rate of the timeline (EDL: cutroom's own say theirs; for others give it, else the sources' rate or 30 is assumed, with a warning; OTIO and FCPXML: overrides the file)"),
@@ -72,8 +72,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const r = await exportEdit(ix, input, { format, media: media ?? 'links', signal: ctx.mcpReq.signal });
           if ('refused' in r) return refuseEdit(r.refused, 'exported');
           const diagnostics = r.checked.diagnostics.filter((d) => d.severity === 'warning');
+          // A hosted caller cannot open the server's files: the file is named by its resource URI.
+          const shown = ix.hosted ? exportUri(r.exportId, r.file) : r.path;
           const lines = [
-            `Exported ${r.format.toUpperCase()} (${r.checked.summary?.cuts.length ?? 0} cuts, ${r.checked.summary?.overlays.length ?? 0} overlays): ${r.path}`,
+            `Exported ${r.format.toUpperCase()} (${r.checked.summary?.cuts.length ?? 0} cuts, ${r.checked.summary?.overlays.length ?? 0} overlays): ${shown}`,
             ...(r.mediaDir ? [`Media fetched into ${r.mediaDir}`] : []),
             ...r.warnings.map((w) => `Warning: ${w}`),
             ...(diagnostics.length ? [describeDiagnostics({ diagnostics })] : []),
@@ -82,7 +84,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             {
               export_id: r.exportId,
               format: r.format,
-              path: r.path,
+              path: shown,
               ...(r.mediaDir ? { media_dir: r.mediaDir } : {}),
               media: r.media,
               warnings: r.warnings,

@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AssetViewSchema, viewAsset } from '../api/summaries.js';
 import type { ImportedMedia } from '../backend/types.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid } from './result.js';
 

@@ -8,7 +8,7 @@ import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { refuseEdit } from './edit-results.js';
 import { progressFor, type Progress } from './progress.js';
 import { ToolError, guard, ok } from './result.js';
@@ -22,8 +22,10 @@ const PreviewOutputSchema = PreviewSchema.partial().extend({
   progress: z.number().min(0).max(1).optional().describe('While rendering: the fraction done, when known'),
 });
 
-function doneResult(p: PreviewResult): CallToolResult {
-  const { sheetBytes, ffmpegMaxRssKiB: _rss, ...preview } = p;
+/** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
+function doneResult(p: PreviewResult, hosted = false): CallToolResult {
+  const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
+  const preview = hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
   const flagged = preview.cuts.filter((c) => c.flags.length);
   const lines = [
     `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
@@ -90,10 +92,10 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
 }
 
 /** The result of a settled job: the full preview, or its failure as a thrown one-line error. */
-async function settledResult(job: PreviewJob, progress: Progress, notes: string[] = []): Promise<CallToolResult> {
+async function settledResult(job: PreviewJob, progress: Progress, notes: string[] = [], hosted = false): Promise<CallToolResult> {
   const result = await job.done;
   await progress(100, 100, 'done');
-  const done = doneResult(result);
+  const done = doneResult(result, hosted);
   const text = done.content[0];
   // How clips given by shot were resolved (the edit's check says; get_preview has no check to tell).
   if (notes.length && text?.type === 'text') text.text += `\nNotes: ${notes.join('; ')}`;
@@ -155,7 +157,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             return renderingResult(job.id, job.progress);
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, progress, checked.notes);
+          return settledResult(job, progress, checked.notes, deps.hosted);
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       ),
@@ -187,7 +189,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if ('error' in job.settled!) throw job.settled.error;
         }
         const finished = await readFinishedPreview(rt, id);
-        if (finished) return doneResult(finished);
+        if (finished) return doneResult(finished, deps.hosted);
         if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
         throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
       }),

@@ -8,7 +8,7 @@ import {
   summarizeProject,
 } from '../api/summaries.js';
 import type { RecordProblem } from '../backend/types.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
 // Records of the local backend that could not be read: listed beside the healthy ones, never hiding them.

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ScriptSummarySchema, summarizeScript } from '../api/summaries.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { guard, ok, requireUuid } from './result.js';
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.

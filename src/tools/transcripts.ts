@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import { SENTENCE_PAUSE_SECONDS, WORD_HANDLE_SECONDS } from '../edit/words.js';
 import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptSchema, searchTranscripts, transcribe, transcriptUri, type Transcript } from '../workflow/transcribe.js';
-import type { ToolDeps } from './context.js';
+import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor, type Progress } from './progress.js';
 import { guard, ok } from './result.js';
 

@@ -6,7 +6,7 @@ import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
 import { isInside, openAllowed } from '../open-allowed.js';
-import { processAlive } from '../process-alive.js';
+import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
@@ -81,8 +81,10 @@ async function sweepAbandoned(exportsDir: string): Promise<void> {
   const names = await readdir(exportsDir).catch(() => [] as string[]);
   await Promise.all(
     names.map(async (n) => {
-      const m = /^\.\d{14}-[0-9a-f]{8}\.(\d+)\.building$/.exec(n);
-      if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) await rm(join(exportsDir, n), { recursive: true, force: true });
+      const m = new RegExp(`^\\.\\d{14}-[0-9a-f]{8}\\.${TAG}\\.building$`).exec(n);
+      if (!m) return;
+      const touched = await stat(join(exportsDir, n)).then((s) => s.mtimeMs, () => Date.now());
+      if (writerGone(m[1]!, touched, { leased: true })) await rm(join(exportsDir, n), { recursive: true, force: true });
     }),
   );
 }
@@ -106,12 +108,13 @@ export async function exportEdit(
   }
   const exportId = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(4).toString('hex')}`;
   const dir = join(deps.exportsDir, exportId);
-  const building = join(deps.exportsDir, `.${exportId}.${process.pid}.building`);
+  const building = join(deps.exportsDir, `.${exportId}.${writerTag()}.building`);
   const warnings: string[] = [];
   const name = checked.edit.name ?? checked.timeline.filename.replace(/\.mp4$/i, '');
   const file = `${safeName(name)}.${FORMAT_EXTENSION[opts.format]}`;
   await sweepAbandoned(deps.exportsDir);
   await mkdir(building, { recursive: true });
+  const stopLease = keepLease(building);
   try {
     const used = [...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)])];
     const media = new Map<string, ExchangeMedia>();
@@ -181,6 +184,8 @@ export async function exportEdit(
     await rm(building, { recursive: true, force: true });
     if ((err as NodeJS.ErrnoException).code === 'ENOSPC') throw new UserFacingError(`the disk holding ${deps.exportsDir} is full; nothing was exported`);
     throw err;
+  } finally {
+    stopLease();
   }
 }
 
@@ -196,6 +201,14 @@ export async function exportFile(exportsDir: string, exportId: string, file: str
 /** The newest export ids (for completion). */
 export async function exportIds(exportsDir: string): Promise<string[]> {
   return (await readdir(exportsDir).catch(() => [] as string[])).filter(isExportId).sort().reverse();
+}
+
+/** The timeline files of an export (what `cutroom://exports/{id}/{file}` serves), or none for an unknown id. */
+export async function exportFiles(exportsDir: string, exportId: string): Promise<string[]> {
+  if (!isExportId(exportId)) return [];
+  const names = await readdir(join(exportsDir, exportId)).catch(() => [] as string[]);
+  const found = await Promise.all(names.map(async (n) => ((await exportFile(exportsDir, exportId, n)) ? n : undefined)));
+  return found.filter((n): n is string => !!n).sort();
 }
 
 // ---- Import ----
@@ -228,7 +241,15 @@ export function sniffFormat(text: string, name?: string): ExchangeFormat | undef
   return undefined;
 }
 
-async function readTimelineFile(deps: InterchangeDeps, path: string): Promise<string> {
+async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<string> {
+  // An export named by its resource URI (what a hosted export_edit returns): the file it serves.
+  let path = named;
+  const uri = /^cutroom:\/\/exports\/([^/]+)\/([^/]+)$/.exec(named.trim());
+  if (uri) {
+    const found = await exportFile(deps.exportsDir, uri[1]!, decodeURIComponent(uri[2]!));
+    if (!found) throw new UserFacingError(`${named.slice(0, 200)} is not an export of yours (exports are kept for a while; export_edit makes a new one)`);
+    path = found.path;
+  }
   // A hosted caller names only files of their own exports; nothing else on this machine is looked at, not even
   // whether it exists.
   if (deps.hosted && !(isAbsolute(path) && isInside([deps.exportsDir], resolve(path)))) {

@@ -64,8 +64,8 @@ export const PreviewCutSchema = CutPlacementSchema.extend({
 
 export const PreviewSchema = z.object({
   preview_id: z.string(),
-  path: z.string().describe('The preview video on this machine'),
-  sheet_path: z.string().describe('The contact sheet (JPEG) on this machine'),
+  path: z.string().describe('The preview video: a path on the machine cutroom runs on (a hosted cutroom gives its cutroom:// resource URI)'),
+  sheet_path: z.string().describe('The contact sheet (JPEG): a path, or on a hosted cutroom its resource URI'),
   resolution: z.string(),
   planned_seconds: z.number(),
   measured_seconds: z.number(),

@@ -26,12 +26,14 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
 }
 
 /** tee: false runs the server with no wrapper, so that `pid` is the server's own (to kill it). */
-export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean } = {}): Promise<Spawned> {
+export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean; wrap?: string[] } = {}): Promise<Spawned> {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-stdout-'));
   const stdoutLog = join(dir, 'stdout.log');
+  // wrap: a command the server runs under (e.g. unshare, for a pid namespace of its own), given node and the bin.
+  const argv = opts.wrap ? [...opts.wrap, process.execPath, BIN] : opts.tee === false ? [process.execPath, BIN] : [process.execPath, TEE, stdoutLog, process.execPath, BIN];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: opts.tee === false ? [BIN] : [TEE, stdoutLog, process.execPath, BIN],
+    command: argv[0]!,
+    args: argv.slice(1),
     env: baseEnv(env),
     stderr: 'pipe',
   });

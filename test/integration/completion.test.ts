@@ -56,4 +56,26 @@ describe('completion', () => {
     expect(await complete(template, 'file', 'sh', { preview_id: made[0]! })).toEqual(['sheet.jpg']);
     expect(await complete(template, 'file', '', { preview_id: '20000101000000-00000000' })).toEqual([]);
   });
+
+  it("offers a project's assets in the inspection and transcript templates (a transcript: no images)", async () => {
+    const projects = await complete('vj://projects/{project_id}/assets/{asset_id}/inspection', 'project_id', projectId.slice(0, 6));
+    expect(projects).toContain(projectId);
+    const inspectable = await complete('vj://projects/{project_id}/assets/{asset_id}/inspection', 'asset_id', '', { project_id: projectId });
+    expect([...inspectable].sort()).toEqual(Object.values(ids).sort());
+    const audible = await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'asset_id', '', { project_id: projectId });
+    expect([...audible].sort()).toEqual(Object.entries(ids).filter(([name]) => name !== 'still').map(([, id]) => id).sort());
+    expect(await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'project_id', projectId)).toEqual([projectId]);
+  });
+
+  it("offers an export's files once its id is given", async () => {
+    const r = await srv.client.callTool({ name: 'export_edit', arguments: { project_id: projectId, format: 'fcpxml', clips: [{ asset_id: ids.red, start: 0, end: 1 }] } });
+    if (r.isError) throw new Error(textOf(r));
+    const { export_id: exportId, path } = r.structuredContent as { export_id: string; path: string };
+    const file = path.split('/').pop()!;
+    const template = 'cutroom://exports/{export_id}/{file}';
+    expect(await complete(template, 'export_id', '')).toContain(exportId);
+    expect(await complete(template, 'file', '', { export_id: exportId })).toEqual([file]);
+    expect(await complete(template, 'file', 'zz', { export_id: exportId })).toEqual([]);
+    expect(await complete(template, 'file', '', { export_id: '../etc' })).toEqual([]);
+  });
 });

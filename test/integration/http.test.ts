@@ -102,6 +102,12 @@ describe('one server, two callers with their own keys', () => {
     expect(progress.at(-1)).toBe(100);
     const previewId = p.structuredContent!.preview_id as string;
     const link = p.content.find((c) => c.type === 'resource_link')!;
+    // A hosted caller is shown resources, never the server's files.
+    expect(p.structuredContent).toMatchObject({ path: `cutroom://previews/${previewId}/preview.mp4`, sheet_path: `cutroom://previews/${previewId}/sheet.jpg` });
+    expect(JSON.stringify(p)).not.toContain(cacheDir);
+    const again = await call(alice, 'get_preview', { preview_id: previewId });
+    expect(again.structuredContent!.path).toBe(`cutroom://previews/${previewId}/preview.mp4`);
+    expect(JSON.stringify(again)).not.toContain(cacheDir);
     expect((await alice.readResource({ uri: link.uri! })).contents).toHaveLength(1);
 
     // Bob knows the id (say it leaked): he still gets nothing of Alice's.
@@ -143,12 +149,16 @@ describe('one server, two callers with their own keys', () => {
     const exported = await call(a, 'export_edit', { project_id: projectA, format: 'otio', clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
     expect(exported.isError, textOf(exported)).toBeFalsy();
     const path = exported.structuredContent!.path as string;
+    // Named as a resource, not as a file of the server's; import_edit reads it back by that name.
+    expect(path).toMatch(/^cutroom:\/\/exports\/\d{14}-[0-9a-f]{8}\/[^/]+\.otio$/);
+    expect(textOf(exported)).toContain(path);
+    expect(JSON.stringify(exported)).not.toMatch(/cutroom-http-files-|\/callers\//);
     const back = await call(a, 'import_edit', { project_id: projectA, path });
     expect(back.isError, textOf(back)).toBeFalsy();
     expect(back.structuredContent!.ready).toBe(true);
     const theirs = await call(b, 'import_edit', { project_id: projectB, path });
     expect(theirs.isError).toBe(true);
-    expect(textOf(theirs)).toMatch(/reads by path only the files export_edit wrote for you/);
+    expect(textOf(theirs)).toMatch(/is not an export of yours/);
     const uri = exported.content.find((c) => c.type === 'resource_link')!.uri!;
     await expect(b.readResource({ uri })).rejects.toThrow();
   });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { pidSpace } from '../../src/owners.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-leftovers-'));
 const dataDir = join(root, 'data');
@@ -30,6 +31,8 @@ function deadPid(): number {
   return Number(r.stdout);
 }
 
+const prefixed = (p: string, o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`${p} ${k}`, v]));
+
 describe('leftovers of killed writers', () => {
   it('are removed by a starting server (imports and creates killed midway, trash, temp files); live writers keep theirs', async () => {
     const first = await spawnServer(env(), { tee: false });
@@ -43,7 +46,7 @@ describe('leftovers of killed writers', () => {
     closeSync(fd);
     const staging = join(dataDir, 'staging');
     const importing = call(first, 'import_media', { project_id: id, path: big }).catch(() => undefined);
-    const partOf = (pid: number) => (existsSync(staging) ? readdirSync(staging).filter((f) => f.startsWith(`${pid}-`) && f.endsWith('.part')) : []);
+    const partOf = (pid: number) => (existsSync(staging) ? readdirSync(staging).filter((f) => f.startsWith(`${pid}@${pidSpace()}-`) && f.endsWith('.part')) : []);
     const deadline = Date.now() + 20_000;
     // Checked at every turn of the event loop (which must turn, to send the call): the copy takes a fraction of a second.
     while (partOf(first.pid!).length === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
@@ -57,7 +60,7 @@ describe('leftovers of killed writers', () => {
     // Leftovers as other killed processes leave them, and the same names written by live processes.
     const dead = deadPid();
     const projects = join(dataDir, 'projects');
-    const make = (pid: number) => {
+    const make = (pid: number | string) => {
       const paths = {
         staged: join(staging, `${pid}-${randomUUID()}.part`),
         newProject: join(projects, `.new-${pid}-${randomUUID()}`),
@@ -73,8 +76,11 @@ describe('leftovers of killed writers', () => {
       for (const f of [paths.staged, paths.recordTmp, paths.indexTmp, paths.oldImportPart]) writeFileSync(f, 'partial');
       return paths;
     };
-    const ofDead = make(dead);
-    const ofLive = make(live.pid!);
+    // Names as this version writes them (the pid with its pid space) and as earlier ones did (the bare pid).
+    // (Copies of imports named "<asset id><ext>.<pid>.part" are an earlier version's only: no tagged one is written.)
+    const { oldImportPart: _never, ...taggedDead } = make(`${dead}@${pidSpace()}`);
+    const ofDead = { ...prefixed('tagged', taggedDead), ...prefixed('bare', make(dead)) };
+    const ofLive = { ...prefixed('tagged', make(`${live.pid!}@${pidSpace()}`)), ...prefixed('bare', make(live.pid!)) };
 
     const next = await spawnServer(env());
     try {

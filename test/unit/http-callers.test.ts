@@ -57,4 +57,15 @@ describe('caller contexts of a hosted server', () => {
     // The process-wide filter does not learn callers' keys.
     expect(redact('127.0.0.1 key-bob-0123456789')).toBe('127.0.0.1 key-bob-0123456789');
   });
+
+  it("shows a caller no path of the server's folders in what they are told, while the log keeps them", () => {
+    const lines: string[] = [];
+    const server = createLogger('debug', (l) => lines.push(l));
+    const caller = callerLogger(server, 'key-carol-0123456789', ['/var/cache/cutroom/callers/abc', '/var/cache/cutroom']);
+    const message = 'the disk holding the cache dir (CUTROOM_CACHE_DIR=/var/cache/cutroom/callers/abc) is full; also /var/cache/cutroom/exports for key-carol-0123456789';
+    expect(caller.outward!(message)).toBe("the disk holding the cache dir (CUTROOM_CACHE_DIR=(the server's cache)) is full; also (the server's cache)/exports for [redacted]");
+    caller.warn(message);
+    expect(lines[0]).toContain('/var/cache/cutroom/callers/abc');
+    expect(lines[0]).not.toContain('key-carol');
+  });
 });

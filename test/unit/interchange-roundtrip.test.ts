@@ -14,7 +14,7 @@ import { framesToDropTimecode, readEdl, timecodeToFrames, writeEdl } from '../..
 import { readFcpxml, writeFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../../src/interchange/otio.js';
 import { toEditDraft, type AssetCandidate } from '../../src/interchange/to-edit.js';
-import { cutClock } from '../../src/media/timeline-args.js';
+import { cutClock } from '../../src/edit/cut-clock.js';
 
 const GOLDEN = join(import.meta.dirname, '../fixtures/interchange');
 type Format = 'otio' | 'fcpxml' | 'edl';

@@ -4,7 +4,8 @@ import { toRenderPlan } from '../../src/edit/plan.js';
 import { MAX_SIDE, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
 import { MeasureParser, edgeFlags, judgeCut, loudness } from '../../src/media/measure.js';
 import { chunkCuts } from '../../src/media/render.js';
-import { cutClock, cutSamples, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
+import { cutClock } from '../../src/edit/cut-clock.js';
+import { cutSamples, envelope, num, timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 
 const V = '11111111-1111-4111-8111-111111111111';
 const timeline = (cuts: [number, number][], fps = 30) =>

@@ -23,7 +23,7 @@ import { openAllowed } from '../../open-allowed.js';
 import { allowedFolder, listMedia, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
-import { processAlive } from '../../process-alive.js';
+import { keepLease, writerGone, writerTag } from '../../owners.js';
 import { CorruptRecordError, diskFullError, isDiskFull, listJson, readRecord, withLock, writeAtomic } from './store.js';
 import { sweepLeftovers } from './sweep.js';
 
@@ -167,8 +167,11 @@ export class LocalBackend implements Backend {
    */
   private async reconcile(projectId: string, a: AssetRecord): Promise<AssetRecord> {
     if (a.status !== 'processing' || !a.render) return a;
-    const ours = a.render.pid === process.pid;
-    if ((ours && this.active.has(a.id)) || (!ours && processAlive(a.render.pid))) return a;
+    if (this.active.has(a.id)) return a;
+    // Its renderer keeps the record's mtime fresh (a lease): a renderer in another container is judged by that.
+    const touched = await stat(this.assetPath(projectId, a.id)).then((s) => s.mtimeMs, () => Date.now());
+    const owner = a.render.owner ?? String(a.render.pid);
+    if (!writerGone(owner, touched, { leased: !!a.render.owner })) return a;
     // ffmpeg outlives a killed parent: stop the one still writing this render.
     const killed = await killOrphans(a.id);
     if (killed) this.log.info(`stopped ${killed} orphaned ffmpeg process(es) of interrupted render ${a.id}`);
@@ -231,7 +234,7 @@ export class LocalBackend implements Backend {
     const dir = this.projectDir(rec.id);
     // Built under a temporary name (with the pid: a server starting after a crash removes it) and renamed
     // into place: a reader sees the whole project or nothing.
-    const staging = join(this.projectsDir, `.new-${process.pid}-${rec.id}`);
+    const staging = join(this.projectsDir, `.new-${writerTag()}-${rec.id}`);
     try {
       await this.buildProject(staging, rec);
       await withLock(this.opts.dataDir, async () => {
@@ -269,7 +272,7 @@ export class LocalBackend implements Backend {
     await this.readProject(projectId);
     for (const job of this.active.values()) if (job.projectId === projectId) job.abort.abort();
     // Renamed away first, so no reader meets a half-deleted project; the trash carries the pid for the sweep.
-    const trash = join(this.projectsDir, `.deleted-${process.pid}-${projectId}-${Date.now()}`);
+    const trash = join(this.projectsDir, `.deleted-${writerTag()}-${projectId}-${Date.now()}`);
     await withLock(this.opts.dataDir, async () => {
       try {
         await rename(this.projectDir(projectId), trash);
@@ -331,7 +334,7 @@ export class LocalBackend implements Backend {
     const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
     const { fh, real } = await openAllowed(asked, allowed);
     const id = randomUUID();
-    const staged = join(this.stagingDir, `${process.pid}-${id}.part`);
+    const staged = join(this.stagingDir, `${writerTag()}-${id}.part`);
     try {
       try {
         await this.writing(() => copyInto(fh, staged, call?.signal));
@@ -428,11 +431,12 @@ export class LocalBackend implements Backend {
       created_at: formatServiceTimestamp(new Date()),
       file: null,
       original_name: edit.video_output_filename,
-      render: { pid: process.pid, edit_id: editId, started_at: new Date().toISOString() },
+      render: { pid: process.pid, owner: writerTag(), edit_id: editId, started_at: new Date().toISOString() },
     };
     await this.writing(() => this.commitAsset(projectId, rec, undefined));
 
     const abort = new AbortController();
+    const stopLease = keepLease(this.assetPath(projectId, id));
     const done = (async () => {
       try {
         await rt.limiter.run(() =>
@@ -456,6 +460,7 @@ export class LocalBackend implements Backend {
         this.log.warn(`render ${id} failed: ${reason}`);
         await this.finishRender(projectId, id, { status: 'failed', error: reason }).catch(() => {});
       } finally {
+        stopLease();
         this.active.delete(id);
       }
     })();

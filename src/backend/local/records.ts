@@ -32,7 +32,7 @@ export const AssetRecordSchema = z.looseObject({
   duration_ms: z.number().optional(),
   error: z.string().optional(),
   /** The server process rendering it. */
-  render: z.object({ pid: z.number().int(), edit_id: z.string(), started_at: z.string() }).optional(),
+  render: z.object({ pid: z.number().int(), owner: z.string().optional(), edit_id: z.string(), started_at: z.string() }).optional(),
 });
 export type AssetRecord = z.infer<typeof AssetRecordSchema>;
 

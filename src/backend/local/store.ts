@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { UserFacingError } from '../../errors.js';
 import { firstIssue } from './records.js';
-import { processAlive } from '../../process-alive.js';
+import { keepLease, writerGone, writerTag } from '../../owners.js';
 
 export class CorruptRecordError extends UserFacingError {
   override name = 'CorruptRecordError';
@@ -22,7 +22,7 @@ export class CorruptRecordError extends UserFacingError {
 
 /** Writes a whole file or nothing: on any failure (a full disk, say) the temporary file is removed. */
 export async function writeAtomic(path: string, data: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${writerTag()}.${randomBytes(4).toString('hex')}.tmp`;
   const fh = await open(tmp, 'wx', 0o644);
   try {
     try {
@@ -85,22 +85,26 @@ export async function listJson(dir: string): Promise<string[]> {
 }
 
 const LOCK_WAIT_MS = 15_000;
-const LOCK_STALE_MS = 30_000;
+/** The lock's lease: refreshed this often while it is held, and broken when untouched for LOCK_STALE_MS. */
+const LOCK_REFRESH_MS = 2_000;
+const LOCK_STALE_MS = 10_000;
 
 /**
- * Runs fn holding the data dir's lock: a directory holding the owner's pid, made under a temporary name and
- * renamed into place, so the lock and its owner appear together (renaming onto an existing, non-empty lock
- * fails). A lock whose owner is dead, or older than 30 s, is broken.
+ * Runs fn holding the data dir's lock: a directory holding its owner's tag (owners.ts), made under a temporary
+ * name and renamed into place, so the lock and its owner appear together (renaming onto an existing, non-empty
+ * lock fails). Its mtime is a lease, refreshed while it is held. A lock is broken when its owner is gone (a pid of
+ * our pid space that no longer runs) or its lease is stale (10 s: an owner in another container or host that
+ * died, or a pid reused): never only because it is old.
  */
 export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
   const lock = join(dataDir, '.lock');
   const started = Date.now();
   await mkdir(dataDir, { recursive: true });
   for (let attempt = 0; ; attempt++) {
-    const mine = join(dataDir, `.lock-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const mine = join(dataDir, `.lock-${writerTag()}-${randomBytes(4).toString('hex')}`);
     await mkdir(mine);
     try {
-      await writeFile(join(mine, 'owner'), String(process.pid));
+      await writeFile(join(mine, 'owner'), writerTag());
     } catch (err) {
       await rm(mine, { recursive: true, force: true });
       throw err;
@@ -112,31 +116,39 @@ export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promis
       await rm(mine, { recursive: true, force: true });
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-      const owner = Number(await readFile(join(lock, 'owner'), 'utf8').catch(() => '0'));
-      const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
-      if ((owner && owner !== process.pid && !processAlive(owner)) || age > LOCK_STALE_MS) {
-        await discard(lock);
+      const owner = await readFile(join(lock, 'owner'), 'utf8').catch(() => undefined);
+      const touched = await stat(lock).then((s) => s.mtimeMs, () => Date.now());
+      if (writerGone(owner, touched, { leased: true, staleMs: LOCK_STALE_MS })) {
+        await discard(lock, owner);
         continue;
       }
-      if (Date.now() - started > LOCK_WAIT_MS) throw new UserFacingError(`the data dir ${dataDir} stayed locked for ${LOCK_WAIT_MS / 1000} s (by process ${owner || 'unknown'}); try again`);
+      if (Date.now() - started > LOCK_WAIT_MS) throw new UserFacingError(`the data dir ${dataDir} stayed locked for ${LOCK_WAIT_MS / 1000} s (by process ${owner?.trim() || 'unknown'}); try again`);
       await new Promise((r) => setTimeout(r, Math.min(50, 5 + attempt * 5)));
     }
   }
+  const stopLease = keepLease(lock, LOCK_REFRESH_MS);
   try {
     return await fn();
   } finally {
-    await discard(lock);
+    stopLease();
+    await discard(lock, writerTag());
   }
 }
 
-/** Moves the lock away in one step, then deletes it: an emptied lock in place could be taken by a rename. */
-async function discard(lock: string): Promise<void> {
-  const trash = `${lock}-released-${process.pid}-${randomBytes(4).toString('hex')}`;
+/**
+ * Moves the lock away in one step, then deletes it: an emptied lock in place could be taken by a rename. When what
+ * was moved is not the lock of `owner` (another writer took the lock between our look and the move), it is put
+ * back as it was.
+ */
+async function discard(lock: string, owner: string | undefined): Promise<void> {
+  const trash = `${lock}-released-${writerTag()}-${randomBytes(4).toString('hex')}`;
   try {
     await rename(lock, trash);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
+  const moved = await readFile(join(trash, 'owner'), 'utf8').catch(() => undefined);
+  if (moved !== owner && (await rename(trash, lock).then(() => true, () => false))) return;
   await rm(trash, { recursive: true, force: true });
 }

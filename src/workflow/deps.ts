@@ -1,9 +1,9 @@
-// What every tool group receives from createServer.
+// What every tool group and resource receives from createServer.
 import type { Backend } from '../backend/types.js';
 import type { Logger } from '../log.js';
 import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
-import type { MediaRuntime } from '../workflow/preview.js';
+import type { MediaRuntime } from './preview.js';
 
 export interface ToolDeps {
   backend: Backend;
