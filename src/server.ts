@@ -1,5 +1,5 @@
 // createServer(deps): an McpServer with every tool and resource registered. No I/O here.
-import { McpServer } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
 import * as exportResources from './resources/exports.js';
@@ -36,6 +36,31 @@ export interface ServerDeps {
   allowedDirs?: string[];
   /** Serving one caller of a hosted server (HTTP, remote backend): files on this machine are not theirs. */
   hosted?: boolean;
+  /**
+   * Served over stateless HTTP (one instance per request): no notification can follow a request's answer, so no
+   * list change is advertised; `protocolVersion` is the version a 2025-era request declares in its
+   * MCP-Protocol-Version header (2025-03-26 when it sends none, as the specification says to assume).
+   */
+  http?: { protocolVersion?: string };
+}
+
+/**
+ * Every tool failure is also a log notification (level "error", logger "cutroom"), for clients that show the log:
+ * sent at the level the client set with logging/setLevel, on the call's own stream (over HTTP too).
+ */
+function logToolFailures(server: McpServer): void {
+  const register = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
+  type Handler = (...a: unknown[]) => Promise<CallToolResult>;
+  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>
+    register(name, config, async (...args: unknown[]) => {
+      const result = await handler(...args);
+      const ctx = args.at(-1) as { mcpReq?: { log?: (level: 'error', data: unknown, logger?: string) => Promise<void> } } | undefined;
+      if (result.isError) {
+        const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ').trim();
+        await ctx?.mcpReq?.log?.('error', `${name}: ${text}`, 'cutroom').catch(() => {});
+      }
+      return result;
+    });
 }
 
 export function instructions(backend: Backend): string {
@@ -53,15 +78,16 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted, http }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, prompts: { listChanged: false }, completions: {} },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
       instructions: instructions(backend),
     },
   );
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}) };
+  logToolFailures(server);
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
@@ -76,6 +102,6 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   transcriptResources.register(server, deps);
   viewResources.register(server, deps);
   workflowPrompts.register(server, { backend, logger });
-  adaptToolResultsToProtocol(server);
+  adaptToolResultsToProtocol(server, http?.protocolVersion);
   return server;
 }

@@ -99,8 +99,19 @@ function callerKey(req: IncomingMessage, tokenIsBearer: boolean): string | undef
   return m?.[1];
 }
 
+/** An Origin on this machine: http(s) on localhost, 127.x or [::1], any port. */
+function loopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopback(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
+  const onLoopback = isLoopback(http.host);
   const maxBody = http.maxBodyMb * 1024 * 1024;
   const hosts = (http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : []).map(hostName);
   // What all bodies being read may hold between them.
@@ -108,11 +119,18 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   let inFlight = 0;
   let draining = false;
   const idle: (() => void)[] = [];
+  // Calls in flight by caller and JSON-RPC id: a notifications/cancelled arrives in a POST of its own (stateless:
+  // another server instance), so it is matched here and stops the call it names, as hanging up would.
+  const calls = new Map<string, AbortController>();
+  const callKey = (caller: string, id: unknown) => `${caller}\0${typeof id}:${String(id)}`;
 
   const handler = createMcpHandler(
     (ctx) => {
       const key = ctx.authInfo?.token;
-      return createServer(opts.backendKind === 'local' ? callers.forLocal() : callers.forKey(key!));
+      const deps = opts.backendKind === 'local' ? callers.forLocal() : callers.forKey(key!);
+      // A 2025-era request declares its version in a header (none: 2025-03-26, as the specification says).
+      const protocolVersion = ctx.era === 'legacy' ? (ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '2025-03-26') : undefined;
+      return createServer({ ...deps, http: protocolVersion ? { protocolVersion } : {} });
     },
     { maxRequestBodySize: maxBody, onerror: (err) => logger.debug(`http: ${err.message}`) },
   );
@@ -140,9 +158,10 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     if (hosts.length && !hosts.includes(hostname)) {
       return send(res, 403, { error: `Host "${hostname}" is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)` });
     }
-    // Origin: a browser page may call only from an origin the operator allowed.
+    // Origin: a browser page may call only from an origin the operator allowed; on loopback, also from a page served
+    // on this machine (the Inspector's web UI, a local app), which a remote page cannot pose as.
     const origin = req.headers.origin;
-    if (origin !== undefined && !http.allowedOrigins.includes(origin)) {
+    if (origin !== undefined && !http.allowedOrigins.includes(origin) && !(onLoopback && loopbackOrigin(origin))) {
       return send(res, 403, { error: `Origin ${origin} is not allowed (CUTROOM_HTTP_ALLOWED_ORIGINS)` });
     }
     const declared = Number(req.headers['content-length']);
@@ -188,9 +207,16 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       inFlight++;
       // The caller's context is in use until the answer is sent: it is not closed under the call.
       const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
+      const caller = key ?? 'operator';
+      const messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[];
+      for (const m of messages) if (m?.method === 'notifications/cancelled') calls.get(callKey(caller, m.params?.requestId))?.abort();
+      const ids = messages.filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => callKey(caller, m.id));
+      const abort = new AbortController();
+      for (const id of ids) calls.set(id, abort);
       try {
-        await answer(req, res, url, key, body ? { parsedBody } : {});
+        await answer(req, res, url, key, body ? { parsedBody } : {}, abort);
       } finally {
+        for (const id of ids) if (calls.get(id) === abort) calls.delete(id);
         release?.();
         inFlight--;
         if (inFlight === 0) idle.splice(0).forEach((r) => r());
@@ -201,9 +227,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }): Promise<void> {
-    // The call is cancelled when the client goes away before its answer.
-    const abort = new AbortController();
+  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }, abort: AbortController): Promise<void> {
+    // The call is cancelled when the client goes away before its answer (or cancels it: see calls).
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });

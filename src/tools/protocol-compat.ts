@@ -34,10 +34,12 @@ export function contentForVersion(result: CallToolResult, version: string | unde
 /**
  * Routes every tools/call result of this server through contentForVersion, with the version the session
  * negotiated. McpServer's tools/call handler passes each result through Server.projectCallToolResult (the
- * SDK's one place for era-specific shaping of tool results), so wrapping it covers every tool at once.
+ * SDK's one place for era-specific shaping of tool results), so wrapping it covers every tool at once. `declared`
+ * is the version when no handshake set one (a 2025-era HTTP request's MCP-Protocol-Version).
  */
-export function adaptToolResultsToProtocol(server: McpServer): void {
+export function adaptToolResultsToProtocol(server: McpServer, declared?: string): void {
   const inner = server.server;
   const project = inner.projectCallToolResult.bind(inner);
-  inner.projectCallToolResult = (result, schema) => project(contentForVersion(result, inner.getNegotiatedProtocolVersion()), schema);
+  // Over stateless HTTP an instance serves one request and saw no handshake: the request's declared version stands.
+  inner.projectCallToolResult = (result, schema) => project(contentForVersion(result, inner.getNegotiatedProtocolVersion() ?? declared), schema);
 }

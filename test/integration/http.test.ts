@@ -206,6 +206,15 @@ describe('one server, two callers with their own keys', () => {
     const origin = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, origin: 'http://evil.example' }, body: INIT });
     expect(origin.status).toBe(403);
     expect(JSON.parse(origin.body).error).toMatch(/Origin http:\/\/evil\.example is not allowed/);
+    // Listening on loopback, a page on this machine may call (a browser client such as the Inspector's web UI).
+    for (const local of [`http://localhost:6274`, 'http://127.0.0.1:5173', 'http://[::1]:8080']) {
+      const ok = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, origin: local }, body: INIT });
+      expect(ok.status, local).toBe(200);
+    }
+    for (const other of ['http://localhost.evil.example', 'null', 'file://', 'http://127.0.0.1.evil.example:80']) {
+      const refused = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, origin: other }, body: INIT });
+      expect(refused.status, other).toBe(403);
+    }
     const host = await raw(srv.base, { headers: { ...JSON_HEADERS, authorization: `Bearer ${keyB}`, host: 'rebound.example:80' }, body: INIT });
     expect(host.status).toBe(403);
     expect(JSON.parse(host.body).error).toMatch(/Host "rebound\.example" is not one this server answers to/);
