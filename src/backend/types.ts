@@ -24,6 +24,8 @@ export interface ImportedMedia {
   asset: Asset;
   kind: 'video' | 'audio' | 'image';
   duration_ms?: number;
+  /** What the file's header claimed, when the media ends well before it (duration_ms is where it really ends). */
+  header_duration_ms?: number;
   width?: number;
   height?: number;
   has_audio: boolean;

@@ -7,7 +7,10 @@ import { formatShort, formatTimecode } from './timecode.js';
 export type AssetKind = 'video' | 'audio' | 'image' | 'unknown';
 
 export interface MediaFacts {
+  /** How long the media lasts: the header's length, or where its last packet ends when the header claims more. */
   durationMs?: number;
+  /** What the header claimed, when the media ends well before it (a lying or truncated file). */
+  headerDurationMs?: number;
   hasVideo: boolean;
   hasAudio: boolean;
   /** Display size (rotation and sample aspect applied). */

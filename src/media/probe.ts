@@ -94,7 +94,40 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
     throw new ProbeError('ffprobe gave no readable answer');
   }
   if (!parsed.streams?.length) throw new ProbeError('no audio or video stream in it');
-  return factsFromProbe(parsed);
+  const facts = factsFromProbe(parsed);
+  if (facts.durationMs === undefined || facts.isImage) return facts;
+  // The header's length decides which cuts are allowed: check it against where the media really ends.
+  // Packet times are on the file's clock, which may not start at 0 (MPEG-TS).
+  const start = Number(parsed.format?.start_time) || 0;
+  const last = await measuredEnd(ffprobe, src, facts.durationMs / 1000 + start, opts);
+  const end = last === undefined ? undefined : last - start;
+  if (end !== undefined && end < facts.durationMs / 1000 - Math.max(1, (facts.durationMs / 1000) * 0.01)) {
+    return { ...facts, durationMs: Math.round(end * 1000), headerDurationMs: facts.durationMs };
+  }
+  return facts;
+}
+
+/**
+ * Where the media's last packet ends, read from a few seconds before the length the header claims to a little past
+ * it (demuxing only: a fraction of a second). A header that lies (a 2 s file claiming 10 hours, a file cut short)
+ * cannot be seeked to its claimed end: the read starts wherever the demuxer lands and runs to the real end.
+ * Undefined when nothing could be read (the header's length then stands).
+ */
+async function measuredEnd(ffprobe: string, src: MediaSource, claimedSec: number, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
+  const from = Math.max(0, claimedSec - 5);
+  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-read_intervals', `${from.toFixed(3)}%+${(claimedSec - from + 30).toFixed(3)}`,
+    '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', ...inputArgs(src).slice(-2)];
+  const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 16 * 1024 * 1024 });
+  if (r.cancelled) throw new ProbeError('cancelled');
+  if (r.code !== 0 || r.timedOut) return undefined;
+  let end: number | undefined;
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const [pts, dur] = line.split(',').map(Number);
+    if (pts === undefined || !Number.isFinite(pts)) continue;
+    const e = pts + (Number.isFinite(dur) ? dur! : 0);
+    if (end === undefined || e > end) end = e;
+  }
+  return end;
 }
 
 /** A small semaphore: at most `limit` tasks at once. */

@@ -25,6 +25,8 @@ export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
    * The processes run in the output's folder, so the output options may name files relative to it.
    */
   sheetFor?: (part: RenderPlan, firstCut: number, offsetSec: number) => { filter: string; outputArgs: string[] };
+  /** With ffprobe: the output is checked before it takes its name (verifyOutput); one that fails is not kept. */
+  verifyWith?: string;
 }
 
 export interface RenderOutcome {
@@ -128,10 +130,45 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       parser.setOffset(0);
       await run(concatArgs({ plan: req.plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure }), (s) => 0.9 + (s / req.plan.totalSec) * 0.1);
     }
+    if (req.verifyWith) {
+      const problem = await verifyOutput(req.verifyWith, tmp, req.plan, req.signal);
+      if (problem) throw new RenderError(`the output is not what was asked: ${problem}; nothing was kept`);
+    }
     await rename(tmp, req.output);
     scratch.shift();
     return { path: req.output, measurements: parser.result, processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(scratch.map((f) => rm(f, { force: true })));
   }
+}
+
+/**
+ * Whether a rendered file has what its plan asked for: a picture and a sound stream, the picture within a frame of
+ * the planned length and the sound within a frame and 50 ms (AAC's priming). A description of what is wrong, or
+ * undefined. ffmpeg can exit 0 with less (a source whose header lies about its length, a stream that ended early).
+ */
+export async function verifyOutput(ffprobe: string, file: string, plan: RenderPlan, signal?: AbortSignal): Promise<string | undefined> {
+  const r = await runProcess(ffprobe, ['-v', 'error', '-hide_banner', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', 'file:' + file], { timeoutMs: 30_000, signal });
+  if (r.cancelled) throw new RenderError('cancelled', true);
+  if (r.code !== 0) return `ffprobe cannot read it (${lastErrorLine(r.stderr)})`;
+  let out: { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
+  try {
+    out = JSON.parse(r.stdout.toString('utf8'));
+  } catch {
+    return 'ffprobe gave no readable answer';
+  }
+  const frame = plan.fpsDen / plan.fpsNum;
+  const lengthOf = (type: string) => {
+    const st = out.streams?.find((x) => x.codec_type === type);
+    if (!st) return undefined;
+    const d = Number(st.duration ?? out.format?.duration);
+    return Number.isFinite(d) ? d : NaN;
+  };
+  const video = lengthOf('video');
+  const audio = lengthOf('audio');
+  if (video === undefined) return 'it has no picture';
+  if (audio === undefined) return 'it has no sound';
+  if (!(Math.abs(video - plan.totalSec) <= frame + 1e-3)) return `its picture lasts ${video.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
+  if (!(Math.abs(audio - plan.totalSec) <= frame + 0.05)) return `its sound lasts ${audio.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
+  return undefined;
 }

@@ -3,7 +3,7 @@
 // over the joined sound, and the mix is measured. The sheet's thumbnails and each cut's measurements come from the
 // segments, so a cut already rendered costs nothing but its share of the join.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
@@ -167,6 +167,10 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       await run(args, store.dir, onStderr, () => {});
       for (const [k, m] of made.entries()) {
         const cut = plan.cuts[m.i]!;
+        // ffmpeg may exit 0 having written nothing for a cut (a source that ends before it, whatever its header says).
+        if (!(await stat(m.scratch.video).then((st) => st.size > 0, () => false))) {
+          throw new RenderError(`ffmpeg made nothing for cut ${m.i + 1}: its source holds no media in [${cut.inSec.toFixed(3)}, ${(cut.inSec + cut.durationSec).toFixed(3)}) s (it may be shorter than it says)`);
+        }
         const measured = parsers[k]!;
         measured.finish(cut.durationSec);
         const record: SegmentRecord = {

@@ -24,12 +24,14 @@ const ImportedFileSchema = z.object({
   asset_id: z.string(),
   kind: z.enum(['video', 'audio', 'image']),
   duration_seconds: z.number().optional(),
+  header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   has_audio: z.boolean(),
 });
 const ImportMediaOutput = z.object({
   asset: AssetViewSchema.optional().describe('With one file: the new asset'),
   kind: z.enum(['video', 'audio', 'image']).optional(),
   duration_seconds: z.number().optional(),
+  header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   width: z.number().optional(),
   height: z.number().optional(),
   has_audio: z.boolean().optional(),
@@ -52,7 +54,7 @@ const ListMediaOutput = z.object({
 });
 
 const describeImported = (m: ImportedMedia) =>
-  `${m.kind} ${m.asset.id}${m.duration_ms !== undefined ? `, ${m.duration_ms / 1000} s` : ''}${m.width ? `, ${m.width}x${m.height}` : ''}${m.kind === 'video' && !m.has_audio ? ', no sound' : ''}`;
+  `${m.kind} ${m.asset.id}${m.duration_ms !== undefined ? `, ${m.duration_ms / 1000} s` : ''}${m.header_duration_ms !== undefined ? ` (its header claims ${m.header_duration_ms / 1000} s, but its media ends at ${(m.duration_ms ?? 0) / 1000} s: the real end is used)` : ''}${m.width ? `, ${m.width}x${m.height}` : ''}${m.kind === 'video' && !m.has_audio ? ', no sound' : ''}`;
 
 export function register(server: McpServer, { backend, logger }: ToolDeps): void {
   const importMedia = backend.importMedia?.bind(backend);
@@ -124,7 +126,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
             try {
               const m = await importMedia(id, f, { signal: ctx.mcpReq.signal });
               imported.push(m);
-              done.push({ path: f, asset_id: m.asset.id, kind: m.kind, ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}), has_audio: m.has_audio });
+              done.push({ path: f, asset_id: m.asset.id, kind: m.kind, ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}), ...(m.header_duration_ms !== undefined ? { header_duration_seconds: m.header_duration_ms / 1000 } : {}), has_audio: m.has_audio });
             } catch (err) {
               if (ctx.mcpReq.signal.aborted) throw err;
               // One file given alone fails as before: the error is the answer.
@@ -141,6 +143,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
                   asset: viewAsset(single.asset),
                   kind: single.kind,
                   ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
+                  ...(single.header_duration_ms !== undefined ? { header_duration_seconds: single.header_duration_ms / 1000 } : {}),
                   ...(single.width ? { width: single.width, height: single.height } : {}),
                   has_audio: single.has_audio,
                 }

@@ -112,6 +112,12 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
     lint.diagnostics.unshift(...shotDiagnostics);
     if (shotDiagnostics.some((d) => d.severity === 'error')) lint.ready = false;
   }
+  // A source whose header claims more than its media holds: its real end decided the checks; say so.
+  for (const [id, info] of assets) {
+    const f = info.facts;
+    if (f?.headerDurationMs === undefined || f.durationMs === undefined) continue;
+    lint.diagnostics.push({ severity: 'warning', path: '', message: `asset ${id}: its header says it lasts ${f.headerDurationMs / 1000} s, but its media ends at ${f.durationMs / 1000} s; cuts are checked against the real end`, hint: 're-export or remux the source if its length matters elsewhere' });
+  }
   const fade = input.audio_fade_ms;
   if (fade !== undefined && !(Number.isFinite(fade) && fade >= 0 && fade <= MAX_FADE_MS)) {
     lint.diagnostics.push({ severity: 'error', path: '/audio_fade_ms', message: `audio_fade_ms is ${fade}; it must be 0 to ${MAX_FADE_MS} milliseconds`, hint: `leave it out for the default ${DEFAULT_FADE_MS} ms, or give 0 for hard cuts` });

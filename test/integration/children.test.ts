@@ -136,7 +136,8 @@ describe('a server killed with -9 during a preview', () => {
         .toEqual([]);
       const segments = join(cache, 'segments');
       await expect.poll(() => (existsSync(segments) ? readdirSync(segments) : []).filter((n) => n.startsWith('.')), { timeout: 10_000 }).toEqual([]);
-      expect(next.stderr()).toMatch(/stopped 1 process\(es\) left running by a server that is gone/);
+      // (Any server starting in this pid space stops such orphans: under a parallel test run another file's server
+      // may be the one that does, so the log line is not asserted here.)
     } finally {
       await next.close();
     }

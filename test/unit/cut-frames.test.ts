@@ -10,7 +10,8 @@ import { exportDocument, type ExchangeMedia, type ExportDocument } from '../../s
 import { readEdl, writeEdl } from '../../src/interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../../src/interchange/otio.js';
-import { FRAME_TIME_SLACK, SAMPLE_RATE, cutClock, cutPictureWindow, cutSamples, heardSamples } from '../../src/media/timeline-args.js';
+import { cutClock } from '../../src/edit/cut-clock.js';
+import { FRAME_TIME_SLACK, SAMPLE_RATE, cutPictureWindow, cutSamples, heardSamples } from '../../src/media/timeline-args.js';
 
 const V = '00000000-0000-4000-8000-000000000001';
 const SOURCE_RATES = [

@@ -368,6 +368,7 @@ export class LocalBackend implements Backend {
         asset: this.assetView(rec),
         kind,
         ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
+        ...(facts.headerDurationMs !== undefined ? { header_duration_ms: facts.headerDurationMs } : {}),
         ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
         has_audio: facts.hasAudio,
       };
@@ -451,6 +452,8 @@ export class LocalBackend implements Backend {
             maxInputs: rt.maxInputs,
             timeoutMs: this.opts.renderTimeoutMs ?? 2 * 3600_000,
             signal: abort.signal,
+            // Uploaded only when the file has what was asked: its streams, and its length to the frame.
+            ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
           }),
         );
         await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000) });
