@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const BIN = join(ROOT, 'dist/index.js');
+/** The server to measure: this checkout's build, or another's (BENCH_BIN, to pair a change with what it replaces). */
+export const BIN = process.env.BENCH_BIN ?? join(ROOT, 'dist/index.js');
 
 export function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);

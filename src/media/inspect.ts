@@ -16,9 +16,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { writeFileAtomic } from './inspect-cache.js';
+export { mafd } from './inspect-locate.js';
 import { splitJpegs } from './jpeg.js';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
+import { LOCATE_SHARE, hasReordering, mafd, runsForStretches, suspiciousStretches, type Located } from './inspect-locate.js';
 import { MeasureParser } from './measure.js';
 import { MediaJobError, lastErrorLine, runProcess } from './process.js';
 
@@ -86,6 +88,8 @@ export interface FramePacket {
   t: number;
   size: number;
   key: boolean;
+  /** Place in decode order (the demuxer's order): frames shown in another order than decoded mean B-frames. */
+  dts?: number;
 }
 
 export interface ShotScan {
@@ -153,23 +157,18 @@ export async function videoPackets(ctx: PassContext, startTime: number): Promise
 
 export function parsePackets(csv: string, startTime: number): FramePacket[] {
   const out: FramePacket[] = [];
+  let n = 0;
   for (const line of csv.split('\n')) {
     const [pts, size, flags] = line.trim().split(',');
     const t = Number(pts);
     if (!pts || pts === 'N/A' || !Number.isFinite(t)) continue;
     // A discarded packet (D flag) is not shown.
     if (flags?.includes('D')) continue;
-    out.push({ t: t - startTime, size: Number(size) || 0, key: !!flags?.includes('K') });
+    out.push({ t: t - startTime, size: Number(size) || 0, key: !!flags?.includes('K'), dts: n++ });
   }
   return out.sort((x, y) => x.t - y.t);
 }
 
-/** scdet's measure between two frames of the same planar layout: mean absolute difference, percent of full scale. */
-export function mafd(a: Uint8Array, b: Uint8Array): number {
-  let sad = 0;
-  for (let i = 0; i < a.length; i++) sad += Math.abs(a[i]! - b[i]!);
-  return (sad * 100) / a.length / 256;
-}
 
 /**
  * Packets much larger than their neighbours (keyframes aside) and at least half the size of the smaller keyframe
@@ -392,6 +391,60 @@ async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], s
   return results;
 }
 
+const STDERR_SHOWINFO = /^\[showinfo@l(\d+) @ [^\]]+\] n:\s*\d+\s+pts:\s*\S+\s+pts_time:(\S+)/;
+
+/**
+ * Decodes the reference frames of runs (B-frames skipped, no loop filter: a picture good enough to see a cut, not
+ * to place it), tiny; per run, the frames that came out. Several runs per process, as scdetRuns.
+ */
+async function locateRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<Located[]> {
+  const results: Located[] = runs.map(() => ({ indices: [], tiny: [] }));
+  let count = Math.ceil(runs.length / RUNS_PER_PROCESS);
+  if (count % 2 && runs.length > count) count++;
+  await Promise.all(balance(runs, count).map(async (batch) => {
+    const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
+    const graph: string[] = [];
+    batch.forEach((ri, k) => {
+      const r = runs[ri]!;
+      const a = frames[r.from]!.t + startTime;
+      const b = frames[r.to]!.t + startTime;
+      const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+      args.push(...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'bidir', '-skip_loop_filter', 'all', '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
+      graph.push(`[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},${TINY_CHAIN},showinfo@l${ri}[l${k}]`);
+    });
+    const labels = batch.map((_, k) => `[l${k}]`);
+    graph.push(labels.length > 1 ? `${labels.join('')}interleave=nb_inputs=${labels.length}[all]` : `${labels[0]}null[all]`);
+    const maxFrames = batch.reduce((s, ri) => s + runs[ri]!.to - runs[ri]!.from + 1, 0);
+    const shown: { ri: number; t: number }[] = [];
+    let buf = '';
+    const out = await run(ctx, ctx.ffmpeg, [...args, '-filter_complex', graph.join(';'), '-map', '[all]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], {
+      maxStdout: (maxFrames + 1) * TINY_BYTES,
+      onStderr: (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const m = STDERR_SHOWINFO.exec(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (m) shown.push({ ri: Number(m[1]), t: Number(m[2]) - startTime });
+        }
+      },
+    });
+    // Disjoint runs interleaved by time: the pictures come out in the order of their times.
+    shown.sort((x, y) => x.t - y.t);
+    if (out.stdout.length === shown.length * TINY_BYTES) {
+      shown.forEach(({ ri, t }, n) => {
+        const i = frameAt(frames, t);
+        const res = results[ri]!;
+        if (res.indices.at(-1) === i) return;
+        res.indices.push(i);
+        res.tiny.push(out.stdout.subarray(n * TINY_BYTES, (n + 1) * TINY_BYTES));
+      });
+    } else ctx.debug?.(`inspect: the locator gave ${out.stdout.length / TINY_BYTES} pictures for ${shown.length} frames; its runs are decoded fully`);
+    for (let k = 0; k < batch.length; k++) onRunDone();
+  }));
+  return results;
+}
+
 /** The index of the frame nearest to t. */
 function frameAt(frames: FramePacket[], t: number): number {
   let lo = 0;
@@ -533,22 +586,37 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   const planned = planRuns(keys, frames.length, candidates);
   const share = planned.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
   ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${planned.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
-  if (share > MAX_CANDIDATE_SHARE) return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
+  // Footage that moves makes most GOPs candidates: with B-frames, its references are looked at first.
+  const locate = share > LOCATE_SHARE && hasReordering(frames);
+  if (share > MAX_CANDIDATE_SHARE && !locate) return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
 
   const keyIndex = new Map(keys.map((k, g) => [k, g]));
   const tinyKey = (i: number) => pass1.tiny.subarray(keyIndex.get(i)! * TINY_BYTES, (keyIndex.get(i)! + 1) * TINY_BYTES);
   const cuts = new Set<number>();
   const cutJpegs = new Map<number, Buffer>();
-  let runs = stopEarly(frames, planned, minBytes);
   let decoded = 0;
   let done = 0;
+  let runs: Run[];
+  let located: [number, number][] | undefined;
+  if (locate) {
+    const seen = await locateRuns(ctx, frames, planned, facts.startTime, () => ctx.onProgress?.(Math.min(0.5, ++done / planned.length / 2), 'looking for cuts between reference frames'));
+    const stretches = planned.flatMap((r, k) => suspiciousStretches(r, seen[k]!, outliers));
+    runs = runsForStretches(keys, stretches);
+    located = stretches;
+    const looked = seen.reduce((s, l) => s + l.indices.length, 0);
+    decoded += looked;
+    const exact = runs.reduce((s, r) => s + r.to - r.from + 1, 0);
+    ctx.debug?.(`inspect: ${looked} reference frames of ${planned.length} runs looked at; ${stretches.length} stretches to place cuts in, ${runs.length} runs (${exact} frames) at ${elapsed()}`);
+    done = 0;
+  } else runs = stopEarly(frames, planned, minBytes);
   let total = runs.length;
+  const base = locate ? 0.5 : 0;
   let finished = 0;
   let unfinished = 0;
   // Second looks: a cut on a run's second frame was scored without its context (decode again from one keyframe
   // earlier); a run that stopped early whose last frame does not look like the closing keyframe (decode to it).
   for (let round = 0; runs.length && round < 6; round++) {
-    const found = await scdetRuns(ctx, frames, runs, facts.startTime, () => ctx.onProgress?.(++done / Math.max(total, done), 'placing cuts on their frames'));
+    const found = await scdetRuns(ctx, frames, runs, facts.startTime, () => ctx.onProgress?.(base + ((1 - base) * ++done) / Math.max(total, done), 'placing cuts on their frames'));
     const again: Run[] = [];
     runs.forEach((r, k) => {
       decoded += r.to - r.from + 1;
@@ -558,6 +626,8 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
         // Any decode of a frame shows the same picture: keep the first thumbnail of it.
         if (thumbs?.[n] && !cutJpegs.has(i)) cutJpegs.set(i, thumbs[n]!);
         if (i === r.from + 1 && r.from > 0 && !r.seen) {
+          // Where the locator saw no step, a mark without context is the motion's own difference, not a cut.
+          if (located && !located.some(([lo, hi]) => i > lo && i <= hi)) return;
           const g = keyIndex.get(r.from)!;
           again.push({ from: keys[g - 1]!, to: r.from + 1 });
         } else if (i > r.from) cuts.add(i);
@@ -574,6 +644,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
         again.push({ from: key, to: r.closes, seen: true });
       }
     });
+    ctx.debug?.(`inspect: round ${round + 1}: ${runs.length} runs (${runs.reduce((s, r) => s + r.to - r.from + 1, 0)} frames) decoded by ${elapsed()}`);
     runs = again;
     total += again.length;
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
-import { CUT_FRAMES, FPS, LATE_CUT_SEGMENTS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
+import { CUT_FRAMES, FPS, LATE_CUT_SEGMENTS, MOVING_SEGMENTS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt, colourName, probe } from '../helpers/inspect-media.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -31,7 +31,7 @@ type Result = {
 const root = mkdtempSync(join(tmpdir(), 'cutroom-inspect-'));
 const allowed = join(root, 'allowed');
 const frame = 1 / FPS;
-let files: { g50: string; g1000: string; bframes: string; lateCut: string };
+let files: { g50: string; g1000: string; bframes: string; lateCut: string; moving: string };
 
 beforeAll(() => {
   mkdirSync(allowed, { recursive: true });
@@ -40,11 +40,13 @@ beforeAll(() => {
     g1000: makeShots({ gop: 1000 }),
     bframes: makeShots({ gop: 50, preset: 'medium' }),
     lateCut: makeShots({ gop: 50, segments: LATE_CUT_SEGMENTS, name: 'late-cut' }),
+    moving: makeShots({ gop: 50, preset: 'veryfast', segments: MOVING_SEGMENTS, name: 'moving' }),
   };
   copyFileSync(files.g50, join(allowed, 'shots-g50.mp4'));
   copyFileSync(files.g1000, join(allowed, 'shots-g1000.mp4'));
   copyFileSync(files.bframes, join(allowed, 'shots-bframes.mp4'));
   copyFileSync(files.lateCut, join(allowed, 'late-cut.mp4'));
+  copyFileSync(files.moving, join(allowed, 'moving.mp4'));
   copyFileSync(makeManyShots(55), join(allowed, 'many-shots.mp4'));
   const m = makeAll();
   copyFileSync(m.voice, join(allowed, 'voice.m4a'));
@@ -107,7 +109,7 @@ describe('inspect_asset on the local backend', () => {
     srv = await spawnServer(env);
     const p = await srv.client.callTool({ name: 'create_project', arguments: { name: 'inspect', description: 'shots' } });
     projectId = (p.structuredContent as { project: { id: string } }).project.id;
-    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'late-cut.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
+    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'late-cut.mp4', 'moving.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
       const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, name) } });
       ids[name.replace(/\.\w+$/, '')] = (r.structuredContent as { asset: { id: string } }).asset.id;
     }
@@ -152,6 +154,17 @@ describe('inspect_asset on the local backend', () => {
     expect(scdetReference(files.lateCut).map((t) => Math.round(t * FPS))).toEqual(made);
     expect(r.shots.slice(1).map((s) => Math.round(s.start_seconds * FPS))).toEqual(made);
     expect(r.scan.shots).toBe('keyframes');
+  });
+
+  it('finds every cut in footage that moves in every shot without a full pass, locating them between reference frames', async () => {
+    // Every pair of neighbouring keyframes differs (the pictures move), so every GOP is a candidate; with B-frames,
+    // the reference frames are looked at first and only the stretches where the picture steps are decoded fully.
+    const r = (await inspect(srv, { project_id: projectId, asset_id: ids.moving })).structuredContent;
+    const made = MOVING_SEGMENTS.slice(1).map(([f]) => f);
+    expect(scdetReference(files.moving).map((t) => Math.round(t * FPS))).toEqual(made);
+    expect(r.shots.slice(1).map((s) => Math.round(s.start_seconds * FPS))).toEqual(made);
+    expect(r.scan.shots).toBe('keyframes');
+    expect(r.scan.frames_decoded!).toBeLessThan(r.scan.frames_total!);
   });
 
   it('measures an audio asset (no shots, no sheet) and shows an image', async () => {

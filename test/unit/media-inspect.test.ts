@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { candidateGops, lastJump, mafd, parsePackets, planRuns, sizeOutliers, stopEarly, type FramePacket } from '../../src/media/inspect.js';
 
 describe('the packet list', () => {
-  it('reads ffprobe csv relative to the start, sorted by time, skipping N/A and discarded packets', () => {
+  it('reads ffprobe csv relative to the start, sorted by time, keeping decode order, skipping N/A and discarded packets', () => {
     const csv = ['1.080000,500,__', '1.000000,9000,K_', '1.040000,400,__', 'N/A,10,__', '1.120000,30,_D', ''].join('\n');
     expect(parsePackets(csv, 1)).toEqual([
-      { t: 0, size: 9000, key: true },
-      { t: expect.closeTo(0.04, 6), size: 400, key: false },
-      { t: expect.closeTo(0.08, 6), size: 500, key: false },
+      { t: 0, size: 9000, key: true, dts: 1 },
+      { t: expect.closeTo(0.04, 6), size: 400, key: false, dts: 2 },
+      { t: expect.closeTo(0.08, 6), size: 500, key: false, dts: 0 },
     ]);
   });
 });
