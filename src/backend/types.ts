@@ -60,6 +60,11 @@ export interface Backend {
    * (the local backend); a service renders by its own rules.
    */
   createEdit(projectId: string, edit: Edit, call?: CallOptions, render?: RenderOptions): Promise<RenderReceipt>;
+  /**
+   * Local backend only: settles when a render this process is running ends (done or failed; never rejects), or
+   * undefined when it runs none by that id. A wait then hears of the end at once instead of at its next poll.
+   */
+  renderSettled?(assetId: string): Promise<void> | undefined;
   /** Local backend only: brings a media file from an allowed folder into a project. */
   importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
   /**

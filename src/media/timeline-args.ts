@@ -49,6 +49,12 @@ export interface EncodeSettings {
    * where matroska rounds every timestamp to the millisecond.
    */
   container: 'mp4' | 'nut' | 'matroska';
+  /**
+   * swscale's filter for the picture's resize. Unset: its default (bicubic), for delivery. 'area' for previews: it
+   * averages the pixels each output pixel covers, which is what a large reduction needs, at about half the cost of
+   * bicubic from 1080p to 360p (bench/README.md).
+   */
+  scaleFlags?: 'area';
 }
 
 export const SAMPLE_RATE = 48_000;
@@ -96,10 +102,10 @@ function audioNormalise(spec: Pick<InputSpec, 'audioChannels'>, restampSec = 0):
 }
 
 /** Scale expressions that fit (or cover) a w x h box with the source's display shape (dar: stored size times SAR), even sides. */
-function fitTo(w: number, h: number, mode: 'fit' | 'cover'): string {
+function fitTo(w: number, h: number, mode: 'fit' | 'cover', flags?: string): string {
   const wider = `gt(dar,${w}/${h})`;
   const [byWidth, byHeight] = mode === 'fit' ? [wider, `not(${wider})`] : [`not(${wider})`, wider];
-  return `scale=w='if(${byWidth},${w},2*round(${h}*dar/2))':h='if(${byHeight},${h},2*round(${w}/dar/2))'`;
+  return `scale=w='if(${byWidth},${w},2*round(${h}*dar/2))':h='if(${byHeight},${h},2*round(${w}/dar/2))'${flags ? `:flags=${flags}` : ''}`;
 }
 
 /**
@@ -126,7 +132,7 @@ export function cutPictureWindow(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, sp
   return { keepBeforeSec: Math.max(0.001, cutSpan(cut, spec) - FRAME_TIME_SLACK) };
 }
 
-function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
+function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?: string): string {
   const { width: W, height: H } = plan;
   const rate = `${plan.fpsNum}/${plan.fpsDen}`;
   let frame: string;
@@ -138,14 +144,14 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string {
     const fx = num((cut.crop.position_x + 1) / 2);
     const fy = num((cut.crop.position_y + 1) / 2);
     frame =
-      `${fitTo(sw, sh, 'cover')},setsar=1,` +
+      `${fitTo(sw, sh, 'cover', scaleFlags)},setsar=1,` +
       `crop=w='min(iw,${W})':h='min(ih,${H})':x='(iw-min(iw,${W}))*${fx}':y='(ih-min(ih,${H}))*${fy}',` +
       `pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   } else if (spec.width && spec.height && Math.abs(spec.width / spec.height - W / H) < 0.002) {
     // Already the output's shape (display size): no bars to add, so no padding pass over every frame.
-    frame = `scale=${W}:${H}`;
+    frame = `scale=${W}:${H}${scaleFlags ? `:flags=${scaleFlags}` : ''}`;
   } else {
-    frame = `${fitTo(W, H, 'fit')},setsar=1,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
+    frame = `${fitTo(W, H, 'fit', scaleFlags)},setsar=1,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=black`;
   }
   // On the clock 0 = the cut's in point (cutClock). Frames that start at or after the out point are dropped first
   // (a cut's frames may outrun its range by part of a frame: the next shot's first frame is the classic flash).
@@ -270,7 +276,7 @@ export function timelineArgs(job: TimelineJob): string[] {
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
-    g.push(`[${i}:v]${videoChain(cut, plan, job.cutInputs[i]!)}[v${i}]`);
+    g.push(`[${i}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags)}[v${i}]`);
     g.push(cutAudioChain(i, cut, job.cutInputs[i]!, plan));
   });
   const n = plan.cuts.length;
@@ -356,6 +362,11 @@ export interface SegmentsJob {
   encode: EncodeSettings;
   /** Width of the thumbnails (unlabelled; labels depend on where the cut lands on a timeline). */
   thumbWidth: number;
+  /**
+   * One thread for the decoders, the encoders and the filter graph: right when as many such processes run side by
+   * side as there are cores (each would otherwise start threads for every core, and they contend).
+   */
+  oneThread?: boolean;
 }
 
 /**
@@ -365,12 +376,13 @@ export interface SegmentsJob {
  */
 export function segmentsArgs(job: SegmentsJob): string[] {
   const { plan } = job;
-  const args = [...COMMON];
+  const one = job.oneThread ? ['-threads', '1'] : [];
+  const args = [...COMMON, ...(job.oneThread ? ['-filter_complex_threads', '1'] : [])];
   job.cuts.forEach((c, k) => {
     const cut = plan.cuts[c]!;
     const spec = job.cutInputs[k]!;
     const clock = cutClock(cut, spec);
-    args.push('-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
+    args.push(...one, '-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
   });
   const g: string[] = [];
   const outs: string[] = [];
@@ -379,13 +391,13 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     const spec = job.cutInputs[k]!;
     const { file, thumbs, thumbFrames } = job.outputs[k]!;
     const edges = cut.frames >= 2 * EDGE_FRAMES;
-    g.push(`[${k}:v]${videoChain(cut, plan, spec)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
+    g.push(`[${k}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
     g.push(`[vm${k}]${measureCutVideo(k)}`);
     if (edges) g.push(`[ve${k}]${edgeDiffs(k, cut.frames)}`);
     g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
     g.push(cutAudioChain(k, cut, spec, plan));
     g.push(`[a${k}]asplit=2[ao${k}][am${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`);
-    outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), file);
+    outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);
   });
   args.push('-filter_complex', g.join(';'), ...outs);

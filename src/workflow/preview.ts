@@ -48,10 +48,10 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
  * A preview is a check, not a deliverable: libx264's fastest preset. At CRF 30 and 640 px its pictures stay
  * readable on the sheet and in the file (ultrafast spends bits, not quality, to save time); measured in bench/.
  */
-export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4' };
+export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 5;
+const PREVIEW_VERSION = 6;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */

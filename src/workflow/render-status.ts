@@ -65,10 +65,11 @@ export interface WaitOptions {
 }
 
 /**
- * Waits ms, or less if the signal aborts. The abort listener is removed when the time is up: one signal lives
- * through every poll of a wait, and listeners left on it pile up (MaxListenersExceededWarning past ten).
+ * Waits ms, or less if the signal aborts or `wake` settles. The abort listener and the timer are removed however it
+ * ends: one signal lives through every poll of a wait, and listeners left on it pile up (MaxListenersExceededWarning
+ * past ten).
  */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export function pause(ms: number, signal?: AbortSignal, wake?: Promise<unknown>): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
@@ -78,6 +79,7 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
+    wake?.then(done, done);
   });
 }
 
@@ -86,6 +88,9 @@ export async function waitForRender(backend: Backend, projectId: string, ref: { 
   const started = Date.now();
   let interval = opts.pollMs ?? 1000;
   let last: RenderStatus | undefined;
+  // A render this process runs says when it ends: the poll that follows sees it done, however long the interval
+  // has grown (up to 5 s: a 25 s render was answered 4 s late).
+  let settled = ref.asset_id ? backend.renderSettled?.(ref.asset_id) : undefined;
   for (;;) {
     if (opts.signal?.aborted) return last;
     const asset = await findRender(backend, projectId, ref, opts.signal);
@@ -95,7 +100,11 @@ export async function waitForRender(backend: Backend, projectId: string, ref: { 
     await opts.onProgress?.(elapsed, last?.status ?? 'not listed yet');
     const left = opts.maxWaitMs - elapsed;
     if (left <= 0) return last;
-    await pause(Math.min(interval, left), opts.signal);
+    let ended = false;
+    const wake = settled?.then(() => void (ended = true));
+    await pause(Math.min(interval, left), opts.signal, wake);
+    // Heard once: a status not yet done after it (a record written late) is polled for as before.
+    if (ended) settled = undefined;
     interval = Math.min(interval * 1.5, 5000);
   }
 }

@@ -38,3 +38,41 @@ describe('waitForRender', () => {
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 });
+
+describe('waitForRender on a render this process runs', () => {
+  it('answers when the render ends, not at its next poll (however long the interval has grown)', async () => {
+    let finish!: () => void;
+    const ended = new Promise<void>((r) => (finish = r));
+    let done = false;
+    let reads = 0;
+    const backend = {
+      getProject: async () => {
+        reads++;
+        return { id: 'p', assets: [{ id: 'r', status: done ? 'uploaded' : 'processing', uploaded: done }] };
+      },
+      renderSettled: (id: string) => (id === 'r' ? ended : undefined),
+    } as unknown as Backend;
+    const ac = new AbortController();
+    // One poll, then a pause of a minute: the render ends 50 ms into it.
+    const waiting = waitForRender(backend, 'p', { asset_id: 'r' }, { maxWaitMs: 600_000, pollMs: 60_000, signal: ac.signal });
+    setTimeout(() => {
+      done = true;
+      finish();
+    }, 50);
+    const status = await waiting;
+    expect(status?.done).toBe(true);
+    expect(reads).toBe(2);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('polls as before after hearing the end, while the record is not yet done', async () => {
+    let reads = 0;
+    const backend = {
+      getProject: async () => ({ id: 'p', assets: [{ id: 'r', status: ++reads > 3 ? 'uploaded' : 'processing', uploaded: reads > 3 }] }),
+      renderSettled: () => Promise.resolve(),
+    } as unknown as Backend;
+    const status = await waitForRender(backend, 'p', { asset_id: 'r' }, { maxWaitMs: 60_000, pollMs: 1 });
+    expect(status?.done).toBe(true);
+    expect(reads).toBe(4);
+  });
+});

@@ -471,6 +471,10 @@ export class LocalBackend implements Backend {
     return { asset_id: id, edit_id: editId, status: 'processing' };
   }
 
+  renderSettled(assetId: string): Promise<void> | undefined {
+    return this.active.get(assetId)?.done;
+  }
+
   /** Moves a render's record to its final state, and clears partial files on failure. */
   private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number }): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
