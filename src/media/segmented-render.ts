@@ -12,7 +12,7 @@ import type { Limiter } from './probe.js';
 import { lastErrorLine, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
-import { concatArgs, num, segmentsArgs, type EncodeSettings, type InputSpec } from './timeline-args.js';
+import { concatArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
 
 export interface SegmentedRequest {
   ffmpeg: string;
@@ -43,6 +43,8 @@ export interface SegmentedOutcome {
   edges: (number[] | undefined)[];
   processes: number;
   rendered: number;
+  /** The timeline's sound was made beside the segments (one process of them left a slot free), the join only copied. */
+  soundAhead: boolean;
   reused: number;
   ffmpegMaxRssKiB?: number;
 }
@@ -109,12 +111,12 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const deadline = Date.now() + req.timeoutMs;
   let processes = 0;
   let peak: number | undefined;
-  const run = async (args: string[], cwd: string, onStderr: (c: string) => void, onSeconds: (s: number) => void) => {
+  const run = async (args: string[], cwd: string, onStderr: (c: string) => void, onSeconds: (s: number) => void, signal = req.signal) => {
     const r = await req.limiter.run(() => {
       processes++;
       return runProcess(req.ffmpeg, args, {
         timeoutMs: Math.max(1000, deadline - Date.now()),
-        signal: req.signal,
+        signal,
         onStderr,
         onStdout: (c) => {
           const s = progressSeconds(c);
@@ -143,7 +145,10 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const perProcess = Math.max(1, Math.min(req.maxInputs, Math.ceil(missing.length / Math.max(1, req.limiter.limit))));
   const batches: number[][] = [];
   for (let i = 0; i < missing.length; i += perProcess) batches.push(missing.slice(i, i + perProcess));
-  await Promise.all(batches.map(async (batch, b) => {
+  // A lone segment process leaves an ffmpeg slot free: the timeline's sound (the join's sound work, about half of
+  // what a one-cut re-preview waited for) is made in it meanwhile, and the join then only copies (bench/README.md).
+  const soundBeside = batches.length > 0 && batches.length < req.limiter.limit;
+  const renderBatches = () => Promise.all(batches.map(async (batch, b) => {
     const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
     const parsers = batch.map(() => new CutMeasurements());
     const args = segmentsArgs({
@@ -153,9 +158,9 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       outputs: made.map((m) => ({ file: m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
-      // Processes that fill the cores run single-threaded (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two);
-      // a lone process (one cut changed) keeps ffmpeg's threads for the idle core.
-      oneThread: batches.length >= req.limiter.limit,
+      // Processes that fill the ffmpeg slots (with the sound's, when it is made beside) run single-threaded: side by
+      // side, each one's threads for every core contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two).
+      oneThread: batches.length + (soundBeside ? 1 : 0) >= req.limiter.limit,
     });
     const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
     try {
@@ -195,45 +200,104 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     }
   }));
 
-  // Repeated cuts take their first occurrence's segment.
-  records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
-
-  // 2. The sheet's thumbnails, in sheet order, and each cut's measurements placed on the timeline.
   const dir = dirname(req.output);
-  await mkdir(join(dir, THUMBS_DIR), { recursive: true });
-  let n = 0;
-  const measurements: Measurements = { cutLevels: [], mixLevels: [], black: [], frozen: [] };
-  let frames = 0;
-  for (const [i, cut] of plan.cuts.entries()) {
-    const r = records[i]!;
-    for (let k = 0; k < r.thumbs; k++) await copyFile(store.thumbOf(req.keys[i]!, k), join(dir, THUMBS_DIR, `t${String(n++).padStart(5, '0')}.png`));
-    // Where the join put it: after the frames of the cuts before.
-    const at = (frames * plan.fpsDen) / plan.fpsNum;
-    frames += cut.frames;
-    measurements.cutLevels.push(...r.cutLevels.map((l) => ({ ...l, t: l.t + at })));
-    measurements.black.push(...r.black.map((s) => ({ from: s.from + at, to: s.to + at })));
-    measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
-  }
-
-  // 3. The join: segments in order, each lasting its frames exactly; overlays over the joined sound; the mix measured.
   const tag = randomBytes(4).toString('hex');
-  const list = join(dir, `.${basename(req.output)}.${tag}.concat.txt`);
-  const tmp = join(dir, `.${basename(req.output)}.${tag}.part`);
-  const entries = plan.cuts.map((c, i) => `file '${store.videoOf(req.keys[i]!).replace(/'/g, "'\\''")}'\nduration ${num((c.frames * plan.fpsDen) / plan.fpsNum)}`);
+  const scratch = (what: string) => join(dir, `.${basename(req.output)}.${tag}.${what}`);
+  const temps: string[] = [];
+  /** A concat list of these cuts' segments, each lasting its frames exactly. */
+  const writeList = async (what: string, cuts: number[]) => {
+    const file = scratch(what);
+    temps.push(file);
+    const entries = cuts.map((i) => `file '${store.videoOf(req.keys[i]!).replace(/'/g, "'\\''")}'\nduration ${num((plan.cuts[i]!.frames * plan.fpsDen) / plan.fpsNum)}`);
+    await writeFile(file, `ffconcat version 1.0\n${entries.join('\n')}\n`);
+    return file;
+  };
   const parser = new MeasureParser();
   try {
-    await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
-    const joining = run(concatArgs({ plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), (s) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec)));
-    // The caller's work on the thumbnails (the sheet) runs beside the join, which is one thread of sound work.
-    const settled = await Promise.allSettled([joining, req.whileJoining?.()]);
+    const sound = soundBeside ? soundAhead(await soundParts(records, writeList)) : undefined;
+    try {
+      await renderBatches();
+    } catch (err) {
+      sound?.stop();
+      await sound?.ended;
+      throw err;
+    }
+
+    // Repeated cuts take their first occurrence's segment.
+    records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
+
+    // 2. The sheet's thumbnails, in sheet order, and each cut's measurements placed on the timeline.
+    await mkdir(join(dir, THUMBS_DIR), { recursive: true });
+    let n = 0;
+    const measurements: Measurements = { cutLevels: [], mixLevels: [], black: [], frozen: [] };
+    let frames = 0;
+    for (const [i, cut] of plan.cuts.entries()) {
+      const r = records[i]!;
+      for (let k = 0; k < r.thumbs; k++) await copyFile(store.thumbOf(req.keys[i]!, k), join(dir, THUMBS_DIR, `t${String(n++).padStart(5, '0')}.png`));
+      // Where the join put it: after the frames of the cuts before.
+      const at = (frames * plan.fpsDen) / plan.fpsNum;
+      frames += cut.frames;
+      measurements.cutLevels.push(...r.cutLevels.map((l) => ({ ...l, t: l.t + at })));
+      measurements.black.push(...r.black.map((s) => ({ from: s.from + at, to: s.to + at })));
+      measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
+    }
+
+    // 3. The join: segments in order by stream copy; overlays over the joined sound; the mix measured (or all of the
+    // sound taken as made ahead).
+    const list = await writeList('concat.txt', plan.cuts.map((_, i) => i));
+    const tmp = scratch('part');
+    temps.push(tmp);
+    const onSeconds = (s: number) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec));
+    const joining = async () => {
+      if (!sound) return run(concatArgs({ plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), onSeconds);
+      const failed = await sound.ended;
+      if (failed) throw failed;
+      return run(muxSoundArgs({ listFile: list, sound: sound.file, output: tmp }), dir, () => {}, onSeconds);
+    };
+    // The caller's work on the thumbnails (the sheet) runs beside the join.
+    const settled = await Promise.allSettled([joining(), req.whileJoining?.()]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
     await rename(tmp, req.output);
+
+    measurements.mixLevels = parser.result.mixLevels;
+    void store.evict().catch(() => {});
+    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
-    await rm(list, { force: true });
-    await rm(tmp, { force: true });
+    await Promise.all(temps.map((f) => rm(f, { force: true })));
   }
 
-  measurements.mixLevels = parser.result.mixLevels;
-  void store.evict().catch(() => {});
-  return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+  /** The timeline's sound in order: runs of the segments there are, and the cuts still to render, from their sources. */
+  async function soundParts(have: (SegmentRecord | undefined)[], list: (what: string, cuts: number[]) => Promise<string>): Promise<SoundPart[]> {
+    const parts: SoundPart[] = [];
+    let run: number[] = [];
+    const flush = async () => {
+      if (run.length) parts.push({ listFile: await list(`sound${parts.length}.txt`, run) });
+      run = [];
+    };
+    for (const [i, r] of have.entries()) {
+      if (r) run.push(i);
+      else {
+        await flush();
+        parts.push({ cut: i, input: req.cutInputs[i]! });
+      }
+    }
+    await flush();
+    return parts;
+  }
+
+  /** Starts the sound's process; `ended` settles with its error, or undefined when the sound is made. */
+  function soundAhead(parts: SoundPart[]): { file: string; ended: Promise<unknown>; stop: () => void } {
+    const file = scratch('sound.m4a');
+    temps.push(file);
+    const stopper = new AbortController();
+    const stop = () => stopper.abort();
+    if (req.signal?.aborted) stop();
+    req.signal?.addEventListener('abort', stop, { once: true });
+    const ended = run(soundArgs({ plan, parts, overlayInputs: req.overlayInputs, output: file, encode: req.encode }), dir, (c) => parser.push(c), () => {}, stopper.signal).then(
+      () => undefined,
+      (err: unknown) => err ?? new RenderError('the sound process failed'),
+    );
+    void ended.finally(() => req.signal?.removeEventListener('abort', stop));
+    return { file, ended, stop };
+  }
 }

@@ -316,28 +316,91 @@ export interface ConcatJob {
   measure: boolean;
 }
 
+/** A concat list of segment or chunk files as ffmpeg's input (local files only, of the containers cutroom writes). */
+const concatInput = (listFile: string) => ['-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,nut,${DEMUXERS}`, '-i', `file:${listFile}`];
+
+/**
+ * The timeline's sound from `joined` (the cuts' sound end to end, 48 kHz stereo from 0) and the overlays (inputs from
+ * `firstOverlay` on): their mix, measured when asked. Returns the graph's chains and the label to encode.
+ */
+function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], firstOverlay: number, measure: boolean): { chains: string[]; out: string } {
+  const chains = [`${joined}${JOINED_AUDIO},atrim=end_sample=${cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan)}[acat]`];
+  let mix = '[acat]';
+  if (plan.overlays.length) {
+    plan.overlays.forEach((o, k) => chains.push(overlayChain(firstOverlay + k, k, o, overlayInputs[k])));
+    chains.push(`[acat]${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
+    mix = '[amixed]';
+  }
+  if (!measure) return { chains, out: mix };
+  chains.push(`${mix}asplit=2[aout][amixmeasure]`, `[amixmeasure]${measureAudio('mixlevels')}`);
+  return { chains, out: '[aout]' };
+}
+
+const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num(o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
+
+/** The sound's encoder options of these settings (the video is copied where they are used). */
+function audioEncodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
+  const enc = encodeArgs(e, plan);
+  return enc.slice(enc.indexOf('-c:a'), enc.indexOf('-ac') + 2);
+}
+
 /** Joins chunks (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
 export function concatArgs(job: ConcatJob): string[] {
   const { plan } = job;
-  const args = [...COMMON, '-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,nut,${DEMUXERS}`, '-i', `file:${job.listFile}`];
-  plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
-  const g: string[] = [`[0:a]${JOINED_AUDIO},atrim=end_sample=${cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan)}[acat]`];
-  let mix = '[acat]';
-  if (plan.overlays.length) {
-    plan.overlays.forEach((o, k) => g.push(overlayChain(1 + k, k, o, job.overlayInputs[k])));
-    g.push(`[acat]${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
-    mix = '[amixed]';
-  }
-  let audioOut = mix;
-  if (job.measure) {
-    g.push(`${mix}asplit=2[aout][amixmeasure]`, `[amixmeasure]${measureAudio('mixlevels')}`);
-    audioOut = '[aout]';
-  }
+  const args = [...COMMON, ...concatInput(job.listFile), ...overlayArgs(plan, job.overlayInputs)];
+  const { chains, out } = mixGraph(plan, '[0:a]', job.overlayInputs, 1, job.measure);
   const enc = encodeArgs(job.encode, plan);
   // The video was encoded by the chunk processes with the same settings: copy it.
-  const audioEnc = enc.slice(enc.indexOf('-c:a'));
-  args.push('-filter_complex', g.join(';'), '-map', '0:v', '-map', audioOut, '-c:v', 'copy', ...audioEnc, job.output);
+  args.push('-filter_complex', chains.join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...enc.slice(enc.indexOf('-c:a')), job.output);
   return args;
+}
+
+/** One part of a timeline's sound, in timeline order: a run of rendered segments, or a cut whose segment is not yet made. */
+export type SoundPart = { listFile: string } | { cut: number; input: InputSpec };
+
+export interface SoundJob {
+  plan: RenderPlan;
+  parts: SoundPart[];
+  overlayInputs: InputSpec[];
+  /** An mp4 holding the encoded sound alone. */
+  output: string;
+  /** AAC settings (the sound of `encode`). */
+  encode: EncodeSettings;
+}
+
+/**
+ * The timeline's sound alone, encoded and measured, while the segments still missing are rendered: their sound is
+ * taken from their sources by the chain their segment process uses, made 16-bit as that process stores it, so the
+ * samples are those the join of the segments would read (the picture is then joined to it by muxSoundArgs).
+ */
+export function soundArgs(job: SoundJob): string[] {
+  const { plan } = job;
+  const args = [...COMMON];
+  const g: string[] = [];
+  const labels: string[] = [];
+  job.parts.forEach((part, i) => {
+    if ('listFile' in part) {
+      args.push(...concatInput(part.listFile));
+      labels.push(`[${i}:a]`);
+      return;
+    }
+    const cut = plan.cuts[part.cut]!;
+    // The same input options as the cut's segment process (segmentsArgs): the same seek, so the same samples.
+    args.push('-ss', num(cutClock(cut, part.input).seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(part.input.source));
+    g.push(cutAudioChain(i, cut, part.input, plan), `[a${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo[p${i}]`);
+    labels.push(`[p${i}]`);
+  });
+  args.push(...overlayArgs(plan, job.overlayInputs));
+  const joined = labels.length > 1 ? '[joined]' : labels[0]!;
+  if (labels.length > 1) g.push(`${labels.join('')}concat=n=${labels.length}:v=0:a=1[joined]`);
+  const { chains, out } = mixGraph(plan, joined, job.overlayInputs, job.parts.length, true);
+  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode, plan), '-f', 'mp4', job.output);
+  return args;
+}
+
+/** The segments' pictures joined by stream copy, with the sound soundArgs made (copied): the preview's file. */
+export function muxSoundArgs(job: { listFile: string; sound: string; output: string }): string[] {
+  return [...COMMON, ...concatInput(job.listFile), '-f', 'mp4', '-i', `file:${job.sound}`, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', job.output];
 }
 
 /** Frames compared at each end of a cut for a flash frame (see edgeDiffs). */

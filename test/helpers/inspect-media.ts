@@ -34,3 +34,21 @@ export function probe(file: string): { duration: number; width: number; height: 
   const j = JSON.parse(r.stdout);
   return { duration: Number(j.format.duration), width: j.streams[0].width, height: j.streams[0].height, videoFrames: Number(j.streams[0].nb_read_frames) };
 }
+
+/**
+ * What plays: the sound's packets as stored (dts, pts, duration, size, hash of the bytes), the hash of the sound as a
+ * player decodes it (the encoder's priming skipped by the edit list), and the hash of the decoded pictures. Equal for
+ * two files that play the same (the picture's packets may differ in x264's SEI, which names its thread count).
+ */
+export function playedContent(file: string): { audioPackets: string[]; decodedAudio: string; decodedVideo: string } {
+  const run = (args: string[]) => {
+    const r = spawnSync('ffmpeg', ['-v', 'error', '-i', file, ...args, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (r.status !== 0) throw new Error(`reading ${file}: ${r.stderr}`);
+    return r.stdout;
+  };
+  return {
+    audioPackets: run(['-map', '0:a', '-c', 'copy', '-f', 'framemd5']).split('\n').filter((l) => l && !l.startsWith('#')),
+    decodedAudio: run(['-map', '0:a', '-f', 'md5']).trim(),
+    decodedVideo: run(['-map', '0:v', '-f', 'md5']).trim(),
+  };
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { pidsMatching } from '../helpers/processes.js';
-import { colourAt, colourName, probe, rmsDb } from '../helpers/inspect-media.js';
+import { colourAt, colourName, probe, playedContent, rmsDb } from '../helpers/inspect-media.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 
 let service: FakeService;
@@ -258,12 +258,20 @@ describe('the edit-preview loop', () => {
       changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused`));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\), the sound made beside the segments`));
       expect(second.planned_seconds).toBe(8.1);
 
       // The same edit previewed from nothing, on a server with an empty cache dir.
       const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
+      // ... the usual way: two segment processes fill the ffmpeg slots, and the join makes the sound.
+      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 3 ffmpeg process\\(es\\)$`, 'm'));
       expect(second.measured_seconds).toBeCloseTo(reference.measured_seconds, 2);
+      // The same in what plays: every picture and sound sample, and the sound's packets and their times.
+      const [mine, theirs] = [playedContent(second.path), playedContent(reference.path)];
+      expect(mine.decodedVideo).toBe(theirs.decodedVideo);
+      expect(mine.decodedAudio).toBe(theirs.decodedAudio);
+      expect(mine.audioPackets.length).toBeGreaterThan(300);
+      expect(mine.audioPackets).toEqual(theirs.audioPackets);
       expect(second.cuts.map((c) => c.flags)).toEqual(reference.cuts.map((c) => c.flags));
       second.cuts.forEach((c, i) => {
         const ref = reference.cuts[i]!;
@@ -284,4 +292,58 @@ describe('the edit-preview loop', () => {
       await fresh.close();
     }
   }, 180_000);
+
+  it('when the sound made beside a changed cut fails, says so, leaves nothing behind, and keeps the cut rendered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const loop = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' });
+    try {
+      const first = (await preview(loop.client, timeline())).structuredContent as Preview;
+      const changed = timeline();
+      changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
+      // The voiceover's link refuses from now on: only the sound's process reads it (the segment reads the blue clip).
+      service.fail({ status: 403, body: '<Error><Code>AccessDenied</Code></Error>', contentType: 'application/xml' }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      service.requests.length = 0;
+      let r;
+      try {
+        r = await loop.client.callTool({ name: 'preview_edit', arguments: changed });
+      } finally {
+        service.reset();
+      }
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/ffmpeg failed .*403|403.*Forbidden|Server returned 403/i);
+      expect(pidsMatching(dir)).toEqual([]);
+      // The failed preview's folder is gone; the first one holds no scratch file (its marker holds it for a while).
+      expect(readdirSync(join(dir, 'previews'))).toEqual([first.preview_id]);
+      expect(readdirSync(join(dir, 'previews', first.preview_id)).filter((n) => n.startsWith('.') && n !== '.rendering')).toEqual([]);
+      expect(readdirSync(join(dir, 'segments')).filter((n) => n.startsWith('.'))).toEqual([]);
+      // The changed cut was rendered meanwhile and kept: the same edit now only joins.
+      const again = (await preview(loop.client, changed)).structuredContent as Preview;
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${again.preview_id}: rendered [\\d.]+ s in \\d+ ms: 0 cut\\(s\\) rendered, 5 reused`));
+    } finally {
+      await loop.close();
+    }
+  }, 120_000);
+
+  it('a cancelled re-preview stops the sound made beside the changed cut too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const loop = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir });
+    try {
+      const first = (await preview(loop.client, timeline())).structuredContent as Preview;
+      const changed = timeline();
+      changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
+      // The voiceover answers 20 s late: the sound's process waits on it long after the segment is made.
+      service.fail({ delayMs: 20_000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      const ac = new AbortController();
+      const pending = loop.client.callTool({ name: 'preview_edit', arguments: changed }, { signal: ac.signal, onprogress: () => {} });
+      const soundPids = () => pidsMatching(dir).filter((pid) => pidsMatching('sound.m4a').includes(pid));
+      await expect.poll(soundPids, { timeout: 15_000 }).not.toEqual([]);
+      ac.abort();
+      await expect(pending).rejects.toThrow();
+      await expect.poll(() => pidsMatching(dir), { timeout: 4000 }).toEqual([]);
+      await expect.poll(() => readdirSync(join(dir, 'previews')), { timeout: 5000 }).toEqual([first.preview_id]);
+    } finally {
+      service.reset();
+      await loop.close();
+    }
+  }, 120_000);
 });
