@@ -45,6 +45,8 @@ export interface SegmentedOutcome {
   rendered: number;
   /** The timeline's sound was made beside the segments (one process of them left a slot free), the join only copied. */
   soundAhead: boolean;
+  /** The segment processes ran on one thread each (they filled the ffmpeg slots). */
+  oneThreadEach: boolean;
   reused: number;
   ffmpegMaxRssKiB?: number;
 }
@@ -148,6 +150,12 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // A lone segment process leaves an ffmpeg slot free: the timeline's sound (the join's sound work, about half of
   // what a one-cut re-preview waited for) is made in it meanwhile, and the join then only copies (bench/README.md).
   const soundBeside = batches.length > 0 && batches.length < req.limiter.limit;
+  // Processes that fill the ffmpeg slots run single-threaded: side by side, each one's threads for every core
+  // contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two). The sound made beside fills a slot only when it is
+  // about as much work as the cuts, i.e. when they are a small part of the timeline it spans: a lone cut of a quarter
+  // of it or less is made on one thread beside it (2.2 s -> 2.0 s, 5 s of 60), a longer one keeps its threads (30 s
+  // of 60: 6.3 s on one thread, 4.9 s with them; a lone 45 s cut at 1080p: 13.2 s, 9.3 s).
+  const oneThreadEach = batches.length >= req.limiter.limit || (soundBeside && missingSec <= plan.totalSec / 4);
   const renderBatches = () => Promise.all(batches.map(async (batch, b) => {
     const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
     const parsers = batch.map(() => new CutMeasurements());
@@ -158,9 +166,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       outputs: made.map((m) => ({ file: m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
-      // Processes that fill the ffmpeg slots (with the sound's, when it is made beside) run single-threaded: side by
-      // side, each one's threads for every core contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two).
-      oneThread: batches.length + (soundBeside ? 1 : 0) >= req.limiter.limit,
+      oneThread: oneThreadEach,
     });
     const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
     try {
@@ -261,7 +267,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
 
     measurements.mixLevels = parser.result.mixLevels;
     void store.evict().catch(() => {});
-    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach: oneThreadEach && batches.length > 0, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }
