@@ -267,7 +267,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
 
     measurements.mixLevels = parser.result.mixLevels;
     void store.evict().catch(() => {});
-    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach: oneThreadEach && batches.length > 0, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }

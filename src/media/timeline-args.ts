@@ -241,10 +241,25 @@ const measureCutVideo = (k: number) =>
   `fps=10,scale=160:-2:flags=fast_bilinear,blackdetect=${BLACK},${print(`vb_${k}`, 'black_start')},${print(`ve_${k}`, 'black_end')},` +
   `freezedetect=${FREEZE},${print(`fs_${k}`, 'freezedetect.freeze_start')},${print(`fe_${k}`, 'freezedetect.freeze_end')},nullsink`;
 
+/** The sound's encoder options of these settings. */
+function audioEncodeArgs(e: EncodeSettings): string[] {
+  const codec = e.audio === 'aac' ? ['-c:a', 'aac', ...(e.aacCoder ? ['-aac_coder', e.aacCoder] : []), '-b:a', e.audioBitrate ?? '128k'] : ['-c:a', 'pcm_s16le'];
+  return [...codec, '-ar', String(SAMPLE_RATE), '-ac', '2'];
+}
+
+const containerArgs = (e: EncodeSettings) => (e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container]);
+
 function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
-  const audio = e.audio === 'aac' ? ['-c:a', 'aac', ...(e.aacCoder ? ['-aac_coder', e.aacCoder] : []), '-b:a', e.audioBitrate ?? '128k'] : ['-c:a', 'pcm_s16le'];
-  const container = e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container];
-  return ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`, ...audio, '-ar', String(SAMPLE_RATE), '-ac', '2', ...container];
+  return ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`, ...audioEncodeArgs(e), ...containerArgs(e)];
+}
+
+/**
+ * A cut's source as an input, seeked: -ss/-t before -i, so the cost follows the cut's length, not the source's. Two
+ * frames of margin: the chain pads a short source itself, so reading further only costs decoding. Every process that
+ * reads a cut reads it by this, so that they decode the same samples.
+ */
+function cutInputArgs(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string[] {
+  return ['-ss', num(cutClock(cut, spec).seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source)];
 }
 
 const COMMON = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-progress', 'pipe:1', '-y'];
@@ -265,13 +280,7 @@ export interface TimelineJob {
 export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
   const args = [...COMMON];
-  plan.cuts.forEach((cut, i) => {
-    const spec = job.cutInputs[i]!;
-    const clock = cutClock(cut, spec);
-    // -ss/-t before -i: the input is seeked, so the cost follows the output's length, not the source's.
-    // Two frames of margin: the chain pads a short source itself, so reading further only costs decoding.
-    args.push('-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
-  });
+  plan.cuts.forEach((cut, i) => args.push(...cutInputArgs(cut, plan, job.cutInputs[i]!)));
   plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
 
   const g: string[] = [];
@@ -338,20 +347,13 @@ function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], 
 
 const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num(o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
 
-/** The sound's encoder options of these settings (the video is copied where they are used). */
-function audioEncodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
-  const enc = encodeArgs(e, plan);
-  return enc.slice(enc.indexOf('-c:a'), enc.indexOf('-ac') + 2);
-}
-
 /** Joins chunks (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
 export function concatArgs(job: ConcatJob): string[] {
   const { plan } = job;
   const args = [...COMMON, ...concatInput(job.listFile), ...overlayArgs(plan, job.overlayInputs)];
   const { chains, out } = mixGraph(plan, '[0:a]', job.overlayInputs, 1, job.measure);
-  const enc = encodeArgs(job.encode, plan);
   // The video was encoded by the chunk processes with the same settings: copy it.
-  args.push('-filter_complex', chains.join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...enc.slice(enc.indexOf('-c:a')), job.output);
+  args.push('-filter_complex', chains.join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output);
   return args;
 }
 
@@ -385,8 +387,8 @@ export function soundArgs(job: SoundJob): string[] {
       return;
     }
     const cut = plan.cuts[part.cut]!;
-    // The same input options as the cut's segment process (segmentsArgs): the same seek, so the same samples.
-    args.push('-ss', num(cutClock(cut, part.input).seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(part.input.source));
+    // Read as the cut's segment process reads it: the same seek, so the same samples.
+    args.push(...cutInputArgs(cut, plan, part.input));
     g.push(cutAudioChain(i, cut, part.input, plan), `[a${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo[p${i}]`);
     labels.push(`[p${i}]`);
   });
@@ -394,7 +396,7 @@ export function soundArgs(job: SoundJob): string[] {
   const joined = labels.length > 1 ? '[joined]' : labels[0]!;
   if (labels.length > 1) g.push(`${labels.join('')}concat=n=${labels.length}:v=0:a=1[joined]`);
   const { chains, out } = mixGraph(plan, joined, job.overlayInputs, job.parts.length, true);
-  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode, plan), '-f', 'mp4', job.output);
+  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode), '-f', 'mp4', job.output);
   return args;
 }
 
@@ -443,9 +445,7 @@ export function segmentsArgs(job: SegmentsJob): string[] {
   const args = [...COMMON, ...(job.oneThread ? ['-filter_complex_threads', '1'] : [])];
   job.cuts.forEach((c, k) => {
     const cut = plan.cuts[c]!;
-    const spec = job.cutInputs[k]!;
-    const clock = cutClock(cut, spec);
-    args.push(...one, '-ss', num(clock.seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source));
+    args.push(...one, ...cutInputArgs(cut, plan, job.cutInputs[k]!));
   });
   const g: string[] = [];
   const outs: string[] = [];
