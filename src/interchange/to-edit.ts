@@ -216,7 +216,7 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       audio_id: asset?.id ?? `unmapped:${o.place}`,
       audio_start_time: s(startMs),
       audio_end_time: s(endMs),
-      audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
+      audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs, fromStart: true }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
     });
   }
   return {
@@ -251,18 +251,21 @@ function movedWith(o: ImportedOverlay): ImportedOverlay['levels'] {
  * A clip's level windows fitted to the span it was given here. An edge at the clip's start or end in the file, or at
  * the span the levels were written against (an editor may have trimmed the clip since), or beyond, is that start or
  * end as put on frames here: rounding to frames and trims leave no stretch of the clip without its level. Any
- * other edge is its own millisecond, within the span; windows left empty are dropped.
+ * other edge is its own millisecond, within the span; windows left empty are dropped. With `fromStart` (an overlay,
+ * whose sound plays from its beginning wherever it is put) an edge is counted in whole milliseconds from the clip's
+ * start, so that the clip's start and the edge, rounded apart, cannot move a window by a millisecond against its sound.
  */
 function fitLevels(
   levels: { level: number; fromSec: number; toSec: number }[],
-  span: { fromSec: number; toSec: number; fromMs: number; toMs: number },
+  span: { fromSec: number; toSec: number; fromMs: number; toMs: number; fromStart?: boolean },
   writtenFor?: { fromSec: number; toSec: number },
 ) {
   const near = (a: number, b: number | undefined) => b !== undefined && Math.abs(a - b) < 1e-6;
+  const ms = (sec: number) => (span.fromStart ? span.fromMs + Math.round((sec - span.fromSec) * 1000) : Math.round(sec * 1000));
   return levels
     .map((l) => {
-      const from = l.fromSec <= span.fromSec + 1e-6 || near(l.fromSec, writtenFor?.fromSec) ? span.fromMs : Math.min(span.toMs, Math.round(l.fromSec * 1000));
-      const to = l.toSec >= span.toSec - 1e-6 || near(l.toSec, writtenFor?.toSec) ? span.toMs : Math.max(span.fromMs, Math.round(l.toSec * 1000));
+      const from = l.fromSec <= span.fromSec + 1e-6 || near(l.fromSec, writtenFor?.fromSec) ? span.fromMs : Math.min(span.toMs, ms(l.fromSec));
+      const to = l.toSec >= span.toSec - 1e-6 || near(l.toSec, writtenFor?.toSec) ? span.toMs : Math.max(span.fromMs, ms(l.toSec));
       return { audio_level: roundLevel(l.level), start_time: s(from), end_time: s(to) };
     })
     .filter((l) => l.end_time > l.start_time);

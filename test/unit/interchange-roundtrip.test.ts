@@ -142,7 +142,9 @@ function levelsOver(a: Timeline, b: Timeline, media: Map<string, ExchangeMedia>)
   return { cuts, overlays };
 }
 
-function roundTrip(format: Format, raw: ReturnType<typeof editArb extends fc.Arbitrary<infer T> ? () => T : never>, rates: ({ num: number; den: number } | undefined)[]) {
+type RawEdit = typeof editArb extends fc.Arbitrary<infer T> ? T : never;
+
+function roundTrip(format: Format, raw: RawEdit, rates: ({ num: number; den: number } | undefined)[]) {
   const media = mediaFor(rates);
   const before = timelineOf(raw);
   const text = write(format, before, media);
@@ -155,6 +157,23 @@ function roundTrip(format: Format, raw: ReturnType<typeof editArb extends fc.Arb
 
 const ratesArb = fc.array(fc.option(fc.constantFrom(...RATES), { nil: undefined }), { minLength: 3, maxLength: 3 });
 
+/**
+ * Edits the property once failed on, run every time. CI's seed 887895096 (fcpxml): an overlay at 0.48 s of a 23.976
+ * fps edit is put on frame 12 (0.5005 s) and its window of silence 0-248 ms came back 0-249 ms, the overlay's start
+ * and the window's end rounded to milliseconds apart (0.5005 -> 0.500, 0.7485 -> 0.749).
+ */
+const KNOWN: [RawEdit, ({ num: number; den: number } | undefined)[]][] = [
+  [
+    {
+      video_output_fps: 23.976,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 11.786, audio_levels: [] }],
+      audio_overlay: [{ audio_id: AUDIO[0]!, audio_start_time: 0.48, audio_end_time: 5, audio_levels: [{ audio_level: 0, start_time: 0.48, end_time: 0.728 }] }],
+    },
+    [undefined, undefined, undefined],
+  ],
+];
+
 describe('export then import gives back the same edit', () => {
   for (const format of ['otio', 'fcpxml'] as const) {
     it(`${format}: same cuts, frames, overlay places and levels (property)`, () => {
@@ -166,7 +185,7 @@ describe('export then import gives back the same edit', () => {
           for (const [a, b] of levels.cuts) expect(b).toEqual(a);
           for (const [a, b] of levels.overlays) expect(b).toEqual(a);
         }),
-        { numRuns: 150 },
+        { numRuns: 150, examples: KNOWN },
       );
     });
   }
