@@ -61,6 +61,18 @@ export const ScriptSummarySchema = z.object({
 });
 export type ScriptSummary = z.infer<typeof ScriptSummarySchema>;
 
+/**
+ * What a person calls an asset: the name it was imported or rendered under (a local record's original_name, a name
+ * the service gives), else the file name in its storage path. Undefined when nothing names it.
+ */
+export function assetName(a: Asset): string | undefined {
+  const rec = a as Asset & { name?: unknown; original_name?: unknown };
+  if (typeof rec.name === 'string' && rec.name.trim()) return rec.name.trim();
+  if (typeof rec.original_name === 'string' && rec.original_name.trim()) return rec.original_name.trim();
+  const path = a.asset_path?.split(/[\\/]/).pop();
+  return path || undefined;
+}
+
 const iso = (v: string | null | undefined) => parseServiceTimestamp(v)?.toISOString() ?? v ?? undefined;
 
 export function summarizeProject(p: Project): ProjectSummary {
