@@ -3,6 +3,7 @@
 import type { Diagnostic, Edit } from './model.js';
 import { normalizeEdit, type Timeline } from './normalize.js';
 import { formatShort, formatTimecode } from './timecode.js';
+import { didYouMean } from '../did-you-mean.js';
 
 export type AssetKind = 'video' | 'audio' | 'image' | 'unknown';
 
@@ -31,6 +32,8 @@ export interface MediaFacts {
 
 export interface AssetInfo {
   id: string;
+  /** What a person calls it (its file name), for messages. */
+  name?: string;
   kind: AssetKind;
   facts?: MediaFacts;
   /** Why the facts are missing, when a probe was tried and failed. */
@@ -54,9 +57,30 @@ export function classifyAsset(assetType: string | null | undefined, facts?: Medi
 const TOLERANCE_MS = 1;
 
 function idsOfKind(assets: Map<string, AssetInfo>, kind: AssetKind): string {
-  const ids = [...assets.values()].filter((a) => a.kind === kind).map((a) => a.id);
-  if (!ids.length) return `the project has no ${kind} assets`;
-  return `${kind} assets: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all)` : ''}`;
+  const of = [...assets.values()].filter((a) => a.kind === kind);
+  if (!of.length) return `the project has no ${kind} assets`;
+  const shown = of.slice(0, 5).map((a) => (a.name ? `${a.id} (${a.name})` : a.id));
+  return `${kind} assets: ${shown.join(', ')}${of.length > 5 ? `, … (${of.length} in all)` : ''}`;
+}
+
+/**
+ * Why an asset cannot play where the edit puts it (a cut needs a video, an overlay an audio asset), or undefined
+ * when it can. Clips given by shot or by words are checked with it before anything else, so their one problem is
+ * said once, in the same words as for clips given by time.
+ */
+export function assetProblem(id: string, assets: Map<string, AssetInfo>, needs: 'video' | 'audio'): { message: string; hint: string } | undefined {
+  const asset = assets.get(id);
+  if (!asset) {
+    const close = didYouMean(id, [...assets.values()].map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })));
+    return { message: `no asset ${id} in this project${close ? `; ${close}` : ''}`, hint: `get_project lists the assets; ${idsOfKind(assets, needs)}` };
+  }
+  if (needs === 'video' && (asset.kind === 'audio' || asset.kind === 'image')) {
+    return { message: `asset ${id} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`, hint: asset.kind === 'audio' ? 'lay audio over the timeline as an overlay' : idsOfKind(assets, 'video') };
+  }
+  if (needs === 'audio' && (asset.kind === 'video' || asset.kind === 'image')) {
+    return { message: `asset ${id} is ${asset.kind === 'video' ? 'a video' : 'an image'}; an overlay needs an audio asset`, hint: asset.kind === 'video' ? 'put videos in the cuts; their own sound plays with them' : idsOfKind(assets, 'audio') };
+  }
+  return undefined;
 }
 
 function aspectLabel(w: number, h: number): string {
@@ -74,15 +98,12 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
 
   for (const cut of timeline.cuts) {
     const p = `/video_series_sequential/${cut.index}`;
-    const asset = assets.get(cut.assetId);
-    if (!asset) {
-      err(`${p}/video_id`, `no asset ${cut.assetId} in this project`, `get_project lists the assets; ${idsOfKind(assets, 'video')}`);
+    const problem = assetProblem(cut.assetId, assets, 'video');
+    if (problem) {
+      err(`${p}/video_id`, problem.message, problem.hint);
       continue;
     }
-    if (asset.kind === 'audio' || asset.kind === 'image') {
-      err(`${p}/video_id`, `asset ${cut.assetId} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`, asset.kind === 'audio' ? 'lay audio over the timeline with audio_overlay' : idsOfKind(assets, 'video'));
-      continue;
-    }
+    const asset = assets.get(cut.assetId)!;
     if (asset.probeError) warn(`${p}/video_id`, `could not measure asset ${cut.assetId}: ${asset.probeError}; its length was not checked`);
     const f = asset.facts;
     if (!f) continue;
@@ -110,15 +131,12 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
 
   for (const ov of timeline.overlays) {
     const p = `/audio_overlay/${ov.index}`;
-    const asset = assets.get(ov.assetId);
-    if (!asset) {
-      err(`${p}/audio_id`, `no asset ${ov.assetId} in this project`, `get_project lists the assets; ${idsOfKind(assets, 'audio')}`);
+    const problem = assetProblem(ov.assetId, assets, 'audio');
+    if (problem) {
+      err(`${p}/audio_id`, problem.message, problem.hint);
       continue;
     }
-    if (asset.kind === 'video' || asset.kind === 'image') {
-      err(`${p}/audio_id`, `asset ${ov.assetId} is ${asset.kind === 'video' ? 'a video' : 'an image'}; an overlay needs an audio asset`, asset.kind === 'video' ? 'put videos in video_series_sequential; their own sound plays with them' : idsOfKind(assets, 'audio'));
-      continue;
-    }
+    const asset = assets.get(ov.assetId)!;
     if (asset.probeError) warn(`${p}/audio_id`, `could not measure asset ${ov.assetId}: ${asset.probeError}; its length was not checked`);
     const f = asset.facts;
     if (!f) continue;

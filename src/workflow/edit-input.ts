@@ -1,31 +1,89 @@
-// The input every edit tool takes (compose_edit, render_edit, preview_edit): a project, and either a whole edit
-// definition or the short compose form. One schema, so the tools cannot drift apart.
+// The input of the edit tools. compose_edit takes an edit in full (the short form of clips and overlays, or the
+// service's edit definition) and stores it under an edit_id; preview_edit, render_edit and export_edit take that
+// edit_id, or the same arguments as compose_edit inline. The full schema is declared once (compose_edit's); the others
+// declare the inline fields loosely and check them here against the same schema, so the tools cannot drift apart
+// and tools/list carries the edit's shape once.
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
 import { EditDraftSchema } from '../edit/model.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
+import { didYouMean } from '../did-you-mean.js';
+import { UserFacingError, isUuid } from '../errors.js';
+import { editUri, isEditId, type EditStore, type StoredEdit } from './edit-store.js';
 
 export const EditInputShape = {
-  project_id: z.string().describe('Project id (a UUID); the assets named in the edit must belong to it'),
-  edit: EditDraftSchema.optional()
-    .describe(
-      'A whole edit definition as the service takes it: video_series_sequential [{video_id, video_start_time, video_end_time, audio_levels?}], ' +
-        'audio_overlay [{audio_id, audio_start_time, audio_end_time, audio_levels?}], video_output_resolution, video_output_fps, video_output_filename. ' +
-        'Times may be HH:MM:SS, HH:MM:SS.mmm or seconds. Give this or clips, not both.',
-    ),
-  clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order (the short form; give this or edit)'),
-  overlays: z.array(OverlayInputSchema).optional().describe('Audio laid over the timeline, e.g. a voiceover or music (with clips)'),
-  resolution: z.string().optional().describe('Output size: "1920x1080", "1080p", "720p", "vertical" (1080x1920), "square"; default 1920x1080 (with clips)'),
-  fps: z.number().optional().describe('Output frames per second, e.g. 24, 25, 29.97, 30; default 30 (with clips)'),
-  filename: z.string().optional().describe('Output file name, a plain name ending in .mp4; default cutroom-edit.mp4 (with clips)'),
-  audio_fade_ms: z
-    .number()
-    .optional()
-    .describe(
-      `Milliseconds of fade in and out at every edit of the sound (each cut's and overlay's start and end), so that no edit clicks; ` +
-        `default ${DEFAULT_FADE_MS}, 0 for hard cuts, at most ${MAX_FADE_MS}. Previews and the local backend's renders apply it; a service renders by its own rules`,
-    ),
+  project_id: z.string().describe('Project id; the edit\'s assets must belong to it'),
+  clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order'),
+  overlays: z.array(OverlayInputSchema).optional().describe('Audio over the timeline: voiceover, music'),
+  edit: EditDraftSchema.optional().describe("Instead of clips/overlays: the service's edit definition (video_series_sequential, audio_overlay, video_output_*)"),
+  resolution: z.string().optional().describe('WxH or 1080p, 720p, vertical, square, 4k; default 1920x1080'),
+  fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
+  filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),
+  audio_fade_ms: z.number().optional().describe(`Fade at every sound edit, 0-${MAX_FADE_MS}; default ${DEFAULT_FADE_MS}`),
 };
 
 const EditInputObject = z.object(EditInputShape);
 export type EditInput = z.infer<typeof EditInputObject>;
+
+/** A field of the full shape as the other tools declare it: its type only (objects of any shape), undescribed. */
+function loosely(field: z.ZodType): z.ZodType {
+  let inner = field;
+  if (inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
+  if (inner instanceof z.ZodArray) return z.array(z.looseObject({})).optional();
+  if (inner instanceof z.ZodObject) return z.looseObject({}).optional();
+  if (inner instanceof z.ZodNumber) return z.number().optional();
+  if (inner instanceof z.ZodBoolean) return z.boolean().optional();
+  return z.string().optional();
+}
+
+/**
+ * What preview_edit, render_edit and export_edit take: an edit_id, or compose_edit's arguments inline (each field
+ * declared by its type only; its shape is compose_edit's, checked here).
+ */
+export const EditRefShape = {
+  edit_id: z.string().optional().describe('From compose_edit or import_edit. Or instead, compose_edit\'s arguments inline'),
+  ...Object.fromEntries(Object.entries(EditInputShape).map(([k, v]) => [k, loosely(v)])),
+} as { edit_id: z.ZodOptional<z.ZodString> } & { [K in keyof typeof EditInputShape]: z.ZodType };
+
+export type EditRefInput = { edit_id?: string } & Record<string, unknown>;
+
+/** One line per problem zod found, with the field's path: what an agent needs to fix its call. */
+export function describeIssues(error: z.ZodError, max = 5): string {
+  const lines = error.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join('.') : '(the arguments)'}: ${i.message}`);
+  if (error.issues.length > max) lines.push(`… ${error.issues.length - max} more`);
+  return lines.join('; ');
+}
+
+export interface ResolvedEdit {
+  input: EditInput;
+  /** The stored edit the call named, when it named one. */
+  stored?: StoredEdit;
+}
+
+/** The edit a call means: the stored one its edit_id names, or its inline arguments checked against compose_edit's. */
+export async function resolveEditInput(store: EditStore | undefined, raw: EditRefInput): Promise<ResolvedEdit> {
+  const { edit_id, ...inline } = raw;
+  if (edit_id === undefined) {
+    const parsed = EditInputObject.safeParse(inline);
+    if (!parsed.success) throw new UserFacingError(`the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`);
+    return { input: parsed.data };
+  }
+  const id = edit_id.trim();
+  const given = Object.entries(inline).filter(([k, v]) => v !== undefined && k !== 'project_id').map(([k]) => k);
+  if (given.length) throw new UserFacingError(`give edit_id or the edit's arguments (${given.join(', ')}), not both: to change the edit, call compose_edit with the new one and use the edit_id it returns`);
+  if (!store) throw new UserFacingError('this cutroom keeps no edits (no data dir): give the edit\'s arguments inline, as compose_edit takes them');
+  const stored = await store.get(id);
+  if (!stored) {
+    const known = await store.ids();
+    const hint = didYouMean(id, known);
+    const what = isEditId(id) ? `no edit ${id} is kept here` : `edit_id "${id.slice(0, 40)}" is not an edit id (like edit-3f2b8c1e4d5a4b6c)`;
+    throw new UserFacingError(`${what}${hint ? `; ${hint}` : ''}: compose_edit returns edit ids (composing the same edit again gives back its id)`);
+  }
+  const projectId = typeof inline.project_id === 'string' ? inline.project_id.trim() : undefined;
+  if (projectId && projectId !== stored.project_id) {
+    throw new UserFacingError(`edit ${id} belongs to project ${stored.project_id}, not ${isUuid(projectId) ? projectId : `"${projectId.slice(0, 40)}"`}; leave project_id out, or compose the edit in that project`);
+  }
+  return { input: { project_id: stored.project_id, edit: stored.edit, audio_fade_ms: stored.options.audio_fade_ms }, stored };
+}
+
+export { editUri };
