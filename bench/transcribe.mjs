@@ -108,7 +108,9 @@ export async function run() {
       const r = await call('transcribe_asset', { project_id: project, asset_id: asset });
       firsts.push(performance.now() - t0);
       if (r.isError) throw new Error(r.content[0].text);
-      acc = accuracy(truth, r.structuredContent.words.map((w) => w.word.toLowerCase()));
+      // The result is paged (sentences first); the resource has every word.
+      const whole = async () => JSON.parse((await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` })).contents[0].text);
+      acc = accuracy(truth, (await whole()).words.map((w) => w.word.toLowerCase()));
       t0 = performance.now();
       await call('transcribe_asset', { project_id: project, asset_id: asset });
       seconds.push(performance.now() - t0);
@@ -117,8 +119,9 @@ export async function run() {
         const a = await call('transcribe_asset', { project_id: project, asset_id: asset, text });
         const ms = performance.now() - t0;
         if (a.isError) throw new Error(a.content[0].text);
-        const w = a.structuredContent.words.length;
-        console.log(`${label}: aligning the known text (${w} words): ${(ms / 1000).toFixed(1)} s (${(ms / 1000 / SECONDS).toFixed(3)}x real time), ${w - (a.structuredContent.unplaced?.length ?? 0)} of ${w} words heard`);
+        const aligned = await whole();
+        const w = aligned.words.length;
+        console.log(`${label}: aligning the known text (${w} words): ${(ms / 1000).toFixed(1)} s (${(ms / 1000 / SECONDS).toFixed(3)}x real time), ${w - (aligned.unplaced?.length ?? 0)} of ${w} words heard`);
       }
       await client.close();
       rmSync(root, { recursive: true, force: true });

@@ -16,6 +16,7 @@ import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspect.js';
 import type { StoredTranscript } from './workflow/transcribe.js';
 import type { MediaRuntime } from './workflow/preview.js';
+import { EditStore } from './workflow/edit-store.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
 export interface Shared {
@@ -72,9 +73,12 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
   });
 }
 
-/** What createServer takes, for a backend and a runtime whose folders are under `cacheDir`. */
-/** `hosted`: the deps of one caller of a hosted server, who may not read this machine's folders (CUTROOM_ALLOWED_DIRS). */
-export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string, hosted = false): ServerDeps {
+/**
+ * What createServer takes, for a backend and a runtime whose folders are under `cacheDir`, keeping its edits under
+ * `dataDir`. `hosted`: the deps of one caller of a hosted server, who may not read this machine's folders
+ * (CUTROOM_ALLOWED_DIRS).
+ */
+export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string, hosted = false, dataDir = shared.config.dataDir): ServerDeps {
   const { config, logger, media } = shared;
   return {
     backend,
@@ -87,5 +91,6 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     exportsDir: join(cacheDir, 'exports'),
     allowedDirs: hosted ? [] : config.allowedDirs,
     ...(hosted ? { hosted } : {}),
+    edits: new EditStore(join(dataDir, 'edits')),
   };
 }

@@ -2,6 +2,7 @@
 import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
+import * as editResources from './resources/edits.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
 import * as projectResources from './resources/projects.js';
@@ -11,6 +12,7 @@ import * as workflowPrompts from './prompts/workflows.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
+import type { EditStore } from './workflow/edit-store.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
 import * as interchangeTools from './tools/interchange.js';
@@ -19,6 +21,7 @@ import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
 import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
+import { compactToolSchemas } from './tools/listed-schema.js';
 import * as scriptTools from './tools/scripts.js';
 import * as transcriptTools from './tools/transcripts.js';
 import { NAME, VERSION } from './version.js';
@@ -36,6 +39,8 @@ export interface ServerDeps {
   allowedDirs?: string[];
   /** Serving one caller of a hosted server (HTTP, remote backend): files on this machine are not theirs. */
   hosted?: boolean;
+  /** Checked edits by edit_id. */
+  edits?: EditStore;
   /**
    * Served over stateless HTTP (one instance per request): no notification can follow a request's answer, so no
    * list change is advertised; `protocolVersion` is the version a 2025-era request declares in its
@@ -63,22 +68,30 @@ function logToolFailures(server: McpServer): void {
     });
 }
 
+/**
+ * What every tool shares, said once here rather than in every tool's description (each byte of tools/list is paid in
+ * every chat): the workflow, the clocks times are on, ids and links, and how long results are bounded.
+ */
 export function instructions(backend: Backend): string {
   return [
     `cutroom is a cutting room for generative video projects, working on ${backend.description} (${backend.kind} backend).`,
-    'Start with list_projects to find project ids; get_project shows a project\'s assets (videos, audio, images) and their signed links, which expire: fetch again rather than reuse old ones.',
-    'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
-    'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
-    'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, preview_edit to see a local dry run (a contact sheet and per-cut loudness and flags), then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose and preview first.',
-    'To hand a cut to a human editor: export_edit writes it as OTIO, FCPXML or EDL (for Resolve, Premiere, Final Cut); import_edit reads the editor\'s timeline back into an edit to preview and render.',
+    'Workflow: list_projects; get_project (assets by name, kind, length, size); inspect_asset (shots, silences, a contact sheet) and transcribe_asset ' +
+      '(words with times) to see and hear a source; compose_edit until ready, which keeps the edit and returns its edit_id; preview_edit {edit_id} for a ' +
+      'local dry run (contact sheet, loudness and flags per cut); render_edit {edit_id}, then get_render_status until done. Renders are slow and costly: preview first. ' +
+      'export_edit and import_edit hand a cut to an editor (OTIO, FCPXML, EDL) and take it back.',
+    'Times are seconds (65.25) or HH:MM:SS(.mmm). A clip\'s start and end are in and out points in its source; an overlay\'s at and until are on the ' +
+      'output timeline, and its audio plays from its own beginning.',
+    'Project and asset ids are UUIDs; an id that names nothing gets "did you mean". Signed links in results expire: fetch again rather than reuse them.',
+    'Long results are bounded: left_out says what a result leaves out and how to get it (a page, or a resource with the whole).',
+    'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',
     ...(backend.kind === 'local'
-      ? ['This is the local backend (no account): bring media in with import_media {project_id, path} from the allowed folders; renders are made on this machine and their urls are file:// links.']
+      ? ['Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.']
       : []),
-    'Ids are UUIDs; every failure comes back as an error result that says what to do next.',
+    'Every failure is an error result that says what to do next.',
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted, http }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted, edits, http }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -86,8 +99,9 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}) };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
   logToolFailures(server);
+  compactToolSchemas(server);
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
@@ -99,6 +113,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);
+  editResources.register(server, deps);
   transcriptResources.register(server, deps);
   viewResources.register(server, deps);
   workflowPrompts.register(server, { backend, logger });

@@ -5,29 +5,21 @@ import { CropSchema, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VER
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
-  asset_id: z.string().describe('Id of a video asset of the project (get_project lists them)'),
-  shot: z.number().int().min(1).optional().describe("A shot of the asset, numbered as inspect_asset lists them (1-based): the clip is that shot, or with start/end a part of it"),
-  start: TimeInput.optional().describe('In point in the source clip: "00:00:04.500", "4.5" or 4.5 seconds; with shot, an offset from the shot\'s start (default 0)'),
-  end: TimeInput.optional().describe("Out point in the source clip, after start; with shot, an offset from the shot's start (default: the shot's end)"),
-  phrase: z
-    .string()
-    .optional()
-    .describe("Cut where this is said, from the asset's transcript (transcribed first if it has none): the clip runs from the pause before the phrase's first word to the pause after its last. Instead of start/end"),
-  occurrence: z.number().int().min(1).optional().describe('With phrase: which time it is said, 1-based (default 1)'),
-  words: z
-    .array(z.number().int().min(0))
-    .min(2)
-    .max(2)
-    .optional()
-    .describe("[first, last]: cut around these words of the asset's transcript (indices as transcribe_asset and search_transcripts give them). Instead of start/end"),
-  volume: z.number().optional().describe("Volume of the clip's own sound, 0 (mute) to 1 (as recorded); default 1"),
-  crop: CropSchema.partial().optional().describe('Fill the frame instead of letterboxing: zoom (1 = fill), position_x/position_y (-1..1)'),
+  asset_id: z.string().describe('A video asset'),
+  start: TimeInput.optional().describe('In point (source time)'),
+  end: TimeInput.optional().describe('Out point (source time)'),
+  shot: z.number().int().min(1).optional().describe('A shot as inspect_asset numbers them; start/end then offsets in it'),
+  phrase: z.string().optional().describe("Instead of start/end: cut where this is said (the asset's transcript)"),
+  occurrence: z.number().int().min(1).optional().describe('Which time phrase is said; default 1'),
+  words: z.array(z.number().int().min(0)).min(2).max(2).optional().describe('Instead of start/end: [first, last] word indices of its transcript'),
+  volume: z.number().optional().describe('0-1; default 1'),
+  crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
 });
 export const OverlayInputSchema = z.object({
-  asset_id: z.string().describe('Id of an audio asset of the project'),
-  at: TimeInput.describe('Where it starts on the output timeline (seconds or HH:MM:SS.mmm); it plays from its own beginning'),
-  until: TimeInput.optional().describe('Where it stops on the output timeline; default: the end of the timeline, or of the audio if shorter'),
-  volume: z.number().optional().describe('0 to 1; default 1'),
+  asset_id: z.string().describe('An audio asset'),
+  at: TimeInput.describe('Start on the output timeline'),
+  until: TimeInput.optional().describe("End on the output timeline; default the timeline's or the audio's end"),
+  volume: z.number().optional().describe('0-1; default 1'),
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
 export type OverlayInput = z.infer<typeof OverlayInputSchema>;

@@ -129,6 +129,17 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
     }
   }
 
+  // An output larger than every source it shows is upscaled: softer pictures, and a bigger file, for nothing.
+  const sizes = timeline.cuts.map((c) => assets.get(c.assetId)?.facts).filter((f): f is MediaFacts => !!f?.hasVideo && !!f.width && !!f.height);
+  if (sizes.length && sizes.length === timeline.cuts.length && sizes.every((f) => timeline.width > f.width! && timeline.height > f.height!)) {
+    const largest = sizes.reduce((m, f) => (f.width! * f.height! > m.width! * m.height! ? f : m));
+    warn(
+      '/video_output_resolution',
+      `the output is ${timeline.width}x${timeline.height}, larger than every source (the largest is ${largest.width}x${largest.height}): it upscales them`,
+      `resolution "${largest.width}x${largest.height}" keeps the sources' own sharpness`,
+    );
+  }
+
   for (const ov of timeline.overlays) {
     const p = `/audio_overlay/${ov.index}`;
     const problem = assetProblem(ov.assetId, assets, 'audio');

@@ -13,9 +13,9 @@ export const AudioLevelSchema = z.object({
 export type AudioLevel = z.infer<typeof AudioLevelSchema>;
 
 export const CropSchema = z.object({
-  zoom: z.number().min(0.1).max(10).describe('1 fills the frame; above 1 zooms in'),
-  position_x: z.number().min(-1).max(1).describe('-1 left edge, 0 centre, 1 right edge'),
-  position_y: z.number().min(-1).max(1).describe('-1 top edge, 0 centre, 1 bottom edge'),
+  zoom: z.number().min(0.1).max(10),
+  position_x: z.number().min(-1).max(1),
+  position_y: z.number().min(-1).max(1),
 });
 export type Crop = z.infer<typeof CropSchema>;
 
@@ -70,54 +70,13 @@ export const MIN_FPS = 1;
 export const MAX_FPS = 120;
 export const DEFAULT_FILENAME = 'cutroom-edit.mp4';
 
-/** A time as tools accept it: HH:MM:SS(.mmm) or seconds (as a number or a numeric string). */
-export const TimeInputSchema = z.union([
-  z.string().describe('HH:MM:SS, HH:MM:SS.mmm or seconds as text, e.g. "00:01:05.250" or "65.25"'),
-  z.number().describe('seconds, e.g. 65.25'),
-]);
-
-const LevelDraft = z.object({
-  audio_level: z.number().describe('0 (silent) to 1 (as recorded)'),
-  start_time: TimeInputSchema,
-  end_time: TimeInputSchema,
-});
+/** A time as tools accept it: HH:MM:SS(.mmm) or seconds (as a number or a numeric string). Said once, in the instructions. */
+export const TimeInputSchema = z.union([z.string(), z.number()]);
 
 /**
- * An edit as a tool accepts it: the shape of EditSchema, every field optional but the cuts, and times in any
- * accepted form. normalizeEdit turns it into the canonical EditSchema and reports what is wrong, by path.
+ * An edit as a tool accepts it whole: the service's edit definition, any field left out taking its default and times
+ * in any accepted form. Declared loosely (its fields are read by normalizeEdit, which turns it into the canonical
+ * EditSchema and reports every problem by path), so that tools/list does not carry a second edit schema beside the
+ * short form of clips and overlays.
  */
-export const EditDraftSchema = z.object({
-  video_edit_version: z.string().optional().describe('"1.0" (the default)'),
-  video_output_format: z.string().optional().describe('"mp4" (the default)'),
-  video_output_resolution: z.string().optional().describe('WIDTHxHEIGHT with even numbers, e.g. "1920x1080" (the default)'),
-  video_output_fps: z.number().optional().describe('Frames per second, above 0 and at most 120; default 30'),
-  video_output_filename: z.string().optional().describe('A plain file name ending in .mp4; default cutroom-edit.mp4'),
-  video_series_sequential: z
-    .array(
-      z.object({
-        video_id: z.string().describe('Id of a video asset of the project'),
-        type: z.string().optional().describe('"videofile"'),
-        video_start_time: TimeInputSchema.describe('In point in the source clip'),
-        video_end_time: TimeInputSchema.describe('Out point in the source clip'),
-        audio_levels: z.array(LevelDraft).optional().describe("Volume windows on the source clip's clock; 1.0 outside every window"),
-        crop: CropSchema.partial().optional(),
-      }),
-    )
-    .describe('Video cuts in playing order'),
-  audio_overlay: z
-    .array(
-      z.object({
-        audio_id: z.string().describe('Id of an audio asset of the project'),
-        type: z.string().optional().describe('"audio"'),
-        audio_start_time: TimeInputSchema.describe('Start on the output timeline'),
-        audio_end_time: TimeInputSchema.describe('End on the output timeline; the audio plays from its own beginning'),
-        audio_levels: z.array(LevelDraft).optional().describe('Volume windows on the output timeline clock'),
-      }),
-    )
-    .optional()
-    .describe('Audio laid over the timeline'),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  skip_rendering: z.boolean().optional(),
-  subtitle_from_audio_overlay: z.boolean().optional(),
-});
+export const EditDraftSchema = z.looseObject({});

@@ -15,12 +15,14 @@ export const CutPlacementSchema = z.object({
 });
 
 export const TimelineSummarySchema = z.object({
-  total_duration: z.string().describe('HH:MM:SS.mmm'),
+  total_duration: z.string(),
   total_seconds: z.number(),
   resolution: z.string(),
   fps: z.number(),
   cuts: z.array(CutPlacementSchema),
   overlays: z.array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() })),
+  cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
+  overlays_total: z.number().int().optional(),
 });
 export type TimelineSummary = z.infer<typeof TimelineSummarySchema>;
 

@@ -91,7 +91,7 @@ export class Callers {
     const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key, [dir, this.shared.config.cacheDir]) };
     const parts = mediaRuntime(mine, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
     const backend = remoteBackend(mine, key);
-    const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true), backend, active: 0 };
+    const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true, join(this.shared.config.dataDir, 'callers', id)), backend, active: 0 };
     this.entries.set(id, entry);
     return entry;
   }

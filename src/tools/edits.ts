@@ -1,35 +1,47 @@
 // Edit tools: compose_edit, render_edit, get_render_status.
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { DiagnosticSchema, EditSchema } from '../edit/model.js';
-import { TimelineSummarySchema } from '../edit/plan.js';
-import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
-import { EditInputShape } from '../workflow/edit-input.js';
+import type { Backend } from '../backend/types.js';
+import { DiagnosticSchema, type Diagnostic } from '../edit/model.js';
+import { DEFAULT_FADE_MS, TimelineSummarySchema } from '../edit/plan.js';
+import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
+import { editUri } from '../workflow/edit-store.js';
 import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
-import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
+import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit, summaryOf } from './edit-results.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
-const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy: 'list_projects' });
+const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
 export const renderUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/renders/${assetId}`;
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ComposeEditInput = z.object(EditInputShape);
-const ComposeEditOutput = z.object({ ...CheckOutput, edit: EditSchema.optional().describe('The canonical edit, present when ready') });
+const ComposeEditOutput = z.object(CheckOutput);
 const RenderEditInput = z.object({
-  ...EditInputShape,
-  wait: z.boolean().optional().describe('Follow the render until it is done (up to about 45 s), with progress notifications'),
+  ...EditRefShape,
+  wait: z.boolean().optional().describe('Follow it until done (about 45 s at most), with progress'),
 });
 const RenderEditOutput = z.object({
-  render: RenderStatusSchema.extend({ edit_id: z.string().optional() }),
+  render: RenderStatusSchema.extend({ service_edit_id: z.string().optional() }),
+  edit_id: z.string().optional(),
   warnings: z.array(DiagnosticSchema),
   summary: TimelineSummarySchema.optional(),
+  left_out: LeftOutSchema,
 });
 const GetRenderStatusInput = z.object({
-  project_id: z.string().describe('Project id (a UUID) the render belongs to'),
-  asset_id: z.string().describe("The render's asset id, as render_edit returned it"),
+  project_id: z.string(),
+  asset_id: z.string().describe("The render's asset id, from render_edit"),
 });
+
+/** Options of a render that do nothing where it is made: said, not silently dropped. */
+function renderOptionWarnings(backend: Backend, fadeMs: number): Diagnostic[] {
+  if (backend.kind === 'remote' && fadeMs !== DEFAULT_FADE_MS) {
+    return [{ severity: 'warning', path: '/audio_fade_ms', message: 'audio_fade_ms shapes previews and local renders only: the service renders by its own rules', hint: 'preview_edit shows it; leave it out for renders on the service' }];
+  }
+  return [];
+}
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
@@ -40,11 +52,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Compose and check an edit',
       description:
-        'Builds an edit definition (a timeline of video cuts with audio overlays) and checks it without rendering anything. ' +
-        'Give clips [{asset_id, start, end, volume?, crop?}] in playing order (or {asset_id, shot} for a shot as inspect_asset numbers them, start/end then being offsets inside it), plus overlays [{asset_id, at, until?, volume?}] for voiceover or music, ' +
-        'or a whole edit definition as edit. Times: seconds or HH:MM:SS.mmm; clip times are in the source clip, overlay times on the output timeline. ' +
-        'Returns the canonical edit ready for render_edit or preview_edit, diagnostics (error|warning, a JSON pointer path, message, hint) and a summary ' +
-        'of every cut\'s place on the timeline. Clip lengths are measured with ffprobe. Use it to iterate until ready is true.',
+        'Builds an edit (video cuts in playing order, audio overlays) and checks it against the project\'s media without rendering: ' +
+        'diagnostics (error|warning, JSON pointer, hint) and every cut\'s place on the timeline. When ready, keeps it and returns its edit_id ' +
+        '(the same edit always gets the same id) for preview_edit, render_edit and export_edit. Iterate until ready.',
       inputSchema: ComposeEditInput,
       outputSchema: ComposeEditOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -54,8 +64,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'compose_edit',
         logger,
         async () => {
-          const c = await checkEdit(deps, input, ctx.mcpReq.signal);
-          return ok({ ...checkStructured(c), ...(c.edit ? { edit: c.edit } : {}) }, checkText(c));
+          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal);
+          const result = ok(checkStructured(c), checkText(c));
+          if (c.editId) result.content.push({ type: 'resource_link', uri: editUri(c.editId), name: `${c.editId}.json`, mimeType: 'application/json', description: 'The checked edit, whole' });
+          return result;
         },
         projectSubject(input.project_id),
       ),
@@ -66,10 +78,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Render an edit',
       description:
-        'Renders an edit in the project: checks it first exactly as compose_edit does (any error and nothing is sent), then asks the service once ' +
-        'to render it. A render is slow and costs money: check with compose_edit or preview_edit first. Returns the render\'s asset (id, status, url ' +
-        'once done). With wait: true it follows the render for up to about 45 s; otherwise, and after that, follow it with get_render_status. ' +
-        'If the request fails midway it is never resent automatically: check get_project for a new asset before trying again.',
+        'Renders an edit (edit_id) into a new video asset: checks it first (any error and nothing is sent), then asks once. Slow and costly: ' +
+        'preview first. Returns the render asset (id, status, url once done); follow it with get_render_status. A request that failed midway is ' +
+        'never resent: look for a new asset in get_project before trying again.',
       inputSchema: RenderEditInput,
       outputSchema: RenderEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -79,7 +90,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'render_edit',
         logger,
         async () => {
-          const c = await checkEdit(deps, input, ctx.mcpReq.signal);
+          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
           const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs }).catch((err: unknown) => {
             throw unknownOutcome(
@@ -104,16 +115,18 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
           const render = {
             ...(status ?? { asset_id: assetId, status: receipt.status ?? 'submitted', uploaded: false, done: false, failed: false }),
-            ...(receipt.edit_id ? { edit_id: receipt.edit_id } : {}),
+            ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
           };
-          const warnings = c.diagnostics.filter((d) => d.severity === 'warning');
+          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs)];
+          const leftOut: string[] = [];
+          const summary = summaryOf(c, leftOut);
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
               : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
           const result = ok(
-            { render, warnings, ...(c.summary ? { summary: c.summary } : {}) },
+            { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings, ...(summary ? { summary } : {}), ...(leftOut.length ? { left_out: leftOut } : {}) },
             `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.join('; ')}` : ''}`,
           );
           if (assetId !== 'unknown') {
@@ -129,9 +142,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'get_render_status',
     {
       title: 'Check a render',
-      description:
-        'Tells whether a render started by render_edit is done: its status, and once done its url (a signed link that expires). ' +
-        'Call it every few seconds until done or failed is true.',
+      description: 'Whether a render_edit render is done: its status, and once done its url (a signed link that expires). Call it until done or failed.',
       inputSchema: GetRenderStatusInput,
       outputSchema: RenderStatusSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },

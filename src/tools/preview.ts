@@ -4,37 +4,67 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
-import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
-import { EditInputShape } from '../workflow/edit-input.js';
+import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { EditRefShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import type { ToolDeps } from '../workflow/deps.js';
-import { refuseEdit } from './edit-results.js';
+import { LeftOutSchema, refuseEdit } from './edit-results.js';
 import { progressFor, type Progress } from './progress.js';
-import { ToolError, guard, ok } from './result.js';
+import { ToolError, fitList, guard, ok } from './result.js';
 
-export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg') => `cutroom://previews/${id}/${file}`;
+export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
 
 /** One shape for both tools: the full preview once done; while rendering, its id and progress only. */
 const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
-  status: z.enum(['done', 'rendering']).describe('done: every field is present; rendering: only preview_id and progress, follow it with get_preview'),
-  progress: z.number().min(0).max(1).optional().describe('While rendering: the fraction done, when known'),
+  status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with get_preview'),
+  progress: z.number().min(0).max(1).optional(),
+  edit_id: z.string().optional(),
+  cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
+  left_out: LeftOutSchema,
 });
 
+/** JSON bytes a preview's cut list may take in a result (24 KB in all, with the text and the rest). */
+const CUTS_BUDGET = 12_000;
+/** Cuts spelled out in the text: all of a short preview, else the flagged ones up to this many. */
+const TEXT_CUTS = 12;
+
 /** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
-function doneResult(p: PreviewResult, hosted = false): CallToolResult {
+function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[] } = {}): CallToolResult {
   const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
-  const preview = hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
+  const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
+  const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
   const flagged = preview.cuts.filter((c) => c.flags.length);
+  const cutLine = (c: (typeof preview.cuts)[number]) =>
+    `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound measured'}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`;
+  const listed = preview.cuts.length <= TEXT_CUTS ? preview.cuts : flagged.slice(0, TEXT_CUTS);
   const lines = [
     `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
-    ...preview.cuts.map((c) => `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound measured'}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`),
-    ...preview.warnings.map((w) => `Warning: ${w}`),
+    ...(opts.editId ?? preview.edit_id ? [`edit_id: ${opts.editId ?? preview.edit_id}`] : []),
+    ...listed.map(cutLine),
+    ...(listed.length < (preview.cuts.length <= TEXT_CUTS ? preview.cuts.length : flagged.length) ? [`… ${flagged.length - listed.length} more flagged cuts in structuredContent`] : []),
+    ...warnings.map((w) => `Warning: ${w}`),
   ];
-  if (!flagged.length) lines.push('No cut was flagged.');
+  lines.push(flagged.length ? `${flagged.length} of ${preview.cuts.length} cuts flagged.` : 'No cut was flagged.');
   if (preview.diagnostics.length) lines.push(describeDiagnostics(preview));
-  const result = ok({ status: 'done', ...preview }, lines.join('\n'));
+  if (opts.notes?.length) lines.push(`Notes: ${opts.notes.slice(0, 5).join('; ')}${opts.notes.length > 5 ? `; … ${opts.notes.length - 5} more` : ''}`);
+  const leftOut: string[] = [];
+  const cuts = fitList(preview.cuts, CUTS_BUDGET);
+  if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${previewUri(preview.preview_id, 'preview.json')} lists them all`);
+  const diagnostics = fitList(preview.diagnostics, 4000);
+  if (diagnostics.leftOut) leftOut.push(`${diagnostics.leftOut} more warnings from the check: compose_edit lists them`);
+  const structured = {
+    status: 'done' as const,
+    ...preview,
+    ...(opts.editId ?? preview.edit_id ? { edit_id: opts.editId ?? preview.edit_id } : {}),
+    cuts: cuts.shown,
+    ...(cuts.leftOut ? { cuts_total: preview.cuts.length } : {}),
+    warnings,
+    diagnostics: diagnostics.shown,
+    ...(leftOut.length ? { left_out: leftOut } : {}),
+  };
+  const result = ok(structured, lines.join('\n'));
   result.content.push(
     { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
     { type: 'resource_link', uri: previewUri(preview.preview_id, 'preview.mp4'), name: 'preview.mp4', mimeType: 'video/mp4', description: `Local preview, ${preview.measured_seconds} s` },
@@ -92,14 +122,10 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
 }
 
 /** The result of a settled job: the full preview, or its failure as a thrown one-line error. */
-async function settledResult(job: PreviewJob, progress: Progress, notes: string[] = [], hosted = false): Promise<CallToolResult> {
+async function settledResult(job: PreviewJob, progress: Progress, opts: Parameters<typeof doneResult>[1]): Promise<CallToolResult> {
   const result = await job.done;
   await progress(100, 100, 'done');
-  const done = doneResult(result, hosted);
-  const text = done.content[0];
-  // How clips given by shot were resolved (the edit's check says; get_preview has no check to tell).
-  if (notes.length && text?.type === 'text') text.text += `\nNotes: ${notes.join('; ')}`;
-  return done;
+  return doneResult(result, opts);
 }
 
 const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
@@ -109,10 +135,10 @@ const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const PreviewEditInput = z.object({
-  ...EditInputShape,
-  width: z.number().int().min(64).max(1920).optional().describe('Width of the preview in pixels (default 640); the edit\'s shape is kept'),
+  ...EditRefShape,
+  width: z.number().int().min(64).max(1920).optional().describe('Preview width in pixels, default 640'),
 });
-const GetPreviewInput = z.object({ preview_id: z.string().describe('The preview_id preview_edit returned') });
+const GetPreviewInput = z.object({ preview_id: z.string() });
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { logger } = deps;
@@ -122,12 +148,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Preview an edit locally',
       description:
-        'The dry run before render_edit: checks the edit as compose_edit does, then renders it on this machine with ffmpeg, small and fast, ' +
-        'and shows you a contact sheet (first, middle and last frame of every cut, labelled with the cut number and timeline timecode). ' +
-        "Per cut it reports the measured loudness and flags black or frozen pictures, silence where sound was asked, and sound where level 0 was asked. " +
-        'Nothing is sent to the service. Takes seconds for a minute of video; sends progress notifications. ' +
-        `A preview still rendering after about ${waitSec} s comes back as {preview_id, status: "rendering", progress} and goes on in the background: ` +
-        'follow it with get_preview, which returns the same full result once done.',
+        'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast, and returns a contact sheet (first, middle, last ' +
+        'frame of each cut, labelled), per-cut loudness and flags (black, frozen, silent, clipping, flash frames). Nothing is sent to the service. ' +
+        `Still rendering after about ${waitSec} s: {status: "rendering"}, follow it with get_preview.`,
       inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
@@ -141,10 +164,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const rt = needRuntime(deps, 'preview_edit');
           const started = performance.now();
           const signal = ctx.mcpReq.signal;
-          const checked = await checkEdit(deps, input, signal);
+          const checked = await checkAndKeep(deps, input, signal);
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
-          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m) });
+          const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
+          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}) });
           const progress = progressFor(ctx);
           const settled = await follow(job, deps.renderWaitMs, signal, progress);
           if (!settled && signal.aborted) {
@@ -157,7 +181,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             return renderingResult(job.id, job.progress);
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, progress, checked.notes, deps.hosted);
+          return settledResult(job, progress, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       ),
@@ -167,10 +191,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'get_preview',
     {
       title: 'Follow a preview',
-      description:
-        `Follows a preview that preview_edit handed over while still rendering: waits up to about ${waitSec} s (with progress notifications), ` +
-        'then returns the full preview exactly as preview_edit does once done, or {status: "rendering", progress} again: call it again then. ' +
-        'Also returns any recent preview still in the cache by its id.',
+      description: `Follows a preview still rendering (waits up to about ${waitSec} s), or returns a recent one: the same result as preview_edit once done.`,
       inputSchema: GetPreviewInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -189,7 +210,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if ('error' in job.settled!) throw job.settled.error;
         }
         const finished = await readFinishedPreview(rt, id);
-        if (finished) return doneResult(finished, deps.hosted);
+        if (finished) return doneResult(finished, { hosted: deps.hosted });
         if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
         throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
       }),

@@ -3,24 +3,20 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { SENTENCE_PAUSE_SECONDS, WORD_HANDLE_SECONDS } from '../edit/words.js';
-import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptSchema, searchTranscripts, transcribe, transcriptUri, type Transcript } from '../workflow/transcribe.js';
+import { WORD_HANDLE_SECONDS } from '../edit/words.js';
+import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptPageSchema, searchTranscripts, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor, type Progress } from './progress.js';
 import { guard, ok } from './result.js';
 
 const TranscribeInput = z.object({
-  project_id: z.string().describe('Project id (a UUID)'),
-  asset_id: z.string().describe('Id of a video (its sound) or audio asset, as get_project lists it'),
-  from: TimeInputSchema.optional().describe('Start of a span to transcribe (seconds or HH:MM:SS.mmm); default the start'),
+  project_id: z.string(),
+  asset_id: z.string().describe('A video (its sound) or audio asset'),
+  from: TimeInputSchema.optional().describe('Start of a span; default the start'),
   to: TimeInputSchema.optional().describe('End of the span; default the end'),
-  text: z
-    .string()
-    .optional()
-    .describe(
-      `What was said, when known (the narration a voiceover was generated from, a script): it is aligned to the sound instead of guessed: ` +
-        `the result holds exactly its words in order, each placed in time. At most ${MAX_TEXT_WORDS} words; English words (numbers written out)`,
-    ),
+  text: z.string().optional().describe(`What was said, when known (a script, a voiceover's narration): aligned instead of guessed. At most ${MAX_TEXT_WORDS} English words, numbers written out`),
+  words: z.boolean().optional().describe('Also list the words one by one, with their times'),
+  cursor: z.string().optional().describe('next_cursor of a previous page'),
 });
 
 const SearchInput = z.object({
@@ -53,15 +49,19 @@ function beating(progress: Progress): { update: (fraction: number, message: stri
   };
 }
 
-function describeTranscript(t: Transcript): string {
+/** Sentences spelled out in the text; the page's others are in structuredContent. */
+const TEXT_SENTENCES = 8;
+
+function describeTranscript(t: Transcript, page: TranscriptPage): string {
   const lines = [
-    `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''}).`,
-    ...t.sentences.slice(0, 20).map((s) => `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text}`),
+    `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words, ${t.sentences.length} sentences in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''}).`,
+    ...page.sentences.slice(0, TEXT_SENTENCES).map((s) => `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text.length > 300 ? `${s.text.slice(0, 300)}…` : s.text}`),
   ];
-  if (t.sentences.length > 20) lines.push(`… ${t.sentences.length - 20} more sentences in structuredContent.sentences`);
-  if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 20).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}`);
+  if (page.sentences.length > TEXT_SENTENCES) lines.push(`… ${page.sentences.length - TEXT_SENTENCES} more sentences of this page in structuredContent.sentences`);
+  if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.unplaced.length > 10 ? ', …' : ''}`);
   if (!t.words.length) lines.push('No words were heard.');
-  lines.push('Cut by words in compose_edit, preview_edit, render_edit or export_edit: a clip {asset_id, phrase, occurrence?} or {asset_id, words: [first, last]}.');
+  for (const l of page.left_out ?? []) lines.push(`Left out: ${l}.`);
+  lines.push('Cut by words in the edit tools: a clip {asset_id, phrase} or {asset_id, words: [first, last]}.');
   return lines.join('\n');
 }
 
@@ -72,17 +72,15 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Hear what is said in a source',
       description:
-        'The words said in a video (its sound) or audio asset, each with its start and end in seconds on the asset\'s clock, and the sentences they make ' +
-        `(at the text's sentence ends when text is given, else at pauses of ${SENTENCE_PAUSE_SECONDS} s). Offline, with CMU PocketSphinx (English). ` +
-        'With text (what was said: a script, the narration a voiceover was made from), the text is aligned to the sound: exactly its words, in order, each placed ' +
-        'in time (aligned: true; unplaced lists the words the engine did not hear, placed between their neighbours); that transcript is the asset\'s from then on. ' +
-        'Without text, free recognition: expect misheard words on anything but clear speech. Cached per asset and span: asking again is instant. ' +
-        `Sends progress notifications. Then cut by words: a clip {asset_id, phrase} or {asset_id, words: [first, last]} in the edit tools (in and out points fall in the pauses, ${WORD_HANDLE_SECONDS} s of handle at most).`,
+        'What is said in a video or audio asset, offline (PocketSphinx, English): its sentences with their times and word ranges (the words too with ' +
+        `words: true), paged. Free recognition mishears on anything but clear speech; with text (what was said), the text is aligned instead: exactly its ` +
+        'words, each placed (unplaced: not heard), and it stays the asset\'s transcript. Cached: asking again is instant. Then cut by words in the edit tools: ' +
+        `a clip {asset_id, phrase} or {asset_id, words: [first, last]}, its in and out points in the pauses (at most ${WORD_HANDLE_SECONDS} s of handle).`,
       inputSchema: TranscribeInput,
-      outputSchema: TranscriptSchema,
+      outputSchema: TranscriptPageSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
-    ({ project_id, asset_id, from, to, text }, ctx) =>
+    ({ project_id, asset_id, from, to, text, words, cursor }, ctx) =>
       guard(
         'transcribe_asset',
         logger,
@@ -91,8 +89,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
           try {
             const t = await transcribe(deps, project_id, asset_id, { from, to, text, signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
             beat.update(1, 'done');
-            const out = ok(t, describeTranscript(t));
-            out.content.push({ type: 'resource_link', uri: transcriptUri(project_id.trim(), t.asset_id), name: 'transcript.json', mimeType: 'application/json', description: 'The asset\'s transcript as JSON' });
+            const uri = transcriptUri(project_id.trim(), t.asset_id);
+            const page = transcriptPage(t, { words, cursor, uri });
+            const out = ok(page, describeTranscript(t, page));
+            out.content.push({ type: 'resource_link', uri, name: 'transcript.json', mimeType: 'application/json', description: 'The asset\'s transcript, whole (JSON)' });
             return out;
           } finally {
             beat.stop();

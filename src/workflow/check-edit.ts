@@ -5,13 +5,15 @@ import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput } from '../edit/compose.js';
 import { clipAroundWords, findPhrase } from '../edit/words.js';
 import type { Diagnostic } from '../edit/model.js';
-import { classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
+import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
+import { assetName } from '../api/summaries.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
 import { UserFacingError, requireUuid } from '../errors.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
-import type { EditInput } from './edit-input.js';
+import { resolveEditInput, type EditInput, type EditRefInput } from './edit-input.js';
+import type { EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';
 import { transcribe, type Transcript } from './transcribe.js';
 import type { MediaRuntime } from './preview.js';
@@ -39,6 +41,8 @@ export interface CheckedEdit extends LintResult {
   notes: string[];
   /** The fade at every edit of the sound, ms (audio_fade_ms, or its default). */
   fadeMs: number;
+  /** The id the edit is kept under, once it is ready (checkAndKeep). */
+  editId?: string;
 }
 
 /** The asset ids an edit refers to, read leniently from whatever shape it came in. */
@@ -48,8 +52,9 @@ function referencedIds(input: EditInput): { video: Set<string>; audio: Set<strin
   const add = (set: Set<string>, v: unknown) => typeof v === 'string' && v.trim() && set.add(v.trim());
   for (const c of input.clips ?? []) add(video, c.asset_id);
   for (const o of input.overlays ?? []) add(audio, o.asset_id);
-  for (const s of input.edit?.video_series_sequential ?? []) add(video, s.video_id);
-  for (const s of input.edit?.audio_overlay ?? []) add(audio, s.audio_id);
+  const list = (v: unknown) => (Array.isArray(v) ? (v as unknown[]) : []).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object');
+  for (const s of list(input.edit?.video_series_sequential)) add(video, s.video_id);
+  for (const s of list(input.edit?.audio_overlay)) add(audio, s.audio_id);
   return { video, audio };
 }
 
@@ -61,7 +66,10 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
 
   const project = await deps.backend.getProject(projectId, { signal });
   const assets = new Map<string, ProjectAsset>();
-  for (const a of project.assets ?? []) assets.set(a.id, { id: a.id, kind: classifyAsset(a.asset_type), asset: a });
+  for (const a of project.assets ?? []) {
+    const name = assetName(a);
+    assets.set(a.id, { id: a.id, ...(name ? { name } : {}), kind: classifyAsset(a.asset_type), asset: a });
+  }
 
   const skipped: string[] = [];
   const refs = referencedIds(input);
@@ -94,9 +102,16 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   let raw: unknown = input.edit;
   const notes: string[] = [];
   const shotDiagnostics: Diagnostic[] = [];
-  if (!input.edit) {
-    const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, signal);
-    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, signal);
+  // Clips whose shot or words could not be resolved: their one diagnostic is said; what the linter would add about
+  // the placeholder times they get ("the cut ends where it starts") is noise, and is left out.
+  const unresolved = new Set<number>();
+  if (input.edit) {
+    for (const k of ['resolution', 'fps', 'filename'] as const) {
+      if (input[k] !== undefined) shotDiagnostics.push({ severity: 'warning', path: `/${k}`, message: `${k} does nothing with edit (a whole edit definition): it is for clips`, hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : 'video_output_filename'} in the edit instead` });
+    }
+  } else {
+    const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, unresolved, signal);
+    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, signal);
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
       const ms = assets.get(id)?.facts?.durationMs;
@@ -108,6 +123,10 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
     );
   }
   const lint = lintEdit(raw, assets);
+  if (unresolved.size) {
+    const placeholder = (d: Diagnostic) => [...unresolved].some((i) => d.path === `/video_series_sequential/${i}` || d.path.startsWith(`/video_series_sequential/${i}/`));
+    lint.diagnostics = lint.diagnostics.filter((d) => !placeholder(d));
+  }
   if (shotDiagnostics.length) {
     lint.diagnostics.unshift(...shotDiagnostics);
     if (shotDiagnostics.some((d) => d.severity === 'error')) lint.ready = false;
@@ -136,6 +155,21 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
 }
 
 /**
+ * The edit a call names (its edit_id, or compose_edit's arguments inline), checked against the project as it is
+ * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are said again.
+ */
+export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw: EditRefInput, signal?: AbortSignal): Promise<CheckedEdit> {
+  const { input, stored } = await resolveEditInput(deps.edits, raw);
+  const c = await checkEdit(deps, input, signal);
+  if (stored) c.notes.unshift(...stored.notes);
+  if (c.ready && c.edit && deps.edits) {
+    const kept = await deps.edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes });
+    c.editId = kept.edit_id;
+  }
+  return c;
+}
+
+/**
  * Clips given by shot become plain in and out points, from the asset's shot list (its inspection: cached, or run
  * now). Each use is noted (which shot, which list); what is off is a diagnostic at the clip's place in the edit.
  */
@@ -146,6 +180,7 @@ async function resolveShots(
   assets: Map<string, ProjectAsset>,
   notes: string[],
   diagnostics: Diagnostic[],
+  unresolved: Set<number>,
   signal?: AbortSignal,
 ): Promise<ClipInput[]> {
   const lists = new Map<string, Promise<{ shots: { index: number; start_seconds: number; end_seconds: number }[]; cached: boolean }>>();
@@ -154,8 +189,15 @@ async function resolveShots(
       if (clip.shot === undefined) return clip;
       const path = `/video_series_sequential/${i}`;
       const id = typeof clip.asset_id === 'string' ? clip.asset_id.trim() : '';
-      // An unknown asset is the linter's to report; so is any other kind than video.
-      if (!assets.has(id) || assets.get(id)!.kind !== 'video') return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+      const placeholder = () => {
+        unresolved.add(i);
+        return { ...clip, shot: undefined, start: 0, end: 0 };
+      };
+      const problem = assetProblem(id, assets, 'video');
+      if (problem) {
+        diagnostics.push({ severity: 'error', path: `${path}/video_id`, ...problem });
+        return placeholder();
+      }
       let list = lists.get(id);
       if (!list) {
         list = inspect(deps, projectId, id, { signal }).then((r) => ({ shots: r.stored.inspection.shots, cached: r.cached }));
@@ -167,7 +209,7 @@ async function resolveShots(
       } catch (err) {
         if (signal?.aborted) throw err;
         diagnostics.push({ severity: 'error', path, message: `shot ${clip.shot} of asset ${id} could not be found: ${(err as Error).message}`, hint: 'give start and end instead of shot' });
-        return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+        return placeholder();
       }
       const shot = found.shots[clip.shot - 1];
       if (!shot) {
@@ -177,7 +219,7 @@ async function resolveShots(
           message: `asset ${id} has ${found.shots.length} shot${found.shots.length === 1 ? '' : 's'}; there is no shot ${clip.shot}`,
           hint: 'inspect_asset lists the shots with their numbers',
         });
-        return { ...clip, start: clip.start ?? 0, end: clip.end ?? 0 };
+        return placeholder();
       }
       const r = clipFromShot(clip, shot);
       notes.push(
@@ -202,23 +244,28 @@ async function resolveWords(
   assets: Map<string, ProjectAsset>,
   notes: string[],
   diagnostics: Diagnostic[],
+  unresolved: Set<number>,
   signal?: AbortSignal,
 ): Promise<ClipInput[]> {
   const transcripts = new Map<string, Promise<Transcript>>();
   return Promise.all(
     clips.map(async (clip, i) => {
-      if (clip.phrase === undefined && clip.words === undefined) return clip;
+      if (clip.phrase === undefined && clip.words === undefined) {
+        if (clip.occurrence !== undefined) diagnostics.push({ severity: 'warning', path: `/video_series_sequential/${i}`, message: 'occurrence does nothing without phrase', hint: 'give phrase (what is said) with occurrence, or leave occurrence out' });
+        return clip;
+      }
       const path = `/video_series_sequential/${i}`;
       const { phrase, occurrence, words, ...rest } = clip;
-      const fail = (message: string, hint: string) => {
-        diagnostics.push({ severity: 'error', path, message, hint });
+      const fail = (message: string, hint: string, at = path) => {
+        diagnostics.push({ severity: 'error', path: at, message, hint });
+        unresolved.add(i);
         return { ...rest, start: 0, end: 0 };
       };
       if (phrase !== undefined && words !== undefined) return fail('a clip gives both phrase and words', 'give one: phrase (what is said) or words [first, last]');
       if (clip.shot !== undefined || clip.start !== undefined || clip.end !== undefined) return fail('a clip cut by words gives start, end or shot too', 'leave start, end and shot out: the words decide the in and out points');
       const id = typeof clip.asset_id === 'string' ? clip.asset_id.trim() : '';
-      // An unknown asset is the linter's to report; so is any other kind than video.
-      if (!assets.has(id) || assets.get(id)!.kind !== 'video') return { ...rest, start: 0, end: 0 };
+      const problem = assetProblem(id, assets, 'video');
+      if (problem) return fail(problem.message, problem.hint, `${path}/video_id`);
       let made = transcripts.get(id);
       if (!made) {
         made = transcribe(deps, projectId, id, { signal });

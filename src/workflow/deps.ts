@@ -3,6 +3,7 @@ import type { Backend } from '../backend/types.js';
 import type { Logger } from '../log.js';
 import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
+import type { EditStore } from './edit-store.js';
 import type { MediaRuntime } from './preview.js';
 
 export interface ToolDeps {
@@ -23,4 +24,6 @@ export interface ToolDeps {
   allowedDirs?: string[];
   /** One caller of a hosted server: import_edit reads only their exports; export_edit fetches no media here. */
   hosted?: boolean;
+  /** Checked edits by edit_id (CUTROOM_DATA_DIR/edits, per caller over HTTP). */
+  edits?: EditStore;
 }

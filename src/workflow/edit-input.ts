@@ -15,7 +15,10 @@ export const EditInputShape = {
   project_id: z.string().describe('Project id; the edit\'s assets must belong to it'),
   clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order'),
   overlays: z.array(OverlayInputSchema).optional().describe('Audio over the timeline: voiceover, music'),
-  edit: EditDraftSchema.optional().describe("Instead of clips/overlays: the service's edit definition (video_series_sequential, audio_overlay, video_output_*)"),
+  edit: EditDraftSchema.optional().describe(
+    "Instead of clips/overlays, the service's edit definition: video_series_sequential [{video_id, video_start_time, video_end_time, audio_levels?, crop?}], " +
+      'audio_overlay [{audio_id, audio_start_time, audio_end_time, audio_levels?}], video_output_resolution, video_output_fps, video_output_filename; audio_levels [{audio_level 0-1, start_time, end_time}]',
+  ),
   resolution: z.string().optional().describe('WxH or 1080p, 720p, vertical, square, 4k; default 1920x1080'),
   fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
   filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),

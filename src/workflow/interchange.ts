@@ -18,8 +18,9 @@ import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/
 import { fpsRational } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
-import { checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
-import type { EditInput } from './edit-input.js';
+import { checkAndKeep, checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import type { EditRefInput } from './edit-input.js';
+import type { EditStore } from './edit-store.js';
 
 export type ExchangeFormat = 'otio' | 'fcpxml' | 'edl';
 export const FORMAT_EXTENSION: Record<ExchangeFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl' };
@@ -31,11 +32,13 @@ export const isExportId = (id: string) => EXPORT_ID.test(id);
 /** The largest timeline file import_edit reads. */
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
 /** What import_edit could not take, listed one by one up to this many. */
-const MAX_IMPORT_NOTES = 100;
+const MAX_IMPORT_NOTES = 12;
 /** The largest media file an export fetches. */
 const MAX_MEDIA_BYTES = 8 * 1024 * 1024 * 1024;
 
 export interface InterchangeDeps extends CheckDeps {
+  /** Where checked edits are kept by edit_id. */
+  edits?: EditStore;
   /** CUTROOM_CACHE_DIR/exports */
   exportsDir: string;
   /** Folders import_edit may read a path from (CUTROOM_ALLOWED_DIRS), besides the exports folder. */
@@ -91,13 +94,13 @@ async function sweepAbandoned(exportsDir: string): Promise<void> {
 
 export async function exportEdit(
   deps: InterchangeDeps,
-  input: EditInput,
+  input: EditRefInput,
   opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal },
 ): Promise<ExportOutcome | { refused: CheckedEdit }> {
   if (deps.hosted && opts.media === 'download') {
     throw new UserFacingError('media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file');
   }
-  const checked = await checkEdit(deps, input, opts.signal);
+  const checked = await checkAndKeep(deps, input, opts.signal);
   if (!checked.ready || !checked.edit || !checked.timeline) return { refused: checked };
   if (opts.format === 'edl') {
     const fps = checked.timeline.fps;
@@ -126,7 +129,10 @@ export async function exportEdit(
       const label = mediaName(info.asset as never, id);
       let url = info.asset.url ?? '';
       // Local media is already a file an editor can open: it is referenced where it is, whatever `media` says.
-      if (info.source?.kind === 'file') url = pathToFileURL(info.source.path).href;
+      if (info.source?.kind === 'file') {
+        url = pathToFileURL(info.source.path).href;
+        if (opts.media === 'download' && !warnings.some((w) => w.startsWith('media: "download"'))) warnings.push('media: "download" does nothing for media already on this machine: the file points at it where it is');
+      }
       else if (opts.media === 'download') {
         if (info.source?.kind !== 'url') throw new UserFacingError(`asset ${id} has no link to fetch (${info.probeError ?? 'no url'})`);
         const ext = (extname(plainLocation(info.source.url)).match(/^\.[a-z0-9]{1,5}$/i)?.[0] ?? '.bin').toLowerCase();
@@ -378,5 +384,8 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   const extra = capped(notes.map(noteToDiagnostic), droppedOf(imported.notes));
   checked.diagnostics = [...extra, ...capped(checked.diagnostics)];
   if (extra.some((d) => d.severity === 'error')) checked.ready = false;
+  if (checked.ready && checked.edit && deps.edits) {
+    checked.editId = (await deps.edits.put({ project_id: checked.projectId, edit: checked.edit, options: { audio_fade_ms: checked.fadeMs }, notes: checked.notes })).edit_id;
+  }
   return { checked, format, mapped };
 }

@@ -64,6 +64,7 @@ export const PreviewCutSchema = CutPlacementSchema.extend({
 
 export const PreviewSchema = z.object({
   preview_id: z.string(),
+  edit_id: z.string().optional(),
   path: z.string().describe('The preview video: a path on the machine cutroom runs on (a hosted cutroom gives its cutroom:// resource URI)'),
   sheet_path: z.string().describe('The contact sheet (JPEG): a path, or on a hosted cutroom its resource URI'),
   resolution: z.string(),
@@ -104,6 +105,8 @@ export interface PreviewOptions {
   trackRss?: boolean;
   /** Phase timings, for CUTROOM_LOG_LEVEL=debug. */
   debug?: (msg: string) => void;
+  /** The id of the edit previewed, kept with the result. */
+  editId?: string;
 }
 
 export type PreviewResult = Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number };
@@ -249,6 +252,7 @@ async function makePreview(
     const sheetBytes = await readFile(sheetPath);
     const preview: Preview = {
       preview_id: id,
+      ...(opts.editId ? { edit_id: opts.editId } : {}),
       path,
       sheet_path: sheetPath,
       resolution: `${plan.width}x${plan.height}`,

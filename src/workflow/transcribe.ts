@@ -43,6 +43,94 @@ export const TranscriptSchema = z.object({
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
+/**
+ * What transcribe_asset answers: the transcript in pages a result can carry (24 KB at most, whatever the asset's
+ * length). Sentences with their word ranges by default; the words themselves on request. A page covers words
+ * [start, end); next_cursor starts the next. The whole is the transcript resource.
+ */
+export const TranscriptPageSchema = TranscriptSchema.omit({ words: true, sentences: true, unplaced: true }).extend({
+  word_count: z.number().int(),
+  sentence_count: z.number().int(),
+  sentences: z.array(TranscriptSentenceSchema),
+  words: z.array(TranscriptWordSchema).optional(),
+  unplaced: z.array(z.number().int()).optional(),
+  next_cursor: z.string().optional(),
+  left_out: z.array(z.string()).optional(),
+});
+export type TranscriptPage = z.infer<typeof TranscriptPageSchema>;
+
+/** JSON bytes of sentences, words and unplaced indices a page may carry. */
+const PAGE_BYTES = { sentences: 14_000, sentencesBesideWords: 5_000, words: 11_000, unplaced: 1_500 };
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v)) + 1;
+
+/** The longest run of items from the start that fits `bytes` (at least one). */
+function fitting<T>(items: T[], bytes: number): T[] {
+  let used = 2;
+  let n = 0;
+  for (const item of items) {
+    const size = jsonBytes(item);
+    if (n && used + size > bytes) break;
+    used += size;
+    n++;
+  }
+  return items.slice(0, n);
+}
+
+/** A cursor for the page starting at word `n`; the word index it names, or undefined when it is not one of ours. */
+const cursorAt = (n: number) => `w${n}`;
+function wordOfCursor(cursor: string): number | undefined {
+  const m = /^w(\d{1,9})$/.exec(cursor.trim());
+  return m ? Number(m[1]) : undefined;
+}
+
+/** One page of a transcript, from the word a cursor names (the first by default). */
+export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: string; uri: string }): TranscriptPage {
+  const { words: all, sentences: allSentences, unplaced: allUnplaced, ...about } = t;
+  let start = 0;
+  if (opts.cursor !== undefined) {
+    const n = wordOfCursor(opts.cursor);
+    if (n === undefined || n >= Math.max(1, all.length)) throw new UserFacingError(`cursor "${opts.cursor.slice(0, 20)}" is not a page of this transcript (it has ${all.length} words); give the next_cursor a result returned, or leave cursor out for the first page`);
+    start = n;
+  }
+  const from = allSentences.findIndex((s) => s.last_word >= start);
+  const rest = from < 0 ? [] : allSentences.slice(from);
+  let sentences: typeof allSentences;
+  let words: typeof all | undefined;
+  let end: number;
+  if (opts.words) {
+    words = fitting(all.slice(start), PAGE_BYTES.words);
+    end = start + words.length;
+    const overlapping = rest.filter((s) => s.first_word < end);
+    sentences = fitting(overlapping, PAGE_BYTES.sentencesBesideWords);
+    if (sentences.length < overlapping.length) {
+      // Not every sentence fitted: the page ends with the last one listed, and so do its words.
+      end = Math.max(start + 1, sentences.at(-1)!.last_word + 1);
+      words = words.slice(0, end - start);
+    }
+  } else {
+    sentences = fitting(rest, PAGE_BYTES.sentences);
+    end = sentences.length ? sentences.at(-1)!.last_word + 1 : all.length;
+  }
+  const leftOut: string[] = [];
+  const next = end < all.length ? cursorAt(end) : undefined;
+  if (next) leftOut.push(`words ${end}-${all.length - 1} and their sentences: call again with cursor "${next}", or read ${opts.uri} for the whole`);
+  if (!opts.words && all.length) leftOut.push('the words one by one: call with words: true');
+  const unplacedHere = allUnplaced?.filter((i) => i >= start && i < end);
+  const unplaced = unplacedHere && fitting(unplacedHere, PAGE_BYTES.unplaced);
+  if (unplaced && unplacedHere && unplaced.length < unplacedHere.length) leftOut.push(`${unplacedHere.length - unplaced.length} more unplaced words of this page: the resource lists them all`);
+  return {
+    ...about,
+    word_count: all.length,
+    sentence_count: allSentences.length,
+    sentences,
+    ...(words ? { words } : {}),
+    ...(unplaced?.length ? { unplaced } : {}),
+    ...(next ? { next_cursor: next } : {}),
+    ...(leftOut.length ? { left_out: leftOut } : {}),
+  };
+}
+
 export interface StoredTranscript {
   transcript: Omit<Transcript, 'cached'>;
   /** The hash of the text it was aligned to, when aligned. */

@@ -68,6 +68,16 @@ export function textOf(result: unknown): string {
   return content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
+/** The most a tool result may carry (its text blocks plus its structuredContent as JSON): 24 KB. */
+export const RESULT_BOUND_BYTES = 24 * 1024;
+
+/** What a result costs an agent: the bytes of its text blocks and of its structuredContent as JSON. */
+export function resultBytes(result: unknown): number {
+  const r = result as { content?: { type: string; text?: string }[]; structuredContent?: unknown };
+  const text = (r.content ?? []).filter((c) => c.type === 'text').reduce((n, c) => n + Buffer.byteLength(c.text ?? ''), 0);
+  return text + (r.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.structuredContent)));
+}
+
 /** Every tool result that did not conform to its tool's outputSchema, across the whole test file. */
 export const nonConforming: { tool: string; errors: string; result: unknown }[] = [];
 
@@ -75,6 +85,7 @@ export const nonConforming: { tool: string; errors: string; result: unknown }[] 
  * Makes the client check every tool result against the tool's declared outputSchema with ajv, as strict
  * clients (MCP Inspector, the TypeScript SDK v1) do: a result whose structuredContent does not conform, error
  * results included, is recorded and fails the call loudly. The schemas come from tools/list, as a client gets them.
+ * A result over RESULT_BOUND_BYTES fails the call too.
  */
 export async function checkResultsAgainstSchemas(client: Client): Promise<void> {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -89,6 +100,9 @@ export async function checkResultsAgainstSchemas(client: Client): Promise<void> 
   const callTool = client.callTool.bind(client);
   client.callTool = async (params, options) => {
     const result = await callTool(params, options);
+    // Every result of every test is held to the bound a client can afford, whatever the media behind it.
+    const bytes = resultBytes(result);
+    if (bytes > RESULT_BOUND_BYTES) throw new Error(`${params.name} returned ${bytes} bytes of text and structuredContent, over the ${RESULT_BOUND_BYTES} a result may carry`);
     const validate = validators.get(params.name);
     if (validate && result.structuredContent !== undefined && !validate(result.structuredContent)) {
       const errors = ajv.errorsText(validate.errors);
@@ -97,4 +111,11 @@ export async function checkResultsAgainstSchemas(client: Client): Promise<void> 
     }
     return result;
   };
+}
+
+/** The canonical edit an edit_id names, as its resource (cutroom://edits/{id}) serves it. */
+export async function storedEdit<E = Record<string, unknown>>(client: Client, editId: string): Promise<E> {
+  const read = await client.readResource({ uri: `cutroom://edits/${editId}` });
+  const first = read.contents[0] as { text?: string } | undefined;
+  return (JSON.parse(first?.text ?? '{}') as { edit: E }).edit;
 }

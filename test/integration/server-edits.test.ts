@@ -2,7 +2,7 @@
 // media made by ffmpeg and probed over HTTP behind signed links.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 
 let service: FakeService;
@@ -27,7 +27,7 @@ beforeEach(() => {
 const call = (name: string, args: Record<string, unknown>) => srv.client.callTool({ name, arguments: args });
 const createEdits = () => service.requests.filter((r) => r.path.endsWith('/create-edit'));
 
-type Check = { ready: boolean; diagnostics: { severity: string; path: string; message: string }[]; edit?: Record<string, unknown>; summary?: { total_seconds: number; cuts: { timeline_start: string }[] }; skipped_checks: string[] };
+type Check = { ready: boolean; edit_id?: string; diagnostics: { severity: string; path: string; message: string }[]; summary?: { total_seconds: number; cuts: { timeline_start: string }[] }; skipped_checks: string[] };
 
 describe('compose_edit', () => {
   it('composes clips and a voiceover into a canonical edit with timeline positions', async () => {
@@ -43,15 +43,21 @@ describe('compose_edit', () => {
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);
-    expect(out.diagnostics).toEqual([]);
+    // The sources are 320x240 and smaller: a 720p output upscales them, and says so once, naming their size.
+    expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: '/video_output_resolution' })]);
+    expect(out.diagnostics[0]!.message).toMatch(/1280x720, larger than every source \(the largest is \d+x\d+\): it upscales them/);
     expect(out.skipped_checks).toEqual([]);
     expect(out.summary?.total_seconds).toBe(4.5);
     expect(out.summary?.cuts.map((c) => c.timeline_start)).toEqual(['00:00:00.000', '00:00:02.500']);
-    expect(out.edit).toMatchObject({
+    expect(out.edit_id).toMatch(/^edit-[0-9a-f]{16}$/);
+    expect(await storedEdit(srv.client, out.edit_id!)).toMatchObject({
       video_output_resolution: '1280x720',
       audio_overlay: [{ audio_id: ids.voice, audio_start_time: '00:00:00.500', audio_end_time: '00:00:04.500' }],
     });
-    expect(textOf(r)).toMatch(/^Ready: 2 cuts, 4.5 s at 1280x720, 30 fps\./);
+    expect(textOf(r)).toMatch(/^Ready: 2 cuts, 4.5 s at 1280x720, 30 fps, 1 warning\.\nedit_id: edit-/);
+    // The same edit again gets the same id.
+    const again = (await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 1, end: 3.5 }, { asset_id: ids.blue, start: 2, end: 4, volume: 0.5 }], overlays: [{ asset_id: ids.voice, at: '00:00:00.500' }], resolution: '1280x720' })).structuredContent as Check;
+    expect(again.edit_id).toBe(out.edit_id);
     expect(createEdits()).toHaveLength(0);
   });
 
@@ -61,7 +67,9 @@ describe('compose_edit', () => {
     expect(out.ready).toBe(false);
     expect(out.diagnostics[0]).toMatchObject({ severity: 'error', path: '/video_series_sequential/0/video_end_time' });
     expect(out.diagnostics[0]!.message).toMatch(/past the end of the clip \(it lasts 6 s\)/);
-    expect(out.edit).toBeUndefined();
+    expect(out.edit_id).toBeUndefined();
+    // The headline names the problem, not only a count.
+    expect(textOf(r)).toMatch(/^Not ready: the out point 7 s is past the end of the clip \(it lasts 6 s\) \(at \/video_series_sequential\/0\/video_end_time\)/);
   });
 
   it('catches an audio asset used as a video and an image in the timeline', async () => {
@@ -74,7 +82,7 @@ describe('compose_edit', () => {
     const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.green_vertical, start: 0, end: 2 }] });
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);
-    expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: '/video_output_resolution' })]);
+    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 16:9 but cut 0 .* is 9:16/), expect.stringMatching(/it upscales them/)]);
   });
 
   it('checks a whole edit given as the service takes it', async () => {
@@ -88,7 +96,7 @@ describe('compose_edit', () => {
         audio_overlay: [{ audio_id: ids.voice, audio_start_time: 0, audio_end_time: 3 }],
       },
     });
-    const paths = (r.structuredContent as Check).diagnostics.map((d) => `${d.severity} ${d.path}`);
+    const paths = (r.structuredContent as Check).diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.severity} ${d.path}`);
     expect(paths).toEqual(['error /video_series_sequential/0/audio_levels/0/audio_level', 'error /audio_overlay/0/audio_end_time']);
   });
 
@@ -126,11 +134,17 @@ describe('render_edit', () => {
     const r = await call('render_edit', good());
     expect(r.isError).toBeFalsy();
     expect(createEdits()).toHaveLength(1);
-    expect(createEdits()[0]!.body).toEqual(composed.edit);
+    expect(createEdits()[0]!.body).toEqual(await storedEdit(srv.client, composed.edit_id!));
     expect(createEdits()[0]!.path).toBe(`/projects/${projectId}/create-edit`);
-    const { render } = r.structuredContent as { render: { asset_id: string; done: boolean; edit_id: string } };
+    const { render, edit_id } = r.structuredContent as { render: { asset_id: string; done: boolean; service_edit_id: string }; edit_id: string };
+    expect(edit_id).toBe(composed.edit_id);
     expect(service.projects.get(projectId).assets.some((a: { id: string }) => a.id === render.asset_id)).toBe(true);
-    expect(render.edit_id).toBeTruthy();
+    expect(render.service_edit_id).toBeTruthy();
+    // By its edit_id alone, the same edit is sent again, byte for byte.
+    const byId = await call('render_edit', { edit_id: composed.edit_id });
+    expect(byId.isError).toBeFalsy();
+    expect(createEdits()).toHaveLength(2);
+    expect(createEdits()[1]!.body).toEqual(createEdits()[0]!.body);
     const link = (r.content as { type: string; uri?: string }[]).find((c) => c.type === 'resource_link');
     expect(link?.uri).toBe(`vj://projects/${projectId}/renders/${render.asset_id}`);
     const read = await srv.client.readResource({ uri: link!.uri! });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchWords, textWords } from '../../src/edit/words.js';
 import { FakeService } from '../fixtures/service.mjs';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { ALL_TEXT, SENTENCES, SPEECH_SECONDS, makeSpeechMedia, speechOnsets } from '../helpers/speech-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-speech-'));
@@ -56,7 +56,7 @@ const truth = textWords(ALL_TEXT).map((w) => w.key);
 
 describe('transcribe_asset', () => {
   it('recognises the speech of a video, most words right, in time order, inside the asset', async () => {
-    const t = structured<T>(await call('transcribe_asset', { project_id: projectId, asset_id: video }));
+    const t = structured<T>(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video }));
     expect(t.engine.name).toBe('pocketsphinx');
     expect(t.aligned).toBe(false);
     const heard = t.words.map((w) => w.word.toLowerCase());
@@ -74,7 +74,7 @@ describe('transcribe_asset', () => {
   }, 120_000);
 
   it('aligns a known text: exactly its words in order, each placed, sentences starting on the voice; then it is the transcript', async () => {
-    const t = structured<T>(await call('transcribe_asset', { project_id: projectId, asset_id: video, text: ALL_TEXT }));
+    const t = structured<T>(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video, text: ALL_TEXT }));
     expect(t.aligned).toBe(true);
     expect(t.words.map((w) => w.word)).toEqual(textWords(ALL_TEXT).map((w) => w.word));
     expect(t.unplaced ?? []).toEqual([]);
@@ -83,7 +83,7 @@ describe('transcribe_asset', () => {
     // Every word inside its sentence's placement.
     for (const s of t.sentences) for (let w = s.first_word; w <= s.last_word; w++) expect(t.words[w]!.start_seconds).toBeGreaterThanOrEqual(s.start_seconds);
     // From then on the asset's transcript: asked again without text, the aligned one comes back, cached.
-    const again = structured<T>(await call('transcribe_asset', { project_id: projectId, asset_id: video }));
+    const again = structured<T>(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video }));
     expect(again).toMatchObject({ aligned: true, cached: true });
     expect(again.words).toEqual(t.words);
     const read = await server.client.readResource({ uri: `vj://projects/${projectId}/assets/${video}/transcript` });
@@ -92,22 +92,22 @@ describe('transcribe_asset', () => {
 
   it('places a word the engine cannot say between its neighbours and names it', async () => {
     const text = ALL_TEXT.replace('lighthouse', 'zxqvlighthouse');
-    const t = structured<T>(await call('transcribe_asset', { project_id: projectId, asset_id: audio, text }));
+    const t = structured<T>(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: audio, text }));
     expect(t.words).toHaveLength(truth.length);
     expect(t.unplaced).toEqual([1]);
     expect(t.words[1]!.start_seconds).toBeGreaterThanOrEqual(t.words[0]!.end_seconds);
     expect(t.words[1]!.end_seconds).toBeLessThanOrEqual(t.words[2]!.start_seconds);
-    expect(textOf(await call('transcribe_asset', { project_id: projectId, asset_id: audio, text }))).toMatch(/1 word\(s\) were not heard.*1 "zxqvlighthouse"/);
+    expect(textOf(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: audio, text }))).toMatch(/1 word\(s\) were not heard.*1 "zxqvlighthouse"/);
   }, 120_000);
 
   it('says plainly what is wrong: an image, a span outside the asset, a text with no words', async () => {
-    const img = await call('transcribe_asset', { project_id: projectId, asset_id: image });
+    const img = await call('transcribe_asset', { words: true, project_id: projectId, asset_id: image });
     expect(img.isError).toBe(true);
     expect(textOf(img)).toMatch(/has no sound to transcribe \(it is an image\)/);
-    const span = await call('transcribe_asset', { project_id: projectId, asset_id: video, from: 20, to: 30 });
+    const span = await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video, from: 20, to: 30 });
     expect(span.isError).toBe(true);
     expect(textOf(span)).toMatch(/holds nothing of asset/);
-    const empty = await call('transcribe_asset', { project_id: projectId, asset_id: video, text: ' ... ' });
+    const empty = await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video, text: ' ... ' });
     expect(textOf(empty)).toMatch(/text holds no words/);
   });
 
@@ -145,13 +145,14 @@ describe('search and cutting by words', () => {
   }, 120_000);
 
   it('cuts a clip by phrase and by word indices in the pauses around the words, and notes which words', async () => {
-    const t = structured<T>(await call('transcribe_asset', { project_id: projectId, asset_id: video }));
-    const r = structured<{ ready: boolean; edit: { video_series_sequential: { video_start_time: string; video_end_time: string }[] }; notes: string[] }>(
+    const t = structured<T>(await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video }));
+    const r = structured<{ ready: boolean; edit_id: string; notes: string[] }>(
       await call('compose_edit', { project_id: projectId, resolution: '320x180', clips: [{ asset_id: video, phrase: 'every night' }, { asset_id: video, words: [0, 2] }] }),
     );
     expect(r.ready).toBe(true);
     const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
-    const [a, b] = r.edit.video_series_sequential;
+    const edit = await storedEdit<{ video_series_sequential: { video_start_time: string; video_end_time: string }[] }>(server.client, r.edit_id);
+    const [a, b] = edit.video_series_sequential;
     const every = t.words.findIndex((w) => w.word.toLowerCase() === 'every');
     // In the pause before "every" (after "storm"), out in the pause after "night" (before "the").
     expect(sec(a!.video_start_time)).toBeLessThanOrEqual(t.words[every]!.start_seconds);
@@ -172,6 +173,22 @@ describe('search and cutting by words', () => {
     expect(r.diagnostics.map((d) => d.path)).toEqual(expect.arrayContaining(['/video_series_sequential/0', '/video_series_sequential/1', '/video_series_sequential/2']));
     expect(r.diagnostics.find((d) => d.path.endsWith('/0'))!.message).toMatch(/"a submarine" is not said/);
     expect(r.diagnostics.find((d) => d.path.endsWith('/2'))!.message).toMatch(/said 1 time .* no occurrence 2/);
+    // One problem, one diagnostic: nothing about the times the clip never got (it used to add "the cut ends (0 s) where it starts (0 s)").
+    expect(r.diagnostics).toHaveLength(3);
+    expect(r.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/ends \(0 s\)|where it starts/);
+  });
+
+  it('a word clip on an unknown asset or on audio says that, once, with "did you mean" for a near id', async () => {
+    const typo = `${video.slice(0, -1)}${video.endsWith('0') ? '1' : '0'}`;
+    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: typo, phrase: 'every night' }, { asset_id: audio, words: [0, 1] }, { asset_id: image, phrase: 'the storm' }] });
+    const out = structured<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(r);
+    expect(out.ready).toBe(false);
+    expect(out.diagnostics.map((d) => d.path)).toEqual(['/video_series_sequential/0/video_id', '/video_series_sequential/1/video_id', '/video_series_sequential/2/video_id']);
+    expect(out.diagnostics[0]!.message).toBe(`no asset ${typo} in this project; did you mean ${video} (talk.mp4)?`);
+    expect(out.diagnostics[1]!.message).toMatch(/is audio; a cut needs a video/);
+    expect(out.diagnostics[2]!.message).toMatch(/is an image; a cut needs a video/);
+    // The headline names the first problem.
+    expect(textOf(r)).toMatch(/^Not ready: no asset .* did you mean .* \(at \/video_series_sequential\/0\/video_id\); 2 more errors\./);
   });
 });
 
@@ -201,7 +218,7 @@ describe('transcribe_asset on the remote backend (signed links over HTTP)', () =
     srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(root, 'cache-remote'), CUTROOM_LOG_LEVEL: 'debug' });
     try {
       const progress: number[] = [];
-      const r = await srv.client.callTool({ name: 'transcribe_asset', arguments: { project_id: project.id, asset_id: id, text: ALL_TEXT } }, { timeout: 120_000, onprogress: (p) => progress.push(p.progress) });
+      const r = await srv.client.callTool({ name: 'transcribe_asset', arguments: { words: true, project_id: project.id, asset_id: id, text: ALL_TEXT } }, { timeout: 120_000, onprogress: (p) => progress.push(p.progress) });
       const t = structured<T>(r);
       expect(t.words.map((w) => w.word)).toEqual(textWords(ALL_TEXT).map((w) => w.word));
       t.sentences.forEach((s, i) => expect(Math.abs(s.start_seconds - onsets[i]!)).toBeLessThan(0.2));
@@ -233,7 +250,7 @@ describe('cancelling', () => {
     spawnSync('ffmpeg', ['-v', 'error', '-y', '-stream_loop', '9', '-i', join(allowed, 'speech.wav'), '-c', 'copy', long]);
     const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long })).asset.id;
     const controller = new AbortController();
-    const running = call('transcribe_asset', { project_id: projectId, asset_id: id }, { signal: controller.signal }).catch((e: Error) => e);
+    const running = call('transcribe_asset', { words: true, project_id: projectId, asset_id: id }, { signal: controller.signal }).catch((e: Error) => e);
     const engines = () => spawnSync('pgrep', ['-f', 'pocketsphinx_continuous']).stdout.toString().trim().split('\n').filter(Boolean).length;
     const until = Date.now() + 20_000;
     while (engines() === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
@@ -260,14 +277,14 @@ describe('whisper.cpp when configured (against a stand-in: no whisper.cpp or mod
       FAKE_WHISPER_WORDS: 'She@5100-5300 saw@5300-5550 a@5550-5600 ship@5600-5900 in@5900-6000 the@6000-6100 storm.@6100-6600',
     }));
     try {
-      const t = structured<T & { language: string }>(await w.client.callTool({ name: 'transcribe_asset', arguments: { project_id: projectId, asset_id: audio } }));
+      const t = structured<T & { language: string }>(await w.client.callTool({ name: 'transcribe_asset', arguments: { words: true, project_id: projectId, asset_id: audio } }));
       expect(t.engine).toEqual({ name: 'whisper.cpp', model: 'ggml-stand-in' });
       expect(t.language).toBe('en');
       expect(t.words.map((x) => [x.word, x.start_seconds, x.end_seconds])).toEqual([
         ['She', 5.1, 5.3], ['saw', 5.3, 5.55], ['a', 5.55, 5.6], ['ship', 5.6, 5.9], ['in', 5.9, 6], ['the', 6, 6.1], ['storm.', 6.1, 6.6],
       ]);
       // A known text is matched to what whisper heard (it takes no grammar): its words placed, the rest between.
-      const a = structured<T>(await w.client.callTool({ name: 'transcribe_asset', arguments: { project_id: projectId, asset_id: audio, text: 'She saw a big ship in the storm.' } }));
+      const a = structured<T>(await w.client.callTool({ name: 'transcribe_asset', arguments: { words: true, project_id: projectId, asset_id: audio, text: 'She saw a big ship in the storm.' } }));
       expect(a.words.map((x) => x.word)).toEqual(['She', 'saw', 'a', 'big', 'ship', 'in', 'the', 'storm.']);
       expect(a.unplaced).toEqual([3]);
     } finally {

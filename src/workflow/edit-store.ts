@@ -1,0 +1,97 @@
+// Checked edits kept by id, so that preview_edit, render_edit and export_edit take a short edit_id instead of the
+// whole edit again (the edit's schema is then paid for once in tools/list, and never resent). The id is the
+// content's hash: the same edit in the same project with the same options always gets the same id, on any server,
+// so composing again after a restart or on another replica gives back an id that works. Kept as one JSON file per
+// edit under the data dir (per caller over HTTP), written whole or not at all.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EditSchema } from '../edit/model.js';
+
+const EDIT_ID = /^edit-[0-9a-f]{16}$/;
+export const isEditId = (id: string) => EDIT_ID.test(id);
+export const editUri = (id: string) => `cutroom://edits/${id}`;
+
+export const StoredEditSchema = z.object({
+  edit_id: z.string(),
+  project_id: z.string(),
+  edit: EditSchema,
+  /** How cutroom renders it itself (previews, local renders): part of what the id names. */
+  options: z.object({ audio_fade_ms: z.number() }),
+  /** How the edit was resolved when composed (which shot, which words): said again wherever it is used. */
+  notes: z.array(z.string()),
+  created_at: z.string(),
+});
+export type StoredEdit = z.infer<typeof StoredEditSchema>;
+
+/** The id an edit gets: the hash of what makes it this edit (never of its notes or when it was made). */
+export function editIdOf(projectId: string, edit: z.infer<typeof EditSchema>, options: StoredEdit['options']): string {
+  const what = JSON.stringify({ v: 1, project_id: projectId, edit, options });
+  return `edit-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
+}
+
+export class EditStore {
+  constructor(
+    readonly dir: string,
+    /** Edits kept: beyond this many, the least recently used go (an agent composes again to get one back). */
+    private readonly keep = 1000,
+  ) {}
+
+  private fileOf(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  /** Stores a checked edit and returns its id; storing the same edit again only marks it used. */
+  async put(record: Omit<StoredEdit, 'edit_id' | 'created_at'>): Promise<StoredEdit> {
+    const edit_id = editIdOf(record.project_id, record.edit, record.options);
+    const existing = await this.get(edit_id);
+    if (existing) return existing;
+    const stored: StoredEdit = { ...record, edit_id, created_at: new Date().toISOString() };
+    await mkdir(this.dir, { recursive: true });
+    const tmp = `${this.fileOf(edit_id)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, JSON.stringify(stored));
+      await rename(tmp, this.fileOf(edit_id));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await this.trim().catch(() => {});
+    return stored;
+  }
+
+  /** The edit with this id, marked used; undefined when there is none (or its file is not one of ours). */
+  async get(id: string): Promise<StoredEdit | undefined> {
+    if (!isEditId(id)) return undefined;
+    let text: string;
+    try {
+      text = await readFile(this.fileOf(id), 'utf8');
+    } catch {
+      return undefined;
+    }
+    let parsed;
+    try {
+      parsed = StoredEditSchema.safeParse(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+    if (!parsed.success || parsed.data.edit_id !== id) return undefined;
+    const now = new Date();
+    await utimes(this.fileOf(id), now, now).catch(() => {});
+    return parsed.data;
+  }
+
+  /** Every stored id with its project, most recently used first (for "did you mean"). */
+  async ids(): Promise<{ id: string }[]> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((n) => EDIT_ID.test(n.replace(/\.json$/, '')) && n.endsWith('.json'));
+    const withTimes = await Promise.all(names.map(async (n) => ({ id: n.slice(0, -5), mtime: (await stat(join(this.dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    return withTimes.sort((a, b) => b.mtime - a.mtime).map(({ id }) => ({ id }));
+  }
+
+  /** Keeps the `keep` most recently used edits. */
+  private async trim(): Promise<void> {
+    const all = await this.ids();
+    for (const { id } of all.slice(this.keep)) await rm(this.fileOf(id), { force: true });
+  }
+}
