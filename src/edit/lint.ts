@@ -130,7 +130,7 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
   }
 
   // An output larger than every source it shows is upscaled: softer pictures, and a bigger file, for nothing.
-  const sizes = timeline.cuts.map((c) => assets.get(c.assetId)?.facts).filter((f): f is MediaFacts => !!f?.hasVideo && !!f.width && !!f.height);
+  const sizes = timeline.cuts.map((c) => assets.get(c.assetId)).filter((a) => a?.kind === 'video').map((a) => a!.facts).filter((f): f is MediaFacts => !!f?.hasVideo && !!f.width && !!f.height);
   if (sizes.length && sizes.length === timeline.cuts.length && sizes.every((f) => timeline.width > f.width! && timeline.height > f.height!)) {
     const largest = sizes.reduce((m, f) => (f.width! * f.height! > m.width! * m.height! ? f : m));
     warn(

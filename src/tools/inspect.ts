@@ -2,12 +2,11 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS } from '../media/inspect.js';
 import { DEFAULT_ZOOM_FRAMES, InspectResultSchema, MAX_SHEET_FRAMES, inspectWithSheet, inspectionUri, type InspectResult } from '../workflow/inspect.js';
 import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor } from './progress.js';
-import { guard, ok } from './result.js';
+import { fitList, guard, ok } from './result.js';
 
 function describe(r: InspectResult): string {
   const size = r.width ? `, ${r.width}x${r.height}` : '';
@@ -28,15 +27,70 @@ const TranscriptStatusSchema = z.object({
   words: z.number().int().optional(),
   resource_uri: z.string().optional(),
 });
-const InspectOutput = InspectResultSchema.extend({ transcript: TranscriptStatusSchema.describe("The asset's transcript (whole asset): whether transcribe_asset made one") });
+const InspectOutput = InspectResultSchema.extend({
+  transcript: TranscriptStatusSchema,
+  shots_total: z.number().int().optional().describe('When only some shots are listed: how many there are'),
+  silences_total: z.number().int().optional(),
+  warnings: z.array(z.string()).optional(),
+  left_out: z.array(z.string()).optional(),
+});
+
+/** JSON bytes each list may take in a result (24 KB in all); the loudness curve is shown at most this coarse. */
+const LIST_BYTES = { shots: 8000, silences: 2500 };
+const LOUDNESS_WINDOWS = 40;
+
+/** Windows of the loudness curve merged into at most `max`: the power mean of their RMS, the highest peak. */
+function coarser(curve: InspectResult['loudness'], max: number): { curve: InspectResult['loudness']; merged: number } {
+  const k = Math.ceil(curve.length / max);
+  if (k <= 1) return { curve, merged: 1 };
+  const out: InspectResult['loudness'] = [];
+  for (let i = 0; i < curve.length; i += k) {
+    const group = curve.slice(i, i + k);
+    const power = group.reduce((p, w) => p + 10 ** (w.mean_db / 10), 0) / group.length;
+    out.push({ start_seconds: group[0]!.start_seconds, mean_db: Math.round(Math.max(-100, 10 * Math.log10(power)) * 10) / 10, peak_db: Math.max(...group.map((w) => w.peak_db)) });
+  }
+  return { curve: out, merged: k };
+}
+
+/**
+ * The inspection as a result can carry it, whatever the source's length: the shots from the sheet's first on, the
+ * silences from there, a coarser loudness curve; what is left out is said, with how to get it (a page from later
+ * on, or the inspection resource, which has it all).
+ */
+function bounded(r: Omit<InspectResult, 'jpeg'>, uri: string) {
+  const leftOut: string[] = [];
+  const firstShot = r.sheet.first_shot ?? r.frames.find((f) => f.shot !== undefined)?.shot ?? 1;
+  const from = r.shots[firstShot - 1]?.start_seconds ?? r.sheet.from_seconds ?? 0;
+  const shotsFrom = r.shots.slice(Math.max(0, firstShot - 1));
+  const shots = fitList(shotsFrom, LIST_BYTES.shots);
+  const next = shotsFrom[shots.shown.length];
+  if (shots.leftOut && next) leftOut.push(`shots ${next.index}-${r.shots.length}: call again with from: ${next.start_seconds}, or read ${uri}`);
+  if (firstShot > 1) leftOut.push(`shots 1-${firstShot - 1}: call without from, or read ${uri}`);
+  const later = r.silences.filter((x) => x.end_seconds > from);
+  const silences = fitList(later, LIST_BYTES.silences);
+  if (silences.leftOut || later.length < r.silences.length) leftOut.push(`${r.silences.length - silences.shown.length} of ${r.silences.length} silences: ${uri} lists them all`);
+  const loud = coarser(r.loudness, LOUDNESS_WINDOWS);
+  if (loud.merged > 1) leftOut.push(`the loudness curve is shown ${loud.merged} windows to one: ${uri} has all ${r.loudness.length}`);
+  const partial = shots.shown.length < r.shots.length;
+  return {
+    ...r,
+    shots: shots.shown,
+    ...(partial ? { shots_total: r.shots.length } : {}),
+    silences: silences.shown,
+    ...(silences.shown.length < r.silences.length ? { silences_total: r.silences.length } : {}),
+    loudness: loud.curve,
+    scan: { ...r.scan, ...(loud.merged > 1 && r.scan.loudness_window_seconds ? { loudness_window_seconds: Math.round(r.scan.loudness_window_seconds * loud.merged * 1000) / 1000 } : {}) },
+    ...(leftOut.length ? { left_out: leftOut } : {}),
+  };
+}
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const InspectAssetInput = z.object({
-  project_id: z.string().describe('Project id (a UUID)'),
-  asset_id: z.string().describe('Asset id (a UUID), as get_project lists it'),
-  from: TimeInputSchema.optional().describe('Start of a span to zoom into (or to page shots from): seconds or HH:MM:SS.mmm'),
-  to: TimeInputSchema.optional().describe('End of the span; default the end of the asset'),
-  frames: z.number().int().min(1).max(MAX_SHEET_FRAMES).optional().describe(`Frames in a zoom (default ${DEFAULT_ZOOM_FRAMES})`),
+  project_id: z.string(),
+  asset_id: z.string(),
+  from: TimeInputSchema.optional().describe('Start of a zoom; alone, the shots from there'),
+  to: TimeInputSchema.optional().describe('End of a zoom'),
+  frames: z.number().int().min(1).max(MAX_SHEET_FRAMES).optional().describe('Frames in a zoom'),
 });
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -46,14 +100,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Look inside a source',
       description:
-        'Shows what is inside a video, audio or image asset before you cut it: kind, duration, size, fps, whether it has sound; ' +
-        `shots (hard cuts found to the frame, as ffmpeg's scdet at threshold ${SCENE_THRESHOLD} finds them on a full decode; gradual transitions such as fades and dissolves are NOT found); ` +
-        `silences (at least ${SILENCE_MIN_SECONDS} s below ${SILENCE_DB} dBFS) and a coarse loudness curve; and a labelled contact sheet (JPEG). ` +
-        `Without from/to the sheet shows one frame per shot (the first ${MAX_SHEET_FRAMES}); from alone pages on (the shots from there). With from and to (seconds or HH:MM:SS.mmm) it zooms in: ` +
-        `frames (default ${DEFAULT_ZOOM_FRAMES}, at most ${MAX_SHEET_FRAMES}) evenly spaced in the span, each labelled with its source time and shot, to pick exact in and out points; ` +
-        'a span holding more shots than frames shows one frame per shot instead. The scan is cached per asset: asking again or zooming is quick. ' +
-        'A long source takes a while the first time (keyframes first, then only the stretches where something changed); sends progress notifications. ' +
-        'A clip in compose_edit, preview_edit or render_edit can be given as a shot: {asset_id, shot} (start/end then being offsets inside it).',
+        'What a video, audio or image asset holds, before you cut it: duration, size, fps, sound; its shots (hard cuts, to the frame; fades and ' +
+        'dissolves are not found), silences and loudness; a labelled contact sheet, one frame per shot (from pages on). With from and to it zooms: ' +
+        `frames (default ${DEFAULT_ZOOM_FRAMES}) evenly spaced, labelled with time and shot, to pick exact in and out points. Cached per asset; ` +
+        'a long source takes a while the first time. Then a clip can be {asset_id, shot}.',
       inputSchema: InspectAssetInput,
       outputSchema: InspectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
@@ -74,10 +124,18 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const transcript = stored
             ? { exists: true, aligned: stored.transcript.aligned, words: stored.transcript.words.length, resource_uri: transcriptUri(project_id.trim(), result.asset_id) }
             : { exists: false };
-          const text = `${describe(result)}\n${stored ? `Transcript: ${transcript.words} words (${stored.transcript.aligned ? 'aligned to a text' : 'recognised'}).` : result.has_audio ? 'No transcript yet: transcribe_asset hears its words.' : ''}`.trimEnd();
-          const out = ok({ ...result, transcript }, text);
+          const uri = inspectionUri(project_id.trim(), result.asset_id);
+          const shown = bounded(result, uri);
+          const warnings = frames !== undefined && (from === undefined || to === undefined) ? [`frames does nothing without both from and to (it sets a zoom's frames; the sheet shows one frame per shot)`] : [];
+          const text = [
+            describe(result),
+            stored ? `Transcript: ${transcript.words} words (${stored.transcript.aligned ? 'aligned to a text' : 'recognised'}).` : result.has_audio ? 'No transcript yet: transcribe_asset hears its words.' : '',
+            ...warnings.map((w) => `Warning: ${w}`),
+            ...(shown.left_out ?? []).map((l) => `Left out: ${l}.`),
+          ].filter(Boolean).join('\n');
+          const out = ok({ ...shown, transcript, ...(warnings.length ? { warnings } : {}) }, text);
           if (jpeg) out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
-          out.content.push({ type: 'resource_link', uri: inspectionUri(project_id.trim(), result.asset_id), name: 'inspection.json', mimeType: 'application/json', description: 'This inspection as JSON' });
+          out.content.push({ type: 'resource_link', uri, name: 'inspection.json', mimeType: 'application/json', description: 'This inspection, whole (JSON)' });
           return out;
         },
         { what: `project ${project_id}`, listedBy: 'list_projects' },
