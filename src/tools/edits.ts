@@ -5,7 +5,7 @@ import { DiagnosticSchema, EditSchema } from '../edit/model.js';
 import { TimelineSummarySchema } from '../edit/plan.js';
 import { checkEdit, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape } from '../workflow/edit-input.js';
-import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
+import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, renderStatus, runningText, waitForRender, whereItStands, type RenderStatus } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { progressFor } from './progress.js';
@@ -94,11 +94,16 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const progress = progressFor(ctx);
           let status: RenderStatus | undefined;
           if (wait) {
+            // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
+            const fractions = !!backend.renderProgress;
             status = await waitForRender(backend, c.projectId, receipt, {
               maxWaitMs: deps.renderWaitMs,
               pollMs: deps.renderPollMs,
               signal: ctx.mcpReq.signal,
-              onProgress: (elapsed, s) => progress(Math.round(elapsed / 1000), Math.round(deps.renderWaitMs / 1000), `render ${s}`),
+              onProgress: (s, elapsed) =>
+                fractions
+                  ? progress(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
+                  : progress(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
             });
           }
           const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
@@ -107,11 +112,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ...(receipt.edit_id ? { edit_id: receipt.edit_id } : {}),
           };
           const warnings = c.diagnostics.filter((d) => d.severity === 'warning');
+          const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
-              : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
+              : status
+                ? `Still running after a ${durationText(deps.renderWaitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
+                : `Render started (status ${render.status}). Follow it with ${follow}.`;
           const result = ok(
             { render, warnings, ...(c.summary ? { summary: c.summary } : {}) },
             `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.join('; ')}` : ''}`,
@@ -130,8 +138,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Check a render',
       description:
-        'Tells whether a render started by render_edit is done: its status, and once done its url (a signed link that expires). ' +
-        'Call it every few seconds until done or failed is true.',
+        'Where a render started by render_edit stands: its status; while it runs, time elapsed and (local renders) fraction done and time left; ' +
+        'once done, its url (a signed link that expires). Check again when its text says, until done or failed.',
       inputSchema: GetRenderStatusInput,
       outputSchema: RenderStatusSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -146,8 +154,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
           const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
           if (!asset) throw new ToolError(`no asset ${aid} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`);
-          const s = statusOf(asset);
-          const text = s.done ? `Done: ${s.url ?? '(no url)'}` : s.failed ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})` : `Still ${s.status}; check again in a few seconds.`;
+          const s = await renderStatus(backend, pid, asset);
+          const text = s.done
+            ? `Done: ${s.url ?? '(no url)'}`
+            : s.failed
+              ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})`
+              : `Not done: ${runningText(s, backend.kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
           return ok(s, text);
         },
         projectSubject(project_id),
