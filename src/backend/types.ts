@@ -10,6 +10,14 @@ export interface RenderOptions {
   fadeMs?: number;
 }
 
+/** How far a render this machine runs has got, as its renderer last said. */
+export interface RenderProgress {
+  /** 0..1 of the render. */
+  fraction: number;
+  /** Seconds left, once enough is done to tell. */
+  eta_seconds?: number;
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
 }
@@ -65,6 +73,11 @@ export interface Backend {
    * undefined when it runs none by that id. A wait then hears of the end at once instead of at its next poll.
    */
   renderSettled?(assetId: string): Promise<void> | undefined;
+  /**
+   * Local backend only: how far a render still processing has got (from ffmpeg's own progress), whichever server
+   * sharing the data dir runs it; undefined before it has started or when nothing says.
+   */
+  renderProgress?(projectId: string, assetId: string): Promise<RenderProgress | undefined>;
   /** Local backend only: brings a media file from an allowed folder into a project. */
   importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
   /**

@@ -150,7 +150,7 @@ export function lastErrorLine(stderr: string): string {
 }
 
 /**
- * Kills every ffmpeg whose command line names `marker` (a render's asset id, part of its output path): ffmpeg
+ * Kills every ffmpeg whose command line names `marker` (a render's folder, part of its output path): ffmpeg
  * outlives a killed parent. Reads /proc, so Linux only; elsewhere an orphan runs to its end, writing to a
  * temporary name that nothing ever renames.
  */

@@ -7,7 +7,7 @@ import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '
 import type { ToolDeps } from '../workflow/deps.js';
 import { explain } from '../workflow/explain.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
-import { statusOf } from '../workflow/render-status.js';
+import { renderStatus } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
 import { readInside } from './read-inside.js';
 
@@ -134,7 +134,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProject, asset_id: completeRenderId } }),
     {
       title: 'Render',
-      description: 'A render started by render_edit: its status and, once done, its signed link (JSON).',
+      description: 'A render started by render_edit: its status (while it runs, how far it has got) and, once done, its signed link (JSON).',
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -143,7 +143,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       const project = await ofProject(uri, projectId, () => backend.getProject(projectId));
       const asset = project.assets?.find((a) => a.id === assetId);
       if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${assetId} in project ${projectId}`);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(statusOf(asset), null, 2) }] };
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await renderStatus(backend, projectId, asset), null, 2) }] };
     },
   );
 

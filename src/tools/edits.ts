@@ -7,7 +7,7 @@ import { DEFAULT_FADE_MS, TimelineSummarySchema } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
-import { RenderStatusSchema, findRender, statusOf, waitForRender, type RenderStatus } from '../workflow/render-status.js';
+import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, renderStatus, runningText, waitForRender, whereItStands, type RenderStatus } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit, summaryOf } from './edit-results.js';
 import { progressFor } from './progress.js';
@@ -105,11 +105,16 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const progress = progressFor(ctx);
           let status: RenderStatus | undefined;
           if (wait) {
+            // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
+            const fractions = !!backend.renderProgress;
             status = await waitForRender(backend, c.projectId, receipt, {
               maxWaitMs: deps.renderWaitMs,
               pollMs: deps.renderPollMs,
               signal: ctx.mcpReq.signal,
-              onProgress: (elapsed, s) => progress(Math.round(elapsed / 1000), Math.round(deps.renderWaitMs / 1000), `render ${s}`),
+              onProgress: (s, elapsed) =>
+                fractions
+                  ? progress(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
+                  : progress(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
             });
           }
           const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
@@ -120,14 +125,17 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs)];
           const leftOut: string[] = [];
           const summary = summaryOf(c, leftOut);
+          const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
-              : `Render started (status ${render.status}). Follow it with get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}.`;
+              : status
+                ? `Still running after a ${durationText(deps.renderWaitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
+                : `Render started (status ${render.status}). Follow it with ${follow}.`;
           const result = ok(
             { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings, ...(summary ? { summary } : {}), ...(leftOut.length ? { left_out: leftOut } : {}) },
-            `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.join('; ')}` : ''}`,
+            `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more (compose_edit lists them)` : ''}` : ''}${c.editId ? `\nedit_id: ${c.editId}` : ''}`,
           );
           if (assetId !== 'unknown') {
             result.content.push({ type: 'resource_link', uri: renderUri(c.projectId, assetId), name: c.edit.video_output_filename, mimeType: 'video/mp4', description: 'The render: its status and, once done, its link' });
@@ -142,7 +150,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'get_render_status',
     {
       title: 'Check a render',
-      description: 'Whether a render_edit render is done: its status, and once done its url (a signed link that expires). Call it until done or failed.',
+      description: 'Where a render_edit render stands: status; while it runs, time elapsed and (local) fraction done and time left; once done, its url (signed, expires). Check again when its text says.',
       inputSchema: GetRenderStatusInput,
       outputSchema: RenderStatusSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -157,8 +165,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
           const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
           if (!asset) throw new ToolError(`no asset ${aid} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`);
-          const s = statusOf(asset);
-          const text = s.done ? `Done: ${s.url ?? '(no url)'}` : s.failed ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})` : `Still ${s.status}; check again in a few seconds.`;
+          const s = await renderStatus(backend, pid, asset);
+          const text = s.done
+            ? `Done: ${s.url ?? '(no url)'}`
+            : s.failed
+              ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})`
+              : `Not done: ${runningText(s, backend.kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
           return ok(s, text);
         },
         projectSubject(project_id),

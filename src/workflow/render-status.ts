@@ -1,7 +1,7 @@
 // Following a render to its end: the render is an asset of the project whose status moves to uploaded.
 import { z } from 'zod';
 import type { Asset } from '../api/models.js';
-import { signedUrlExpiry } from '../api/models.js';
+import { parseServiceTimestamp, signedUrlExpiry } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 
 export const RenderStatusSchema = z.object({
@@ -13,6 +13,10 @@ export const RenderStatusSchema = z.object({
   url: z.string().optional().describe('Signed link to the rendered video, once done; it expires'),
   links_expire_at: z.string().optional(),
   reason: z.string().optional().describe('Why it failed, when the backend says'),
+  // While it runs: the time since its asset was created; fraction done and time left from a backend that renders itself.
+  progress: z.number().min(0).max(1).optional(),
+  eta_seconds: z.number().min(0).optional(),
+  elapsed_seconds: z.number().min(0).optional(),
 });
 export type RenderStatus = z.infer<typeof RenderStatusSchema>;
 
@@ -60,7 +64,8 @@ export async function findRender(backend: Backend, projectId: string, ref: { ass
 export interface WaitOptions {
   maxWaitMs: number;
   signal?: AbortSignal;
-  onProgress?: (elapsedMs: number, status: string) => void | Promise<void>;
+  /** After each poll that found the render still running. */
+  onProgress?: (status: RenderStatus | undefined, elapsedMs: number) => void | Promise<void>;
   pollMs?: number;
 }
 
@@ -83,6 +88,63 @@ export function pause(ms: number, signal?: AbortSignal, wake?: Promise<unknown>)
   });
 }
 
+/**
+ * The render's status with where it stands while it runs: the time since its asset was created (the service's
+ * clock, so never below zero) and, from a backend that renders itself, the fraction done and the time left.
+ */
+export async function renderStatus(backend: Backend, projectId: string, asset: Asset): Promise<RenderStatus> {
+  const s = statusOf(asset);
+  if (s.done || s.failed) return s;
+  const created = parseServiceTimestamp(asset.created_at);
+  const elapsed = created ? Math.max(0, (Date.now() - created.getTime()) / 1000) : undefined;
+  const p = await backend.renderProgress?.(projectId, asset.id).catch(() => undefined);
+  return {
+    ...s,
+    ...(p ? { progress: Math.round(p.fraction * 1000) / 1000 } : {}),
+    ...(p?.eta_seconds !== undefined ? { eta_seconds: Math.round(p.eta_seconds * 10) / 10 } : {}),
+    ...(elapsed !== undefined ? { elapsed_seconds: Math.round(elapsed * 10) / 10 } : {}),
+  };
+}
+
+/** "12 s", "4 min 5 s", "1 h 20 min". */
+export function durationText(total: number): string {
+  const t = Math.max(0, Math.round(total));
+  if (t < 60) return `${t} s`;
+  if (t < 3600) return `${Math.floor(t / 60)} min${t % 60 ? ` ${t % 60} s` : ''}`;
+  return `${Math.floor(t / 3600)} h${Math.floor((t % 3600) / 60) ? ` ${Math.floor((t % 3600) / 60)} min` : ''}`;
+}
+
+const since = (s: RenderStatus) => (s.elapsed_seconds !== undefined ? `${durationText(s.elapsed_seconds)} since it started` : undefined);
+const list = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(', ');
+
+/**
+ * Where a render still running stands, in a few words (a progress notification): "rendering 42%, about 12 s left"
+ * from a backend that reports progress; "processing, 1 min 5 s since it started" from a service (its own status).
+ */
+export function whereItStands(s: RenderStatus): string {
+  if (s.progress === undefined) return list(s.status, since(s));
+  const pct = `rendering ${Math.floor(s.progress * 100)}%`;
+  if (s.eta_seconds === undefined) return list(pct, since(s));
+  return list(pct, s.eta_seconds < 1 ? 'finishing' : `about ${durationText(s.eta_seconds)} left`);
+}
+
+/** The same for a result's text, with what is not known and why. */
+export function runningText(s: RenderStatus, backend: 'local' | 'remote'): string {
+  if (s.progress !== undefined) return s.eta_seconds === undefined ? `${whereItStands(s)}; too early to tell the time left` : `${whereItStands(s)} (${since(s) ?? 'just started'})`;
+  if (backend === 'remote') return `the service says "${s.status}"${since(s) ? `, ${since(s)}` : ''}; it reports no progress`;
+  return `${whereItStands(s)}; waiting for ffmpeg to start`;
+}
+
+/**
+ * When to look at a running render again, seconds: when it should be done (2 s to a minute) once there is an
+ * estimate; soon while a local render warms up; else less often the longer it has run (5 to 30 s).
+ */
+export function checkAgainSeconds(s: RenderStatus): number {
+  if (s.eta_seconds !== undefined) return Math.min(60, Math.max(2, Math.ceil(s.eta_seconds)));
+  if (s.progress !== undefined) return 3;
+  return Math.min(30, Math.max(5, Math.round((s.elapsed_seconds ?? 0) / 3)));
+}
+
 /** Polls until the render is done or failed, the wait is over, or the caller cancels. */
 export async function waitForRender(backend: Backend, projectId: string, ref: { asset_id?: string; url?: string }, opts: WaitOptions): Promise<RenderStatus | undefined> {
   const started = Date.now();
@@ -94,10 +156,10 @@ export async function waitForRender(backend: Backend, projectId: string, ref: { 
   for (;;) {
     if (opts.signal?.aborted) return last;
     const asset = await findRender(backend, projectId, ref, opts.signal);
-    if (asset) last = statusOf(asset);
+    if (asset) last = await renderStatus(backend, projectId, asset);
     if (last?.done || last?.failed) return last;
     const elapsed = Date.now() - started;
-    await opts.onProgress?.(elapsed, last?.status ?? 'not listed yet');
+    await opts.onProgress?.(last, elapsed);
     const left = opts.maxWaitMs - elapsed;
     if (left <= 0) return last;
     let ended = false;
@@ -105,6 +167,7 @@ export async function waitForRender(backend: Backend, projectId: string, ref: { 
     await pause(Math.min(interval, left), opts.signal, wake);
     // Heard once: a status not yet done after it (a record written late) is polled for as before.
     if (ended) settled = undefined;
-    interval = Math.min(interval * 1.5, 5000);
+    // A render that reports its progress is read from this machine: polled at the first pace, for steady news.
+    interval = last?.progress !== undefined ? (opts.pollMs ?? 1000) : Math.min(interval * 1.5, 5000);
   }
 }

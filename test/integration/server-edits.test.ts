@@ -175,6 +175,43 @@ describe('render_edit', () => {
     expect(later.structuredContent).toMatchObject({ status: 'uploaded', done: true, uploaded: true });
   });
 
+  it('get_render_status says the time since the service made the render\'s asset and its own status, inventing no progress', async () => {
+    service.renderDelayMs = 30_000;
+    const { render } = (await call('render_edit', good())).structuredContent as { render: { asset_id: string } };
+    const first = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
+    await new Promise((res) => setTimeout(res, 1200));
+    const later = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
+    type Running = { status: string; done: boolean; elapsed_seconds?: number; progress?: number; eta_seconds?: number };
+    const [s1, s2] = [first.structuredContent as Running, later.structuredContent as Running];
+    expect(s1).toMatchObject({ status: 'processing', done: false });
+    expect(s1.elapsed_seconds).toBeGreaterThanOrEqual(0);
+    expect(s2.elapsed_seconds! - s1.elapsed_seconds!).toBeGreaterThanOrEqual(1);
+    for (const s of [s1, s2]) expect([s.progress, s.eta_seconds]).toEqual([undefined, undefined]);
+    expect(textOf(later)).toMatch(/^Not done: the service says "processing", \d+ s since it started; it reports no progress\. Check again in about \d+ s\.$/);
+  });
+
+  it('with a wait that ends first, says the service\'s status and the time gone, and names get_render_status', async () => {
+    const brief = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '1500' });
+    try {
+      service.renderDelayMs = 30_000;
+      const notes: { progress: number; total?: number; message?: string }[] = [];
+      const r = await brief.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: (p) => notes.push(p) });
+      const { render } = r.structuredContent as { render: { done: boolean; status: string; elapsed_seconds?: number; progress?: number } };
+      expect(render).toMatchObject({ done: false, status: 'processing' });
+      expect(render.elapsed_seconds).toBeGreaterThanOrEqual(1);
+      expect(render.progress).toBeUndefined();
+      expect(textOf(r)).toMatch(/^Still running after a 2 s wait: the service says "processing", \d+ s since it started; it reports no progress\. Follow it with get_render_status \{project_id: "[^"]+", asset_id: "[^"]+"\} in about \d+ s\./);
+      // Notifications count the seconds gone, with no total: the service says nothing of how much is left.
+      expect(notes.length).toBeGreaterThanOrEqual(1);
+      for (const n of notes) {
+        expect(n.total).toBeUndefined();
+        expect(n.message).toMatch(/^processing, \d+ s since it started$/);
+      }
+    } finally {
+      await brief.close();
+    }
+  });
+
   it('never resends a render whose request failed midway, and says how to check', async () => {
     service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { times: 3, match: (q: { path: string }) => q.path.endsWith('/create-edit') });
     const r = await call('render_edit', good());

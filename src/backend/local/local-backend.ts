@@ -2,7 +2,7 @@
 // the service's shapes under a data dir; media imported from allowed folders; edits rendered by local ffmpeg.
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ServiceError } from '../../api/errors.js';
 import { formatServiceTimestamp, type Asset, type Project, type RenderReceipt, type Script } from '../../api/models.js';
@@ -14,14 +14,16 @@ import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import { INSTALL_HINT } from '../../media/locate.js';
 import type { Limiter, MediaProber } from '../../media/probe.js';
+import { EtaEstimator } from '../../media/eta.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
-import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions } from '../types.js';
+import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { openAllowed } from '../../open-allowed.js';
 import { allowedFolder, listMedia, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
+import { ProgressSidecar, readProgress, renderDir, renderFileName } from './render-files.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
 import { keepLease, writerGone, writerTag } from '../../owners.js';
 import { CorruptRecordError, diskFullError, isDiskFull, listJson, readRecord, withLock, writeAtomic } from './store.js';
@@ -47,6 +49,14 @@ export interface LocalBackendOptions {
   renderTimeoutMs?: number;
 }
 
+/** A render this process runs; `eta` from when its ffmpeg starts. */
+interface RenderJob {
+  projectId: string;
+  abort: AbortController;
+  done: Promise<void>;
+  eta?: EtaEstimator;
+}
+
 const notFound = (what: string) => new ServiceError({ kind: 'http', status: 404, message: `${what} not found`, detail: `${what} not found` });
 
 export class LocalBackend implements Backend {
@@ -54,7 +64,7 @@ export class LocalBackend implements Backend {
   readonly description: string;
   private readonly log: Logger;
   /** Renders running in this process, by asset id. */
-  private readonly active = new Map<string, { projectId: string; abort: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, RenderJob>();
   private allowedReal?: Promise<string[]>;
 
   private readonly index: ProjectIndex;
@@ -173,7 +183,7 @@ export class LocalBackend implements Backend {
     const owner = a.render.owner ?? String(a.render.pid);
     if (!writerGone(owner, touched, { leased: !!a.render.owner })) return a;
     // ffmpeg outlives a killed parent: stop the one still writing this render.
-    const killed = await killOrphans(a.id);
+    const killed = await killOrphans(renderDir(this.mediaDir(projectId), a.id) + sep);
     if (killed) this.log.info(`stopped ${killed} orphaned ffmpeg process(es) of interrupted render ${a.id}`);
     return this.finishRender(projectId, a.id, { status: 'failed', error: 'the render was interrupted: the server rendering it stopped' });
   }
@@ -422,7 +432,9 @@ export class LocalBackend implements Backend {
 
     const id = randomUUID();
     const editId = randomUUID();
-    const output = join(this.mediaDir(projectId), `${id}.mp4`);
+    // A folder of its own (made once the record is written), so that two renders of one name never meet.
+    const folder = renderDir(this.mediaDir(projectId), id);
+    const output = join(folder, renderFileName(edit.video_output_filename));
     const rec: AssetRecord = {
       id,
       keyname: id,
@@ -438,10 +450,24 @@ export class LocalBackend implements Backend {
 
     const abort = new AbortController();
     const stopLease = keepLease(this.assetPath(projectId, id));
-    const done = (async () => {
+    const job: RenderJob = { projectId, abort, done: Promise.resolve() };
+    let sidecar: ProgressSidecar | undefined;
+    job.done = (async () => {
       try {
-        await rt.limiter.run(() =>
-          renderTimeline({
+        // Not recursive: a project deleted meanwhile is not brought back as an empty folder.
+        await this.writing(async () => {
+          await mkdir(this.mediaDir(projectId)).catch((err: NodeJS.ErrnoException) => {
+            if (err.code !== 'EEXIST') throw err;
+          });
+          await mkdir(folder);
+        });
+        await rt.limiter.run(() => {
+          // The clock starts when ffmpeg does, not while the render waits for its turn.
+          const eta = new EtaEstimator(Date.now());
+          job.eta = eta;
+          sidecar = new ProgressSidecar(folder, () => ({ fraction: eta.done, ...etaField(eta.etaSeconds(Date.now())) }));
+          sidecar.changed();
+          return renderTimeline({
             ffmpeg: rt.ffmpeg,
             plan,
             cutInputs,
@@ -452,27 +478,45 @@ export class LocalBackend implements Backend {
             maxInputs: rt.maxInputs,
             timeoutMs: this.opts.renderTimeoutMs ?? 2 * 3600_000,
             signal: abort.signal,
+            onProgress: (fraction) => {
+              eta.update(fraction, Date.now());
+              sidecar?.changed();
+            },
             // Uploaded only when the file has what was asked: its streams, and its length to the frame.
             ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
-          }),
-        );
+          });
+        });
         await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000) });
+        // Removed once the record says uploaded: until then a reader still finds where it had got to.
+        await sidecar?.close();
         this.log.info(`rendered ${id} (${plan.totalSec} s) in project ${projectId}`);
       } catch (err) {
         const reason = abort.signal.aborted ? 'the render was stopped before it finished' : (err as Error).message;
         this.log.warn(`render ${id} failed: ${reason}`);
+        await sidecar?.close();
         await this.finishRender(projectId, id, { status: 'failed', error: reason }).catch(() => {});
       } finally {
         stopLease();
         this.active.delete(id);
       }
     })();
-    this.active.set(id, { projectId, abort, done });
+    this.active.set(id, job);
     return { asset_id: id, edit_id: editId, status: 'processing' };
   }
 
   renderSettled(assetId: string): Promise<void> | undefined {
     return this.active.get(assetId)?.done;
+  }
+
+  async renderProgress(projectId: string, assetId: string): Promise<RenderProgress | undefined> {
+    const job = this.active.get(assetId);
+    if (job?.eta) return { fraction: job.eta.done, ...etaField(job.eta.etaSeconds(Date.now())) };
+    if (job || !isUuid(assetId)) return undefined;
+    // Another server's render: as its renderer last wrote it, the time since then counted off the estimate.
+    const stored = await readProgress(renderDir(this.mediaDir(projectId), assetId));
+    if (!stored) return undefined;
+    const age = Math.max(0, (Date.now() - Date.parse(stored.updated_at)) / 1000) || 0;
+    return { fraction: stored.fraction, ...etaField(stored.eta_seconds === undefined ? undefined : stored.eta_seconds - age) };
   }
 
   /** Moves a render's record to its final state, and clears partial files on failure. */
@@ -487,6 +531,8 @@ export class LocalBackend implements Backend {
       if (change.duration_ms !== undefined) next.duration_ms = change.duration_ms;
       if (change.status === 'failed') {
         const media = this.mediaDir(projectId);
+        await rm(renderDir(media, assetId), { recursive: true, force: true });
+        // Where earlier versions rendered: media/<id>.mp4, written as .<id>.mp4.<hex>.part.
         for (const f of await readdir(media).catch(() => [] as string[])) {
           if (f.startsWith(`.${assetId}.mp4.`) || f === `${assetId}.mp4`) await rm(join(media, f), { force: true });
         }
@@ -501,6 +547,10 @@ export class LocalBackend implements Backend {
     await Promise.all([...this.active.values()].map((j) => j.done));
   }
 }
+
+/** An estimate in whole tenths of a second, never below zero; none when there is none. */
+const etaField = (seconds: number | undefined): { eta_seconds?: number } =>
+  seconds === undefined || !Number.isFinite(seconds) ? {} : { eta_seconds: Math.max(0, Math.round(seconds * 10) / 10) };
 
 const COPY_CHUNK = 1024 * 1024;
 

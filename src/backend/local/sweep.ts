@@ -10,7 +10,9 @@ import { TAG, writerGone } from '../../owners.js';
 const IN_DATA_DIR = [new RegExp(`^\\.lock-(?:released-)?${TAG}-[0-9a-f]+$`), new RegExp(`\\.${TAG}\\.[0-9a-f]{8}\\.tmp$`)];
 const IN_STAGING = [new RegExp(`^${TAG}-[0-9a-f-]+\\.part$`)];
 const IN_PROJECTS = [new RegExp(`^\\.new-${TAG}-`), new RegExp(`^\\.deleted-${TAG}-`)];
-// Imports of older versions copied to "<asset id><ext>.<pid>.part" (a render's own ".<id>.mp4.<hex>.part" is not this).
+// Imports of older versions copied to "<asset id><ext>.<pid>.part". A render's files (its folder media/<asset id>/,
+// or an earlier version's ".<id>.mp4.<hex>.part") are not swept by name: the render's record says whose they are,
+// and the server that finds the render interrupted removes them (LocalBackend.reconcile).
 const IN_PROJECT = [new RegExp(`\\.${TAG}\\.[0-9a-f]{8}\\.tmp$`), /^[0-9a-f-]{36}\.[a-z0-9]{1,5}\.(\d+)\.part$/];
 /** Names from before pids were part of them: removed once they are old enough to be nobody's work. */
 const UNOWNED_IN_PROJECTS = /^\.(new|deleted)-[0-9a-f]{8}-/;
