@@ -9,6 +9,7 @@ import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
 import * as workflowPrompts from './prompts/workflows.js';
+import * as workflowSkills from './prompts/skills.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
@@ -117,6 +118,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   transcriptResources.register(server, deps);
   viewResources.register(server, deps);
   workflowPrompts.register(server, { backend, logger });
+  workflowSkills.register(server, { local: backend.kind === 'local' });
   adaptToolResultsToProtocol(server, http?.protocolVersion);
   return server;
 }
