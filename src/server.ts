@@ -11,6 +11,7 @@ import * as workflowPrompts from './prompts/workflows.js';
 import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
+import * as assetTools from './tools/assets.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
 import * as interchangeTools from './tools/interchange.js';
@@ -68,7 +69,7 @@ export function instructions(backend: Backend): string {
     `cutroom is a cutting room for generative video projects, working on ${backend.description} (${backend.kind} backend).`,
     'Start with list_projects to find project ids; get_project shows a project\'s assets (videos, audio, images) and their signed links, which expire: fetch again rather than reuse old ones.',
     'list_scripts shows the generation scripts attached to a project, with the inputs a new generation needs; the full graph is the resource vj://projects/{project_id}/scripts/{script_id}.',
-    'create_project makes a new project. delete_project deletes for good: ask the user first, then call it with confirm: true.',
+    'create_project makes a new project. delete_project (and delete_asset, on the local backend) delete for good: ask the user first, then call with confirm: true.',
     'To cut a video: get_project for the asset ids, compose_edit with clips (source in/out points, in playing order) and overlays (audio placed on the output timeline) until ready is true, preview_edit to see a local dry run (a contact sheet and per-cut loudness and flags), then render_edit (with wait: true) and get_render_status until done. A render is slow and costly: compose and preview first.',
     'To hand a cut to a human editor: export_edit writes it as OTIO, FCPXML or EDL (for Resolve, Premiere, Final Cut); import_edit reads the editor\'s timeline back into an edit to preview and render.',
     ...(backend.kind === 'local'
@@ -89,6 +90,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}) };
   logToolFailures(server);
   projectTools.register(server, deps);
+  assetTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
   previewTools.register(server, deps);

@@ -37,6 +37,7 @@ const ImportEditInput = z.object({
   format: FormatSchema.optional().describe('otio, fcpxml or edl; told from the file when absent'),
   fps: z.number().optional().describe("Frame rate of the timeline (EDL: cutroom's own say theirs; for others give it, else the sources' rate or 30 is assumed, with a warning; OTIO and FCPXML: overrides the file)"),
   resolution: z.string().optional().describe('Output size when the file does not say (EDL): WIDTHxHEIGHT or a preset ("1080p", "720p", "vertical", "square", "4k"); default 1920x1080'),
+  media_map: z.record(z.string(), z.string()).optional().describe('Map media by hand: {name or path in the file: asset_id}'),
 });
 const ImportEditOutput = z.object({
   ...CheckOutput,
@@ -107,7 +108,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       description:
         'Reads an OTIO, FCPXML or EDL timeline (an export_edit file an editor changed, or one Resolve, Premiere or Final Cut wrote) back into an edit of the project. ' +
         'Give path (a file in the exports folder or in the folders cutroom may read) or content (the file\'s text). Each clip\'s media is mapped back to an asset ' +
-        '(cutroom id, path or link without its query, clip or reel name). Returns the edit as compose_edit does (ready, diagnostics with JSON pointers, summary), ' +
+        '(cutroom id, path or link without its query, clip or reel name), or by media_map. Returns the edit as compose_edit does (ready, diagnostics with JSON pointers, summary), ' +
         'with a diagnostic for everything that does not map: transitions, speed changes, effects, gaps, unknown media. An EDL has no field for its rate: cutroom\'s own EDLs say it in a comment; for another, give fps, else its sources\' rate (or 30) is assumed with a warning.',
       inputSchema: ImportEditInput,
       outputSchema: ImportEditOutput,
