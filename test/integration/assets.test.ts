@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
+import { callerId } from '../../src/http/callers.js';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { pidsMatching } from '../helpers/processes.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
@@ -456,6 +458,26 @@ describe('on the service', () => {
       expect(again.find((a) => a.id === render.asset_id)).toMatchObject({ name: 'beach teaser.mp4', render: true });
     } finally {
       await next.close();
+    }
+  }, 60_000);
+
+  it("over HTTP, the names a caller's renders were given are kept in a folder of their own, which replicas share", async () => {
+    const dataDir = join(root, 'hosted-data');
+    const hostedEnv = { VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: dataDir, CUTROOM_CACHE_DIR: join(root, 'hosted-cache') };
+    const [one, two] = await Promise.all([startHttpServer(hostedEnv), startHttpServer(hostedEnv)]);
+    try {
+      const a = await connectHttp(one.url, { 'x-api-key': service.apiKey });
+      const r = (await a.callTool({ name: 'render_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.blue, start: 0, end: 1 }], resolution: '320x180', filename: 'hosted cut.mp4' } })) as Result;
+      const assetId = structured<{ render: { asset_id: string } }>(r).render.asset_id;
+      const kept = join(dataDir, 'callers', callerId(service.apiKey), 'remembered-assets', `${assetId}.json`);
+      expect(JSON.parse(readFileSync(kept, 'utf8'))).toEqual({ name: 'hosted cut.mp4', render: true });
+      expect(existsSync(join(dataDir, 'remembered-assets'))).toBe(false);
+      const b = await connectHttp(two.url, { 'x-api-key': service.apiKey });
+      const got = structured<Detail>((await b.callTool({ name: 'get_project', arguments: { project_id: projectId } })) as Result).project.assets;
+      expect(got.find((x) => x.id === assetId)).toMatchObject({ name: 'hosted cut.mp4', render: true });
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
     }
   }, 60_000);
 
