@@ -2,6 +2,7 @@
 // stdio (one caller) and HTTP (a context per caller). Constructs objects only: nothing here listens or spawns.
 import { join } from 'node:path';
 import { LocalBackend } from './backend/local/local-backend.js';
+import { RememberedAssets } from './backend/remembered-assets.js';
 import { RemoteBackend } from './backend/remote.js';
 import type { Backend } from './backend/types.js';
 import type { Config } from './config.js';
@@ -50,16 +51,23 @@ export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter)
   return { prober, runtime };
 }
 
-export function remoteBackend(shared: Shared, apiKey: string | undefined): RemoteBackend {
+/** Where a remote backend remembers the names it gave the service's assets: the data dir, a folder per caller over HTTP. */
+export const rememberedDir = (config: Config, callerId?: string) =>
+  callerId ? join(config.dataDir, 'callers', callerId, 'remembered-assets') : join(config.dataDir, 'remembered-assets');
+
+export function remoteBackend(shared: Shared, apiKey: string | undefined, remembered: string): RemoteBackend {
   const { config, logger } = shared;
-  return new RemoteBackend({
-    baseUrl: config.apiUrl,
-    apiKey,
-    authHeader: config.authHeader,
-    timeoutMs: config.timeoutMs,
-    userAgent: `${NAME}/${VERSION}`,
-    logger,
-  });
+  return new RemoteBackend(
+    {
+      baseUrl: config.apiUrl,
+      apiKey,
+      authHeader: config.authHeader,
+      timeoutMs: config.timeoutMs,
+      userAgent: `${NAME}/${VERSION}`,
+      logger,
+    },
+    new RememberedAssets(remembered, logger),
+  );
 }
 
 export function localBackend(shared: Shared, prober: MediaProber | undefined): LocalBackend {

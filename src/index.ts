@@ -5,7 +5,7 @@ import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from './assemble.js';
+import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
 import { ConfigError, childEnvironment, loadConfig, type Config } from './config.js';
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
   let backend: Backend;
   if (config.backend === 'remote') {
-    backend = remoteBackend(shared, config.apiKey);
+    backend = remoteBackend(shared, config.apiKey, rememberedDir(config));
     if (!config.apiKey) logger.warn('VJ_API_KEY is not set: the service will refuse requests until it is');
   } else {
     const local = localBackend(shared, parts.prober);

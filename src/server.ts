@@ -14,6 +14,7 @@ import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
+import * as assetTools from './tools/assets.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
 import * as interchangeTools from './tools/interchange.js';
@@ -104,6 +105,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   logToolFailures(server);
   compactToolSchemas(server);
   projectTools.register(server, deps);
+  assetTools.register(server, deps);
   scriptTools.register(server, deps);
   editTools.register(server, deps);
   previewTools.register(server, deps);

@@ -1,6 +1,7 @@
 // Compact views of the service's models for agents, and their zod schemas (one source for tool output
 // schemas and resource bodies). Small on purpose: clients refuse tool results over ~25k tokens.
 import { z } from 'zod';
+import { classifyAsset } from '../edit/lint.js';
 import { type Asset, type Graph, type Project, type Script, parseServiceTimestamp, signedUrlExpiry } from './models.js';
 
 export const projectUri = (projectId: string) => `vj://projects/${projectId}`;
@@ -21,21 +22,28 @@ export type ProjectSummary = z.infer<typeof ProjectSummarySchema>;
 
 export const AssetViewSchema = z.object({
   id: z.string(),
-  asset_type: optText.describe('generated_video, video, audio, image, ...'),
+  name: optText,
+  kind: z.enum(['video', 'audio', 'image']).optional(),
+  render: z.boolean().optional(),
+  duration_seconds: z.number().optional(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  asset_type: optText,
   status: optText,
   uploaded: z.boolean().optional(),
   created_at: optText,
   url: optText.describe('Signed link to the media; it expires (see links_expire_at)'),
   download_url: optText,
-  links_expire_at: optText.describe('When the signed links stop working (ISO 8601), when the link says'),
+  links_expire_at: optText,
 });
 export type AssetView = z.infer<typeof AssetViewSchema>;
 
 export const ProjectDetailSchema = ProjectSummarySchema.extend({
   owner_id: optText,
   assets: z.array(AssetViewSchema),
-  assets_total: z.number().describe('How many assets the project has'),
+  assets_total: z.number(),
   assets_offset: z.number().describe('Index of the first asset shown'),
+  next_asset_offset: z.number().optional(),
   links_expire_at: optText.describe('Earliest expiry among the signed links shown'),
 });
 export type ProjectDetail = z.infer<typeof ProjectDetailSchema>;
@@ -61,17 +69,59 @@ export const ScriptSummarySchema = z.object({
 });
 export type ScriptSummary = z.infer<typeof ScriptSummarySchema>;
 
+/** Names are shown, not trusted: one from a service is cut short. */
+const MAX_NAME = 200;
+const clip = (v: string) => (v.length > MAX_NAME ? `${v.slice(0, MAX_NAME - 1)}…` : v);
+
+/** The file name a signed download link asks the browser to save as (response-content-disposition), if any. */
+function attachmentName(link: string | null | undefined): string | undefined {
+  if (!link) return undefined;
+  let disposition: string | null;
+  try {
+    disposition = new URL(link).searchParams.get('response-content-disposition');
+  } catch {
+    return undefined;
+  }
+  const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition ?? '');
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!).trim() || undefined;
+  } catch {
+    return m[1]!.trim() || undefined;
+  }
+}
+
 /**
- * What a person calls an asset: the name it was imported or rendered under (a local record's original_name, a name
- * the service gives), else the file name in its storage path. Undefined when nothing names it.
+ * What a person calls an asset: the name it was imported or rendered under (a local record's original_name, the name
+ * cutroom remembers giving a render, a name the service gives), else the file name in its storage path or the one its
+ * download link saves as. Undefined when nothing names it.
  */
 export function assetName(a: Asset): string | undefined {
   const rec = a as Asset & { name?: unknown; original_name?: unknown };
-  if (typeof rec.name === 'string' && rec.name.trim()) return rec.name.trim();
-  if (typeof rec.original_name === 'string' && rec.original_name.trim()) return rec.original_name.trim();
-  const path = a.asset_path?.split(/[\\/]/).pop();
-  return path || undefined;
+  if (typeof rec.name === 'string' && rec.name.trim()) return clip(rec.name.trim());
+  if (typeof rec.original_name === 'string' && rec.original_name.trim()) return clip(rec.original_name.trim());
+  const path = a.asset_path?.split(/[\\/]/).pop() || attachmentName(a.download_url);
+  return path ? clip(path) : undefined;
 }
+
+/**
+ * A render of an edit: marked `render: true` by the backend (the local backend's generated_video assets, which only
+ * its renders make; on a service, the assets cutroom remembers rendering, since the service calls every asset it
+ * generates generated_video).
+ */
+export const isRender = (a: Asset) => (a as { render?: unknown }).render === true;
+
+/** What the asset is: video, audio or image, by its type, else by what is known of its media. */
+export function assetKind(a: Asset): 'video' | 'audio' | 'image' | undefined {
+  const facts = a as { width?: unknown; duration_ms?: unknown; has_audio?: unknown };
+  const kind = classifyAsset(a.asset_type);
+  if (kind !== 'unknown') return kind;
+  if (typeof facts.width === 'number') return typeof facts.duration_ms === 'number' && facts.duration_ms > 0 ? 'video' : 'image';
+  if (facts.has_audio === true) return 'audio';
+  return undefined;
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 
 const iso = (v: string | null | undefined) => parseServiceTimestamp(v)?.toISOString() ?? v ?? undefined;
 
@@ -86,10 +136,25 @@ export function summarizeProject(p: Project): ProjectSummary {
   };
 }
 
+/**
+ * An asset as an agent sees it. Its facts (duration_ms, width, height) are read from the asset where a backend or
+ * workflow/asset-facts.ts put them: what is known, never measured here.
+ */
 export function viewAsset(a: Asset): AssetView {
   const expiry = signedUrlExpiry(a.url) ?? signedUrlExpiry(a.download_url);
+  const facts = a as { duration_ms?: unknown; width?: unknown; height?: unknown };
+  const durationMs = num(facts.duration_ms);
+  const width = num(facts.width);
+  const height = num(facts.height);
+  const name = assetName(a);
+  const kind = assetKind(a);
   return {
     id: a.id,
+    ...(name ? { name } : {}),
+    ...(kind ? { kind } : {}),
+    ...(isRender(a) ? { render: true } : {}),
+    ...(durationMs ? { duration_seconds: durationMs / 1000 } : {}),
+    ...(width && height ? { width, height } : {}),
     asset_type: a.asset_type ?? undefined,
     status: a.status ?? undefined,
     uploaded: a.uploaded ?? undefined,
@@ -100,16 +165,30 @@ export function viewAsset(a: Asset): AssetView {
   };
 }
 
+/** One line per asset: name, kind, duration and size, then the id (and the status when it is not ready). */
+export function assetLine(a: AssetView): string {
+  const facts = [
+    a.render ? 'render' : a.kind ?? a.asset_type ?? 'asset',
+    a.duration_seconds !== undefined ? `${+a.duration_seconds.toFixed(3)} s` : undefined,
+    a.width && a.height ? `${a.width}x${a.height}` : undefined,
+  ].filter(Boolean);
+  const status = a.status && a.status !== 'uploaded' ? ` (${a.status})` : '';
+  return `- ${a.name ?? '(unnamed)'} — ${facts.join(', ')} — ${a.id}${status}`;
+}
+
+/** The project with the assets from `offset` on, at most `limit` of them; next_asset_offset when more follow. */
 export function detailProject(p: Project, offset = 0, limit = 50): ProjectDetail {
   const all = p.assets ?? [];
   const shown = all.slice(offset, offset + limit).map(viewAsset);
   const expiries = shown.map((a) => a.links_expire_at).filter((x): x is string => !!x).sort();
+  const next = offset + shown.length;
   return {
     ...summarizeProject(p),
     owner_id: p.owner_id ?? undefined,
     assets: shown,
     assets_total: all.length,
     assets_offset: offset,
+    ...(next < all.length ? { next_asset_offset: next } : {}),
     links_expire_at: expiries[0] ?? undefined,
   };
 }

@@ -1,7 +1,8 @@
 // The Backend over the service's HTTP API.
 import { ServiceClient, type ServiceClientOptions } from '../api/client.js';
-import { parseRenderReceipt } from '../api/models.js';
+import { parseRenderReceipt, type Project } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
+import type { RememberedAssets } from './remembered-assets.js';
 import type { Backend, CallOptions, CreateProjectInput } from './types.js';
 
 export class RemoteBackend implements Backend {
@@ -9,7 +10,11 @@ export class RemoteBackend implements Backend {
   readonly description: string;
   readonly client: ServiceClient;
 
-  constructor(opts: ServiceClientOptions) {
+  /** `remembered`: where the names cutroom gives the service's assets (its renders' file names) are kept. */
+  constructor(
+    opts: ServiceClientOptions,
+    private readonly remembered?: RememberedAssets,
+  ) {
     this.client = new ServiceClient(opts);
     this.description = `the service at ${new URL(opts.baseUrl).origin}`;
   }
@@ -17,8 +22,19 @@ export class RemoteBackend implements Backend {
   async listProjects(limit: number | undefined, call?: CallOptions) {
     return { projects: await this.client.listProjects(limit, call) };
   }
-  getProject(projectId: string, call?: CallOptions) {
-    return this.client.getProject(projectId, call);
+  async getProject(projectId: string, call?: CallOptions): Promise<Project> {
+    const project = await this.client.getProject(projectId, call);
+    if (!this.remembered || !project.assets?.length) return project;
+    // The name cutroom gave an asset wins over the service's fields (its storage key).
+    const known = await this.remembered.recall(project.assets.map((a) => a.id));
+    if (!known.size) return project;
+    return {
+      ...project,
+      assets: project.assets.map((a) => {
+        const r = known.get(a.id);
+        return r ? { ...a, name: r.name, ...(r.render ? { render: true } : {}) } : a;
+      }),
+    };
   }
   createProject(input: CreateProjectInput, call?: CallOptions) {
     return this.client.createProject(input, call);
@@ -30,7 +46,9 @@ export class RemoteBackend implements Backend {
     return this.client.listScripts(projectId, limit, call);
   }
   async createEdit(projectId: string, edit: Edit, call?: CallOptions) {
-    return parseRenderReceipt(await this.client.createEdit(projectId, edit, call));
+    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, edit, call));
+    if (receipt.asset_id && edit.video_output_filename) await this.remembered?.remember(receipt.asset_id, { name: edit.video_output_filename, render: true });
+    return receipt;
   }
   close() {
     return this.client.close();

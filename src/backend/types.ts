@@ -37,6 +37,20 @@ export interface ImportedMedia {
   width?: number;
   height?: number;
   has_audio: boolean;
+  /** The project already held this content: `asset` is the asset imported before, and nothing was copied. */
+  already_imported?: boolean;
+}
+
+export interface ImportOptions extends CallOptions {
+  /** Import a copy even when the project already holds the same content. */
+  again?: boolean;
+}
+
+/** What delete_asset removed. */
+export interface DeletedAsset {
+  name?: string;
+  /** Its media file in the data dir was removed (false: it had none, or its record pointed outside the data dir). */
+  file_removed: boolean;
 }
 
 /** A stored record that could not be used (local backend): where it is and what is wrong with it. */
@@ -78,8 +92,13 @@ export interface Backend {
    * sharing the data dir runs it; undefined before it has started or when nothing says.
    */
   renderProgress?(projectId: string, assetId: string): Promise<RenderProgress | undefined>;
-  /** Local backend only: brings a media file from an allowed folder into a project. */
-  importMedia?(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia>;
+  /**
+   * Local backend only: brings a media file from an allowed folder into a project; content the project already holds
+   * comes back as its existing asset (already_imported) unless `again`.
+   */
+  importMedia?(projectId: string, path: string, call?: ImportOptions): Promise<ImportedMedia>;
+  /** Local backend only: removes an asset's record and its media in the data dir (nothing outside it). */
+  deleteAsset?(projectId: string, assetId: string, call?: CallOptions): Promise<DeletedAsset>;
   /**
    * Local backend only: the media files (by name) in a folder of the allowed folders, or in each allowed folder;
    * and what a path names to import: a folder's media files, or the path itself.

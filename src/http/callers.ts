@@ -4,7 +4,7 @@
 // meet. Replicas that share CUTROOM_CACHE_DIR find a caller's previews under the same folder.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { localBackend, mediaRuntime, remoteBackend, serverDeps, type Shared } from '../assemble.js';
+import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, type Shared } from '../assemble.js';
 import type { Backend } from '../backend/types.js';
 import type { Logger } from '../log.js';
 import { Limiter } from '../media/probe.js';
@@ -90,7 +90,7 @@ export class Callers {
     const dir = join(this.shared.config.cacheDir, 'callers', id);
     const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key, [dir, this.shared.config.cacheDir]) };
     const parts = mediaRuntime(mine, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
-    const backend = remoteBackend(mine, key);
+    const backend = remoteBackend(mine, key, rememberedDir(this.shared.config, id));
     const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true, join(this.shared.config.dataDir, 'callers', id)), backend, active: 0 };
     this.entries.set(id, entry);
     return entry;

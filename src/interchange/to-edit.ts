@@ -37,14 +37,41 @@ export function plainLocation(url: string): string {
 const baseName = (s: string) => s.replace(/[?#].*$/, '').split(/[\\/]/).pop() ?? s;
 const stem = (s: string) => baseName(s).replace(/\.[^.]*$/, '');
 
+/** Media mapped by hand: a name or path as the file has it (or its file name, or that without extension) -> asset id. */
+export type MediaMap = Record<string, string>;
+
+/** The media_map key that names these hints: a path or link, a file name, or a name, whole or without extension. */
+function mapKeyOf(h: MediaHints, map: MediaMap): string | undefined {
+  const said = [...(h.url ? [plainLocation(h.url), baseName(plainLocation(h.url))] : []), ...h.names.map((n) => n.trim()).filter(Boolean)];
+  const keys = Object.keys(map);
+  for (const k of keys) if (said.includes(k.trim()) || (h.url && plainLocation(k) === plainLocation(h.url))) return k;
+  for (const k of keys) if (said.some((n) => baseName(n) === baseName(k.trim()) || stem(n) === stem(k.trim()))) return k;
+  return undefined;
+}
+
+export interface Resolved {
+  asset?: AssetCandidate;
+  via?: string;
+  relinkedFrom?: string;
+  /** The media_map key used. */
+  mapKey?: string;
+  /** No asset chosen: this name matches several. */
+  ambiguous?: { name: string; assets: AssetCandidate[] };
+}
+
 /**
- * The asset a clip names: its cutroom id; else its path or link (without query); else an asset id inside its
- * file name (exports name downloaded media after the asset); else a unique name, file name or reel (an id prefix).
- * Where the path names another asset than the id cutroom left in the file, an editor relinked the clip: the path
- * wins, and `relinkedFrom` names the asset the id named.
+ * The asset a clip names: a media_map entry; else its cutroom id; else its path or link (without query); else an asset
+ * id inside its file name (exports name downloaded media after the asset); else a unique name, file name or reel (an
+ * id prefix). Where the path names another asset than the id cutroom left in the file, an editor relinked the clip:
+ * the path wins, and `relinkedFrom` names the asset the id named. A name several assets share chooses none.
  */
-export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?: AssetCandidate; via?: string; relinkedFrom?: string } {
+export function resolveMedia(h: MediaHints, assets: AssetCandidate[], map: MediaMap = {}): Resolved {
   const byId = (id: string) => assets.find((a) => a.id.toLowerCase() === id.toLowerCase());
+  const key = mapKeyOf(h, map);
+  if (key !== undefined) {
+    const a = byId(map[key]!.trim());
+    if (a) return { asset: a, via: `media_map "${quoteOf(key, 120)}"`, mapKey: key };
+  }
   if (h.assetId) {
     const a = byId(h.assetId);
     const byPath = h.url ? resolveMedia({ url: h.url, names: [] }, assets) : {};
@@ -59,6 +86,7 @@ export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?:
     const b = id ? byId(id) : undefined;
     if (b) return { asset: b, via: 'the asset id in its file name' };
   }
+  let ambiguous: Resolved['ambiguous'];
   for (const raw of h.names) {
     const name = raw.trim();
     if (!name) continue;
@@ -66,13 +94,29 @@ export function resolveMedia(h: MediaHints, assets: AssetCandidate[]): { asset?:
     if (id && byId(id)) return { asset: byId(id), via: 'the asset id in its name' };
     const exact = assets.filter((a) => a.names.some((n) => n === name || stem(n) === stem(name)));
     if (exact.length === 1) return { asset: exact[0], via: `its name "${name}"` };
+    if (exact.length > 1) ambiguous ??= { name, assets: exact };
     // A reel (8 characters at most in an EDL) that begins an asset id.
     if (/^[0-9a-f]{4,8}$/i.test(name)) {
       const prefixed = assets.filter((a) => a.id.toLowerCase().startsWith(name.toLowerCase()));
       if (prefixed.length === 1) return { asset: prefixed[0], via: `its reel ${name}` };
     }
   }
-  return {};
+  return ambiguous ? { ambiguous } : {};
+}
+
+/** An asset as a note names it: its id and what it is called. */
+const labelOf = (a: AssetCandidate) => (a.names[0] && a.names[0] !== a.id ? `${a.id} (${quoteOf(a.names[0], 80)})` : a.id);
+
+/** Why a clip's media maps to no asset, and how to map it by hand. */
+function unmappedMessage(h: MediaHints, r: Resolved): string {
+  const key = h.names.find((n) => n.trim())?.trim() ?? (h.url ? baseName(plainLocation(h.url)) : undefined);
+  const how = `map it with media_map: {"${quoteOf(key ?? 'its name or path', 80)}": "<asset id>"}`;
+  if (r.ambiguous) {
+    const listed = r.ambiguous.assets.slice(0, 5).map(labelOf).join(', ');
+    const more = r.ambiguous.assets.length > 5 ? ` and ${r.ambiguous.assets.length - 5} more` : '';
+    return `its media ("${quoteOf(r.ambiguous.name, 120)}") matches ${r.ambiguous.assets.length} assets: ${listed}${more}; choose one with media_map: {"${quoteOf(r.ambiguous.name, 80)}": "<asset id>"}`;
+  }
+  return `its media (${describeHints(h)}) matches no asset of the project; ${how}`;
 }
 
 const relinkNote = (h: MediaHints, from: string, to: string) =>
@@ -111,9 +155,15 @@ function edlSourceSpan(src: NonNullable<ImportedCut['edlSource']>, edlRate: { nu
 const fpsValue = (f: { num: number; den: number }) => Math.round((f.num / f.den) * 1000) / 1000;
 const s = (ms: number) => ms / 1000;
 
-export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}): DraftResult {
+export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}, mediaMap: MediaMap = {}): DraftResult {
   const notes = [...t.notes];
   const mapped: string[] = [];
+  const usedKeys = new Set<string>();
+  const resolve = (h: MediaHints) => {
+    const r = resolveMedia(h, assets, mediaMap);
+    if (r.mapKey !== undefined) usedKeys.add(r.mapKey);
+    return r;
+  };
   // The edit's rate as a number (29.97), and the exact fraction the render uses for it (normalize.ts). A rate the
   // file gives that cutroom cannot render (0, negative, absurd) is an error, and the clips are placed at 30 fps.
   let fpsNumber = defaults.fps ?? (t.fps ? fpsValue(t.fps) : 30);
@@ -135,7 +185,8 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       notes.push({ severity: 'warning', place: c.place, message: `its length (${c.durationSec} s) is not a length; it was left out` });
       continue;
     }
-    const { asset, via, relinkedFrom } = resolveMedia(c.media, assets);
+    const found = resolve(c.media);
+    const { asset, via, relinkedFrom } = found;
     if (relinkedFrom) notes.push({ severity: 'warning', place: c.place, message: relinkNote(c.media, relinkedFrom, asset!.id) });
     // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
     elapsedSec += c.durationSec;
@@ -148,9 +199,9 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
     const durationMs = frameMs(endFrame) - frameMs(recordFrames);
     recordFrames = endFrame;
     if (!asset) {
-      notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: `its media (${describeHints(c.media)}) matches no asset of the project`, });
+      notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: unmappedMessage(c.media, found) });
     } else {
-      mapped.push(`cut ${cuts.length + 1} (${c.place}): asset ${asset.id}, found by ${via}`);
+      mapped.push(`cut ${cuts.length + 1} (${c.place}): asset ${labelOf(asset)}, found by ${via}`);
       if (asset.kind !== 'video' && asset.kind !== 'unknown') notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: `its media maps to asset ${asset.id}, which is ${asset.kind === 'image' ? 'an image' : 'audio'}, not a video` });
     }
     // A source with a constant rate: the millisecond at or just before its frame, as cutroom starts a cut on the
@@ -182,7 +233,8 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   const totalMs = frameMs(recordFrames);
   for (const overlay of t.overlays) {
     const o = { ...overlay, place: quoteOf(overlay.place, 120) };
-    const { asset, via, relinkedFrom } = resolveMedia(o.media, assets);
+    const found = resolve(o.media);
+    const { asset, via, relinkedFrom } = found;
     if (relinkedFrom) notes.push({ severity: 'warning', place: o.place, message: relinkNote(o.media, relinkedFrom, asset!.id) });
     const startMs = Math.round(o.startSec * 1000);
     let endMs = startMs + Math.round(o.durationSec * 1000);
@@ -199,9 +251,9 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       if (endMs - totalMs > frameMs(1)) notes.push({ severity: 'warning', place: o.place, message: `it ran ${((endMs - totalMs) / 1000).toFixed(3)} s past the last picture (the pictures under it were trimmed?); it now ends with the timeline at ${s(totalMs)} s` });
       endMs = totalMs;
     }
-    if (!asset) notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media (${describeHints(o.media)}) matches no asset of the project` });
+    if (!asset) notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: unmappedMessage(o.media, found) });
     else {
-      mapped.push(`overlay ${overlays.length + 1} (${o.place}): asset ${asset.id}, found by ${via}`);
+      mapped.push(`overlay ${overlays.length + 1} (${o.place}): asset ${labelOf(asset)}, found by ${via}`);
       if (asset.kind === 'image') notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media maps to asset ${asset.id}, an image, which has no sound` });
     }
     if (o.sourceInSec > 0.001) {
@@ -218,6 +270,9 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       audio_end_time: s(endMs),
       audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs, fromStart: true }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
     });
+  }
+  for (const k of Object.keys(mediaMap)) {
+    if (!usedKeys.has(k)) notes.push({ severity: 'warning', place: 'media_map', message: `"${quoteOf(k, 120)}" names no clip's media in the file (give a name or path as the file has it, or its file name)` });
   }
   return {
     draft: {

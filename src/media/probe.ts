@@ -157,6 +157,8 @@ export class Limiter {
 /** Probes per asset id, cached (media behind an asset id does not change; its signed URL does). */
 export class MediaProber {
   private readonly cache = new Map<string, Promise<ReturnType<typeof factsFromProbe>>>();
+  /** The probes that succeeded, by key: what is known without waiting or probing. */
+  private readonly settled = new Map<string, ReturnType<typeof factsFromProbe>>();
   private readonly limiter: Limiter;
   constructor(
     readonly ffprobe: string,
@@ -171,8 +173,20 @@ export class MediaProber {
     const p = this.limiter.run(() => probeMedia(this.ffprobe, src, { timeoutMs: this.opts.timeoutMs ?? 20_000, signal }));
     this.cache.set(key, p);
     // Failures are not remembered: the next call tries again (a link may have expired, a file been fixed).
-    p.catch(() => this.cache.delete(key));
-    if (this.cache.size > (this.opts.maxEntries ?? 1000)) this.cache.delete(this.cache.keys().next().value!);
+    p.then(
+      (facts) => void (this.cache.get(key) === p && this.settled.set(key, facts)),
+      () => this.cache.delete(key),
+    );
+    if (this.cache.size > (this.opts.maxEntries ?? 1000)) {
+      const oldest = this.cache.keys().next().value!;
+      this.cache.delete(oldest);
+      this.settled.delete(oldest);
+    }
     return p;
+  }
+
+  /** What an earlier probe found under this key, if one succeeded; never probes. */
+  known(key: string): ReturnType<typeof factsFromProbe> | undefined {
+    return this.settled.get(key);
   }
 }

@@ -5,6 +5,7 @@ import { ServiceError } from '../api/errors.js';
 import { isUuid } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
 import type { ToolDeps } from '../workflow/deps.js';
+import { withKnownFacts } from '../workflow/asset-facts.js';
 import { explain } from '../workflow/explain.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { renderStatus } from '../workflow/render-status.js';
@@ -70,7 +71,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     async (uri, variables) => {
       const id = one(variables.project_id);
       const project = await ofProject(uri, id, () => backend.getProject(id));
-      const body = detailProject(project, 0, Number.MAX_SAFE_INTEGER);
+      const body = detailProject({ ...project, assets: await withKnownFacts(deps, project.assets ?? []) }, 0, Number.MAX_SAFE_INTEGER);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
     },
   );

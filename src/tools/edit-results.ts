@@ -8,7 +8,8 @@ import { TimelineSummarySchema, type TimelineSummary } from '../edit/plan.js';
 import { formatShort } from '../edit/timecode.js';
 import { countBySeverity, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
 import { editUri } from '../workflow/edit-store.js';
-import { fail, fitList } from './result.js';
+import { fitList } from './budget.js';
+import { fail } from './result.js';
 
 export const LeftOutSchema = z.array(z.string()).optional().describe('What this result leaves out, and how to get it');
 

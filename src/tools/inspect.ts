@@ -6,7 +6,8 @@ import { DEFAULT_ZOOM_FRAMES, InspectResultSchema, MAX_SHEET_FRAMES, inspectWith
 import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor } from './progress.js';
-import { fitList, guard, ok } from './result.js';
+import { guard, ok } from './result.js';
+import { fitList } from './budget.js';
 
 function describe(r: InspectResult): string {
   const size = r.width ? `, ${r.width}x${r.height}` : '';

@@ -8,7 +8,8 @@ import { EditRefShape } from '../workflow/edit-input.js';
 import { FORMAT_MIME, exportEdit, importEdit, type InterchangeDeps } from '../workflow/interchange.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit, summaryOf } from './edit-results.js';
-import { fitList, guard, ok } from './result.js';
+import { guard, ok } from './result.js';
+import { fitList } from './budget.js';
 
 export const exportUri = (id: string, file: string) => `cutroom://exports/${id}/${file}`;
 const FormatSchema = z.enum(['otio', 'fcpxml', 'edl']);
@@ -39,6 +40,7 @@ const ImportEditInput = z.object({
   format: FormatSchema.optional().describe('Told from the file when absent'),
   fps: z.number().optional().describe("The timeline's rate: overrides the file's; an EDL without cutroom's comment needs it (else its sources' rate or 30, with a warning)"),
   resolution: z.string().optional().describe('Output size when the file does not say (EDL); as compose_edit'),
+  media_map: z.record(z.string(), z.string()).optional().describe('Map media by hand: {name or path in the file: asset_id}'),
 });
 const ImportEditOutput = z.object({
   ...CheckOutput,
@@ -112,7 +114,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       title: 'Import an editor\'s timeline',
       description:
         'Reads an OTIO, FCPXML or EDL timeline (an editor\'s, or export_edit\'s changed) back into an edit of the project, its media mapped to assets ' +
-        '(cutroom id, path, link, clip or reel name). Returns what compose_edit does, edit_id included when ready, and a diagnostic for all it cannot ' +
+        '(cutroom id, path, link, clip or reel name; or media_map). Returns what compose_edit does, edit_id included when ready, and a diagnostic for all it cannot ' +
         'take (transitions, speed changes, effects, unknown media).',
       inputSchema: ImportEditInput,
       outputSchema: ImportEditOutput,

@@ -2,9 +2,10 @@
 // folders hold without importing; import_media copies a file, a folder's media files or a list of paths into a project.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { AssetViewSchema, viewAsset } from '../api/summaries.js';
+import { AssetViewSchema, assetName, viewAsset } from '../api/summaries.js';
 import type { ImportedMedia } from '../backend/types.js';
 import type { ToolDeps } from '../workflow/deps.js';
+import { fitting } from './budget.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid } from './result.js';
 
@@ -18,6 +19,7 @@ const ImportMediaInput = z.object({
   path: z.string().min(1).optional().describe('A file, or a folder (every media file in it); relative paths start from the first allowed folder'),
   paths: z.array(z.string().min(1)).optional().describe(`Several files or folders at once (at most ${MAX_IMPORT_FILES} files a call)`),
   recursive: z.boolean().optional().describe("With a folder: its subfolders' media too (default false)"),
+  again: z.boolean().optional().describe('Copy even content the project holds already'),
 });
 const ImportedFileSchema = z.object({
   path: z.string(),
@@ -26,35 +28,47 @@ const ImportedFileSchema = z.object({
   duration_seconds: z.number().optional(),
   header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   has_audio: z.boolean(),
+  already_imported: z.boolean().optional(),
 });
 const ImportMediaOutput = z.object({
-  asset: AssetViewSchema.optional().describe('With one file: the new asset'),
+  asset: AssetViewSchema.optional().describe('With one file: its asset'),
+  already_imported: z.boolean().optional(),
   kind: z.enum(['video', 'audio', 'image']).optional(),
   duration_seconds: z.number().optional(),
   header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   width: z.number().optional(),
   height: z.number().optional(),
   has_audio: z.boolean().optional(),
-  imported: z.array(ImportedFileSchema).describe('Every file imported, in order'),
-  skipped: z.array(z.object({ path: z.string(), reason: z.string() })).describe('Every file not imported, and why'),
+  imported: z.array(ImportedFileSchema).describe('The files imported, in order'),
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })).describe('The files not imported, and why'),
+  left_out: z.object({ imported: z.number().int(), skipped: z.number().int() }).optional(),
 });
 
 const ListMediaInput = z.object({
   folder: z.string().optional().describe('A folder inside the allowed folders; default: each allowed folder'),
   recursive: z.boolean().optional().describe('Also list subfolders (default false)'),
+  offset: z.number().int().min(0).max(100000).optional().describe('Skip this many files (a next_offset)'),
 });
 const ListMediaOutput = z.object({
   folders: z.array(
     z.object({
       folder: z.string(),
       files: z.array(z.object({ path: z.string(), kind: z.enum(['video', 'audio', 'image']), size_bytes: z.number() })),
+      files_total: z.number().int(),
       truncated: z.boolean().describe(`More than ${MAX_LISTED_FILES} media files: the first are listed`),
     }),
   ),
+  next_offset: z.number().int().optional(),
 });
 
-const describeImported = (m: ImportedMedia) =>
-  `${m.kind} ${m.asset.id}${m.duration_ms !== undefined ? `, ${m.duration_ms / 1000} s` : ''}${m.header_duration_ms !== undefined ? ` (its header claims ${m.header_duration_ms / 1000} s, but its media ends at ${(m.duration_ms ?? 0) / 1000} s: the real end is used)` : ''}${m.width ? `, ${m.width}x${m.height}` : ''}${m.kind === 'video' && !m.has_audio ? ', no sound' : ''}`;
+const describeImported = (m: ImportedMedia) => {
+  const name = assetName(m.asset);
+  return (
+    `${m.kind} ${name ? `${name} — ` : ''}${m.asset.id}${m.duration_ms !== undefined ? `, ${m.duration_ms / 1000} s` : ''}` +
+    `${m.header_duration_ms !== undefined ? ` (its header claims ${m.header_duration_ms / 1000} s, but its media ends at ${(m.duration_ms ?? 0) / 1000} s: the real end is used)` : ''}` +
+    `${m.width ? `, ${m.width}x${m.height}` : ''}${m.kind === 'video' && !m.has_audio ? ', no sound' : ''}${m.already_imported ? ' (already in the project: nothing copied)' : ''}`
+  );
+};
 
 export function register(server: McpServer, { backend, logger }: ToolDeps): void {
   const importMedia = backend.importMedia?.bind(backend);
@@ -73,15 +87,25 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       outputSchema: ListMediaOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    ({ folder, recursive }, ctx) =>
+    ({ folder, recursive, offset = 0 }, ctx) =>
       guard('list_media', logger, async () => {
         const listings = await listMedia(folder, { recursive: recursive ?? false, max: MAX_LISTED_FILES, signal: ctx.mcpReq.signal });
-        const lines = listings.flatMap((l) => [
-          `${l.folder}: ${l.files.length} media file${l.files.length === 1 ? '' : 's'}${l.truncated ? ` (the first ${MAX_LISTED_FILES})` : ''}`,
-          ...l.files.slice(0, 50).map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
-          ...(l.files.length > 50 ? [`  … ${l.files.length - 50} more in structuredContent`] : []),
-        ]);
-        return ok({ folders: listings.map(({ folder: f, files, truncated }) => ({ folder: f, files, truncated })) }, lines.join('\n'));
+        // One page over every folder's files in turn, as many as fit.
+        const all = listings.flatMap((l, i) => l.files.map((f) => ({ i, f })));
+        const rest = all.slice(offset);
+        const build = (k: number) => {
+          const page = rest.slice(0, k);
+          const next = k < rest.length ? offset + k : undefined;
+          const folders = listings.map((l, i) => ({ folder: l.folder, files: page.filter((p) => p.i === i).map((p) => p.f), files_total: l.files.length, truncated: l.truncated }));
+          const lines = folders.flatMap((l) => [
+            `${l.folder}: ${l.files_total} media file${l.files_total === 1 ? '' : 's'}${l.truncated ? ` (the first ${MAX_LISTED_FILES})` : ''}`,
+            ...l.files.map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
+          ]);
+          if (next !== undefined) lines.push(`Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`);
+          else if (offset && !k) lines.push(`No files from offset ${offset} (${all.length} in all).`);
+          return ok({ folders, ...(next !== undefined ? { next_offset: next } : {}) }, lines.join('\n'));
+        };
+        return fitting(rest.length, build).result;
       }),
   );
 
@@ -93,12 +117,13 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         'Copies video, audio and image files from this machine into a local project, as assets you can cut with compose_edit: one file (path), ' +
         `every media file of a folder (path naming a folder; recursive for its subfolders), or several (paths); at most ${MAX_IMPORT_FILES} files a call. ` +
         'Files must be inside the folders cutroom may read (CUTROOM_ALLOWED_DIRS, by default the folder cutroom was started in) and readable by ffprobe. ' +
-        'Returns every file imported (asset id, kind, duration, sound) and every file skipped with the reason; with one file, also its asset. Sends progress notifications.',
+        'Content already in the project is not copied: its asset comes back (already_imported). ' +
+        'Returns the files imported (asset id, kind, duration, sound) and the files skipped with the reason; with one file, also its asset. Sends progress notifications.',
       inputSchema: ImportMediaInput,
       outputSchema: ImportMediaOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ project_id, path, paths, recursive }, ctx) =>
+    ({ project_id, path, paths, recursive, again }, ctx) =>
       guard(
         'import_media',
         logger,
@@ -111,22 +136,32 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           const skipped: { path: string; reason: string }[] = [];
           let folders = 0;
           for (const p of asked) {
-            const t = await targets(p, { recursive: recursive ?? false, max: MAX_IMPORT_FILES + 1, signal: ctx.mcpReq.signal });
+            // Listed as far as list_media lists, so that what one call leaves is counted and named.
+            const t = await targets(p, { recursive: recursive ?? false, max: MAX_LISTED_FILES, signal: ctx.mcpReq.signal });
             if (t.folder) folders++;
             files.push(...t.files);
             skipped.push(...t.skipped);
+            if (t.truncated) skipped.push({ path: t.folder ?? p, reason: `holds more than ${MAX_LISTED_FILES} media files: import its subfolders, or files by paths` });
           }
           if (!files.length && !skipped.length) throw new ToolError(`${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`);
-          for (const extra of files.splice(MAX_IMPORT_FILES)) skipped.push({ path: extra, reason: `over ${MAX_IMPORT_FILES} files in one call: import it in another call` });
+          for (const extra of files.splice(MAX_IMPORT_FILES)) skipped.push({ path: extra, reason: `over ${MAX_IMPORT_FILES} files in one call: import it in another call (by paths)` });
           const progress = progressFor(ctx);
           const imported: ImportedMedia[] = [];
           const done: z.infer<typeof ImportedFileSchema>[] = [];
           for (const [i, f] of files.entries()) {
             await progress(i, files.length, `importing ${f}`);
             try {
-              const m = await importMedia(id, f, { signal: ctx.mcpReq.signal });
+              const m = await importMedia(id, f, { signal: ctx.mcpReq.signal, ...(again ? { again } : {}) });
               imported.push(m);
-              done.push({ path: f, asset_id: m.asset.id, kind: m.kind, ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}), ...(m.header_duration_ms !== undefined ? { header_duration_seconds: m.header_duration_ms / 1000 } : {}), has_audio: m.has_audio });
+              done.push({
+                path: f,
+                asset_id: m.asset.id,
+                kind: m.kind,
+                ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}),
+                ...(m.header_duration_ms !== undefined ? { header_duration_seconds: m.header_duration_ms / 1000 } : {}),
+                has_audio: m.has_audio,
+                ...(m.already_imported ? { already_imported: true } : {}),
+              });
             } catch (err) {
               if (ctx.mcpReq.signal.aborted) throw err;
               // One file given alone fails as before: the error is the answer.
@@ -135,30 +170,39 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
             }
           }
           await progress(files.length, files.length, 'done');
-          if (imported.length) server.sendResourceListChanged();
+          if (imported.some((m) => !m.already_imported)) server.sendResourceListChanged();
           const single = asked.length === 1 && !folders && imported.length === 1 ? imported[0]! : undefined;
-          const out = {
-            ...(single
-              ? {
-                  asset: viewAsset(single.asset),
-                  kind: single.kind,
-                  ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
-                  ...(single.header_duration_ms !== undefined ? { header_duration_seconds: single.header_duration_ms / 1000 } : {}),
-                  ...(single.width ? { width: single.width, height: single.height } : {}),
-                  has_audio: single.has_audio,
-                }
-              : {}),
-            imported: done,
-            skipped,
+          if (single) {
+            const out = {
+              asset: viewAsset(single.asset),
+              ...(single.already_imported ? { already_imported: true } : {}),
+              kind: single.kind,
+              ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
+              ...(single.header_duration_ms !== undefined ? { header_duration_seconds: single.header_duration_ms / 1000 } : {}),
+              ...(single.width ? { width: single.width, height: single.height } : {}),
+              has_audio: single.has_audio,
+              imported: done,
+              skipped,
+            };
+            const again = single.already_imported ? '. again: true imports a copy' : '';
+            return ok(out, `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`);
+          }
+          // Many files: as many of each list as fit, in proportion; the rest counted (get_project lists every asset).
+          const known = imported.filter((m) => m.already_imported).length;
+          const total = done.length + skipped.length;
+          const build = (k: number) => {
+            const ki = Math.min(done.length, Math.ceil((k * done.length) / Math.max(1, total)));
+            const ks = Math.min(skipped.length, k - ki);
+            const leftOut = { imported: done.length - ki, skipped: skipped.length - ks };
+            const text = [
+              `Imported ${imported.length} file${imported.length === 1 ? '' : 's'}${known ? ` (${known} already in the project: not copied again)` : ''}${skipped.length ? `, skipped ${skipped.length}` : ''}.`,
+              ...imported.slice(0, ki).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
+              ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
+              ...(leftOut.imported || leftOut.skipped ? [`Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`] : []),
+            ].join('\n');
+            return ok({ imported: done.slice(0, ki), skipped: skipped.slice(0, ks), ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}) }, text);
           };
-          const text = single
-            ? `Imported ${describeImported(single)}`
-            : [
-                `Imported ${imported.length} file${imported.length === 1 ? '' : 's'}${skipped.length ? `, skipped ${skipped.length}` : ''}.`,
-                ...imported.slice(0, 50).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
-                ...skipped.slice(0, 50).map((s) => `  skipped ${s.path}: ${s.reason}`),
-              ].join('\n');
-          return ok(out, text);
+          return fitting(total, build).result;
         },
         { what: `project ${project_id}`, listedBy: 'list_projects' },
       ),

@@ -11,7 +11,8 @@ import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { LeftOutSchema, refuseEdit } from './edit-results.js';
 import { progressFor, type Progress } from './progress.js';
-import { ToolError, fitList, guard, ok } from './result.js';
+import { ToolError, guard, ok } from './result.js';
+import { fitList } from './budget.js';
 
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
 

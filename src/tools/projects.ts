@@ -1,24 +1,40 @@
 // Project tools: list_projects, get_project, create_project, delete_project.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { ServiceError } from '../api/errors.js';
 import {
   ProjectDetailSchema,
   ProjectSummarySchema,
+  assetLine,
   detailProject,
+  projectUri,
   summarizeProject,
 } from '../api/summaries.js';
 import type { RecordProblem } from '../backend/types.js';
+import { withKnownFacts } from '../workflow/asset-facts.js';
 import type { ToolDeps } from '../workflow/deps.js';
+import { idLike, suggestProject } from '../workflow/suggest.js';
+import { clipText, fitting } from './budget.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
-// Records of the local backend that could not be read: listed beside the healthy ones, never hiding them.
+// Records of the local backend that could not be read: listed beside the healthy ones, never hiding them (the first
+// few: a data dir of broken records must not make an answer too large to read).
+const MAX_PROBLEMS_SHOWN = 10;
 const ProblemsSchema = z
   .array(z.object({ path: z.string().describe('The file that could not be used'), message: z.string().describe('What is wrong with it, and what to do') }))
   .optional()
   .describe('Stored records that could not be read (local backend); everything else is listed as usual');
-const problemsOf = (problems: RecordProblem[] | undefined) => (problems?.length ? { problems } : {});
+const problemsOf = (problems: RecordProblem[] | undefined) =>
+  problems?.length ? { problems: problems.slice(0, MAX_PROBLEMS_SHOWN), ...(problems.length > MAX_PROBLEMS_SHOWN ? { problems_left_out: problems.length - MAX_PROBLEMS_SHOWN } : {}) } : {};
 const problemsText = (problems: RecordProblem[] | undefined) =>
-  problems?.length ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems.map((p) => `- ${p.message}`).join('\n')}` : '';
+  problems?.length
+    ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `- ${p.message}`).join('\n')}` +
+      (problems.length > MAX_PROBLEMS_SHOWN ? `\n… and ${problems.length - MAX_PROBLEMS_SHOWN} more like these` : '')
+    : '';
+/** A description in a listing: the start of it (get_project shows it whole). */
+const LISTED_DESCRIPTION = 200;
+/** Assets a get_project page shows at most; fewer when their links and names make it too large. */
+const ASSETS_PER_PAGE = 50;
 
 const projectId = z.string().describe('Project id (a UUID), as list_projects shows it');
 const listedBy = 'list_projects';
@@ -27,13 +43,20 @@ const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy });
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ListProjectsInput = z.object({
   limit: z.number().int().min(1).max(100).optional().describe('How many projects to return, 1-100 (the service defaults to 10)'),
+  offset: z.number().int().min(0).max(10000).optional().describe('Skip this many (a next_offset)'),
 });
-const ListProjectsOutput = z.object({ projects: z.array(ProjectSummarySchema), problems: ProblemsSchema });
+const ProblemsLeftOut = z.number().int().optional();
+const ListProjectsOutput = z.object({
+  projects: z.array(ProjectSummarySchema),
+  next_offset: z.number().int().optional(),
+  problems: ProblemsSchema,
+  problems_left_out: ProblemsLeftOut,
+});
 const GetProjectInput = z.object({
   project_id: projectId,
-  asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (default 0); 50 are shown at a time'),
+  asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (a next_asset_offset)'),
 });
-const GetProjectOutput = z.object({ project: ProjectDetailSchema, problems: ProblemsSchema });
+const GetProjectOutput = z.object({ project: ProjectDetailSchema, problems: ProblemsSchema, problems_left_out: ProblemsLeftOut });
 const CreateProjectInput = z.object({
   name: z.string().trim().min(1).max(200).describe('Name of the project'),
   description: z.string().max(5000).describe('What the project is about; may be empty'),
@@ -46,7 +69,8 @@ const DeleteProjectInput = z.object({
 });
 const DeleteProjectOutput = z.object({ deleted: z.literal(true), project_id: z.string() });
 
-export function register(server: McpServer, { backend, logger }: ToolDeps): void {
+export function register(server: McpServer, deps: ToolDeps): void {
+  const { backend, logger } = deps;
   const openWorldHint = backend.kind === 'remote';
 
   server.registerTool(
@@ -60,15 +84,22 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
       outputSchema: ListProjectsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
-    ({ limit }, ctx) =>
+    ({ limit, offset = 0 }, ctx) =>
       guard('list_projects', logger, async () => {
-        const listed = await backend.listProjects(limit, { signal: ctx.mcpReq.signal });
-        const projects = listed.projects.map(summarizeProject);
-        const lines = projects.map((p) => `- ${p.name ?? '(unnamed)'} — ${p.id} (${p.asset_count ?? 0} assets)`);
-        const text = projects.length
-          ? `${projects.length} project${projects.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
-          : listed.problems?.length ? 'No readable projects.' : 'No projects yet. create_project makes one.';
-        return ok({ projects, ...problemsOf(listed.problems) }, text + problemsText(listed.problems));
+        // The service pages by limit only: the first offset + limit are asked for, and the first offset skipped.
+        const listed = await backend.listProjects(limit === undefined && !offset ? undefined : (limit ?? 10) + offset, { signal: ctx.mcpReq.signal });
+        const all = listed.projects.slice(offset).map(summarizeProject).map((p) => (p.description ? { ...p, description: clipText(p.description, LISTED_DESCRIPTION) } : p));
+        const build = (k: number) => {
+          const projects = all.slice(0, k);
+          const next = k < all.length ? offset + k : undefined;
+          const lines = projects.map((p) => `- ${p.name ?? '(unnamed)'} — ${p.id} (${p.asset_count ?? 0} assets)`);
+          const text = projects.length
+            ? `${projects.length} project${projects.length === 1 ? '' : 's'}${offset ? ` from offset ${offset}` : ''}:\n${lines.join('\n')}` +
+              (next !== undefined ? `\n${all.length - k} more: call again with offset: ${next}.` : '')
+            : listed.problems?.length ? 'No readable projects.' : offset ? `No projects from offset ${offset}.` : 'No projects yet. create_project makes one.';
+          return ok({ projects, ...(next !== undefined ? { next_offset: next } : {}), ...problemsOf(listed.problems) }, text + problemsText(listed.problems));
+        };
+        return fitting(all.length, build).result;
       }),
   );
 
@@ -77,32 +108,51 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'Get a project and its assets',
       description:
-        "Returns one project with its assets: each asset's id, type, status and its signed links (url, download_url). " +
-        'The links expire (links_expire_at says when): fetch the project again for fresh ones rather than reusing old links. ' +
-        'Shows 50 assets at a time; use asset_offset for the rest.',
+        "Returns one project with its assets: each asset's name, kind, duration, size, id, status and signed links (url, download_url). " +
+        'The links expire (links_expire_at): fetch the project again for fresh ones rather than reusing old links. ' +
+        'Long projects come in pages: asset_offset: next_asset_offset for the next.',
       inputSchema: GetProjectInput,
       outputSchema: GetProjectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
     },
-    ({ project_id, asset_offset }, ctx) =>
+    ({ project_id, asset_offset = 0 }, ctx) =>
       guard(
         'get_project',
         logger,
         async () => {
-          const id = requireUuid(project_id, 'project_id', listedBy);
-          const got = await backend.getProject(id, { signal: ctx.mcpReq.signal });
-          const project = detailProject(got, asset_offset ?? 0);
-          const shown = project.assets.length;
-          const text = [
-            `${project.name ?? '(unnamed)'} — ${project.id}`,
-            project.description ? `${project.description}` : undefined,
-            `${project.assets_total} asset${project.assets_total === 1 ? '' : 's'}${shown < project.assets_total ? ` (showing ${project.assets_offset + 1}-${project.assets_offset + shown})` : ''}:`,
-            ...project.assets.map((a) => `- ${a.id} ${a.asset_type ?? 'asset'} ${a.status ?? ''}`.trimEnd()),
-            project.links_expire_at ? `Signed links expire at ${project.links_expire_at}.` : undefined,
-          ]
-            .filter((l) => l !== undefined)
-            .join('\n');
-          return ok({ project, ...problemsOf(got.problems) }, text + problemsText(got.problems));
+          const signal = ctx.mcpReq.signal;
+          let id: string;
+          try {
+            id = requireUuid(project_id, 'project_id', listedBy);
+          } catch (err) {
+            const hint = idLike(project_id) ? await suggestProject(backend, project_id, signal) : undefined;
+            throw hint ? new ToolError(`${(err as Error).message}; ${hint}`) : err;
+          }
+          const got = await backend.getProject(id, { signal }).catch(async (err: unknown) => {
+            const hint = err instanceof ServiceError && err.status === 404 ? await suggestProject(backend, id, signal) : undefined;
+            throw hint ? new ToolError(`project ${id} not found; ${hint} Else list_projects shows the ids you can use`) : err;
+          });
+          const total = got.assets?.length ?? 0;
+          // What is known of the page's media (recorded, probed or inspected); nothing is measured for a listing.
+          const assets = await withKnownFacts(deps, got.assets ?? [], asset_offset, asset_offset + ASSETS_PER_PAGE);
+          const build = (k: number) => {
+            const project = detailProject({ ...got, assets }, asset_offset, k);
+            const shown = project.assets.length;
+            const text = [
+              `${project.name ?? '(unnamed)'} — ${project.id}`,
+              project.description ? `${project.description}` : undefined,
+              `${total} asset${total === 1 ? '' : 's'}${shown < total ? (shown ? ` (showing ${asset_offset + 1}-${asset_offset + shown})` : ` (none from asset_offset ${asset_offset})`) : ''}:`,
+              ...project.assets.map(assetLine),
+              project.next_asset_offset !== undefined
+                ? `${total - project.next_asset_offset} more: call again with asset_offset: ${project.next_asset_offset} (the resource ${projectUri(project.id)} holds them all).`
+                : undefined,
+              project.links_expire_at ? `Signed links expire at ${project.links_expire_at}.` : undefined,
+            ]
+              .filter((l) => l !== undefined)
+              .join('\n');
+            return ok({ project, ...problemsOf(got.problems) }, text + problemsText(got.problems));
+          };
+          return fitting(Math.max(0, Math.min(ASSETS_PER_PAGE, total - asset_offset)), build).result;
         },
         projectSubject(project_id),
       ),

@@ -48,15 +48,3 @@ export async function guard(
   }
 }
 
-/** The longest head of a list whose JSON fits `bytes` (at least one item when there is one), and how many are left. */
-export function fitList<T>(items: readonly T[], bytes: number): { shown: T[]; leftOut: number } {
-  let used = 2;
-  let n = 0;
-  for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (n > 0 && used + size > bytes) break;
-    used += size;
-    n++;
-  }
-  return { shown: items.slice(0, n), leftOut: items.length - n };
-}

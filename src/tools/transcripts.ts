@@ -22,7 +22,8 @@ const TranscribeInput = z.object({
 const SearchInput = z.object({
   project_id: z.string().describe('Project id (a UUID)'),
   query: z.string().describe('A word or phrase; case and punctuation are ignored'),
-  asset_ids: z.array(z.string()).optional().describe('Search only these assets; default every video and audio asset of the project'),
+  asset_ids: z.array(z.string()).optional().describe('Search only these assets; default every video and audio asset but renders'),
+  include_renders: z.boolean().optional().describe('Also search renders'),
 });
 const SearchOutput = z.object({
   hits: z.array(SearchHitSchema).describe('Every place the phrase is said, asset by asset, in time order'),
@@ -107,24 +108,24 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Find where a phrase is said',
       description:
-        'Every place a word or phrase is said across the project\'s video and audio assets (or the asset_ids given), case and punctuation ignored, from their ' +
+        'Every place a word or phrase is said across the project\'s video and audio assets, renders left out (or the asset_ids given), case and punctuation ignored, from their ' +
         `transcripts (whole assets). Assets not transcribed yet are transcribed first, up to ${SEARCH_TRANSCRIBE_SECONDS} s of media per call (with progress); ` +
         'the rest are listed in missing: call transcribe_asset on them or search again. Each hit gives its words\' indices: cut it with a clip {asset_id, words: [first, last]}.',
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
-    ({ project_id, query, asset_ids }, ctx) =>
+    ({ project_id, query, asset_ids, include_renders }, ctx) =>
       guard(
         'search_transcripts',
         logger,
         async () => {
           const beat = beating(progressFor(ctx));
           try {
-            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
+            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m), includeRenders: include_renders ?? false });
             const lines = [
               `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${query}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}.`,
-              ...r.hits.slice(0, 30).map((h) => `${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
+              ...r.hits.slice(0, 30).map((h) => `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
               ...(r.hits.length > 30 ? [`… ${r.hits.length - 30} more in structuredContent.hits`] : []),
               ...r.missing.map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
             ];

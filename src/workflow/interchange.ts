@@ -14,13 +14,15 @@ import { edlStatedRate, readEdl, timecodeBase, timecodeToFrames, writeEdl } from
 import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
-import { plainLocation, toEditDraft, type AssetCandidate } from '../interchange/to-edit.js';
+import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '../interchange/to-edit.js';
 import { fpsRational } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { checkAndKeep, checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
+import { suggestAsset } from './suggest.js';
+import type { Project } from '../api/models.js';
 
 export type ExchangeFormat = 'otio' | 'fcpxml' | 'edl';
 export const FORMAT_EXTENSION: Record<ExchangeFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl' };
@@ -226,7 +228,12 @@ export interface ImportInput {
   format?: ExchangeFormat;
   fps?: number;
   resolution?: string;
+  /** The file's media mapped by hand: a name or path as the file has it -> an asset id of the project. */
+  media_map?: MediaMap;
 }
+
+/** Entries a media_map may hold. */
+const MAX_MEDIA_MAP = 500;
 
 export interface ImportOutcome {
   checked: CheckedEdit;
@@ -320,8 +327,8 @@ function timecodeFrameOf(facts: MediaFacts | undefined): number | undefined {
  * An EDL that does not say its rate, read at 30 fps: read again at its sources' rate when the video sources it maps
  * to share one (an EDL counts in the frames of the edit its sources were cut in), and say which rate was assumed.
  */
-function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCandidate[]): ImportedTimeline {
-  const used = new Set(toEditDraft(at30, assets, {}).draft.video_series_sequential.map((c) => c.video_id));
+function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCandidate[], mediaMap: MediaMap): ImportedTimeline {
+  const used = new Set(toEditDraft(at30, assets, {}, mediaMap).draft.video_series_sequential.map((c) => c.video_id));
   const rates = [...new Set(assets.filter((a) => used.has(a.id) && a.rate).map((a) => `${a.rate!.num}/${a.rate!.den}`))];
   const [num, den] = (rates.length === 1 ? rates[0]! : '30/1').split('/').map(Number) as [number, number];
   const again = rates.length === 1 && `${num}/${den}` !== '30/1' && timecodeBase({ num, den }) !== undefined ? readEdl(text, { num, den }) : at30;
@@ -334,6 +341,21 @@ function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCan
       : `the EDL does not say its frame rate; it was read at 30 fps${rates.length > 1 ? ` (its sources are at ${rates.join(', ')} fps)` : ''}: give fps if it was made at another`,
   });
   return again;
+}
+
+/** A media_map whose every asset id is one of the project's (ids trimmed); a wrong one is refused, naming the id meant. */
+function checkMediaMap(map: MediaMap | undefined, project: Project | undefined): MediaMap {
+  const entries = Object.entries(map ?? {});
+  if (entries.length > MAX_MEDIA_MAP) throw new UserFacingError(`media_map holds ${entries.length} entries; at most ${MAX_MEDIA_MAP}`);
+  // Without the project (not found, unreachable) the check of the edit says why; the map is taken as given.
+  if (!project) return Object.fromEntries(entries);
+  const ids = new Set((project.assets ?? []).map((a) => a.id.toLowerCase()));
+  for (const [key, id] of entries) {
+    if (ids.has(id.trim().toLowerCase())) continue;
+    const hint = suggestAsset(project, id.trim());
+    throw new UserFacingError(`media_map maps "${quoteOf(key, 80)}" to ${quoteOf(id, 60)}, which is no asset of the project; ${hint ? `${hint} ` : ''}get_project lists its assets`);
+  }
+  return Object.fromEntries(entries.map(([k, id]) => [k, id.trim()]));
 }
 
 export async function importEdit(deps: InterchangeDeps, input: ImportInput, signal?: AbortSignal): Promise<ImportOutcome> {
@@ -368,10 +390,11 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: resolvePreset(input.resolution) } : {}) };
   // A cut's in point lands on its source's frame when that source's rate is known: measure the cut sources (only
   // those the file maps to; the prober caches), then map again with their rates.
+  const mediaMap = checkMediaMap(input.media_map, project);
   const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));
-  await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults).draft, signal);
-  if (edlRate === 'assumed') imported = edlAtSourcesRate(text, imported, assets);
-  const { draft, notes, mapped } = toEditDraft(imported, assets, defaults);
+  await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults, mediaMap).draft, signal);
+  if (edlRate === 'assumed') imported = edlAtSourcesRate(text, imported, assets, mediaMap);
+  const { draft, notes, mapped } = toEditDraft(imported, assets, defaults, mediaMap);
   if (!draft.video_series_sequential.length) {
     // The errors first; when there are none, what was skipped says why nothing was read.
     const telling = [...notes.filter((n) => n.severity === 'error'), ...notes.filter((n) => n.severity !== 'error')];

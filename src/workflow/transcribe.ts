@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Asset } from '../api/models.js';
+import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
@@ -274,6 +275,7 @@ function hearable(a: Asset): boolean {
 
 export const SearchHitSchema = z.object({
   asset_id: z.string(),
+  name: z.string().optional(),
   start_seconds: z.number(),
   end_seconds: z.number(),
   text: z.string().describe('The words matched, as the transcript has them'),
@@ -293,12 +295,13 @@ export interface SearchResult {
 /**
  * A phrase across the project's transcripts (whole assets), case and punctuation ignored. Assets not transcribed
  * yet are transcribed first, up to SEARCH_TRANSCRIBE_SECONDS of media per call; the rest are listed as missing.
+ * Renders are searched only when named in assetIds or with includeRenders: they repeat what their sources say.
  */
-export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: TranscribeOptions = {}): Promise<SearchResult> {
+export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: TranscribeOptions & { includeRenders?: boolean } = {}): Promise<SearchResult> {
   const pid = requireUuid(projectId, 'project_id', 'list_projects');
   if (!textWords(query).length) throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
   const project = await deps.backend.getProject(pid, { signal: opts.signal });
-  const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a)));
+  const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
   const missing: SearchResult['missing'] = [];
   for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: id, reason: 'no such asset in the project' });
   const hits: SearchResult['hits'] = [];
@@ -331,7 +334,7 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
     }
     searched++;
     for (const [first, last] of findPhrase(t.words, query)) {
-      hits.push({ asset_id: a.id, start_seconds: t.words[first]!.start_seconds, end_seconds: t.words[last]!.end_seconds, text: t.words.slice(first, last + 1).map((w) => w.word).join(' '), words: [first, last] });
+      hits.push({ asset_id: a.id, ...(assetName(a) ? { name: assetName(a) } : {}), start_seconds: t.words[first]!.start_seconds, end_seconds: t.words[last]!.end_seconds, text: t.words.slice(first, last + 1).map((w) => w.word).join(' '), words: [first, last] });
     }
   }
   return { hits, missing, searched };

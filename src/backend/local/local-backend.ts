@@ -1,6 +1,6 @@
 // The embedded backend: the service's workflow on this machine, with no account. Projects, assets and scripts in
 // the service's shapes under a data dir; media imported from allowed folders; edits rendered by local ffmpeg.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,9 +18,9 @@ import { EtaEstimator } from '../../media/eta.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
-import type { Backend, CallOptions, CreateProjectInput, ImportedMedia, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
+import type { Backend, CallOptions, CreateProjectInput, DeletedAsset, ImportedMedia, ImportOptions, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
-import { openAllowed } from '../../open-allowed.js';
+import { isInside, openAllowed } from '../../open-allowed.js';
 import { allowedFolder, listMedia, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
 import { ProgressSidecar, readProgress, renderDir, renderFileName } from './render-files.js';
@@ -136,7 +136,11 @@ export class LocalBackend implements Backend {
       uploaded: a.uploaded,
       ...(a.error ? { error: a.error } : {}),
       ...(a.duration_ms !== undefined ? { duration_ms: a.duration_ms } : {}),
+      ...(a.width !== undefined && a.height !== undefined ? { width: a.width, height: a.height } : {}),
+      ...(a.has_audio !== undefined ? { has_audio: a.has_audio } : {}),
       ...(a.original_name ? { original_name: a.original_name } : {}),
+      // Only a local render makes a generated_video here.
+      ...(a.asset_type === 'generated_video' ? { render: true } : {}),
     };
   }
 
@@ -314,11 +318,6 @@ export class LocalBackend implements Backend {
     return this.allowedReal;
   }
 
-  /**
-   * One opened file is checked, copied and probed: the copy is read from the descriptor that was checked into
-   * a staging file of cutroom's own (no name the user chose ever reaches ffprobe), probed there, and committed
-   * under the lock only if the project still exists. Whatever fails, the staged copy is removed.
-   */
   async listMedia(folder: string | undefined, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<MediaListing[]> {
     const allowed = await this.allowed();
     const folders = folder === undefined ? allowed : [await allowedFolder(folder, allowed)];
@@ -336,24 +335,38 @@ export class LocalBackend implements Backend {
     return { folder: listing.folder, files: listing.files.map((f) => f.path), skipped: listing.skipped, truncated: listing.truncated };
   }
 
-  async importMedia(projectId: string, path: string, call?: CallOptions): Promise<ImportedMedia> {
+  /**
+   * One opened file is checked, copied and probed: the copy is read from the descriptor that was checked into
+   * a staging file of cutroom's own (no name the user chose ever reaches ffprobe), probed there, and committed
+   * under the lock only if the project still exists. Whatever fails, the staged copy is removed.
+   * The project already holding this content makes the import a look-up: nothing is copied and the asset imported
+   * before comes back (already_imported), unless `again`. Content is compared by size, then by sha256: the file is
+   * hashed only when an asset of its size is there; a new file is hashed while it is copied. The decision is made
+   * again under the lock, so two servers importing one file at once make one asset.
+   */
+  async importMedia(projectId: string, path: string, call: ImportOptions = {}): Promise<ImportedMedia> {
     await this.readProject(projectId);
     const prober = this.opts.prober;
     if (!prober) throw new UserFacingError(`importing media needs ffprobe, which was not found; ${INSTALL_HINT}`);
     const allowed = await this.allowed();
     const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
-    const { fh, real } = await openAllowed(asked, allowed);
+    const { fh, real, size } = await openAllowed(asked, allowed);
     const id = randomUUID();
     const staged = join(this.stagingDir, `${writerTag()}-${id}.part`);
     try {
+      let copied: { sha256: string; bytes: number };
       try {
-        await this.writing(() => copyInto(fh, staged, call?.signal));
+        if (!call.again) {
+          const same = await this.sameContent(projectId, fh, size, call.signal);
+          if (same) return await this.alreadyImported(projectId, same);
+        }
+        copied = await this.writing(() => copyInto(fh, staged, call.signal));
       } finally {
         await fh.close();
       }
       let facts;
       try {
-        facts = await prober.probe(`staged:${staged}`, { kind: 'file', path: staged }, call?.signal);
+        facts = await prober.probe(`staged:${staged}`, { kind: 'file', path: staged }, call.signal);
       } catch (err) {
         throw new UserFacingError(`${asked} is not media cutroom can use: ${(err as Error).message.replaceAll(staged, 'it')}`);
       }
@@ -372,8 +385,13 @@ export class LocalBackend implements Backend {
         file: target,
         original_name: real.split(/[/\\]/).pop(),
         ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
+        ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
+        has_audio: facts.hasAudio,
+        sha256: copied.sha256,
+        size_bytes: copied.bytes,
       };
-      await this.writing(() => this.commitAsset(projectId, rec, staged));
+      const kept = await this.writing(() => this.commitAsset(projectId, rec, staged, { dedupe: !call.again }));
+      if (kept.id !== rec.id) return await this.alreadyImported(projectId, kept);
       return {
         asset: this.assetView(rec),
         kind,
@@ -387,13 +405,94 @@ export class LocalBackend implements Backend {
     }
   }
 
+  /** The project's asset records as stored (no reconciling), the unreadable ones left out. */
+  private async assetRecords(projectId: string): Promise<AssetRecord[]> {
+    const dir = join(this.projectDir(projectId), 'assets');
+    const out: AssetRecord[] = [];
+    for (const f of await listJson(dir)) {
+      const rec = await readRecord(join(dir, f), AssetRecordSchema).catch(() => undefined);
+      if (rec && `${rec.id}.json` === f) out.push(rec);
+    }
+    return out;
+  }
+
+  /** An asset's media file, when it is one of the project's own copies in the data dir (a record may be hand-edited). */
+  private ownMedia(projectId: string, rec: AssetRecord): string | undefined {
+    return rec.file && isInside([this.mediaDir(projectId)], resolve(rec.file)) ? rec.file : undefined;
+  }
+
   /**
-   * Under the lock: the project must still exist (a delete may have won the race); then the media moves in,
-   * the record is written and the count follows. A failure undoes what was done, so nothing is orphaned.
+   * An uploaded asset of the project with the content of `fh` (`size` bytes), if there is one. The file is hashed
+   * only when an asset of its size is there. A record from before hashes were kept is hashed now, once: its hash is
+   * written to it.
    */
-  private async commitAsset(projectId: string, rec: AssetRecord, staged: string | undefined): Promise<void> {
+  private async sameContent(projectId: string, fh: FileHandle, size: number, signal?: AbortSignal): Promise<AssetRecord | undefined> {
+    const sized: AssetRecord[] = [];
+    for (const rec of await this.assetRecords(projectId)) {
+      const file = this.ownMedia(projectId, rec);
+      if (rec.status !== 'uploaded' || !file) continue;
+      const bytes = rec.size_bytes ?? (await stat(file).then((st) => st.size, () => undefined));
+      if (bytes === size) sized.push(rec);
+    }
+    if (!sized.length) return undefined;
+    const digest = (await readAll(fh, signal)).sha256;
+    for (const rec of sized) {
+      let sha = rec.sha256;
+      if (!sha) {
+        const file = await open(this.ownMedia(projectId, rec)!, 'r').catch(() => undefined);
+        if (!file) continue;
+        try {
+          sha = (await readAll(file, signal)).sha256;
+        } finally {
+          await file.close();
+        }
+        await this.recordHash(projectId, rec.id, rec.file!, sha, size);
+      }
+      if (sha === digest) return rec;
+    }
+    return undefined;
+  }
+
+  /** Writes a hash computed lazily to its record, if the record still names that file; best effort. */
+  private async recordHash(projectId: string, assetId: string, file: string, sha256: string, bytes: number): Promise<void> {
     await withLock(this.opts.dataDir, async () => {
+      const path = this.assetPath(projectId, assetId);
+      const cur = await readRecord(path, AssetRecordSchema);
+      if (!cur || cur.file !== file || cur.sha256) return;
+      await writeAtomic(path, JSON.stringify({ ...cur, sha256, size_bytes: bytes }, null, 2));
+    }).catch((err) => this.log.debug(`recording the hash of asset ${assetId}: ${(err as Error).message}`));
+  }
+
+  /** An import answered by the asset already there: what its record (or, for an older record, a probe of its copy) says. */
+  private async alreadyImported(projectId: string, rec: AssetRecord): Promise<ImportedMedia> {
+    const kind = rec.asset_type === 'generated_video' ? 'video' : rec.asset_type;
+    let facts: { width?: number; height?: number; has_audio: boolean } = { ...(rec.width !== undefined && rec.height !== undefined ? { width: rec.width, height: rec.height } : {}), has_audio: rec.has_audio ?? false };
+    const file = this.ownMedia(projectId, rec);
+    if (rec.has_audio === undefined && file && this.opts.prober) {
+      const probed = await this.opts.prober.probe(rec.id, { kind: 'file', path: file }).catch(() => undefined);
+      if (probed) facts = { ...(probed.width && probed.height ? { width: probed.width, height: probed.height } : {}), has_audio: probed.hasAudio };
+    }
+    return {
+      asset: this.assetView(rec),
+      kind,
+      ...(rec.duration_ms !== undefined ? { duration_ms: rec.duration_ms } : {}),
+      ...facts,
+      already_imported: true,
+    };
+  }
+
+  /**
+   * Under the lock: the project must still exist (a delete may have won the race); with `dedupe`, an asset of the
+   * same content committed meanwhile (another import of the same file) is kept instead, and returned; else the media
+   * moves in, the record is written and the count follows. A failure undoes what was done, so nothing is orphaned.
+   */
+  private async commitAsset(projectId: string, rec: AssetRecord, staged: string | undefined, opts: { dedupe?: boolean } = {}): Promise<AssetRecord> {
+    return withLock(this.opts.dataDir, async () => {
       await this.readProject(projectId);
+      if (opts.dedupe && rec.sha256) {
+        const same = (await this.assetRecords(projectId)).find((a) => a.sha256 === rec.sha256 && a.status === 'uploaded' && this.ownMedia(projectId, a));
+        if (same) return same;
+      }
       const record = this.assetPath(projectId, rec.id);
       try {
         if (staged && rec.file) {
@@ -407,7 +506,55 @@ export class LocalBackend implements Backend {
         if (staged && rec.file) await rm(rec.file, { force: true });
         throw err;
       }
+      return rec;
     });
+  }
+
+  /**
+   * Removes an asset: its record and its media copy in the data dir, under the lock (a file outside the data dir, which
+   * only a hand-edited record can name, is never touched). Refused while it is a render still being made, or a source
+   * of one. The media is moved to staging first (a name the sweep removes if this process dies), then deleted.
+   */
+  async deleteAsset(projectId: string, assetId: string): Promise<DeletedAsset> {
+    // Reconciled first (outside the lock, which reconciling takes): a render whose server died blocks nothing.
+    const { assets } = await this.readAssets(projectId);
+    if (!isUuid(assetId) || !assets.some((a) => a.id === assetId)) throw notFound(`asset ${assetId}`);
+    const trash = join(this.stagingDir, `${writerTag()}-${assetId}.part`);
+    const done = await this.writing(() =>
+      withLock(this.opts.dataDir, async () => {
+        await this.readProject(projectId);
+        const path = this.assetPath(projectId, assetId);
+        const rec = await readRecord(path, AssetRecordSchema);
+        if (!rec) throw notFound(`asset ${assetId}`);
+        const name = rec.original_name ? ` (${rec.original_name})` : '';
+        if (rec.status === 'processing') throw new UserFacingError(`nothing was deleted: asset ${assetId}${name} is a render still being made; wait for it to end (get_render_status), then delete it`);
+        const user = (await this.assetRecords(projectId)).find((a) => a.status === 'processing' && a.render?.sources?.includes(assetId));
+        if (user) throw new UserFacingError(`nothing was deleted: asset ${assetId}${name} is a source of render ${user.id}, still being made; wait for it to end (get_render_status), then delete it`);
+        const file = this.ownMedia(projectId, rec);
+        let moved = false;
+        if (file) {
+          await mkdir(this.stagingDir, { recursive: true });
+          moved = await rename(file, trash).then(
+            () => true,
+            (err: NodeJS.ErrnoException) => {
+              if (err.code === 'ENOENT') return false;
+              throw err;
+            },
+          );
+        }
+        try {
+          await rm(path);
+          await this.commitCount(projectId);
+        } catch (err) {
+          if (moved) await rename(trash, file!).catch(() => {});
+          throw err;
+        }
+        if (rec.file && !file) this.log.warn(`deleted asset ${assetId}: its record named ${rec.file}, outside the project's media folder, which was left as it is`);
+        return { ...(rec.original_name ? { name: rec.original_name } : {}), file_removed: moved };
+      }),
+    );
+    await rm(trash, { force: true });
+    return done;
   }
 
   // ---- renders ---------------------------------------------------------------------------------
@@ -444,7 +591,7 @@ export class LocalBackend implements Backend {
       created_at: formatServiceTimestamp(new Date()),
       file: null,
       original_name: edit.video_output_filename,
-      render: { pid: process.pid, owner: writerTag(), edit_id: editId, started_at: new Date().toISOString() },
+      render: { pid: process.pid, owner: writerTag(), edit_id: editId, started_at: new Date().toISOString(), sources: [...new Set([...plan.cuts, ...plan.overlays].map((x) => x.assetId))] },
     };
     await this.writing(() => this.commitAsset(projectId, rec, undefined));
 
@@ -486,7 +633,7 @@ export class LocalBackend implements Backend {
             ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
           });
         });
-        await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000) });
+        await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height });
         // Removed once the record says uploaded: until then a reader still finds where it had got to.
         await sidecar?.close();
         this.log.info(`rendered ${id} (${plan.totalSec} s) in project ${projectId}`);
@@ -520,7 +667,7 @@ export class LocalBackend implements Backend {
   }
 
   /** Moves a render's record to its final state, and clears partial files on failure. */
-  private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number }): Promise<AssetRecord> {
+  private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number; width?: number; height?: number }): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
       const path = this.assetPath(projectId, assetId);
       const cur = await readRecord(path, AssetRecordSchema);
@@ -529,6 +676,8 @@ export class LocalBackend implements Backend {
       const next: AssetRecord = { ...cur, status: change.status, uploaded: change.status === 'uploaded', file: change.file ?? null };
       if (change.error) next.error = change.error;
       if (change.duration_ms !== undefined) next.duration_ms = change.duration_ms;
+      // A render that was kept has its picture and its sound (it was verified); its size is the edit's.
+      if (change.status === 'uploaded' && change.width && change.height) Object.assign(next, { width: change.width, height: change.height, has_audio: true });
       if (change.status === 'failed') {
         const media = this.mediaDir(projectId);
         await rm(renderDir(media, assetId), { recursive: true, force: true });
@@ -554,20 +703,36 @@ const etaField = (seconds: number | undefined): { eta_seconds?: number } =>
 
 const COPY_CHUNK = 1024 * 1024;
 
-/** Copies what the descriptor holds, from its start, to a new file; flushed, so a crash cannot commit half of it. */
-async function copyInto(from: FileHandle, to: string, signal?: AbortSignal): Promise<void> {
+/** Reads what the descriptor holds from its start, chunk by chunk, into `each`; returns its sha256 and length. */
+async function readAll(from: FileHandle, signal: AbortSignal | undefined, each?: (chunk: Buffer) => Promise<void>): Promise<{ sha256: string; bytes: number }> {
+  const hash: Hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(COPY_CHUNK);
+  let pos = 0;
+  for (;;) {
+    if (signal?.aborted) throw new UserFacingError('cancelled; nothing was imported');
+    const { bytesRead } = await from.read(buf, 0, COPY_CHUNK, pos);
+    if (bytesRead === 0) break;
+    const chunk = buf.subarray(0, bytesRead);
+    hash.update(chunk);
+    await each?.(chunk);
+    pos += bytesRead;
+  }
+  return { sha256: hash.digest('hex'), bytes: pos };
+}
+
+/**
+ * Copies what the descriptor holds, from its start, to a new file, hashing it on the way; flushed, so a crash cannot
+ * commit half of it.
+ */
+async function copyInto(from: FileHandle, to: string, signal?: AbortSignal): Promise<{ sha256: string; bytes: number }> {
   await mkdir(dirname(to), { recursive: true });
   const out = await open(to, 'wx', 0o644);
   try {
-    const buf = Buffer.allocUnsafe(COPY_CHUNK);
-    for (let pos = 0; ; ) {
-      if (signal?.aborted) throw new UserFacingError('cancelled; nothing was imported');
-      const { bytesRead } = await from.read(buf, 0, COPY_CHUNK, pos);
-      if (bytesRead === 0) break;
-      for (let off = 0; off < bytesRead; ) off += (await out.write(buf, off, bytesRead - off)).bytesWritten;
-      pos += bytesRead;
-    }
+    const read = await readAll(from, signal, async (chunk) => {
+      for (let off = 0; off < chunk.length; ) off += (await out.write(chunk, off, chunk.length - off)).bytesWritten;
+    });
     await out.sync();
+    return read;
   } finally {
     await out.close();
   }

@@ -30,9 +30,18 @@ export const AssetRecordSchema = z.looseObject({
   file: z.string().nullable(),
   original_name: z.string().optional(),
   duration_ms: z.number().optional(),
+  /** What the probe found, recorded at import (records of older versions lack them; has_audio says they are there). */
+  width: z.number().optional(),
+  height: z.number().optional(),
+  has_audio: z.boolean().optional(),
+  /** The media's content (sha256, hex) and size: an import of the same content finds it. Older records get it lazily. */
+  sha256: z.string().optional(),
+  size_bytes: z.number().optional(),
   error: z.string().optional(),
-  /** The server process rendering it. */
-  render: z.object({ pid: z.number().int(), owner: z.string().optional(), edit_id: z.string(), started_at: z.string() }).optional(),
+  /** The server process rendering it, and the assets it reads (which may not be deleted meanwhile). */
+  render: z
+    .object({ pid: z.number().int(), owner: z.string().optional(), edit_id: z.string(), started_at: z.string(), sources: z.array(z.string()).optional() })
+    .optional(),
 });
 export type AssetRecord = z.infer<typeof AssetRecordSchema>;
 
