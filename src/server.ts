@@ -34,6 +34,8 @@ export interface ServerDeps {
   runtime?: MediaRuntime;
   exportsDir?: string;
   allowedDirs?: string[];
+  /** Resources larger than this many bytes are served in parts (default 4 MiB). */
+  partBytes?: number;
   /** Serving one caller of a hosted server (HTTP, remote backend): files on this machine are not theirs. */
   hosted?: boolean;
   /**
@@ -78,7 +80,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted, http }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, http }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -86,7 +88,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}) };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}) };
   logToolFailures(server);
   projectTools.register(server, deps);
   scriptTools.register(server, deps);
