@@ -98,6 +98,7 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     runtime: parts.runtime,
     exportsDir: join(cacheDir, 'exports'),
     allowedDirs: hosted ? [] : config.allowedDirs,
+    partBytes: config.resourcePartBytes,
     ...(hosted ? { hosted } : {}),
     edits: new EditStore(join(dataDir, 'edits')),
   };

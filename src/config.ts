@@ -42,6 +42,8 @@ export const ConfigSchema = z.object({
   ffmpegMaxInputs: positiveInt('CUTROOM_FFMPEG_MAX_INPUTS', 2, 200),
   previewKeep: positiveInt('CUTROOM_PREVIEW_KEEP', 1, 10_000),
   previewMaxMb: positiveInt('CUTROOM_PREVIEW_MAX_MB', 10, 1_000_000),
+  /** A resource larger than this is served in parts of (at least) this many bytes (each message far under 8 MiB). */
+  resourcePartBytes: positiveInt('CUTROOM_RESOURCE_PART_BYTES', 3 * 1024, 3 * 1024 * 1024).refine((n) => n % 3 === 0, 'CUTROOM_RESOURCE_PART_BYTES must be a multiple of 3 (so that the parts\' base64 joins)'),
   dataDir: z.string().refine((p) => isAbsolute(p), 'CUTROOM_DATA_DIR must be an absolute path'),
   allowedDirs: z.array(z.string()).min(1, 'CUTROOM_ALLOWED_DIRS must name at least one folder'),
   /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
@@ -131,6 +133,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     ffmpegMaxInputs: blank(env.CUTROOM_FFMPEG_MAX_INPUTS) ?? 16,
     previewKeep: blank(env.CUTROOM_PREVIEW_KEEP) ?? 20,
     previewMaxMb: blank(env.CUTROOM_PREVIEW_MAX_MB) ?? 2048,
+    // 3 MiB is 4 MiB in base64: half the 8 MiB a message may carry (a host may wrap it again to relay it).
+    resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
     ...(http
       ? {
           http: {

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
 
   // Our own wire, not the SDK's StdioServerTransport: an oversized or malformed line gets a JSON-RPC error and
   // the connection goes on (the SDK's closes on a line over 10 MiB and drops malformed ones unanswered).
-  const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdin: ${line}`));
+  const transport = new StdioWireTransport(process.stdin, process.stdout, (line) => logger.warn(`stdio: ${line}`));
   const deps = serverDeps(shared, backend, parts, config.cacheDir);
   const handle = serveStdio(() => createServer(deps), {
     transport,

@@ -39,6 +39,8 @@ export interface ServerDeps {
   runtime?: MediaRuntime;
   exportsDir?: string;
   allowedDirs?: string[];
+  /** Resources larger than this many bytes are served in parts (default 4 MiB). */
+  partBytes?: number;
   /** Serving one caller of a hosted server (HTTP, remote backend): files on this machine are not theirs. */
   hosted?: boolean;
   /** Checked edits by edit_id. */
@@ -93,7 +95,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, hosted, edits, http }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -101,7 +103,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
   logToolFailures(server);
   compactToolSchemas(server);
   projectTools.register(server, deps);

@@ -5,6 +5,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse, serializeMessage } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
+import { MAX_MESSAGE_BYTES, overBound, overLimit } from './message-bound.js';
 
 /** The longest line (one message) read, in bytes; longer ones are answered with an error and dropped. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -239,8 +240,8 @@ export class StdioWireTransport implements Transport {
   private readonly splitter = new LineSplitter();
   private started = false;
   private closed = false;
-  /** Requests read and not yet answered (their ids, typed: 1 and "1" are two requests). */
-  private readonly pending = new Set<string>();
+  /** Requests read and not yet answered, by id (typed: 1 and "1" are two requests), with their methods. */
+  private readonly pending = new Map<string, string>();
   private answered: (() => void) | undefined;
   private finishing: Promise<void> | undefined;
 
@@ -250,6 +251,8 @@ export class StdioWireTransport implements Transport {
     private readonly log: (line: string) => void = () => {},
     /** How long, after stdin ends, the requests already read may take to be answered. */
     private readonly answerGraceMs = ANSWER_GRACE_MS,
+    /** The largest message written, in bytes (its line ending aside). */
+    private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
   ) {}
 
   private readonly onData = (chunk: Buffer) => {
@@ -258,7 +261,7 @@ export class StdioWireTransport implements Transport {
       const what = classifyLine(line);
       if ('message' in what) {
         const msg = what.message as { method?: string; id?: string | number; params?: { requestId?: unknown } };
-        if (isJSONRPCRequest(what.message)) this.pending.add(idKey(what.message.id));
+        if (isJSONRPCRequest(what.message)) this.pending.set(idKey(what.message.id), what.message.method);
         // A cancelled request is never answered: stop waiting for it.
         else if (msg.method === 'notifications/cancelled') this.settle(msg.params?.requestId);
         this.onmessage?.(what.message);
@@ -295,7 +298,17 @@ export class StdioWireTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio wire is closed'));
     const m = message as { id?: unknown; result?: unknown; error?: unknown };
-    if ('result' in m || 'error' in m) this.settle(m.id);
+    const answers = 'result' in m || 'error' in m;
+    const method = answers && (typeof m.id === 'string' || typeof m.id === 'number') ? this.pending.get(idKey(m.id)) : undefined;
+    if (answers) this.settle(m.id);
+    let line = serializeMessage(message);
+    const bytes = overLimit(line.slice(0, -1), this.maxMessageBytes);
+    if (bytes) {
+      const { replacement, log } = overBound(message, bytes, method, this.maxMessageBytes);
+      this.log(log);
+      if (!replacement) return Promise.resolve();
+      line = serializeMessage(replacement);
+    }
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
         this.stdout.off('drain', onDrain);
@@ -306,7 +319,7 @@ export class StdioWireTransport implements Transport {
         resolve();
       };
       this.stdout.once('error', onError);
-      if (this.stdout.write(serializeMessage(message))) {
+      if (this.stdout.write(line)) {
         this.stdout.off('error', onError);
         resolve();
       } else {

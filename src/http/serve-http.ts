@@ -1,13 +1,15 @@
 // cutroom over Streamable HTTP: the SDK's per-request handler (stateless: any replica answers any call) behind the
 // gates a hosted server needs, in order: /healthz, the path, Host, Origin, body size, who is calling. Each caller
 // is served by a server instance built on their own context (callers.ts). Node's http in, web Request/Response to
-// the SDK and back, with the call cancelled when the client goes away.
+// the SDK and back, with the call cancelled when the client goes away, and no message over 8 MiB sent back
+// (bound-response.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
+import { boundResponse, type MethodOf } from './bound-response.js';
 import type { Callers } from './callers.js';
 
 type HttpConfig = NonNullable<Config['http']>;
@@ -213,8 +215,10 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       const ids = messages.filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => callKey(caller, m.id));
       const abort = new AbortController();
       for (const id of ids) calls.set(id, abort);
+      // The method each id asked for: an answer too large to send says what it answered.
+      const methodOf: MethodOf = (id) => messages.find((m) => m?.id === id && typeof m.method === 'string')?.method as string | undefined;
       try {
-        await answer(req, res, url, key, body ? { parsedBody } : {}, abort);
+        await answer(req, res, url, key, body ? { parsedBody } : {}, abort, methodOf);
       } finally {
         for (const id of ids) if (calls.get(id) === abort) calls.delete(id);
         release?.();
@@ -227,7 +231,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }, abort: AbortController): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }, abort: AbortController, methodOf: MethodOf): Promise<void> {
     // The call is cancelled when the client goes away before its answer (or cancels it: see calls).
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -240,7 +244,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     // The path alone, on a fixed origin: the Host was checked above, and a request line in absolute form or an odd
     // Host must not make an invalid URL here.
     const request = new Request(`http://localhost${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, signal: abort.signal });
-    const response = await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed });
+    const response = await boundResponse(await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed }), methodOf, (line) => logger.warn(`http: ${line}`));
     const out: Record<string, string[]> = {};
     response.headers.forEach((value, name) => void (out[name] ??= []).push(value));
     // A client that asked to close gets its connection closed, whatever the SDK's headers say.

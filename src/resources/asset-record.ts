@@ -1,14 +1,16 @@
 // What an asset's record resources share (its inspection, its transcript): the ids checked, the record read through
-// workflow/, and the same answers for a bad id, a missing project and a record not made yet.
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type ReadResourceResult } from '@modelcontextprotocol/server';
+// workflow/, and the same answers for a bad id, a missing project and a record not made yet. The record is served
+// as JSON, in parts when it is large (a 10-hour transcript is about 9 MB).
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
 import { UserFacingError, isUuid } from '../errors.js';
 import { explain } from '../workflow/explain.js';
+import { textBody, type Served } from './parts.js';
 import { one } from './projects.js';
 
-/** Reads `read(projectId, assetId)` as JSON; `notYet` says how to make the record when there is none. */
+/** Opens `read(projectId, assetId)` as JSON; `notYet` says how to make the record when there is none. */
 export function assetRecordReader<T>(read: (projectId: string, assetId: string) => Promise<T | undefined>, notYet: (assetId: string) => string) {
-  return async (uri: URL, variables: Record<string, string | string[]>): Promise<ReadResourceResult> => {
+  return async (uri: URL, variables: Record<string, string | string[]>): Promise<Served> => {
     const projectId = one(variables.project_id);
     const assetId = one(variables.asset_id);
     if (!isUuid(projectId) || !isUuid(assetId)) throw new ResourceNotFoundError(uri.href, 'project_id and asset_id must be UUIDs');
@@ -21,6 +23,6 @@ export function assetRecordReader<T>(read: (projectId: string, assetId: string) 
       throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
     }
     if (record === undefined) throw new ResourceNotFoundError(uri.href, notYet(assetId));
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(record, null, 2) }] };
+    return { body: textBody(JSON.stringify(record, null, 2)), mimeType: 'application/json', text: true };
   };
 }

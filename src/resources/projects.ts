@@ -10,7 +10,8 @@ import { explain } from '../workflow/explain.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { renderStatus } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
-import { readInside } from './read-inside.js';
+import { DEFAULT_PART_BYTES, registerParted } from './parts.js';
+import { openInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
 
@@ -24,7 +25,8 @@ function failure(uri: string, err: unknown, what: string, listedBy: string): Err
   return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
 }
 
-const MAX_RESOURCE_BYTES = 50 * 1024 * 1024;
+/** The assets vj://projects/{id} lists: its signed links change on every read, so it is not served in parts. */
+export const PROJECT_RESOURCE_ASSETS = 1000;
 const PREVIEW_FILES = ['preview.mp4', 'sheet.jpg'] as const;
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -65,13 +67,15 @@ export function register(server: McpServer, deps: ToolDeps): void {
     }),
     {
       title: 'Video project',
-      description: 'A project with all its assets and their signed links (JSON).',
+      description: `A project with its assets (the first ${PROJECT_RESOURCE_ASSETS}) and their signed links (JSON).`,
       mimeType: 'application/json',
     },
     async (uri, variables) => {
       const id = one(variables.project_id);
       const project = await ofProject(uri, id, () => backend.getProject(id));
-      const body = detailProject({ ...project, assets: await withKnownFacts(deps, project.assets ?? []) }, 0, Number.MAX_SAFE_INTEGER);
+      const detail = detailProject({ ...project, assets: await withKnownFacts(deps, project.assets ?? []) }, 0, PROJECT_RESOURCE_ASSETS);
+      const left = detail.assets_total - detail.assets.length;
+      const body = left > 0 ? { ...detail, assets_left_out: `${left} more assets: get_project with asset_offset ${detail.assets.length} pages them` } : detail;
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
     },
   );
@@ -150,9 +154,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
 
   const cache = deps.runtime?.cache;
   if (cache) {
-    server.registerResource(
+    registerParted(
+      server,
       'preview',
-      new ResourceTemplate('cutroom://previews/{preview_id}/{file}', {
+      'cutroom://previews/{preview_id}/{file}',
+      {
         list: undefined,
         complete: {
           preview_id: async (value) => (await cache.ids()).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
@@ -170,27 +176,22 @@ export function register(server: McpServer, deps: ToolDeps): void {
             return present.filter((f) => f !== undefined);
           },
         },
-      }),
+      },
       {
         title: 'Local preview',
-        description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet).',
+        description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet); a large one in parts.',
       },
+      deps.partBytes ?? DEFAULT_PART_BYTES,
       async (uri, variables) => {
         const id = one(variables.preview_id);
         const path = cache.fileOf(id, one(variables.file));
         if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
-        const read = await readInside(path, cache.root, MAX_RESOURCE_BYTES);
-        if ('missing' in read) {
+        const body = await openInside(path, cache.root);
+        if (!body) {
           const why = (await cache.inProgress(id)) ? 'this preview is still rendering: get_preview follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';
           throw new ResourceNotFoundError(uri.href, why);
         }
-        if ('tooLarge' in read) {
-          // A hosted caller cannot open a path on the server: they are told to make a smaller one instead.
-          const instead = deps.hosted ? 'preview at a smaller width' : `open ${path} instead`;
-          throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `the file is ${Math.round(read.tooLarge / 1e6)} MB, over the ${MAX_RESOURCE_BYTES / 1024 / 1024} MB a resource sends; ${instead}`);
-        }
-        const mimeType = path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg';
-        return { contents: [{ uri: uri.href, mimeType, blob: read.data.toString('base64') }] };
+        return { body, mimeType: path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg', text: false };
       },
     );
   }

@@ -2,7 +2,9 @@
 // preview with its timeline under it (every cut with its timecodes, loudness and flags; the overlays), and a click
 // on a cut seeks the video there and tells the model which cut was picked. It talks to its host only (postMessage):
 // the video comes through resources/read as a data: URL (the default CSP allows media from data: and nothing else),
-// and a preview still rendering is followed with get_preview through tools/call. Browser code: bundled at build time.
+// one blob or, when large, the parts its manifest names (joined as base64 text, checked against its length and
+// sha256), and a preview still rendering is followed with get_preview through tools/call. Browser code: bundled at
+// build time.
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 interface Cut {
@@ -122,13 +124,47 @@ async function pick(c: Cut): Promise<void> {
   }
 }
 
+interface Manifest {
+  mimeType: string;
+  size: number;
+  sha256?: string;
+  parts: { uri: string; offset: number; length: number }[];
+}
+type Content = { blob?: string; mimeType?: string; _meta?: Record<string, unknown> } | undefined;
+
+const read = async (uri: string) => (await app.readServerResource({ uri })).contents[0] as Content;
+/** How many bytes a base64 string holds. */
+const bytesOf = (b64: string) => (b64.length / 4) * 3 - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+
+async function sha256Of(b64: string): Promise<string> {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The preview as base64: one blob, or every part its manifest names (each a multiple of 3 bytes but the last). */
+async function readVideo(uri: string): Promise<{ mimeType: string; b64: string }> {
+  const c = await read(uri);
+  if (c?.blob) return { mimeType: c.mimeType ?? 'video/mp4', b64: c.blob };
+  const m = c?._meta?.['cutroom/parts'] as Manifest | undefined;
+  if (!m?.parts?.length) throw new Error('the preview video could not be read');
+  const parts: string[] = [];
+  for (const p of m.parts) {
+    status(`loading the preview (${Math.floor((100 * p.offset) / m.size)}%)…`);
+    const blob = (await read(p.uri))?.blob ?? '';
+    if (bytesOf(blob) !== p.length) throw new Error(`part ${parts.length} of the preview is not the length its manifest says`);
+    parts.push(blob);
+  }
+  const b64 = parts.join('');
+  if (bytesOf(b64) !== m.size || (m.sha256 && crypto.subtle && (await sha256Of(b64)) !== m.sha256)) throw new Error('the preview changed while it was read: open it again');
+  return { mimeType: m.mimeType, b64 };
+}
+
 async function loadVideo(p: Preview): Promise<void> {
   status('loading the preview…');
-  const r = await app.readServerResource({ uri: `cutroom://previews/${p.preview_id}/preview.mp4` });
-  const c = r.contents[0] as { blob?: string; mimeType?: string } | undefined;
-  if (!c?.blob) throw new Error('the preview video could not be read');
-  const video = $<HTMLVideoElement>('video');
-  video.src = `data:${c.mimeType ?? 'video/mp4'};base64,${c.blob}`;
+  const { mimeType, b64 } = await readVideo(`cutroom://previews/${p.preview_id}/preview.mp4`);
+  $<HTMLVideoElement>('video').src = `data:${mimeType};base64,${b64}`;
 }
 
 /** A preview still rendering is followed with get_preview until it is done. */

@@ -22,6 +22,8 @@ export interface ToolDeps {
   exportsDir?: string;
   /** Folders import_edit may read a timeline file from (CUTROOM_ALLOWED_DIRS), besides exportsDir. */
   allowedDirs?: string[];
+  /** Resources larger than this many bytes are served in parts of this size (CUTROOM_RESOURCE_PART_BYTES). */
+  partBytes?: number;
   /** One caller of a hosted server: import_edit reads only their exports; export_edit fetches no media here. */
   hosted?: boolean;
   /** Checked edits by edit_id (CUTROOM_DATA_DIR/edits, per caller over HTTP). */

@@ -2,10 +2,11 @@
 // browser). A test host page embeds the view that the built server serves at ui://cutroom/preview in a sandboxed
 // iframe under the specification's default CSP, hands it a real preview_edit result, and relays its calls to the
 // server. The video must play from a data: URL, every cut be an element, a click seek and tell the model, and the
-// page make no network request and raise no error.
+// page make no network request and raise no error. A second server on the same folders serves resources in parts
+// of 3 KiB: the view reads the preview's manifest and every part, and plays the joined bytes.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { copyFileSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -25,10 +26,12 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-view-'));
 const allowed = join(root, 'allowed');
 let server: Spawned;
+/** The same folders, served in parts of 3 KiB. */
+let parted: Spawned;
 let browser: Browser;
 let http: Server;
 let hostUrl: string;
-let result: { structuredContent: { preview_id: string; measured_seconds: number; cuts: { index: number; timeline_start: string }[] } } & Record<string, unknown>;
+let result: { structuredContent: { preview_id: string; path: string; measured_seconds: number; cuts: { index: number; timeline_start: string }[] } } & Record<string, unknown>;
 let viewHtml: string;
 
 const structured = <T>(r: unknown): T => {
@@ -43,7 +46,9 @@ beforeAll(async () => {
   const file = makeShotMedia(allowed);
   const tone = join(allowed, 'voice.wav');
   spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=f=330:d=3', '-ar', '48000', tone]);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
+  const env = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') };
+  server = await spawnServer(env);
+  parted = await spawnServer({ ...env, CUTROOM_RESOURCE_PART_BYTES: '3072' });
   const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
   const projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'view', description: 'the view' })).project.id;
   const video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: file })).asset.id;
@@ -73,10 +78,16 @@ afterAll(async () => {
   await browser?.close();
   http?.close();
   await server?.close();
+  await parted?.close();
 });
 
-/** A page with the test host, the view started with `toolResult`; what it requested and every error it raised. */
-async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark'): Promise<{ page: Page; view: Frame; requests: string[]; errors: string[] }> {
+type Read = (p: { uri: string }) => Promise<unknown>;
+
+/**
+ * A page with the test host, the view started with `toolResult`, its resources/read relayed to `read` (the first
+ * server's by default); what it requested and every error it raised.
+ */
+async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark', read: Read = (p) => server.client.readResource(p)): Promise<{ page: Page; view: Frame; requests: string[]; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
   const requests: string[] = [];
   const errors: string[] = [];
@@ -84,7 +95,7 @@ async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark'): Prom
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => (m.type() === 'error' ? errors.push(`console: ${m.text()}`) : undefined));
   await page.exposeFunction('relayCallTool', (p: { name: string; arguments?: Record<string, unknown> }) => server.client.callTool(p, { timeout: 120_000 }));
-  await page.exposeFunction('relayReadResource', (p: { uri: string }) => server.client.readResource(p));
+  await page.exposeFunction('relayReadResource', read);
   await page.goto(hostUrl);
   await page.evaluate(([html, r, t]) => window.startHost(html as string, r, t as 'light' | 'dark'), [viewHtml, toolResult, theme] as const);
   const view = page.frames().find((f) => f !== page.mainFrame())!;
@@ -154,6 +165,47 @@ describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
       const log = await page.evaluate(() => window.hostLog);
       expect(log.calls[0]).toBe('tools/call get_preview');
       expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('plays a preview served in parts: reads its manifest, then every part, and plays the joined bytes', async () => {
+    const { page, view, errors } = await open(result, 'dark', (p) => parted.client.readResource(p));
+    try {
+      await view.waitForFunction(() => {
+        const v = document.querySelector('video');
+        return !!v && v.readyState >= 1 && v.duration > 0;
+      }, undefined, { timeout: 60_000 });
+      const file = readFileSync(result.structuredContent.path);
+      const uri = `cutroom://previews/${result.structuredContent.preview_id}/preview.mp4`;
+      const parts = Math.ceil(file.length / 3072);
+      expect(parts).toBeGreaterThan(2);
+      const log = await page.evaluate(() => window.hostLog);
+      expect(log.calls).toEqual([`resources/read ${uri}`, ...Array.from({ length: parts }, (_, i) => `resources/read ${uri}/parts/${i}`)]);
+      expect(await view.evaluate(() => document.querySelector('video')!.currentSrc)).toBe(`data:video/mp4;base64,${file.toString('base64')}`);
+      const duration = await view.evaluate(() => document.querySelector('video')!.duration);
+      expect(Math.abs(duration - result.structuredContent.measured_seconds)).toBeLessThan(0.1);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('refuses parts that do not join into what the manifest says, and says so', async () => {
+    // A part whose bytes changed (same length): the joined whole's sha256 is not the manifest's.
+    const tampered: Read = async (p) => {
+      const r = (await parted.client.readResource(p)) as { contents: { blob?: string }[] };
+      if (!p.uri.endsWith('/parts/1')) return r;
+      const bytes = Buffer.from(r.contents[0]!.blob!, 'base64');
+      bytes[10] ^= 0xff;
+      return { contents: [{ ...r.contents[0], blob: bytes.toString('base64') }] };
+    };
+    const { page, view } = await open(result, 'dark', tampered);
+    try {
+      await view.waitForFunction(() => /cannot be shown/.test(document.getElementById('status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      expect(await view.evaluate(() => document.getElementById('status')!.textContent)).toBe('The preview cannot be shown here: the preview changed while it was read: open it again');
+      expect(await view.evaluate(() => document.querySelector('video')!.getAttribute('src'))).toBeNull();
     } finally {
       await page.close();
     }

@@ -31,7 +31,7 @@ describe('config', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
       backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],
       apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000, renderPollMs: 1000,
-      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048,
+      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048, resourcePartBytes: 3145728,
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
     expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');
@@ -44,6 +44,10 @@ describe('config', () => {
     expect(() => loadConfig({ CUTROOM_MAX_FFMPEG: '0' })).toThrow(/CUTROOM_MAX_FFMPEG must be at least 1/);
     expect(loadConfig({ CUTROOM_RENDER_POLL_MS: '250' }).renderPollMs).toBe(250);
     expect(() => loadConfig({ CUTROOM_RENDER_POLL_MS: '5' })).toThrow(/CUTROOM_RENDER_POLL_MS must be at least 20/);
+    expect(loadConfig({ CUTROOM_RESOURCE_PART_BYTES: '49152' }).resourcePartBytes).toBe(49152);
+    expect(() => loadConfig({ CUTROOM_RESOURCE_PART_BYTES: '999' })).toThrow(/CUTROOM_RESOURCE_PART_BYTES must be at least 3072/);
+    expect(() => loadConfig({ CUTROOM_RESOURCE_PART_BYTES: String(4 * 1024 * 1024) })).toThrow(/CUTROOM_RESOURCE_PART_BYTES must be at most 3145728/);
+    expect(() => loadConfig({ CUTROOM_RESOURCE_PART_BYTES: '65536' })).toThrow(/CUTROOM_RESOURCE_PART_BYTES must be a multiple of 3/);
   });
   it('reads every variable and trims the base URL', () => {
     const c = loadConfig({ VJ_API_KEY: ' k-123 ', VJ_API_URL: 'http://127.0.0.1:9/api/', VJ_AUTH_HEADER: 'Bearer', VJ_TIMEOUT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });
