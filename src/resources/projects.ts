@@ -10,7 +10,8 @@ import { explain } from '../workflow/explain.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { renderStatus } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
-import { DEFAULT_PART_BYTES, registerParted } from './parts.js';
+import { DEFAULT_PART_BYTES, registerParted, textBody } from './parts.js';
+import { readFinishedPreview } from '../workflow/preview.js';
 import { openInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
@@ -27,7 +28,7 @@ function failure(uri: string, err: unknown, what: string, listedBy: string): Err
 
 /** The assets vj://projects/{id} lists: its signed links change on every read, so it is not served in parts. */
 export const PROJECT_RESOURCE_ASSETS = 1000;
-const PREVIEW_FILES = ['preview.mp4', 'sheet.jpg'] as const;
+const PREVIEW_FILES = ['preview.mp4', 'sheet.jpg', 'preview.json'] as const;
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
@@ -179,11 +180,19 @@ export function register(server: McpServer, deps: ToolDeps): void {
       },
       {
         title: 'Local preview',
-        description: 'A preview made by preview_edit: preview.mp4 (the video) or sheet.jpg (the contact sheet); a large one in parts.',
+        description: 'A preview made by preview_edit: preview.mp4 (the video), sheet.jpg (the contact sheet) or preview.json (the result, every cut listed); a large one in parts.',
       },
       deps.partBytes ?? DEFAULT_PART_BYTES,
       async (uri, variables) => {
         const id = one(variables.preview_id);
+        if (one(variables.file) === 'preview.json' && deps.runtime) {
+          // The whole result, every cut listed (a tool result lists the first that fit); a hosted caller sees no path of the server's.
+          const finished = await readFinishedPreview(deps.runtime, id);
+          if (!finished) throw new ResourceNotFoundError(uri.href, (await cache.inProgress(id)) ? 'this preview is still rendering: get_preview follows it' : 'no such preview (older previews are evicted); run preview_edit again');
+          const { sheetBytes: _sheet, ffmpegMaxRssKiB: _rss, ...result } = finished;
+          const shown = deps.hosted ? { ...result, path: `cutroom://previews/${id}/preview.mp4`, sheet_path: `cutroom://previews/${id}/sheet.jpg` } : result;
+          return { body: textBody(JSON.stringify(shown)), mimeType: 'application/json', text: true };
+        }
         const path = cache.fileOf(id, one(variables.file));
         if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
         const body = await openInside(path, cache.root);

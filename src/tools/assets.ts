@@ -8,9 +8,9 @@ import { suggestAsset } from '../workflow/suggest.js';
 import { ToolError, guard, ok, requireUuid } from './result.js';
 
 const DeleteAssetInput = z.object({
-  project_id: z.string().describe('Project id'),
-  asset_id: z.string().describe('Asset id'),
-  confirm: z.boolean().optional().describe('true, once the user agreed'),
+  project_id: z.string(),
+  asset_id: z.string(),
+  confirm: z.boolean().optional().describe('true once the user agreed'),
 });
 const DeleteAssetOutput = z.object({
   deleted: z.literal(true),
@@ -28,8 +28,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'Delete an asset',
       description:
-        'Removes an asset of a local project for good: its record and its copy in the data dir, never the file it came from. ' +
-        'Ask the user first: without confirm: true nothing is deleted. Refused while a render using it is being made. Not on the service.',
+        "Removes an asset of a local project for good (its copy in the data dir; never the file it came from). Without confirm: true nothing is deleted: ask the user first. Not on the service.",
       inputSchema: DeleteAssetInput,
       outputSchema: DeleteAssetOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: backend.kind === 'remote' },

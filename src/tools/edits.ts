@@ -3,13 +3,14 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Backend } from '../backend/types.js';
 import { DiagnosticSchema, type Diagnostic } from '../edit/model.js';
-import { DEFAULT_FADE_MS, TimelineSummarySchema } from '../edit/plan.js';
+import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
 import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, renderStatus, runningText, waitForRender, whereItStands, type RenderStatus } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
-import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit, summaryOf } from './edit-results.js';
+import { fitList } from './budget.js';
+import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 
@@ -21,14 +22,12 @@ const ComposeEditInput = z.object(EditInputShape);
 const ComposeEditOutput = z.object(CheckOutput);
 const RenderEditInput = z.object({
   ...EditRefShape,
-  wait: z.boolean().optional().describe('Follow it until done (about 45 s at most), with progress'),
+  wait: z.boolean().optional().describe('Follow it (45 s at most)'),
 });
 const RenderEditOutput = z.object({
   render: RenderStatusSchema.extend({ service_edit_id: z.string().optional() }),
   edit_id: z.string().optional(),
   warnings: z.array(DiagnosticSchema),
-  summary: TimelineSummarySchema.optional(),
-  left_out: LeftOutSchema,
 });
 const GetRenderStatusInput = z.object({
   project_id: z.string(),
@@ -52,9 +51,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Compose and check an edit',
       description:
-        'Builds an edit (video cuts in playing order, audio overlays) and checks it against the project\'s media without rendering: ' +
-        'diagnostics (error|warning, JSON pointer, hint) and every cut\'s place on the timeline. When ready, keeps it and returns its edit_id ' +
-        '(the same edit always gets the same id) for preview_edit, render_edit and export_edit. Iterate until ready.',
+        'Builds an edit (video cuts in playing order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
+        "(error|warning, JSON pointer, hint) and each cut's place on the timeline. When ready, keeps it under an edit_id (the same edit, the same id) " +
+        'for preview_edit, render_edit, export_edit. Iterate until ready.',
       inputSchema: ComposeEditInput,
       outputSchema: ComposeEditOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -78,9 +77,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Render an edit',
       description:
-        'Renders an edit (edit_id) into a new video asset: checks it first (any error and nothing is sent), then asks once. Slow and costly: ' +
-        'preview first. Returns the render asset (id, status, url once done); follow it with get_render_status. A request that failed midway is ' +
-        'never resent: look for a new asset in get_project before trying again.',
+        "Renders an edit (edit_id) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.",
       inputSchema: RenderEditInput,
       outputSchema: RenderEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -123,8 +120,6 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
           };
           const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs)];
-          const leftOut: string[] = [];
-          const summary = summaryOf(c, leftOut);
           const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`
@@ -134,7 +129,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
                 ? `Still running after a ${durationText(deps.renderWaitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
                 : `Render started (status ${render.status}). Follow it with ${follow}.`;
           const result = ok(
-            { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings, ...(summary ? { summary } : {}), ...(leftOut.length ? { left_out: leftOut } : {}) },
+            { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings: fitList(warnings, 6000).shown },
             `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more (compose_edit lists them)` : ''}` : ''}${c.editId ? `\nedit_id: ${c.editId}` : ''}`,
           );
           if (assetId !== 'unknown') {

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { DEFAULT_ZOOM_FRAMES, InspectResultSchema, MAX_SHEET_FRAMES, inspectWithSheet, inspectionUri, type InspectResult } from '../workflow/inspect.js';
+import { InspectResultSchema, MAX_SHEET_FRAMES, inspectWithSheet, inspectionUri, type InspectResult } from '../workflow/inspect.js';
 import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor } from './progress.js';
@@ -101,10 +101,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Look inside a source',
       description:
-        'What a video, audio or image asset holds, before you cut it: duration, size, fps, sound; its shots (hard cuts, to the frame; fades and ' +
-        'dissolves are not found), silences and loudness; a labelled contact sheet, one frame per shot (from pages on). With from and to it zooms: ' +
-        `frames (default ${DEFAULT_ZOOM_FRAMES}) evenly spaced, labelled with time and shot, to pick exact in and out points. Cached per asset; ` +
-        'a long source takes a while the first time. Then a clip can be {asset_id, shot}.',
+        'What an asset holds, before you cut it: duration, size, fps, sound; shots (hard cuts to the frame; not fades), silences, loudness; a ' +
+        'contact sheet, a frame per shot (from: the shots from there). from and to zoom in: frames evenly spaced, labelled, to pick exact in and out ' +
+        'points. Cached; a long source is slow once. Then clips can be {asset_id, shot}.',
       inputSchema: InspectAssetInput,
       outputSchema: InspectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },

@@ -2,12 +2,11 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
-import { TimelineSummarySchema } from '../edit/plan.js';
 import { describeDiagnostics } from '../workflow/check-edit.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { FORMAT_MIME, exportEdit, importEdit, type InterchangeDeps } from '../workflow/interchange.js';
 import type { ToolDeps } from '../workflow/deps.js';
-import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit, summaryOf } from './edit-results.js';
+import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { guard, ok } from './result.js';
 import { fitList } from './budget.js';
 
@@ -19,7 +18,7 @@ const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? 
 const ExportEditInput = z.object({
   ...EditRefShape,
   format: FormatSchema,
-  media: z.enum(['links', 'download']).optional().describe('download: fetch remote sources beside the file; default links'),
+  media: z.enum(['links', 'download']).optional().describe('download: fetch remote sources beside the file (links expire)'),
 });
 const ExportEditOutput = z.object({
   export_id: z.string(),
@@ -30,17 +29,16 @@ const ExportEditOutput = z.object({
   media: z.array(z.object({ asset_id: z.string(), reference: z.string() })),
   warnings: z.array(z.string()),
   diagnostics: z.array(DiagnosticSchema),
-  summary: TimelineSummarySchema.optional(),
   left_out: LeftOutSchema,
 });
 const ImportEditInput = z.object({
-  project_id: z.string().describe('The project whose assets the media maps to'),
-  path: z.string().optional().describe('The file (absolute), or the cutroom://exports/... URI'),
-  content: z.string().optional().describe("The file's text, instead of path"),
-  format: FormatSchema.optional().describe('Told from the file when absent'),
-  fps: z.number().optional().describe("The timeline's rate: overrides the file's; an EDL without cutroom's comment needs it (else its sources' rate or 30, with a warning)"),
-  resolution: z.string().optional().describe('Output size when the file does not say (EDL); as compose_edit'),
-  media_map: z.record(z.string(), z.string()).optional().describe('Map media by hand: {name or path in the file: asset_id}'),
+  project_id: z.string(),
+  path: z.string().optional().describe('The file, or its cutroom://exports/ URI'),
+  content: z.string().optional().describe("Or the file's text"),
+  format: FormatSchema.optional().describe('Default: told from the file'),
+  fps: z.number().optional().describe("The timeline's rate: overrides the file's; an EDL not cutroom's needs it"),
+  resolution: z.string().optional().describe('When the file does not say (EDL)'),
+  media_map: z.record(z.string(), z.string()).optional().describe('{name or path in the file: asset_id}'),
 });
 const ImportEditOutput = z.object({
   ...CheckOutput,
@@ -59,9 +57,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Export an edit for an editor',
       description:
-        'Writes an edit (edit_id) as a timeline file for DaVinci Resolve, Premiere or Final Cut: otio (OpenTimelineIO), fcpxml (1.10) or edl (CMX 3600); ' +
-        'checked first (any error and nothing is written). Remote media is referenced by signed links that expire unless media: "download". ' +
-        'Returns the file, its media references and what the format could not carry. import_edit reads the editor\'s version back.',
+        "Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10) or edl (CMX 3600), checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.",
       inputSchema: ExportEditInput,
       outputSchema: ExportEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -75,7 +71,6 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if ('refused' in r) return refuseEdit(r.refused, 'exported');
           const diagnostics = r.checked.diagnostics.filter((d) => d.severity === 'warning');
           const leftOut: string[] = [];
-          const summary = summaryOf(r.checked, leftOut);
           const references = fitList(r.media, 4000);
           if (references.leftOut) leftOut.push(`${references.leftOut} more media references: the file itself names them all`);
           // A hosted caller cannot open the server's files: the file is named by its resource URI.
@@ -96,7 +91,6 @@ export function register(server: McpServer, deps: ToolDeps): void {
               media: references.shown,
               warnings: r.warnings,
               diagnostics: fitList(diagnostics, 4000).shown,
-              ...(summary ? { summary } : {}),
               ...(leftOut.length ? { left_out: leftOut } : {}),
             },
             lines.join('\n'),
@@ -113,9 +107,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Import an editor\'s timeline',
       description:
-        'Reads an OTIO, FCPXML or EDL timeline (an editor\'s, or export_edit\'s changed) back into an edit of the project, its media mapped to assets ' +
-        '(cutroom id, path, link, clip or reel name; or media_map). Returns what compose_edit does, edit_id included when ready, and a diagnostic for all it cannot ' +
-        'take (transitions, speed changes, effects, unknown media).',
+        "Reads an OTIO, FCPXML or EDL timeline (an editor's) into an edit of the project, its media mapped to assets by id, path, link or name (or media_map). Returns what compose_edit does, with a diagnostic for what it cannot take (transitions, speed changes, effects).",
       inputSchema: ImportEditInput,
       outputSchema: ImportEditOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },

@@ -15,11 +15,11 @@ export const MAX_LISTED_FILES = 500;
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ImportMediaInput = z.object({
-  project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
-  path: z.string().min(1).optional().describe('A file, or a folder (every media file in it); relative paths start from the first allowed folder'),
-  paths: z.array(z.string().min(1)).optional().describe(`Several files or folders at once (at most ${MAX_IMPORT_FILES} files a call)`),
-  recursive: z.boolean().optional().describe("With a folder: its subfolders' media too (default false)"),
-  again: z.boolean().optional().describe('Copy even content the project holds already'),
+  project_id: z.string(),
+  path: z.string().min(1).optional().describe('A file or folder; relative to the first allowed folder'),
+  paths: z.array(z.string().min(1)).optional().describe('Several'),
+  recursive: z.boolean().optional().describe('Subfolders too'),
+  again: z.boolean().optional().describe('Copy even content already imported'),
 });
 const ImportedFileSchema = z.object({
   path: z.string(),
@@ -45,9 +45,9 @@ const ImportMediaOutput = z.object({
 });
 
 const ListMediaInput = z.object({
-  folder: z.string().optional().describe('A folder inside the allowed folders; default: each allowed folder'),
-  recursive: z.boolean().optional().describe('Also list subfolders (default false)'),
-  offset: z.number().int().min(0).max(100000).optional().describe('Skip this many files (a next_offset)'),
+  folder: z.string().optional().describe('Default: each allowed folder'),
+  recursive: z.boolean().optional().describe('Subfolders too'),
+  offset: z.number().int().min(0).max(100000).optional().describe('A next_offset'),
 });
 const ListMediaOutput = z.object({
   folders: z.array(
@@ -81,8 +81,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'List the media in a folder',
       description:
-        'Lists the video, audio and image files (by their names) in a folder cutroom may read (CUTROOM_ALLOWED_DIRS), or in each of those folders, ' +
-        `without importing anything: their paths, kinds and sizes, at most ${MAX_LISTED_FILES} a folder. Then import_media takes a file, a folder or a list.`,
+        "The media files (by name) in an allowed folder, or in each: path, kind, size. Imports nothing. Paged: offset.",
       inputSchema: ListMediaInput,
       outputSchema: ListMediaOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -114,11 +113,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'Import media into a project',
       description:
-        'Copies video, audio and image files from this machine into a local project, as assets you can cut with compose_edit: one file (path), ' +
-        `every media file of a folder (path naming a folder; recursive for its subfolders), or several (paths); at most ${MAX_IMPORT_FILES} files a call. ` +
-        'Files must be inside the folders cutroom may read (CUTROOM_ALLOWED_DIRS, by default the folder cutroom was started in) and readable by ffprobe. ' +
-        'Content already in the project is not copied: its asset comes back (already_imported). ' +
-        'Returns the files imported (asset id, kind, duration, sound) and the files skipped with the reason; with one file, also its asset. Sends progress notifications.',
+        `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
       inputSchema: ImportMediaInput,
       outputSchema: ImportMediaOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -137,7 +137,7 @@ const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const PreviewEditInput = z.object({
   ...EditRefShape,
-  width: z.number().int().min(64).max(1920).optional().describe('Preview width in pixels, default 640'),
+  width: z.number().int().min(64).max(1920).optional().describe('Default 640 px'),
 });
 const GetPreviewInput = z.object({ preview_id: z.string() });
 
@@ -149,9 +149,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Preview an edit locally',
       description:
-        'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast, and returns a contact sheet (first, middle, last ' +
-        'frame of each cut, labelled), per-cut loudness and flags (black, frozen, silent, clipping, flash frames). Nothing is sent to the service. ' +
-        `Still rendering after about ${waitSec} s: {status: "rendering"}, follow it with get_preview.`,
+        'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast; nothing is sent. Returns a contact sheet ' +
+        '(3 frames a cut, labelled), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
+        `Still rendering after ${waitSec} s: status "rendering"; follow it with get_preview.`,
       inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },

@@ -36,14 +36,14 @@ const LISTED_DESCRIPTION = 200;
 /** Assets a get_project page shows at most; fewer when their links and names make it too large. */
 const ASSETS_PER_PAGE = 50;
 
-const projectId = z.string().describe('Project id (a UUID), as list_projects shows it');
+const projectId = z.string();
 const listedBy = 'list_projects';
 const projectSubject = (id: string) => ({ what: `project ${id}`, listedBy });
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ListProjectsInput = z.object({
-  limit: z.number().int().min(1).max(100).optional().describe('How many projects to return, 1-100 (the service defaults to 10)'),
-  offset: z.number().int().min(0).max(10000).optional().describe('Skip this many (a next_offset)'),
+  limit: z.number().int().min(1).max(100).optional().describe('Default 10'),
+  offset: z.number().int().min(0).max(10000).optional().describe('A next_offset'),
 });
 const ProblemsLeftOut = z.number().int().optional();
 const ListProjectsOutput = z.object({
@@ -54,18 +54,18 @@ const ListProjectsOutput = z.object({
 });
 const GetProjectInput = z.object({
   project_id: projectId,
-  asset_offset: z.number().int().min(0).optional().describe('Index of the first asset to show (a next_asset_offset)'),
+  asset_offset: z.number().int().min(0).optional().describe('A next_asset_offset'),
 });
 const GetProjectOutput = z.object({ project: ProjectDetailSchema, problems: ProblemsSchema, problems_left_out: ProblemsLeftOut });
 const CreateProjectInput = z.object({
-  name: z.string().trim().min(1).max(200).describe('Name of the project'),
-  description: z.string().max(5000).describe('What the project is about; may be empty'),
-  prompt_id: z.string().min(1).optional().describe('Id of an existing prompt to create the project with'),
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(5000).describe('May be empty'),
+  prompt_id: z.string().min(1).optional().describe('An existing prompt to start from'),
 });
 const CreateProjectOutput = z.object({ project: ProjectSummarySchema });
 const DeleteProjectInput = z.object({
   project_id: projectId,
-  confirm: z.boolean().optional().describe('Must be true, and only after the user agreed to delete this project'),
+  confirm: z.boolean().optional().describe('true once the user agreed'),
 });
 const DeleteProjectOutput = z.object({ deleted: z.literal(true), project_id: z.string() });
 
@@ -78,8 +78,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'List video projects',
       description:
-        'Lists your video projects, newest first as the service orders them: id, name, description, creation time and asset count. ' +
-        'Start here to find a project id for the other tools. Assets are not included: call get_project for them.',
+        "Your video projects, newest first: id, name, description, creation time, asset count. For the assets: get_project.",
       inputSchema: ListProjectsInput,
       outputSchema: ListProjectsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -108,9 +107,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Get a project and its assets',
       description:
-        "Returns one project with its assets: each asset's name, kind, duration, size, id, status and signed links (url, download_url). " +
-        'The links expire (links_expire_at): fetch the project again for fresh ones rather than reusing old links. ' +
-        'Long projects come in pages: asset_offset: next_asset_offset for the next.',
+        "A project and its assets: name, kind, duration, size, id, status, and signed links that expire (fetch again rather than reuse). Paged: asset_offset.",
       inputSchema: GetProjectInput,
       outputSchema: GetProjectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -163,8 +160,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Create a project',
       description:
-        'Creates a new video project and returns it (id, name, description). Optionally starts it from an existing prompt with prompt_id. ' +
-        'Each call creates another project, so check list_projects first if the user may already have one.',
+        "Creates a project (from an existing prompt with prompt_id). Each call makes another: check list_projects first.",
       inputSchema: CreateProjectInput,
       outputSchema: CreateProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -191,8 +187,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Delete a project',
       description:
-        'Deletes a project and everything in it, for good. Ask the user first: without confirm: true this deletes nothing and ' +
-        'returns an error naming the project, so you can show the user what would go.',
+        "Deletes a project and all it holds, for good. Without confirm: true nothing is deleted and the error names what would go: ask the user first.",
       inputSchema: DeleteProjectInput,
       outputSchema: DeleteProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint },

@@ -7,8 +7,8 @@ import { guard, ok, requireUuid } from './result.js';
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ListScriptsInput = z.object({
-  project_id: z.string().describe('Project id (a UUID), as list_projects shows it'),
-  limit: z.number().int().min(1).max(100).optional().describe('How many scripts to return, 1-100'),
+  project_id: z.string(),
+  limit: z.number().int().min(1).max(100).optional(),
 });
 const ListScriptsOutput = z.object({ scripts: z.array(ScriptSummarySchema) });
 
@@ -18,8 +18,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'List the scripts of a project',
       description:
-        "Lists a project's scripts: the graphs of generation steps attached to it. For each: its id, name, the inputs a new " +
-        'generation needs (name, label, example) and its steps in dependency order. The full graph is in the resource_uri given.',
+        "A project's scripts (graphs of generation steps): id, name, the inputs a new generation needs, the steps in order; the whole graph at resource_uri.",
       inputSchema: ListScriptsInput,
       outputSchema: ListScriptsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: backend.kind === 'remote' },

@@ -3,7 +3,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { WORD_HANDLE_SECONDS } from '../edit/words.js';
 import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptPageSchema, searchTranscripts, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor, type Progress } from './progress.js';
@@ -11,19 +10,19 @@ import { guard, ok } from './result.js';
 
 const TranscribeInput = z.object({
   project_id: z.string(),
-  asset_id: z.string().describe('A video (its sound) or audio asset'),
-  from: TimeInputSchema.optional().describe('Start of a span; default the start'),
-  to: TimeInputSchema.optional().describe('End of the span; default the end'),
-  text: z.string().optional().describe(`What was said, when known (a script, a voiceover's narration): aligned instead of guessed. At most ${MAX_TEXT_WORDS} English words, numbers written out`),
-  words: z.boolean().optional().describe('Also list the words one by one, with their times'),
-  cursor: z.string().optional().describe('next_cursor of a previous page'),
+  asset_id: z.string(),
+  from: TimeInputSchema.optional().describe('Span start'),
+  to: TimeInputSchema.optional().describe('Span end'),
+  text: z.string().optional().describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
+  words: z.boolean().optional().describe('List the words too'),
+  cursor: z.string().optional().describe('A next_cursor'),
 });
 
 const SearchInput = z.object({
-  project_id: z.string().describe('Project id (a UUID)'),
-  query: z.string().describe('A word or phrase; case and punctuation are ignored'),
-  asset_ids: z.array(z.string()).optional().describe('Search only these assets; default every video and audio asset but renders'),
-  include_renders: z.boolean().optional().describe('Also search renders'),
+  project_id: z.string(),
+  query: z.string().describe('A word or phrase'),
+  asset_ids: z.array(z.string()).optional().describe('Only these'),
+  include_renders: z.boolean().optional().describe('Renders too'),
 });
 const SearchOutput = z.object({
   hits: z.array(SearchHitSchema).describe('Every place the phrase is said, asset by asset, in time order'),
@@ -73,10 +72,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Hear what is said in a source',
       description:
-        'What is said in a video or audio asset, offline (PocketSphinx, English): its sentences with their times and word ranges (the words too with ' +
-        `words: true), paged. Free recognition mishears on anything but clear speech; with text (what was said), the text is aligned instead: exactly its ` +
-        'words, each placed (unplaced: not heard), and it stays the asset\'s transcript. Cached: asking again is instant. Then cut by words in the edit tools: ' +
-        `a clip {asset_id, phrase} or {asset_id, words: [first, last]}, its in and out points in the pauses (at most ${WORD_HANDLE_SECONDS} s of handle).`,
+        'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
+        'Free recognition mishears unclear speech; give text (what was said) to align it instead: exactly its words, each placed (unplaced: not ' +
+        "heard), and it stays the asset's transcript. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
       inputSchema: TranscribeInput,
       outputSchema: TranscriptPageSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
@@ -108,9 +106,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Find where a phrase is said',
       description:
-        'Every place a word or phrase is said across the project\'s video and audio assets, renders left out (or the asset_ids given), case and punctuation ignored, from their ' +
-        `transcripts (whole assets). Assets not transcribed yet are transcribed first, up to ${SEARCH_TRANSCRIBE_SECONDS} s of media per call (with progress); ` +
-        'the rest are listed in missing: call transcribe_asset on them or search again. Each hit gives its words\' indices: cut it with a clip {asset_id, words: [first, last]}.',
+        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders), case and punctuation ignored. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Hits give word indices for a clip {asset_id, words: [first, last]}.`,
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },

@@ -34,6 +34,8 @@ interface Preview {
   cuts?: Cut[];
   overlays?: Overlay[];
   warnings?: string[];
+  /** When the result lists only the first cuts (a long edit): how many there are; preview.json has them all. */
+  cuts_total?: number;
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -130,7 +132,7 @@ interface Manifest {
   sha256?: string;
   parts: { uri: string; offset: number; length: number }[];
 }
-type Content = { blob?: string; mimeType?: string; _meta?: Record<string, unknown> } | undefined;
+type Content = { blob?: string; text?: string; mimeType?: string; _meta?: Record<string, unknown> } | undefined;
 
 const read = async (uri: string) => (await app.readServerResource({ uri })).contents[0] as Content;
 /** How many bytes a base64 string holds. */
@@ -179,9 +181,19 @@ async function follow(p: Preview): Promise<Preview> {
   return current;
 }
 
+/** A result that lists only the first cuts of a long edit is completed from the preview's whole result. */
+async function allCuts(p: Preview): Promise<Preview> {
+  if (!p.cuts_total || (p.cuts?.length ?? 0) >= p.cuts_total) return p;
+  const c = await read(`cutroom://previews/${p.preview_id}/preview.json`);
+  const text = c?.text ?? (c?.blob ? new TextDecoder().decode(Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))) : undefined);
+  if (!text) return p;
+  const whole = JSON.parse(text) as Preview;
+  return { ...p, cuts: whole.cuts ?? p.cuts, overlays: whole.overlays ?? p.overlays };
+}
+
 async function show(p: Preview): Promise<void> {
   try {
-    const done = await follow(p);
+    const done = await allCuts(await follow(p));
     drawTimeline(done);
     await loadVideo(done);
     drawTimeline(done);

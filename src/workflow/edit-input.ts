@@ -32,7 +32,7 @@ export type EditInput = z.infer<typeof EditInputObject>;
 function loosely(field: z.ZodType): z.ZodType {
   let inner = field;
   if (inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
-  if (inner instanceof z.ZodArray) return z.array(z.looseObject({})).optional();
+  if (inner instanceof z.ZodArray) return z.array(z.unknown()).optional();
   if (inner instanceof z.ZodObject) return z.looseObject({}).optional();
   if (inner instanceof z.ZodNumber) return z.number().optional();
   if (inner instanceof z.ZodBoolean) return z.boolean().optional();
