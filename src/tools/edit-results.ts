@@ -24,7 +24,7 @@ export const CheckOutput = {
 };
 
 /** Bytes of JSON each part of a check may take in a result (24 KB in all, with the text). */
-const BUDGET = { diagnostics: 6000, summary: 7000, notes: 2000 };
+const BUDGET = { diagnostics: 6000, summary: 5000, notes: 2000 };
 
 /** The summary with as many cuts (and overlays) as fit `bytes`; what is left out is said in `leftOut`. */
 export function boundedSummary(summary: TimelineSummary, bytes: number, leftOut: string[], where: string): TimelineSummary {
@@ -75,16 +75,22 @@ export function checkText(c: CheckedEdit): string {
   return parts.join('\n');
 }
 
+/** JSON bytes a check's structuredContent may take in all (the text takes the rest of 24 KB). */
+const STRUCTURED_BYTES = 17_000;
+
 export function checkStructured(c: CheckedEdit) {
   const leftOut: string[] = [];
   const diagnostics = boundedDiagnostics(c.diagnostics, leftOut);
   const notes = fitList(c.notes, BUDGET.notes);
   if (notes.leftOut) leftOut.push(`${notes.leftOut} more notes (${c.notes.length} in all)`);
+  // The summary takes what the diagnostics and notes left, and never less than its own budget.
+  const used = Buffer.byteLength(JSON.stringify(diagnostics)) + Buffer.byteLength(JSON.stringify(notes.shown));
+  const summaryBytes = Math.max(BUDGET.summary, STRUCTURED_BYTES - used - 1000);
   return {
     ready: c.ready,
     ...(c.editId ? { edit_id: c.editId } : {}),
     diagnostics,
-    ...(c.summary ? { summary: boundedSummary(c.summary, BUDGET.summary, leftOut, wholeAt(c)) } : {}),
+    ...(c.summary ? { summary: boundedSummary(c.summary, summaryBytes, leftOut, wholeAt(c)) } : {}),
     skipped_checks: c.skipped,
     ...(notes.shown.length ? { notes: notes.shown } : {}),
     ...(leftOut.length ? { left_out: leftOut } : {}),

@@ -37,8 +37,8 @@ const InspectOutput = InspectResultSchema.extend({
 });
 
 /** JSON bytes each list may take in a result (24 KB in all); the loudness curve is shown at most this coarse. */
-const LIST_BYTES = { shots: 8000, silences: 2500 };
-const LOUDNESS_WINDOWS = 40;
+const LIST_BYTES = { shots: 7000, silences: 2000 };
+const LOUDNESS_WINDOWS = 100;
 
 /** Windows of the loudness curve merged into at most `max`: the power mean of their RMS, the highest peak. */
 function coarser(curve: InspectResult['loudness'], max: number): { curve: InspectResult['loudness']; merged: number } {
@@ -60,7 +60,8 @@ function coarser(curve: InspectResult['loudness'], max: number): { curve: Inspec
  */
 function bounded(r: Omit<InspectResult, 'jpeg'>, uri: string) {
   const leftOut: string[] = [];
-  const firstShot = r.sheet.first_shot ?? r.frames.find((f) => f.shot !== undefined)?.shot ?? 1;
+  // All the shots when they fit; else from the sheet's first shot (a page of shots, or a zoom) on.
+  const firstShot = fitList(r.shots, LIST_BYTES.shots).leftOut ? (r.sheet.first_shot ?? r.frames.find((f) => f.shot !== undefined)?.shot ?? 1) : 1;
   const from = r.shots[firstShot - 1]?.start_seconds ?? r.sheet.from_seconds ?? 0;
   const shotsFrom = r.shots.slice(Math.max(0, firstShot - 1));
   const shots = fitList(shotsFrom, LIST_BYTES.shots);

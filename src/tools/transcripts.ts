@@ -6,6 +6,7 @@ import { TimeInputSchema } from '../edit/model.js';
 import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptPageSchema, searchTranscripts, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor, type Progress } from './progress.js';
+import { fitList } from './budget.js';
 import { guard, ok } from './result.js';
 
 const TranscribeInput = z.object({
@@ -23,12 +24,19 @@ const SearchInput = z.object({
   query: z.string().describe('A word or phrase'),
   asset_ids: z.array(z.string()).optional().describe('Only these'),
   include_renders: z.boolean().optional().describe('Renders too'),
+  offset: z.number().int().min(0).optional().describe('A next_offset'),
 });
 const SearchOutput = z.object({
-  hits: z.array(SearchHitSchema).describe('Every place the phrase is said, asset by asset, in time order'),
-  missing: z.array(z.object({ asset_id: z.string(), reason: z.string() })).optional().describe('Assets not searched, and why'),
-  searched: z.number().int().describe('Assets whose transcripts were searched'),
+  hits: z.array(SearchHitSchema),
+  hits_total: z.number().int(),
+  next_offset: z.number().int().optional(),
+  missing: z.array(z.object({ asset_id: z.string(), reason: z.string() })).optional(),
+  searched: z.number().int(),
 });
+
+/** JSON bytes of hits (and of assets not searched) a result carries: a common word can be said hundreds of times. */
+const HITS_BYTES = 15_000;
+const MISSING_BYTES = 3_000;
 
 /** Progress that also beats every second while nothing new is heard (a client resets its timeout on progress). */
 function beating(progress: Progress): { update: (fraction: number, message: string) => void; stop: () => void } {
@@ -111,7 +119,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
-    ({ project_id, query, asset_ids, include_renders }, ctx) =>
+    ({ project_id, query, asset_ids, include_renders, offset }, ctx) =>
       guard(
         'search_transcripts',
         logger,
@@ -119,13 +127,23 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const beat = beating(progressFor(ctx));
           try {
             const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m), includeRenders: include_renders ?? false });
+            // Paged: the hits from offset on that fit; transcripts are cached, so the next page is quick.
+            const from = Math.min(offset ?? 0, r.hits.length);
+            const page = fitList(r.hits.slice(from), HITS_BYTES);
+            const next = from + page.shown.length < r.hits.length ? from + page.shown.length : undefined;
+            const missing = fitList(r.missing, MISSING_BYTES);
             const lines = [
-              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${query}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}.`,
-              ...r.hits.slice(0, 30).map((h) => `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
-              ...(r.hits.length > 30 ? [`… ${r.hits.length - 30} more in structuredContent.hits`] : []),
-              ...r.missing.map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
+              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${query}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+              ...page.shown.slice(0, 20).map((h) => `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
+              ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
+              ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),
+              ...missing.shown.slice(0, 10).map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
+              ...(r.missing.length > 10 ? [`… ${r.missing.length - 10} more assets not searched`] : []),
             ];
-            return ok({ hits: r.hits, ...(r.missing.length ? { missing: r.missing } : {}), searched: r.searched }, lines.join('\n'));
+            return ok(
+              { hits: page.shown, hits_total: r.hits.length, ...(next !== undefined ? { next_offset: next } : {}), ...(missing.shown.length ? { missing: missing.shown } : {}), searched: r.searched },
+              lines.join('\n'),
+            );
           } finally {
             beat.stop();
           }

@@ -8,10 +8,11 @@ import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
-import { UserFacingError, requireUuid } from '../errors.js';
+import { UserFacingError } from '../errors.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
+import { projectOrSuggestion } from './suggest.js';
 import { resolveEditInput, type EditInput, type EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';
@@ -59,12 +60,13 @@ function referencedIds(input: EditInput): { video: Set<string>; audio: Set<strin
 }
 
 export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: AbortSignal): Promise<CheckedEdit> {
-  const projectId = requireUuid(input.project_id, 'project_id', 'list_projects');
+  // Checked (with "did you mean" for a near id) when the project is read, before anything else uses it.
+  const projectId = input.project_id.trim();
   const hasCompose = !!(input.clips || input.overlays);
   if (input.edit && hasCompose) throw new UserFacingError('give either edit (a whole edit definition) or clips/overlays (the short form), not both');
   if (!input.edit && !input.clips) throw new UserFacingError('nothing to check: give clips (the short form) or edit (a whole edit definition)');
 
-  const project = await deps.backend.getProject(projectId, { signal });
+  const project = await projectOrSuggestion(deps.backend, projectId, signal);
   const assets = new Map<string, ProjectAsset>();
   for (const a of project.assets ?? []) {
     const name = assetName(a);
@@ -154,6 +156,9 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   };
 }
 
+/** " (its name)" after an asset's id in a note, when it has one. */
+const named = (assets: Map<string, ProjectAsset>, id: string) => (assets.get(id)?.name ? ` (${assets.get(id)!.name})` : '');
+
 /**
  * The edit a call names (its edit_id, or compose_edit's arguments inline), checked against the project as it is
  * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are said again.
@@ -223,7 +228,7 @@ async function resolveShots(
       }
       const r = clipFromShot(clip, shot);
       notes.push(
-        `clip ${i + 1} is shot ${shot.index} of asset ${id} (${shot.start_seconds}-${shot.end_seconds} s) -> ${r.clip.start}-${r.clip.end} s, ` +
+        `clip ${i + 1} is shot ${shot.index} of asset ${id}${named(assets, id)} (${shot.start_seconds}-${shot.end_seconds} s) -> ${r.clip.start}-${r.clip.end} s, ` +
           `from its shot list (${found.shots.length} shots, inspect_asset; ${found.cached ? 'cached' : 'scanned now'})`,
       );
       if (r.problem) diagnostics.push({ severity: 'warning', path, message: r.problem, hint: 'inspect_asset shows the shot; zoom with from/to to pick exact points' });
@@ -293,7 +298,7 @@ async function resolveWords(
       const span = clipAroundWords(t.words, first, last, t.duration_seconds);
       const said = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
       notes.push(
-        `clip ${i + 1} is words ${first}-${last} of asset ${id} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s) -> ${span.start}-${span.end} s, ` +
+        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s) -> ${span.start}-${span.end} s, ` +
           `from its transcript (${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'})`,
       );
       return { ...rest, start: span.start, end: span.end };

@@ -7,7 +7,7 @@ import type { Asset } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { classifyAsset } from '../edit/lint.js';
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
-import { UserFacingError, requireUuid, cacheDiskFull, isDiskFull } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull } from '../errors.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
@@ -17,6 +17,7 @@ import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { MediaRuntime } from './preview.js';
+import { projectOrSuggestion, suggestAsset } from './suggest.js';
 
 /** Frames on one sheet, at most. */
 export const MAX_SHEET_FRAMES = 48;
@@ -117,11 +118,15 @@ interface Located {
 
 /** The asset and its media source, under the input rules (file: links only from the local backend). */
 export async function locateAsset(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<Located> {
-  const pid = requireUuid(projectId, 'project_id', 'list_projects');
-  const aid = requireUuid(assetId, 'asset_id', 'get_project');
-  const project = await deps.backend.getProject(pid, { signal });
+  const pid = projectId.trim();
+  const aid = assetId.trim();
+  const project = await projectOrSuggestion(deps.backend, pid, signal);
+  // Found by exact match among the project's own assets (never used as a path): a mistyped id gets a suggestion.
   const asset = project.assets?.find((a) => a.id === aid);
-  if (!asset) throw new UserFacingError(`no asset ${aid} in project ${pid}; get_project lists its assets`);
+  if (!asset) {
+    const hint = suggestAsset(project, aid);
+    throw new UserFacingError(`no asset ${aid} in project ${pid}; ${hint ? `${hint} Else ` : ''}get_project lists its assets`);
+  }
   const src = sourceFromUrl(asset.url, { allowFile: deps.backend.kind === 'local' });
   if ('error' in src) throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);
   return { asset, src, key: `${aid}|${await mediaIdentity(src)}` };

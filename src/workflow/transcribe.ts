@@ -8,9 +8,10 @@ import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
-import { UserFacingError, cacheDiskFull, isDiskFull, requireUuid } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
+import { projectOrSuggestion } from './suggest.js';
 
 export const TranscriptWordSchema = z.object({
   index: z.number().int(),
@@ -298,9 +299,9 @@ export interface SearchResult {
  * Renders are searched only when named in assetIds or with includeRenders: they repeat what their sources say.
  */
 export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: TranscribeOptions & { includeRenders?: boolean } = {}): Promise<SearchResult> {
-  const pid = requireUuid(projectId, 'project_id', 'list_projects');
+  const pid = projectId.trim();
   if (!textWords(query).length) throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
-  const project = await deps.backend.getProject(pid, { signal: opts.signal });
+  const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
   const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
   const missing: SearchResult['missing'] = [];
   for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: id, reason: 'no such asset in the project' });

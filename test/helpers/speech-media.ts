@@ -1,6 +1,7 @@
 // Speech made at test time: Debian's flite (its "rms" voice, which PocketSphinx reads well) says known sentences at
 // known offsets, laid on a timeline with silence between them; as an audio file and as a video with that sound.
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 function run(cmd: string, args: string[]): Buffer {
@@ -42,4 +43,44 @@ export function makeSpeechMedia(dir: string): { wav: string; video: string } {
   const video = join(dir, 'talk.mp4');
   run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${SPEECH_SECONDS}`, '-i', wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '128k', '-shortest', video]);
   return { wav, video };
+}
+
+/** Sentences a long recording says over and over (varied, so that alignment has more than a few words to hold to). */
+const LONG_LINES = [
+  'The harbour master counted the boats before the tide turned.',
+  'A grey heron stood in the shallow water near the pier.',
+  'We carried the nets up the hill to dry in the wind.',
+  'The baker opened his shop at six and sold warm bread.',
+  'Two gulls fought over a fish on the wet stones.',
+  'In the evening the fishermen mended their sails by lamplight.',
+  'The postman brought a parcel from the island across the bay.',
+  'Snow covered the lighthouse roof for the first time in years.',
+];
+
+/**
+ * A long recording of speech (flite's "rms" voice) for tests that need many words: the lines above, each followed by
+ * 0.6 s of silence, repeated to `seconds`, as a 16 kHz mono WAV; and the text said, in order.
+ */
+export function makeLongSpeech(dir: string, seconds: number): { wav: string; text: string } {
+  const parts = LONG_LINES.map((line, i) => {
+    const f = join(dir, `long${i}.wav`);
+    run('flite', ['-voice', 'rms', '-t', line, '-o', f]);
+    return { f, line, sec: Number(run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', f]).toString()) };
+  });
+  const gap = join(dir, 'long-gap.wav');
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.6', '-c:a', 'pcm_s16le', gap]);
+  const list: string[] = [];
+  const said: string[] = [];
+  for (let i = 0, t = 0; ; i++) {
+    const p = parts[i % parts.length]!;
+    if (t + p.sec > seconds) break;
+    list.push(`file '${p.f}'`, `file '${gap}'`);
+    said.push(p.line);
+    t += p.sec + 0.6;
+  }
+  const listFile = join(dir, 'long-list.txt');
+  writeFileSync(listFile, `${list.join('\n')}\n`);
+  const wav = join(dir, 'long-speech.wav');
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', listFile, '-af', `apad=whole_dur=${seconds}`, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
+  return { wav, text: said.join(' ') };
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
 import { callerId } from '../../src/http/callers.js';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -268,12 +268,13 @@ describe('on the local backend', () => {
         const errors = unmapped.diagnostics.filter((d) => d.severity === 'error' && /matches no asset of the project; map it with media_map/.test(d.message));
         expect(errors.length, JSON.stringify(unmapped.diagnostics)).toBeGreaterThanOrEqual(2);
 
-        const mapped = structured<{ ready: boolean; edit: { video_series_sequential: { video_id: string }[]; audio_overlay: { audio_id: string }[] }; mapped: string[]; diagnostics: unknown[] }>(
+        const mapped = structured<{ ready: boolean; edit_id: string; mapped: string[]; diagnostics: unknown[] }>(
           await call(srv, 'import_edit', { ...args, media_map: { 'interview final.mp4': harbour, 'narration.m4a': gull } }),
         );
         expect(mapped.ready, JSON.stringify(mapped.diagnostics)).toBe(true);
-        expect(mapped.edit.video_series_sequential.map((c) => c.video_id)).toEqual([harbour]);
-        expect(mapped.edit.audio_overlay.map((o) => o.audio_id)).toEqual([gull]);
+        const edit = await storedEdit<{ video_series_sequential: { video_id: string }[]; audio_overlay: { audio_id: string }[] }>(srv.client, mapped.edit_id);
+        expect(edit.video_series_sequential.map((c) => c.video_id)).toEqual([harbour]);
+        expect(edit.audio_overlay.map((o) => o.audio_id)).toEqual([gull]);
         expect(mapped.mapped).toEqual([
           expect.stringMatching(new RegExp(`^cut 1 .*asset ${harbour} \\(harbour take\\.mp4\\), found by media_map "interview final\\.mp4"$`)),
           expect.stringMatching(new RegExp(`^overlay 1 .*asset ${gull} \\(gull voice\\.m4a\\), found by media_map "narration\\.m4a"$`)),
@@ -298,9 +299,9 @@ describe('on the local backend', () => {
       expect(note!.message).toContain(`${b} (take.mp4)`);
       expect(note!.message).toContain('choose one with media_map: {"take.mp4": "<asset id>"}');
 
-      const chosen = structured<{ ready: boolean; edit: { video_series_sequential: { video_id: string }[] } }>(await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': b } }));
+      const chosen = structured<{ ready: boolean; edit_id: string }>(await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': b } }));
       expect(chosen.ready).toBe(true);
-      expect(chosen.edit.video_series_sequential[0]!.video_id).toBe(b);
+      expect((await storedEdit<{ video_series_sequential: { video_id: string }[] }>(srv.client, chosen.edit_id)).video_series_sequential[0]!.video_id).toBe(b);
 
       const typo = `${b.slice(0, -1)}${b.endsWith('0') ? '1' : '0'}`;
       const wrong = await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': typo } });

@@ -278,7 +278,8 @@ describe('inspect_asset on the local backend', () => {
     const body = JSON.parse((read.contents[0] as { text: string }).text) as Result;
     expect(body.shots).toEqual(first.structuredContent.shots);
     expect(body.silences).toEqual(first.structuredContent.silences);
-    const imported = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, 'shots-g50.mp4') } });
+    // again: the same file imported anew is a new asset (else the one already inspected comes back).
+    const imported = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, 'shots-g50.mp4'), again: true } });
     const fresh = (imported.structuredContent as { asset: { id: string } }).asset.id;
     await expect(srv.client.readResource({ uri: `vj://projects/${projectId}/assets/${fresh}/inspection` })).rejects.toThrow(/not been inspected yet/);
     await expect(srv.client.readResource({ uri: `vj://projects/${projectId}/assets/3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e/inspection` })).rejects.toThrow(/no asset .* get_project lists its assets/);
@@ -298,7 +299,7 @@ describe('inspect_asset on the local backend', () => {
     const r = c.structuredContent as { ready: boolean; notes: string[]; summary: { cuts: { source_in: string; source_out: string }[] } };
     expect(r.ready).toBe(true);
     expect(r.summary.cuts.map((x) => [x.source_in, x.source_out])).toEqual([['00:00:10.800', '00:00:11.200'], ['00:00:04.000', '00:00:05.500']]);
-    expect(r.notes[0]).toMatch(new RegExp(`^clip 1 is shot 4 of asset ${id} \\(10.8-11.2 s\\).*shot list \\(7 shots, inspect_asset; cached\\)`));
+    expect(r.notes[0]).toMatch(new RegExp(`^clip 1 is shot 4 of asset ${id} \\(shots-g50.mp4\\) \\(10.8-11.2 s\\).*shot list \\(7 shots, inspect_asset; cached\\)`));
 
     // Rendered, shot 4 is exactly its ten frames of smptehdbars: no orange frame of the shots either side.
     const p = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, width: 320, clips: [{ asset_id: id, shot: 4 }] } }, { timeout: 120_000 });

@@ -44,7 +44,7 @@ const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.clie
 describe('the local backend is the default without a key', () => {
   it('says so at start and in its instructions, and offers import_media (snapshot)', async () => {
     expect(srv.stderr()).toMatch(/serving stdio on the local backend \(local projects in /);
-    expect(srv.client.getInstructions()).toMatch(/local backend .* import_media/);
+    expect(srv.client.getInstructions()).toMatch(/local backend .* import_media/i);
     const { tools } = await srv.client.listTools();
     expect(tools.map((t) => t.name)).toContain('import_media');
     for (const t of tools) expect(t.annotations?.openWorldHint, t.name).toBe(false);
