@@ -169,14 +169,28 @@ async function loadVideo(p: Preview): Promise<void> {
   $<HTMLVideoElement>('video').src = `data:${mimeType};base64,${b64}`;
 }
 
-/** A preview still rendering is followed with get_preview until it is done. */
+/** The pause after a get_preview that answered "rendering": from 250 ms, doubling, at most 2 s. */
+const FIRST_PAUSE_MS = 250;
+const LONGEST_PAUSE_MS = 2000;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A preview still rendering is followed with get_preview until it is done. get_preview waits on the server, but a
+ * server told not to wait (or a host that answers at once) would be asked again at once, hundreds of times a second:
+ * each "rendering" answer is followed by a pause that grows.
+ */
 async function follow(p: Preview): Promise<Preview> {
   let current = p;
+  let wait = FIRST_PAUSE_MS;
   while (current.status === 'rendering') {
     status(`rendering the preview${current.progress !== undefined ? ` (${Math.floor(current.progress * 100)}%)` : ''}…`);
     const r = await app.callServerTool({ name: 'get_preview', arguments: { preview_id: current.preview_id } });
     if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'get_preview failed');
     current = r.structuredContent as unknown as Preview;
+    if (current.status === 'rendering') {
+      await pause(wait);
+      wait = Math.min(LONGEST_PAUSE_MS, wait * 2);
+    }
   }
   return current;
 }

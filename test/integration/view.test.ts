@@ -87,14 +87,16 @@ type Read = (p: { uri: string }) => Promise<unknown>;
  * A page with the test host, the view started with `toolResult`, its resources/read relayed to `read` (the first
  * server's by default); what it requested and every error it raised.
  */
-async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark', read: Read = (p) => server.client.readResource(p)): Promise<{ page: Page; view: Frame; requests: string[]; errors: string[] }> {
+type Call = (p: { name: string; arguments?: Record<string, unknown> }) => Promise<unknown>;
+
+async function open(toolResult: unknown, theme: 'light' | 'dark' = 'dark', read: Read = (p) => server.client.readResource(p), callTool: Call = (p) => server.client.callTool(p, { timeout: 120_000 })): Promise<{ page: Page; view: Frame; requests: string[]; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
   const requests: string[] = [];
   const errors: string[] = [];
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => (m.type() === 'error' ? errors.push(`console: ${m.text()}`) : undefined));
-  await page.exposeFunction('relayCallTool', (p: { name: string; arguments?: Record<string, unknown> }) => server.client.callTool(p, { timeout: 120_000 }));
+  await page.exposeFunction('relayCallTool', callTool);
   await page.exposeFunction('relayReadResource', read);
   await page.goto(hostUrl);
   await page.evaluate(([html, r, t]) => window.startHost(html as string, r, t as 'light' | 'dark'), [viewHtml, toolResult, theme] as const);
@@ -169,6 +171,27 @@ describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
       await page.close();
     }
   }, 120_000);
+
+  it('backs off while a preview stays "rendering": a host that answers at once is not asked hundreds of times (issue 31, item 7)', async () => {
+    const rendering = { content: [{ type: 'text', text: 'still rendering' }], structuredContent: { preview_id: result.structuredContent.preview_id, status: 'rendering', progress: 0.1 } };
+    const at: number[] = [];
+    // A host (or a server with CUTROOM_RENDER_WAIT_MS=0) that answers "rendering" at once, every time.
+    const { page } = await open(rendering, 'dark', (p) => server.client.readResource(p), async () => {
+      at.push(Date.now());
+      return rendering;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 4000));
+      const gaps = at.slice(1).map((t, i) => t - at[i]!);
+      // 0, 0.25, 0.75, 1.75, 3.75 s: five calls in four seconds (before: 1,628 calls in three).
+      expect(at.length, `calls at ${gaps.join(', ')} ms apart`).toBeGreaterThanOrEqual(3);
+      expect(at.length).toBeLessThanOrEqual(6);
+      gaps.forEach((g, i) => expect(g, `gap ${i}`).toBeGreaterThanOrEqual(200));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(2600);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 
   it('plays a preview served in parts: reads its manifest, then every part, and plays the joined bytes', async () => {
     const { page, view, errors } = await open(result, 'dark', (p) => parted.client.readResource(p));
