@@ -84,7 +84,16 @@ async function main(): Promise<void> {
     process.exit(0);
   };
   process.stdin.on('end', () => void shutdown('stdin closed'));
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      // A signal during the grace stdin's end gives the calls in flight: stop waiting for them; what is written is
+      // still flushed, and shutdown goes on from there.
+      if (closing) {
+        logger.info(`${signal} while answering what stdin asked before it ended: stopping now`);
+        transport.stopWaiting();
+      } else void shutdown(signal);
+    });
+  }
   keepAlive(logger);
   void sweepAfterTheDead(logger, parts.runtime);
 }

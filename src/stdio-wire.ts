@@ -6,6 +6,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse, serializeMessage } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
 import { MAX_MESSAGE_BYTES, overBound, overLimit } from './message-bound.js';
+import { plainError } from './plain-errors.js';
 
 /** The longest line (one message) read, in bytes; longer ones are answered with an error and dropped. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -295,8 +296,9 @@ export class StdioWireTransport implements Transport {
     if (this.stdin.readableEnded || this.stdin.destroyed) setImmediate(this.onEnd);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  send(original: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio wire is closed'));
+    const message = plainError(original);
     const m = message as { id?: unknown; result?: unknown; error?: unknown };
     const answers = 'result' in m || 'error' in m;
     const method = answers && (typeof m.id === 'string' || typeof m.id === 'number') ? this.pending.get(idKey(m.id)) : undefined;
@@ -339,16 +341,21 @@ export class StdioWireTransport implements Transport {
    * FLUSH_LIMIT_MS, for a reader that stopped reading) for everything written to reach the pipe. Without this an
    * exit cuts an answer larger than the pipe's buffer short (Node writes to a pipe asynchronously).
    */
+  /** Ends the wait for answers that finish() began (a signal during the grace stdin's end gives): only flushing remains. */
+  stopWaiting: () => void = () => {};
+
   finish(graceMs = 0): Promise<void> {
     this.finishing ??= (async () => {
       this.stdin.off('data', this.onData);
       if (this.pending.size && graceMs > 0 && !this.closed) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, graceMs);
-          this.answered = () => {
+          const done = () => {
             clearTimeout(timer);
             resolve();
           };
+          this.answered = done;
+          this.stopWaiting = done;
         });
         if (this.pending.size) this.log(`stdin closed: ${this.pending.size} request(s) still unanswered after ${graceMs} ms; stopping`);
       }

@@ -3,12 +3,14 @@
 // one event at a time; an event within the bound passes unchanged.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MAX_MESSAGE_BYTES, overBound, overLimit } from '../message-bound.js';
+import { plainErrorJson } from '../plain-errors.js';
 
 /** The method of the request a given id answers, when it was one of this POST's. */
 export type MethodOf = (id: unknown) => string | undefined;
 
 /** One message's JSON, or what replaces it ('' when it is dropped). */
-function bounded(json: string, methodOf: MethodOf, log: (line: string) => void, limit: number): string {
+function bounded(raw: string, methodOf: MethodOf, log: (line: string) => void, limit: number): string {
+  const json = plainErrorJson(raw);
   const bytes = overLimit(json, limit);
   if (!bytes) return json;
   const message = JSON.parse(json) as JSONRPCMessage & { id?: unknown };
@@ -19,7 +21,7 @@ function bounded(json: string, methodOf: MethodOf, log: (line: string) => void, 
 
 /** An SSE event (its blank line included) with its data bounded; '' when its message is dropped. */
 function boundedEvent(event: string, methodOf: MethodOf, log: (line: string) => void, limit: number): string {
-  if (!overLimit(event, limit)) return event;
+  if (!overLimit(event, limit) && !event.includes('-32603')) return event;
   const lines = event.replace(/\n+$/, '').split('\n');
   const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
   if (!data) return event;
@@ -68,7 +70,7 @@ export async function boundResponse(response: Response, methodOf: MethodOf, log:
   if (/^text\/event-stream/i.test(type)) return new Response(sseBound(response.body, methodOf, log, limit), init);
   if (!/^application\/json/i.test(type)) return response;
   const text = await response.text();
-  if (!overLimit(text, limit)) return new Response(text, init);
+  if (!overLimit(text, limit) && !text.includes('-32603')) return new Response(text, init);
   const parsed = JSON.parse(text) as unknown;
   const body = Array.isArray(parsed)
     ? `[${parsed.map((m) => bounded(JSON.stringify(m), methodOf, log, limit)).filter(Boolean).join(',')}]`

@@ -22,6 +22,12 @@ export interface Workflow {
   steps(a: Record<string, string | undefined>, local: boolean): string[];
 }
 
+/**
+ * A value as it goes into a tool-call snippet: a JSON string, so a quote or brace in what a person typed stays inside
+ * it and cannot add arguments to the call the snippet shows.
+ */
+const q = (v: string | undefined) => JSON.stringify(v ?? '');
+
 const projectArg: WorkflowArg = { name: 'project_id', description: 'The project (a UUID; list_projects shows them)', required: true };
 
 /** The checks every workflow ends with before a render: said once, used by all. */
@@ -42,7 +48,7 @@ export const WORKFLOWS: Workflow[] = [
     steps: ({ project_id, folder, brief, length_seconds }, local) => [
       `Make a rough cut in project ${project_id} from the clips in ${folder}.${brief ? ` The brief: ${brief}.` : ''}${length_seconds ? ` Aim for about ${length_seconds} seconds.` : ''}`,
       local
-        ? `1. list_media {folder: "${folder}"} to see what it holds, then import_media {project_id: "${project_id}", path: "${folder}"} to bring every clip in (it reports what it skipped and why; a file imported before is not copied again).`
+        ? `1. list_media {folder: ${q(folder)}} to see what it holds, then import_media {project_id: ${q(project_id)}, path: ${q(folder)}} to bring every clip in (it reports what it skipped and why; a file imported before is not copied again).`
         : "1. get_project to see the project's assets (this service takes uploads on its own side; import_media is the local backend's).",
       '2. inspect_asset on each video: its shots, silences and a contact sheet. Where people speak, transcribe_asset to hear what they say.',
       '3. Choose the moments that serve the brief; compose_edit with clips given by shot ({asset_id, shot}), by words ({asset_id, phrase}) or by times, until ready is true. It returns an edit_id.',
@@ -83,8 +89,8 @@ export const WORKFLOWS: Workflow[] = [
     steps: ({ project_id, voiceover_asset_id, script }) => [
       `Cut pictures to the voiceover ${voiceover_asset_id} in project ${project_id}.`,
       script
-        ? `1. transcribe_asset {project_id: "${project_id}", asset_id: "${voiceover_asset_id}", text: <the script below>} to place every word of it in time.\n\nThe script:\n${script}\n`
-        : `1. transcribe_asset {project_id: "${project_id}", asset_id: "${voiceover_asset_id}"} to hear it, sentence by sentence (with its script as text, when known, every word is placed instead of guessed).`,
+        ? `1. transcribe_asset {project_id: ${q(project_id)}, asset_id: ${q(voiceover_asset_id)}, text: <the script below>} to place every word of it in time.\n\nThe script:\n${script}\n`
+        : `1. transcribe_asset {project_id: ${q(project_id)}, asset_id: ${q(voiceover_asset_id)}} to hear it, sentence by sentence (with its script as text, when known, every word is placed instead of guessed).`,
       '2. For each sentence, find a picture that shows what it says: inspect_asset on the video assets (shots and sheets), transcribe_asset and search_transcripts where the footage speaks.',
       '3. compose_edit: clips whose lengths follow the sentences (each from the start of its sentence to the start of the next), and the voiceover as an overlay from 0.',
       `4. ${PREVIEW_AND_ASK}`,
@@ -97,7 +103,7 @@ export const WORKFLOWS: Workflow[] = [
     when: 'Someone wants a preview checked, or asks what is wrong with a cut.',
     args: [projectArg, { name: 'preview_id', description: 'A preview preview_edit made; without it, preview the latest edit first' }],
     steps: ({ project_id, preview_id }) => [
-      preview_id ? `Review preview ${preview_id} of project ${project_id}: get_preview {preview_id: "${preview_id}"}.` : `Preview the edit being worked on in project ${project_id} with preview_edit {edit_id}, then review it.`,
+      preview_id ? `Review preview ${preview_id} of project ${project_id}: get_preview {preview_id: ${q(preview_id)}}.` : `Preview the edit being worked on in project ${project_id} with preview_edit {edit_id}, then review it.`,
       'Go through it cut by cut, in order: its place on the timeline, what the contact sheet shows of it, its loudness against its neighbours, and every flag (black or frozen picture, silence where sound was asked, clipping, a flash frame at an end).',
       'For each problem, say what to change (an in or out point one frame later, a level, another shot: inspect_asset to find it) and make the change with compose_edit. Preview again and say what changed.',
     ],
@@ -110,7 +116,7 @@ export const WORKFLOWS: Workflow[] = [
     args: [projectArg, { name: 'format', description: 'otio (OpenTimelineIO, the default), fcpxml (Final Cut, Resolve) or edl (CMX 3600)' }],
     steps: ({ project_id, format }, local) => [
       `Hand the cut of project ${project_id} to an editor.`,
-      `1. export_edit {edit_id, format: "${format ?? 'otio'}"} (the edit_id compose_edit returned)${local ? '' : ' (media: "download" for files the editor can relink against, where allowed)'}; give the file's path and every warning.`,
+      `1. export_edit {edit_id, format: ${q(format ?? 'otio')}} (the edit_id compose_edit returned)${local ? '' : ' (media: "download" for files the editor can relink against, where allowed)'}; give the file's path and every warning.`,
       "2. When the editor sends their timeline back, import_edit reads it (media_map maps media by hand where names do not match): report what was mapped to which asset and every diagnostic, then preview_edit {edit_id} the result and compare it with the cut.",
     ],
   },

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv } from '../helpers/harness.js';
 import { RawClient, type Reply } from '../helpers/raw-client.js';
+import { FakeService } from '../fixtures/service.mjs';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-wire-'));
 let client: RawClient;
@@ -119,6 +120,32 @@ describe('a client that sends its requests and closes stdin', () => {
       expect((replies.find((r) => r.id === 2)!.result!.tools as unknown[]).length).toBeGreaterThan(10);
       expect(out.length).toBeGreaterThan(64 * 1024);
       expect(code).toBe(0);
+    }
+  }, 60_000);
+
+  it('stops on SIGTERM during the grace stdin\'s end gives, after flushing what is written (issue 31, item 10)', async () => {
+    // A call the service never answers in time keeps the grace (up to 2 minutes) waiting.
+    const service = await new FakeService().start();
+    service.fail({ delayMs: 60_000, status: 200, body: '[]' }, { match: (r: { path: string }) => r.path === '/projects' });
+    const raw = new RawClient({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '90000', CUTROOM_DATA_DIR: join(root, 'grace-data'), CUTROOM_CACHE_DIR: join(root, 'grace-cache') });
+    try {
+      await raw.initialize('2025-06-18');
+      await raw.writeLine({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+      await raw.writeLine({ jsonrpc: '2.0', id: 'quick', method: 'ping' });
+      await raw.waitFor((m) => m.id === 'quick');
+      raw.child.stdin.end();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(raw.alive).toBe(true); // still waiting for the slow call
+      const sent = Date.now();
+      raw.child.kill('SIGTERM');
+      const code = await new Promise<number | null>((resolve) => raw.child.once('exit', (c) => resolve(c)));
+      expect(Date.now() - sent).toBeLessThan(10_000);
+      expect(code).toBe(0);
+      // What was written before reached the reader whole: the ping's answer, one line each.
+      expect(raw.received.find((m) => m.id === 'quick')?.result).toEqual({});
+      expect(raw.stderr).toMatch(/SIGTERM while answering what stdin asked before it ended: stopping now/);
+    } finally {
+      await service.stop();
     }
   }, 60_000);
 });
