@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProgressSidecar, readProgress, renderFileName } from '../../src/backend/local/render-files.js';
 import { EtaEstimator } from '../../src/media/eta.js';
 import { checkAgainSeconds, runningText, whereItStands, type RenderStatus } from '../../src/workflow/render-status.js';
@@ -78,20 +78,29 @@ describe('ProgressSidecar', () => {
   it('writes the latest progress at most once in its interval, and removes it when closed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-sidecar-'));
     let fraction = 0.1;
-    const sidecar = new ProgressSidecar(dir, () => ({ fraction, eta_seconds: 5 }), 300);
-    sidecar.changed();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await readProgress(dir)).toMatchObject({ fraction: 0.1, eta_seconds: 5 });
-    // Two changes inside the interval: neither is written until it has passed, and then the latest is.
-    fraction = 0.2;
-    sidecar.changed();
-    fraction = 0.3;
-    sidecar.changed();
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await readProgress(dir))?.fraction).toBe(0.1);
-    await new Promise((r) => setTimeout(r, 350));
-    expect((await readProgress(dir))?.fraction).toBe(0.3);
-    await sidecar.close();
+    // The clock is the test's (no timed waits: a loaded machine must not change the outcome); the writes are real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const sidecar = new ProgressSidecar(dir, () => ({ fraction, eta_seconds: 5 }), 300);
+      sidecar.changed();
+      await vi.advanceTimersByTimeAsync(0);
+      await sidecar.settled();
+      expect(await readProgress(dir)).toMatchObject({ fraction: 0.1, eta_seconds: 5 });
+      // Two changes inside the interval: neither is written until it has passed, and then the latest is.
+      fraction = 0.2;
+      sidecar.changed();
+      fraction = 0.3;
+      sidecar.changed();
+      await vi.advanceTimersByTimeAsync(100);
+      await sidecar.settled();
+      expect((await readProgress(dir))?.fraction).toBe(0.1);
+      await vi.advanceTimersByTimeAsync(250);
+      await sidecar.settled();
+      expect((await readProgress(dir))?.fraction).toBe(0.3);
+      await sidecar.close();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(readdirSync(dir)).toEqual([]);
     expect(await readProgress(dir)).toBeUndefined();
   });

@@ -107,6 +107,11 @@ export class ProgressSidecar {
       });
   }
 
+  /** Settles when the writes begun so far are done. */
+  settled(): Promise<void> {
+    return this.writing;
+  }
+
   /** Stops writing (after the write under way) and removes the sidecar. */
   async close(): Promise<void> {
     this.closed = true;
