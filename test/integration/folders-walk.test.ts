@@ -4,7 +4,7 @@
 // of more than 200 files is imported call after call with a cursor; names that are not UTF-8 are shown in a form
 // that imports them; a permission denied says so; one bad entry in `paths` is skipped, not the call.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,10 +160,13 @@ describe('importing a folder past 200 files', () => {
     const wrong = await call(srv, 'import_media', { project_id: project, path: join(allowed, 'names'), cursor: a.next_cursor });
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toMatch(/cursor/);
+    // The cursor names where the call stopped, not how far: a file gone before it shifts nothing, one added after it comes.
+    rmSync(names[10]!);
+    copyFileSync(join(root, 'crowd.wav'), join(crowd, 'take 999.wav'));
     const b = structured<Imported>(await call(srv, 'import_media', { project_id: project, path: crowd, cursor: a.next_cursor }));
     expect(b.next_cursor).toBeUndefined();
     expect(b.left_out).toBeUndefined();
-    expect(b.imported.map((x) => x.path)).toEqual(names.slice(200));
+    expect(b.imported.map((x) => x.path)).toEqual([...names.slice(200), join(crowd, 'take 999.wav')]);
     expect(b.skipped).toEqual([]);
   }, 180_000);
 });
