@@ -2,7 +2,7 @@
 // over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
 import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
-import type { MediaListing } from './local/media-files.js';
+import type { ImportTarget, MediaListing } from './local/media-files.js';
 
 /** How cutroom renders an edit itself. */
 export interface RenderOptions {
@@ -101,9 +101,10 @@ export interface Backend {
   deleteAsset?(projectId: string, assetId: string, call?: CallOptions): Promise<DeletedAsset>;
   /**
    * Local backend only: the media files (by name) in a folder of the allowed folders, or in each allowed folder;
-   * and what a path names to import: a folder's media files, or the path itself.
+   * and what each path names to import: a folder's media files, the path itself, or why neither. One call walks at
+   * most WALK_ENTRIES entries in all.
    */
-  listMedia?(folder: string | undefined, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<MediaListing[]>;
-  mediaTargets?(path: string, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<{ folder?: string; files: string[]; skipped: { path: string; reason: string }[]; truncated: boolean }>;
+  listMedia?(folder: string | undefined, opts: { recursive: boolean; signal?: AbortSignal }): Promise<MediaListing[]>;
+  mediaTargets?(paths: string[], opts: { recursive: boolean; signal?: AbortSignal }): Promise<ImportTarget[]>;
   close(): Promise<void>;
 }

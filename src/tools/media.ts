@@ -3,15 +3,16 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AssetViewSchema, assetName, viewAsset } from '../api/summaries.js';
+import { SKIP_REASONS, WALK_ENTRIES, type MediaListing, type SkipKind } from '../backend/local/media-files.js';
 import type { ImportedMedia } from '../backend/types.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { fitting } from './budget.js';
+import { importItems, importSlice } from './import-cursor.js';
 import { progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid } from './result.js';
 
-/** The most files one import_media call takes from a folder or a list; the most list_media lists. */
+/** The most files one import_media call takes from its folders and paths (next_cursor goes on). */
 export const MAX_IMPORT_FILES = 200;
-export const MAX_LISTED_FILES = 500;
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ImportMediaInput = z.object({
@@ -20,6 +21,7 @@ const ImportMediaInput = z.object({
   paths: z.array(z.string().min(1)).optional().describe('Several'),
   recursive: z.boolean().optional().describe('Subfolders too'),
   again: z.boolean().optional().describe('Copy even content already imported'),
+  cursor: z.string().optional().describe('A next_cursor'),
 });
 const ImportedFileSchema = z.object({
   path: z.string(),
@@ -30,6 +32,8 @@ const ImportedFileSchema = z.object({
   has_audio: z.boolean(),
   already_imported: z.boolean().optional(),
 });
+/** The walk stopped at its bound (WALK_ENTRIES a call): what it did not read. */
+const TruncatedSchema = z.object({ entries_not_read: z.number().int(), folders_not_read: z.number().int() });
 const ImportMediaOutput = z.object({
   asset: AssetViewSchema.optional().describe('With one file: its asset'),
   already_imported: z.boolean().optional(),
@@ -42,6 +46,8 @@ const ImportMediaOutput = z.object({
   imported: z.array(ImportedFileSchema).describe('The files imported, in order'),
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })).describe('The files not imported, and why'),
   left_out: z.object({ imported: z.number().int(), skipped: z.number().int() }).optional(),
+  next_cursor: z.string().optional(),
+  truncated: TruncatedSchema.optional(),
 });
 
 const ListMediaInput = z.object({
@@ -55,11 +61,38 @@ const ListMediaOutput = z.object({
       folder: z.string(),
       files: z.array(z.object({ path: z.string(), kind: z.enum(['video', 'audio', 'image']), size_bytes: z.number() })),
       files_total: z.number().int(),
-      truncated: z.boolean().describe(`More than ${MAX_LISTED_FILES} media files: the first are listed`),
+      skipped: z.array(z.object({ reason: z.string(), count: z.number().int(), paths: z.array(z.string()) })).describe('Passed over, by reason (the first paths)'),
+      truncated: TruncatedSchema.optional(),
     }),
   ),
   next_offset: z.number().int().optional(),
 });
+
+/** The most bytes of example paths list_media shows for what it passed over, over all its folders. */
+const SKIPPED_PATHS_BYTES = 4096;
+const SKIPPED_PATHS_EACH = 3;
+
+/** What a listing passed over, counted by reason, with the first few paths of each (within a shared byte budget). */
+function skippedGroups(listings: MediaListing[]) {
+  let room = SKIPPED_PATHS_BYTES;
+  return listings.map((l) => {
+    const groups = new Map<SkipKind, { reason: string; count: number; paths: string[] }>();
+    for (const s of l.skipped) {
+      const g = groups.get(s.kind) ?? { reason: SKIP_REASONS[s.kind], count: 0, paths: [] };
+      groups.set(s.kind, g);
+      g.count++;
+      if (g.paths.length < SKIPPED_PATHS_EACH && room >= s.path.length) {
+        g.paths.push(s.path);
+        room -= s.path.length;
+      }
+    }
+    return [...groups.values()];
+  });
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const truncatedLine = (t: { entries_not_read: number; folders_not_read: number }) =>
+  `the walk stopped at its bound (${WALK_ENTRIES} entries a call): ${plural(t.entries_not_read, 'entry', 'entries')} not read and ${plural(t.folders_not_read, 'folder')} not opened; give subfolders as folders of their own`;
 
 const describeImported = (m: ImportedMedia) => {
   const name = assetName(m.asset);
@@ -81,24 +114,33 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'List the media in a folder',
       description:
-        "The media files (by name) in an allowed folder, or in each: path, kind, size. Imports nothing. Paged: offset.",
+        "The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.",
       inputSchema: ListMediaInput,
       outputSchema: ListMediaOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ folder, recursive, offset = 0 }, ctx) =>
       guard('list_media', logger, async () => {
-        const listings = await listMedia(folder, { recursive: recursive ?? false, max: MAX_LISTED_FILES, signal: ctx.mcpReq.signal });
+        const listings = await listMedia(folder, { recursive: recursive ?? false, signal: ctx.mcpReq.signal });
+        const skipped = skippedGroups(listings);
         // One page over every folder's files in turn, as many as fit.
         const all = listings.flatMap((l, i) => l.files.map((f) => ({ i, f })));
         const rest = all.slice(offset);
         const build = (k: number) => {
           const page = rest.slice(0, k);
           const next = k < rest.length ? offset + k : undefined;
-          const folders = listings.map((l, i) => ({ folder: l.folder, files: page.filter((p) => p.i === i).map((p) => p.f), files_total: l.files.length, truncated: l.truncated }));
+          const folders = listings.map((l, i) => ({
+            folder: l.folder,
+            files: page.filter((p) => p.i === i).map((p) => p.f),
+            files_total: l.files.length,
+            skipped: skipped[i]!,
+            ...(l.truncated ? { truncated: l.truncated } : {}),
+          }));
           const lines = folders.flatMap((l) => [
-            `${l.folder}: ${l.files_total} media file${l.files_total === 1 ? '' : 's'}${l.truncated ? ` (the first ${MAX_LISTED_FILES})` : ''}`,
+            `${l.folder}: ${plural(l.files_total, 'media file')}`,
             ...l.files.map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
+            ...(l.skipped.length ? [`  passed over: ${l.skipped.map((g) => `${g.count} ${g.reason}${g.paths.length ? ` (${g.paths.join(', ')}${g.count > g.paths.length ? ', …' : ''})` : ''}`).join('; ')}`] : []),
+            ...(l.truncated ? [`  ${truncatedLine(l.truncated)}`] : []),
           ]);
           if (next !== undefined) lines.push(`Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`);
           else if (offset && !k) lines.push(`No files from offset ${offset} (${all.length} in all).`);
@@ -113,12 +155,12 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'Import media into a project',
       description:
-        `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
+        `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
       inputSchema: ImportMediaInput,
       outputSchema: ImportMediaOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ project_id, path, paths, recursive, again }, ctx) =>
+    ({ project_id, path, paths, recursive, again, cursor }, ctx) =>
       guard(
         'import_media',
         logger,
@@ -126,30 +168,34 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           const id = requireUuid(project_id, 'project_id', 'list_projects');
           const asked = [...(path !== undefined ? [path] : []), ...(paths ?? [])];
           if (!asked.length) throw new ToolError('nothing to import: give path (a file or a folder) or paths');
-          // What each path names: a file, or a folder's media files.
-          const files: string[] = [];
-          const skipped: { path: string; reason: string }[] = [];
-          let folders = 0;
-          for (const p of asked) {
-            // Listed as far as list_media lists, so that what one call leaves is counted and named.
-            const t = await targets(p, { recursive: recursive ?? false, max: MAX_LISTED_FILES, signal: ctx.mcpReq.signal });
-            if (t.folder) folders++;
-            files.push(...t.files);
-            skipped.push(...t.skipped);
-            if (t.truncated) skipped.push({ path: t.folder ?? p, reason: `holds more than ${MAX_LISTED_FILES} media files: import its subfolders, or files by paths` });
-          }
-          if (!files.length && !skipped.length) throw new ToolError(`${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`);
-          for (const extra of files.splice(MAX_IMPORT_FILES)) skipped.push({ path: extra, reason: `over ${MAX_IMPORT_FILES} files in one call: import it in another call (by paths)` });
+          // What each path names (a file, or a folder's media files and what it passed over), in one order; this
+          // call takes its part of it from the cursor on.
+          const found = await targets(asked, { recursive: recursive ?? false, signal: ctx.mcpReq.signal });
+          // One path given alone that names nothing importable fails as before: the error is the answer.
+          if (asked.length === 1 && found[0]!.error !== undefined) throw new ToolError(found[0]!.error);
+          const folders = found.filter((t) => t.folder).length;
+          const items = importItems(found);
+          if (!items.some((it) => !it.hidden)) throw new ToolError(`${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`);
+          const { taken, later, next } = importSlice(items, { asked, recursive: recursive ?? false, ...(cursor !== undefined ? { cursor } : {}), max: MAX_IMPORT_FILES });
+          const hidden = taken.filter((it) => it.hidden).length;
+          const files = taken.filter((it) => it.file).length;
           const progress = progressFor(ctx);
           const imported: ImportedMedia[] = [];
           const done: z.infer<typeof ImportedFileSchema>[] = [];
-          for (const [i, f] of files.entries()) {
-            await progress(i, files.length, `importing ${f}`);
+          const skipped: { path: string; reason: string }[] = [];
+          let handled = 0;
+          for (const it of taken) {
+            if (it.hidden) continue;
+            if (!it.file) {
+              skipped.push({ path: it.path, reason: it.reason! });
+              continue;
+            }
+            await progress(handled++, files, `importing ${it.path}`);
             try {
-              const m = await importMedia(id, f, { signal: ctx.mcpReq.signal, ...(again ? { again } : {}) });
+              const m = await importMedia(id, it.path, { signal: ctx.mcpReq.signal, ...(again ? { again } : {}) });
               imported.push(m);
               done.push({
-                path: f,
+                path: it.path,
                 asset_id: m.asset.id,
                 kind: m.kind,
                 ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}),
@@ -159,13 +205,24 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
               });
             } catch (err) {
               if (ctx.mcpReq.signal.aborted) throw err;
-              // One file given alone fails as before: the error is the answer.
               if (asked.length === 1 && !folders) throw err;
-              skipped.push({ path: f, reason: (err as Error).message });
+              skipped.push({ path: it.path, reason: (err as Error).message });
             }
           }
-          await progress(files.length, files.length, 'done');
+          const overBound = `over ${MAX_IMPORT_FILES} files in one call: the call with next_cursor takes it`;
+          for (const it of later) skipped.push({ path: it.path, reason: overBound });
+          await progress(files, files, 'done');
           if (imported.some((m) => !m.already_imported)) server.sendResourceListChanged();
+          const truncated = found.reduce<{ entries_not_read: number; folders_not_read: number } | undefined>(
+            (sum, t) => (t.folder?.truncated ? { entries_not_read: (sum?.entries_not_read ?? 0) + t.folder.truncated.entries_not_read, folders_not_read: (sum?.folders_not_read ?? 0) + t.folder.truncated.folders_not_read } : sum),
+            undefined,
+          );
+          const more = [
+            ...(hidden ? [`Left out ${plural(hidden, 'hidden entry', 'hidden entries')} (names starting with a dot).`] : []),
+            ...(truncated ? [`${truncatedLine(truncated)[0]!.toUpperCase()}${truncatedLine(truncated).slice(1)}.`] : []),
+            ...(next ? [`${plural(later.length, 'more media file')}: call again with the same path, paths and recursive, and cursor: "${next}".`] : []),
+          ];
+          const extra = { ...(next ? { next_cursor: next } : {}), ...(truncated ? { truncated } : {}) };
           const single = asked.length === 1 && !folders && imported.length === 1 ? imported[0]! : undefined;
           if (single) {
             const out = {
@@ -194,8 +251,9 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
               ...imported.slice(0, ki).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
               ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
               ...(leftOut.imported || leftOut.skipped ? [`Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`] : []),
+              ...more,
             ].join('\n');
-            return ok({ imported: done.slice(0, ki), skipped: skipped.slice(0, ks), ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}) }, text);
+            return ok({ imported: done.slice(0, ki), skipped: skipped.slice(0, ks), ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}), ...extra }, text);
           };
           return fitting(total, build).result;
         },

@@ -20,8 +20,8 @@ import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import type { Backend, CallOptions, CreateProjectInput, DeletedAsset, ImportedMedia, ImportOptions, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
-import { isInside, openAllowed } from '../../open-allowed.js';
-import { allowedFolder, listMedia, type MediaListing } from './media-files.js';
+import { displayPath, isInside, openAllowed, realPathOf } from '../../open-allowed.js';
+import { WalkBudget, allowedFolder, listMedia, type ImportTarget, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
 import { ProgressSidecar, readProgress, renderDir, renderFileName } from './render-files.js';
 import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
@@ -318,21 +318,36 @@ export class LocalBackend implements Backend {
     return this.allowedReal;
   }
 
-  async listMedia(folder: string | undefined, opts: { recursive: boolean; max: number; signal?: AbortSignal }): Promise<MediaListing[]> {
+  async listMedia(folder: string | undefined, opts: { recursive: boolean; signal?: AbortSignal }): Promise<MediaListing[]> {
     const allowed = await this.allowed();
-    const folders = folder === undefined ? allowed : [await allowedFolder(folder, allowed)];
+    // A folder is walked by the name the tools show (displayPath), which an allowed folder's own name may not be.
+    const folders = folder === undefined ? allowed.map((d) => displayPath(Buffer.from(d))) : [await allowedFolder(folder, allowed)];
+    const budget = new WalkBudget();
     const out: MediaListing[] = [];
-    for (const f of folders) out.push(await listMedia(f, allowed, opts));
+    for (const f of folders) out.push(await listMedia(f, allowed, { ...opts, budget }));
     return out;
   }
 
-  async mediaTargets(path: string, opts: { recursive: boolean; max: number; signal?: AbortSignal }) {
+  async mediaTargets(paths: string[], opts: { recursive: boolean; signal?: AbortSignal }): Promise<ImportTarget[]> {
     const allowed = await this.allowed();
-    const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
-    const isFolder = await stat(asked).then((s) => s.isDirectory(), () => false);
-    if (!isFolder) return { files: [path], skipped: [], truncated: false };
-    const listing = await listMedia(await allowedFolder(path, allowed), allowed, opts);
-    return { folder: listing.folder, files: listing.files.map((f) => f.path), skipped: listing.skipped, truncated: listing.truncated };
+    const budget = new WalkBudget();
+    const out: ImportTarget[] = [];
+    for (const path of paths) {
+      const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
+      // What is not a folder is imported as a file: the import says what is wrong with it.
+      const isFolder = await realPathOf(asked).then(stat).then((s) => s.isDirectory(), () => false);
+      if (!isFolder) {
+        out.push({ asked: path });
+        continue;
+      }
+      try {
+        out.push({ asked: path, folder: await listMedia(await allowedFolder(path, allowed), allowed, { ...opts, budget }) });
+      } catch (err) {
+        if (!(err instanceof UserFacingError) || opts.signal?.aborted) throw err;
+        out.push({ asked: path, error: err.message });
+      }
+    }
+    return out;
   }
 
   /**
@@ -383,7 +398,8 @@ export class LocalBackend implements Backend {
         uploaded: true,
         created_at: formatServiceTimestamp(new Date()),
         file: target,
-        original_name: real.split(/[/\\]/).pop(),
+        // The name as shown (a backslash in it may be an escape of displayPath, not a folder).
+        original_name: real.split('/').pop(),
         ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
         ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
         has_audio: facts.hasAudio,
