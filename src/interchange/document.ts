@@ -26,6 +26,15 @@ export const rational = (n: number, d: number): Rational => {
 export const seconds = (r: Rational) => r.n / r.d;
 export const addR = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d);
 
+/**
+ * The largest time, in seconds, a timeline file may give: 2^30 s (34 years; timecode stops at 100 hours). Up to it a
+ * double holds a time to a tenth of a microsecond, which frame arithmetic needs; past it the difference of two times
+ * (an in point on its media's own clock) comes out wrong: 1e300 frames less 1e300 frames is 0.
+ */
+export const MAX_FILE_SEC = 2 ** 30;
+/** Whether a time from a file is held exactly: its count (frames, or a fraction's numerator) and its seconds. */
+export const heldExactly = (count: number, sec: number) => Math.abs(count) <= Number.MAX_SAFE_INTEGER && Math.abs(sec) <= MAX_FILE_SEC;
+
 /** The most clips (cuts and overlays) a reader takes from one file: import_edit refuses a file with more. */
 export const MAX_IMPORT_ITEMS = 5000;
 /** The most notes a reader keeps; beyond, it counts them (a file of junk must not fill memory with notes). */
@@ -234,6 +243,8 @@ export interface ImportedCut {
   place: Place;
   /** From an EDL: its source timecodes as written (read at the source's rate once known) and its record length. */
   edlSource?: { tc: [string, string]; drop: boolean; recordFrames: number };
+  /** The file gives no range for it (OTIO: no source_range, no available_range): it plays its whole asset, as long as that is measured. */
+  wholeMedia?: boolean;
 }
 
 export interface ImportedOverlay {

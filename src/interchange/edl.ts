@@ -3,7 +3,8 @@
 // counts 24), the record side starting at 01:00:00:00. Reels are 8 characters: the first 8 of the asset id, with
 // `* FROM CLIP NAME:` and `* SOURCE FILE:` comments for relinking. An EDL carries no levels, no crop and only two
 // audio channels: export_edit warns about each. Reading takes dissolves, wipes, speed lines, drop-frame timecode
-// and comments, and notes what it cannot carry. Pure: text in, text out.
+// (an FCM line counts every timecode of the events after it) and comments, and notes what it cannot carry. Pure:
+// text in, text out.
 import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, timecodeSeconds } from './document.js';
 
 /** The timecode base of a rate: integer rates as they are, NTSC rates (n*1000/1001) counted as n. */
@@ -38,20 +39,35 @@ export function framesToDropTimecode(frames: number, base: number): string {
   return framesToTimecode(f, base).replace(/:(\d{2})$/, ';$1');
 }
 
-/** HH:MM:SS:FF (or ;FF, drop-frame) to a frame count; undefined when malformed. */
-export function timecodeToFrames(tc: string, base: number, dropFrame: boolean): number | undefined {
+/** Whether drop-frame counting applies at this rate: 29.97 and 59.94 only (NTSC rates with a timecode base of 30 or 60). */
+export const dropFrameRate = (rate: { num: number; den: number }) => rate.den === 1001 && (rate.num === 30_000 || rate.num === 60_000);
+
+/**
+ * HH:MM:SS:FF (any of : ; . , before the frames) to a frame count, counted drop-frame or not as `dropFrame` says (the
+ * separator does not decide it); or why the label names no frame: malformed, a field out of range, or a label that
+ * drop-frame skips (frames 00 and 01, 00 to 03 at 59.94, of each minute but every tenth).
+ */
+export function readTimecode(tc: string, base: number, dropFrame: boolean): { frames: number } | { reason: string } {
   const m = /^(\d{2}):(\d{2}):(\d{2})[:;.,](\d{2})$/.exec(tc);
-  if (!m) return undefined;
+  if (!m) return { reason: `"${quoteOf(tc, 20)}" is not a timecode (HH:MM:SS:FF)` };
   const [h, mi, s, f] = m.slice(1).map(Number) as [number, number, number, number];
-  if (mi > 59 || s > 59 || f >= base) return undefined;
+  if (mi > 59 || s > 59) return { reason: `"${tc}" has ${mi > 59 ? `${mi} minutes` : `${s} seconds`}; they run to 59` };
+  if (f >= base) return { reason: `"${tc}" has frame ${f}; at ${base} frames a second they run to ${base - 1}` };
   let frames = ((h * 60 + mi) * 60 + s) * base + f;
   if (dropFrame && (base === 30 || base === 60)) {
     // Drop-frame labels skip 2 (4 at 60) frame numbers each minute, except every tenth minute.
     const drop = base / 15;
     const minutes = h * 60 + mi;
+    if (s === 0 && f < drop && minutes % 10 !== 0) return { reason: `"${tc}" is no drop-frame label: drop-frame counting skips frames ${drop === 2 ? '00 and 01' : '00 to 03'} at the start of each minute but every tenth` };
     frames -= drop * (minutes - Math.floor(minutes / 10));
   }
-  return frames;
+  return { frames };
+}
+
+/** HH:MM:SS:FF to a frame count (see readTimecode); undefined when the label names no frame. */
+export function timecodeToFrames(tc: string, base: number, dropFrame: boolean): number | undefined {
+  const r = readTimecode(tc, base, dropFrame);
+  return 'frames' in r ? r.frames : undefined;
 }
 
 const RECORD_START_SEC = 3600;
@@ -66,12 +82,15 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   const fpsR = doc.fps;
   // Drop-frame counting where the edit is at 29.97 or 59.94 and a source's own timecode is drop-frame (its labels
   // are what its editor sees); else non-drop-frame.
-  const drop = fpsR.den === 1001 && (base === 30 || base === 60) && doc.clips.some((c) => doc.media.get(c.assetId)?.timecodeDrop);
+  const drop = dropFrameRate(fpsR) && doc.clips.some((c) => doc.media.get(c.assetId)?.timecodeDrop);
   const recordStart = drop ? timecodeToFrames(`${String(RECORD_START_SEC / 3600).padStart(2, '0')}:00:00;00`, base, true)! : RECORD_START_SEC * base;
   const tc = (frames: number) => (drop ? framesToDropTimecode(frames, base) : framesToTimecode(frames, base));
   const events: { recIn: number; lines: string[] }[] = [];
-  const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number, srcBase = base) =>
-    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${srcBase === base ? tc(srcIn) : framesToTimecode(srcIn, srcBase)} ${srcBase === base ? tc(srcOut) : framesToTimecode(srcOut, srcBase)} ${tc(recIn)} ${tc(recOut)}`;
+  // A source at another rate is labelled in its own frames, counted as the list's FCM line says (which a reader
+  // applies to every timecode of an event): drop-frame where that rate has it.
+  const labelAt = (rate: { num: number; den: number }) => (rate === fpsR ? tc : drop && dropFrameRate(rate) ? (f: number) => framesToDropTimecode(f, timecodeBase(rate)!) : (f: number) => framesToTimecode(f, timecodeBase(rate)!));
+  const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number, srcTc = tc) =>
+    `${reel.padEnd(8)} ${track.padEnd(5)} C        ${srcTc(srcIn)} ${srcTc(srcOut)} ${tc(recIn)} ${tc(recOut)}`;
   const comments = (assetId: string) => {
     const m = doc.media.get(assetId);
     // A local file as its path (as Avid and Resolve write it); a link as it is.
@@ -89,7 +108,7 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
     const srcIn = Math.floor((at * srcRate.num) / srcRate.den + 1e-6);
     const srcFrames = srcRate === fpsR ? c.frames : Math.max(1, Math.round((c.frames * fpsR.den * srcRate.num) / (fpsR.num * srcRate.den)));
     const rec = recordStart + c.recordFrame;
-    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, timecodeBase(srcRate)), ...comments(c.assetId)] });
+    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, labelAt(srcRate)), ...comments(c.assetId)] });
     if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);
     if (c.crop) warnings.push(`cut ${i + 1}: its crop is not carried (an EDL has no framing)`);
   });
@@ -133,6 +152,8 @@ interface Event {
   srcOut: number;
   /** The source timecodes as written, for reading at the source's own rate once it is known (to-edit.ts). */
   srcTc: [string, string];
+  /** Counted drop-frame (the FCM line in force). */
+  drop: boolean;
   recIn: number;
   recOut: number;
   line: number;
@@ -150,7 +171,11 @@ export function edlStatedRate(text: string): { num: number; den: number } | unde
 export function readEdl(text: string, fps: { num: number; den: number }): ImportedTimeline {
   const notes = noteList();
   const out: ImportedTimeline = { format: 'edl', fps, cuts: [], overlays: [], notes };
-  let dropFrame = false;
+  // The frame code mode in force: set by an FCM line for the events after it (CMX 3600), else by the first event's
+  // record in point (";" or "," is drop-frame). It counts every timecode of an event; a label's separator does not.
+  let dropFrame: boolean | undefined;
+  let modeSaid = false;
+  let separatorsDisagree = false;
   const base = timecodeBase(fps);
   if (base === undefined) {
     notes.push({ severity: 'error', place: 'the file', message: `an EDL counts timecode at a whole or NTSC frame rate of at most 60 fps, not ${+(fps.num / fps.den).toFixed(3)}; give fps` });
@@ -178,7 +203,11 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     }
     const fcm = /^FCM:\s*(.*)$/i.exec(l);
     if (fcm) {
-      dropFrame = /^DROP/i.test(fcm[1]!.trim());
+      const mode = fcm[1]!.trim();
+      if (/^DROP/i.test(mode) || /^NON[- ]?DROP/i.test(mode)) {
+        dropFrame = /^DROP/i.test(mode);
+        modeSaid = true;
+      } else notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `"${quoteOf(l)}" is neither FCM: DROP FRAME nor FCM: NON-DROP FRAME; the frame code mode was left as it was` });
       return;
     }
     if (l.startsWith('*')) {
@@ -203,17 +232,28 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     }
     const m = EVENT.exec(l);
     if (!m) {
-      if (/^\d{1,6}\s/.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `an event line that was not understood was left out: "${quoteOf(l)}"` });
-      else if (!/^(SPLIT|AUD|SWM|EFFECTS NAME|>>>)/i.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line that was not understood was skipped: "${quoteOf(l)}"` });
+      if (/^\d{1,6}\s/.test(l)) {
+        // Comments after an event left out are its own: they must not rename the event before it.
+        last = undefined;
+        notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `an event line that was not understood was left out: "${quoteOf(l)}"` });
+      } else if (!/^(SPLIT|AUD|SWM|EFFECTS NAME|>>>)/i.test(l)) notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a line that was not understood was skipped: "${quoteOf(l)}"` });
       return;
     }
-    const frames = m.slice(6, 10).map((tc) => timecodeToFrames(tc, base!, dropFrame || tc.includes(';')));
-    if (frames.some((f) => f === undefined)) {
-      notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `a timecode that is not valid at ${base} frames a second; the event was left out` });
+    const labels = m.slice(6, 10);
+    dropFrame ??= /[;,]\d{2}$/.test(labels[2]!);
+    if (!dropFrame && labels.some((tc) => /[;,]\d{2}$/.test(tc)) && !separatorsDisagree) {
+      separatorsDisagree = true;
+      notes.push({ severity: 'warning', place: `line ${lineNo}`, message: `timecodes written drop-frame style (";" or ",") in a non-drop-frame list were counted non-drop-frame, as ${modeSaid ? 'its FCM line says' : 'the first event\'s record in point says (the list has no FCM line)'}, here and in any later event` });
+    }
+    const read = labels.map((tc) => readTimecode(tc, base!, dropFrame!));
+    const bad = read.find((r) => 'reason' in r);
+    if (bad && 'reason' in bad) {
+      last = undefined;
+      notes.push({ severity: 'error', place: `line ${lineNo}`, message: `a timecode that is not valid at ${base} frames a second${dropFrame && (base === 30 || base === 60) ? ', counted drop-frame' : ''} (${bad.reason}); the event was left out` });
       return;
     }
-    const [srcIn, srcOut, recIn, recOut] = frames as number[];
-    last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, srcTc: [m[6]!, m[7]!], recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
+    const [srcIn, srcOut, recIn, recOut] = read.map((r) => ('frames' in r ? r.frames : 0));
+    last = { number: m[1]!, reel: m[2]!, track: m[3]!.toUpperCase(), transition: m[4]!.toUpperCase(), srcIn: srcIn!, srcOut: srcOut!, srcTc: [m[6]!, m[7]!], drop: dropFrame, recIn: recIn!, recOut: recOut!, line: lineNo, hints: { names: [m[2]!] } };
     events.push(last);
   }
   if (!events.length) {
@@ -238,7 +278,7 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     if (recordAt !== undefined && e.recIn < recordAt) notes.push({ severity: 'warning', place, message: 'it overlaps the event before it on the record side; it follows that event instead' });
     recordAt = Math.max(recordAt ?? 0, e.recOut);
     // Whether its source and record lengths differ (a speed change) is judged once the source's rate is known.
-    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place, edlSource: { tc: e.srcTc, drop: dropFrame, recordFrames: e.recOut - e.recIn } };
+    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place, edlSource: { tc: e.srcTc, drop: e.drop, recordFrames: e.recOut - e.recIn } };
     out.cuts.push(cut);
   }
   // Sound-only events: the cuts' own sound when they mirror a picture event, else overlays.

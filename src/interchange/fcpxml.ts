@@ -4,7 +4,7 @@
 // or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
 // takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
 // clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, addR, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
+import { MAX_IMPORT_ITEMS, addR, heldExactly, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
 import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
 
 const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
@@ -116,6 +116,17 @@ export function parseFcpTime(v: string | undefined): number | undefined {
   return d > 0 ? Number(m[1]) / d : undefined;
 }
 
+/** Whether a time attribute is held exactly as a number (heldExactly); a malformed one is another matter (true). */
+function fcpTimeExact(v: string | undefined): boolean {
+  const m = v === undefined ? null : /^\s*(-?\d+)(?:\/(\d+))?s\s*$/.exec(v);
+  if (!m) return true;
+  const n = Number(m[1]);
+  const d = m[2] ? Number(m[2]) : 1;
+  return d === 0 || (Number.isSafeInteger(d) && heldExactly(n, n / d));
+}
+/** The time attributes that place an item or say where its media starts. */
+const TIME_ATTRS = ['start', 'offset', 'duration', 'tcStart'] as const;
+
 const levelOfDb = (v: string | undefined): number | undefined => {
   const m = v === undefined ? null : /^\s*(-?[\d.]+)\s*dB\s*$/i.exec(v);
   if (!m) return undefined;
@@ -127,6 +138,8 @@ const levelOfDb = (v: string | undefined): number | undefined => {
 interface AssetInfo {
   hints: MediaHints;
   startSec: number;
+  /** A time of it is too large to hold exactly: its clips are not read. */
+  unexact: boolean;
   hasVideo: boolean;
   hasAudio: boolean;
 }
@@ -215,6 +228,7 @@ export function readFcpxml(text: string): ImportedTimeline {
       assets.set(r.attrs.id, {
         hints: { ...(cutroomId ? { assetId: cutroomId } : {}), ...(src ? { url: src } : {}), names: [r.attrs.name, r.attrs.uid].filter((n): n is string => !!n) },
         startSec: parseFcpTime(r.attrs.start) ?? 0,
+        unexact: !TIME_ATTRS.every((a) => fcpTimeExact(r.attrs[a])),
         hasVideo: r.attrs.hasVideo === '1',
         hasAudio: r.attrs.hasAudio === '1',
       });
@@ -244,15 +258,29 @@ export function readFcpxml(text: string): ImportedTimeline {
     return out;
   }
 
-  const mediaOf = (el: XmlElement): { asset?: AssetInfo; mediaStart: number; place: string } => {
-    // An asset-clip names its asset; a clip holds a video (or audio) element that does, on the clip's own clock.
-    if (el.attrs.ref && assets.has(el.attrs.ref)) return { asset: assets.get(el.attrs.ref), mediaStart: 0, place: '' };
-    const inner = el.children.find((c) => (c.name === 'video' || c.name === 'audio' || c.name === 'asset-clip') && c.attrs.ref && assets.has(c.attrs.ref));
-    if (!inner) return { mediaStart: 0, place: '' };
-    // media time = inner.start + (local time - inner.offset)
-    return { asset: assets.get(inner.attrs.ref!), mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0), place: '' };
-  };
   const describe = (el: XmlElement) => `<${quoteOf(el.name)}${el.attrs.name ? ` name="${quoteOf(el.attrs.name)}"` : ''}> (line ${el.line})`;
+  // A time too large to hold exactly (an in point of 1e300 s less an asset start of 1e300 s comes out 0) is said
+  // once, where it is written; what it places or starts is not read.
+  const unexact = new Set<XmlElement>();
+  const findUnexact = (el: XmlElement) => {
+    const attr = TIME_ATTRS.find((a) => !fcpTimeExact(el.attrs[a]));
+    if (attr) {
+      unexact.add(el);
+      const what = el.name === 'asset' ? 'its clips were left out' : el.name === 'sequence' ? 'the timeline cannot be placed' : 'it was left out';
+      notes.push({ severity: 'error', place: describe(el), message: `its ${attr} ("${quoteOf(el.attrs[attr]!, 40)}") is too large to hold exactly; ${what}` });
+    }
+    el.children.forEach(findUnexact);
+  };
+  findUnexact(root);
+  const mediaOf = (el: XmlElement): { asset?: AssetInfo; mediaStart: number; unexact: boolean } => {
+    // An asset-clip names its asset; a clip holds a video (or audio) element that does, on the clip's own clock.
+    if (el.attrs.ref && assets.has(el.attrs.ref)) return { asset: assets.get(el.attrs.ref), mediaStart: 0, unexact: assets.get(el.attrs.ref)!.unexact };
+    const inner = el.children.find((c) => (c.name === 'video' || c.name === 'audio' || c.name === 'asset-clip') && c.attrs.ref && assets.has(c.attrs.ref));
+    if (!inner) return { mediaStart: 0, unexact: false };
+    // media time = inner.start + (local time - inner.offset)
+    const asset = assets.get(inner.attrs.ref!)!;
+    return { asset, mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0), unexact: asset.unexact || unexact.has(inner) };
+  };
   const dropped = (el: XmlElement, place: string) => {
     for (const c of el.children) {
       if (c.name === 'timeMap' || c.name === 'conform-rate') notes.push({ severity: 'warning', place, message: 'a speed change (retiming) was dropped: cutroom plays clips at their own speed' });
@@ -268,6 +296,7 @@ export function readFcpxml(text: string): ImportedTimeline {
     // One more clip than import_edit takes is enough for it to refuse the file: the rest is not read.
     if (out.cuts.length + out.overlays.length > MAX_IMPORT_ITEMS) break;
     spineIndex++;
+    if (unexact.has(el)) continue;
     const place = `spine item ${spineIndex}, ${describe(el)}`;
     const offset = parseFcpTime(el.attrs.offset);
     const start = parseFcpTime(el.attrs.start) ?? 0;
@@ -301,7 +330,8 @@ export function readFcpxml(text: string): ImportedTimeline {
         notes.push({ severity: 'warning', place, message: 'an item without media or duration was left out' });
         continue;
       }
-      const { asset, mediaStart } = mediaOf(target);
+      const { asset, mediaStart, unexact: tooLarge } = mediaOf(target);
+      if (tooLarge || unexact.has(target)) continue;
       if (!asset) {
         notes.push({ severity: 'error', place, message: `its media is not among the file's assets (ref "${target.attrs.ref ?? ''}")` });
         continue;
@@ -334,7 +364,7 @@ export function readFcpxml(text: string): ImportedTimeline {
   return out;
 
   function connectedItem(c: XmlElement, parentStart: number, parentAt: number, parentPlace: string) {
-    if (c.name === 'transition') return;
+    if (c.name === 'transition' || unexact.has(c)) return;
     const lane = Number(c.attrs.lane);
     const at = parentAt + ((parseFcpTime(c.attrs.offset) ?? parentStart) - parentStart);
     if (c.name === 'spine') {
@@ -354,11 +384,13 @@ export function readFcpxml(text: string): ImportedTimeline {
   function connectedAt(item: XmlElement, at: number, place: string, lane: number) {
     // An audition plays its pick: the first clip in it.
     const c = item.name === 'audition' ? (item.children.find((x) => x.name === 'asset-clip' || x.name === 'clip') ?? item) : item;
+    if (unexact.has(item) || unexact.has(c)) return;
     if (isGenerator(c)) {
       notes.push({ severity: 'warning', place, message: 'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out' });
       return;
     }
-    const { asset, mediaStart } = mediaOf(c);
+    const { asset, mediaStart, unexact: tooLarge } = mediaOf(c);
+    if (tooLarge) return;
     const duration = parseFcpTime(c.attrs.duration) ?? parseFcpTime(item.attrs.duration);
     if (!asset || duration === undefined) {
       notes.push({ severity: 'warning', place, message: 'a connected item without media or duration was left out' });

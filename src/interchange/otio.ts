@@ -2,7 +2,7 @@
 // cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
 // clip's source_range is in its source's frame rate. OTIO has no standard volume, so levels (and cutroom's own
 // ids, in and out points and crop) travel in clip metadata under the "cutroom" key. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, noteList, quoteOf, rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { MAX_IMPORT_ITEMS, heldExactly, noteList, quoteOf, rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
 const range = (start: number, duration: number, rate: number) => ({ OTIO_SCHEMA: 'TimeRange.1', duration: rt(duration, rate), start_time: rt(start, rate) });
@@ -89,6 +89,18 @@ function rangeSec(v: unknown): { start: number; duration: number; rate: number }
   const duration = timeSec(v.duration);
   if (!start || !duration) return undefined;
   return { start: start.sec, duration: duration.sec, rate: start.rate };
+}
+
+/** The first time of a TimeRange too large to hold exactly, described for a note; undefined when there is none. */
+function tooLarge(range: unknown, name: string): string | undefined {
+  if (!isObj(range)) return undefined;
+  for (const key of ['start_time', 'duration']) {
+    const t = range[key];
+    const value = isObj(t) ? num(t.value) : undefined;
+    const rate = isObj(t) ? num(t.rate) : undefined;
+    if (value !== undefined && rate !== undefined && rate > 0 && !heldExactly(value, value / rate)) return `its ${name} ${key} (${value} at rate ${rate})`;
+  }
+  return undefined;
 }
 
 function cutroomMeta(v: Json): Json | undefined {
@@ -244,15 +256,18 @@ export function readOtio(text: string): ImportedTimeline {
       notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item is not something cutroom can play; it was left out` });
       return;
     }
-    // The media's own clock: its available_range starts at its first frame's time (a timecode); an in point in the
-    // file is on that clock, cutroom's from the media's start. Without a source_range a clip plays its whole media.
-    const available = rangeSec(mediaRefOf(it)?.available_range);
-    const r = rangeSec(it.source_range) ?? available;
-    if (!r) {
-      notes.push({ severity: 'error', place, message: 'the clip has no source_range (its in point and length), and its media no available_range to play whole; it was left out' });
+    const huge = tooLarge(it.source_range, 'source_range') ?? tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
+    if (huge) {
+      notes.push({ severity: 'error', place, message: `${huge} is too large to hold exactly; the clip was left out` });
       return;
     }
-    if (!rangeSec(it.source_range)) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
+    // The media's own clock: its available_range starts at its first frame's time (a timecode); an in point in the
+    // file is on that clock, cutroom's from the media's start. Without a source_range a clip plays its whole media:
+    // its available_range, or without one the whole asset it maps to (to-edit.ts, once the asset is measured).
+    const available = rangeSec(mediaRefOf(it)?.available_range);
+    const wholeMedia = !rangeSec(it.source_range) && !available;
+    const r = rangeSec(it.source_range) ?? available ?? { start: 0, duration: 0, rate: 0 };
+    if (!rangeSec(it.source_range) && available) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
     if (available?.start) r.start -= available.start;
     if (it.enabled === false) {
       notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
@@ -260,7 +275,7 @@ export function readOtio(text: string): ImportedTimeline {
     }
     effectNotes(it, place, notes);
     const m = cutroomMeta(it);
-    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place };
+    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place, ...(wholeMedia ? { wholeMedia } : {}) };
     if (isObj(m?.crop)) {
       const z = num(m.crop.zoom);
       const x = num(m.crop.position_x);
@@ -278,7 +293,9 @@ export function readOtio(text: string): ImportedTimeline {
       if (out.cuts.length + out.overlays.length > MAX_IMPORT_ITEMS) return;
       const place = `audio track ${ti + 1}, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${quoteOf(it.name)}")` : ''}`;
       const kind = kindOf(it);
-      const r = rangeSec(it.source_range);
+      // Without a source_range a clip plays its whole media, as its available_range gives it.
+      const available = kind === 'Clip' ? rangeSec(mediaRefOf(it)?.available_range) : undefined;
+      const r = rangeSec(it.source_range) ?? available;
       if (kind === 'Transition') {
         notes.push({ severity: 'warning', place, message: 'an audio transition was dropped: cutroom has no transitions' });
         return; // Transitions overlap their neighbours: they take no time of their own.
@@ -286,21 +303,33 @@ export function readOtio(text: string): ImportedTimeline {
       const start = at;
       at += r?.duration ?? 0;
       if (kind === 'Gap') return;
+      if (kind === 'Clip' && !r) {
+        // The sound of a picture clip that plays its whole asset too: that cut's own sound.
+        if (out.cuts.some((c) => c.wholeMedia && sameMedia(c.media, hintsOf(it)))) return;
+        notes.push({ severity: 'warning', place, message: 'an audio clip with no source_range, whose media has no available_range, was left out: the file does not say how long it plays, so nor where what follows it on its track starts' });
+        return;
+      }
       if (kind !== 'Clip' || !r) {
         notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item without a usable source_range was left out` });
         return;
       }
       const m = cutroomMeta(it);
       if (m?.role === 'sound' || m?.role === 'picture') return; // the cut's own sound: its levels came with the picture
+      const huge = tooLarge(it.source_range, 'source_range') ?? tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
+      if (huge) {
+        notes.push({ severity: 'error', place, message: `${huge} is too large to hold exactly; the clip was left out` });
+        return;
+      }
       if (it.enabled === false) {
         notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
         return;
       }
+      if (!rangeSec(it.source_range)) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
       effectNotes(it, place, notes);
       // cutroom's own milliseconds, where the file still places the clip on the frames they round to (not moved).
       const ms = m && num(m.start_ms) !== undefined && num(m.end_ms) !== undefined ? { from: num(m.start_ms)! / 1000, to: num(m.end_ms)! / 1000 } : undefined;
       const sameFrames = ms && Math.round(ms.from * r.rate) === Math.round(start * r.rate) && Math.max(Math.round(ms.from * r.rate) + 1, Math.round(ms.to * r.rate)) === Math.round((start + r.duration) * r.rate);
-      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: r.start - (rangeSec(mediaRefOf(it)?.available_range)?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
+      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: r.start - (available?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
       // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
       if (!m && mirrorsCut(out.cuts, overlay)) return;
       out.overlays.push(overlay);
@@ -309,11 +338,14 @@ export function readOtio(text: string): ImportedTimeline {
   return out;
 }
 
+/** Whether two clips name the same media: the same link or path, or the same first name. */
+const sameMedia = (a: MediaHints, b: MediaHints) => !!((a.url && a.url === b.url) || (a.names[0] && a.names[0] === b.names[0]));
+
 /** An audio clip lying exactly under a cut of the same media (editors write a clip's sound on its own track). */
 function mirrorsCut(cuts: ImportedCut[], o: ImportedOverlay): boolean {
   let at = 0;
   for (const c of cuts) {
-    const same = (c.media.url && c.media.url === o.media.url) || (c.media.names[0] && c.media.names[0] === o.media.names[0]);
+    const same = sameMedia(c.media, o.media);
     if (same && Math.abs(at - o.startSec) < 0.001 && Math.abs(c.sourceInSec - o.sourceInSec) < 0.001) return true;
     at += c.durationSec;
   }

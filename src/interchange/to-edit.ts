@@ -2,7 +2,7 @@
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
 import { fpsRational } from '../edit/normalize.js';
 import { quoteOf, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type ImportedCut } from './document.js';
-import { timecodeBase, timecodeToFrames } from './edl.js';
+import { dropFrameRate, timecodeBase, timecodeToFrames } from './edl.js';
 
 export interface AssetCandidate {
   id: string;
@@ -15,6 +15,8 @@ export interface AssetCandidate {
   rate?: { num: number; den: number };
   /** Its start timecode in seconds, when it has one: an EDL's source in points count from it. */
   timecodeSec?: number;
+  /** Its measured length in seconds, when known: a clip that plays its whole media without saying how long lasts it. */
+  durationSec?: number;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -134,17 +136,22 @@ export interface DraftResult {
   notes: ImportNote[];
   /** How each cut's and overlay's media was found, for the agent to check. */
   mapped: string[];
+  /** Assets played whole whose length is not known: measured, they let those cuts be placed (import_edit). */
+  unsized: string[];
 }
 
 /**
  * An EDL event's source span in seconds: its timecodes counted at the source's rate where that is another timecode
- * rate than the EDL's (and the labels are valid there), else at the EDL's.
+ * rate than the EDL's (and the labels are valid there), else at the EDL's. Drop-frame as the event's FCM line says:
+ * at the EDL's rate when its base is 30 or 60 (an EDL read at 30 may mean 29.97), at a source's when that is 29.97 or
+ * 59.94.
  */
 function edlSourceSpan(src: NonNullable<ImportedCut['edlSource']>, edlRate: { num: number; den: number }, sourceRate?: { num: number; den: number }): { inSec: number; lengthSec: number; frameSec: number } | undefined {
   for (const rate of sourceRate && sourceRate.num * edlRate.den !== edlRate.num * sourceRate.den ? [sourceRate, edlRate] : [edlRate]) {
     const base = timecodeBase(rate);
     if (!base) continue;
-    const [a, b] = src.tc.map((tc) => timecodeToFrames(tc, base, src.drop || tc.includes(';')));
+    const drop = src.drop && (rate === edlRate || dropFrameRate(rate));
+    const [a, b] = src.tc.map((tc) => timecodeToFrames(tc, base, drop));
     if (a === undefined || b === undefined) continue;
     const sec = (f: number) => (f * rate.den) / rate.num;
     return { inSec: sec(a), lengthSec: sec(b - a), frameSec: sec(1) };
@@ -158,6 +165,7 @@ const s = (ms: number) => ms / 1000;
 export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}, mediaMap: MediaMap = {}): DraftResult {
   const notes = [...t.notes];
   const mapped: string[] = [];
+  const unsized: string[] = [];
   const usedKeys = new Set<string>();
   const resolve = (h: MediaHints) => {
     const r = resolveMedia(h, assets, mediaMap);
@@ -180,12 +188,26 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   let recordFrames = 0;
   for (const cut of t.cuts) {
     const c = { ...cut, place: quoteOf(cut.place, 120) };
+    let found: Resolved | undefined;
+    if (c.wholeMedia) {
+      // A clip the file gives no range: the whole of its asset, in the edit's frames that fit in it.
+      found = resolve(c.media);
+      const whole = found.asset?.durationSec;
+      if (!found.asset || whole === undefined) {
+        if (found.asset) unsized.push(found.asset.id);
+        const why = !found.asset ? unmappedMessage(c.media, found) : found.asset.kind === 'image' ? `it maps to asset ${labelOf(found.asset)}, an image, which has no length of its own` : `the length of asset ${labelOf(found.asset)} is not known (it could not be measured)`;
+        notes.push({ severity: 'error', place: c.place, message: `the clip has no source_range and its media no available_range, so it plays its whole asset; but ${why}. It was left out` });
+        continue;
+      }
+      c.durationSec = (Math.floor((whole * exact.num) / exact.den + 1e-9) * exact.den) / exact.num;
+      notes.push({ severity: 'warning', place: c.place, message: `the clip has no source_range and its media no available_range: it plays the whole of asset ${labelOf(found.asset)} (${whole.toFixed(3)} s, as measured)` });
+    }
     if (!(c.durationSec > 0)) {
       // A negative length must not eat into the next cut's: the clip is left out whole.
       notes.push({ severity: 'warning', place: c.place, message: `its length (${c.durationSec} s) is not a length; it was left out` });
       continue;
     }
-    const found = resolve(c.media);
+    found ??= resolve(c.media);
     const { asset, via, relinkedFrom } = found;
     if (relinkedFrom) notes.push({ severity: 'warning', place: c.place, message: relinkNote(c.media, relinkedFrom, asset!.id) });
     // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
@@ -218,7 +240,9 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       }
       if (asset?.timecodeSec) sourceInSec -= asset.timecodeSec;
     }
-    const inMs = Math.max(0, asset?.rate ? frameStartMs(sourceInSec, asset.rate) : Math.ceil(sourceInSec * 1000 - 1e-6));
+    const fileInMs = asset?.rate ? frameStartMs(sourceInSec, asset.rate) : Math.ceil(sourceInSec * 1000 - 1e-6);
+    if (fileInMs < 0) notes.push({ severity: 'warning', place: c.place, message: `its in point is ${(-fileInMs / 1000).toFixed(3)} s before its media starts; it starts at the media's start` });
+    const inMs = Math.max(0, fileInMs);
     cuts.push({
       video_id: asset?.id ?? `unmapped:${c.place}`,
       video_start_time: s(inMs),
@@ -284,6 +308,7 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
     },
     notes,
     mapped,
+    unsized,
   };
 }
 

@@ -99,34 +99,58 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
   // The header's length decides which cuts are allowed: check it against where the media really ends.
   // Packet times are on the file's clock, which may not start at 0 (MPEG-TS).
   const start = Number(parsed.format?.start_time) || 0;
-  const last = await measuredEnd(ffprobe, src, facts.durationMs / 1000 + start, opts);
+  const claimed = facts.durationMs / 1000;
+  // Shorter by more than this (1 s, or 1% of a long file) is a header that claims media the file does not hold.
+  const tolerance = Math.max(1, claimed * 0.01);
+  const last = await measuredEnd(ffprobe, src, claimed + start, tolerance, opts);
   const end = last === undefined ? undefined : last - start;
-  if (end !== undefined && end < facts.durationMs / 1000 - Math.max(1, (facts.durationMs / 1000) * 0.01)) {
+  if (end !== undefined && end < claimed - tolerance) {
     return { ...facts, durationMs: Math.round(end * 1000), headerDurationMs: facts.durationMs };
   }
   return facts;
 }
 
 /**
- * Where the media's last packet ends, read from a few seconds before the length the header claims to a little past
- * it (demuxing only: a fraction of a second). A header that lies (a 2 s file claiming 10 hours, a file cut short)
- * cannot be seeked to its claimed end: the read starts wherever the demuxer lands and runs to the real end.
+ * Where the media's last packet ends, read from a few seconds before the length the header claims (demuxing only: a
+ * fraction of a second). A header that lies (a 2 s file claiming 10 hours, a file cut short) cannot be seeked to its
+ * claimed end: the read starts wherever the demuxer lands and runs to the real end. The first read is bounded; one
+ * that ends short of the claim may have stopped at its bound (a long GOP puts the seek's keyframe far back), so a
+ * shorter end is taken only once a read from there to the end of the file confirms it.
  * Undefined when nothing could be read (the header's length then stands).
  */
-async function measuredEnd(ffprobe: string, src: MediaSource, claimedSec: number, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
+async function measuredEnd(ffprobe: string, src: MediaSource, claimedSec: number, tolerance: number, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
   const from = Math.max(0, claimedSec - 5);
-  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-read_intervals', `${from.toFixed(3)}%+${(claimedSec - from + 30).toFixed(3)}`,
-    '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', ...inputArgs(src).slice(-2)];
-  const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 16 * 1024 * 1024 });
-  if (r.cancelled) throw new ProbeError('cancelled');
-  if (r.code !== 0 || r.timedOut) return undefined;
+  const bounded = await lastPacketEnd(ffprobe, src, `${from.toFixed(3)}%+${(claimedSec - from + 30).toFixed(3)}`, opts);
+  if (bounded === undefined || bounded >= claimedSec - tolerance) return bounded;
+  // Read on, unbounded, from where the bounded read ended: a seek there lands on the same keyframe or a later one.
+  const whole = await lastPacketEnd(ffprobe, src, `${bounded.toFixed(3)}%`, opts);
+  return whole === undefined ? undefined : Math.max(bounded, whole);
+}
+
+/** The end of the last packet read in `interval` (ffprobe -read_intervals), parsed as it streams (nothing is kept). */
+async function lastPacketEnd(ffprobe: string, src: MediaSource, interval: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
+  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-read_intervals', interval, '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', ...inputArgs(src).slice(-2)];
   let end: number | undefined;
-  for (const line of r.stdout.toString('utf8').split('\n')) {
+  let partial = '';
+  const take = (line: string) => {
     const [pts, dur] = line.split(',').map(Number);
-    if (pts === undefined || !Number.isFinite(pts)) continue;
+    if (pts === undefined || !Number.isFinite(pts)) return;
     const e = pts + (Number.isFinite(dur) ? dur! : 0);
     if (end === undefined || e > end) end = e;
-  }
+  };
+  const r = await runProcess(ffprobe, args, {
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+    maxStdout: 0,
+    onStdout: (chunk) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      lines.forEach(take);
+    },
+  });
+  if (r.cancelled) throw new ProbeError('cancelled');
+  if (r.code !== 0 || r.timedOut) return undefined;
+  take(partial);
   return end;
 }
 

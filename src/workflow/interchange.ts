@@ -10,7 +10,7 @@ import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
-import { edlStatedRate, readEdl, timecodeBase, timecodeToFrames, writeEdl } from '../interchange/edl.js';
+import { edlStatedRate, readEdl, readTimecode, timecodeBase, writeEdl } from '../interchange/edl.js';
 import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
@@ -156,6 +156,7 @@ export async function exportEdit(
         warnings.push('the media references are the service\'s signed links, which expire: export with media: "download" for files an editor can relink against');
       }
       references.push({ asset_id: id, reference: url.startsWith('file:') ? fileURLToPath(url) : plainLocation(url) });
+      const timecode = mediaTimecode(facts);
       media.set(id, {
         assetId: id,
         name: label,
@@ -168,8 +169,9 @@ export async function exportEdit(
         hasAudio: facts?.hasAudio ?? true,
         ...(facts?.width ? { width: facts.width, height: facts.height } : {}),
         ...(facts?.audioChannels ? { audioChannels: facts.audioChannels } : {}),
-        ...(timecodeFrameOf(facts) ? { timecodeFrame: timecodeFrameOf(facts), ...(facts!.timecode!.includes(';') ? { timecodeDrop: true } : {}) } : {}),
+        ...(timecode && 'frame' in timecode ? { timecodeFrame: timecode.frame, ...(timecode.drop ? { timecodeDrop: true } : {}) } : {}),
       });
+      if (timecode && 'problem' in timecode) warnings.push(`asset ${id}: ${timecode.problem}; its times are written from its start`);
       if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
     }
     const doc = exportDocument(name, checked.timeline, media);
@@ -293,10 +295,15 @@ function capped(list: Diagnostic[], more = 0): Diagnostic[] {
   return [...shown, { severity, path: '', message: `and ${rest} more like these (the first ${MAX_IMPORT_NOTES} are listed)` }];
 }
 
-async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], links: Map<string, string>, draft: { video_series_sequential: { video_id: string }[] }, signal?: AbortSignal): Promise<void> {
+/**
+ * What the import needs to know of the video assets a file's cuts map to, measured (the prober caches): their rates
+ * (an in point then lands on its source's frame), start timecodes (an EDL's source times count from them) and lengths
+ * (a clip the file gives no range plays its whole asset). Notes say what could not be read.
+ */
+async function measureAssets(deps: InterchangeDeps, assets: AssetCandidate[], links: Map<string, string>, ids: Set<string>, signal?: AbortSignal): Promise<ImportNote[]> {
   const prober = deps.prober;
-  if (!prober) return;
-  const ids = new Set(draft.video_series_sequential.map((c) => c.video_id));
+  const problems: ImportNote[] = [];
+  if (!prober) return problems;
   await Promise.all(
     assets
       .filter((a) => ids.has(a.id) && links.has(a.id))
@@ -309,18 +316,26 @@ async function addFrameRates(deps: InterchangeDeps, assets: AssetCandidate[], li
           return undefined;
         });
         if (facts?.frameRate) a.rate = facts.frameRate;
-        const tc = timecodeFrameOf(facts);
-        if (tc && facts?.frameRate) a.timecodeSec = (tc * facts.frameRate.den) / facts.frameRate.num;
+        if (facts?.durationMs !== undefined) a.durationSec = facts.durationMs / 1000;
+        const tc = mediaTimecode(facts);
+        if (tc && 'frame' in tc) a.timecodeSec = (tc.frame * facts!.frameRate!.den) / facts!.frameRate!.num;
+        else if (tc) problems.push({ severity: 'warning', place: `asset ${a.id}`, message: `${tc.problem}; an EDL's source times for it are counted from its start` });
       }),
   );
+  return problems;
 }
 
-/** A media's start timecode as a frame count at its own rate (drop-frame where its label says so), or undefined. */
-function timecodeFrameOf(facts: MediaFacts | undefined): number | undefined {
+/**
+ * A media's start timecode as a frame count at its own rate (drop-frame where its label says so: a tag has no FCM
+ * line), undefined without one (or at 00:00:00:00), or why its label names no frame there.
+ */
+function mediaTimecode(facts: MediaFacts | undefined): { frame: number; drop: boolean } | { problem: string } | undefined {
   const base = facts?.timecode && facts.frameRate ? timecodeBase(facts.frameRate) : undefined;
   if (!base) return undefined;
   const tc = facts!.timecode!.replace(/[.,]/, ':');
-  return timecodeToFrames(tc, base, tc.includes(';')) || undefined;
+  const read = readTimecode(tc, base, tc.includes(';'));
+  if ('reason' in read) return { problem: `its start timecode was not read (${read.reason})` };
+  return read.frames ? { frame: read.frames, drop: tc.includes(';') } : undefined;
 }
 
 /**
@@ -389,12 +404,14 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   // The presets compose_edit takes ("720p", "vertical") mean the same here.
   const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: resolvePreset(input.resolution) } : {}) };
   // A cut's in point lands on its source's frame when that source's rate is known: measure the cut sources (only
-  // those the file maps to; the prober caches), then map again with their rates.
+  // those the file maps to, and assets played whole; the prober caches), then map again with what was measured.
   const mediaMap = checkMediaMap(input.media_map, project);
   const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));
-  await addFrameRates(deps, assets, links, toEditDraft(imported, assets, defaults, mediaMap).draft, signal);
+  const first = toEditDraft(imported, assets, defaults, mediaMap);
+  const measured = await measureAssets(deps, assets, links, new Set([...first.draft.video_series_sequential.map((c) => c.video_id), ...first.unsized]), signal);
   if (edlRate === 'assumed') imported = edlAtSourcesRate(text, imported, assets, mediaMap);
   const { draft, notes, mapped } = toEditDraft(imported, assets, defaults, mediaMap);
+  if (format === 'edl') notes.push(...measured);
   if (!draft.video_series_sequential.length) {
     // The errors first; when there are none, what was skipped says why nothing was read.
     const telling = [...notes.filter((n) => n.severity === 'error'), ...notes.filter((n) => n.severity !== 'error')];

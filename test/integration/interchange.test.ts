@@ -218,6 +218,49 @@ describe('on the local backend', () => {
     expect(note!.severity).toBe('warning');
   });
 
+  it('otio: a clip with no source_range whose media has no available_range plays the whole asset it maps to (issue 31, item 10)', async () => {
+    const rt = (value: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate: 25, value });
+    const clip = (name: string, sourceRange: unknown) => ({ OTIO_SCHEMA: 'Clip.2', name, source_range: sourceRange, media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', name, target_url: `file:///elsewhere/${name}.mov`, available_range: null } }, active_media_reference_key: 'DEFAULT_MEDIA' });
+    const doc = {
+      OTIO_SCHEMA: 'Timeline.1',
+      name: 'whole',
+      global_start_time: rt(0),
+      tracks: {
+        OTIO_SCHEMA: 'Stack.1',
+        children: [
+          { OTIO_SCHEMA: 'Track.1', kind: 'Video', children: [clip('whole red', null), clip('part of blue', { OTIO_SCHEMA: 'TimeRange.1', start_time: rt(25), duration: rt(50) })] },
+          // The picture's own sound, as editors write it: the whole of red again.
+          { OTIO_SCHEMA: 'Track.1', kind: 'Audio', children: [clip('whole red', null)] },
+        ],
+      },
+    };
+    const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: JSON.stringify(doc), format: 'otio', resolution: '320x180', media_map: { 'whole red': ids.red, 'part of blue': ids.blue } }));
+    expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
+    // red measures 8 s: all of it, then blue from 1 s to 3 s.
+    expect(back.edit!.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([
+      [ids.red, '00:00:00.000', '00:00:08.000'],
+      [ids.blue, '00:00:01.000', '00:00:03.000'],
+    ]);
+    expect(back.diagnostics).toContainEqual(expect.objectContaining({ severity: 'warning', message: expect.stringMatching(/no source_range and its media no available_range: it plays the whole of asset .* \(8\.\d{3} s, as measured\)/) }));
+    expect(back.edit!.audio_overlay).toEqual([]);
+    expect(back.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/audio clip/);
+  });
+
+  it('edl: counts an event\'s timecodes as its FCM line says, and refuses a drop-frame label that does not exist (issue 31, item 9)', async () => {
+    const list = (fcm: string, event: string) => ['TITLE: tc', `FCM: ${fcm}`, '', `001  AX       V     C        ${event}`, '* FROM CLIP NAME: red', ''].join('\n');
+    const importEdl = async (text: string) => withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', fps: 29.97, resolution: '320x180', media_map: { red: ids.red } }));
+    // A 1 s record written 01:00:00;00 to 01:00:01:00 in a non-drop-frame list: 30 frames (it was a 4.6 s cut).
+    const ndf = await importEdl(list('NON-DROP FRAME', '00:00:02:00 00:00:03:00 01:00:00;00 01:00:01:00'));
+    expect(ndf.ready, JSON.stringify(ndf.diagnostics)).toBe(true);
+    const [cut] = ndf.edit!.video_series_sequential;
+    expect(sec(cut!.video_start_time)).toBe(2);
+    expect(sec(cut!.video_end_time) - sec(cut!.video_start_time)).toBeCloseTo(30 / 29.97, 2);
+    // 00:01:00;00 is no label at 29.97 drop-frame: refused, saying so, not read as 00:00:59;28.
+    const df = await call(srv, 'import_edit', { project_id: projectId, content: list('DROP FRAME', '00:00:02;00 00:00:03;00 00:01:00;00 00:01:01;00'), format: 'edl', fps: 29.97, resolution: '320x180', media_map: { red: ids.red } });
+    expect(df.isError).toBe(true);
+    expect(textOf(df)).toMatch(/"00:01:00;00" is no drop-frame label/);
+  });
+
   it('sweeps an export a killed server left half-built, and leaves one another live server is building', async () => {
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
     const dead = join(exportsDir, `.20000101000000-aaaaaaaa.${deadPid}.building`);

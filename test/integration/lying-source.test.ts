@@ -1,6 +1,7 @@
 // A source whose header lies about its length (a 2 s Matroska file whose header says 10 hours): cutroom measures
 // where its media really ends and says so, a cut in the missing part is refused, and a render is "uploaded" only
-// when its file has what was asked (streams, and a length within a frame).
+// when its file has what was asked (streams, and a length within a frame). An honest source whose keyframes are far
+// apart (50 s GOPs) keeps the length its header gives (issue 31, item 6).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,8 @@ const call = async (name: string, args: Record<string, unknown>) => (await srv.c
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   lyingMkv(join(allowed, 'liar.mkv'));
+  // 90 s of picture and sound with keyframes at 0 and 50 s only: a seek near the end lands 40 s back.
+  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x36:r=25:d=90', '-f', 'lavfi', '-i', 'sine=d=90', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '1250', '-keyint_min', '1250', '-sc_threshold', '0', '-c:a', 'aac', '-shortest', join(allowed, 'long-gop.mp4')]);
   srv = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: allowed });
 }, 60_000);
 afterAll(async () => {
@@ -78,6 +81,27 @@ describe('a source whose header claims 10 hours and holds 2 s', () => {
     const render = await call('render_edit', { ...inside, wait: true });
     expect(render.isError, textOf(render)).toBeFalsy();
     expect(render.structuredContent!.status ?? (render.structuredContent!.render as { status?: string } | undefined)?.status).toMatch(/uploaded|done/);
+  }, 120_000);
+});
+
+describe('an honest source whose keyframes are 50 s apart', () => {
+  it('is imported at the length its header gives, and a cut near its end is checked ready and previewed', async () => {
+    const keyframes = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', join(allowed, 'long-gop.mp4')], { encoding: 'utf8' });
+    expect(keyframes.stdout.split(/\s+/).filter(Boolean).map(parseFloat)).toEqual([0, 50]);
+    const project = ((await call('create_project', { name: 'long gop', description: '' })).structuredContent!.project as { id: string }).id;
+    const imported = await call('import_media', { project_id: project, path: join(allowed, 'long-gop.mp4') });
+    expect(imported.isError, textOf(imported)).toBeFalsy();
+    expect(imported.structuredContent!.duration_seconds).toBeCloseTo(90, 1);
+    expect(imported.structuredContent!.header_duration_seconds).toBeUndefined();
+    expect(textOf(imported)).not.toMatch(/header claims/);
+    const asset = (imported.structuredContent!.asset as { id: string }).id;
+    const nearEnd = { project_id: project, clips: [{ asset_id: asset, start: 86, end: 89 }], resolution: '320x240', fps: 25 };
+    const composed = await call('compose_edit', nearEnd);
+    expect(composed.structuredContent!.ready, JSON.stringify(composed.structuredContent!.diagnostics)).toBe(true);
+    expect(JSON.stringify(composed.structuredContent!.diagnostics)).not.toMatch(/header says/);
+    const preview = await call('preview_edit', nearEnd);
+    expect(preview.isError, textOf(preview)).toBeFalsy();
+    expect(preview.structuredContent!.measured_seconds).toBeCloseTo(3, 1);
   }, 120_000);
 });
 

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readEdl, timecodeToFrames, framesToTimecode } from '../../src/interchange/edl.js';
+import { framesToDropTimecode, readEdl, readTimecode, timecodeToFrames, framesToTimecode } from '../../src/interchange/edl.js';
+import { MAX_FILE_SEC } from '../../src/interchange/document.js';
 import { readFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio } from '../../src/interchange/otio.js';
 import { toEditDraft, type AssetCandidate } from '../../src/interchange/to-edit.js';
@@ -246,9 +247,32 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
     const t = readOtio(timeline(clip('b', 'null', media)));
     expect(t.cuts[0]).toMatchObject({ sourceInSec: 0, durationSec: 10 });
     expect(t.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no source_range: it plays its whole media \(10\.000 s/));
-    const none = readOtio(timeline(clip('c', 'null', 'null')));
-    expect(none.cuts).toEqual([]);
-    expect(none.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no available_range to play whole; it was left out/));
+  });
+
+  it('plays the whole asset, as long as it measures, for a clip with no source_range whose media has no available_range (issue 31, item 10)', () => {
+    const none = readOtio(timeline(clip('c', 'null', 'null'), clip('d', range(25, 50), 'null')));
+    expect(none.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(none.cuts[0]).toMatchObject({ sourceInSec: 0, wholeMedia: true });
+    const assets: AssetCandidate[] = [
+      { id: 'cccccccc-0000-4000-8000-00000000000c', kind: 'video', names: ['c'], url: '/m/c.mov', durationSec: 6.03, rate: { num: 25, den: 1 } },
+      { id: 'dddddddd-0000-4000-8000-00000000000d', kind: 'video', names: ['d'], url: '/m/d.mov', rate: { num: 25, den: 1 } },
+    ];
+    // At 25 fps: the 150 frames that fit in 6.03 s, then the next clip from where that ends on the timeline.
+    const draft = toEditDraft(none, assets, { fps: 25 });
+    expect(draft.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(draft.draft.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([
+      [assets[0]!.id, 0, 6],
+      [assets[1]!.id, 1, 3],
+    ]);
+    expect(messages(draft.notes)).toMatch(/it plays the whole of asset cccccccc-0000-4000-8000-00000000000c \(c\) \(6\.030 s, as measured\)/);
+    expect(draft.unsized).toEqual([]);
+    // Not measured (yet): an error that says so, and the asset named for import_edit to measure; unmapped: how to map it.
+    const unmeasured = toEditDraft(none, [{ ...assets[0]!, durationSec: undefined }, assets[1]!], { fps: 25 });
+    expect(unmeasured.unsized).toEqual([assets[0]!.id]);
+    expect(unmeasured.draft.video_series_sequential.map((c) => c.video_id)).toEqual([assets[1]!.id]);
+    expect(unmeasured.notes.filter((n) => n.severity === 'error').map((n) => n.message)).toEqual([expect.stringMatching(/plays its whole asset; but the length of asset cccccccc.* is not known/)]);
+    const unmapped = toEditDraft(none, [assets[1]!], { fps: 25 });
+    expect(messages(unmapped.notes.filter((n) => n.severity === 'error'))).toMatch(/plays its whole asset; but its media \(.*\) matches no asset of the project; map it with media_map/);
   });
 });
 
@@ -290,5 +314,126 @@ describe('FCPXML as Final Cut writes it: storylines, auditions, clips and genera
     ]);
     const generator = t.notes.find((n) => n.place.includes('Solid'));
     expect(generator).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^a generator or title .* left out and the timeline closed up$/) });
+  });
+});
+
+describe('timecode as CMX 3600 counts it (issue 31, item 9)', () => {
+  const ntsc = { num: 30000, den: 1001 };
+  const A: AssetCandidate[] = [{ id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate: ntsc }];
+  const edl = (...lines: string[]) => `TITLE: t\n${lines.join('\n')}\n`;
+  const spans = (text: string) => toEditDraft(readEdl(text, ntsc), A, {}).draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time]);
+
+  it('accepts exactly the drop-frame labels that name a frame, each read as the frame it labels (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom(30, 60), fc.nat(), (h, m, sec, base, f0) => {
+        const f = f0 % base;
+        const label = `${[h, m, sec, f].map((n) => String(n).padStart(2, '0')).slice(0, 3).join(':')};${String(f).padStart(2, '0')}`;
+        const skipped = sec === 0 && f < base / 15 && m % 10 !== 0;
+        const read = readTimecode(label, base, true);
+        if (skipped) expect(read).toEqual({ reason: expect.stringMatching(/is no drop-frame label/) });
+        else expect(framesToDropTimecode((read as { frames: number }).frames, base)).toBe(label);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(timecodeToFrames('00:01:00;00', 30, true)).toBeUndefined();
+    expect(timecodeToFrames('00:01:00;01', 30, true)).toBeUndefined();
+    expect(timecodeToFrames('00:01:00;02', 30, true)).toBe(1800);
+    expect(timecodeToFrames('00:10:00;00', 30, true)).toBe(17982);
+    expect(timecodeToFrames('00:01:00;03', 60, true)).toBeUndefined();
+    expect(timecodeToFrames('00:01:00;04', 60, true)).toBe(3600);
+    // Non-drop-frame has every label.
+    expect(timecodeToFrames('00:01:00:00', 30, false)).toBe(1800);
+  });
+
+  it('refuses an event with a drop-frame label that does not exist, naming it, rather than reading the frame before', () => {
+    const t = readEdl(edl('FCM: DROP FRAME', '001  AX V C 00:01:00;00 00:01:01;00 01:00:00;00 01:00:01;00', '* FROM CLIP NAME: a.mov', '002  AX V C 00:00:10;00 00:00:11;00 01:00:01;00 01:00:02;00', '* FROM CLIP NAME: a.mov'), ntsc);
+    expect(t.notes.filter((n) => n.severity === 'error')).toEqual([
+      { severity: 'error', place: 'line 3', message: expect.stringMatching(/^a timecode that is not valid at 30 frames a second, counted drop-frame \("00:01:00;00" is no drop-frame label: drop-frame counting skips frames 00 and 01 at the start of each minute but every tenth\); the event was left out$/) },
+    ]);
+    expect(t.cuts).toHaveLength(1);
+  });
+
+  it("counts every timecode of an event as the FCM line in force says, whatever a label's separator", () => {
+    // The 1 s record (01:00:00;00 to 01:00:01:00) of a non-drop-frame list: 30 frames, not 138 (it was a 4.6 s cut).
+    const ndf = edl('FCM: NON-DROP FRAME', '001  AX V C 00:00:10:00 00:00:11:00 01:00:00;00 01:00:01:00', '* FROM CLIP NAME: a.mov');
+    const [[from, to]] = spans(ndf) as [[number, number]];
+    expect(to - from).toBeCloseTo(30 / 29.97, 3);
+    expect(from).toBeCloseTo(300 / 29.97, 3);
+    expect(messages(readEdl(ndf, ntsc).notes)).toMatch(/written drop-frame style .* were counted non-drop-frame, as its FCM line says/);
+    // A drop-frame list written with colons is counted drop-frame: 00:01:00:02 is frame 1800.
+    const df = edl('FCM: DROP FRAME', '001  AX V C 00:01:00:02 00:01:01:02 01:00:00:00 01:00:01:00', '* FROM CLIP NAME: a.mov');
+    expect(readEdl(df, ntsc).cuts[0]!.sourceInSec).toBeCloseTo((1800 * 1001) / 30000, 9);
+    expect(spans(df)[0]![0]).toBeCloseTo(1800 / 29.97, 3);
+    // An FCM line between events holds for the events after it.
+    const mixed = readEdl(edl('FCM: NON-DROP FRAME', '001  AX V C 00:01:00:00 00:01:01:00 01:00:00:00 01:00:01:00', 'FCM: DROP FRAME', '002  AX V C 00:01:00:02 00:01:01:02 01:00:01;00 01:00:02;00'), ntsc);
+    expect(mixed.cuts.map((c) => Math.round(c.sourceInSec * 29.97))).toEqual([1800, 1800]);
+    // Without an FCM line, the first event's record in point says which: here drop-frame, for every event after it.
+    const unsaid = readEdl(edl('001  AX V C 00:01:00:02 00:01:01:02 01:00:00;00 01:00:01;00', '002  AX V C 00:01:00:02 00:01:01:02 01:00:01:00 01:00:02:00'), ntsc);
+    expect(unsaid.cuts.map((c) => Math.round(c.sourceInSec * 29.97))).toEqual([1800, 1800]);
+  });
+});
+
+describe('times too large to hold exactly (issue 31, item 9)', () => {
+  const rt = (value: number, rate = 25) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
+  const range = (start: number, duration: number) => ({ OTIO_SCHEMA: 'TimeRange.1', start_time: rt(start), duration: rt(duration) });
+  const clip = (source: unknown, available: unknown) => ({
+    OTIO_SCHEMA: 'Clip.2',
+    name: 'a.mov',
+    source_range: source,
+    media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', target_url: '/m/a.mov', available_range: available } },
+    active_media_reference_key: 'DEFAULT_MEDIA',
+  });
+  const otio = (video: unknown[], audio: unknown[] = []) =>
+    JSON.stringify({ OTIO_SCHEMA: 'Timeline.1', tracks: { OTIO_SCHEMA: 'Stack.1', children: [{ OTIO_SCHEMA: 'Track.1', kind: 'Video', children: video }, { OTIO_SCHEMA: 'Track.1', kind: 'Audio', children: audio }] } });
+  const A: AssetCandidate[] = [{ id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate: { num: 25, den: 1 } }];
+  const errors = (notes: { severity: string; message: string }[]) => notes.filter((n) => n.severity === 'error').map((n) => n.message);
+
+  it('OTIO: an in point of 1e300 frames on media starting at 1e300 is refused, not read as 0; so are -1e300 and a length of 1e300', () => {
+    for (const [source, available, said] of [
+      [range(1e300 + 50, 50), range(1e300, 1000), /source_range start_time \(1e\+300 at rate 25\)/],
+      [range(50, 50), range(1e300, 1000), /media's available_range start_time \(1e\+300 at rate 25\)/],
+      [range(-1e300, 50), null, /source_range start_time \(-1e\+300 at rate 25\)/],
+      [range(0, 1e300), null, /source_range duration \(1e\+300 at rate 25\)/],
+      [range(2 ** 53 + 2, 50), range(2 ** 53, 1000), /source_range start_time \(9007199254740994 at rate 25\)/],
+    ] as const) {
+      const t = readOtio(otio([clip(source, available)]));
+      expect(t.cuts).toEqual([]);
+      expect(errors(t.notes)).toEqual([expect.stringMatching(new RegExp(`${said.source} is too large to hold exactly; the clip was left out`))]);
+    }
+    const overlay = readOtio(otio([clip(range(0, 50), null)], [clip(range(1e300, 50), null)]));
+    expect(overlay.overlays).toEqual([]);
+    expect(errors(overlay.notes)).toEqual([expect.stringMatching(/source_range start_time \(1e\+300 at rate 25\) is too large/)]);
+  });
+
+  it('OTIO: the largest time held (2^30 s of timecode) still gives its in point to the frame', () => {
+    const start = MAX_FILE_SEC * 25 - 100;
+    const t = readOtio(otio([clip(range(start + 50, 25), range(start, 1000))]));
+    expect(errors(t.notes)).toEqual([]);
+    expect(toEditDraft(t, A, { fps: 25 }).draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([[2, 3]]);
+  });
+
+  it('FCPXML: an asset start or a clip start of 10^300 s is refused where it is written, not read as an in point of 0', () => {
+    const big = `1${'0'.repeat(300)}`;
+    const xml = (assetStart: string, clipStart: string) => `<fcpxml version="1.10"><resources><format id="r1" frameDuration="1/25s"/>
+<asset id="v" name="a.mov" start="${assetStart}" duration="60s" hasVideo="1" hasAudio="1" format="r1"/></resources>
+<library><event><project><sequence format="r1"><spine>
+<asset-clip ref="v" name="one" offset="0s" start="${clipStart}" duration="2s"/>
+</spine></sequence></project></event></library></fcpxml>`;
+    const both = readFcpxml(xml(`${big}s`, `${big.slice(0, -1)}2s`));
+    expect(both.cuts).toEqual([]);
+    expect(both.notes.filter((n) => n.severity === 'error').map((n) => `${n.place}: ${n.message}`)).toEqual([
+      expect.stringMatching(/^<asset name="a\.mov"> \(line 2\): its start \("1000.*…"\) is too large to hold exactly; its clips were left out$/),
+      expect.stringMatching(/^<asset-clip name="one"> \(line 4\): its start \("1000.*…"\) is too large to hold exactly; it was left out$/),
+    ]);
+    // A numerator past 2^53 is not held either (9007199254740993 reads as ...992).
+    expect(errors(readFcpxml(xml('0s', '9007199254740993/25s')).notes)).toEqual([expect.stringMatching(/its start \("9007199254740993\/25s"\) is too large/)]);
+    expect(readFcpxml(xml('3600s', '3602s')).cuts.map((c) => c.sourceInSec)).toEqual([2]);
+  });
+
+  it('an in point before its media starts is said, and starts at the media\'s start', () => {
+    const t = readOtio(otio([clip(range(40, 25), range(50, 1000))]));
+    const draft = toEditDraft(t, A, { fps: 25 });
+    expect(draft.draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([[0, 1]]);
+    expect(draft.notes.map((n) => n.message)).toContainEqual('its in point is 0.400 s before its media starts; it starts at the media\'s start');
   });
 });

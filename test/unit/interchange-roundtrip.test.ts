@@ -385,6 +385,28 @@ describe('drop-frame EDLs (issue 21, item 1)', () => {
   });
 });
 
+describe('a drop-frame EDL with a source at another NTSC rate (issue 31, item 9)', () => {
+  it('labels that source drop-frame too, as the FCM line says, and reads it back to the same in point', () => {
+    const t = timelineOf({
+      video_output_fps: 29.97,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 3 }, { video_id: VIDEO[1]!, video_start_time: 610, video_end_time: 611 }],
+    });
+    const media = mediaFor([{ num: 30000, den: 1001 }, { num: 60000, den: 1001 }]);
+    // The first source's drop-frame timecode makes the list drop-frame.
+    media.set(VIDEO[0]!, { ...media.get(VIDEO[0]!)!, timecodeFrame: timecodeToFrames('01:00:00;00', 30, true)!, timecodeDrop: true });
+    const text = writeEdl(exportDocument('df', t, media)).text;
+    expect(text).toContain('FCM: DROP FRAME');
+    // The cut starts on frame 36564 of the 59.94 source (610 s is 36563.4 frames): 00:10:10;00 drop-frame, where
+    // non-drop-frame labels say 00:10:09:24; a second of the edit is 60 of its frames.
+    expect(text).toMatch(/^002 .* 00:10:10;00 00:10:11;00 01:00:01;00 01:00:02;00$/m);
+    const tc = (1800 * 60 - 108) / 30;
+    const back = toEditDraft(readEdl(text, t.fps), candidates(media).map((c) => (c.id === VIDEO[0] ? { ...c, timecodeSec: tc * 1.001 } : c)), {});
+    expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(back.draft.video_series_sequential.map((c) => Math.round(c.video_start_time * 59.94))).toEqual([Math.round(2 * 59.94), Math.ceil(610 * 59.94 - 1e-6)]);
+  });
+});
+
 describe('the voiceover in FCPXML is anchored to the timeline (issue 21, item 6)', () => {
   it('survives an editor deleting the first cut: the other cuts close up, the voiceover stays where it was', () => {
     const t = timelineOf({
