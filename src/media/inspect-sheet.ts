@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { MAX_BYTES, sheetLayout, type SheetLayout } from './contact-sheet.js';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
-import { MediaJobError, lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, whyFailed, runProcess } from './process.js';
 
 export interface SheetPick {
   /** Relative time (seconds from the format's start) to show. */
@@ -71,7 +71,7 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
     const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: req.timeoutMs, signal: req.signal, maxStdout: frameBytes * expected + 1, onStderr }));
     if (r.cancelled) throw new SheetError('cancelled', true);
     if (r.timedOut) throw new SheetError('drawing the sheet took too long');
-    if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${lastErrorLine(r.stderr)})`);
+    if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${whyFailed(r)})`);
     if (r.stdout.length !== frameBytes * expected) throw new SheetError(`drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${expected} frames came out (a pick past the end?)`);
     return r.stdout;
   };
@@ -150,7 +150,7 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
       ];
       const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: 60_000, signal: req.signal }));
       if (r.cancelled) throw new SheetError('cancelled', true);
-      if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${lastErrorLine(r.stderr)})`);
+      if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${whyFailed(r)})`);
       const jpeg = await readFile(jpegPath);
       if (jpeg.length <= MAX_BYTES || q === QUALITY.at(-1)) return { jpeg, shown, layout };
     }

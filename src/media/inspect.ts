@@ -22,7 +22,7 @@ import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
 import { LOCATE_SHARE, hasReordering, mafd, runsForStretches, suspiciousStretches, type Located } from './inspect-locate.js';
 import { MeasureParser } from './measure.js';
-import { MediaJobError, lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, whyFailed, runProcess } from './process.js';
 
 /** scdet's score threshold (0-100; scdet's default). */
 export const SCENE_THRESHOLD = 10;
@@ -115,7 +115,7 @@ async function run(ctx: PassContext, command: string, args: string[], opts: { ma
   );
   if (r.cancelled) throw new InspectError('cancelled', true);
   if (r.timedOut) throw new InspectError(`${command.split('/').pop()} did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`);
-  if (r.code !== 0) throw new InspectError(`${command.split('/').pop()} failed (${lastErrorLine(r.stderr)})`);
+  if (r.code !== 0) throw new InspectError(`${command.split('/').pop()} failed (${whyFailed(r)})`);
   return r;
 }
 

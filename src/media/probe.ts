@@ -2,7 +2,7 @@
 // probes at once.
 import type { MediaFacts } from '../edit/lint.js';
 import { inputArgs, type MediaSource } from './input.js';
-import { lastErrorLine, runProcess } from './process.js';
+import { whyFailed, runProcess } from './process.js';
 
 interface ProbeStream {
   codec_type?: string;
@@ -86,7 +86,7 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
   const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
   if (r.cancelled) throw new ProbeError('cancelled');
   if (r.timedOut) throw new ProbeError(`ffprobe did not finish within ${Math.round(opts.timeoutMs / 1000)} s`);
-  if (r.code !== 0) throw new ProbeError(`ffprobe cannot read it (${lastErrorLine(r.stderr)})`);
+  if (r.code !== 0) throw new ProbeError(`ffprobe cannot read it (${whyFailed(r)})`);
   let parsed: ProbeOutput;
   try {
     parsed = JSON.parse(r.stdout.toString('utf8')) as ProbeOutput;

@@ -150,6 +150,16 @@ export function lastErrorLine(stderr: string): string {
 }
 
 /**
+ * Why a process failed, in words: its last meaningful stderr line; and when it wrote none, how it ended (its exit
+ * code, or the signal that killed it), never an empty "no message".
+ */
+export function whyFailed(r: Pick<RunResult, 'code' | 'signal' | 'stderr'>): string {
+  const said = r.stderr.split(/\r?\n/).some((l) => l.trim()) ? lastErrorLine(r.stderr) : undefined;
+  const how = r.signal ? `killed by ${r.signal}${r.signal === 'SIGKILL' ? ' (out of memory, or stopped from outside)' : ''}` : `exit code ${r.code}`;
+  return said ? `${said}; ${how}` : `${how}, with nothing on stderr`;
+}
+
+/**
  * Kills every ffmpeg whose command line names `marker` (a render's folder, part of its output path): ffmpeg
  * outlives a killed parent. Reads /proc, so Linux only; elsewhere an orphan runs to its end, writing to a
  * temporary name that nothing ever renames.

@@ -6,7 +6,7 @@ import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
-import { MediaJobError, lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, whyFailed, runProcess } from './process.js';
 import { concatArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
@@ -91,7 +91,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
     if (r.cancelled) throw new RenderError('cancelled', true);
     if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
   };
 
   try {
@@ -150,7 +150,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
 export async function verifyOutput(ffprobe: string, file: string, plan: RenderPlan, signal?: AbortSignal): Promise<string | undefined> {
   const r = await runProcess(ffprobe, ['-v', 'error', '-hide_banner', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', 'file:' + file], { timeoutMs: 30_000, signal });
   if (r.cancelled) throw new RenderError('cancelled', true);
-  if (r.code !== 0) return `ffprobe cannot read it (${lastErrorLine(r.stderr)})`;
+  if (r.code !== 0) return `ffprobe cannot read it (${whyFailed(r)})`;
   let out: { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
   try {
     out = JSON.parse(r.stdout.toString('utf8'));

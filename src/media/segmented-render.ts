@@ -9,7 +9,7 @@ import type { RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
 import { MeasureParser, progressSeconds, type Measurements, type Span } from './measure.js';
 import type { Limiter } from './probe.js';
-import { lastErrorLine, runProcess } from './process.js';
+import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { concatArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
@@ -132,7 +132,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
     if (r.cancelled) throw new RenderError('cancelled', true);
     if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
   };
 
   // 1. The segments there are; the rest rendered, batches side by side within the ffmpeg limit.

@@ -8,7 +8,7 @@ import { basename, delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
-import { MediaJobError, lastErrorLine, runProcess } from './process.js';
+import { MediaJobError, whyFailed, runProcess } from './process.js';
 
 /** PocketSphinx, found on this machine. */
 export interface SphinxEngine {
@@ -227,7 +227,7 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
   const check = (r: Awaited<ReturnType<typeof runProcess>>, what: string) => {
     if (r.cancelled) throw new SpeechError('cancelled', true);
     if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new SpeechError(`${what} failed (${lastErrorLine(r.stderr)})`);
+    if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
   };
   try {
     // 1. The span's sound as 16 kHz mono PCM (the model's rate), read once.

@@ -11,7 +11,7 @@ import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
 import { edgeFlags, judgeCut } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
-import { lastErrorLine, runProcess } from '../media/process.js';
+import { runProcess, whyFailed } from '../media/process.js';
 import { RenderError } from '../media/render.js';
 import { renderSegmented } from '../media/segmented-render.js';
 import { SegmentStore } from '../media/segments.js';
@@ -206,7 +206,7 @@ async function makePreview(
       for (const q of SHEET_QUALITY) {
         const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, labelledTileArgs(layout, labels, rt.font, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
         if (r.cancelled) throw new RenderError('cancelled', true);
-        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${lastErrorLine(r.stderr)})`, false, /No space left on device/i.test(r.stderr));
+        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
         if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
       }
       opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
