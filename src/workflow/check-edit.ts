@@ -8,7 +8,7 @@ import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
-import { UserFacingError } from '../errors.js';
+import { UserFacingError, isDiskFull } from '../errors.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
@@ -168,8 +168,15 @@ export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw:
   const c = await checkEdit(deps, input, signal);
   if (stored) c.notes.unshift(...stored.notes);
   if (c.ready && c.edit && deps.edits) {
-    const kept = await deps.edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes });
-    c.editId = kept.edit_id;
+    try {
+      const kept = await deps.edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes });
+      c.editId = kept.edit_id;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      // Keeping the edit is for later calls: this one (a check, a preview or an export of an edit given inline) goes on.
+      const why = isDiskFull(err) ? 'the disk holding the data dir (CUTROOM_DATA_DIR) is full' : `it could not be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+      c.skipped.push(`keeping the edit under an edit_id: ${why}; give the edit's arguments inline to preview_edit, render_edit and export_edit, or free space and compose again`);
+    }
   }
   return c;
 }

@@ -77,7 +77,8 @@ export async function resolveEditInput(store: EditStore | undefined, raw: EditRe
   if (!store) throw new UserFacingError('this cutroom keeps no edits (no data dir): give the edit\'s arguments inline, as compose_edit takes them');
   const stored = await store.get(id);
   if (!stored) {
-    const known = await store.ids();
+    // Not the id itself: a file of that name whose content is not the edit it names is no suggestion.
+    const known = (await store.ids()).filter((k) => k.id !== id);
     const hint = didYouMean(id, known);
     const what = isEditId(id) ? `no edit ${id} is kept here` : `edit_id "${id.slice(0, 40)}" is not an edit id (like edit-3f2b8c1e4d5a4b6c)`;
     throw new UserFacingError(`${what}${hint ? `; ${hint}` : ''}: compose_edit returns edit ids (composing the same edit again gives back its id)`);
