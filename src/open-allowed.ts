@@ -4,7 +4,10 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
-import { UserFacingError } from './errors.js';
+import { UserFacingError, shown } from './errors.js';
+
+/** A path asked for, as a message quotes it (a real path is at most 4096 bytes; a request's can be any length). */
+const PATH_CHARS = 300;
 
 export function isInside(dirs: string[], path: string): boolean {
   return dirs.some((dir) => {
@@ -14,7 +17,7 @@ export function isInside(dirs: string[], path: string): boolean {
 }
 
 const changed = (asked: string) =>
-  new UserFacingError(`${asked} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`);
+  new UserFacingError(`${shown(asked, PATH_CHARS)} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`);
 
 /**
  * Resolves `asked` (symlinks and .. included), checks that it is inside `allowed`, and opens it without
@@ -26,10 +29,10 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
   try {
     real = await realpath(asked);
   } catch {
-    throw new UserFacingError(`no file at ${asked}`);
+    throw new UserFacingError(`no file at ${shown(asked, PATH_CHARS)}`);
   }
   if (!isInside(allowed, real)) {
-    throw new UserFacingError(`${asked}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
+    throw new UserFacingError(`${shown(asked, PATH_CHARS)}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
   }
   let fh: FileHandle;
   try {
@@ -38,12 +41,12 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw changed(asked);
-    if (code === 'ENOENT') throw new UserFacingError(`no file at ${asked}`);
-    throw new UserFacingError(`cannot open ${asked}: ${(err as Error).message}`);
+    if (code === 'ENOENT') throw new UserFacingError(`no file at ${shown(asked, PATH_CHARS)}`);
+    throw new UserFacingError(`cannot open ${shown(asked, PATH_CHARS)}: ${(err as Error).message}`);
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new UserFacingError(`${asked} is not a file`);
+    if (!st.isFile()) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is not a file`);
     const named = await stat(real).catch(() => undefined);
     if (!named || named.dev !== st.dev || named.ino !== st.ino) throw changed(asked);
     const where = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => undefined);

@@ -120,12 +120,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const r = await importEdit(ix, input, ctx.mcpReq.signal);
           const c = r.checked;
           const mapped = fitList(r.mapped, 3000);
-          const structured = checkStructured(c);
+          const text = `${checkText(c)}\nRead as ${r.format.toUpperCase()}.${r.mapped.length ? `\nMedia: ${r.mapped.slice(0, 10).join('; ')}${r.mapped.length > 10 ? '; …' : ''}` : ''}`;
+          const structured = checkStructured(c, Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(mapped.shown)));
           if (mapped.leftOut) (structured.left_out ??= []).push(`${mapped.leftOut} more media mappings`);
-          return ok(
-            { ...structured, format: r.format, mapped: mapped.shown },
-            `${checkText(c)}\nRead as ${r.format.toUpperCase()}.${r.mapped.length ? `\nMedia: ${r.mapped.slice(0, 10).join('; ')}${r.mapped.length > 10 ? '; …' : ''}` : ''}`,
-          );
+          return ok({ ...structured, format: r.format, mapped: mapped.shown }, text);
         },
         projectSubject(input.project_id),
       ),

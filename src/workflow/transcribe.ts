@@ -8,7 +8,7 @@ import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
-import { UserFacingError, cacheDiskFull, isDiskFull } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { projectOrSuggestion } from './suggest.js';
@@ -304,7 +304,7 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
   const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
   const missing: SearchResult['missing'] = [];
-  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: id, reason: 'no such asset in the project' });
+  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   const hits: SearchResult['hits'] = [];
   let budget = SEARCH_TRANSCRIBE_SECONDS;
   let searched = 0;

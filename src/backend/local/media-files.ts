@@ -4,8 +4,11 @@
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import { UserFacingError } from '../../errors.js';
+import { UserFacingError, shown } from '../../errors.js';
 import { isInside } from '../../open-allowed.js';
+
+/** A folder asked for, as a message quotes it. */
+const PATH_CHARS = 300;
 
 export type MediaKind = 'video' | 'audio' | 'image';
 
@@ -44,10 +47,10 @@ export async function allowedFolder(asked: string, allowed: string[]): Promise<s
   try {
     real = await realpath(path);
   } catch {
-    throw new UserFacingError(`no folder at ${asked}`);
+    throw new UserFacingError(`no folder at ${shown(asked, PATH_CHARS)}`);
   }
-  if (!isInside(allowed, real)) throw new UserFacingError(`${asked} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`);
-  if (!(await stat(real)).isDirectory()) throw new UserFacingError(`${asked} is not a folder`);
+  if (!isInside(allowed, real)) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`);
+  if (!(await stat(real)).isDirectory()) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is not a folder`);
   return real;
 }
 

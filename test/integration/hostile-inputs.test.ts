@@ -1,0 +1,147 @@
+// What an attacker or an unlucky agent sends, through the built server on the local backend: inputs far from the
+// schema, inputs a result would echo (ids, paths, queries of any length), long file names, long edits. Every answer
+// is an isError result or a result within the 24 KB bound (the harness holds every result to it and to its tool's
+// outputSchema), never a protocol error; and tools/list is portable to clients with a narrow JSON Schema dialect.
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAll } from '../fixtures/media.mjs';
+import { RESULT_BOUND_BYTES, resultBytes, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cutroom-hostile-'));
+const allowed = join(root, 'allowed');
+const env = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') };
+/** A name as long as a file's name may be (255 bytes). */
+const longName = (i: number) => `${i}-${'n'.repeat(245)}.mp4`;
+
+let srv: Spawned;
+let projectId: string;
+const ids: Record<string, string> = {};
+const call = (name: string, args: Record<string, unknown>) => srv.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+const structured = <T>(r: unknown): T => {
+  const res = r as { isError?: boolean; structuredContent?: unknown };
+  if (res.isError) throw new Error(textOf(r));
+  return res.structuredContent as T;
+};
+
+beforeAll(async () => {
+  mkdirSync(join(allowed, 'long'), { recursive: true });
+  const media = makeAll();
+  for (const [name, path] of Object.entries(media)) copyFileSync(path, join(allowed, `${name}${path.slice(path.lastIndexOf('.'))}`));
+  for (let i = 0; i < 6; i++) copyFileSync(media.red!, join(allowed, 'long', longName(i)));
+  srv = await spawnServer(env);
+  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'hostile', description: '' })).project.id;
+  for (const file of ['red.mp4', 'blue.mp4', 'voice.m4a']) ids[file.split('.')[0]!] = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: join(allowed, file) })).asset.id;
+}, 120_000);
+afterAll(async () => {
+  await srv?.close();
+});
+
+type Node = Record<string, unknown>;
+/** What the MCP Inspector's strict check (2.12) reports as not portable: a `type` array, or a schema that constrains nothing. */
+function portabilityProblems(schema: unknown, at: string, found: string[] = []): string[] {
+  if (!schema || typeof schema !== 'object') return found;
+  const node = schema as Node;
+  if (Array.isArray(node.type)) found.push(`${at}: type ${JSON.stringify(node.type)}`);
+  const sub = (s: unknown, where: string) => {
+    const keys = s && typeof s === 'object' ? Object.keys(s) : [];
+    if (s && typeof s === 'object' && keys.every((k) => ['description', 'title', 'default', 'examples'].includes(k))) found.push(`${where}: constrains nothing`);
+    portabilityProblems(s, where, found);
+  };
+  for (const [k, v] of Object.entries((node.properties as Node | undefined) ?? {})) sub(v, `${at}.properties.${k}`);
+  for (const k of ['items', 'additionalProperties', 'not']) if (node[k] && typeof node[k] === 'object') sub(node[k], `${at}.${k}`);
+  for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(node[k])) (node[k] as unknown[]).forEach((s, i) => sub(s, `${at}.${k}[${i}]`));
+  return found;
+}
+
+describe('tools/list', () => {
+  it('is portable on both backends: no type arrays, no schema that constrains nothing', async () => {
+    const remote = await spawnServer({ ...env, VJ_BACKEND: 'remote', VJ_API_KEY: 'not-used-here', VJ_API_URL: 'http://127.0.0.1:9' });
+    try {
+      for (const s of [srv, remote]) {
+        const { tools } = await s.client.listTools();
+        const problems = tools.flatMap((t) => [...portabilityProblems(t.inputSchema, `${t.name}.inputSchema`), ...portabilityProblems(t.outputSchema, `${t.name}.outputSchema`)]);
+        expect(problems).toEqual([]);
+      }
+    } finally {
+      await remote.close();
+    }
+  });
+});
+
+describe('arguments far from the schema', () => {
+  it('50,000 wrong clips get the first problems and a count, not one line each', async () => {
+    const r = await call('compose_edit', { project_id: projectId, clips: Array(50_000).fill(1) });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^Input validation error: Invalid arguments for tool compose_edit: clips\.0: Invalid input: expected object, received number, .*clips\.4: .*, … 49995 more problems of the same arguments$/);
+    expect(resultBytes(r)).toBeLessThan(1000);
+  });
+
+  it('a map keyed by a huge name quotes the key short', async () => {
+    const key = 'K'.repeat(200_000);
+    const r = await call('import_edit', { project_id: projectId, content: 'TITLE: x', media_map: { [key]: 5 } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/media_map\.K{59}…: Invalid input: expected string, received number/);
+    expect(resultBytes(r)).toBeLessThan(1000);
+  });
+});
+
+describe('inputs a result would echo', () => {
+  const big = `ZZZZ-${'Z'.repeat(300_000)}`;
+  const cases: [string, () => Record<string, unknown>][] = [
+    ['get_render_status', () => ({ project_id: projectId, asset_id: big })],
+    ['inspect_asset', () => ({ project_id: projectId, asset_id: big })],
+    ['transcribe_asset', () => ({ project_id: projectId, asset_id: big })],
+    ['delete_asset', () => ({ project_id: projectId, asset_id: big, confirm: true })],
+    ['list_media', () => ({ folder: big })],
+    ['import_media', () => ({ project_id: projectId, path: big })],
+    ['import_edit', () => ({ project_id: projectId, path: big })],
+    ['compose_edit', () => ({ project_id: projectId, clips: [{ asset_id: big, start: 0, end: 1 }] })],
+    ['preview_edit', () => ({ project_id: projectId, clips: [{ asset_id: big, start: 0, end: 1 }] })],
+    ['render_edit', () => ({ project_id: projectId, clips: [{ asset_id: big, start: 0, end: 1 }], overlays: [{ asset_id: big, at: 0 }] })],
+    ['export_edit', () => ({ project_id: projectId, format: 'otio', edit: { video_series_sequential: [{ video_id: big, video_start_time: 0, video_end_time: 1 }] } })],
+    ['search_transcripts', () => ({ project_id: projectId, query: big, asset_ids: [ids.voice] })],
+    ['search_transcripts', () => ({ project_id: projectId, query: 'hello', asset_ids: [big, `${big}-2`] })],
+  ];
+  for (const [tool, args] of cases) {
+    it(`${tool} ${JSON.stringify(Object.keys(args()))}: quoted short`, async () => {
+      const r = await call(tool, args());
+      expect(resultBytes(r)).toBeLessThan(4096);
+      expect(textOf(r)).toContain('ZZZZ-ZZZZ');
+    });
+  }
+});
+
+describe('long file names', () => {
+  it('40 clips of unknown assets in a project of long-named videos: every edit tool answers within the bound, names cut short', async () => {
+    const imported = structured<{ imported: unknown[] }>(await call('import_media', { project_id: projectId, path: join(allowed, 'long'), again: true }));
+    expect(imported.imported).toHaveLength(6);
+    const clips = Array.from({ length: 40 }, (_, i) => ({ asset_id: `00000000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`, start: 0, end: 1 }));
+    for (const tool of ['compose_edit', 'preview_edit', 'render_edit', 'export_edit']) {
+      const r = await call(tool, { project_id: projectId, clips, ...(tool === 'export_edit' ? { format: 'edl' } : {}) });
+      expect(resultBytes(r), tool).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
+      expect(textOf(r)).toMatch(/^Not ready: no asset 00000000-0000-4000-8000-000000000000 in this project/);
+      // The hint names the project's videos, each name cut to what identifies it.
+      expect(textOf(r)).toMatch(/video assets: .*\(\d-n{57}…\)/);
+    }
+  }, 120_000);
+});
+
+describe('long edits', () => {
+  it('a preview of 100 cuts and 100 overlays lists the first of each within the bound; preview.json has them all', async () => {
+    const clips = Array.from({ length: 100 }, (_, i) => ({ asset_id: i % 2 ? ids.red : ids.blue, start: 0, end: 0.04 + (i % 3) * 0.02 }));
+    const overlays = Array.from({ length: 100 }, (_, i) => ({ asset_id: ids.voice, at: i * 0.01, until: i * 0.01 + 0.5 }));
+    const r = await call('preview_edit', { project_id: projectId, clips, overlays, resolution: '320x180' });
+    expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
+    const p = structured<{ preview_id: string; overlays: unknown[]; overlays_total?: number; left_out?: string[] }>(r);
+    expect(p.overlays_total).toBe(100);
+    expect(p.overlays.length).toBeGreaterThan(5);
+    expect(p.overlays.length).toBeLessThan(100);
+    expect(p.left_out?.join(' ')).toContain(`overlays ${p.overlays.length + 1}-100 of 100: cutroom://previews/${p.preview_id}/preview.json lists them all`);
+    const whole = JSON.parse(((await srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/preview.json` })).contents[0] as { text: string }).text) as { overlays: unknown[]; cuts: unknown[] };
+    expect(whole.overlays).toHaveLength(100);
+    expect(whole.cuts).toHaveLength(100);
+  }, 180_000);
+});
+
