@@ -3,6 +3,7 @@
 // servers on one data dir composing at once, and a full disk under the data dir (a small tmpfs: needs root; skipped,
 // saying why, where mounting is refused).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,24 @@ describe('edit files that are not what their name says', () => {
     const read = srv.client.readResource({ uri: `cutroom://edits/${id}` });
     await expect(read).rejects.toThrow(/no such edit is kept here/);
   });
+
+  it('an edit larger than one message (60,000 cuts, 14 MiB) is read in parts that join into it', async () => {
+    const clips = Array.from({ length: 60_000 }, (_, i) => ({ asset_id: i % 2 ? p.red : p.blue, start: (i % 50) / 10, end: (i % 50) / 10 + 0.5 }));
+    const c = structured<Check & { left_out?: string[] }>(await call(srv, 'compose_edit', { project_id: p.projectId, clips }));
+    const uri = `cutroom://edits/${c.edit_id}`;
+    expect(c.left_out?.join(' ')).toContain(`${uri} has them all`);
+    const first = (await srv.client.readResource({ uri })).contents[0] as { text: string; _meta?: Record<string, unknown> };
+    const manifest = first._meta?.['cutroom/parts'] as { size: number; sha256: string; parts: { uri: string; length: number }[] };
+    expect(manifest.parts.length).toBeGreaterThan(1);
+    const parts: Buffer[] = [];
+    for (const part of manifest.parts) parts.push(Buffer.from(((await srv.client.readResource({ uri: part.uri })).contents[0] as { blob: string }).blob, 'base64'));
+    const whole = Buffer.concat(parts);
+    expect(whole.length).toBe(manifest.size);
+    expect(createHash('sha256').update(whole).digest('hex')).toBe(manifest.sha256);
+    const edit = JSON.parse(whole.toString('utf8')) as { edit_id: string; edit: { video_series_sequential: Cut[] } };
+    expect(edit.edit_id).toBe(c.edit_id);
+    expect(edit.edit.video_series_sequential).toHaveLength(60_000);
+  }, 120_000);
 
   it('edit ids that are not ours (paths, huge, unicode, NUL) are refused in one bounded line, reading no file', async () => {
     writeFileSync(join(root, 'secret.json'), JSON.stringify({ edit_id: 'x' }));
