@@ -113,6 +113,22 @@ describe('inputs a result would echo', () => {
   }
 });
 
+describe('long names and descriptions', () => {
+  it('a project described in 5000 three-byte characters: get_project shows the start within the bound, its resource all of it', async () => {
+    const description = '€'.repeat(5000);
+    const id = structured<{ project: { id: string } }>(await call('create_project', { name: '€'.repeat(200), description })).project.id;
+    await call('import_media', { project_id: id, path: join(allowed, 'red.mp4') });
+    const r = await call('get_project', { project_id: id });
+    expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
+    const p = structured<{ project: { description: string; assets: unknown[] } }>(r);
+    expect(p.project.assets).toHaveLength(1);
+    expect(p.project.description).toBe(`${'€'.repeat(999)}…`);
+    expect(textOf(r)).toContain(`(the first 1000 of its 5000 characters: the resource vj://projects/${id} has it whole)`);
+    const whole = JSON.parse(((await srv.client.readResource({ uri: `vj://projects/${id}` })).contents[0] as { text: string }).text) as { description: string };
+    expect(whole.description).toBe(description);
+  });
+});
+
 describe('long file names', () => {
   it('40 clips of unknown assets in a project of long-named videos: every edit tool answers within the bound, names cut short', async () => {
     const imported = structured<{ imported: unknown[] }>(await call('import_media', { project_id: projectId, path: join(allowed, 'long'), again: true }));
