@@ -145,6 +145,17 @@ describe('long file names', () => {
 });
 
 describe('long edits', () => {
+  it('an EDL export of 1000 cuts with volumes (one warning each: an EDL has no volume) lists the first within the bound, counting the rest', async () => {
+    const clips = Array.from({ length: 1000 }, (_, i) => ({ asset_id: i % 2 ? ids.red : ids.blue, start: (i % 50) / 10, end: (i % 50) / 10 + 0.5, volume: 0.5 }));
+    const r = await call('export_edit', { project_id: projectId, clips, format: 'edl', resolution: '320x180' });
+    expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
+    const e = structured<{ warnings: string[]; left_out?: string[] }>(r);
+    expect(e.warnings[0]).toBe('cut 1: its audio levels are not carried (an EDL has no volume)');
+    expect(e.warnings.length).toBeLessThan(1000);
+    expect(e.left_out).toContain(`${1000 - e.warnings.length} more warnings (1000 in all), of the kinds listed`);
+    expect(textOf(r)).toContain('… 992 more warnings (structuredContent.warnings, left_out)');
+  }, 120_000);
+
   it('a preview of 100 cuts and 100 overlays lists the first of each within the bound; preview.json has them all', async () => {
     const clips = Array.from({ length: 100 }, (_, i) => ({ asset_id: i % 2 ? ids.red : ids.blue, start: 0, end: 0.04 + (i % 3) * 0.02 }));
     const overlays = Array.from({ length: 100 }, (_, i) => ({ asset_id: ids.voice, at: i * 0.01, until: i * 0.01 + 0.5 }));
