@@ -35,7 +35,11 @@ beforeAll(() => {
   mkdirSync(allowed, { recursive: true });
   for (const [name, path] of Object.entries(makeAll())) copyFileSync(path, join(allowed, `${name}${path.slice(path.lastIndexOf('.'))}`));
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  // Unmounted here as well as after its tests: a run that filters them out still leaves nothing mounted.
+  if (mounted) spawnSync('umount', ['-l', fullData]);
+  rmSync(root, { recursive: true, force: true });
+});
 
 describe('edit files that are not what their name says', () => {
   const dataDir = join(root, 'data');
@@ -140,6 +144,21 @@ describe('two servers on one data dir', () => {
     }
     expect(readdirSync(join(dataDir, 'edits')).sort()).toEqual(ids.slice(0, 8).map((id) => `${id}.json`).sort());
   }, 120_000);
+
+  it('past 1000 edits composed by both at once, the 1000 most recently used are kept, the newest all readable on either', async () => {
+    const p = await project(a);
+    const made: string[] = [];
+    for (let k = 0; k < 1100; k += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => call(j % 2 ? a : b, 'compose_edit', { project_id: p.projectId, clips: [{ asset_id: p.red, start: 0, end: 0.1 + (k + j) / 1000 }] })));
+      made.push(...batch.map((r) => structured<Check>(r).edit_id!));
+    }
+    expect(new Set(made).size).toBe(1100);
+    const kept = readdirSync(join(dataDir, 'edits'));
+    expect(kept).toHaveLength(1000);
+    expect(kept.every((n) => /^edit-[0-9a-f]{16}\.json$/.test(n))).toBe(true);
+    for (const id of made.slice(-200)) expect(kept).toContain(`${id}.json`);
+    for (const [i, id] of made.slice(-10).entries()) expect(await storedEdit(i % 2 ? a.client : b.client, id)).toHaveProperty('video_series_sequential');
+  }, 300_000);
 });
 
 // A full disk under the data dir: keeping the edit fails, but nothing that only needed the cache dir does.
