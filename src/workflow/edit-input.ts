@@ -66,7 +66,9 @@ export interface ResolvedEdit {
 /** The edit a call means: the stored one its edit_id names, or its inline arguments checked against compose_edit's. */
 export async function resolveEditInput(store: EditStore | undefined, raw: EditRefInput): Promise<ResolvedEdit> {
   const { edit_id, ...inline } = raw;
-  if (edit_id === undefined) {
+  // A client that fills every optional field sends edit_id "" beside the edit it means: no edit_id.
+  const blank = edit_id !== undefined && !edit_id.trim() && Object.entries(inline).some(([k, v]) => v !== undefined && k !== 'project_id');
+  if (edit_id === undefined || blank) {
     const parsed = EditInputObject.safeParse(inline);
     if (!parsed.success) throw new UserFacingError(`the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`);
     return { input: parsed.data };

@@ -78,6 +78,13 @@ describe('arguments far from the schema', () => {
     expect(resultBytes(r)).toBeLessThan(1000);
   });
 
+  it('an empty edit_id beside an inline edit (a client that fills every field) is no edit_id', async () => {
+    const r = await call('export_edit', { edit_id: ' ', project_id: projectId, clips: [{ asset_id: ids.red, start: 0, end: 1 }], format: 'edl', resolution: '320x180' });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    // Alone, it is still refused as what it is.
+    expect(textOf(await call('export_edit', { edit_id: '', format: 'edl' }))).toMatch(/^edit_id "" is not an edit id/);
+  });
+
   it('a map keyed by a huge name quotes the key short', async () => {
     const key = 'K'.repeat(200_000);
     const r = await call('import_edit', { project_id: projectId, content: 'TITLE: x', media_map: { [key]: 5 } });
