@@ -5,6 +5,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { RESULT_BOUND_BYTES, resultBytes, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
@@ -68,6 +69,40 @@ describe('tools/list', () => {
       await remote.close();
     }
   });
+});
+
+describe('the listed schemas and validation', () => {
+  it('every argument the listed input schema rejects, the server rejects too (a field at a time, of each tool that acts on valid input)', async () => {
+    const composed = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 0, end: 1 }], resolution: '320x180' }));
+    const valid: Record<string, Record<string, unknown>> = {
+      list_projects: {},
+      get_project: { project_id: projectId },
+      create_project: { name: 'n', description: 'd' },
+      list_scripts: { project_id: projectId },
+      compose_edit: { project_id: projectId, clips: [{ asset_id: ids.red, start: 0, end: 1 }] },
+      get_render_status: { project_id: projectId, asset_id: ids.red },
+      inspect_asset: { project_id: projectId, asset_id: ids.red },
+      export_edit: { edit_id: composed.edit_id, format: 'otio' },
+      list_media: {},
+      import_media: { project_id: projectId, path: join(allowed, 'red.mp4') },
+      search_transcripts: { project_id: projectId, query: 'x', asset_ids: [ids.voice] },
+    };
+    const ajv = new Ajv2020({ strict: false });
+    const values = [null, true, -1, 1.5, 1e300, '', 'x', [], {}, [1], [{}], { a: 1 }];
+    const accepted: string[] = [];
+    for (const tool of (await srv.client.listTools()).tools.filter((t) => t.name in valid)) {
+      const validate = ajv.compile(tool.inputSchema);
+      for (const field of [...Object.keys(tool.inputSchema.properties ?? {}), 'unknown_field']) {
+        for (const value of values) {
+          const args = { ...valid[tool.name], [field]: value };
+          if (validate(args)) continue;
+          const r = await call(tool.name, args);
+          if (!r.isError) accepted.push(`${tool.name}.${field} = ${JSON.stringify(value)}`);
+        }
+      }
+    }
+    expect(accepted).toEqual([]);
+  }, 300_000);
 });
 
 describe('arguments far from the schema', () => {
