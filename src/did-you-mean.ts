@@ -45,7 +45,9 @@ export function closestIds<T extends Known>(given: string, known: readonly T[]):
   return starts.length === 1 ? starts : [];
 }
 
-const label = (k: Known) => (k.name ? `${k.id} (${k.name})` : k.id);
+/** A name as a suggestion shows it: enough to recognise (a file's name can be 255 bytes, a service's any length). */
+const NAME_CHARS = 60;
+const label = (k: Known) => (k.name ? `${k.id} (${k.name.length > NAME_CHARS ? `${k.name.slice(0, NAME_CHARS - 1)}…` : k.name})` : k.id);
 
 /** "did you mean X (name)?" for an id that names nothing, or undefined when nothing is close. */
 export function didYouMean(given: string, known: readonly Known[]): string | undefined {

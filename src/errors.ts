@@ -3,6 +3,12 @@ export class UserFacingError extends Error {
   override name = 'UserFacingError';
 }
 
+/**
+ * A value from a request (an id, a path, a query) as a message quotes it: at most `max` characters. A message that
+ * echoed an input whole would be as long as the input, and results are bounded (24 KB).
+ */
+export const shown = (value: string, max = 60): string => (value.length > max ? `${value.slice(0, max - 1)}…` : value);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (v: string) => UUID.test(v);
@@ -11,8 +17,7 @@ export const isUuid = (v: string) => UUID.test(v);
 export function requireUuid(value: string, field: string, listedBy: string): string {
   const v = value.trim();
   if (!UUID.test(v)) {
-    const shown = v.length > 60 ? `${v.slice(0, 57)}...` : v;
-    throw new UserFacingError(`${field} "${shown}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`);
+    throw new UserFacingError(`${field} "${shown(v)}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`);
   }
   return v;
 }

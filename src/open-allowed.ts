@@ -6,7 +6,10 @@ import { isUtf8 } from 'node:buffer';
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { UserFacingError } from './errors.js';
+import { UserFacingError, shown } from './errors.js';
+
+/** A path asked for, as a message quotes it (a real path is at most 4096 bytes; a request's can be any length). */
+export const PATH_CHARS = 300;
 
 /** Whether `path` (resolved) is one of `dirs` or inside one. A path of raw bytes that is not UTF-8 is compared byte by byte. */
 export function isInside(dirs: string[], path: string | Buffer): boolean {
@@ -76,7 +79,8 @@ export function fsPath(shown: string): string | Buffer {
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /** One line for a name that could not be resolved or opened: what errno says, in words. */
-export function notReadable(asked: string, err: unknown, what = 'file'): UserFacingError {
+export function notReadable(path: string, err: unknown, what = 'file'): UserFacingError {
+  const asked = shown(path, PATH_CHARS);
   switch (code(err)) {
     case 'ENOENT':
     case 'ENOTDIR':
@@ -106,7 +110,7 @@ export async function realPathOf(shown: string): Promise<Buffer> {
 }
 
 const changed = (asked: string) =>
-  new UserFacingError(`${asked} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`);
+  new UserFacingError(`${shown(asked, PATH_CHARS)} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`);
 
 /**
  * Resolves `asked` (symlinks and .. included), checks that it is inside `allowed`, and opens it without
@@ -123,7 +127,7 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
   }
   const real = displayPath(raw);
   if (!isInside(allowed, raw)) {
-    throw new UserFacingError(`${asked}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
+    throw new UserFacingError(`${shown(asked, PATH_CHARS)}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
   }
   let fh: FileHandle;
   try {
@@ -135,7 +139,7 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new UserFacingError(`${asked} is not a file`);
+    if (!st.isFile()) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is not a file`);
     const named = await stat(raw).catch(() => undefined);
     if (!named || named.dev !== st.dev || named.ino !== st.ino) throw changed(asked);
     const where = await readlink(`/proc/self/fd/${fh.fd}`, { encoding: 'buffer' }).catch(() => undefined);

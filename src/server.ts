@@ -23,6 +23,7 @@ import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
 import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
+import { boundInputErrors } from './tools/input-errors.js';
 import { compactToolSchemas } from './tools/listed-schema.js';
 import * as scriptTools from './tools/scripts.js';
 import * as transcriptTools from './tools/transcripts.js';
@@ -106,6 +107,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
   logToolFailures(server);
   compactToolSchemas(server);
+  boundInputErrors(server);
   projectTools.register(server, deps);
   assetTools.register(server, deps);
   scriptTools.register(server, deps);

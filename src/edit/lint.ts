@@ -4,6 +4,7 @@ import type { Diagnostic, Edit } from './model.js';
 import { normalizeEdit, type Timeline } from './normalize.js';
 import { formatShort, formatTimecode } from './timecode.js';
 import { didYouMean } from '../did-you-mean.js';
+import { shown } from '../errors.js';
 
 export type AssetKind = 'video' | 'audio' | 'image' | 'unknown';
 
@@ -59,8 +60,8 @@ const TOLERANCE_MS = 1;
 function idsOfKind(assets: Map<string, AssetInfo>, kind: AssetKind): string {
   const of = [...assets.values()].filter((a) => a.kind === kind);
   if (!of.length) return `the project has no ${kind} assets`;
-  const shown = of.slice(0, 5).map((a) => (a.name ? `${a.id} (${a.name})` : a.id));
-  return `${kind} assets: ${shown.join(', ')}${of.length > 5 ? `, … (${of.length} in all)` : ''}`;
+  const listed = of.slice(0, 5).map((a) => (a.name ? `${a.id} (${shown(a.name)})` : a.id));
+  return `${kind} assets: ${listed.join(', ')}${of.length > 5 ? `, … (${of.length} in all)` : ''}`;
 }
 
 /**
@@ -72,7 +73,7 @@ export function assetProblem(id: string, assets: Map<string, AssetInfo>, needs: 
   const asset = assets.get(id);
   if (!asset) {
     const close = didYouMean(id, [...assets.values()].map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })));
-    return { message: `no asset ${id} in this project${close ? `; ${close}` : ''}`, hint: `get_project lists the assets; ${idsOfKind(assets, needs)}` };
+    return { message: `no asset ${shown(id)} in this project${close ? `; ${close}` : ''}`, hint: `get_project lists the assets; ${idsOfKind(assets, needs)}` };
   }
   if (needs === 'video' && (asset.kind === 'audio' || asset.kind === 'image')) {
     return { message: `asset ${id} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`, hint: asset.kind === 'audio' ? 'lay audio over the timeline as an overlay' : idsOfKind(assets, 'video') };

@@ -2,7 +2,7 @@
 // Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
-import { isUuid } from '../errors.js';
+import { isUuid, shown } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { withKnownFacts } from '../workflow/asset-facts.js';
@@ -148,7 +148,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
       const assetId = one(variables.asset_id);
       const project = await ofProject(uri, projectId, () => backend.getProject(projectId));
       const asset = project.assets?.find((a) => a.id === assetId);
-      if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${assetId} in project ${projectId}`);
+      if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${shown(assetId)} in project ${projectId}`);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await renderStatus(backend, projectId, asset), null, 2) }] };
     },
   );

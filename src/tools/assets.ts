@@ -5,7 +5,7 @@ import { ServiceError } from '../api/errors.js';
 import { assetName } from '../api/summaries.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { suggestAsset } from '../workflow/suggest.js';
-import { ToolError, guard, ok, requireUuid } from './result.js';
+import { ToolError, guard, ok, requireUuid, shown } from './result.js';
 
 const DeleteAssetInput = z.object({
   project_id: z.string(),
@@ -48,7 +48,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           const asset = project.assets?.find((a) => a.id === aid);
           if (!asset) {
             const hint = suggestAsset(project, aid);
-            throw new ToolError(`no asset ${aid.slice(0, 60)} in project ${pid}; ${hint ? `${hint} ` : ''}get_project lists its assets`);
+            throw new ToolError(`no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} ` : ''}get_project lists its assets`);
           }
           const name = assetName(asset);
           if (confirm !== true) {

@@ -46,3 +46,11 @@ export function fitList<T>(items: readonly T[], bytes: number): { shown: T[]; le
 
 /** A text cut to `max` characters, with an ellipsis when cut. */
 export const clipText = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/** A text cut to at most `max` bytes of UTF-8 (never inside a character), saying how much was cut. */
+export function clipBytes(s: string, max: number): string {
+  const bytes = Buffer.from(s, 'utf8');
+  if (bytes.length <= max) return s;
+  const note = ` … (${bytes.length} bytes in all, cut)`;
+  return `${bytes.subarray(0, max - Buffer.byteLength(note)).toString('utf8').replace(/\uFFFD+$/, '')}${note}`;
+}

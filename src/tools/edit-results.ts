@@ -75,17 +75,20 @@ export function checkText(c: CheckedEdit): string {
   return parts.join('\n');
 }
 
-/** JSON bytes a check's structuredContent may take in all (the text takes the rest of 24 KB). */
+/** JSON bytes a check's structuredContent may take in all, at most; the text's bytes come off it (24 KB in all). */
 const STRUCTURED_BYTES = 17_000;
+const RESULT_BYTES = 23 * 1024;
 
-export function checkStructured(c: CheckedEdit) {
+/** `textBytes`: the bytes of the text the result carries beside it. */
+export function checkStructured(c: CheckedEdit, textBytes = 0) {
+  const budget = Math.min(STRUCTURED_BYTES, RESULT_BYTES - textBytes);
   const leftOut: string[] = [];
   const diagnostics = boundedDiagnostics(c.diagnostics, leftOut);
   const notes = fitList(c.notes, BUDGET.notes);
   if (notes.leftOut) leftOut.push(`${notes.leftOut} more notes (${c.notes.length} in all)`);
   // The summary takes what the diagnostics and notes left, and never less than its own budget.
   const used = Buffer.byteLength(JSON.stringify(diagnostics)) + Buffer.byteLength(JSON.stringify(notes.shown));
-  const summaryBytes = Math.max(BUDGET.summary, STRUCTURED_BYTES - used - 1000);
+  const summaryBytes = Math.max(BUDGET.summary, budget - used - 1000);
   return {
     ready: c.ready,
     ...(c.editId ? { edit_id: c.editId } : {}),
@@ -102,8 +105,9 @@ export function summaryOf(c: CheckedEdit, leftOut: string[]): TimelineSummary | 
   return c.summary ? boundedSummary(c.summary, BUDGET.summary, leftOut, wholeAt(c)) : undefined;
 }
 
-/** How many diagnostics an error result spells out. */
+/** How many diagnostics an error result spells out, in how many bytes at most. */
 const REFUSAL_MAX_DIAGNOSTICS = 40;
+const REFUSAL_BYTES = 12_000;
 
 /**
  * An isError result for an edit with errors: nothing sent, the diagnostics in the text. It carries no
@@ -111,6 +115,6 @@ const REFUSAL_MAX_DIAGNOSTICS = 40;
  * clients reject a whole result whose structuredContent does not conform.
  */
 export function refuseEdit(c: CheckedEdit, action: string): CallToolResult {
-  const list = describeDiagnostics(c, REFUSAL_MAX_DIAGNOSTICS, 'compose_edit\'s result (fix these first)');
+  const list = describeDiagnostics(c, REFUSAL_MAX_DIAGNOSTICS, 'compose_edit\'s result (fix these first)', REFUSAL_BYTES);
   return fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${list}`);
 }

@@ -12,7 +12,7 @@ import type { ToolDeps } from '../workflow/deps.js';
 import { fitList } from './budget.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
 import { progressFor } from './progress.js';
-import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
+import { ToolError, guard, ok, requireUuid, shown, unknownOutcome } from './result.js';
 
 const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
 export const renderUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/renders/${assetId}`;
@@ -64,7 +64,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         logger,
         async () => {
           const c = await checkAndKeep(deps, input, ctx.mcpReq.signal);
-          const result = ok(checkStructured(c), checkText(c));
+          const text = checkText(c);
+          const result = ok(checkStructured(c, Buffer.byteLength(text)), text);
           if (c.editId) result.content.push({ type: 'resource_link', uri: editUri(c.editId), name: `${c.editId}.json`, mimeType: 'application/json', description: 'The checked edit, whole' });
           return result;
         },
@@ -159,7 +160,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const aid = asset_id.trim();
           if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
           const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
-          if (!asset) throw new ToolError(`no asset ${aid} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`);
+          if (!asset) throw new ToolError(`no asset ${shown(aid)} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`);
           const s = await renderStatus(backend, pid, asset);
           const text = s.done
             ? `Done: ${s.url ?? '(no url)'}`

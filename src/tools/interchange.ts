@@ -11,6 +11,8 @@ import { guard, ok } from './result.js';
 import { fitList } from './budget.js';
 
 export const exportUri = (id: string, file: string) => `cutroom://exports/${id}/${file}`;
+/** Warnings an export's text spells out; the rest are counted. */
+const TEXT_WARNINGS = 8;
 const FormatSchema = z.enum(['otio', 'fcpxml', 'edl']);
 const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
 
@@ -73,12 +75,16 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const leftOut: string[] = [];
           const references = fitList(r.media, 4000);
           if (references.leftOut) leftOut.push(`${references.leftOut} more media references: the file itself names them all`);
+          // One warning per cut the format cannot carry (an EDL has no volume): thousands for a long edit.
+          const warnings = fitList(r.warnings, 3000);
+          if (warnings.leftOut) leftOut.push(`${warnings.leftOut} more warnings (${r.warnings.length} in all), of the kinds listed`);
           // A hosted caller cannot open the server's files: the file is named by its resource URI.
           const shown = ix.hosted ? exportUri(r.exportId, r.file) : r.path;
           const lines = [
             `Exported ${r.format.toUpperCase()} (${r.checked.summary?.cuts.length ?? 0} cuts, ${r.checked.summary?.overlays.length ?? 0} overlays): ${shown}`,
             ...(r.mediaDir ? [`Media fetched into ${r.mediaDir}`] : []),
-            ...r.warnings.map((w) => `Warning: ${w}`),
+            ...r.warnings.slice(0, TEXT_WARNINGS).map((w) => `Warning: ${w}`),
+            ...(r.warnings.length > TEXT_WARNINGS ? [`… ${r.warnings.length - TEXT_WARNINGS} more warnings (structuredContent.warnings, left_out)`] : []),
             ...(diagnostics.length ? [describeDiagnostics({ diagnostics })] : []),
           ];
           const result = ok(
@@ -89,7 +95,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
               path: shown,
               ...(r.mediaDir ? { media_dir: r.mediaDir } : {}),
               media: references.shown,
-              warnings: r.warnings,
+              warnings: warnings.shown,
               diagnostics: fitList(diagnostics, 4000).shown,
               ...(leftOut.length ? { left_out: leftOut } : {}),
             },
@@ -120,12 +126,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const r = await importEdit(ix, input, ctx.mcpReq.signal);
           const c = r.checked;
           const mapped = fitList(r.mapped, 3000);
-          const structured = checkStructured(c);
+          const text = `${checkText(c)}\nRead as ${r.format.toUpperCase()}.${r.mapped.length ? `\nMedia: ${r.mapped.slice(0, 10).join('; ')}${r.mapped.length > 10 ? '; …' : ''}` : ''}`;
+          const structured = checkStructured(c, Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(mapped.shown)));
           if (mapped.leftOut) (structured.left_out ??= []).push(`${mapped.leftOut} more media mappings`);
-          return ok(
-            { ...structured, format: r.format, mapped: mapped.shown },
-            `${checkText(c)}\nRead as ${r.format.toUpperCase()}.${r.mapped.length ? `\nMedia: ${r.mapped.slice(0, 10).join('; ')}${r.mapped.length > 10 ? '; …' : ''}` : ''}`,
-          );
+          return ok({ ...structured, format: r.format, mapped: mapped.shown }, text);
         },
         projectSubject(input.project_id),
       ),

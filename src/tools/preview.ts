@@ -23,11 +23,15 @@ const PreviewOutputSchema = PreviewSchema.partial().extend({
   progress: z.number().min(0).max(1).optional(),
   edit_id: z.string().optional(),
   cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
+  overlays_total: z.number().int().optional(),
   left_out: LeftOutSchema,
 });
 
-/** JSON bytes a preview's cut list may take in a result (24 KB in all, with the text and the rest). */
+/** JSON bytes a preview's cut list may take in a result at most; the text, the overlays and the rest come off 23 KB. */
 const CUTS_BUDGET = 12_000;
+const OVERLAYS_BUDGET = 3000;
+const DIAGNOSTICS_BUDGET = 4000;
+const RESULT_BYTES = 23 * 1024;
 /** Cuts spelled out in the text: all of a short preview, else the flagged ones up to this many. */
 const TEXT_CUTS = 12;
 
@@ -50,22 +54,31 @@ function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string;
   lines.push(flagged.length ? `${flagged.length} of ${preview.cuts.length} cuts flagged.` : 'No cut was flagged.');
   if (preview.diagnostics.length) lines.push(describeDiagnostics(preview));
   if (opts.notes?.length) lines.push(`Notes: ${opts.notes.slice(0, 5).join('; ')}${opts.notes.length > 5 ? `; … ${opts.notes.length - 5} more` : ''}`);
+  const text = lines.join('\n');
   const leftOut: string[] = [];
-  const cuts = fitList(preview.cuts, CUTS_BUDGET);
-  if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${previewUri(preview.preview_id, 'preview.json')} lists them all`);
-  const diagnostics = fitList(preview.diagnostics, 4000);
+  const whole = previewUri(preview.preview_id, 'preview.json');
+  const diagnostics = fitList(preview.diagnostics, DIAGNOSTICS_BUDGET);
   if (diagnostics.leftOut) leftOut.push(`${diagnostics.leftOut} more warnings from the check: compose_edit lists them`);
+  const allOverlays = preview.overlays ?? [];
+  const overlays = fitList(allOverlays, OVERLAYS_BUDGET);
+  if (overlays.leftOut) leftOut.push(`overlays ${overlays.shown.length + 1}-${allOverlays.length} of ${allOverlays.length}: ${whole} lists them all`);
+  // The cuts take what the text and the other lists leave (the few fixed fields and left_out take under 2 KB).
+  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000;
+  const cuts = fitList(preview.cuts, Math.max(2000, Math.min(CUTS_BUDGET, RESULT_BYTES - used)));
+  if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${whole} lists them all`);
   const structured = {
     status: 'done' as const,
     ...preview,
     ...(opts.editId ?? preview.edit_id ? { edit_id: opts.editId ?? preview.edit_id } : {}),
     cuts: cuts.shown,
     ...(cuts.leftOut ? { cuts_total: preview.cuts.length } : {}),
+    ...(preview.overlays ? { overlays: overlays.shown } : {}),
+    ...(overlays.leftOut ? { overlays_total: allOverlays.length } : {}),
     warnings,
     diagnostics: diagnostics.shown,
     ...(leftOut.length ? { left_out: leftOut } : {}),
   };
-  const result = ok(structured, lines.join('\n'));
+  const result = ok(structured, text);
   result.content.push(
     { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
     { type: 'resource_link', uri: previewUri(preview.preview_id, 'preview.mp4'), name: 'preview.mp4', mimeType: 'video/mp4', description: `Local preview, ${preview.measured_seconds} s` },

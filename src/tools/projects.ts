@@ -31,8 +31,9 @@ const problemsText = (problems: RecordProblem[] | undefined) =>
     ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `- ${p.message}`).join('\n')}` +
       (problems.length > MAX_PROBLEMS_SHOWN ? `\n… and ${problems.length - MAX_PROBLEMS_SHOWN} more like these` : '')
     : '';
-/** A description in a listing: the start of it (get_project shows it whole). */
+/** A description in a listing: the start of it; get_project shows more, the project's resource all of it. */
 const LISTED_DESCRIPTION = 200;
+const SHOWN_DESCRIPTION = 1000;
 /** Assets a get_project page shows at most; fewer when their links and names make it too large. */
 const ASSETS_PER_PAGE = 50;
 
@@ -132,12 +133,17 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const total = got.assets?.length ?? 0;
           // What is known of the page's media (recorded, probed or inspected); nothing is measured for a listing.
           const assets = await withKnownFacts(deps, got.assets ?? [], asset_offset, asset_offset + ASSETS_PER_PAGE);
+          // A description of 5000 characters (the most create_project takes; a service's may be longer) would fill
+          // the result twice over, in its text and its structuredContent.
+          const description = got.description ?? undefined;
+          const cut = !!description && description.length > SHOWN_DESCRIPTION;
           const build = (k: number) => {
-            const project = detailProject({ ...got, assets }, asset_offset, k);
+            const detail = detailProject({ ...got, assets }, asset_offset, k);
+            const project = cut ? { ...detail, description: clipText(description, SHOWN_DESCRIPTION) } : detail;
             const shown = project.assets.length;
             const text = [
               `${project.name ?? '(unnamed)'} — ${project.id}`,
-              project.description ? `${project.description}` : undefined,
+              project.description ? `${project.description}${cut ? ` (the first ${SHOWN_DESCRIPTION} of its ${description.length} characters: the resource ${projectUri(project.id)} has it whole)` : ''}` : undefined,
               `${total} asset${total === 1 ? '' : 's'}${shown < total ? (shown ? ` (showing ${asset_offset + 1}-${asset_offset + shown})` : ` (none from asset_offset ${asset_offset})`) : ''}:`,
               ...project.assets.map(assetLine),
               project.next_asset_offset !== undefined

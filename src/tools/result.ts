@@ -5,17 +5,21 @@ import { ServiceError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { redact } from '../log.js';
 import { UserFacingError as ToolError } from '../errors.js';
+import { clipBytes } from './budget.js';
 
 export function ok<T extends object>(structured: T, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
 }
 
+/** The most an error's text carries: one line that says what to do is short; an input it echoes can be any length. */
+const MAX_ERROR_BYTES = 16 * 1024;
+
 export function fail(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: redact(message) }], isError: true };
+  return { content: [{ type: 'text', text: clipBytes(redact(message), MAX_ERROR_BYTES) }], isError: true };
 }
 
 /** An error a tool raises on purpose: its message is already written for the agent. */
-export { UserFacingError as ToolError, requireUuid } from '../errors.js';
+export { UserFacingError as ToolError, requireUuid, shown } from '../errors.js';
 
 export { explain, type Subject } from '../workflow/explain.js';
 import { explain, type Subject } from '../workflow/explain.js';

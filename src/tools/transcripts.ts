@@ -7,7 +7,7 @@ import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptP
 import type { ToolDeps } from '../workflow/deps.js';
 import { progressFor, type Progress } from './progress.js';
 import { fitList } from './budget.js';
-import { guard, ok } from './result.js';
+import { guard, ok, shown } from './result.js';
 
 const TranscribeInput = z.object({
   project_id: z.string(),
@@ -133,7 +133,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             const next = from + page.shown.length < r.hits.length ? from + page.shown.length : undefined;
             const missing = fitList(r.missing, MISSING_BYTES);
             const lines = [
-              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${query}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
               ...page.shown.slice(0, 20).map((h) => `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
               ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
               ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),

@@ -36,6 +36,8 @@ interface Preview {
   warnings?: string[];
   /** When the result lists only the first cuts (a long edit): how many there are; preview.json has them all. */
   cuts_total?: number;
+  /** The same for the overlays. */
+  overlays_total?: number;
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -195,9 +197,10 @@ async function follow(p: Preview): Promise<Preview> {
   return current;
 }
 
-/** A result that lists only the first cuts of a long edit is completed from the preview's whole result. */
+/** A result that lists only the first cuts (or overlays) of a long edit is completed from the preview's whole result. */
 async function allCuts(p: Preview): Promise<Preview> {
-  if (!p.cuts_total || (p.cuts?.length ?? 0) >= p.cuts_total) return p;
+  const partial = (shown: unknown[] | undefined, total: number | undefined) => !!total && (shown?.length ?? 0) < total;
+  if (!partial(p.cuts, p.cuts_total) && !partial(p.overlays, p.overlays_total)) return p;
   const c = await read(`cutroom://previews/${p.preview_id}/preview.json`);
   const text = c?.text ?? (c?.blob ? new TextDecoder().decode(Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))) : undefined);
   if (!text) return p;

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
-import { UserFacingError } from '../errors.js';
+import { UserFacingError, isDiskFull, shown } from '../errors.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
@@ -146,15 +146,27 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   }
   return {
     ...lint,
-    notes,
+    diagnostics: lint.diagnostics.map(bounded),
+    notes: notes.map((n) => shown(n, NOTE_CHARS)),
     fadeMs: fade ?? DEFAULT_FADE_MS,
     project,
     projectId,
     assets,
     skipped,
-    ...(lint.timeline ? { summary: summarizeTimeline(lint.timeline) } : {}),
+    ...(lint.timeline ? { summary: shortIds(summarizeTimeline(lint.timeline)) } : {}),
   };
 }
+
+/** A summary whose asset ids are quoted short: an edit that is not ready may name an "asset" of any length. */
+function shortIds(s: TimelineSummary): TimelineSummary {
+  const short = <T extends { asset_id: string }>(x: T): T => (x.asset_id.length > 60 ? { ...x, asset_id: shown(x.asset_id) } : x);
+  return { ...s, cuts: s.cuts.map(short), overlays: s.overlays.map(short) };
+}
+
+/** The most of a diagnostic's message or hint, or of a note, a result carries: an input echoed in one can be any length. */
+const MESSAGE_CHARS = 600;
+const NOTE_CHARS = 400;
+const bounded = (d: Diagnostic): Diagnostic => ({ ...d, message: shown(d.message, MESSAGE_CHARS), ...(d.hint !== undefined ? { hint: shown(d.hint, MESSAGE_CHARS) } : {}) });
 
 /** " (its name)" after an asset's id in a note, when it has one. */
 const named = (assets: Map<string, ProjectAsset>, id: string) => (assets.get(id)?.name ? ` (${assets.get(id)!.name})` : '');
@@ -166,12 +178,21 @@ const named = (assets: Map<string, ProjectAsset>, id: string) => (assets.get(id)
 export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw: EditRefInput, signal?: AbortSignal): Promise<CheckedEdit> {
   const { input, stored } = await resolveEditInput(deps.edits, raw);
   const c = await checkEdit(deps, input, signal);
-  if (stored) c.notes.unshift(...stored.notes);
-  if (c.ready && c.edit && deps.edits) {
-    const kept = await deps.edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes });
-    c.editId = kept.edit_id;
-  }
+  if (stored) c.notes.unshift(...stored.notes.map((n) => shown(n, NOTE_CHARS)));
+  await keepChecked(deps.edits, c, signal);
   return c;
+}
+
+/** Keeps a ready edit under its edit_id (c.editId). Keeping is for later calls: when it fails, this one goes on, saying so. */
+export async function keepChecked(edits: EditStore | undefined, c: CheckedEdit, signal?: AbortSignal): Promise<void> {
+  if (!c.ready || !c.edit || !edits) return;
+  try {
+    c.editId = (await edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes })).edit_id;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const why = isDiskFull(err) ? 'the disk holding the data dir (CUTROOM_DATA_DIR) is full' : `it could not be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+    c.skipped.push(`keeping the edit under an edit_id: ${why}; give the edit's arguments inline to preview_edit, render_edit and export_edit, or free space and compose again`);
+  }
 }
 
 /**
@@ -307,12 +328,20 @@ async function resolveWords(
 }
 
 /**
- * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines it says where the
- * rest are (`rest`): a result's structuredContent, or, for an error result (which carries none), compose_edit.
+ * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines (or `maxBytes`) it says
+ * where the rest are (`rest`): a result's structuredContent, or, for an error result (which carries none), compose_edit.
  */
-export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12, rest = 'structuredContent.diagnostics'): string {
-  const lines = c.diagnostics.slice(0, max).map((d) => `- ${d.severity} at ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`);
-  if (c.diagnostics.length > max) lines.push(`- … ${c.diagnostics.length - max} more in ${rest}`);
+export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12, rest = 'structuredContent.diagnostics', maxBytes = 5000): string {
+  const lines: string[] = [];
+  let bytes = 0;
+  for (const d of c.diagnostics.slice(0, max)) {
+    const line = `- ${d.severity} at ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`;
+    // Within `maxBytes` (at least one line): a long list of long hints must not fill a result alone.
+    bytes += Buffer.byteLength(line) + 1;
+    if (lines.length && bytes > maxBytes) break;
+    lines.push(line);
+  }
+  if (c.diagnostics.length > lines.length) lines.push(`- … ${c.diagnostics.length - lines.length} more in ${rest}`);
   return lines.join('\n');
 }
 

@@ -66,7 +66,9 @@ export interface ResolvedEdit {
 /** The edit a call means: the stored one its edit_id names, or its inline arguments checked against compose_edit's. */
 export async function resolveEditInput(store: EditStore | undefined, raw: EditRefInput): Promise<ResolvedEdit> {
   const { edit_id, ...inline } = raw;
-  if (edit_id === undefined) {
+  // A client that fills every optional field sends edit_id "" beside the edit it means: no edit_id.
+  const blank = edit_id !== undefined && !edit_id.trim() && Object.entries(inline).some(([k, v]) => v !== undefined && k !== 'project_id');
+  if (edit_id === undefined || blank) {
     const parsed = EditInputObject.safeParse(inline);
     if (!parsed.success) throw new UserFacingError(`the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`);
     return { input: parsed.data };
@@ -77,7 +79,8 @@ export async function resolveEditInput(store: EditStore | undefined, raw: EditRe
   if (!store) throw new UserFacingError('this cutroom keeps no edits (no data dir): give the edit\'s arguments inline, as compose_edit takes them');
   const stored = await store.get(id);
   if (!stored) {
-    const known = await store.ids();
+    // Not the id itself: a file of that name whose content is not the edit it names is no suggestion.
+    const known = (await store.ids()).filter((k) => k.id !== id);
     const hint = didYouMean(id, known);
     const what = isEditId(id) ? `no edit ${id} is kept here` : `edit_id "${id.slice(0, 40)}" is not an edit id (like edit-3f2b8c1e4d5a4b6c)`;
     throw new UserFacingError(`${what}${hint ? `; ${hint}` : ''}: compose_edit returns edit ids (composing the same edit again gives back its id)`);

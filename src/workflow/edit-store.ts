@@ -61,7 +61,7 @@ export class EditStore {
     return stored;
   }
 
-  /** The edit with this id, marked used; undefined when there is none (or its file is not one of ours). */
+  /** The edit with this id, marked used; undefined when there is none (or its file is not one of ours, or not this edit). */
   async get(id: string): Promise<StoredEdit | undefined> {
     if (!isEditId(id)) return undefined;
     let text: string;
@@ -70,13 +70,18 @@ export class EditStore {
     } catch {
       return undefined;
     }
-    let parsed;
+    let raw: unknown;
     try {
-      parsed = StoredEditSchema.safeParse(JSON.parse(text));
+      raw = JSON.parse(text);
     } catch {
       return undefined;
     }
+    const parsed = StoredEditSchema.safeParse(raw);
     if (!parsed.success || parsed.data.edit_id !== id) return undefined;
+    // The id names the content: a file edited by hand (another edit, another project) is not this edit. Hashed as
+    // written, before zod's parse could reorder or drop a field.
+    const written = raw as StoredEdit;
+    if (editIdOf(written.project_id, written.edit, written.options) !== id) return undefined;
     const now = new Date();
     await utimes(this.fileOf(id), now, now).catch(() => {});
     return parsed.data;

@@ -7,7 +7,7 @@ import type { Asset } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { classifyAsset } from '../edit/lint.js';
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
-import { UserFacingError, cacheDiskFull, isDiskFull } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
@@ -125,7 +125,7 @@ export async function locateAsset(deps: InspectDeps, projectId: string, assetId:
   const asset = project.assets?.find((a) => a.id === aid);
   if (!asset) {
     const hint = suggestAsset(project, aid);
-    throw new UserFacingError(`no asset ${aid} in project ${pid}; ${hint ? `${hint} Else ` : ''}get_project lists its assets`);
+    throw new UserFacingError(`no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} Else ` : ''}get_project lists its assets`);
   }
   const src = sourceFromUrl(asset.url, { allowFile: deps.backend.kind === 'local' });
   if ('error' in src) throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);

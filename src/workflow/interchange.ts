@@ -18,7 +18,7 @@ import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '
 import { fpsRational } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
-import { checkAndKeep, checkEdit, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit } from './check-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { suggestAsset } from './suggest.js';
@@ -424,8 +424,6 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
   const extra = capped(notes.map(noteToDiagnostic), droppedOf(imported.notes));
   checked.diagnostics = [...extra, ...capped(checked.diagnostics)];
   if (extra.some((d) => d.severity === 'error')) checked.ready = false;
-  if (checked.ready && checked.edit && deps.edits) {
-    checked.editId = (await deps.edits.put({ project_id: checked.projectId, edit: checked.edit, options: { audio_fade_ms: checked.fadeMs }, notes: checked.notes })).edit_id;
-  }
+  await keepChecked(deps.edits, checked, signal);
   return { checked, format, mapped };
 }

@@ -8,7 +8,7 @@ import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
-import { UserFacingError, cacheDiskFull, isDiskFull } from '../errors.js';
+import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { projectOrSuggestion } from './suggest.js';
@@ -79,21 +79,30 @@ function fitting<T>(items: T[], bytes: number): T[] {
   return items.slice(0, n);
 }
 
-/** A cursor for the page starting at word `n`; the word index it names, or undefined when it is not one of ours. */
-const cursorAt = (n: number) => `w${n}`;
-function wordOfCursor(cursor: string): number | undefined {
-  const m = /^w(\d{1,9})$/.exec(cursor.trim());
-  return m ? Number(m[1]) : undefined;
+/**
+ * A cursor for the page starting at word `n` of this transcript: the word and a tag of the transcript (its asset,
+ * span and words), so that a cursor of another asset, span or text (a recognised transcript aligned since) is
+ * refused rather than read as an index into words it never counted.
+ */
+const transcriptTag = (t: Transcript) =>
+  createHash('sha256').update(JSON.stringify([t.asset_id, t.from_seconds, t.to_seconds, t.words.map((w) => [w.word, w.start_seconds])])).digest('hex').slice(0, 8);
+const cursorAt = (n: number, tag: string) => `w${n}.${tag}`;
+function readCursor(cursor: string): { n: number; tag: string } | undefined {
+  const m = /^w(\d{1,9})\.([0-9a-f]{8})$/.exec(cursor.trim());
+  return m ? { n: Number(m[1]), tag: m[2]! } : undefined;
 }
 
 /** One page of a transcript, from the word a cursor names (the first by default). */
 export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: string; uri: string }): TranscriptPage {
   const { words: all, sentences: allSentences, unplaced: allUnplaced, ...about } = t;
+  const tag = transcriptTag(t);
   let start = 0;
   if (opts.cursor !== undefined) {
-    const n = wordOfCursor(opts.cursor);
-    if (n === undefined || n >= Math.max(1, all.length)) throw new UserFacingError(`cursor "${opts.cursor.slice(0, 20)}" is not a page of this transcript (it has ${all.length} words); give the next_cursor a result returned, or leave cursor out for the first page`);
-    start = n;
+    const c = readCursor(opts.cursor);
+    const quoted = `cursor "${shown(opts.cursor, 30)}"`;
+    if (c && c.tag !== tag) throw new UserFacingError(`${quoted} is a page of another transcript (another asset, span or text, or one made again since); leave cursor out to start again, with the from, to and text of the call that returned it`);
+    if (!c || c.n >= Math.max(1, all.length)) throw new UserFacingError(`${quoted} is not a page of this transcript (it has ${all.length} words); give the next_cursor a result returned, or leave cursor out for the first page`);
+    start = c.n;
   }
   const from = allSentences.findIndex((s) => s.last_word >= start);
   const rest = from < 0 ? [] : allSentences.slice(from);
@@ -115,7 +124,7 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
     end = sentences.length ? sentences.at(-1)!.last_word + 1 : all.length;
   }
   const leftOut: string[] = [];
-  const next = end < all.length ? cursorAt(end) : undefined;
+  const next = end < all.length ? cursorAt(end, tag) : undefined;
   if (next) leftOut.push(`words ${end}-${all.length - 1} and their sentences: call again with cursor "${next}", or read ${opts.uri} for the whole`);
   if (!opts.words && all.length) leftOut.push('the words one by one: call with words: true');
   const unplacedHere = allUnplaced?.filter((i) => i >= start && i < end);
@@ -304,7 +313,7 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
   const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
   const missing: SearchResult['missing'] = [];
-  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: id, reason: 'no such asset in the project' });
+  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   const hits: SearchResult['hits'] = [];
   let budget = SEARCH_TRANSCRIBE_SECONDS;
   let searched = 0;

@@ -159,6 +159,19 @@ describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
     }
   }, 120_000);
 
+  it('completes a result that lists only the first overlays (overlays_total) from preview.json, as it does cuts', async () => {
+    const partial = { ...result, structuredContent: { ...result.structuredContent, overlays: [], overlays_total: 1 } };
+    const { page, view, errors } = await open(partial);
+    try {
+      await view.waitForFunction(() => document.querySelectorAll('[data-overlay-index]').length === 1 && (document.querySelector('video')?.readyState ?? 0) >= 1, undefined, { timeout: 60_000 });
+      const log = await page.evaluate(() => window.hostLog);
+      expect(log.calls).toContain(`resources/read cutroom://previews/${result.structuredContent.preview_id}/preview.json`);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it('follows a preview still rendering with get_preview through the host, then shows it', async () => {
     const rendering = { content: [{ type: 'text', text: 'still rendering' }], structuredContent: { preview_id: result.structuredContent.preview_id, status: 'rendering', progress: 0.5 } };
     const { page, view, errors } = await open(rendering);

@@ -6,8 +6,11 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, resolve } from 'node:path';
-import { UserFacingError } from '../../errors.js';
+import { UserFacingError, shown } from '../../errors.js';
 import { displayPath, fsPath, isInside, notReadable, realPathOf } from '../../open-allowed.js';
+
+/** A folder asked for, as a message quotes it. */
+const PATH_CHARS = 300;
 
 export type MediaKind = 'video' | 'audio' | 'image';
 
@@ -119,8 +122,8 @@ export async function allowedFolder(asked: string, allowed: string[]): Promise<s
   } catch (err) {
     throw notReadable(asked, err, 'folder');
   }
-  if (!isInside(allowed, real)) throw new UserFacingError(`${asked} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`);
-  if (!st.isDirectory()) throw new UserFacingError(`${asked} is not a folder`);
+  if (!isInside(allowed, real)) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`);
+  if (!st.isDirectory()) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is not a folder`);
   return displayPath(real);
 }
 

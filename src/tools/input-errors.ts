@@ -1,0 +1,59 @@
+// What a call whose arguments do not fit a tool's input schema gets back: the SDK answers with every issue zod found,
+// one per element, so that 50,000 wrong clips made an error of 3 MB. Here a tool's input schema reports its first
+// issues and a count of the rest, each path's keys quoted short: the same error, bounded like every result.
+import type { McpServer } from '@modelcontextprotocol/server';
+
+/** Issues spelled out; the rest are counted. */
+const MAX_ISSUES = 5;
+/** A key of a path as an issue quotes it (a record's keys are the caller's). */
+const KEY_CHARS = 60;
+
+type Json = Record<string, unknown>;
+type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] };
+type Result = { value?: unknown; issues?: readonly Issue[] };
+interface StandardValidate {
+  '~standard': { validate: (value: unknown) => Result | Promise<Result> } & Json;
+}
+
+const shortKey = (k: PropertyKey | { key: PropertyKey }) => {
+  const key = typeof k === 'object' && k !== null && 'key' in k ? k.key : k;
+  return typeof key === 'string' && key.length > KEY_CHARS ? `${key.slice(0, KEY_CHARS - 1)}…` : key;
+};
+
+function bounded(result: Result): Result {
+  const issues = result.issues;
+  if (!issues?.length) return result;
+  const shown = issues.slice(0, MAX_ISSUES).map((i) => ({ ...i, ...(i.path ? { path: i.path.map(shortKey) } : {}) }));
+  if (issues.length > MAX_ISSUES) shown.push({ message: `… ${issues.length - MAX_ISSUES} more problems of the same arguments` });
+  return { issues: shown };
+}
+
+/** Schemas already bounded: they are module constants, shared by the server made for every HTTP request. */
+const done = new WeakSet<object>();
+
+/** The same schema, whose validation reports at most MAX_ISSUES issues (and a count of the rest). */
+export function boundIssues<T>(schema: T): T {
+  if (!schema || typeof schema !== 'object' || done.has(schema)) return schema;
+  done.add(schema);
+  const std = (schema as unknown as StandardValidate)['~standard'];
+  if (typeof std?.validate !== 'function') return schema;
+  const validate = std.validate.bind(std);
+  Object.defineProperty(schema, '~standard', {
+    value: {
+      ...std,
+      validate: (value: unknown) => {
+        const r = validate(value);
+        return r instanceof Promise ? r.then(bounded) : bounded(r);
+      },
+    },
+    configurable: true,
+  });
+  return schema;
+}
+
+/** Every tool registered on this server from now on answers arguments that do not fit its schema in a bounded error. */
+export function boundInputErrors(server: McpServer): void {
+  const register = server.registerTool.bind(server) as (name: string, config: Json, handler: unknown) => unknown;
+  (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
+    register(name, config.inputSchema ? { ...config, inputSchema: boundIssues(config.inputSchema) } : config, handler);
+}
