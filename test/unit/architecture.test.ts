@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(import.meta.dirname, '../../src');
 
 /** The rooms, top to bottom, as ARCHITECTURE.md lists them; the leaves last, usable by all. */
-const ROOMS = ['index.ts', 'http/', 'assemble.ts', 'stdio-wire.ts', 'server.ts', 'config.ts', 'tools/', 'resources/', 'prompts/', 'views/', 'workflow/', 'backend/', 'api/', 'media/', 'interchange/', 'edit/'];
+const ROOMS = ['index.ts', 'http/', 'assemble.ts', 'stdio-wire.ts', 'server.ts', 'config.ts', 'tools/', 'resources/', 'prompts/', 'views/', 'workflow/', 'backend/', 'api/', 'media/', 'interchange/', 'analysis/', 'edit/'];
 const LEAVES = ['log.ts', 'errors.ts', 'owners.ts', 'open-allowed.ts', 'did-you-mean.ts', 'message-bound.ts', 'plain-errors.ts', 'version.ts'];
 
 function sources(dir = SRC): string[] {
@@ -50,10 +50,10 @@ describe('the rooms of the house', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('edit/ and interchange/ do no I/O: no file system, process, network or media room', () => {
+  it('edit/, interchange/ and analysis/ do no I/O: no file system, process, network or media room', () => {
     const io = /^(node:)?(fs|fs\/promises|child_process|net|http|https|dgram)$|^undici$/;
     const wrong = files
-      .filter((f) => f.room === 'edit/' || f.room === 'interchange/')
+      .filter((f) => ['edit/', 'interchange/', 'analysis/'].includes(f.room))
       .flatMap((f) => [...f.specifiers.filter((s) => io.test(s)), ...f.local.filter((r) => ['media/', 'api/', 'backend/'].includes(r))].map((s) => `${f.file}: ${s}`));
     expect(wrong).toEqual([]);
   });
