@@ -90,8 +90,11 @@ export function notReadable(path: string, err: unknown, what = 'file'): UserFaci
       return new UserFacingError(`permission denied: cutroom's user may not read ${asked} (or a folder on its way); give it read access`);
     case 'ELOOP':
       return new UserFacingError(`${asked} is a loop of links`);
+    case 'ENAMETOOLONG':
+      return new UserFacingError(`${asked} is too long a name for this machine's file system`);
     default:
-      return new UserFacingError(`cannot open ${asked}: ${(err as Error).message}`);
+      // The system's own message names the path again, whole: say the code instead.
+      return new UserFacingError(`cannot open ${asked} (${code(err) ?? shown((err as Error).message ?? String(err), 200)})`);
   }
 }
 
