@@ -128,7 +128,8 @@ const iso = (v: string | null | undefined) => parseServiceTimestamp(v)?.toISOStr
 export function summarizeProject(p: Project): ProjectSummary {
   return {
     id: p.id,
-    name: p.name ?? undefined,
+    // A name is what a service says it is: held to a name's length in every listing.
+    name: p.name ? clip(p.name) : undefined,
     description: p.description ?? undefined,
     created_at: iso(p.created_at),
     asset_count: p.asset_count ?? p.assets?.length ?? undefined,

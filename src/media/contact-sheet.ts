@@ -143,23 +143,33 @@ export function tileArgs(layout: SheetLayout, output: string, quality: number): 
 }
 
 /**
+ * A filter longer than this goes to ffmpeg in a file (-filter_script): Linux takes no single argument over 128 KiB, and
+ * one drawtext per label made a 400-cut sheet's filter 138 KB ("spawn E2BIG").
+ */
+export const INLINE_FILTER_CHARS = 64 * 1024;
+
+/**
  * Tiles unlabelled thumbnails (THUMBS_DIR, any size of the output's shape) into the sheet, scaling each to the
  * layout and labelling it with its own text (cut number and timeline time: known only once the cuts are joined).
- * Run in the folder that holds THUMBS_DIR.
+ * Run in the folder that holds THUMBS_DIR. A long filter comes back as `script`, for the caller to write to
+ * `scriptFile` (a name of cutroom's own, in that folder) before running.
  */
-export function labelledTileArgs(layout: SheetLayout, labels: string[], font: string | undefined, output: string, quality: number): string[] {
+export function labelledTileArgs(layout: SheetLayout, labels: string[], font: string | undefined, output: string, quality: number, scriptFile = 'sheet.filter'): { args: string[]; script?: { file: string; text: string } } {
   const fontsize = Math.max(10, Math.round(layout.thumbHeight / 9));
   // Our own characters only (digits, #, :, ., space); ':' is escaped for drawtext.
   const text = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
   const draw = font
     ? labels.map((l, i) => `,drawtext=enable='eq(n\\,${i})':fontfile=${font}:text='${text(l)}':x=4:y=4:fontsize=${fontsize}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`).join('')
     : '';
-  return [
+  const filter = `scale=${layout.thumbWidth}:${layout.thumbHeight}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`;
+  const long = filter.length > INLINE_FILTER_CHARS;
+  const args = [
     '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
     '-protocol_whitelist', 'file', '-f', 'image2', '-start_number', '0', '-framerate', '25', '-i', THUMB_PATTERN,
-    '-vf', `scale=${layout.thumbWidth}:${layout.thumbHeight}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`,
+    ...(long ? ['-filter_script:v', scriptFile] : ['-vf', filter]),
     '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
   ];
+  return long ? { args, script: { file: scriptFile, text: filter } } : { args };
 }
 
 /** A sheet label: `#cut  HH:MM:SS.mmm` (the cut's number and the frame's time on the timeline). */

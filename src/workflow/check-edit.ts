@@ -64,7 +64,7 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   const projectId = input.project_id.trim();
   const hasCompose = !!(input.clips || input.overlays);
   if (input.edit && hasCompose) throw new UserFacingError('give either edit (a whole edit definition) or clips/overlays (the short form), not both');
-  if (!input.edit && !input.clips) throw new UserFacingError('nothing to check: give clips (the short form) or edit (a whole edit definition)');
+  if (!input.edit && !input.clips) throw new UserFacingError('nothing to check: give clips (the short form) or edit (a whole edit definition); an edit_id an earlier compose_edit returned goes to preview_edit, render_edit or export_edit as it is (its edit is the resource cutroom://edits/{edit_id})');
 
   const project = await projectOrSuggestion(deps.backend, projectId, signal);
   const assets = new Map<string, ProjectAsset>();

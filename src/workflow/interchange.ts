@@ -32,7 +32,8 @@ export const FORMAT_MIME: Record<ExchangeFormat, string> = { otio: 'application/
 const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
 export const isExportId = (id: string) => EXPORT_ID.test(id);
 /** The largest timeline file import_edit reads. */
-export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
+// Above what export_edit writes for the most clips import_edit takes (5000 OTIO clips are about 20 MB).
+export const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 /** What import_edit could not take, listed one by one up to this many. */
 const MAX_IMPORT_NOTES = 12;
 /** The largest media file an export fetches. */

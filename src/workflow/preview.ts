@@ -204,7 +204,9 @@ async function makePreview(
       const labels = frames.map((f) => sheetLabel(f.cut, f.t));
       // Lower JPEG quality until the sheet fits clients' limit.
       for (const q of SHEET_QUALITY) {
-        const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, labelledTileArgs(layout, labels, rt.font, sheetPath, q), { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
+        const { args, script } = labelledTileArgs(layout, labels, rt.font, sheetPath, q);
+        if (script) await writeFile(join(dir, script.file), script.text);
+        const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, args, { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
         if (r.cancelled) throw new RenderError('cancelled', true);
         if (r.code !== 0) throw new RenderError(`the contact sheet failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
         if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;

@@ -166,6 +166,18 @@ describe('results within 24 KB, whatever their length', () => {
     expect((await storedEdit<{ video_series_sequential: unknown[] }>(local.client, c.edit_id)).video_series_sequential).toHaveLength(1000);
   }, 120_000);
 
+  it('a 400-cut preview: made (its sheet\'s labels once passed the 128 KiB an argument may hold), answered within the bound, every cut in preview.json', async () => {
+    const many = Array.from({ length: 400 }, (_, i) => ({ asset_id: i % 2 ? ids.red : ids.blue, start: (i % 40) * 0.12, end: (i % 40) * 0.12 + 0.08 }));
+    const r = await call('preview_edit', { project_id: projectId, clips: many, resolution: '320x180', fps: 25 });
+    const p = structured<{ status: string; preview_id: string; cuts: unknown[]; cuts_total: number; left_out: string[] }>(r);
+    expect(p.status).toBe('done');
+    expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
+    expect(p.cuts_total).toBe(400);
+    expect(p.left_out.join(' ')).toContain(`cutroom://previews/${p.preview_id}/preview.json`);
+    const whole = JSON.parse(((await local.client.readResource({ uri: `cutroom://previews/${p.preview_id}/preview.json` })).contents[0] as { text: string }).text) as { cuts: unknown[] };
+    expect(whole.cuts).toHaveLength(400);
+  }, 300_000);
+
   it('a 10-minute transcript comes in pages under the bound, sentences first, words on request, reaching every word', async () => {
     const speech = makeLongSpeech(allowed, 600);
     const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: speech.wav })).asset.id;
