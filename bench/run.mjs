@@ -9,6 +9,7 @@ const all = {
   render: () => import('./render.mjs'),
   http: () => import('./http.mjs'),
   transcribe: () => import('./transcribe.mjs'),
+  'transcribe-memory': () => import('./transcribe-memory.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

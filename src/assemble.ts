@@ -45,6 +45,8 @@ export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter)
         // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
         transcripts: new InspectionCache<StoredTranscript>(cacheDir),
         ...(media.speech ? { speech: media.speech } : {}),
+        // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
+        listening: new Limiter(limiter.limit),
         scratchDir: join(cacheDir, 'scratch'),
       }
     : undefined;

@@ -1,9 +1,11 @@
 // Speech to words with times, offline: CMU PocketSphinx from the system's packages, spawned like ffmpeg. The sound
-// is decoded by ffmpeg to 16 kHz mono PCM in cutroom's own scratch folder, read in pieces side by side (split in
-// the quietest moment near each boundary, so no word is cut), and each piece recognised by its own process.
+// is decoded by ffmpeg to 16 kHz mono PCM in a file in cutroom's own scratch folder (never held in memory: an hour
+// is 115 MB), cut into pieces heard side by side (split in the quietest moment near each boundary, so no word is
+// cut; only the seconds around each boundary are read, and pieces are copied through one small buffer), and each
+// piece recognised by its own process.
 // Recognition can be held to a known text's words (a JSGF grammar over them): what alignment needs.
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
@@ -182,22 +184,31 @@ export class SpeechError extends MediaJobError {
 
 const RATE = 16_000;
 
-/** Where to split 16 kHz PCM into pieces: at the quietest 100 ms within 3 s of each even boundary. */
-export function splitPoints(pcm: Int16Array, pieces: number): number[] {
+/** Reads `count` samples of 16 kHz mono PCM from sample `start` on (fewer at the end of the sound). */
+export type ReadSamples = (start: number, count: number) => Promise<Int16Array>;
+
+/**
+ * Where to split `samples` of 16 kHz PCM into pieces: at the quietest 100 ms within 3 s of each even boundary.
+ * Only those 6 s around each boundary are read (`read`), whatever the sound's length.
+ */
+export async function splitPoints(samples: number, pieces: number, read: ReadSamples): Promise<number[]> {
   const points = [0];
   const window = RATE / 10;
   for (let p = 1; p < pieces; p++) {
-    const target = Math.round((pcm.length * p) / pieces);
+    const target = Math.round((samples * p) / pieces);
+    const from = Math.max(points.at(-1)! + window, target - 3 * RATE);
+    const to = Math.min(samples, target + 3 * RATE);
     let best = target;
     let bestEnergy = Infinity;
-    for (let s = Math.max(points.at(-1)! + window, target - 3 * RATE); s + window <= Math.min(pcm.length, target + 3 * RATE); s += window / 2) {
+    const pcm = to - from >= window ? await read(from, to - from) : new Int16Array(0);
+    for (let s = 0; s + window <= pcm.length; s += window / 2) {
       let e = 0;
       for (let i = s; i < s + window; i++) e += pcm[i]! * pcm[i]!;
-      if (e < bestEnergy) [best, bestEnergy] = [s + window / 2, e];
+      if (e < bestEnergy) [best, bestEnergy] = [from + s + window / 2, e];
     }
     if (best > points.at(-1)! + RATE) points.push(best);
   }
-  points.push(pcm.length);
+  points.push(samples);
   return points;
 }
 
@@ -218,6 +229,28 @@ const wavHeader = (samples: number): Buffer => {
   return b;
 };
 
+/** Of the progress reported, the share that decoding the sound takes (hearing it takes the rest). */
+const DECODE_SHARE = 0.05;
+
+/**
+ * Writes samples [from, to) of raw PCM as a WAV file, through one buffer (`buf`, reused): a piece is never held in
+ * memory, and copying it allocates nothing that waits for the garbage collector.
+ */
+async function writePiece(raw: FileHandle, from: number, to: number, file: string, buf: Buffer): Promise<void> {
+  const out = await open(file, 'w');
+  try {
+    await out.write(wavHeader(to - from));
+    for (let pos = from * 2; pos < to * 2; ) {
+      const { bytesRead } = await raw.read(buf, 0, Math.min(buf.length, to * 2 - pos), pos);
+      if (!bytesRead) break;
+      await out.write(buf, 0, bytesRead);
+      pos += bytesRead;
+    }
+  } finally {
+    await out.close();
+  }
+}
+
 /** Hears a span of a source: every word with its time on the asset's clock, in time order, and the language heard in. */
 export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWord[]; language: string }> {
   const { engine } = req;
@@ -230,33 +263,62 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
     if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
   };
   try {
-    // 1. The span's sound as 16 kHz mono PCM (the model's rate), read once.
+    // 1. The span's sound as 16 kHz mono PCM (the model's rate), decoded once into a file: memory stays flat
+    //    however long the span (ffmpeg's -progress on stdout says how far it got).
     const span = Math.max(0, req.toSec - req.fromSec);
+    const raw = join(dir, 'sound.pcm');
+    let progressLine = '';
     const decoded = await req.limiter.run(() =>
       runProcess(
         req.ffmpeg,
-        ['-hide_banner', '-nostdin', '-v', 'error', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', 'pipe:1'],
-        { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStdout: Math.ceil(span * RATE * 2) + 1024 * 1024 },
+        ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-progress', 'pipe:1', '-y', `file:${raw}`],
+        {
+          timeoutMs: Math.max(1000, deadline - Date.now()),
+          signal: req.signal,
+          maxStdout: 64 * 1024,
+          onStdout: (c) => {
+            progressLine = (progressLine + c).slice(-400);
+            const m = [...progressLine.matchAll(/out_time_us=(\d+)/g)].at(-1);
+            if (m && span > 0) req.onProgress?.(DECODE_SHARE * Math.min(1, Number(m[1]) / 1e6 / span));
+          },
+        },
       ),
     );
     check(decoded, 'ffmpeg');
-    const pcm = new Int16Array(decoded.stdout.buffer.slice(decoded.stdout.byteOffset, decoded.stdout.byteOffset + (decoded.stdout.length & ~1)));
+    const samples = Math.floor((await stat(raw)).size / 2);
     let language = engine.name === 'pocketsphinx' ? 'en' : 'unknown';
-    if (!pcm.length) return { words: [], language };
+    if (!samples) return { words: [], language };
 
     // 2. A grammar when held to known words (PocketSphinx; whisper hears freely and the text is matched after).
     const grammar = req.words?.length && engine.name === 'pocketsphinx' ? join(dir, 'text.gram') : undefined;
     if (grammar) await writeFile(grammar, grammarOf(req.words!));
 
-    // 3. Pieces side by side, split where it is quiet.
-    const points = splitPoints(pcm, Math.max(1, Math.min(req.pieces, Math.floor(pcm.length / (RATE * 20)) || 1)));
-    const heardSec = new Array<number>(points.length - 1).fill(0);
-    const report = () => req.onProgress?.(Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (pcm.length / RATE)));
+    // 3. Pieces side by side, split where it is quiet: only the seconds around each boundary are read to find it,
+    //    and each piece is copied to a file of its own through one small buffer; then the whole is removed.
+    const fh = await open(raw, 'r');
+    let points: number[];
+    let files: string[];
+    try {
+      points = await splitPoints(samples, Math.max(1, Math.min(req.pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
+        const buf = Buffer.alloc(count * 2);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
+        return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
+      });
+      files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
+      const buf = Buffer.allocUnsafeSlow(1 << 20);
+      for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
+    } finally {
+      await fh.close();
+    }
+    await rm(raw, { force: true });
+
+    const heardSec = new Array<number>(files.length).fill(0);
+    const report = () => req.onProgress?.(DECODE_SHARE + (1 - DECODE_SHARE) * Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (samples / RATE)));
+    report();
     const results = await Promise.all(
-      points.slice(0, -1).map(async (from, k) => {
+      files.map(async (file, k) => {
+        const from = points[k]!;
         const to = points[k + 1]!;
-        const file = join(dir, `piece${k}.wav`);
-        await writeFile(file, Buffer.concat([wavHeader(to - from), Buffer.from(pcm.buffer, pcm.byteOffset + from * 2, (to - from) * 2)]));
         if (engine.name === 'whisper.cpp') {
           const stem = join(dir, `piece${k}`);
           const r = await req.limiter.run(() =>
@@ -278,7 +340,7 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
             signal: req.signal,
             maxStderr: 8 * 1024,
             onStdout: (c) => {
-              out += c;
+              out = (out + c).slice(-4096);
               // Each utterance's words end with its last word's end time: progress follows them.
               const last = parseEngineOutput(engine.cli, out.slice(out.lastIndexOf('\n', out.length - 2)), 0).at(-1);
               if (last) {

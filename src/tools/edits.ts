@@ -11,7 +11,7 @@ import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, render
 import type { ToolDeps } from '../workflow/deps.js';
 import { fitList } from './budget.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
-import { progressFor } from './progress.js';
+import { afterStage, beating, progressFor } from './progress.js';
 import { ToolError, guard, ok, requireUuid, shown, unknownOutcome } from './result.js';
 
 const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
@@ -63,7 +63,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'compose_edit',
         logger,
         async () => {
-          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal);
+          const listen = beating(progressFor(ctx));
+          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
           const text = checkText(c);
           const result = ok(checkStructured(c, Buffer.byteLength(text)), text);
           if (c.editId) result.content.push({ type: 'resource_link', uri: editUri(c.editId), name: `${c.editId}.json`, mimeType: 'application/json', description: 'The checked edit, whole' });
@@ -88,7 +89,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'render_edit',
         logger,
         async () => {
-          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal);
+          const started = Date.now();
+          const progress = progressFor(ctx);
+          // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
+          const fractions = !!backend.renderProgress;
+          const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
+          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
           const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs }).catch((err: unknown) => {
             throw unknownOutcome(
@@ -100,19 +106,19 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!receipt.asset_id && !receipt.url) {
             throw new ToolError('the service accepted the render but named no asset; call get_project to find the new generated_video asset');
           }
-          const progress = progressFor(ctx);
           let status: RenderStatus | undefined;
+          // Time spent listening (a clip cut by words) counts against the wait.
+          const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (Date.now() - started));
           if (wait) {
-            // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
-            const fractions = !!backend.renderProgress;
+            const next = afterStage(progress, listen.last);
             status = await waitForRender(backend, c.projectId, receipt, {
-              maxWaitMs: deps.renderWaitMs,
+              maxWaitMs: waitMs,
               pollMs: deps.renderPollMs,
               signal: ctx.mcpReq.signal,
               onProgress: (s, elapsed) =>
                 fractions
-                  ? progress(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
-                  : progress(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
+                  ? next(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
+                  : next(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
             });
           }
           const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
@@ -127,7 +133,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             : render.failed
               ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
               : status
-                ? `Still running after a ${durationText(deps.renderWaitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
+                ? `Still running after a ${durationText(waitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
                 : `Render started (status ${render.status}). Follow it with ${follow}.`;
           const result = ok(
             { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings: fitList(warnings, 6000).shown },

@@ -7,6 +7,7 @@ import { EditRefShape } from '../workflow/edit-input.js';
 import { FORMAT_MIME, exportEdit, importEdit, type InterchangeDeps } from '../workflow/interchange.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { CheckOutput, LeftOutSchema, checkStructured, checkText, refuseEdit } from './edit-results.js';
+import { beating, progressFor } from './progress.js';
 import { guard, ok } from './result.js';
 import { fitList } from './budget.js';
 
@@ -69,7 +70,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'export_edit',
         logger,
         async () => {
-          const r = await exportEdit(ix, input, { format, media: media ?? 'links', signal: ctx.mcpReq.signal });
+          const listen = beating(progressFor(ctx));
+          const r = await exportEdit(ix, input, { format, media: media ?? 'links', signal: ctx.mcpReq.signal, listening: { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) } }).finally(listen.stop);
           if ('refused' in r) return refuseEdit(r.refused, 'exported');
           const diagnostics = r.checked.diagnostics.filter((d) => d.severity === 'warning');
           const leftOut: string[] = [];

@@ -10,7 +10,7 @@ import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type Medi
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { LeftOutSchema, refuseEdit } from './edit-results.js';
-import { progressFor, type Progress } from './progress.js';
+import { afterStage, beating, progressFor, type Progress } from './progress.js';
 import { ToolError, guard, ok } from './result.js';
 import { fitList } from './budget.js';
 
@@ -178,13 +178,17 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const rt = needRuntime(deps, 'preview_edit');
           const started = performance.now();
           const signal = ctx.mcpReq.signal;
-          const checked = await checkAndKeep(deps, input, signal);
+          const progress = progressFor(ctx);
+          const listen = beating(progress, { share: 0.5 });
+          const checked = await checkAndKeep(deps, input, signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
           const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
           const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}) });
-          const progress = progressFor(ctx);
-          const settled = await follow(job, deps.renderWaitMs, signal, progress);
+          // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
+          const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
+          const next = afterStage(progress, listen.last);
+          const settled = await follow(job, waitMs, signal, next);
           if (!settled && signal.aborted) {
             // Cancelled while the caller still waited: stop it, and keep nothing.
             job.abort();
@@ -195,7 +199,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             return renderingResult(job.id, job.progress);
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, progress, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });
+          return settledResult(job, next, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       ),

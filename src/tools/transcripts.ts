@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptPageSchema, searchTranscripts, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
-import { progressFor, type Progress } from './progress.js';
+import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';
 import { guard, ok, shown } from './result.js';
 
@@ -37,25 +37,6 @@ const SearchOutput = z.object({
 /** JSON bytes of hits (and of assets not searched) a result carries: a common word can be said hundreds of times. */
 const HITS_BYTES = 15_000;
 const MISSING_BYTES = 3_000;
-
-/** Progress that also beats every second while nothing new is heard (a client resets its timeout on progress). */
-function beating(progress: Progress): { update: (fraction: number, message: string) => void; stop: () => void } {
-  let sent = -1;
-  let message = 'listening';
-  const push = (value: number) => {
-    if (value <= sent) return;
-    sent = value;
-    void progress(value, 100, message);
-  };
-  const timer = setInterval(() => push(Math.min(99.9, Math.round((sent + 0.01) * 100) / 100)), 1000);
-  return {
-    update: (fraction, m) => {
-      message = m;
-      push(Math.round(fraction * 1000) / 10);
-    },
-    stop: () => clearInterval(timer),
-  };
-}
 
 /** Sentences spelled out in the text; the page's others are in structuredContent. */
 const TEXT_SENTENCES = 8;

@@ -16,7 +16,7 @@ import { projectOrSuggestion } from './suggest.js';
 import { resolveEditInput, type EditInput, type EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';
-import { transcribe, type Transcript } from './transcribe.js';
+import { StillTranscribing, stillTranscribingState, transcribe, type Transcript } from './transcribe.js';
 import type { MediaRuntime } from './preview.js';
 
 export interface CheckDeps {
@@ -46,6 +46,17 @@ export interface CheckedEdit extends LintResult {
   editId?: string;
 }
 
+/**
+ * A check may have to listen: a clip cut by words on an asset not transcribed yet. It reports progress meanwhile,
+ * and waits at most `waitMs` (CUTROOM_RENDER_WAIT_MS) before handing over: the transcription goes on in the
+ * background, and the check fails with one line naming transcribe_asset, which follows it to its end.
+ */
+export interface Listening {
+  onProgress?: (fraction: number, message: string) => void;
+  waitMs?: number;
+  debug?: (msg: string) => void;
+}
+
 /** The asset ids an edit refers to, read leniently from whatever shape it came in. */
 function referencedIds(input: EditInput): { video: Set<string>; audio: Set<string> } {
   const video = new Set<string>();
@@ -59,7 +70,8 @@ function referencedIds(input: EditInput): { video: Set<string>; audio: Set<strin
   return { video, audio };
 }
 
-export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: AbortSignal): Promise<CheckedEdit> {
+export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: AbortSignal, listening: Listening = {}): Promise<CheckedEdit> {
+  const handOverAt = listening.waitMs === undefined ? undefined : Date.now() + listening.waitMs;
   // Checked (with "did you mean" for a near id) when the project is read, before anything else uses it.
   const projectId = input.project_id.trim();
   const hasCompose = !!(input.clips || input.overlays);
@@ -113,7 +125,9 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
     }
   } else {
     const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, unresolved, signal);
-    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, signal);
+    const pending: StillTranscribing[] = [];
+    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, { signal, onProgress: listening.onProgress, debug: listening.debug, handOverAt, pending });
+    if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
       const ms = assets.get(id)?.facts?.durationMs;
@@ -175,9 +189,9 @@ const named = (assets: Map<string, ProjectAsset>, id: string) => (assets.get(id)
  * The edit a call names (its edit_id, or compose_edit's arguments inline), checked against the project as it is
  * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are said again.
  */
-export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw: EditRefInput, signal?: AbortSignal): Promise<CheckedEdit> {
+export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw: EditRefInput, signal?: AbortSignal, listening?: Listening): Promise<CheckedEdit> {
   const { input, stored } = await resolveEditInput(deps.edits, raw);
-  const c = await checkEdit(deps, input, signal);
+  const c = await checkEdit(deps, input, signal, listening);
   if (stored) c.notes.unshift(...stored.notes.map((n) => shown(n, NOTE_CHARS)));
   await keepChecked(deps.edits, c, signal);
   return c;
@@ -258,10 +272,21 @@ async function resolveShots(
   );
 }
 
+/** The one line an edit call answers when transcripts it needs are still being made after its wait. */
+function stillTranscribing(projectId: string, pending: StillTranscribing[], assets: Map<string, ProjectAsset>): string {
+  const one = pending.length === 1;
+  return (
+    `${one ? 'asset' : 'assets'} ${pending.map((p) => `${p.assetId}${named(assets, p.assetId)}`).join(', ')} ${one ? 'is' : 'are'} still being transcribed ` +
+    `for ${one ? 'a clip' : 'clips'} cut by words: ${pending.map((p) => stillTranscribingState(p)).join(', ')}. ${one ? 'It goes' : 'They go'} on in the background: ` +
+    `follow ${one ? 'it' : 'each'} with transcribe_asset {project_id: "${projectId}", asset_id: "${pending[0]!.assetId}"}${one ? '' : ' (and the others alike)'} to its end, then call again`
+  );
+}
+
 /**
  * Clips given by words ({asset_id, phrase, occurrence?} or {asset_id, words: [first, last]}) become in and out points
  * in the pauses around those words, from the asset's transcript (cached, or made now). Each use is noted (which
- * transcript, which words); what is off is a diagnostic at the clip's place in the edit.
+ * transcript, which words); what is off is a diagnostic at the clip's place in the edit. Transcripts still being
+ * made at `handOverAt` are listed in `pending` (they go on in the background).
  */
 async function resolveWords(
   deps: CheckDeps,
@@ -271,9 +296,17 @@ async function resolveWords(
   notes: string[],
   diagnostics: Diagnostic[],
   unresolved: Set<number>,
-  signal?: AbortSignal,
+  opts: { signal?: AbortSignal; onProgress?: Listening['onProgress']; debug?: Listening['debug']; handOverAt?: number; pending: StillTranscribing[] },
 ): Promise<ClipInput[]> {
+  const { signal } = opts;
   const transcripts = new Map<string, Promise<Transcript>>();
+  // Progress over every transcript being made: the mean of their fractions.
+  const heard = new Map<string, number>();
+  const listened = (id: string) => (fraction: number, message: string) => {
+    heard.set(id, fraction);
+    const mean = [...heard.values()].reduce((a, b) => a + b, 0) / heard.size;
+    opts.onProgress?.(mean, `${message} (asset ${id}${heard.size > 1 ? `; ${heard.size} assets being transcribed` : ''})`);
+  };
   return Promise.all(
     clips.map(async (clip, i) => {
       if (clip.phrase === undefined && clip.words === undefined) {
@@ -294,7 +327,7 @@ async function resolveWords(
       if (problem) return fail(problem.message, problem.hint, `${path}/video_id`);
       let made = transcripts.get(id);
       if (!made) {
-        made = transcribe(deps, projectId, id, { signal });
+        made = transcribe(deps, projectId, id, { signal, onProgress: listened(id), debug: opts.debug, ...(opts.handOverAt !== undefined ? { handOverAt: opts.handOverAt } : {}) });
         transcripts.set(id, made);
       }
       let t: Transcript;
@@ -302,6 +335,11 @@ async function resolveWords(
         t = await made;
       } catch (err) {
         if (signal?.aborted) throw err;
+        if (err instanceof StillTranscribing) {
+          if (!opts.pending.some((p) => p.assetId === err.assetId)) opts.pending.push(err);
+          unresolved.add(i);
+          return { ...rest, start: 0, end: 0 };
+        }
         return fail(`asset ${id} could not be transcribed: ${(err as Error).message}`, 'give start and end instead');
       }
       let first: number;

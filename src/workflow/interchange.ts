@@ -18,7 +18,7 @@ import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '
 import { fpsRational } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
-import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit, type Listening } from './check-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { suggestAsset } from './suggest.js';
@@ -98,12 +98,12 @@ async function sweepAbandoned(exportsDir: string): Promise<void> {
 export async function exportEdit(
   deps: InterchangeDeps,
   input: EditRefInput,
-  opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal },
+  opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal; listening?: Listening },
 ): Promise<ExportOutcome | { refused: CheckedEdit }> {
   if (deps.hosted && opts.media === 'download') {
     throw new UserFacingError('media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file');
   }
-  const checked = await checkAndKeep(deps, input, opts.signal);
+  const checked = await checkAndKeep(deps, input, opts.signal, opts.listening);
   if (!checked.ready || !checked.edit || !checked.timeline) return { refused: checked };
   if (opts.format === 'edl') {
     const fps = checked.timeline.fps;

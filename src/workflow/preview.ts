@@ -38,6 +38,8 @@ export interface MediaRuntime {
   transcripts?: InspectionCache<StoredTranscript>;
   /** The speech engine, when one is installed. */
   speech?: SpeechEngine;
+  /** At most this many transcriptions at once (transcribe_asset, search, clips cut by words); the rest wait. */
+  listening: Limiter;
   /** cutroom's scratch folder for intermediate files (decoded sound). */
   scratchDir?: string;
 }

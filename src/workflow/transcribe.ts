@@ -10,7 +10,9 @@ import { parseTimecode } from '../edit/timecode.js';
 import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
 import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
+import type { InspectionCache } from '../media/inspect-cache.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
+import { TranscriptionJobs } from './transcription-jobs.js';
 import { projectOrSuggestion } from './suggest.js';
 
 export const TranscriptWordSchema = z.object({
@@ -160,13 +162,36 @@ export interface TranscribeOptions {
   signal?: AbortSignal;
   onProgress?: (fraction: number, message: string) => void;
   debug?: (msg: string) => void;
+  /**
+   * Stop waiting at this time (ms since the epoch) when the transcript is being made: it goes on in the background
+   * (transcribe_asset joins it) and StillTranscribing is thrown.
+   */
+  handOverAt?: number;
 }
+
+/** A transcript still being made when its caller stopped waiting: it goes on in the background. */
+export class StillTranscribing extends UserFacingError {
+  constructor(
+    readonly assetId: string,
+    /** Fraction heard so far, and what the job is doing ("listening", or what it waits for). */
+    readonly fraction: number,
+    readonly stage: string,
+    /** Seconds since it started. */
+    readonly seconds: number,
+  ) {
+    super(`asset ${assetId} is still being transcribed (${stillTranscribingState({ fraction, stage, seconds })}), in the background: follow it with transcribe_asset, then call again`);
+  }
+}
+
+/** "37% heard after 45 s", or what it waits for. */
+export const stillTranscribingState = (s: { fraction: number; stage: string; seconds: number }) =>
+  s.stage === 'listening' || s.fraction > 0 ? `${Math.floor(s.fraction * 100)}% heard after ${Math.round(s.seconds)} s` : s.stage;
 
 function tools(deps: InspectDeps) {
   const rt = deps.runtime;
   if (!rt?.transcripts || !deps.prober || !rt.scratchDir) throw new UserFacingError('transcribe_asset needs ffmpeg and ffprobe, which were not found; install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg)');
   if (!rt.speech) throw new UserFacingError(`no speech engine is installed: ${SPEECH_INSTALL_HINT}`);
-  return { rt, cache: rt.transcripts, engine: rt.speech, prober: deps.prober, scratchDir: rt.scratchDir };
+  return { rt, cache: rt.transcripts, engine: rt.speech, prober: deps.prober, scratchDir: rt.scratchDir, listening: rt.listening };
 }
 
 function seconds(v: string | number | undefined, name: string): number | undefined {
@@ -178,20 +203,49 @@ function seconds(v: string | number | undefined, name: string): number | undefin
 
 const spanKey = (from: number, to: number, duration: number) => (from <= 0 && to >= duration ? 'whole' : `${from.toFixed(3)}-${to.toFixed(3)}`);
 
+/**
+ * An aligned transcript is kept under its span's key, a recognised one under a key of its own beside it: a free
+ * transcription, however late it finishes, in this process or another sharing the cache dir, never writes over
+ * an alignment. The alignment is read first.
+ */
+const heardKey = (key: string) => `${key}|heard`;
+async function readTranscript(cache: InspectionCache<StoredTranscript>, key: string): Promise<StoredTranscript | undefined> {
+  const primary = await cache.get(key);
+  if (primary?.transcript.aligned) return primary;
+  // (A recognised transcript written under the span's key by an older cutroom is still read.)
+  return (await cache.get(heardKey(key))) ?? primary;
+}
+
 /** The transcript cached for an asset's media and span (the whole asset by default), if there is one. */
 export async function storedTranscript(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<StoredTranscript | undefined> {
   const rt = deps.runtime;
   if (!rt?.transcripts) return undefined;
   const { key } = await locateAsset(deps, projectId, assetId, signal);
-  return rt.transcripts.get(`transcript|whole|${key}`);
+  return readTranscript(rt.transcripts, `transcript|whole|${key}`);
 }
+
+interface Made {
+  stored: StoredTranscript;
+  /** false: another transcription's (an alignment that was written meanwhile). */
+  made: boolean;
+}
+const underWay = new WeakMap<InspectionCache<StoredTranscript>, TranscriptionJobs<Made>>();
+const jobsOf = (cache: InspectionCache<StoredTranscript>) => {
+  let jobs = underWay.get(cache);
+  if (!jobs) underWay.set(cache, (jobs = new TranscriptionJobs<Made>()));
+  return jobs;
+};
 
 /**
  * The words of an asset (or of a span of it): cached, or heard now. With `text`, the text is aligned to the sound
  * (recognition held to its words) and becomes the asset's transcript for that span from then on.
+ *
+ * One transcript is made once, whoever asks: a call asking for what is being made joins it (a free one joins an
+ * alignment under way, which will be the transcript), and alignments of one span run one after the other, in the
+ * order they were asked for. At most `listening.limit` transcriptions run at once; the rest wait their turn.
  */
 export async function transcribe(deps: InspectDeps, projectId: string, assetId: string, opts: TranscribeOptions = {}): Promise<Transcript> {
-  const { rt, cache, engine, prober, scratchDir } = tools(deps);
+  const { rt, cache, engine, prober, scratchDir, listening } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   let facts;
   try {
@@ -214,12 +268,6 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
   if (text && text.length > MAX_TEXT_WORDS) throw new UserFacingError(`text has ${text.length} words; align at most ${MAX_TEXT_WORDS} at once: give a span (from, to) and the words said in it`);
   const textHash = text ? createHash('sha256').update(text.map((w) => w.word).join(' ')).digest('hex').slice(0, 32) : undefined;
 
-  const hit = await cache.get(cacheKey);
-  if (hit && (!text || hit.textHash === textHash)) {
-    opts.debug?.(`transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`);
-    return { ...hit.transcript, cached: true };
-  }
-
   // Held to the text's words the engine knows; the others cannot be heard and are placed between their neighbours.
   let held: string[] | undefined;
   if (text && engine.name === 'pocketsphinx') {
@@ -227,54 +275,89 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
     held = [...new Set(text.map((w) => w.key).filter((k) => known.has(k)))];
     if (!held.length) throw new UserFacingError('none of the words of text is in the speech engine\'s English dictionary, so none can be placed; give the text in English words (numbers written out)');
   }
-  const t0 = performance.now();
-  opts.onProgress?.(0, 'listening');
-  let heard;
-  let language;
-  try {
-    ({ words: heard, language } = await recognize({
-      ffmpeg: rt.ffmpeg,
-      engine,
-      limiter: rt.limiter,
-      source: src,
-      fromSec: from,
-      toSec: to,
-      ...(held ? { words: held } : {}),
-      scratchDir,
-      pieces: Math.max(1, rt.limiter.limit),
-      timeoutMs: Math.max(120_000, (to - from) * 4000),
-      signal: opts.signal,
-      onProgress: (f) => opts.onProgress?.(f * 0.98, 'listening'),
-    }));
-  } catch (err) {
-    if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
-    if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
-    throw err;
-  }
-  opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
-  const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
 
-  let words: TimedWord[];
-  let unplaced: number[] | undefined;
-  if (text) {
-    ({ words, unplaced } = alignText(text, inside, { from, to }));
-  } else {
-    words = heardWords(inside);
+  const hit = await readTranscript(cache, cacheKey);
+  if (hit && (!text || hit.textHash === textHash)) {
+    opts.debug?.(`transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`);
+    return { ...hit.transcript, cached: true };
   }
-  const transcript: Omit<Transcript, 'cached'> = {
-    asset_id: asset.id,
-    engine: { name: engine.name, model: engine.modelName },
-    language,
-    duration_seconds: Math.round(duration * 1000) / 1000,
-    from_seconds: Math.round(from * 1000) / 1000,
-    to_seconds: Math.round(to * 1000) / 1000,
-    aligned: !!text,
-    words,
-    sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
-    ...(unplaced ? { unplaced } : {}),
-  };
-  await cache.set(cacheKey, { transcript, ...(textHash ? { textHash } : {}) });
-  return { ...transcript, cached: false };
+
+  // Nothing is awaited from the cache's answer to the job's start: a job that wrote meanwhile is still listed.
+  const jobs = jobsOf(cache);
+  const alignments = `${cacheKey}|text:`;
+  let job = text ? jobs.find(`${alignments}${textHash}`) : (jobs.latest(alignments) ?? jobs.find(heardKey(cacheKey)));
+  if (!job) {
+    const before = text ? jobs.latest(alignments) : undefined;
+    job = jobs.start(text ? `${alignments}${textHash}` : heardKey(cacheKey), async (signal, progress): Promise<Made> => {
+      if (before) {
+        progress(0, 'waiting for the alignment asked for before');
+        await before.done.catch(() => {});
+      }
+      progress(0, `waiting for a free slot (${listening.limit} transcription${listening.limit === 1 ? '' : 's'} at once)`);
+      return listening.run(async () => {
+        if (signal.aborted) throw new UserFacingError('the transcription was cancelled; nothing was kept');
+        const t0 = performance.now();
+        progress(0, 'listening');
+        let heard;
+        let language;
+        try {
+          ({ words: heard, language } = await recognize({
+            ffmpeg: rt.ffmpeg,
+            engine,
+            limiter: rt.limiter,
+            source: src,
+            fromSec: from,
+            toSec: to,
+            ...(held ? { words: held } : {}),
+            scratchDir,
+            pieces: Math.max(1, rt.limiter.limit),
+            timeoutMs: Math.max(120_000, (to - from) * 4000),
+            signal,
+            onProgress: (f) => progress(f * 0.98, 'listening'),
+          }));
+        } catch (err) {
+          if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
+          if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
+          throw err;
+        }
+        opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
+        const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
+
+        let words: TimedWord[];
+        let unplaced: number[] | undefined;
+        if (text) {
+          ({ words, unplaced } = alignText(text, inside, { from, to }));
+        } else {
+          words = heardWords(inside);
+        }
+        const transcript: Omit<Transcript, 'cached'> = {
+          asset_id: asset.id,
+          engine: { name: engine.name, model: engine.modelName },
+          language,
+          duration_seconds: Math.round(duration * 1000) / 1000,
+          from_seconds: Math.round(from * 1000) / 1000,
+          to_seconds: Math.round(to * 1000) / 1000,
+          aligned: !!text,
+          words,
+          sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
+          ...(unplaced ? { unplaced } : {}),
+        };
+        if (text) {
+          const stored = { transcript, textHash };
+          await cache.set(cacheKey, stored);
+          return { stored, made: true };
+        }
+        // An alignment written meanwhile (by this process or another) is the asset's transcript: it is the answer.
+        const now = await cache.get(cacheKey);
+        if (now?.transcript.aligned) return { stored: now, made: false };
+        const stored = { transcript };
+        await cache.set(heardKey(cacheKey), stored);
+        return { stored, made: true };
+      });
+    });
+  }
+  const { stored, made } = await jobs.follow(job, opts, (j) => new StillTranscribing(asset.id, j.progress, j.message, (Date.now() - j.started) / 1000));
+  return { ...stored.transcript, cached: !made };
 }
 
 /** Assets that carry speech: videos and audio of the project (images have none). */

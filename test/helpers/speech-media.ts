@@ -84,3 +84,25 @@ export function makeLongSpeech(dir: string, seconds: number): { wav: string; tex
   run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', listFile, '-af', `apad=whole_dur=${seconds}`, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
   return { wav, text: said.join(' ') };
 }
+
+/**
+ * A video of `wav` said `times` over, on a picture of `color` (distinct colours make distinct files, so distinct
+ * assets): speech that takes the engine a while to hear.
+ */
+export function makeLoopedTalk(dir: string, wav: string, name: string, times: number, color: string): string {
+  const out = join(dir, name);
+  const looped = join(dir, `${name}.wav`);
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-stream_loop', String(times - 1), '-i', wav, '-c', 'copy', looped]);
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:s=160x90:r=10`, '-i', looped, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '64k', '-shortest', out]);
+  return out;
+}
+
+/**
+ * `seconds` of sound that is no speech but costs the engine little: a 1 s tone every 10 s, silence between (FLAC,
+ * small on disk). For measuring what a long transcription holds, not what it hears.
+ */
+export function makeToneBursts(dir: string, name: string, seconds: number, hz = 440): string {
+  const out = join(dir, name);
+  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=${hz}:r=16000:d=${seconds},volume='if(lt(mod(t,10),1),0.5,0)':eval=frame`, '-ac', '1', '-c:a', 'flac', out]);
+  return out;
+}

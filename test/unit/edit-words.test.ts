@@ -97,12 +97,32 @@ describe('the engine\'s side', () => {
     expect(grammarOf(['the', 'storm', 'the'])).toBe('#JSGF V1.0;\ngrammar text;\npublic <text> = ( storm | the )* ;\n');
   });
 
-  it('splits long sound where it is quietest near each even boundary', () => {
+  it('splits long sound where it is quietest near each even boundary, reading only the seconds around it', async () => {
     const pcm = new Int16Array(16000 * 60).fill(1000);
     pcm.fill(0, 16000 * 28, 16000 * 28 + 3200); // a pause at 28.0-28.2 s
-    const points = splitPoints(pcm, 2);
+    const reads: number[] = [];
+    const points = await splitPoints(pcm.length, 2, async (start, count) => {
+      reads.push(count);
+      return pcm.slice(start, start + count);
+    });
     expect(points).toHaveLength(3);
     expect(points[1]! / 16000).toBeGreaterThanOrEqual(28);
     expect(points[1]! / 16000).toBeLessThanOrEqual(28.2);
+    // The sound held to find a split: the 6 s around the boundary, not the minute.
+    expect(reads).toEqual([16000 * 6]);
+  });
+
+  it('reads 6 s around each boundary of an hour, however many pieces', async () => {
+    const hour = 16000 * 3600;
+    const reads: number[] = [];
+    const points = await splitPoints(hour, 4, async (_start, count) => {
+      reads.push(count);
+      return new Int16Array(count).fill(500);
+    });
+    expect(points).toHaveLength(5);
+    expect(points[0]).toBe(0);
+    expect(points[4]).toBe(hour);
+    expect(Math.max(...reads)).toBeLessThanOrEqual(16000 * 6);
+    expect(reads).toHaveLength(3);
   });
 });
