@@ -50,7 +50,10 @@ function describeTranscript(t: Transcript, page: TranscriptPage): string {
   if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.unplaced.length > 10 ? ', …' : ''}`);
   if (!t.words.length) lines.push('No words were heard.');
   for (const l of page.left_out ?? []) lines.push(`Left out: ${l}.`);
-  lines.push('Cut by words in the edit tools: a clip {asset_id, phrase} or {asset_id, words: [first, last]}.');
+  const span = t.from_seconds > 0 || t.to_seconds < t.duration_seconds;
+  // A clip's word indices are the whole asset's transcript's: a span's own count from 0 and would name other words.
+  if (span) lines.push("This is a span: its word indices count from its start, but a clip {asset_id, words} reads the whole asset's transcript. Cut these words by their times (start, end) or by phrase, or transcribe the whole asset.");
+  else lines.push('Cut by words in the edit tools: a clip {asset_id, phrase} or {asset_id, words: [first, last]}.');
   return lines.join('\n');
 }
 

@@ -17,3 +17,12 @@ export function pidsMatching(text: string): number[] {
   }
   return pids;
 }
+
+/** A process's command line, its arguments joined by spaces ('' when it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
