@@ -94,7 +94,12 @@ try {
   say(`\nComposed: ready=${composed.ready}, ${composed.summary.cuts.length} cuts, ${composed.summary.total_duration}${composed.diagnostics.length ? `, ${composed.diagnostics.length} diagnostics` : ''}`);
   for (const c of composed.summary.cuts) say(`  ${c.index + 1}. ${c.timeline_start}-${c.timeline_end} from ${c.source_in}-${c.source_out}`);
 
-  const { data: preview } = await call('preview_edit', edit);
+  let { data: preview } = await call('preview_edit', edit);
+  // A slow machine may hand the preview over before it is done: follow it as an assistant would.
+  while (preview.status === 'rendering') {
+    await new Promise((done) => setTimeout(done, 1000));
+    preview = (await call('get_preview', { preview_id: preview.preview_id })).data;
+  }
   say(`\nPreview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s)`);
   say(`  video:         ${preview.path}`);
   say(`  contact sheet: ${preview.sheet_path}`);

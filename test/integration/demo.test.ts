@@ -29,5 +29,5 @@ describe('scripts/demo.mjs', () => {
     const m = probe(rendered!);
     expect(m).toMatchObject({ width: 1280, height: 720 });
     expect(Math.abs(m.duration - 9)).toBeLessThanOrEqual(0.04);
-  }, 120_000);
+  }, 300_000);
 });

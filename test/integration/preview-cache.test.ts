@@ -1,10 +1,10 @@
 // The preview cache under pressure, through built servers: many previews at once from two servers sharing one
 // cache dir with a small CUTROOM_PREVIEW_KEEP, and a cache dir on a full disk.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
@@ -53,12 +53,24 @@ describe('concurrent previews on one cache dir', () => {
     plant('20000101000000-aaaaaaaa', process.pid);
     plant('20000101000000-bbbbbbbb', deadPid);
     plant('20000101000000-cccccccc');
+    // A live writer keeps its lease (the marker's mtime) fresh; one left untouched past a minute is taken for hung.
+    const lease = setInterval(() => {
+      const now = new Date();
+      utimesSync(join(root, '20000101000000-aaaaaaaa', '.rendering'), now, now);
+    }, 5_000);
+    onTestFinished(() => clearInterval(lease));
 
     // 24 different edits at once, 12 to each server; each path must exist when its result arrives.
     const small = (i: number) => ({ project_id: projectId, width: 64, clips: [{ asset_id: ids.blue, start: 0, end: 0.4 + i * 0.04 }] });
     const outcomes = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
-        const r = (await servers[i % 2]!.client.callTool({ name: 'preview_edit', arguments: small(i) }, { timeout: 300_000 })) as Result;
+        const client = servers[i % 2]!.client;
+        let r = (await client.callTool({ name: 'preview_edit', arguments: small(i) }, { timeout: 300_000 })) as Result;
+        // On a loaded machine a preview may outlast the render wait and be handed over: follow it as a client would.
+        while (!r.isError && r.structuredContent?.status === 'rendering') {
+          await new Promise((done) => setTimeout(done, 500));
+          r = (await client.callTool({ name: 'get_preview', arguments: { preview_id: r.structuredContent.preview_id } }, { timeout: 300_000 })) as Result;
+        }
         const p = r.structuredContent;
         return { error: r.isError ? textOf(r) : undefined, existed: !!p && existsSync(p.path) && existsSync(p.sheet_path), id: p?.preview_id };
       }),
