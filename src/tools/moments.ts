@@ -46,7 +46,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
     'find_moments',
     {
-      title: 'Find the best moments',
+      title: 'Rank the moments worth cutting',
       description:
         'Ranked spans of the project\'s videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, ' +
         'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +

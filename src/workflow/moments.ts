@@ -18,6 +18,8 @@ export const DEFAULT_MOMENTS = 5;
 export const MAX_MOMENTS = 20;
 export const DEFAULT_MIN_SECONDS = 3;
 export const DEFAULT_MAX_SECONDS = 30;
+/** A subject is a few words: each is matched against every run of heard words. */
+const MAX_ABOUT_CHARS = 200;
 
 export interface MomentsRequest {
   assetIds?: string[];
@@ -53,6 +55,7 @@ export async function moments(deps: InspectDeps, projectId: string, req: Moments
   if (!(count >= 1 && count <= MAX_MOMENTS)) throw new UserFacingError(`count is ${count}; ask for 1 to ${MAX_MOMENTS} moments`);
   if (!(minSeconds >= 0.5) || !(maxSeconds >= minSeconds)) throw new UserFacingError(`min_seconds ${minSeconds} and max_seconds ${maxSeconds}: give 0.5 s or more, and max_seconds at least min_seconds`);
   if (req.about !== undefined && !req.about.trim()) throw new UserFacingError('about is empty: give a subject (e.g. "the lighthouse"), or leave it out');
+  if (req.about && req.about.length > MAX_ABOUT_CHARS) throw new UserFacingError(`about is ${req.about.length} characters long; give the subject in a few words (at most ${MAX_ABOUT_CHARS} characters)`);
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
   const assets = (project.assets ?? []).filter((a) => (req.assetIds ? req.assetIds.includes(a.id) : usable(a) && !isRender(a)));
   const missing: MomentsResult['missing'] = [];
