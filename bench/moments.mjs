@@ -54,11 +54,14 @@ export async function run() {
       };
     };
     const t0 = performance.now();
-    const withAbout = figures(await call('find_moments', { project_id: project, about: ABOUT, count: 10, min_seconds: 2, max_seconds: 12 }));
+    const found = await call('find_moments', { project_id: project, about: ABOUT, count: 10, min_seconds: 2, max_seconds: 12 });
+    const withAbout = figures(found);
     const first = performance.now() - t0;
     const without = figures(await call('find_moments', { project_id: project, count: 10, min_seconds: 2, max_seconds: 12 }));
-    const transcript = JSON.parse((await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` })).contents[0].text);
+    const transcript = await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` }).then((r) => JSON.parse(r.contents[0].text), () => ({ words: [], sentences: [] }));
     const heard = transcript.words.filter((w) => /^light/i.test(w.word)).map((w) => w.word).join(' ');
+    for (const m of found.missing ?? []) console.log(`  missing: ${m.reason}`);
+    if (!withAbout.first) console.log(`  ${transcript.words.length} words, ${transcript.sentences.length} sentences heard; top moments: ${found.moments.slice(0, 4).map((m) => `${m.start_seconds}-${m.end_seconds} (${m.score})`).join(', ')}; plants ${media.plants.map((p) => `${p.name} ${p.start.toFixed(2)}-${p.end.toFixed(2)}`).join(', ')}`);
     rows.push({ c, withAbout, without, heard });
     console.log(
       `${label(c)}: about: A #${withAbout.A}, B #${withAbout.B}, plants first ${withAbout.first ? 'yes' : 'NO'}, about signal >= ${withAbout.about}; ` +

@@ -88,10 +88,23 @@ function median(values: number[]): number | undefined {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The units of a source: its sentences; without words, its shots; without shots, its sound between silences. */
+/** The units of a source: its sentences; without words, its shots; without shots, its sound between silences. Word
+ * ranges are indices into `words`, which are the transcript's own (`index` equals the place). */
 function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
   if (src.words?.length && src.sentences?.length) {
-    return src.sentences.map((s) => ({ start: s.start_seconds, end: s.end_seconds, words: [s.first_word, s.last_word] as [number, number] }));
+    const words = src.words;
+    // A sentence longer than the longest moment (free recognition may hear no pause long enough to end one) is split
+    // at its longest pauses between words until its pieces fit: never inside a word.
+    const split = (first: number, last: number): Unit[] => {
+      const unit = { start: words[first]!.start_seconds, end: words[last]!.end_seconds, words: [first, last] as [number, number] };
+      if (last === first || unit.end - unit.start <= maxSeconds) return [unit];
+      let at = first;
+      for (let i = first + 1; i < last; i++) {
+        if (words[i + 1]!.start_seconds - words[i]!.end_seconds > words[at + 1]!.start_seconds - words[at]!.end_seconds) at = i;
+      }
+      return [...split(first, at), ...split(at + 1, last)];
+    };
+    return src.sentences.flatMap((s) => split(s.first_word, s.last_word));
   }
   let spans: { start: number; end: number }[];
   if (src.shots?.length) spans = src.shots.map((s) => ({ start: s.start_seconds, end: s.end_seconds }));
