@@ -26,7 +26,9 @@ const label = (c) => `${c.voice}${c.bedDb !== undefined ? `, music bed ${c.bedDb
 
 export async function run() {
   const rows = [];
-  for (const c of CONDITIONS) {
+  // BENCH_CONDITIONS=3,7 runs only those (0-based).
+  const only = process.env.BENCH_CONDITIONS?.split(',').map(Number);
+  for (const c of only ? only.map((i) => CONDITIONS[i]) : CONDITIONS) {
     const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-moments-'));
     const allowed = join(root, 'allowed');
     const media = makeMomentMedia(allowed, c);

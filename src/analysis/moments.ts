@@ -93,8 +93,8 @@ function median(values: number[]): number | undefined {
 function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
   if (src.words?.length && src.sentences?.length) {
     const words = src.words;
-    // A sentence longer than the longest moment (free recognition may hear no pause long enough to end one) is split
-    // at its longest pauses between words until its pieces fit: never inside a word.
+    // A sentence longer than the longest moment (free recognition may hear no pause long enough to end one) is split,
+    // then at its longest pauses between words until its pieces fit: never inside a word.
     const split = (first: number, last: number): Unit[] => {
       const unit = { start: words[first]!.start_seconds, end: words[last]!.end_seconds, words: [first, last] as [number, number] };
       if (last === first || unit.end - unit.start <= maxSeconds) return [unit];
@@ -104,7 +104,20 @@ function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
       }
       return [...split(first, at), ...split(at + 1, last)];
     };
-    return src.sentences.flatMap((s) => split(s.first_word, s.last_word));
+    // First at the silences the sound holds inside it (where free recognition heard words in a pause, its words'
+    // times show none): each splits before the first word that starts past its middle.
+    const atSilences = (first: number, last: number): [number, number][] => {
+      const cuts = (src.silences ?? [])
+        .map((q) => (q.start_seconds + q.end_seconds) / 2)
+        .filter((mid) => mid > words[first]!.end_seconds && mid < words[last]!.start_seconds)
+        .map((mid) => words.findIndex((w, i) => i > first && i <= last && w.start_seconds >= mid))
+        .filter((k) => k > first);
+      const bounds = [...new Set(cuts)].sort((a, b) => a - b);
+      return [first, ...bounds].map((a, k) => [a, (bounds[k] ?? last + 1) - 1]);
+    };
+    return src.sentences.flatMap((s) =>
+      s.end_seconds - s.start_seconds > maxSeconds ? atSilences(s.first_word, s.last_word).flatMap(([a, b]) => split(a, b)) : split(s.first_word, s.last_word),
+    );
   }
   let spans: { start: number; end: number }[];
   if (src.shots?.length) spans = src.shots.map((s) => ({ start: s.start_seconds, end: s.end_seconds }));

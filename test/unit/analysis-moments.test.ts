@@ -92,3 +92,19 @@ describe('planTighten', () => {
     expect(withSilence.edit.video_series_sequential[1]!.video_start_time).toBe('00:00:02.050');
   });
 });
+
+describe('findMoments on a transcript that heard words in the pauses', () => {
+  it('splits a long "sentence" at the silences the sound holds, before the first word past each one\'s middle', () => {
+    // Three phrases of 5 words (2 s each) with 1 s pauses between, in which a word was "heard" (no gap in the words).
+    const words: TimedWord[] = [];
+    for (let p = 0; p < 3; p++) {
+      for (let k = 0; k < 5; k++) words.push({ index: words.length, word: `p${p}w${k}`, start_seconds: p * 3 + k * 0.4, end_seconds: p * 3 + k * 0.4 + 0.4 });
+      if (p < 2) words.push({ index: words.length, word: 'uh', start_seconds: p * 3 + 2, end_seconds: p * 3 + 3 });
+    }
+    const silences = [{ start_seconds: 2.1, end_seconds: 2.9 }, { start_seconds: 5.1, end_seconds: 5.9 }];
+    const src: MomentSource = { asset_id: 'a', duration: 9, words, sentences: sentencesOf(words), silences };
+    expect(src.sentences).toHaveLength(1);
+    const { moments } = findMoments([src], 3, { minSeconds: 1, maxSeconds: 3 });
+    expect(moments.map((m) => m.clip.words).sort((a, b) => a![0]! - b![0]!)).toEqual([[0, 5], [6, 11], [12, 16]]);
+  });
+});
