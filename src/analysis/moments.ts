@@ -317,7 +317,7 @@ function reasonOf(s: MomentSignals, parts: Partial<Record<keyof typeof WEIGHTS, 
 /**
  * Every candidate of every source, scored, and the best `count` that do not overlap, best first. Candidates are runs
  * of consecutive units (sentences, shots or stretches of sound) from minSeconds to maxSeconds long (a single unit
- * longer than maxSeconds stands alone where it is a sentence: a sentence is never cut).
+ * longer than maxSeconds stands alone only where it is one word: unitsOf splits longer sentences between words).
  */
 export function findMoments(sources: MomentSource[], count: number, opts: MomentOptions): { moments: Moment[]; candidates: number } {
   const all: Moment[] = [];
