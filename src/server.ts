@@ -19,6 +19,7 @@ import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
 import * as interchangeTools from './tools/interchange.js';
 import * as mediaTools from './tools/media.js';
+import * as momentTools from './tools/moments.js';
 import * as previewTools from './tools/preview.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import * as projectTools from './tools/projects.js';
@@ -27,6 +28,7 @@ import { boundInputErrors } from './tools/input-errors.js';
 import { compactToolSchemas } from './tools/listed-schema.js';
 import * as scriptTools from './tools/scripts.js';
 import * as transcriptTools from './tools/transcripts.js';
+import * as tightenTools from './tools/tighten.js';
 import { NAME, VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -117,6 +119,8 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   inspectTools.register(server, deps);
   interchangeTools.register(server, deps);
   transcriptTools.register(server, deps);
+  momentTools.register(server, deps);
+  tightenTools.register(server, deps);
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);

@@ -31,6 +31,8 @@ export const SILENCE_DB = -50;
 export const SILENCE_MIN_SECONDS = 0.5;
 /** At most this many points in the loudness curve, for any length. */
 export const LOUDNESS_POINTS = 200;
+/** The window of the loudness and motion curves for a source of this length: at most LOUDNESS_POINTS of them. */
+export const curveWindowSeconds = (duration: number) => Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
 
 const TINY_W = 64;
 const TINY_H = 36;
@@ -107,6 +109,35 @@ export interface ShotScan {
   /** Frames decoded at full size (refinement runs or the full pass), and all frames. */
   decodedFrames: number;
   totalFrames: number;
+  /** How much the picture changes, per window (pictureChange). */
+  motion?: PictureChange;
+}
+
+/**
+ * How much the picture changes, per window of the loudness curve's length: the bits the encoder spent per pixel on
+ * each frame coded from its neighbours (keyframes left out), averaged over the window; null where a window has no
+ * such frame. Read from the packet list the shot scan lists anyway: no decoding. It rises with movement and also
+ * with grain and noise, and a constant-bitrate encode flattens it; a source coded in keyframes only has none.
+ */
+export interface PictureChange {
+  windowSeconds: number;
+  bitsPerPixel: (number | null)[];
+}
+
+export function pictureChange(frames: FramePacket[], duration: number, pixels: number): PictureChange | undefined {
+  const inter = frames.filter((f) => !f.key);
+  if (!(pixels > 0) || !(duration > 0) || inter.length < frames.length / 2) return undefined;
+  const windowSeconds = curveWindowSeconds(duration);
+  const count = Math.max(1, Math.ceil(duration / windowSeconds - 1e-9));
+  const bytes = new Float64Array(count);
+  const n = new Uint32Array(count);
+  for (const f of inter) {
+    const w = Math.min(count - 1, Math.max(0, Math.floor(f.t / windowSeconds)));
+    bytes[w] += f.size;
+    n[w]++;
+  }
+  const bitsPerPixel = Array.from(bytes, (b, w) => (n[w] ? Math.round(((b * 8) / n[w]! / pixels) * 1e5) / 1e5 : null));
+  return { windowSeconds, bitsPerPixel };
 }
 
 async function run(ctx: PassContext, command: string, args: string[], opts: { maxStdout?: number; onStderr?: (s: string) => void } = {}) {
@@ -563,6 +594,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   const keys = frames.flatMap((f, i) => (f.key ? [i] : []));
   const keyframes = keys.map((i) => frames[i]!.t);
   const duration = facts.durationSeconds ?? frames.at(-1)?.t;
+  const motion = pictureChange(frames, duration ?? 0, (size.width ?? 0) * (size.height ?? 0));
   const p1 = await pass1Run;
   // Every keyframe must have come out, in order, or the pairing with the packet list would be wrong.
   const pass1 = 'pass' in p1 && p1.pass.count === keys.length ? p1.pass : undefined;
@@ -571,7 +603,9 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   const full = async (reason: string): Promise<ShotScan> => {
     ctx.debug?.(`inspect: full pass (${reason})`);
     const cuts = await fullPass(ctx, facts.startTime, duration);
-    return { cuts: snap(frames, cuts), method: 'full', reason, keyframes, ...(pass1 && ctx.thumbsPath ? { thumbs: true } : {}), decodedFrames: frames.length, totalFrames: frames.length };
+    return {
+      cuts: snap(frames, cuts), method: 'full', reason, keyframes, ...(pass1 && ctx.thumbsPath ? { thumbs: true } : {}), decodedFrames: frames.length, totalFrames: frames.length, ...(motion ? { motion } : {}),
+    };
   };
   if (frames.length < 3) return { cuts: [], method: 'full', reason: 'fewer than 3 frames', keyframes, decodedFrames: frames.length, totalFrames: frames.length };
   const span = frames.at(-1)!.t - frames[0]!.t;
@@ -659,7 +693,7 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   }
   return {
     cuts: sorted.map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, ...(cutThumbs ? { cutThumbs } : {}),
-    decodedFrames: decoded, totalFrames: frames.length,
+    decodedFrames: decoded, totalFrames: frames.length, ...(motion ? { motion } : {}),
   };
 }
 
@@ -678,7 +712,7 @@ export interface AudioScan {
 /** One audio-only decode: silencedetect, and astats per window for the loudness curve. */
 export async function scanAudio(ctx: PassContext, facts: StreamFacts, duration: number): Promise<AudioScan> {
   const t0 = performance.now();
-  const windowSeconds = Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
+  const windowSeconds = curveWindowSeconds(duration);
   const rate = facts.sampleRate ?? 48_000;
   const resample = facts.sampleRate ? '' : `aresample=${rate},`;
   // The astats branch is printed under the name MeasureParser reads (cutlevels).

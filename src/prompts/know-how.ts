@@ -59,7 +59,7 @@ export const WORKFLOWS: Workflow[] = [
   {
     name: 'best_moments_over_voiceover',
     title: 'The best moments of some clips over a voiceover',
-    description: 'Find the strongest moments of a set of clips and cut them over a voiceover, to its length. Uses inspect_asset, transcribe_asset, search_transcripts, compose_edit, preview_edit, render_edit.',
+    description: 'Find the strongest moments of a set of clips and cut them over a voiceover, to its length. Uses find_moments, inspect_asset, transcribe_asset, compose_edit, preview_edit, render_edit.',
     when: 'Someone asks for "the three best moments of these clips over the voiceover", a highlight reel or a supercut to a narration.',
     args: [
       projectArg,
@@ -70,8 +70,8 @@ export const WORKFLOWS: Workflow[] = [
       `Cut the ${count ?? 'three'} best moments of the clips in project ${project_id} over ${voiceover_asset_id ? `the voiceover ${voiceover_asset_id}` : 'the voiceover'}.`,
       '1. get_project: the assets by name, kind and length. Pick the voiceover (audio) and the clips (video) the person means, by name.',
       '2. transcribe_asset on the voiceover: its sentences and length set the cut\'s length and where each moment can start.',
-      '3. inspect_asset on each clip: its shots and a sheet, one frame per shot. Where a clip speaks, transcribe_asset and search_transcripts find what is said. A moment is a whole shot, or whole sentences: strong picture (motion, a face, a peak of sound in the loudness curve), never a cut into a word.',
-      `4. compose_edit: the moments as clips ({asset_id, shot} or {asset_id, phrase}) whose lengths add up to the voiceover's, and the voiceover as an overlay {asset_id, at: 0}; iterate until ready. Say why each moment was chosen.`,
+      '3. find_moments {project_id, asset_ids: <the clips>} ranks candidate moments (whole sentences, else whole shots) by what is said (about: the subject), loudness, motion and cuts, each with its reason and a clip; inspect_asset on each clip shows them (one frame per shot). Choose with your eyes too: a face, a strong picture; never a cut into a word.',
+      `4. compose_edit: the moments as clips (find_moments' clip, {asset_id, shot} or {asset_id, phrase}) whose lengths add up to the voiceover's, and the voiceover as an overlay {asset_id, at: 0}; iterate until ready. Say why each moment was chosen.`,
       `5. ${PREVIEW_AND_ASK}`,
       '6. Once the person agrees: render_edit {edit_id, wait: true}, then get_render_status until done; give the link.',
     ],

@@ -11,7 +11,8 @@ import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js'
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
-  InspectError, LOUDNESS_POINTS, SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS, scanAudio, scanShots, streamFacts, type PassContext,
+  InspectError, LOUDNESS_POINTS, SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS, pictureChange, scanAudio, scanShots, streamFacts, videoPackets, type PassContext,
+  type PictureChange,
 } from '../media/inspect.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
@@ -73,6 +74,8 @@ export interface StoredInspection {
   thumbs?: boolean;
   /** Per cut (shot n starts at cut n - 2), the index of its first frame's thumbnail (-1: none kept). */
   cutThumbs?: number[];
+  /** Videos: how much the picture changes per window (null: the source has no frames coded from others). */
+  motion?: PictureChange | null;
 }
 
 export const FrameShownSchema = z.object({
@@ -152,10 +155,27 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
   const hit = await rt.inspections.get(key);
   if (hit) {
     opts.debug?.(`inspect ${asset.id}: reusing the inspection cached for ${key.split('|')[0]}`);
-    return { stored: hit, cached: true, src, key };
+    return { stored: await withMotion(deps, hit, src, key, opts.signal), cached: true, src, key };
   }
   const stored = await joinScan(key, opts, (signal, onProgress) => scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }));
   return { stored, cached: false, src, key };
+}
+
+/** A video inspected before the motion curve was kept gets it now, from the packet list alone (no decoding). */
+async function withMotion(deps: InspectDeps, stored: StoredInspection, src: MediaSource, key: string, signal?: AbortSignal): Promise<StoredInspection> {
+  const ins = stored.inspection;
+  if (ins.kind !== 'video' || stored.motion !== undefined) return stored;
+  const { rt, ffprobe } = tools(deps);
+  let frames;
+  try {
+    frames = await videoPackets({ ffmpeg: rt.ffmpeg, ffprobe, src, limiter: rt.limiter, signal, timeoutMs: 120_000 + ins.duration_seconds * 1000 }, stored.startTime);
+  } catch (err) {
+    if (signal?.aborted) throw new UserFacingError('the inspection was cancelled');
+    return stored;
+  }
+  const updated: StoredInspection = { ...stored, motion: pictureChange(frames, ins.duration_seconds, (ins.width ?? 0) * (ins.height ?? 0)) ?? null };
+  await rt.inspections.set(key, updated).catch(() => {});
+  return updated;
 }
 
 /** A scan under way in this process, shared by every caller that asks for the same media meanwhile. */
@@ -270,6 +290,7 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
     const cutThumbs = scan?.cutThumbs?.filter((_, k) => scan.cuts[k]! > 0 && scan.cuts[k]! < duration);
     const stored: StoredInspection = {
       inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}), ...(cutThumbs?.length ? { cutThumbs } : {}),
+      ...(video ? { motion: scan?.motion ?? null } : {}),
     };
     opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
     await rt.inspections.set(key, stored);

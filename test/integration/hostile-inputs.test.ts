@@ -145,6 +145,8 @@ describe('inputs a result would echo', () => {
     ['export_edit', () => ({ project_id: projectId, format: 'otio', edit: { video_series_sequential: [{ video_id: big, video_start_time: 0, video_end_time: 1 }] } })],
     ['search_transcripts', () => ({ project_id: projectId, query: big, asset_ids: [ids.voice] })],
     ['search_transcripts', () => ({ project_id: projectId, query: 'hello', asset_ids: [big, `${big}-2`] })],
+    ['find_moments', () => ({ project_id: projectId, asset_ids: [big, `${big}-2`] })],
+    ['tighten_edit', () => ({ edit_id: big })],
   ];
   for (const [tool, args] of cases) {
     it(`${tool} ${JSON.stringify(Object.keys(args()))}: quoted short`, async () => {

@@ -83,7 +83,7 @@ describe('one server, two callers with their own keys', () => {
   it('logs one line with its URL, and serves the same tools as over stdio', async () => {
     expect(srv.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(the service at http:\/\/127\.0\.0\.1:\d+, with each caller's own key\)/);
     const names = (await alice.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'get_preview', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'transcribe_asset']);
+    expect(names).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_preview', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
     expect(alice.getInstructions()).toMatch(/cutroom/);
   });
 

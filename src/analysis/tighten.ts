@@ -1,0 +1,173 @@
+// A tighter cut, pure: in each cut of an edit whose source has a transcript, the pauses longer than a limit and the
+// fillers ("um", "uh", "er", a word said twice in a row) are taken out by splitting the cut around them. Every new
+// in and out point falls in the pause around a kept word (clipAroundWords, as every clip by words), so no word is
+// clipped; a cut's own first in point and last out point stay where they were. Cuts without a transcript are left
+// as they are, and said so.
+import { formatTimecode, parseTimecode } from '../edit/timecode.js';
+import { WORD_HANDLE_SECONDS, clipAroundWords, wordKey, type TimedWord } from '../edit/words.js';
+import type { AudioLevel, Edit, VideoSegment } from '../edit/model.js';
+
+export const DEFAULT_MAX_PAUSE_SECONDS = 0.8;
+export const DEFAULT_FILLERS = ['um', 'uh', 'er', 'erm', 'uhm', 'hmm', 'mm'];
+
+export interface Removal {
+  /** The cut it was taken from (index into the edit's video cuts, before tightening). */
+  cut: number;
+  asset_id: string;
+  /** What was taken out, source time. */
+  start_seconds: number;
+  end_seconds: number;
+  reason: string;
+}
+
+export interface TightenPlan {
+  edit: Edit;
+  removals: Removal[];
+  /** Cuts left as they were because their source has no transcript. */
+  untranscribed: number[];
+  /** Seconds the edit got shorter. */
+  saved_seconds: number;
+}
+
+export interface TightenOptions {
+  maxPauseSeconds?: number;
+  /** Words taken out wherever they stand alone as words (matched as transcripts' words are). */
+  fillers?: string[];
+  /** Take out the first of a word said twice in a row (default true). */
+  repeats?: boolean;
+}
+
+const sec = (t: string) => {
+  const r = parseTimecode(t);
+  return r.ok ? r.ms / 1000 : NaN;
+};
+const tc = (s: number) => formatTimecode(Math.round(s * 1000));
+const ms = (s: number) => Math.round(s * 1000) / 1000;
+
+/** The volume windows of a cut that touch [from, to], held to it. */
+function levelsWithin(levels: AudioLevel[], from: number, to: number): AudioLevel[] {
+  return levels.flatMap((l) => {
+    const a = Math.max(sec(l.start_time), from);
+    const b = Math.min(sec(l.end_time), to);
+    return b > a ? [{ ...l, start_time: tc(a), end_time: tc(b) }] : [];
+  });
+}
+
+export interface TightenSource {
+  /** The transcript's words, in time order (`index` their place). */
+  words: TimedWord[];
+  duration: number;
+  /** Silences the inspection measured, when known: where the sound itself says no one speaks. */
+  silences?: { start_seconds: number; end_seconds: number }[];
+}
+
+/**
+ * An out point after kept word `last` and an in point before kept word `next` (the words between them go): in a
+ * measured silence between them when there is one (an aligner stretches a filler over the pause around it, so the
+ * words' times may abut there: the silence is what the sound says), else in the pause around the words
+ * (clipAroundWords, as every clip by words).
+ */
+function cutPoints(src: TightenSource, last: number, next: number, around: (first: number, last: number) => { start: number; end: number }): { out: number; in: number } {
+  const { words } = src;
+  const out = around(last, last).end;
+  const inn = around(next, next).start;
+  const between = (src.silences ?? []).filter((q) => q.end_seconds > words[last]!.start_seconds && q.start_seconds < words[next]!.end_seconds && q.start_seconds > words[last]!.start_seconds && q.end_seconds < words[next]!.end_seconds);
+  if (!between.length) return { out, in: inn };
+  const first = between[0]!;
+  const final = between.at(-1)!;
+  const handle = (q: { start_seconds: number; end_seconds: number }) => Math.min(WORD_HANDLE_SECONDS, (q.end_seconds - q.start_seconds) / 2);
+  // The later of the two out points and the earlier of the two in points: each is after the word's true end (before
+  // its true start) by one of the two measures, and never inside the silence's far side.
+  return { out: ms(Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds)), in: ms(Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds)) };
+}
+
+/**
+ * The edit with each transcribed cut split around what is taken out. `sources` maps an asset id to its transcript's
+ * words (in time order; `index` their place) and its duration.
+ */
+export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opts: TightenOptions = {}): TightenPlan {
+  const maxPause = opts.maxPauseSeconds ?? DEFAULT_MAX_PAUSE_SECONDS;
+  const fillers = new Set((opts.fillers ?? DEFAULT_FILLERS).map(wordKey).filter(Boolean));
+  const repeats = opts.repeats ?? true;
+  const removals: Removal[] = [];
+  const untranscribed: number[] = [];
+  const out: VideoSegment[] = [];
+  let saved = 0;
+  edit.video_series_sequential.forEach((seg, cut) => {
+    const src = sources.get(seg.video_id);
+    if (!src) {
+      untranscribed.push(cut);
+      out.push(seg);
+      return;
+    }
+    const from = sec(seg.video_start_time);
+    const to = sec(seg.video_end_time);
+    const { words, duration } = src;
+    // The words wholly inside the cut, by their place in the transcript.
+    const inside = words.filter((w) => w.start_seconds >= from - 1e-6 && w.end_seconds <= to + 1e-6).map((w) => w.index);
+    const drop = new Map<number, string>();
+    inside.forEach((i, k) => {
+      const key = wordKey(words[i]!.word);
+      if (fillers.has(key)) drop.set(i, `filler "${words[i]!.word}"`);
+      else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key) drop.set(i, `"${words[i]!.word}" said twice`);
+    });
+    // Runs of kept words, split where words are dropped or a pause is too long.
+    const runs: [number, number][] = [];
+    let split = false;
+    for (const i of inside) {
+      if (drop.has(i)) continue;
+      const run = runs.at(-1);
+      if (run && !anyDropped(drop, run[1], i)) {
+        const gap = words[i]!.start_seconds - words[run[1]]!.end_seconds;
+        if (gap > maxPause) {
+          split = true;
+          runs.push([i, i]);
+        } else run[1] = i;
+      } else runs.push([i, i]);
+    }
+    if (!drop.size && !split) {
+      out.push(seg);
+      return;
+    }
+    if (!runs.length) {
+      // Nothing but fillers: the cut goes.
+      removals.push({ cut, asset_id: seg.video_id, start_seconds: ms(from), end_seconds: ms(to), reason: `only fillers (${[...drop.values()].join(', ')})` });
+      saved += to - from;
+      return;
+    }
+    const around = (a: number, b: number) => clipAroundWords(words, a, b, duration);
+    const pieces = runs.map(([a, b], k) => ({
+      start: k === 0 && a === inside[0] ? from : cutPoints(src, runs[k - 1]?.[1] ?? a - 1, a, around).in,
+      end: k === runs.length - 1 && b === inside.at(-1) ? to : cutPoints(src, b, runs[k + 1]?.[0] ?? b + 1, around).out,
+    }));
+    // What lies between the pieces (and before the first, after the last) is what was taken out: say why.
+    // Each gap with the words between its two runs (the dropped ones among them say why).
+    const gaps = [
+      { start: from, end: pieces[0]!.start, after: inside[0]! - 1, before: runs[0]![0] },
+      ...pieces.slice(1).map((p, k) => ({ start: pieces[k]!.end, end: p.start, after: runs[k]![1], before: runs[k + 1]![0] })),
+      { start: pieces.at(-1)!.end, end: to, after: runs.at(-1)![1], before: inside.at(-1)! + 1 },
+    ];
+    for (const g of gaps) {
+      if (g.end - g.start <= 1e-6) continue;
+      const why = [...drop.entries()].filter(([i]) => i > g.after && i < g.before).sort(([a], [b]) => a - b).map(([, r]) => r);
+      // Long silences it takes out: measured where the inspection found them, else between the words' times.
+      const silences = src.silences ?? inside.slice(1).map((i) => ({ start_seconds: words[i - 1]!.end_seconds, end_seconds: words[i]!.start_seconds }));
+      for (const q of silences) {
+        const long = q.end_seconds - q.start_seconds;
+        const within = Math.min(q.end_seconds, g.end) - Math.max(q.start_seconds, g.start);
+        if (long > maxPause && within > long / 2) why.push(`pause of ${long.toFixed(2)} s`);
+      }
+      removals.push({ cut, asset_id: seg.video_id, start_seconds: ms(g.start), end_seconds: ms(g.end), reason: why.join(', ') || 'between removals' });
+      saved += g.end - g.start;
+    }
+    for (const p of pieces) {
+      out.push({ ...seg, video_start_time: tc(p.start), video_end_time: tc(p.end), audio_levels: levelsWithin(seg.audio_levels, p.start, p.end) });
+    }
+  });
+  return { edit: { ...edit, video_series_sequential: out }, removals, untranscribed, saved_seconds: ms(saved) };
+}
+
+const anyDropped = (drop: Map<number, string>, after: number, before: number) => {
+  for (let i = after + 1; i < before; i++) if (drop.has(i)) return true;
+  return false;
+};

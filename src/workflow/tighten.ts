@@ -1,0 +1,39 @@
+// tighten_edit's workflow: a kept edit, the transcripts of its sources (as stored: nothing is transcribed here), the
+// plan (analysis/tighten.ts), and the tightened edit checked and kept under an edit_id of its own.
+import { planTighten, type TightenOptions, type TightenPlan, type TightenSource } from '../analysis/tighten.js';
+import { UserFacingError } from '../errors.js';
+import { checkAndKeep, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import { resolveEditInput } from './edit-input.js';
+import type { EditStore } from './edit-store.js';
+import { inspect } from './inspect.js';
+import { storedTranscript } from './transcribe.js';
+
+export interface Tightened {
+  plan: TightenPlan;
+  checked: CheckedEdit;
+  /** The edit it was made from. */
+  from: string;
+  cutsBefore: number;
+}
+
+export async function tightenEdit(deps: CheckDeps & { edits?: EditStore }, editId: string, opts: TightenOptions, signal?: AbortSignal): Promise<Tightened> {
+  if (opts.maxPauseSeconds !== undefined && !(opts.maxPauseSeconds >= 0.3 && opts.maxPauseSeconds <= 60)) {
+    throw new UserFacingError(`max_pause_seconds is ${opts.maxPauseSeconds}; give 0.3 to 60 seconds (the pause left around words is up to 0.3 s)`);
+  }
+  const { stored } = await resolveEditInput(deps.edits, { edit_id: editId });
+  if (!stored) throw new UserFacingError('give the edit_id of a kept edit (compose_edit returns one)');
+  const sources = new Map<string, TightenSource>();
+  for (const id of new Set(stored.edit.video_series_sequential.map((s) => s.video_id))) {
+    const t = await storedTranscript(deps, stored.project_id, id, signal).catch(() => undefined);
+    if (!t?.transcript.words.length) continue;
+    // The silences the sound holds (the inspection: cached, or made now), where the cut points best go.
+    const seen = await inspect(deps, stored.project_id, id, { signal }).catch((err: unknown) => {
+      if (signal?.aborted) throw err;
+      return undefined;
+    });
+    sources.set(id, { words: t.transcript.words, duration: t.transcript.duration_seconds, ...(seen ? { silences: seen.stored.inspection.silences } : {}) });
+  }
+  const plan = planTighten(stored.edit, sources, opts);
+  const checked = await checkAndKeep(deps, { project_id: stored.project_id, edit: plan.edit, audio_fade_ms: stored.options.audio_fade_ms }, signal);
+  return { plan, checked, from: stored.edit_id, cutsBefore: stored.edit.video_series_sequential.length };
+}
