@@ -20,9 +20,9 @@ const ALPHA = 3;
 const FLOOR = 0.05;
 
 /**
- * Clean when the pauses are within this many dB of the speech: a bed 10 or 20 dB under measures 12-24, noise 20 dB
- * under about 22; flite's clean speech has digital silence between sentences (a quiet room's hum is usually 40 or more under;
- * not measured here).
+ * Clean when the pauses are within this many dB of the speech: a bed 10 or 20 dB under measures 14-25, noise 20 dB
+ * under about 24; flite's clean speech has digital silence between sentences (a quiet room's hum is usually 40 or
+ * more under; not measured here).
  */
 export const CLEAN_BELOW_DB = 30;
 
