@@ -11,6 +11,7 @@ const all = {
   transcribe: () => import('./transcribe.mjs'),
   'transcribe-memory': () => import('./transcribe-memory.mjs'),
   moments: () => import('./moments.mjs'),
+  'speech-noise': () => import('./speech-noise.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

@@ -5,12 +5,13 @@
 // piece recognised by its own process.
 // Recognition can be held to a known text's words (a JSGF grammar over them): what alignment needs.
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { MediaJobError, whyFailed, runProcess } from './process.js';
+import { cleanSpeech, soundLevels, speechNeedsCleaning } from './speech-cleaning.js';
 
 /** PocketSphinx, found on this machine. */
 export interface SphinxEngine {
@@ -176,6 +177,11 @@ export interface RecognizeRequest {
   signal?: AbortSignal;
   /** Fraction of the span heard so far. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Take a steady bed or noise off the sound before PocketSphinx hears it: 'auto' (the default) where its pauses are
+   * loud against its speech (speech-cleaning.ts), 'never', or 'always'. Whisper hears the sound as it is.
+   */
+  clean?: 'auto' | 'never' | 'always';
 }
 
 export class SpeechError extends MediaJobError {
@@ -251,8 +257,11 @@ async function writePiece(raw: FileHandle, from: number, to: number, file: strin
   }
 }
 
-/** Hears a span of a source: every word with its time on the asset's clock, in time order, and the language heard in. */
-export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWord[]; language: string }> {
+/**
+ * Hears a span of a source: every word with its time on the asset's clock, in time order, the language heard in, and
+ * whether a bed or noise was taken off first.
+ */
+export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWord[]; language: string; cleaned: boolean }> {
   const { engine } = req;
   const dir = join(req.scratchDir, `speech-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
@@ -287,7 +296,16 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
     check(decoded, 'ffmpeg');
     const samples = Math.floor((await stat(raw)).size / 2);
     let language = engine.name === 'pocketsphinx' ? 'en' : 'unknown';
-    if (!samples) return { words: [], language };
+    if (!samples) return { words: [], language, cleaned: false };
+
+    // 1b. A bed or noise under the speech taken off (PocketSphinx hears such sound far worse; measured in bench/).
+    let cleaned = false;
+    if (engine.name === 'pocketsphinx' && req.clean !== 'never' && (req.clean === 'always' || speechNeedsCleaning(await soundLevels(raw)))) {
+      await cleanSpeech(raw, join(dir, 'clean.pcm'));
+      await rename(join(dir, 'clean.pcm'), raw);
+      if (req.signal?.aborted) throw new SpeechError('cancelled', true);
+      cleaned = true;
+    }
 
     // 2. A grammar when held to known words (PocketSphinx; whisper hears freely and the text is matched after).
     const grammar = req.words?.length && engine.name === 'pocketsphinx' ? join(dir, 'text.gram') : undefined;
@@ -356,7 +374,7 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
         return parseEngineOutput(engine.cli, r.stdout.toString('utf8'), req.fromSec + from / RATE);
       }),
     );
-    return { words: results.flat().sort((a, b) => a.start - b.start), language };
+    return { words: results.flat().sort((a, b) => a.start - b.start), language, cleaned };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -43,6 +43,7 @@ export const TranscriptSchema = z.object({
   words: z.array(TranscriptWordSchema).describe('In time order, inside the asset'),
   sentences: z.array(TranscriptSentenceSchema).describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
   unplaced: z.array(z.number().int()).optional().describe('Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours'),
+  cleaned: z.literal(true).optional().describe('A music bed or noise heard in the pauses was taken off before recognition'),
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
@@ -300,8 +301,9 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
         progress(0, 'listening');
         let heard;
         let language;
+        let cleaned;
         try {
-          ({ words: heard, language } = await recognize({
+          ({ words: heard, language, cleaned } = await recognize({
             ffmpeg: rt.ffmpeg,
             engine,
             limiter: rt.limiter,
@@ -320,7 +322,7 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
           if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
           throw err;
         }
-        opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
+        opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words${cleaned ? ' (a bed or noise taken off first)' : ''} in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
         const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
 
         let words: TimedWord[];
@@ -341,6 +343,7 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
           words,
           sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
           ...(unplaced ? { unplaced } : {}),
+          ...(cleaned ? { cleaned: true as const } : {}),
         };
         if (text) {
           const stored = { transcript, textHash };
