@@ -10,6 +10,7 @@ const all = {
   http: () => import('./http.mjs'),
   transcribe: () => import('./transcribe.mjs'),
   'transcribe-memory': () => import('./transcribe-memory.mjs'),
+  'cut-words': () => import('./cut-words.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
