@@ -69,7 +69,7 @@ const rmsDb = (s, words) => {
 };
 
 /** The sentences said in `voice`, with pauses, over a bed `bedDb` under the speech (or none), as video; true words. */
-function makeMedia(dir, voice, bed) {
+export function makeMedia(dir, voice, bed) {
   const words = [];
   const list = [];
   let t = 0.7;
@@ -96,7 +96,7 @@ function makeMedia(dir, voice, bed) {
   if (bed !== 'clean') {
     // Three sines (a minor chord) under a slow swell, at `bed` dB under the speech's RMS over its words.
     const speechDb = rmsDb(pcm(speech), words);
-    const chord = `sine=f=220:r=16000,volume=1[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,volume='0.6+0.4*sin(2*PI*t/3)':eval=frame`;
+    const chord = `sine=f=220:r=16000,volume=1[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))'`;
     const raw = join(dir, 'bed-raw.wav');
     exec('ffmpeg', ['-v', 'error', '-y', '-filter_complex', `${chord},atrim=0:${t.toFixed(3)}[o]`, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
     const bedDb = rmsDb(pcm(raw), [{ start: 0, end: t }]);
@@ -164,12 +164,17 @@ export async function run() {
           spans.push({ kind: 'sentence', first: ids[0], last: ids.at(-1) });
           spans.push({ kind: 'inside', first: ids[2], last: ids.at(-4) });
         });
-        const c = await call('compose_edit', { project_id: project, resolution: '160x90', fps: FPS, clips: spans.map((s) => ({ asset_id: asset, words: [s.first, s.last] })) });
-        if (!c.ready) throw new Error(`compose_edit: ${JSON.stringify(c.diagnostics).slice(0, 300)}`);
-        const edit = JSON.parse((await client.readResource({ uri: `cutroom://edits/${c.edit_id}` })).contents[0].text);
-        const segs = (edit.edit ?? edit).video_series_sequential;
-        spans.forEach((s, i) => {
-          const { inSec, outSec, heard, full } = heardSpan(segs[i]);
+        // One compose per clip: a clip whose words were not heard is refused (a diagnostic), and counted as such.
+        for (const s of spans) {
+          const r = await client.callTool({ name: 'compose_edit', arguments: { project_id: project, resolution: '160x90', fps: FPS, clips: [{ asset_id: asset, words: [s.first, s.last] }] } }, { timeout: 600_000 });
+          const c = r.structuredContent;
+          if (!c?.ready) {
+            if (!c?.diagnostics?.some((d) => d.message.startsWith('not heard'))) throw new Error(`compose_edit: ${r.content[0].text.slice(0, 300)}`);
+            rows.push({ voice, bed, kind: s.kind, refused: true });
+            continue;
+          }
+          const edit = JSON.parse((await client.readResource({ uri: `cutroom://edits/${c.edit_id}` })).contents[0].text);
+          const { inSec, outSec, heard, full } = heardSpan((edit.edit ?? edit).video_series_sequential[0]);
           const onset = words[s.first].start;
           const end = words[s.last].end;
           rows.push({
@@ -184,7 +189,7 @@ export async function run() {
             mutedHead: heard.from - inSec,
             mutedTail: outSec - heard.to,
           });
-        });
+        }
         await client.close();
       }
     }
@@ -192,14 +197,16 @@ export async function run() {
     rmSync(root, { recursive: true, force: true });
   }
   const ms = (x) => `${Math.round(x * 1000)}`;
-  const line = (label, rs) => {
+  const line = (label, all) => {
+    const rs = all.filter((r) => !r.refused);
+    const refused = all.length - rs.length;
     const head = rs.filter((r) => r.clippedHead > 0);
     const tail = rs.filter((r) => r.clippedTail > 0);
     const worst = (xs, k) => (xs.length ? ms(Math.max(...xs.map((r) => r[k]))) : '-');
     const air = (k) => ms(Math.max(...rs.map((r) => r[k])));
     const over = rs.filter((r) => r.airHead > handle + TOLERANCE || r.airTail > handle + TOLERANCE).length;
     console.log(
-      `${label.padEnd(22)} ${String(rs.length).padStart(3)} cuts | clipped head ${String(head.length).padStart(2)} (worst ${worst(head, 'clippedHead')} ms), tail ${String(tail.length).padStart(2)} (worst ${worst(tail, 'clippedTail')} ms)` +
+      `${label.padEnd(24)} ${String(rs.length).padStart(2)} cut, ${refused} refused (not heard) | clipped head ${String(head.length).padStart(2)} (worst ${worst(head, 'clippedHead')} ms), tail ${String(tail.length).padStart(2)} (worst ${worst(tail, 'clippedTail')} ms)` +
         ` | dead air max head ${air('airHead')} ms, tail ${air('airTail')} ms, ${over} over the handle | muted picture max ${air('mutedHead')}/${air('mutedTail')} ms`,
     );
   };
