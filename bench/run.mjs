@@ -12,6 +12,7 @@ const all = {
   'transcribe-memory': () => import('./transcribe-memory.mjs'),
   moments: () => import('./moments.mjs'),
   'speech-noise': () => import('./speech-noise.mjs'),
+  'cut-words': () => import('./cut-words.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

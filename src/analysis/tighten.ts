@@ -4,7 +4,7 @@
 // clipped; a cut's own first in point and last out point stay where they were. Cuts without a transcript are left
 // as they are, and said so.
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
-import { WORD_HANDLE_SECONDS, clipAroundWords, wordKey, type TimedWord } from '../edit/words.js';
+import { DEFAULT_WORD_HANDLE, clipAroundWords, wordKey, type TimedWord } from '../edit/words.js';
 import type { AudioLevel, Edit, VideoSegment } from '../edit/model.js';
 
 export const DEFAULT_MAX_PAUSE_SECONDS = 0.8;
@@ -75,7 +75,7 @@ function cutPoints(src: TightenSource, last: number, next: number, around: (firs
   if (!between.length) return { out, in: inn };
   const first = between[0]!;
   const final = between.at(-1)!;
-  const handle = (q: { start_seconds: number; end_seconds: number }) => Math.min(WORD_HANDLE_SECONDS, (q.end_seconds - q.start_seconds) / 2);
+  const handle = (q: { start_seconds: number; end_seconds: number }) => Math.min(DEFAULT_WORD_HANDLE, (q.end_seconds - q.start_seconds) / 2);
   // The later of the two out points and the earlier of the two in points: each is after the word's true end (before
   // its true start) by one of the two measures, and never inside the silence's far side.
   return { out: ms(Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds)), in: ms(Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds)) };

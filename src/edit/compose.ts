@@ -12,6 +12,7 @@ export const ClipInputSchema = z.object({
   phrase: z.string().optional().describe("Instead of start/end: cut where this is said (the asset's transcript)"),
   occurrence: z.number().int().min(1).optional().describe('Which time phrase is said; default 1'),
   words: z.array(z.number().int().min(0)).min(2).max(2).optional().describe('Instead of start/end: [first, last] word indices of its transcript'),
+  handle: z.number().min(0).max(2).optional().describe('By words: seconds of pause kept around them; default 0.15'),
   volume: z.number().optional().describe('0-1; default 1'),
   crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
 });
@@ -22,10 +23,12 @@ export const OverlayInputSchema = z.object({
   volume: z.number().optional().describe('0-1; default 1'),
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
+/** A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words. */
+export type ComposeClip = ClipInput & { levels?: { level: number; from: number; to: number }[] };
 export type OverlayInput = z.infer<typeof OverlayInputSchema>;
 
 export interface ComposeInput {
-  clips: ClipInput[];
+  clips: ComposeClip[];
   overlays?: OverlayInput[];
   resolution?: string;
   fps?: number;
@@ -67,7 +70,11 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
       type: 'videofile',
       video_start_time: c.start,
       video_end_time: c.end,
-      audio_levels: c.volume === undefined ? [] : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
+      audio_levels: c.levels
+        ? c.levels.map((l) => ({ audio_level: Math.round(l.level * (c.volume ?? 1) * 1000) / 1000, start_time: l.from, end_time: l.to }))
+        : c.volume === undefined
+          ? []
+          : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
     };
     if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
     return seg;

@@ -76,11 +76,35 @@ export interface HeardWordLike {
   confidence?: number;
 }
 
+/** A placed word beside words the engine did not hear is doubtful when it is this short (s) or this unsure. */
+const SQUEEZED_SECONDS = 0.1;
+const LOW_CONFIDENCE = 0.5;
+
+/**
+ * Placed words the sound does not support: a text that holds words never said has its neighbours pulled onto
+ * whatever was heard nearby. A placed word is doubtful when it sits beside unplaced words of the text and is squeezed
+ * (shorter than SQUEEZED_SECONDS) or unsure (confidence under LOW_CONFIDENCE), or when it starts inside the word
+ * placed before it.
+ */
+function unsupportedWords(words: TimedWord[], placed: boolean[]): number[] {
+  const out: number[] = [];
+  let prevEnd = -Infinity;
+  words.forEach((w, i) => {
+    if (!placed[i]) return;
+    const besideUnheard = (i > 0 && !placed[i - 1]) || (i + 1 < words.length && !placed[i + 1]);
+    const weak = w.end_seconds - w.start_seconds < SQUEEZED_SECONDS || (w.confidence !== undefined && w.confidence < LOW_CONFIDENCE);
+    if ((besideUnheard && weak) || w.start_seconds < prevEnd - 0.01) out.push(i);
+    prevEnd = Math.max(prevEnd, w.end_seconds);
+  });
+  return out;
+}
+
 /**
  * A known text placed in time: every word of it, in order. Words the engine heard take its times; the others
- * (`unplaced`) share the time between their placed neighbours by their length in letters.
+ * (`unplaced`) share the time between their placed neighbours by their length in letters. Placed words the sound
+ * does not support are listed as `doubtful` (unsupportedWords).
  */
-export function alignText(text: TextWord[], heard: HeardWordLike[], span: { from: number; to: number }): { words: TimedWord[]; unplaced: number[] } {
+export function alignText(text: TextWord[], heard: HeardWordLike[], span: { from: number; to: number }): { words: TimedWord[]; unplaced: number[]; doubtful: number[] } {
   const match = matchWords(text.map((w) => w.key), heard.map((h) => wordKey(h.word)));
   const words: TimedWord[] = text.map((w, i) => {
     const h = match[i]! >= 0 ? heard[match[i]!]! : undefined;
@@ -106,7 +130,48 @@ export function alignText(text: TextWord[], heard: HeardWordLike[], span: { from
     }
     i = k;
   }
-  return { words: words.map(roundTimes), unplaced };
+  const rounded = words.map(roundTimes);
+  return { words: rounded, unplaced, doubtful: unsupportedWords(rounded, match.map((j) => j >= 0)) };
+}
+
+/** Unplaced words in a run this long are taken for words never said (one or two alone: words the engine missed). */
+const UNSAID_RUN = 3;
+
+/**
+ * The words that cannot be cut by: doubtful ones, and unplaced ones in a run of UNSAID_RUN or more (with the doubtful
+ * words beside them). A word or two the engine missed between heard ones is placed between them and can be.
+ */
+export function unheardWords(words: TimedWord[], unplaced: number[] = [], doubtful: number[] = []): Set<number> {
+  const out = new Set(doubtful);
+  const off = new Set([...unplaced, ...doubtful]);
+  for (let i = 0; i < words.length; ) {
+    if (!off.has(i)) {
+      i++;
+      continue;
+    }
+    let k = i;
+    while (k < words.length && off.has(k)) k++;
+    if (k - i >= UNSAID_RUN) for (let j = i; j < k; j++) out.add(j);
+    i = k;
+  }
+  return out;
+}
+
+/**
+ * Whether words first..last can be cut by: their edges must have been heard (see unheardWords), and most of them.
+ * Otherwise what is said instead, with the nearest heard words on either side, for a diagnostic.
+ */
+export function unheardSpan(words: TimedWord[], first: number, last: number, unheard: Set<number>): string | undefined {
+  const inside = words.slice(first, last + 1).filter((w) => unheard.has(w.index)).length;
+  if (!unheard.has(first) && !unheard.has(last) && inside * 2 <= last - first + 1) return undefined;
+  const near = (from: number, step: number) => {
+    for (let i = from; i >= 0 && i < words.length; i += step) if (!unheard.has(i)) return words[i]!;
+    return undefined;
+  };
+  const show = (w: TimedWord | undefined) => (w ? `"${w.word}" (word ${w.index}, ${w.start_seconds}-${w.end_seconds} s)` : undefined);
+  const around = [show(near(first - 1, -1)), show(near(last + 1, 1))].filter(Boolean);
+  const said = words.slice(first, last + 1).map((w) => w.word).join(' ');
+  return `not heard: "${said.length > 80 ? `${said.slice(0, 80)}…` : said}" (words ${first}-${last}: ${inside} of ${last - first + 1} not placed in the sound, or doubtful)${around.length ? `; the nearest heard words are ${around.join(' and ')}` : ''}`;
 }
 
 const ms = (s: number) => Math.round(s * 1000) / 1000;
@@ -147,19 +212,125 @@ export function findPhrase(words: TimedWord[], phrase: string): [number, number]
   return hits;
 }
 
-/** How far before a first word and after a last word a clip reaches, at most (and never past half the pause). */
-export const WORD_HANDLE_SECONDS = 0.15;
+/** The pause kept before a cut's first word and after its last by default (s): a clip's dead air, at most. */
+export const DEFAULT_WORD_HANDLE = 0.15;
+
+/** A pause beside a word, as the sound has it (media/word-edges.ts): its extent and its quietest moment. */
+export interface PauseSpan {
+  from: number;
+  to: number;
+  quietest: number;
+}
+
+/** A level window on the source clock (seconds, to the millisecond). */
+export interface LevelSpan {
+  level: number;
+  from: number;
+  to: number;
+}
+
+/** Cut by words: the picture on whole source frames, the sound heard only around the words. */
+export interface WordCut {
+  /** The cut's in and out points: whole frames around the sound. */
+  start: number;
+  end: number;
+  /** Where the sound is heard: the handle before the first word's onset, after the last word's end. */
+  soundIn: number;
+  soundOut: number;
+  /** Level 0 outside the sound, short steps up and down at its edges (no click), 1 over it. */
+  levels: LevelSpan[];
+  /** Whether each edge fell at the quietest point of a pause shorter than the handle. */
+  shortBefore: boolean;
+  shortAfter: boolean;
+}
+
+export interface FrameGrid {
+  /** Where a written in point plays from (edit/cut-clock.ts), for a source with a constant frame rate. */
+  clock: (inSec: number) => number;
+  /** Seconds a source frame lasts, and its first frame's time. */
+  frameSec: number;
+  firstSec: number;
+  /** Extra picture kept after the sound, s: the output timeline rounds each cut to its own frames. */
+  tailMarginSec: number;
+}
+
+const floorMs = (s: number) => Math.floor(s * 1000 + 1e-6) / 1000;
+const ceilMs = (s: number) => Math.ceil(s * 1000 - 1e-6) / 1000;
+
+/** Steps of level from 0 to 1 over [from, to) (1 ms each at least, at most four): an edge that does not click. */
+function ramp(from: number, to: number, up: boolean): LevelSpan[] {
+  const span = Math.round((to - from) * 1000);
+  const n = Math.min(4, span);
+  const out: LevelSpan[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = ms(from + Math.floor((span * i) / n) / 1000);
+    const b = ms(from + Math.floor((span * (i + 1)) / n) / 1000);
+    const level = Math.round(((up ? i + 1 : n - i) / (n + 1)) * 1000) / 1000;
+    if (b > a) out.push({ level, from: a, to: b });
+  }
+  return out;
+}
 
 /**
- * In and out points around words first..last: in the pauses around them, never inside a word: a handle of up to
- * WORD_HANDLE_SECONDS, at most half the pause to the neighbouring word, within [0, duration].
+ * A clip by words, from the edges the sound has (the first word's onset, the last word's end, and the pauses beside
+ * them): the sound is heard from a handle before the onset to a handle after the end, or from the quietest point of
+ * a pause shorter than the handle; the picture takes the whole source frames around that (its in point a frame start
+ * at or before the sound's, so that no frame grid moves the sound into the word), and what it holds beyond the sound
+ * is muted with level windows, faded over `fadeSec` inside the handle.
  */
-export function clipAroundWords(words: TimedWord[], first: number, last: number, durationSec: number): { start: number; end: number } {
+export function cutAroundEdges(
+  e: { onset: number; before: PauseSpan; end: number; after: PauseSpan },
+  opts: { handle: number; fadeSec: number; duration: number; grid?: FrameGrid },
+): WordCut {
+  const onset = floorMs(Math.max(0, e.onset));
+  const end = ceilMs(Math.min(opts.duration, e.end));
+  const shortBefore = onset - e.before.from < opts.handle - 1e-9;
+  const shortAfter = e.after.to - end < opts.handle - 1e-9;
+  const soundIn = floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : onset - opts.handle));
+  const soundOut = ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : end + opts.handle));
+  let start = soundIn;
+  let stop = soundOut;
+  const g = opts.grid;
+  if (g) {
+    // The frame start at or before the sound's in point, written to the millisecond, that the clock keeps there.
+    let k = Math.floor((soundIn - g.firstSec) / g.frameSec + 1e-6);
+    while (k > 0 && g.clock(ms(g.firstSec + k * g.frameSec)) > soundIn + 1e-6) k--;
+    start = Math.max(0, ms(g.firstSec + Math.max(0, k) * g.frameSec));
+    if (g.clock(start) > soundIn + 1e-6) start = soundIn;
+    const kOut = Math.ceil((soundOut + g.tailMarginSec - g.firstSec) / g.frameSec - 1e-6);
+    stop = Math.min(opts.duration, Math.max(soundOut, ms(g.firstSec + kOut * g.frameSec)));
+  }
+  const levels: LevelSpan[] = [];
+  const fadeIn = Math.min(opts.fadeSec, onset - soundIn);
+  const fadeOut = Math.min(opts.fadeSec, soundOut - end);
+  if (soundIn > start) levels.push({ level: 0, from: start, to: soundIn });
+  const upTo = ms(soundIn + Math.floor(fadeIn * 1000) / 1000);
+  levels.push(...ramp(soundIn, upTo, true));
+  const downFrom = ms(soundOut - Math.floor(fadeOut * 1000) / 1000);
+  levels.push({ level: 1, from: upTo, to: downFrom });
+  levels.push(...ramp(downFrom, soundOut, false));
+  if (stop > soundOut) levels.push({ level: 0, from: soundOut, to: stop });
+  return { start, end: stop, soundIn, soundOut, levels: levels.filter((l) => l.to > l.from), shortBefore, shortAfter };
+}
+
+/** A clip's edges as the transcript has them (no sound read): the pauses are the gaps to the neighbouring words. */
+export function transcriptEdges(words: TimedWord[], first: number, last: number, duration: number): { onset: number; before: PauseSpan; end: number; after: PauseSpan } {
   const a = words[first]!;
   const b = words[last]!;
   const prev = words[first - 1];
   const next = words[last + 1];
-  const before = prev ? Math.max(0, (a.start_seconds - prev.end_seconds) / 2) : a.start_seconds;
-  const after = next ? Math.max(0, (next.start_seconds - b.end_seconds) / 2) : Math.max(0, durationSec - b.end_seconds);
-  return { start: ms(Math.max(0, a.start_seconds - Math.min(WORD_HANDLE_SECONDS, before))), end: ms(Math.min(durationSec, b.end_seconds + Math.min(WORD_HANDLE_SECONDS, after))) };
+  const from = prev ? Math.min(prev.end_seconds, a.start_seconds) : 0;
+  const to = next ? Math.max(next.start_seconds, b.end_seconds) : duration;
+  return {
+    onset: a.start_seconds,
+    before: { from, to: a.start_seconds, quietest: prev ? (from + a.start_seconds) / 2 : 0 },
+    end: b.end_seconds,
+    after: { from: b.end_seconds, to, quietest: next ? (to + b.end_seconds) / 2 : duration },
+  };
+}
+
+/** In and out points around words first..last by the transcript's times alone: a handle into each pause, or its middle. */
+export function clipAroundWords(words: TimedWord[], first: number, last: number, duration: number, handle = DEFAULT_WORD_HANDLE): { start: number; end: number } {
+  const c = cutAroundEdges(transcriptEdges(words, first, last, duration), { handle, fadeSec: 0, duration });
+  return { start: c.soundIn, end: c.soundOut };
 }

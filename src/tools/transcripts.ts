@@ -48,6 +48,7 @@ function describeTranscript(t: Transcript, page: TranscriptPage): string {
   ];
   if (page.sentences.length > TEXT_SENTENCES) lines.push(`… ${page.sentences.length - TEXT_SENTENCES} more sentences of this page in structuredContent.sentences`);
   if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.unplaced.length > 10 ? ', …' : ''}`);
+  if (t.doubtful?.length) lines.push(`${t.doubtful.length} placed word(s) are doubtful (the sound does not support them; the text may hold words never said): ${t.doubtful.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.doubtful.length > 10 ? ', …' : ''}`);
   if (!t.words.length) lines.push('No words were heard.');
   for (const l of page.left_out ?? []) lines.push(`Left out: ${l}.`);
   const span = t.from_seconds > 0 || t.to_seconds < t.duration_seconds;

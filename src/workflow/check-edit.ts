@@ -2,8 +2,11 @@
 // given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
 import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
-import { clipFromShot, composeEdit, type ClipInput } from '../edit/compose.js';
-import { clipAroundWords, findPhrase } from '../edit/words.js';
+import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
+import { cutClock } from '../edit/cut-clock.js';
+import { DEFAULT_WORD_HANDLE, cutAroundEdges, findPhrase, transcriptEdges, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
+import { DEFAULT_FPS } from '../edit/model.js';
+import { hearEdges } from '../media/word-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -126,7 +129,15 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   } else {
     const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, unresolved, signal);
     const pending: StillTranscribing[] = [];
-    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, { signal, onProgress: listening.onProgress, debug: listening.debug, handOverAt, pending });
+    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
+      signal,
+      onProgress: listening.onProgress,
+      debug: listening.debug,
+      handOverAt,
+      pending,
+      fadeSec: (input.audio_fade_ms !== undefined && Number.isFinite(input.audio_fade_ms) && input.audio_fade_ms >= 0 && input.audio_fade_ms <= MAX_FADE_MS ? input.audio_fade_ms : DEFAULT_FADE_MS) / 1000,
+      outputFps: typeof input.fps === 'number' && input.fps > 0 ? input.fps : DEFAULT_FPS,
+    });
     if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
@@ -296,8 +307,8 @@ async function resolveWords(
   notes: string[],
   diagnostics: Diagnostic[],
   unresolved: Set<number>,
-  opts: { signal?: AbortSignal; onProgress?: Listening['onProgress']; debug?: Listening['debug']; handOverAt?: number; pending: StillTranscribing[] },
-): Promise<ClipInput[]> {
+  opts: { signal?: AbortSignal; onProgress?: Listening['onProgress']; debug?: Listening['debug']; handOverAt?: number; pending: StillTranscribing[]; fadeSec: number; outputFps: number },
+): Promise<ComposeClip[]> {
   const { signal } = opts;
   const transcripts = new Map<string, Promise<Transcript>>();
   // Progress over every transcript being made: the mean of their fractions.
@@ -311,10 +322,12 @@ async function resolveWords(
     clips.map(async (clip, i) => {
       if (clip.phrase === undefined && clip.words === undefined) {
         if (clip.occurrence !== undefined) diagnostics.push({ severity: 'warning', path: `/video_series_sequential/${i}`, message: 'occurrence does nothing without phrase', hint: 'give phrase (what is said) with occurrence, or leave occurrence out' });
-        return clip;
+        if (clip.handle !== undefined) diagnostics.push({ severity: 'warning', path: `/video_series_sequential/${i}`, message: 'handle does nothing without phrase or words', hint: 'give phrase or words with handle, or leave handle out' });
+        const { handle: _handle, ...plain } = clip;
+        return plain;
       }
       const path = `/video_series_sequential/${i}`;
-      const { phrase, occurrence, words, ...rest } = clip;
+      const { phrase, occurrence, words, handle = DEFAULT_WORD_HANDLE, ...rest } = clip;
       const fail = (message: string, hint: string, at = path) => {
         diagnostics.push({ severity: 'error', path: at, message, hint });
         unresolved.add(i);
@@ -354,16 +367,74 @@ async function resolveWords(
         [first, last] = words as [number, number];
         if (!(first <= last) || last >= t.words.length) return fail(`words [${first}, ${last}] are not in asset ${id}'s transcript, which has ${t.words.length} words (0 to ${t.words.length - 1})`, 'give [first, last] with first <= last, as transcribe_asset lists them');
       }
-      const span = clipAroundWords(t.words, first, last, t.duration_seconds);
+      // Words of a known text the sound does not hold are never cut by: that would cut whatever was said nearby.
+      const unheard = unheardSpan(t.words, first, last, unheardWords(t.words, t.unplaced, t.doubtful));
+      if (unheard) return fail(unheard, 'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end');
+      const info = assets.get(id);
+      const cut = await cutByWords(deps, info, t, first, last, { handle, fadeSec: opts.fadeSec, outputFps: opts.outputFps, signal, debug: opts.debug });
       const said = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
       notes.push(
-        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s) -> ${span.start}-${span.end} s, ` +
-          `from its transcript (${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'})`,
+        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
+          `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
       );
-      return { ...rest, start: span.start, end: span.end };
+      return { ...rest, start: cut.start, end: cut.end, levels: cut.levels };
     }),
   );
 }
+
+/**
+ * Where a clip by words is cut: its first word's onset and last word's end heard in the sound (a recogniser's times
+ * are not sample-true), the sound kept a handle beyond them (or to the quietest point of a shorter pause), the picture
+ * on the whole frames around it with what lies beyond the sound muted. Without ffmpeg or readable media, from the
+ * transcript's times alone (said in the note).
+ */
+async function cutByWords(
+  deps: CheckDeps,
+  info: ProjectAsset | undefined,
+  t: Transcript,
+  first: number,
+  last: number,
+  opts: { handle: number; fadeSec: number; outputFps: number; signal?: AbortSignal; debug?: (msg: string) => void },
+): Promise<WordCut & { how: string }> {
+  const words: TimedWord[] = t.words;
+  const a = words[first]!;
+  const b = words[last]!;
+  const prev = words[first - 1];
+  const next = words[last + 1];
+  const duration = info?.facts?.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
+  let edges = transcriptEdges(words, first, last, duration);
+  let heard = false;
+  const rt = deps.runtime;
+  if (rt && info?.source && info.facts?.hasAudio) {
+    try {
+      edges = await hearEdges(rt, info.source, { ...(prev ? { prevEnd: prev.end_seconds } : {}), start: a.start_seconds, firstEnd: a.end_seconds, lastStart: b.start_seconds, end: b.end_seconds, ...(next ? { nextStart: next.start_seconds } : {}), duration }, opts.signal);
+      heard = true;
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      opts.debug?.(`words ${first}-${last}: the sound around them could not be read (${(err as Error).message}); cut by the transcript's times`);
+    }
+  }
+  const f = info?.facts;
+  let grid: FrameGrid | undefined;
+  if (f?.frameRate && f.frameRate.num > 0 && f.frameRate.den > 0) {
+    const frameSec = f.frameRate.den / f.frameRate.num;
+    grid = {
+      clock: (inSec) => cutClock({ inSec }, f).inSec,
+      frameSec,
+      firstSec: f.videoStartSec ?? 0,
+      // The output counts each cut in its own frames: a rate other than the source's may end it up to a frame early.
+      tailMarginSec: Math.abs(1 / opts.outputFps - frameSec) > 1e-6 ? 1 / opts.outputFps : 0,
+    };
+  }
+  const cut = cutAroundEdges(edges, { handle: opts.handle, fadeSec: opts.fadeSec, duration, ...(grid ? { grid } : {}) });
+  const edge = (short: boolean, side: string) => (short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`);
+  const how =
+    `sound ${cut.soundIn}-${cut.soundOut} s (${heard ? `the words heard in the sound at ${Math.round(edges.onset * 1000) / 1000}-${Math.round(edges.end * 1000) / 1000} s` : "by the transcript's times; the sound could not be read"}; ` +
+    `${edge(cut.shortBefore, 'before')}, ${edge(cut.shortAfter, 'after')})` +
+    (cut.start < cut.soundIn || cut.end > cut.soundOut ? `; the picture takes whole frames around it, muted beyond the sound` : '');
+  return { ...cut, how };
+}
+
 
 /**
  * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines (or `maxBytes`) it says

@@ -44,6 +44,7 @@ export const TranscriptSchema = z.object({
   sentences: z.array(TranscriptSentenceSchema).describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
   unplaced: z.array(z.number().int()).optional().describe('Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours'),
   cleaned: z.literal(true).optional().describe('A music bed or noise heard in the pauses was taken off before recognition'),
+  doubtful: z.array(z.number().int()).optional().describe('Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by'),
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
@@ -53,12 +54,13 @@ export type Transcript = z.infer<typeof TranscriptSchema>;
  * length). Sentences with their word ranges by default; the words themselves on request. A page covers words
  * [start, end); next_cursor starts the next. The whole is the transcript resource.
  */
-export const TranscriptPageSchema = TranscriptSchema.omit({ words: true, sentences: true, unplaced: true }).extend({
+export const TranscriptPageSchema = TranscriptSchema.omit({ words: true, sentences: true, unplaced: true, doubtful: true }).extend({
   word_count: z.number().int(),
   sentence_count: z.number().int(),
   sentences: z.array(TranscriptSentenceSchema),
   words: z.array(TranscriptWordSchema).optional(),
   unplaced: z.array(z.number().int()).optional(),
+  doubtful: z.array(z.number().int()).optional(),
   next_cursor: z.string().optional(),
   left_out: z.array(z.string()).optional(),
 });
@@ -97,7 +99,7 @@ function readCursor(cursor: string): { n: number; tag: string } | undefined {
 
 /** One page of a transcript, from the word a cursor names (the first by default). */
 export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: string; uri: string }): TranscriptPage {
-  const { words: all, sentences: allSentences, unplaced: allUnplaced, ...about } = t;
+  const { words: all, sentences: allSentences, unplaced: allUnplaced, doubtful: allDoubtful, ...about } = t;
   const tag = transcriptTag(t);
   let start = 0;
   if (opts.cursor !== undefined) {
@@ -131,6 +133,7 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
   if (next) leftOut.push(`words ${end}-${all.length - 1} and their sentences: call again with cursor "${next}", or read ${opts.uri} for the whole`);
   if (!opts.words && all.length) leftOut.push('the words one by one: call with words: true');
   const unplacedHere = allUnplaced?.filter((i) => i >= start && i < end);
+  const doubtfulHere = allDoubtful?.filter((i) => i >= start && i < end);
   const unplaced = unplacedHere && fitting(unplacedHere, PAGE_BYTES.unplaced);
   if (unplaced && unplacedHere && unplaced.length < unplacedHere.length) leftOut.push(`${unplacedHere.length - unplaced.length} more unplaced words of this page: the resource lists them all`);
   return {
@@ -140,6 +143,7 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
     sentences,
     ...(words ? { words } : {}),
     ...(unplaced?.length ? { unplaced } : {}),
+    ...(doubtfulHere?.length ? { doubtful: doubtfulHere.slice(0, 200) } : {}),
     ...(next ? { next_cursor: next } : {}),
     ...(leftOut.length ? { left_out: leftOut } : {}),
   };
@@ -327,8 +331,9 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
 
         let words: TimedWord[];
         let unplaced: number[] | undefined;
+        let doubtful: number[] | undefined;
         if (text) {
-          ({ words, unplaced } = alignText(text, inside, { from, to }));
+          ({ words, unplaced, doubtful } = alignText(text, inside, { from, to }));
         } else {
           words = heardWords(inside);
         }
@@ -344,6 +349,7 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
           sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
           ...(unplaced ? { unplaced } : {}),
           ...(cleaned ? { cleaned: true as const } : {}),
+          ...(doubtful?.length ? { doubtful } : {}),
         };
         if (text) {
           const stored = { transcript, textHash };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchWords, textWords } from '../../src/edit/words.js';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { heardSpan } from '../helpers/word-cut-media.js';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
 import { ALL_TEXT, SENTENCES, SPEECH_SECONDS, makeSpeechMedia, speechOnsets } from '../helpers/speech-media.js';
 
@@ -155,19 +156,20 @@ describe('search and cutting by words', () => {
       await call('compose_edit', { project_id: projectId, resolution: '320x180', clips: [{ asset_id: video, phrase: 'every night' }, { asset_id: video, words: [0, 2] }] }),
     );
     expect(r.ready).toBe(true);
-    const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
-    const edit = await storedEdit<{ video_series_sequential: { video_start_time: string; video_end_time: string }[] }>(server.client, r.edit_id);
-    const [a, b] = edit.video_series_sequential;
+    const edit = await storedEdit<{ video_series_sequential: Parameters<typeof heardSpan>[0][] }>(server.client, r.edit_id);
+    const [a, b] = edit.video_series_sequential.map((s) => heardSpan(s));
     const every = t.words.findIndex((w) => w.word.toLowerCase() === 'every');
-    // In the pause before "every" (after "storm"), out in the pause after "night" (before "the").
-    expect(sec(a!.video_start_time)).toBeLessThanOrEqual(t.words[every]!.start_seconds);
-    expect(sec(a!.video_start_time)).toBeGreaterThanOrEqual(t.words[every - 1]!.end_seconds);
-    expect(sec(a!.video_end_time)).toBeGreaterThanOrEqual(t.words[every + 1]!.end_seconds);
-    expect(sec(a!.video_end_time)).toBeLessThanOrEqual(t.words[every + 2]!.start_seconds);
-    expect(sec(b!.video_start_time)).toBeLessThanOrEqual(t.words[0]!.start_seconds);
-    expect(sec(b!.video_end_time)).toBeGreaterThanOrEqual(t.words[2]!.end_seconds);
-    expect(sec(b!.video_end_time)).toBeLessThanOrEqual(t.words[3]!.start_seconds);
+    // The sound is heard from the pause before "every" (after "storm", a sentence earlier: its onset is the third
+    // sentence's, found in the sound) and stops before "the" is over; the picture's whole frames beyond it are muted.
+    expect(a!.heard.from).toBeGreaterThanOrEqual(t.words[every - 1]!.end_seconds);
+    expect(a!.full.from).toBeLessThanOrEqual(onsets[2]! + 0.005);
+    expect(a!.heard.from).toBeGreaterThanOrEqual(onsets[2]! - 0.15 - 0.005);
+    expect(a!.full.to).toBeGreaterThanOrEqual(t.words[every + 1]!.end_seconds - 0.15);
+    expect(a!.heard.to).toBeLessThanOrEqual(t.words[every + 2]!.end_seconds);
+    expect(b!.full.from).toBeLessThanOrEqual(onsets[0]! + 0.005);
+    expect(b!.heard.to).toBeLessThanOrEqual(t.words[3]!.end_seconds);
     expect(r.notes.join('\n')).toMatch(/clip 1 is words \d+-\d+ of asset .* \("Every night"/);
+    expect(r.notes.join('\n')).toMatch(/heard in the sound/);
   }, 120_000);
 
   it('a phrase that is not said, or words past the end, is a diagnostic at the clip, not a crash', async () => {

@@ -2,7 +2,7 @@
 // and clips whose in and out points fall in the pauses around words.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WORD_HANDLE_SECONDS, alignText, clipAroundWords, findPhrase, heardWords, matchWords, sentencesOf, textWords, wordKey, type TimedWord } from '../../src/edit/words.js';
+import { alignText, cutAroundEdges, unheardSpan, unheardWords, findPhrase, heardWords, matchWords, sentencesOf, textWords, wordKey, type TimedWord } from '../../src/edit/words.js';
 import { grammarOf, parseEngineOutput, splitPoints } from '../../src/media/speech.js';
 
 const heard = (...ws: [string, number, number][]) => ws.map(([word, start, end]) => ({ word, start, end }));
@@ -58,28 +58,73 @@ describe('phrases and clips', () => {
     expect(findPhrase(words, '  ')).toEqual([]);
   });
 
-  it('cuts in the pauses: a handle where there is room, half the pause where there is not, nothing when words touch', () => {
-    expect(clipAroundWords(words, 2, 3, 4)).toEqual({ start: 2 - WORD_HANDLE_SECONDS, end: 2.6 });
-    expect(clipAroundWords(words, 0, 1, 4)).toEqual({ start: 0.35, end: 1.25 });
-    expect(clipAroundWords(words, 4, 4, 3.05)).toEqual({ start: 2.6, end: 3.05 });
+});
+
+describe('cuts around words heard in the sound', () => {
+  const pause = (from: number, to: number, quietest = (from + to) / 2) => ({ from, to, quietest });
+  const at = (levels: { level: number; from: number; to: number }[], t: number) => levels.find((l) => t >= l.from && t < l.to)?.level ?? 1;
+
+  it('keeps a handle of pause where there is room, and cuts at the quietest point of a shorter pause', () => {
+    const c = cutAroundEdges({ onset: 2, before: pause(1, 2), end: 3, after: pause(3, 3.05, 3.02) }, { handle: 0.15, fadeSec: 0.005, duration: 10 });
+    expect([c.soundIn, c.soundOut, c.shortBefore, c.shortAfter]).toEqual([1.85, 3.02, false, true]);
+    // No frame grid: the cut is the sound; it rises over 5 ms inside the handle and is whole over the words.
+    expect([c.start, c.end]).toEqual([1.85, 3.02]);
+    expect(at(c.levels, 1.851)).toBeLessThan(1);
+    expect(at(c.levels, 1.855)).toBe(1);
+    expect(at(c.levels, 3.0)).toBe(1);
   });
 
-  it('never reaches into a neighbouring word (property)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), (gaps, a, b) => {
-        let t = 0;
-        const ws = heardWords(gaps.map(([gap, len], i) => ({ word: `w${i}`, start: (t += gap), end: (t += len) })));
-        const first = a % ws.length;
-        const last = first + (b % (ws.length - first));
-        const duration = t + 1;
-        const { start, end } = clipAroundWords(ws, first, last, duration);
-        expect(start).toBeLessThanOrEqual(ws[first]!.start_seconds);
-        expect(start).toBeGreaterThanOrEqual(first ? ws[first - 1]!.end_seconds - 0.0005 : 0);
-        expect(end).toBeGreaterThanOrEqual(ws[last]!.end_seconds);
-        expect(end).toBeLessThanOrEqual(last + 1 < ws.length ? ws[last + 1]!.start_seconds + 0.0005 : duration);
-      }),
-    );
+  it('takes the whole frames around the sound, muted beyond it, and the handle is settable', () => {
+    const frameSec = 1 / 25;
+    const grid = { clock: (s: number) => Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec, frameSec, firstSec: 0, tailMarginSec: 0 };
+    const c = cutAroundEdges({ onset: 2.013, before: pause(1.5, 2.013), end: 3.111, after: pause(3.111, 4) }, { handle: 0.05, fadeSec: 0.005, duration: 10, grid });
+    expect([c.soundIn, c.soundOut]).toEqual([1.963, 3.161]);
+    expect([c.start, c.end]).toEqual([1.96, 3.2]);
+    expect(at(c.levels, 1.961)).toBe(0);
+    expect(at(c.levels, 3.17)).toBe(0);
+    expect(at(c.levels, 2.013)).toBe(1);
   });
+
+  it('never cuts into the words it was given, nor keeps more than the handle of sound beside them (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.double({ min: 0.05, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        fc.constantFrom(undefined, 24, 25, 30000 / 1001, 50),
+        (onset, length, gapBefore, gapAfter, handle, fps) => {
+          const end = onset + length;
+          const duration = end + gapAfter + 0.5;
+          const frameSec = fps ? 1 / fps : 0;
+          const grid = fps ? { clock: (s: number) => Math.max(s, Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec), frameSec, firstSec: 0, tailMarginSec: 0 } : undefined;
+          const before = pause(Math.max(0, onset - gapBefore), onset, Math.max(0, onset - gapBefore / 3));
+          const after = pause(end, end + gapAfter, end + gapAfter / 3);
+          const c = cutAroundEdges({ onset, before, end, after }, { handle, fadeSec: 0.005, duration, ...(grid ? { grid } : {}) });
+          // Whole over the words (to the millisecond they are written in), heard no further than the handle.
+          for (let t = Math.ceil(onset * 1000) / 1000; t < end - 0.001; t += Math.max(0.001, length / 50)) expect(at(c.levels, t)).toBe(1);
+          expect(c.soundIn).toBeGreaterThanOrEqual(Math.floor((onset - handle) * 1000) / 1000 - 1e-9);
+          expect(c.soundOut).toBeLessThanOrEqual(Math.ceil((end + handle) * 1000) / 1000 + 1e-9);
+          expect(c.soundIn).toBeLessThanOrEqual(onset + 1e-9);
+          expect(c.soundOut).toBeGreaterThanOrEqual(Math.min(duration, end) - 1e-9);
+          // The picture starts on a frame the clock keeps, at or before the sound; silent outside the sound.
+          if (grid) expect(grid.clock(c.start)).toBeLessThanOrEqual(c.soundIn + 1e-6);
+          expect(c.start).toBeLessThanOrEqual(c.soundIn);
+          expect(c.end).toBeGreaterThanOrEqual(c.soundOut);
+          if (c.start < c.soundIn) expect(at(c.levels, c.start)).toBe(0);
+          const sorted = [...c.levels].sort((x, y) => x.from - y.from);
+          sorted.forEach((l, i) => {
+            expect(l.to).toBeGreaterThan(l.from);
+            expect(l.from).toBeGreaterThanOrEqual(c.start);
+            expect(l.to).toBeLessThanOrEqual(c.end);
+            if (i) expect(l.from).toBeGreaterThanOrEqual(sorted[i - 1]!.to);
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 30_000);
 });
 
 describe('the engine\'s side', () => {
@@ -124,5 +169,23 @@ describe('the engine\'s side', () => {
     expect(points[4]).toBe(hour);
     expect(Math.max(...reads)).toBeLessThanOrEqual(16000 * 6);
     expect(reads).toHaveLength(3);
+  });
+});
+
+describe('words a text holds that were never said', () => {
+  it('marks placed words squeezed beside unheard ones as doubtful, and refuses a span whose edges were not heard', () => {
+    const text = textWords('We ate lunch. It was sunny and warm. He put the box down.');
+    // The engine heard the first and last sentences; "It" was pulled onto 70 ms of the junction.
+    const heardWs = heard(['we', 0.1, 0.3], ['ate', 0.31, 0.6], ['lunch', 0.61, 1], ['it', 1.0, 1.07], ['he', 1.3, 1.45], ['put', 1.46, 1.7], ['box', 1.77, 2.1], ['down', 2.11, 2.5]);
+    const a = alignText(text, heardWs, { from: 0, to: 3 });
+    expect(a.unplaced).toEqual([4, 5, 6, 7, 10]);
+    expect(a.doubtful).toEqual([3]);
+    const unheard = unheardWords(a.words, a.unplaced, a.doubtful);
+    expect([...unheard].sort((x, y) => x - y)).toEqual([3, 4, 5, 6, 7]);
+    expect(unheardSpan(a.words, 5, 7, unheard)).toMatch(/^not heard: "sunny and warm\." .*nearest heard words are "lunch\." \(word 2, 0\.61-1 s\) and "He" \(word 8/);
+    expect(unheardSpan(a.words, 3, 8, unheard)).toMatch(/^not heard/);
+    // "the", missed alone between heard words, is placed between them and cut by; so is a span whose edges were heard.
+    expect(unheardSpan(a.words, 8, 12, unheard)).toBeUndefined();
+    expect(unheardSpan(a.words, 10, 11, unheard)).toBeUndefined();
   });
 });

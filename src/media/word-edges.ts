@@ -1,0 +1,268 @@
+// Where a cut's first word starts and its last word ends, heard in the sound itself: a recogniser's word times are
+// not sample-true (a word may start a third of a second before or after where it says, or swallow the silence
+// before it). A second or two around each edge is decoded (16 kHz mono, small enough to hold), split into 16 ms
+// frames every 5 ms, and each frame's energy in 16 bands of 500 Hz compared with the quietest tenth of the frames
+// in that window (the pause's floor: silence, room tone or a steady music bed, band by band). A frame is speech where
+// its bands rise clearly above their floors; the pause is the longest run of frames that do not.
+import { inputArgs, type MediaSource } from './input.js';
+import type { Limiter } from './probe.js';
+import { runProcess } from './process.js';
+
+const RATE = 16_000;
+const FRAME = 256;
+const HOP = 80;
+const BANDS = 16;
+/** dB above a band's floor that counts as sound in it, and the mean rise over all bands that makes a frame speech. */
+const BAND_MARGIN_DB = 6;
+const ACTIVE_DB = 1.5;
+/** dB under the loudest frame of the window under which a frame is quiet, whatever its floor. */
+const QUIET_BELOW_PEAK_DB = 55;
+/** The share of the window's strong rises (its 95th percentile) a frame's rise must reach to be speech. */
+const RELATIVE_ACTIVE = 0.25;
+/** An inactive run this long (s) is a pause between words; shorter ones are closures inside words. */
+const MIN_PAUSE = 0.03;
+
+/** A pause beside a word, on the asset's clock: its extent and its quietest moment. */
+export interface Pause {
+  from: number;
+  to: number;
+  quietest: number;
+}
+
+/** A cut's first word's onset and last word's end as the sound has them, with the pauses beside them. */
+export interface HeardEdges {
+  onset: number;
+  before: Pause;
+  end: number;
+  after: Pause;
+}
+
+/** Words' times as the transcript has them: the first and last of a cut, and their neighbours when there are. */
+export interface EdgeWords {
+  prevEnd?: number;
+  start: number;
+  firstEnd: number;
+  lastStart: number;
+  end: number;
+  nextStart?: number;
+  duration: number;
+}
+
+export interface EdgeDeps {
+  ffmpeg: string;
+  limiter: Limiter;
+}
+
+async function decode(deps: EdgeDeps, source: MediaSource, from: number, to: number, signal?: AbortSignal): Promise<Float32Array> {
+  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-ss', from.toFixed(3), ...inputArgs(source), '-t', (to - from).toFixed(3), '-map', '0:a:0', '-ac', '1', '-ar', String(RATE), '-f', 's16le', 'pipe:1'];
+  const r = await deps.limiter.run(() => runProcess(deps.ffmpeg, args, { timeoutMs: 60_000, ...(signal ? { signal } : {}), maxStdout: 4 * RATE * 2 * 10 }));
+  if (r.code !== 0) throw new Error(r.cancelled ? 'cancelled' : `ffmpeg could not decode the sound around the words (${r.stderr.trim().split('\n').pop() ?? r.code})`);
+  const b = r.stdout;
+  const pcm = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
+  return Float32Array.from(pcm, (v) => v / 32768);
+}
+
+/** In-place radix-2 FFT of re/im (length a power of two). */
+function fft(re: Float64Array, im: Float64Array): void {
+  const n = re.length;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      [re[i], re[j]] = [re[j]!, re[i]!];
+      [im[i], im[j]] = [im[j]!, im[i]!];
+    }
+  }
+  for (let len = 2; len <= n; len <<= 1) {
+    const ang = (-2 * Math.PI) / len;
+    for (let i = 0; i < n; i += len) {
+      for (let k = 0; k < len / 2; k++) {
+        const wr = Math.cos(ang * k);
+        const wi = Math.sin(ang * k);
+        const a = i + k;
+        const b = a + len / 2;
+        const xr = re[b]! * wr - im[b]! * wi;
+        const xi = re[b]! * wi + im[b]! * wr;
+        re[b] = re[a]! - xr;
+        im[b] = im[a]! - xi;
+        re[a] = re[a]! + xr;
+        im[a] = im[a]! + xi;
+      }
+    }
+  }
+}
+
+/** Per frame (centred every HOP samples): how far its bands rise above their floors (mean dB), and its energy (dB). */
+export function frameActivity(samples: Float32Array): { activity: number[]; energy: number[] } {
+  const count = Math.max(0, Math.floor((samples.length - FRAME) / HOP) + 1);
+  const bands: Float64Array[] = [];
+  const energy: number[] = [];
+  const window = Float64Array.from({ length: FRAME }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
+  const re = new Float64Array(FRAME);
+  const im = new Float64Array(FRAME);
+  const per = FRAME / 2 / BANDS;
+  for (let f = 0; f < count; f++) {
+    let sum = 0;
+    for (let i = 0; i < FRAME; i++) {
+      const v = samples[f * HOP + i]!;
+      sum += v * v;
+      re[i] = v * window[i]!;
+      im[i] = 0;
+    }
+    fft(re, im);
+    const b = new Float64Array(BANDS);
+    for (let k = 0; k < BANDS; k++) {
+      let e = 0;
+      for (let x = k * per + (k === 0 ? 1 : 0); x < (k + 1) * per; x++) e += re[x]! * re[x]! + im[x]! * im[x]!;
+      b[k] = 10 * Math.log10(e + 1e-9);
+    }
+    bands.push(b);
+    energy.push(10 * Math.log10(sum / FRAME + 1e-12));
+  }
+  // A band's floor is its quietest tenth, but never more than QUIET_BELOW_PEAK_DB under the loudest band of the
+  // window: a synthesiser's hiss where a bed leaves a band empty is not speech.
+  let loudest = -Infinity;
+  for (const b of bands) for (let k = 0; k < BANDS; k++) loudest = Math.max(loudest, b[k]!);
+  const floors = Array.from({ length: BANDS }, (_, k) => {
+    const v = bands.map((b) => b[k]!).sort((x, y) => x - y);
+    return Math.max(v[Math.floor(v.length * 0.1)] ?? 0, loudest - QUIET_BELOW_PEAK_DB);
+  });
+  const peak = Math.max(...energy);
+  const activity = bands.map((b, f) => {
+    // Far below the window's loudest frame is silence whatever its bands do (a synthesiser's or a room's hiss).
+    if (energy[f]! < peak - QUIET_BELOW_PEAK_DB) return 0;
+    let rise = 0;
+    for (let k = 0; k < BANDS; k++) rise += Math.max(0, b[k]! - floors[k]! - BAND_MARGIN_DB);
+    return rise / BANDS;
+  });
+  return { activity, energy };
+}
+
+/** The time (s, from the decoded window's start) of frame f's centre. */
+const frameTime = (f: number) => (f * HOP + FRAME / 2) / RATE;
+
+interface Run {
+  first: number;
+  last: number;
+}
+
+/** Runs of frames where `on` holds (or does not). */
+function runsOf(on: boolean[], value: boolean): Run[] {
+  const out: Run[] = [];
+  for (let f = 0; f < on.length; ) {
+    if (on[f] !== value) {
+      f++;
+      continue;
+    }
+    let g = f;
+    while (g + 1 < on.length && on[g + 1] === value) g++;
+    out.push({ first: f, last: g });
+    f = g + 1;
+  }
+  return out;
+}
+
+/**
+ * Runs of quiet frames at least MIN_PAUSE long. A frame is speech where its rise is at least ACTIVE_DB and a quarter
+ * of the window's strong rises (a bed's own swells stay under that beside speech). A stop's burst after its closure
+ * is speech however short: the closure is a pause inside the word, shorter than the one beside it.
+ */
+function pauses(activity: number[]): Run[] {
+  const sorted = [...activity].sort((x, y) => x - y);
+  const strong = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
+  const on = activity.map((a) => a >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE));
+  const min = Math.ceil((MIN_PAUSE * RATE) / HOP);
+  return runsOf(on, false).filter((r) => r.last - r.first + 1 >= min);
+}
+
+function quietestFrame(energy: number[], first: number, last: number): number {
+  let q = first;
+  for (let f = first; f <= last; f++) if (energy[f]! < energy[q]!) q = f;
+  return q;
+}
+
+/**
+ * The pause before a word (side "before", returning the word's onset) or after it ("after", returning its end), in
+ * a window of frames: where the transcript hears a pause (or the window holds a long one), the longest quiet run in
+ * the window; where it hears the words run together, the quiet run nearest its boundary, or failing one the quietest
+ * frame near it (an edge with no pause: the cut goes there).
+ */
+function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'after', boundary: number, heardPause: boolean, origin: number): { edge: number; pause: Pause; open: boolean } {
+  const t = (f: number) => origin + frameTime(f);
+  const runs = pauses(a.activity);
+  let run: Run | undefined;
+  for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
+  // A long quiet run is a pause even where the transcript ran the words together (it may have swallowed it).
+  if (!heardPause && !(run && (run.last - run.first + 1) * HOP >= LONG_PAUSE * RATE)) {
+    run = undefined;
+    const near = (r: Run) => Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary));
+    for (const r of runs) if (near(r) <= 0.1 && (!run || near(r) < near(run))) run = r;
+  }
+  if (run) {
+    // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins;
+    // a short quiet run between words that run together may be a stop's closure inside the word kept ("ship|in"):
+    // never short of the transcript's boundary on the word's side (a little of the neighbour, not a clipped word).
+    let edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
+    if (!heardPause && (run.last - run.first + 1) * HOP < LONG_PAUSE * RATE) edge = side === 'before' ? Math.min(edge, boundary) : Math.max(edge, boundary);
+    // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
+    const open = side === 'before' ? run.last >= a.activity.length - 1 : run.first === 0;
+    return { edge, pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) }, open };
+  }
+  // No pause: the quietest frame within 0.1 s of the transcript's boundary.
+  let first = a.activity.length - 1;
+  let last = 0;
+  for (let f = 0; f < a.activity.length; f++) {
+    if (Math.abs(t(f) - boundary) <= 0.1) {
+      first = Math.min(first, f);
+      last = Math.max(last, f);
+    }
+  }
+  if (first > last) return { edge: boundary, pause: { from: boundary, to: boundary, quietest: boundary }, open: false };
+  // The quietest point may be a stop's closure inside the word kept ("ship|in"): never short of the transcript's
+  // boundary on the word's side (a little of the neighbour rather than a clipped word).
+  const quiet = t(quietestFrame(a.energy, first, last));
+  const q = side === 'before' ? Math.min(quiet, boundary) : Math.max(quiet, boundary);
+  return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
+}
+
+/** A quiet run this long (s) is a pause wherever the transcript puts the words. */
+const LONG_PAUSE = 0.15;
+/** The transcript hears a pause between two words when they are this far apart (s). */
+const HEARD_PAUSE = 0.08;
+
+/**
+ * A cut's edges heard in the sound: the first word's onset and the last word's end, each from a window reaching from
+ * well inside the neighbouring word (or up to a second of what precedes or follows) to well inside the cut's own word.
+ */
+export async function hearEdges(deps: EdgeDeps, source: MediaSource, w: EdgeWords, signal?: AbortSignal): Promise<HeardEdges> {
+  const headFrom = Math.max(0, w.prevEnd !== undefined ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1);
+  const tailTo = Math.min(w.duration, w.nextStart !== undefined ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1);
+  const heardBefore = w.prevEnd === undefined || w.start - w.prevEnd >= HEARD_PAUSE;
+  const heardAfter = w.nextStart === undefined || w.nextStart - w.end >= HEARD_PAUSE;
+  // Where the pause runs on to the window's far edge, the transcript put the word inside the pause (it swallowed
+  // the silence): look further, up to REACH seconds past the transcript's times, within the cut's own words.
+  const head = async () => {
+    let headTo = Math.min(w.duration, Math.max(w.firstEnd, w.start + 0.3) + 0.2);
+    for (;;) {
+      const r = edgeIn(frameActivity(await decode(deps, source, headFrom, headTo, signal)), 'before', w.start, heardBefore, headFrom);
+      const further = Math.min(w.duration, w.end, headTo + 1);
+      if (!r.open || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
+      headTo = further;
+    }
+  };
+  const tail = async () => {
+    let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - 0.3) - 0.2);
+    for (;;) {
+      const r = edgeIn(frameActivity(await decode(deps, source, tailFrom, tailTo, signal)), 'after', w.end, heardAfter, tailFrom);
+      const further = Math.max(0, w.start, tailFrom - 1);
+      if (!r.open || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
+      tailFrom = further;
+    }
+  };
+  const [before, after] = await Promise.all([head(), tail()]);
+  return { onset: before.edge, before: before.pause, end: after.edge, after: after.pause };
+}
+
+/** How far past the transcript's time of an edge the sound is searched for it, at most (s). */
+const REACH = 3;
