@@ -10,6 +10,7 @@ const all = {
   http: () => import('./http.mjs'),
   transcribe: () => import('./transcribe.mjs'),
   'transcribe-memory': () => import('./transcribe-memory.mjs'),
+  search: () => import('./search.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
