@@ -17,7 +17,7 @@ export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1
 export const MIN_SECONDS_PER_PHONE = 0.06;
 /** A detection where the words heard sound less like the query than this (0-1) is a near miss, not a hit. */
 export const HEARD_LIKENESS = 0.45;
-/** Handle around a heard word for its cut, at most (and never past the neighbouring heard words). */
+/** Handle around a heard word for its cut. */
 const HANDLE = 0.15;
 /** Transcript words whose edges lie this close to a detection's are the words heard there. */
 const COINCIDE = 0.15;
@@ -70,7 +70,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
     const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(words, d) });
+      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
@@ -83,7 +83,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
       text: inside.map((w) => w.word).join(' '),
       match: 'heard',
       score: round(likeness),
-      cut: cutAround(words, d),
+      cut: cutAround(d),
     };
     (long && unsure && likeness >= HEARD_LIKENESS ? hits : near).push(hit);
   }
@@ -91,13 +91,8 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };
 }
 
-/** In and out points for a detection: a handle each side, never into a word heard wholly before or after it. */
-function cutAround(words: TimedWord[], d: Detection): [number, number] {
-  let from = Math.max(0, d.start - HANDLE);
-  let to = d.end + HANDLE;
-  for (const w of words) {
-    if (w.end_seconds <= d.start) from = Math.max(from, Math.min(w.end_seconds, d.start));
-    if (w.start_seconds >= d.end) to = Math.min(to, Math.max(w.start_seconds, d.end));
-  }
-  return [round(from), round(to)];
-}
+/**
+ * In and out points for a detection: a handle each side. Not bounded by the transcript's neighbouring words: where
+ * listening had to find the word, recognition misheard there, and its word edges can lie inside the word.
+ */
+const cutAround = (d: Detection): [number, number] => [round(Math.max(0, d.start - HANDLE)), round(d.end + HANDLE)];

@@ -47,7 +47,7 @@ describe('merging what was heard with the transcript', () => {
     const heard = merged.hits.find((h) => h.match === 'heard')!;
     expect(heard).toMatchObject({ start_seconds: 3, end_seconds: 3.5, text: 'what op', words: [7, 8] });
     expect(heard.score).toBeGreaterThanOrEqual(HEARD_LIKENESS);
-    // in after "at" ends (2.0) and the handle; out at most a handle after, before "the" (4.0)
+    // a handle each side
     expect(heard.cut).toEqual([2.85, 3.65]);
   });
 
