@@ -70,7 +70,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
     const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d) });
+      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
@@ -83,7 +83,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
       text: inside.map((w) => w.word).join(' '),
       match: 'heard',
       score: round(likeness),
-      cut: cutAround(d),
+      cut: cutAround(d, inside),
     };
     (long && unsure && likeness >= HEARD_LIKENESS ? hits : near).push(hit);
   }
@@ -92,7 +92,12 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
 }
 
 /**
- * In and out points for a detection: a handle each side. Not bounded by the transcript's neighbouring words: where
- * listening had to find the word, recognition misheard there, and its word edges can lie inside the word.
+ * In and out points for a detection: a handle each side of it and of the words recognised over it. The spotter's
+ * edges can fall inside the word (measured: an end 0.3 s early), and so can misheard words' edges; together they
+ * hold it.
  */
-const cutAround = (d: Detection): [number, number] => [round(Math.max(0, d.start - HANDLE)), round(d.end + HANDLE)];
+function cutAround(d: Detection, inside: TimedWord[]): [number, number] {
+  const from = Math.min(d.start, ...inside.map((w) => w.start_seconds));
+  const to = Math.max(d.end, ...inside.map((w) => w.end_seconds));
+  return [round(Math.max(0, from - HANDLE)), round(to + HANDLE)];
+}

@@ -47,7 +47,7 @@ describe('merging what was heard with the transcript', () => {
     const heard = merged.hits.find((h) => h.match === 'heard')!;
     expect(heard).toMatchObject({ start_seconds: 3, end_seconds: 3.5, text: 'what op', words: [7, 8] });
     expect(heard.score).toBeGreaterThanOrEqual(HEARD_LIKENESS);
-    // a handle each side
+    // a handle each side of the detection and the words heard over it
     expect(heard.cut).toEqual([2.85, 3.65]);
   });
 
@@ -82,7 +82,7 @@ describe('merging what was heard with the transcript', () => {
     const merged = mergeHeard(u, { hits: [], near_misses: [] }, [{ start: 1.8, end: 2.4 }], 'what', 3, pronouncer);
     const h = [...merged.hits, ...merged.near_misses][0]!;
     expect(h.words).toBeUndefined();
-    expect(h.cut).toEqual([1.65, 2.55]);
+    expect(h.cut).toEqual([0.85, 2.65]); // a handle around the detection and the word heard over it
   });
 });
 
