@@ -13,6 +13,7 @@ const all = {
   moments: () => import('./moments.mjs'),
   'speech-noise': () => import('./speech-noise.mjs'),
   'cut-words': () => import('./cut-words.mjs'),
+  search: () => import('./search.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

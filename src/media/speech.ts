@@ -242,7 +242,7 @@ const DECODE_SHARE = 0.05;
  * Writes samples [from, to) of raw PCM as a WAV file, through one buffer (`buf`, reused): a piece is never held in
  * memory, and copying it allocates nothing that waits for the garbage collector.
  */
-async function writePiece(raw: FileHandle, from: number, to: number, file: string, buf: Buffer): Promise<void> {
+export async function writePiece(raw: FileHandle, from: number, to: number, file: string, buf: Buffer): Promise<void> {
   const out = await open(file, 'w');
   try {
     await out.write(wavHeader(to - from));

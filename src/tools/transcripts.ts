@@ -3,7 +3,8 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { MAX_TEXT_WORDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, TranscriptPageSchema, searchTranscripts, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
+import { SEARCH_LISTEN_SECONDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, searchTranscripts, type SearchHit } from '../workflow/search.js';
+import { MAX_TEXT_WORDS, TranscriptPageSchema, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';
@@ -25,18 +26,26 @@ const SearchInput = z.object({
   asset_ids: z.array(z.string()).optional().describe('Only these'),
   include_renders: z.boolean().optional().describe('Renders too'),
   offset: z.number().int().min(0).optional().describe('A next_offset'),
+  listen: z.boolean().optional().describe(`Also listen to the sound for it (slower, ${SEARCH_LISTEN_SECONDS} s of media a call)`),
 });
 const SearchOutput = z.object({
   hits: z.array(SearchHitSchema),
   hits_total: z.number().int(),
   next_offset: z.number().int().optional(),
+  near_misses: z.array(SearchHitSchema).optional(),
   missing: z.array(z.object({ asset_id: z.string(), reason: z.string() })).optional(),
   searched: z.number().int(),
+  listened: z.number().int().optional(),
+  guessed: z.array(z.string()).optional(),
 });
 
 /** JSON bytes of hits (and of assets not searched) a result carries: a common word can be said hundreds of times. */
-const HITS_BYTES = 15_000;
+const HITS_BYTES = 13_000;
+const NEAR_BYTES = 3_000;
 const MISSING_BYTES = 3_000;
+
+const hitLine = (h: SearchHit) =>
+  `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, ${h.words ? `words ${h.words[0]}-${h.words[1]}` : `cut ${h.cut![0]}-${h.cut![1]} s`}: ${h.match}${h.match === 'exact' ? '' : ` ${h.score}`} "${h.text}"${h.doubtful ? ` (doubtful words ${h.doubtful.join(', ')})` : ''}`;
 
 /** Sentences spelled out in the text; the page's others are in structuredContent. */
 const TEXT_SENTENCES = 8;
@@ -99,34 +108,47 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Find where a phrase is said',
       description:
-        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders), case and punctuation ignored. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Hits give word indices for a clip {asset_id, words: [first, last]}.`,
+        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it; heard hits were found so (cut one as {asset_id, start, end} from its cut). Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
     },
-    ({ project_id, query, asset_ids, include_renders, offset }, ctx) =>
+    ({ project_id, query, asset_ids, include_renders, offset, listen }, ctx) =>
       guard(
         'search_transcripts',
         logger,
         async () => {
           const beat = beating(progressFor(ctx));
           try {
-            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m), includeRenders: include_renders ?? false });
+            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m), includeRenders: include_renders ?? false, listen: listen ?? false });
             // Paged: the hits from offset on that fit; transcripts are cached, so the next page is quick.
             const from = Math.min(offset ?? 0, r.hits.length);
             const page = fitList(r.hits.slice(from), HITS_BYTES);
             const next = from + page.shown.length < r.hits.length ? from + page.shown.length : undefined;
+            const near = fitList(r.near_misses, NEAR_BYTES);
             const missing = fitList(r.missing, MISSING_BYTES);
             const lines = [
-              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
-              ...page.shown.slice(0, 20).map((h) => `${h.name ? `${h.name} — ` : ''}${h.asset_id} ${h.start_seconds.toFixed(2)}-${h.end_seconds.toFixed(2)} s, words ${h.words[0]}-${h.words[1]}: ${h.text}`),
+              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+              ...page.shown.slice(0, 20).map(hitLine),
               ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
               ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),
+              ...near.shown.slice(0, 5).map((h) => `Near miss: ${hitLine(h)}`),
+              ...(r.near_misses.length > 5 ? [`… ${r.near_misses.length - 5} more near misses${near.shown.length < r.near_misses.length ? ` (${near.shown.length} in structuredContent)` : ''}`] : []),
+              ...(r.guessed ? [`Not in the dictionary (sound guessed from spelling): ${r.guessed.slice(0, 20).map((w) => shown(w, 40)).join(', ')}.`] : []),
               ...missing.shown.slice(0, 10).map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
               ...(r.missing.length > 10 ? [`… ${r.missing.length - 10} more assets not searched`] : []),
             ];
             return ok(
-              { hits: page.shown, hits_total: r.hits.length, ...(next !== undefined ? { next_offset: next } : {}), ...(missing.shown.length ? { missing: missing.shown } : {}), searched: r.searched },
+              {
+                hits: page.shown,
+                hits_total: r.hits.length,
+                ...(next !== undefined ? { next_offset: next } : {}),
+                ...(near.shown.length ? { near_misses: near.shown } : {}),
+                ...(missing.shown.length ? { missing: missing.shown } : {}),
+                searched: r.searched,
+                ...(r.listened !== undefined ? { listened: r.listened } : {}),
+                ...(r.guessed ? { guessed: r.guessed.slice(0, 20).map((w) => shown(w, 40)) } : {}),
+              },
               lines.join('\n'),
             );
           } finally {

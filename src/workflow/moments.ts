@@ -8,7 +8,8 @@ import { UserFacingError, shown } from '../errors.js';
 import { inspect, locateAsset, storedInspection, type InspectDeps } from './inspect.js';
 import { pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
-import { SEARCH_TRANSCRIBE_SECONDS, storedTranscript, transcribe, type Transcript } from './transcribe.js';
+import { SEARCH_TRANSCRIBE_SECONDS } from './search.js';
+import { storedTranscript, transcribe, type Transcript } from './transcribe.js';
 
 /** Media transcribed in one call, at most (as search_transcripts); the rest is listed in missing. */
 export const MOMENTS_TRANSCRIBE_SECONDS = SEARCH_TRANSCRIBE_SECONDS;

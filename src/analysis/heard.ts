@@ -1,0 +1,103 @@
+// What listening found, merged with what the transcript says, pure: keyword spotting's detections of a query
+// (media/keywords.ts) become hits where the transcript has none, each judged by how long it lasts for its phones
+// by how much the words heard there sound like the query and by whether recognition was sure of them, so that a word free recognition misheard ("what op"
+// for "lighthouse") is still found while the spotter's false alarms stay out. Thresholds measured in bench/search.mjs.
+import type { TimedWord } from '../edit/words.js';
+import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, type SoundSearch } from './sound-search.js';
+
+/**
+ * Keyword spotting's threshold for a query of this many phones: 1e-(4 x phones), so 1e-24 for "lighthouse". A
+ * longer phrase's score is a product over more frames and needs a smaller one; measured on four voices, 3 x phones
+ * missed a few planted words and 5 x phones doubled the false alarms (bench/README.md).
+ */
+export const SPOT_THRESHOLD_PER_PHONE = 4;
+export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
+
+/** A detection lasting under this per phone of the query is too short to be it (most false alarms are). */
+export const MIN_SECONDS_PER_PHONE = 0.06;
+/** A detection where the words heard sound less like the query than this (0-1) is a near miss, not a hit. */
+export const HEARD_LIKENESS = 0.45;
+/** Handle around a heard word for its cut. */
+const HANDLE = 0.15;
+/** Transcript words whose edges lie this close to a detection's are the words heard there. */
+const COINCIDE = 0.15;
+
+export interface Detection {
+  start: number;
+  end: number;
+}
+
+export type SearchMatch = SoundHit['match'] | 'heard';
+
+/** A hit of a search: the transcript's, or one heard only by listening. */
+export interface FoundHit extends Omit<SoundHit, 'words' | 'match'> {
+  match: SearchMatch;
+  /** The transcript's words there (`index` of first and last); a heard hit has them only where they coincide. */
+  words?: [number, number];
+  /** A heard hit's in and out points, in the pauses around it: a clip {asset_id, start, end}. */
+  cut?: [number, number];
+}
+
+const round = (s: number) => Math.round(s * 1000) / 1000;
+
+/** Detections of one phrase that overlap or nearly touch (the spotter fires more than once on a word) are one. */
+export function joinDetections(detections: Detection[]): Detection[] {
+  const out: Detection[] = [];
+  for (const d of [...detections].sort((a, b) => a.start - b.start)) {
+    const last = out.at(-1);
+    if (last && d.start <= last.end + 0.1) last.end = Math.max(last.end, d.end);
+    else out.push({ ...d });
+  }
+  return out;
+}
+
+/**
+ * The search's hits and near misses with what listening heard. A detection over a hit adds nothing. Elsewhere it
+ * is a `heard` hit when it lasts long enough for the query's phones, the words recognised there sound enough like
+ * the query (a near miss there always does) and recognition was unsure of at least one of them (a word heard with
+ * confidence is not overruled: measured, that removes most false alarms and no true detection); else it is a
+ * `heard` near miss (a near miss of the transcript stays one).
+ */
+export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer): { hits: FoundHit[]; near_misses: FoundHit[] } {
+  const hits: FoundHit[] = [...found.hits];
+  const near: FoundHit[] = [];
+  const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) => h.start_seconds < d.end && h.end_seconds > d.start;
+  const nearMisses = [...found.near_misses];
+  for (const d of joinDetections(detections)) {
+    if (hits.some((h) => over(h, d))) continue;
+    const inside = words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
+    const unsure = inside.some((w) => w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE);
+    const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
+    const missed = nearMisses.findIndex((h) => over(h, d));
+    if (missed >= 0) {
+      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
+      continue;
+    }
+    const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
+    const likeness = Math.max(0, ...searchBySound(there, query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map((h) => h.score));
+    const coincide = inside.length > 0 && Math.abs(inside[0]!.start_seconds - d.start) <= COINCIDE && Math.abs(inside.at(-1)!.end_seconds - d.end) <= COINCIDE;
+    const hit: FoundHit = {
+      ...(coincide ? { words: [inside[0]!.index, inside.at(-1)!.index] as [number, number] } : {}),
+      start_seconds: round(d.start),
+      end_seconds: round(d.end),
+      text: inside.map((w) => w.word).join(' '),
+      match: 'heard',
+      score: round(likeness),
+      cut: cutAround(d, inside),
+    };
+    (long && unsure && likeness >= HEARD_LIKENESS ? hits : near).push(hit);
+  }
+  const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
+  return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };
+}
+
+/**
+ * In and out points for a detection: a handle each side of it and of the words recognised over it. The spotter's
+ * edges can fall inside the word (measured: an end 0.3 s early), and so can misheard words' edges; together they
+ * hold it.
+ */
+function cutAround(d: Detection, inside: TimedWord[]): [number, number] {
+  const from = Math.min(d.start, ...inside.map((w) => w.start_seconds));
+  const to = Math.max(d.end, ...inside.map((w) => w.end_seconds));
+  return [round(Math.max(0, from - HANDLE)), round(to + HANDLE)];
+}

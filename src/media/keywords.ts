@@ -1,0 +1,122 @@
+// Listening for words: PocketSphinx's keyword spotting (0.8's pocketsphinx_continuous -kws) over a span of a source,
+// for a search that must not depend on what free recognition made of the sound. Spawned under the same rules as
+// recognition (speech.ts): argument arrays, a time limit, a kill on cancel, the limiter, and the sound decoded to a
+// file in the scratch folder and heard in pieces split where it is quiet.
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { inputArgs, type MediaSource } from './input.js';
+import type { Limiter } from './probe.js';
+import { runProcess, whyFailed } from './process.js';
+import { SpeechError, splitPoints, writePiece, type SphinxEngine } from './speech.js';
+
+export interface SpotRequest {
+  ffmpeg: string;
+  engine: SphinxEngine;
+  limiter: Limiter;
+  source: MediaSource;
+  fromSec: number;
+  toSec: number;
+  /** Phrases to listen for (lower-case words, each in `pronunciations`) and the threshold of each (e.g. 1e-24). */
+  phrases: { text: string; threshold: number }[];
+  /** Every pronunciation of every phrase word, as ARPAbet ("L AY T"): the engine's dictionary for this run. */
+  pronunciations: Map<string, string[]>;
+  scratchDir: string;
+  pieces: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+}
+
+/** A phrase heard, seconds on the asset's clock. */
+export interface Spotted {
+  phrase: string;
+  start: number;
+  end: number;
+}
+
+const RATE = 16_000;
+
+/** The dictionary file of a run: only the phrases' words (keyword spotting needs no other), variants as `w(2)`. */
+export function dictionaryOf(pronunciations: Map<string, string[]>): string {
+  const lines: string[] = [];
+  for (const [word, variants] of [...pronunciations].sort(([a], [b]) => (a < b ? -1 : 1))) variants.forEach((p, i) => lines.push(`${word}${i ? `(${i + 1})` : ''} ${p}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The -kws file: a phrase a line with its threshold. */
+export const kwsFileOf = (phrases: SpotRequest['phrases']): string => `${phrases.map((p) => `${p.text} /${p.threshold.toExponential(0)}/`).join('\n')}\n`;
+
+/** Detections from 0.8's -time output: `phrase words  start end confidence` lines (the phrase may hold spaces). */
+export function parseSpotted(stdout: string, phrases: string[], offsetSec: number): Spotted[] {
+  const out: Spotted[] = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^(.+?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)$/.exec(line.trim());
+    const phrase = m?.[1]!.replace(/\s+/g, ' ');
+    if (m && phrase && phrases.includes(phrase)) out.push({ phrase, start: Number(m[2]) + offsetSec, end: Number(m[3]) + offsetSec });
+  }
+  return out;
+}
+
+/** Listens to a span of a source for the phrases: every detection, in time order. */
+export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
+  if (req.engine.cli !== '0.8') throw new SpeechError("listening needs PocketSphinx 0.8's pocketsphinx_continuous (keyword spotting through 5.x's command line is not supported yet)");
+  const dir = join(req.scratchDir, `listen-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  const deadline = Date.now() + req.timeoutMs;
+  const check = (r: Awaited<ReturnType<typeof runProcess>>, what: string) => {
+    if (r.cancelled) throw new SpeechError('cancelled', true);
+    if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
+    if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
+  };
+  try {
+    const span = Math.max(0, req.toSec - req.fromSec);
+    const raw = join(dir, 'sound.pcm');
+    const decoded = await req.limiter.run(() =>
+      runProcess(req.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-y', `file:${raw}`], {
+        timeoutMs: Math.max(1000, deadline - Date.now()),
+        signal: req.signal,
+      }),
+    );
+    check(decoded, 'ffmpeg');
+    const samples = Math.floor((await stat(raw)).size / 2);
+    if (!samples || !req.phrases.length) return [];
+    const dict = join(dir, 'words.dict');
+    const kws = join(dir, 'phrases.kws');
+    await writeFile(dict, dictionaryOf(req.pronunciations));
+    await writeFile(kws, kwsFileOf(req.phrases));
+
+    const fh = await open(raw, 'r');
+    let points: number[];
+    let files: string[];
+    try {
+      points = await splitPoints(samples, Math.max(1, Math.min(req.pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
+        const buf = Buffer.alloc(count * 2);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
+        return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
+      });
+      files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
+      const buf = Buffer.allocUnsafeSlow(1 << 20);
+      for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
+    } finally {
+      await fh.close();
+    }
+    await rm(raw, { force: true });
+
+    const texts = req.phrases.map((p) => p.text);
+    let done = 0;
+    const results = await Promise.all(
+      files.map(async (file, k) => {
+        const args = ['-infile', file, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm, '-dict', dict, '-kws', kws];
+        const r = await req.limiter.run(() => runProcess(req.engine.bin, args, { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }));
+        check(r, 'PocketSphinx');
+        done += points[k + 1]! - points[k]!;
+        req.onProgress?.(done / samples);
+        return parseSpotted(r.stdout.toString('utf8'), texts, req.fromSec + points[k]! / RATE);
+      }),
+    );
+    return results.flat().sort((a, b) => a.start - b.start);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

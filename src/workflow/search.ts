@@ -1,0 +1,202 @@
+// search_transcripts: where a word or phrase is said across a project, by spelling and by sound in the assets'
+// transcripts (analysis/sound-search.ts), and on request by listening to the sound for it (PocketSphinx's keyword
+// spotting, media/keywords.ts), merged (analysis/heard.ts). Transcripts are read through transcribe.ts.
+import { z } from 'zod';
+import type { Asset } from '../api/models.js';
+import { assetName, isRender } from '../api/summaries.js';
+import { phoneNames, type Cmudict } from '../analysis/dictionary.js';
+import { mergeHeard, spotThreshold, type Detection, type FoundHit } from '../analysis/heard.js';
+import { searchBySound, type Pronouncer } from '../analysis/sound-search.js';
+import { classifyAsset } from '../edit/lint.js';
+import { textWords } from '../edit/words.js';
+import { UserFacingError, shown } from '../errors.js';
+import { spotKeywords } from '../media/keywords.js';
+import { SpeechError, type SpeechEngine } from '../media/speech.js';
+import { locateAsset, type InspectDeps } from './inspect.js';
+import { dictionaryFor, pronouncerFor } from './pronouncer.js';
+import { projectOrSuggestion } from './suggest.js';
+import { storedTranscript, transcribe, type Transcript, type TranscribeOptions } from './transcribe.js';
+
+export const SearchHitSchema = z.object({
+  asset_id: z.string(),
+  name: z.string().optional(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  text: z.string().describe('The words heard there, as the transcript has them'),
+  words: z.array(z.number().int()).min(2).max(2).optional().describe("[first, last] word indices in the asset's transcript"),
+  match: z.enum(['exact', 'sounds_like', 'heard']),
+  score: z.number(),
+  doubtful: z.array(z.number().int()).optional(),
+  cut: z.array(z.number()).min(2).max(2).optional(),
+});
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+
+/** Media a search transcribes in one call, at most; past it assets are listed as missing. */
+export const SEARCH_TRANSCRIBE_SECONDS = 600;
+/** Media a search listens to in one call, at most (keyword spotting takes about a tenth of real time per core). */
+export const SEARCH_LISTEN_SECONDS = 600;
+
+export interface SearchResult {
+  hits: SearchHit[];
+  near_misses: SearchHit[];
+  /** Assets not searched (or not listened to): not yet transcribed past the bound, or that could not be. */
+  missing: { asset_id: string; reason: string }[];
+  searched: number;
+  /** Assets listened to. */
+  listened?: number;
+  /** Query words the dictionary lacks: their sound was guessed from their spelling. */
+  guessed?: string[];
+}
+
+export interface SearchOptions extends TranscribeOptions {
+  includeRenders?: boolean;
+  listen?: boolean;
+}
+
+/** Assets that carry speech: videos and audio of the project (images have none). */
+function hearable(a: Asset): boolean {
+  const kind = classifyAsset(a.asset_type);
+  return (kind === 'video' || kind === 'audio' || kind === 'unknown') && a.status !== 'failed';
+}
+
+/** How the query's words sound: the engine's dictionary (pronouncer.ts, read once) and a pronouncer over it. */
+async function soundsFor(engine: SpeechEngine | undefined, debug?: (m: string) => void): Promise<{ pronouncer: Pronouncer; dict?: Cmudict }> {
+  const [dict, pronouncer] = await Promise.all([dictionaryFor(engine, debug), pronouncerFor(engine, debug)]);
+  return { pronouncer, ...(dict ? { dict } : {}) };
+}
+
+/** What listening heard, per asset media and phrase: a next page of the same search does not listen again. */
+const heardBefore = new Map<string, Detection[]>();
+const remember = (key: string, value: Detection[]) => {
+  if (heardBefore.size >= 64) heardBefore.delete(heardBefore.keys().next().value!);
+  heardBefore.set(key, value);
+};
+
+/**
+ * A phrase across the project's transcripts (whole assets): exact spellings (case and punctuation ignored) and runs
+ * of heard words that sound like it, with near misses; with `listen`, the sound is listened to for it as well.
+ * Assets not transcribed yet are transcribed first, up to SEARCH_TRANSCRIBE_SECONDS of media per call, and listened
+ * to up to SEARCH_LISTEN_SECONDS; the rest are listed as missing. Renders are searched only when named in assetIds
+ * or with includeRenders: they repeat what their sources say.
+ */
+export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: SearchOptions = {}): Promise<SearchResult> {
+  const pid = projectId.trim();
+  const queryWords = textWords(query).map((w) => w.key);
+  if (!queryWords.length) throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
+  const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
+  const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
+  const missing: SearchResult['missing'] = [];
+  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
+  const engine = deps.runtime?.speech;
+  const { pronouncer, dict } = await soundsFor(engine, opts.debug);
+  const guessed = dict ? queryWords.filter((w) => !dict.has(w)) : [];
+  const listener = opts.listen ? listenerFor(deps, queryWords, pronouncer) : undefined;
+
+  const hits: SearchHit[] = [];
+  const nearMisses: SearchHit[] = [];
+  let budget = SEARCH_TRANSCRIBE_SECONDS;
+  let listenBudget = SEARCH_LISTEN_SECONDS;
+  let searched = 0;
+  let listened = 0;
+  for (const [n, a] of assets.entries()) {
+    const progress = (f: number, m: string) => opts.onProgress?.((n + f) / assets.length, `${m} (${a.id})`);
+    let t: Transcript | undefined;
+    const stored = await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined);
+    if (stored) t = { ...stored.transcript, cached: true };
+    else {
+      const facts = deps.prober ? await locateAsset(deps, pid, a.id, opts.signal).then((l) => deps.prober!.probe(a.id, l.src, opts.signal)).catch(() => undefined) : undefined;
+      if (!facts) {
+        missing.push({ asset_id: a.id, reason: 'its media could not be read' });
+        continue;
+      }
+      if (facts.isImage || !facts.hasAudio) continue;
+      const length = (facts.durationMs ?? 0) / 1000;
+      if (length > budget) {
+        missing.push({ asset_id: a.id, reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again` });
+        continue;
+      }
+      budget -= length;
+      try {
+        t = await transcribe(deps, pid, a.id, { signal: opts.signal, onProgress: (f, m) => progress(listener ? f / 2 : f, m), debug: opts.debug });
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        missing.push({ asset_id: a.id, reason: (err as Error).message });
+        continue;
+      }
+    }
+    searched++;
+    const bySound = searchBySound(t.words, query, pronouncer);
+    let found: { hits: FoundHit[]; near_misses: FoundHit[] } = bySound;
+    if (listener) {
+      const length = t.duration_seconds;
+      if ('error' in listener) missing.push({ asset_id: a.id, reason: `not listened to: ${listener.error}` });
+      else if (length > listenBudget) missing.push({ asset_id: a.id, reason: `not listened to (${Math.round(length)} s of media; a search listens to at most ${SEARCH_LISTEN_SECONDS} s a call): search it again with asset_ids` });
+      else {
+        listenBudget -= length;
+        try {
+          const detections = await listener.listen(pid, a.id, opts.signal, (f) => progress(0.5 + f / 2, 'listening for the query'));
+          found = mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer);
+          listened++;
+        } catch (err) {
+          if (opts.signal?.aborted) throw err;
+          missing.push({ asset_id: a.id, reason: `not listened to: ${(err as Error).message}` });
+        }
+      }
+    }
+    const named = (h: FoundHit): SearchHit => ({ asset_id: a.id, ...(assetName(a) ? { name: assetName(a) } : {}), ...h });
+    hits.push(...found.hits.map(named));
+    nearMisses.push(...found.near_misses.map(named));
+  }
+  return { hits, near_misses: nearMisses, missing, searched, ...(listener ? { listened } : {}), ...(guessed.length ? { guessed } : {}) };
+}
+
+/** Listening for the query's words with the engine, or why it cannot. */
+function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronouncer) {
+  const rt = deps.runtime;
+  const engine = rt?.speech;
+  if (!rt?.scratchDir || !engine || engine.name !== 'pocketsphinx') return { error: 'listening needs PocketSphinx (pocketsphinx_continuous) and ffmpeg' };
+  if (engine.cli !== '0.8') return { error: "listening needs PocketSphinx 0.8's pocketsphinx_continuous" };
+  const pronunciations = new Map<string, string[]>();
+  for (const w of queryWords) pronunciations.set(w, pronouncer.pronounce(w).map(phoneNames));
+  if ([...pronunciations.values()].some((v) => !v.length || v.some((p) => !p))) return { error: 'the query holds a word with no sound to listen for' };
+  const phones = queryWords.reduce((sum, w) => sum + pronouncer.pronounce(w)[0]!.length, 0);
+  const phrase = queryWords.join(' ');
+  const threshold = spotThreshold(phones);
+  const scratchDir = rt.scratchDir;
+  return {
+    phones,
+    async listen(pid: string, assetId: string, signal: AbortSignal | undefined, onProgress: (f: number) => void): Promise<Detection[]> {
+      const { src, key } = await locateAsset(deps, pid, assetId, signal);
+      const memo = `${key}|${phrase}|${threshold}`;
+      const known = heardBefore.get(memo);
+      if (known) return known;
+      const facts = await deps.prober!.probe(assetId, src, signal);
+      const duration = (facts.durationMs ?? 0) / 1000;
+      try {
+        const spotted = await rt.listening.run(() =>
+          spotKeywords({
+            ffmpeg: rt.ffmpeg,
+            engine,
+            limiter: rt.limiter,
+            source: src,
+            fromSec: 0,
+            toSec: duration,
+            phrases: [{ text: phrase, threshold }],
+            pronunciations,
+            scratchDir,
+            pieces: Math.max(1, rt.limiter.limit),
+            timeoutMs: Math.max(60_000, duration * 2000),
+            ...(signal ? { signal } : {}),
+            onProgress,
+          }),
+        );
+        const detections = spotted.map(({ start, end }) => ({ start, end }));
+        remember(memo, detections);
+        return detections;
+      } catch (err) {
+        if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message);
+        throw err;
+      }
+    },
+  };
+}

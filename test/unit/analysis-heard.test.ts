@@ -1,0 +1,102 @@
+// What listening found merged with the transcript's hits (src/analysis/heard.ts), and keyword spotting's files and
+// output (src/media/keywords.ts).
+import { describe, expect, it } from 'vitest';
+import { parseCmudict } from '../../src/analysis/dictionary.js';
+import { HEARD_LIKENESS, MIN_SECONDS_PER_PHONE, joinDetections, mergeHeard, spotThreshold } from '../../src/analysis/heard.js';
+import { createPronouncer, searchBySound } from '../../src/analysis/sound-search.js';
+import type { TimedWord } from '../../src/edit/words.js';
+import { dictionaryOf, kwsFileOf, parseSpotted } from '../../src/media/keywords.js';
+import { cmudictText } from '../helpers/sound-corpus.js';
+
+const text = cmudictText();
+const pronouncer = createPronouncer(text ? parseCmudict(text) : undefined);
+
+/** Words at given times: [word, start, end, confidence?]. */
+const words = (...ws: [string, number, number, number?][]): TimedWord[] =>
+  ws.map(([word, start_seconds, end_seconds, confidence], index) => ({ index, word, start_seconds, end_seconds, ...(confidence !== undefined ? { confidence } : {}) }));
+
+describe('keyword spotting thresholds and detections', () => {
+  it('asks a smaller threshold of a longer query', () => {
+    expect(spotThreshold(6)).toBe(1e-24);
+    expect(spotThreshold(3)).toBe(1e-12);
+    expect(spotThreshold(10)).toBeLessThan(spotThreshold(6));
+  });
+
+  it('joins detections of one word that overlap or nearly touch', () => {
+    expect(joinDetections([{ start: 3, end: 3.4 }, { start: 1, end: 1.5 }, { start: 1.55, end: 1.7 }])).toEqual([{ start: 1, end: 1.7 }, { start: 3, end: 3.4 }]);
+  });
+});
+
+describe('merging what was heard with the transcript', () => {
+  const query = 'lighthouse';
+  const phones = 6;
+  const t = words(['we', 0.2, 0.4, 0.9], ['walked', 0.45, 0.8, 0.9], ['to', 0.85, 0.95, 0.9], ['the', 1.0, 1.1, 0.9], ['light', 1.15, 1.4, 0.3], ['towns', 1.45, 1.8, 0.2], ['at', 1.9, 2.0, 0.9], ['what', 3.0, 3.2, 0.4], ['op', 3.2, 3.5, 0.3], ['the', 4.0, 4.1, 0.9], ['lighthouse', 4.2, 4.8, 0.9], ['ran', 6.0, 6.3, 0.9]);
+
+  it('adds nothing where a hit already is, and keeps the transcript hits as they were', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const merged = mergeHeard(t, found, [{ start: 4.2, end: 4.75 }, { start: 1.2, end: 1.75 }], query, phones, pronouncer);
+    expect(merged.hits.map((h) => [h.match, h.words])).toEqual([
+      ['sounds_like', [4, 5]],
+      ['exact', [10, 10]],
+    ]);
+  });
+
+  it('makes a detection where recognition heard other words a heard hit, cuttable in the pauses around it', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const merged = mergeHeard(t, found, [{ start: 3.0, end: 3.5 }], query, phones, pronouncer);
+    const heard = merged.hits.find((h) => h.match === 'heard')!;
+    expect(heard).toMatchObject({ start_seconds: 3, end_seconds: 3.5, text: 'what op', words: [7, 8] });
+    expect(heard.score).toBeGreaterThanOrEqual(HEARD_LIKENESS);
+    // a handle each side of the detection and the words heard over it
+    expect(heard.cut).toEqual([2.85, 3.65]);
+  });
+
+  it('keeps a detection too short for the query, or over words nothing like it, as a near miss', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const short = mergeHeard(t, found, [{ start: 3.0, end: 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05 }], query, phones, pronouncer);
+    expect(short.hits.some((h) => h.match === 'heard')).toBe(false);
+    expect(short.near_misses.map((h) => h.match)).toContain('heard');
+    const unlike = mergeHeard(t, found, [{ start: 5.95, end: 6.4 }], query, phones, pronouncer);
+    expect(unlike.hits.some((h) => h.match === 'heard')).toBe(false);
+    expect(unlike.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'ran' });
+  });
+
+  it('does not overrule words recognition was sure of', () => {
+    const sure = t.map((w) => (w.index === 7 || w.index === 8 ? { ...w, confidence: 0.8 } : w));
+    const merged = mergeHeard(sure, searchBySound(sure, query, pronouncer), [{ start: 3.0, end: 3.5 }], query, phones, pronouncer);
+    expect(merged.hits.some((h) => h.match === 'heard')).toBe(false);
+    expect(merged.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+  });
+
+  it('makes a near miss that listening heard too a heard hit', () => {
+    const u = words(['the', 0, 0.2, 0.9], ['white', 0.3, 0.6, 0.4], ['horse', 0.6, 1.0, 0.4], ['ran', 1.2, 1.5, 0.9]);
+    const found = searchBySound(u, query, pronouncer);
+    expect(found.near_misses.map((h) => h.text)).toEqual(['white horse']);
+    const merged = mergeHeard(u, found, [{ start: 0.3, end: 1.0 }], query, phones, pronouncer);
+    expect(merged.hits.map((h) => [h.match, h.text, h.words])).toEqual([['heard', 'white horse', [1, 2]]]);
+    expect(merged.near_misses).toEqual([]);
+  });
+
+  it('gives a heard hit no word range where the words there do not coincide with it, only its cut', () => {
+    const u = words(['a', 0, 0.1, 0.9], ['what', 1.0, 2.5, 0.3], ['is', 3.0, 3.2, 0.9]);
+    const merged = mergeHeard(u, { hits: [], near_misses: [] }, [{ start: 1.8, end: 2.4 }], 'what', 3, pronouncer);
+    const h = [...merged.hits, ...merged.near_misses][0]!;
+    expect(h.words).toBeUndefined();
+    expect(h.cut).toEqual([0.85, 2.65]); // a handle around the detection and the word heard over it
+  });
+});
+
+describe('keyword spotting files', () => {
+  it('writes a dictionary of the phrase words with their variants, and a kws line per phrase', () => {
+    expect(dictionaryOf(new Map([['light', ['L AY T']], ['house', ['HH AW S', 'HH AW Z']]]))).toBe('house HH AW S\nhouse(2) HH AW Z\nlight L AY T\n');
+    expect(kwsFileOf([{ text: 'light house', threshold: 1e-24 }])).toBe('light house /1e-24/\n');
+  });
+
+  it("reads 0.8's detections, phrases with spaces too, on the asset's clock", () => {
+    const out = 'keep her  light house\nkeep her  18.340 18.700 0.875277\nlight house  1.190 1.510 0.819367\nINFO: x 1 2 3\n';
+    expect(parseSpotted(out, ['light house', 'keep her'], 10)).toEqual([
+      { phrase: 'keep her', start: 28.34, end: 28.7 },
+      { phrase: 'light house', start: 11.19, end: 11.51 },
+    ]);
+  });
+});
