@@ -2,13 +2,13 @@
 // for a search that must not depend on what free recognition made of the sound. Spawned under the same rules as
 // recognition (speech.ts): argument arrays, a time limit, a kill on cancel, the limiter, and the sound decoded to a
 // file in the scratch folder and heard in pieces split where it is quiet.
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess, whyFailed } from './process.js';
-import { SpeechError, splitPoints, writePiece, type SphinxEngine } from './speech.js';
+import { SpeechError, splitToPieces, type SphinxEngine } from './speech.js';
 
 export interface SpotRequest {
   ffmpeg: string;
@@ -86,22 +86,7 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
     await writeFile(dict, dictionaryOf(req.pronunciations));
     await writeFile(kws, kwsFileOf(req.phrases));
 
-    const fh = await open(raw, 'r');
-    let points: number[];
-    let files: string[];
-    try {
-      points = await splitPoints(samples, Math.max(1, Math.min(req.pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
-        const buf = Buffer.alloc(count * 2);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
-        return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
-      });
-      files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
-      const buf = Buffer.allocUnsafeSlow(1 << 20);
-      for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
-    } finally {
-      await fh.close();
-    }
-    await rm(raw, { force: true });
+    const { points, files } = await splitToPieces(raw, samples, req.pieces, dir);
 
     const texts = req.phrases.map((p) => p.text);
     let done = 0;

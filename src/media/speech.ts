@@ -239,10 +239,34 @@ const wavHeader = (samples: number): Buffer => {
 const DECODE_SHARE = 0.05;
 
 /**
+ * Splits raw 16 kHz PCM (`samples` long) into up to `pieces` WAV files in `dir`, where it is quiet: only the seconds
+ * around each boundary are read to find it, each piece copied through one small buffer; then the raw file is removed.
+ */
+export async function splitToPieces(raw: string, samples: number, pieces: number, dir: string): Promise<{ points: number[]; files: string[] }> {
+  const fh = await open(raw, 'r');
+  let points: number[];
+  let files: string[];
+  try {
+    points = await splitPoints(samples, Math.max(1, Math.min(pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
+      const buf = Buffer.alloc(count * 2);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
+      return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
+    });
+    files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
+    const buf = Buffer.allocUnsafeSlow(1 << 20);
+    for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
+  } finally {
+    await fh.close();
+  }
+  await rm(raw, { force: true });
+  return { points, files };
+}
+
+/**
  * Writes samples [from, to) of raw PCM as a WAV file, through one buffer (`buf`, reused): a piece is never held in
  * memory, and copying it allocates nothing that waits for the garbage collector.
  */
-export async function writePiece(raw: FileHandle, from: number, to: number, file: string, buf: Buffer): Promise<void> {
+async function writePiece(raw: FileHandle, from: number, to: number, file: string, buf: Buffer): Promise<void> {
   const out = await open(file, 'w');
   try {
     await out.write(wavHeader(to - from));
@@ -313,22 +337,7 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
 
     // 3. Pieces side by side, split where it is quiet: only the seconds around each boundary are read to find it,
     //    and each piece is copied to a file of its own through one small buffer; then the whole is removed.
-    const fh = await open(raw, 'r');
-    let points: number[];
-    let files: string[];
-    try {
-      points = await splitPoints(samples, Math.max(1, Math.min(req.pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
-        const buf = Buffer.alloc(count * 2);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
-        return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
-      });
-      files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
-      const buf = Buffer.allocUnsafeSlow(1 << 20);
-      for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
-    } finally {
-      await fh.close();
-    }
-    await rm(raw, { force: true });
+    const { points, files } = await splitToPieces(raw, samples, req.pieces, dir);
 
     const heardSec = new Array<number>(files.length).fill(0);
     const report = () => req.onProgress?.(DECODE_SHARE + (1 - DECODE_SHARE) * Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (samples / RATE)));
