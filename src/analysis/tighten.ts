@@ -103,8 +103,15 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     const from = sec(seg.video_start_time);
     const to = sec(seg.video_end_time);
     const { words, duration } = src;
-    // The words wholly inside the cut, by their place in the transcript.
-    const inside = words.filter((w) => w.start_seconds >= from - 1e-6 && w.end_seconds <= to + 1e-6).map((w) => w.index);
+    // The words the cut holds, by their place in the transcript: by the middle of where each sounds, since a cut by
+    // words is placed by the edges heard in the sound, which may lie inside a word's looser transcript times (an
+    // aligner stretches a filler over the pause beside it).
+    const inside = words
+      .filter((w) => {
+        const m = soundingMiddle(w, src.silences);
+        return m >= from - 1e-6 && m <= to + 1e-6;
+      })
+      .map((w) => w.index);
     const drop = new Map<number, string>();
     inside.forEach((i, k) => {
       const key = wordKey(words[i]!.word);
@@ -165,6 +172,20 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     }
   });
   return { edit: { ...edit, video_series_sequential: out }, removals, untranscribed, saved_seconds: ms(saved) };
+}
+
+/** The middle of the longest part of a word's time that no measured silence covers (its whole time without any). */
+function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_seconds: number }[] = []): number {
+  let parts: [number, number][] = [[w.start_seconds, w.end_seconds]];
+  for (const q of silences) {
+    if (q.end_seconds <= w.start_seconds || q.start_seconds >= w.end_seconds) continue;
+    parts = parts.flatMap(([a, b]): [number, number][] => [
+      ...(q.start_seconds > a ? [[a, Math.min(b, q.start_seconds)] as [number, number]] : []),
+      ...(q.end_seconds < b ? [[Math.max(a, q.end_seconds), b] as [number, number]] : []),
+    ]);
+  }
+  const [a, b] = parts.filter(([x, y]) => y > x).sort((p, q) => q[1] - q[0] - (p[1] - p[0]))[0] ?? [w.start_seconds, w.end_seconds];
+  return (a + b) / 2;
 }
 
 const anyDropped = (drop: Map<number, string>, after: number, before: number) => {
