@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
-import { runProcess, whyFailed } from './process.js';
-import { SpeechError, splitToPieces, type SphinxEngine } from './speech.js';
+import { runProcess } from './process.js';
+import { SpeechError, processCheck, splitToPieces, type SphinxEngine } from './speech.js';
 
 export interface SpotRequest {
   ffmpeg: string;
@@ -64,11 +64,7 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
   const dir = join(req.scratchDir, `listen-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   const deadline = Date.now() + req.timeoutMs;
-  const check = (r: Awaited<ReturnType<typeof runProcess>>, what: string) => {
-    if (r.cancelled) throw new SpeechError('cancelled', true);
-    if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
-  };
+  const check = processCheck(req.timeoutMs);
   try {
     const span = Math.max(0, req.toSec - req.fromSec);
     const raw = join(dir, 'sound.pcm');

@@ -281,6 +281,15 @@ async function writePiece(raw: FileHandle, from: number, to: number, file: strin
   }
 }
 
+/** A check of a finished engine or ffmpeg run that throws the SpeechError saying how it ended (cancelled, timed out, failed). */
+export function processCheck(timeoutMs: number): (r: Awaited<ReturnType<typeof runProcess>>, what: string) => void {
+  return (r, what) => {
+    if (r.cancelled) throw new SpeechError('cancelled', true);
+    if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(timeoutMs / 1000)} s`);
+    if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
+  };
+}
+
 /**
  * Hears a span of a source: every word with its time on the asset's clock, in time order, the language heard in, and
  * whether a bed or noise was taken off first.
@@ -290,11 +299,7 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
   const dir = join(req.scratchDir, `speech-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   const deadline = Date.now() + req.timeoutMs;
-  const check = (r: Awaited<ReturnType<typeof runProcess>>, what: string) => {
-    if (r.cancelled) throw new SpeechError('cancelled', true);
-    if (r.timedOut) throw new SpeechError(`${what} did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new SpeechError(`${what} failed (${whyFailed(r)})`);
-  };
+  const check = processCheck(req.timeoutMs);
   try {
     // 1. The span's sound as 16 kHz mono PCM (the model's rate), decoded once into a file: memory stays flat
     //    however long the span (ffmpeg's -progress on stdout says how far it got).
