@@ -1,14 +1,12 @@
 // find_moments' workflow: the project's sources with what is known of them (transcript, inspection), made now where
 // missing within a bound per call, then ranked by the pure analysis (analysis/moments.ts).
-import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
 import { findMoments, type Moment, type MomentSource } from '../analysis/moments.js';
-import { classifyAsset } from '../edit/lint.js';
 import { UserFacingError, shown } from '../errors.js';
 import { inspect, locateAsset, storedInspection, type InspectDeps } from './inspect.js';
 import { pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
-import { SEARCH_TRANSCRIBE_SECONDS } from './search.js';
+import { SEARCH_TRANSCRIBE_SECONDS, hearable } from './search.js';
 import { storedTranscript, transcribe, type Transcript } from './transcribe.js';
 
 /** Media transcribed in one call, at most (as search_transcripts); the rest is listed in missing. */
@@ -43,10 +41,6 @@ export interface MomentsOptions {
   debug?: (msg: string) => void;
 }
 
-const usable = (a: Asset) => {
-  const kind = classifyAsset(a.asset_type);
-  return (kind === 'video' || kind === 'audio' || kind === 'unknown') && a.status !== 'failed';
-};
 
 export async function moments(deps: InspectDeps, projectId: string, req: MomentsRequest, opts: MomentsOptions = {}): Promise<MomentsResult> {
   const pid = projectId.trim();
@@ -58,7 +52,7 @@ export async function moments(deps: InspectDeps, projectId: string, req: Moments
   if (req.about !== undefined && !req.about.trim()) throw new UserFacingError('about is empty: give a subject (e.g. "the lighthouse"), or leave it out');
   if (req.about && req.about.length > MAX_ABOUT_CHARS) throw new UserFacingError(`about is ${req.about.length} characters long; give the subject in a few words (at most ${MAX_ABOUT_CHARS} characters)`);
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
-  const assets = (project.assets ?? []).filter((a) => (req.assetIds ? req.assetIds.includes(a.id) : usable(a) && !isRender(a)));
+  const assets = (project.assets ?? []).filter((a) => (req.assetIds ? req.assetIds.includes(a.id) : hearable(a) && !isRender(a)));
   const missing: MomentsResult['missing'] = [];
   for (const id of req.assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   let hearBudget = MOMENTS_TRANSCRIBE_SECONDS;

@@ -54,7 +54,7 @@ export interface SearchOptions extends TranscribeOptions {
 }
 
 /** Assets that carry speech: videos and audio of the project (images have none). */
-function hearable(a: Asset): boolean {
+export function hearable(a: Asset): boolean {
   const kind = classifyAsset(a.asset_type);
   return (kind === 'video' || kind === 'audio' || kind === 'unknown') && a.status !== 'failed';
 }
