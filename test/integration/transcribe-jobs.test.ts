@@ -200,6 +200,8 @@ describe('memory', () => {
     structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id }));
     const grown = hwm() - before;
     const pcmBytes = 1800 * 16_000 * 2;
-    expect(grown, `peak RSS grew by ${(grown / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(pcmBytes / 4);
+    // Holding the sound would take all of pcmBytes (before the fix it did, in several copies). Half of it leaves room
+    // for the heap a busy run lets grow before collecting (19.5 MiB was measured once in a full run; 14 MiB alone).
+    expect(grown, `peak RSS grew by ${(grown / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(pcmBytes / 2);
   }, 300_000);
 });
