@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABOUT, makeMomentMedia, shareIn } from '../fixtures/moment-media.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { commandOf, pidsMatching } from '../helpers/processes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-moments-'));
 const allowed = join(root, 'allowed');
@@ -25,7 +26,7 @@ let server: Spawned;
 let projectId: string;
 let video: string;
 let media: ReturnType<typeof makeMomentMedia>;
-const call = (name: string, args: Record<string, unknown>, opts: { onprogress?: (p: { progress: number }) => void } = {}) =>
+const call = (name: string, args: Record<string, unknown>, opts: { onprogress?: (p: { progress: number }) => void; signal?: AbortSignal } = {}) =>
   server.client.callTool({ name, arguments: args }, { timeout: 300_000, ...opts });
 const span = (m: Moment) => ({ start: m.start_seconds, end: m.end_seconds });
 /** Which plant a moment lies in (most of it), if any. */
@@ -110,6 +111,29 @@ describe('find_moments', () => {
       expect(m.clip).toMatchObject({ asset_id: id, start: m.start_seconds, end: m.end_seconds });
     }
   }, 300_000);
+
+  it('cancelled while it transcribes, stops the engine, keeps no transcript and leaves the server answering', async () => {
+    // The planted source four times over, so that the engine is still at work when the call is cancelled.
+    const long = join(allowed, 'moments x4.mp4');
+    const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-stream_loop', '3', '-i', media.video, '-c', 'copy', long]);
+    expect(r.status, r.stderr?.toString()).toBe(0);
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long })).asset.id;
+    const controller = new AbortController();
+    const running = call('find_moments', { project_id: projectId, asset_ids: [id], about: ABOUT }, { signal: controller.signal }).catch((e: Error) => e);
+    // This server's engines only: they read their pieces from its cache dir.
+    const engines = () => pidsMatching(join(root, 'cache', 'scratch')).filter((pid) => /pocketsphinx/.test(commandOf(pid))).length;
+    const until = Date.now() + 60_000;
+    while (engines() === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
+    expect(engines(), 'the engine started').toBeGreaterThan(0);
+    controller.abort();
+    expect(await running).toBeInstanceOf(Error);
+    const gone = Date.now() + 5_000;
+    while (engines() > 0 && Date.now() < gone) await new Promise((res) => setTimeout(res, 100));
+    expect(engines()).toBe(0);
+    await expect(server.client.readResource({ uri: `vj://projects/${projectId}/assets/${id}/transcript` })).rejects.toThrow(/has not been transcribed yet/);
+    // The server goes on: the same project still answers.
+    expect(structured<{ project: { id: string } }>(await call('get_project', { project_id: projectId })).project.id).toBe(projectId);
+  }, 180_000);
 
   it('says plainly what is wrong', async () => {
     const bad = await call('find_moments', { project_id: projectId, count: 0 });
