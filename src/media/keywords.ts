@@ -28,11 +28,12 @@ export interface SpotRequest {
   onProgress?: (fraction: number) => void;
 }
 
-/** A phrase heard, seconds on the asset's clock. */
+/** A phrase heard, seconds on the asset's clock, and the spotter's score of it (0-1: the phrase against a free phone loop). */
 export interface Spotted {
   phrase: string;
   start: number;
   end: number;
+  confidence: number;
 }
 
 const RATE = 16_000;
@@ -47,13 +48,13 @@ export function dictionaryOf(pronunciations: Map<string, string[]>): string {
 /** The -kws file: a phrase a line with its threshold. */
 export const kwsFileOf = (phrases: SpotRequest['phrases']): string => `${phrases.map((p) => `${p.text} /${p.threshold.toExponential(0)}/`).join('\n')}\n`;
 
-/** Detections from 0.8's -time output: `phrase words  start end confidence` lines (the phrase may hold spaces). */
+/** Detections from 0.8's -time output: `phrase words  start end score` lines (the phrase may hold spaces). */
 export function parseSpotted(stdout: string, phrases: string[], offsetSec: number): Spotted[] {
   const out: Spotted[] = [];
   for (const line of stdout.split('\n')) {
     const m = /^(.+?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)$/.exec(line.trim());
     const phrase = m?.[1]!.replace(/\s+/g, ' ');
-    if (m && phrase && phrases.includes(phrase)) out.push({ phrase, start: Number(m[2]) + offsetSec, end: Number(m[3]) + offsetSec });
+    if (m && phrase && phrases.includes(phrase)) out.push({ phrase, start: Number(m[2]) + offsetSec, end: Number(m[3]) + offsetSec, confidence: Number(m[4]) });
   }
   return out;
 }
