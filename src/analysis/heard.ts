@@ -16,7 +16,7 @@ import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, typ
 export const SPOT_THRESHOLD_PER_PHONE = 4;
 export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
 
-/** A detection lasting under this per phone of the query is too short to be it (most false alarms are). */
+/** A detection the spotter was not sure of lasting under this per phone of the query is too short to be it (most false alarms are). */
 export const MIN_SECONDS_PER_PHONE = 0.06;
 /** Handle around a heard word for its cut. */
 const HANDLE = 0.15;
@@ -43,9 +43,9 @@ export interface FoundHit extends Omit<SoundHit, 'words' | 'match'> {
 
 /**
  * How listening judges a detection, by the spotter's score (0-1) of the query against a free phone loop there:
- * from `sure` a detection is a hit alone; from `likely` it is one where recognition was unsure of the words there
- * and they sound like the query (`likeness`, 0-1), and it lets a hit of the transcript stand that recognition was
- * unsure of or found only by sound. Tuned on the clean and music 10 dB under recordings of bench/search.mjs and
+ * from `sure` a detection is a hit alone; from `likely` it is one where it lasts long enough, recognition was unsure
+ * of the words there and they sound like the query (`likeness`, 0-1), and it lets a hit of the transcript stand
+ * that recognition was unsure of or found only by sound. Tuned on the clean and music 10 dB under recordings of bench/search.mjs and
  * checked on music 20 dB and noise 25 dB under (bench/README.md).
  */
 export const HEARD_RULES = { sure: 0.87, likely: 0.83, likeness: 0.4 };
@@ -71,9 +71,9 @@ const unsureOf = (ws: TimedWord[]) => ws.some((w) => w.confidence === undefined 
 /**
  * The search's hits and near misses with what listening heard. A hit of the transcript stands when recognition was
  * sure of its words and spelled the query; otherwise (unsure words, or a match by sound) only when the spotter
- * heard the query over it: else it becomes a near miss. Elsewhere a detection is a `heard` hit when it lasts long
- * enough for the query's phones and either the spotter was sure or it was likely and the words recognised there
- * sound like the query (a near miss there always does); else it is a `heard` near miss.
+ * heard the query over it (a detection scored `likely` or more): else it becomes a near miss. Elsewhere a detection
+ * is a `heard` hit when the spotter was sure, or when it lasts long enough for the query's phones and recognition was
+ * unsure of the words there and they sound like the query (a near miss there always does); else a `heard` near miss.
  */
 export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer, rules: HeardRules = HEARD_RULES): { hits: FoundHit[]; near_misses: FoundHit[] } {
   const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) => h.start_seconds < d.end && h.end_seconds > d.start;
@@ -94,7 +94,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
     const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (long && (sure || unsure)) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
+      if (sure || (long && unsure)) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
@@ -109,7 +109,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
       score: round(likeness),
       cut: cutAround(d, inside),
     };
-    (long && (sure || (unsure && likeness >= rules.likeness)) ? hits : near).push(hit);
+    (sure || (long && unsure && likeness >= rules.likeness) ? hits : near).push(hit);
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };

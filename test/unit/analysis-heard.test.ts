@@ -54,11 +54,14 @@ describe('merging what was heard with the transcript', () => {
     expect(heard.cut).toEqual([2.85, 3.65]);
   });
 
-  it('keeps a detection too short for the query, or over words nothing like it, as a near miss', () => {
+  it('keeps a likely detection too short for the query, or over words nothing like it, as a near miss', () => {
     const found = searchBySound(t, query, pronouncer);
     const short = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05)], query, phones, pronouncer);
     expect(short.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(short.near_misses.map((h) => h.match)).toContain('heard');
+    // a sure one, short or not, is a hit
+    const sure = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05, HEARD_RULES.sure)], query, phones, pronouncer);
+    expect(sure.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
     const unlike = mergeHeard(t, found, [at(5.95, 6.4)], query, phones, pronouncer);
     expect(unlike.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(unlike.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'ran' });
