@@ -16,7 +16,7 @@ import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, typ
 export const SPOT_THRESHOLD_PER_PHONE = 4;
 export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
 
-/** A detection the spotter was not sure of lasting under this per phone of the query is too short to be it (most false alarms are). */
+/** A detection the spotter was not sure of, lasting under this per phone of the query, is too short to be it. */
 export const MIN_SECONDS_PER_PHONE = 0.06;
 /** Handle around a heard word for its cut. */
 const HANDLE = 0.15;
@@ -45,8 +45,8 @@ export interface FoundHit extends Omit<SoundHit, 'words' | 'match'> {
  * How listening judges a detection, by the spotter's score (0-1) of the query against a free phone loop there:
  * from `sure` a detection is a hit alone; from `likely` it is one where it lasts long enough, recognition was unsure
  * of the words there and they sound like the query (`likeness`, 0-1), and it lets a hit of the transcript stand
- * that recognition was unsure of or found only by sound. Tuned on the clean and music 10 dB under recordings of bench/search.mjs and
- * checked on music 20 dB and noise 25 dB under (bench/README.md).
+ * that recognition was unsure of or found only by sound. Tuned on bench/search.mjs's clean and music 10 dB under
+ * recordings, checked on music 20 dB and noise 25 dB under (bench/README.md).
  */
 export const HEARD_RULES = { sure: 0.87, likely: 0.83, likeness: 0.4 };
 export type HeardRules = typeof HEARD_RULES;
