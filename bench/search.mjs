@@ -1,6 +1,6 @@
 // Issue 32 item 8, search: recall and precision of search_transcripts for planted words, including ones free
 // recognition mishears, by spelling, by sound and by listening. Speech made at bench time (bench/search-media.mjs):
-// flite's voices slt, rms, awb and kal say 12 lines in which 10 words are planted (22 occurrences), clean, under a
+// flite's voices slt, rms, awb and kal say 12 lines in which 10 words are planted (18 occurrences), clean, under a
 // music bed 20 and 10 dB under the speech and under pink noise 25 dB under. Each recording is an asset of a project
 // on the built server; every planted word and 10 decoys (never said) are searched, with and without listen. A hit
 // is right when it is a planted word and lies within 0.3 s of a true occurrence of it; every other hit is false.

@@ -1,7 +1,10 @@
 // What listening found, merged with what the transcript says, pure: keyword spotting's detections of a query
-// (media/keywords.ts) become hits where the transcript has none, each judged by how long it lasts for its phones
-// by how much the words heard there sound like the query and by whether recognition was sure of them, so that a word free recognition misheard ("what op"
-// for "lighthouse") is still found while the spotter's false alarms stay out. Thresholds measured in bench/search.mjs.
+// (media/keywords.ts), each scored by the spotter against a free phone loop, verify the transcript's hits that
+// recognition was unsure of or found only by sound, and become hits where the transcript has none, judged by that
+// score, by how long they last for the query's phones, by how much the words heard there sound like the query and by
+// whether recognition was sure of them. So a word free recognition misheard ("what op" for "lighthouse") is still
+// found while the spotter's false alarms and sound-alike runs ("capture" for "captain") stay out. Measured in
+// bench/search.mjs.
 import type { TimedWord } from '../edit/words.js';
 import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, type SoundSearch } from './sound-search.js';
 
@@ -13,10 +16,8 @@ import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, typ
 export const SPOT_THRESHOLD_PER_PHONE = 4;
 export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
 
-/** A detection lasting under this per phone of the query is too short to be it (most false alarms are). */
+/** A detection the spotter was not sure of, lasting under this per phone of the query, is too short to be it. */
 export const MIN_SECONDS_PER_PHONE = 0.06;
-/** A detection where the words heard sound less like the query than this (0-1) is a near miss, not a hit. */
-export const HEARD_LIKENESS = 0.45;
 /** Handle around a heard word for its cut. */
 const HANDLE = 0.15;
 /** Transcript words whose edges lie this close to a detection's are the words heard there. */
@@ -25,6 +26,8 @@ const COINCIDE = 0.15;
 export interface Detection {
   start: number;
   end: number;
+  /** The spotter's own score of the query against a free phone loop there, 0-1 (0.8's kws prints it). */
+  confidence: number;
 }
 
 export type SearchMatch = SoundHit['match'] | 'heard';
@@ -38,39 +41,60 @@ export interface FoundHit extends Omit<SoundHit, 'words' | 'match'> {
   cut?: [number, number];
 }
 
+/**
+ * How listening judges a detection, by the spotter's score (0-1) of the query against a free phone loop there:
+ * from `sure` a detection is a hit alone; from `likely` it is one where it lasts long enough, recognition was unsure
+ * of the words there and they sound like the query (`likeness`, 0-1), and it lets a hit of the transcript stand
+ * that recognition was unsure of or found only by sound. Tuned on bench/search.mjs's clean and music 10 dB under
+ * recordings, checked on music 20 dB and noise 25 dB under (bench/README.md).
+ */
+export const HEARD_RULES = { sure: 0.87, likely: 0.83, likeness: 0.4 };
+export type HeardRules = typeof HEARD_RULES;
+
 const round = (s: number) => Math.round(s * 1000) / 1000;
 
-/** Detections of one phrase that overlap or nearly touch (the spotter fires more than once on a word) are one. */
+/** Detections of one phrase that overlap or nearly touch (the spotter fires more than once on a word) are one, scored by its best. */
 export function joinDetections(detections: Detection[]): Detection[] {
   const out: Detection[] = [];
   for (const d of [...detections].sort((a, b) => a.start - b.start)) {
     const last = out.at(-1);
-    if (last && d.start <= last.end + 0.1) last.end = Math.max(last.end, d.end);
-    else out.push({ ...d });
+    if (last && d.start <= last.end + 0.1) {
+      last.end = Math.max(last.end, d.end);
+      last.confidence = Math.max(last.confidence, d.confidence);
+    } else out.push({ ...d });
   }
   return out;
 }
 
+const unsureOf = (ws: TimedWord[]) => ws.some((w) => w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE);
+
 /**
- * The search's hits and near misses with what listening heard. A detection over a hit adds nothing. Elsewhere it
- * is a `heard` hit when it lasts long enough for the query's phones, the words recognised there sound enough like
- * the query (a near miss there always does) and recognition was unsure of at least one of them (a word heard with
- * confidence is not overruled: measured, that removes most false alarms and no true detection); else it is a
- * `heard` near miss (a near miss of the transcript stays one).
+ * The search's hits and near misses with what listening heard. A hit of the transcript stands when recognition was
+ * sure of its words and spelled the query; otherwise (unsure words, or a match by sound) only when the spotter
+ * heard the query over it (a detection scored `likely` or more): else it becomes a near miss. Elsewhere a detection
+ * is a `heard` hit when the spotter was sure, or when it lasts long enough for the query's phones and recognition was
+ * unsure of the words there and they sound like the query (a near miss there always does); else a `heard` near miss.
  */
-export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer): { hits: FoundHit[]; near_misses: FoundHit[] } {
-  const hits: FoundHit[] = [...found.hits];
-  const near: FoundHit[] = [];
+export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer, rules: HeardRules = HEARD_RULES): { hits: FoundHit[]; near_misses: FoundHit[] } {
   const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) => h.start_seconds < d.end && h.end_seconds > d.start;
-  const nearMisses = [...found.near_misses];
-  for (const d of joinDetections(detections)) {
+  const heard = joinDetections(detections.filter((d) => d.confidence >= rules.likely));
+  const wordsOf = (h: FoundHit) => (h.words ? words.filter((w) => w.index >= h.words![0] && w.index <= h.words![1]) : []);
+  const hits: FoundHit[] = [];
+  const nearMisses: FoundHit[] = [...found.near_misses];
+  for (const h of found.hits) {
+    const stands = (h.match === 'exact' && !unsureOf(wordsOf(h))) || heard.some((d) => over(h, d));
+    (stands ? hits : nearMisses).push(h);
+  }
+  const near: FoundHit[] = [];
+  for (const d of heard) {
     if (hits.some((h) => over(h, d))) continue;
     const inside = words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
-    const unsure = inside.some((w) => w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE);
     const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
+    const sure = d.confidence >= rules.sure;
+    const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (long && unsure) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
+      if (sure || (long && unsure)) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
@@ -85,7 +109,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
       score: round(likeness),
       cut: cutAround(d, inside),
     };
-    (long && unsure && likeness >= HEARD_LIKENESS ? hits : near).push(hit);
+    (sure || (long && unsure && likeness >= rules.likeness) ? hits : near).push(hit);
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };

@@ -108,7 +108,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Find where a phrase is said',
       description:
-        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it; heard hits were found so (cut one as {asset_id, start, end} from its cut). Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
+        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },

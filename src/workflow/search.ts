@@ -190,7 +190,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
             onProgress,
           }),
         );
-        const detections = spotted.map(({ start, end }) => ({ start, end }));
+        const detections = spotted.map(({ start, end, confidence }) => ({ start, end, confidence }));
         remember(memo, detections);
         return detections;
       } catch (err) {

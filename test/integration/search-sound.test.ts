@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
+import { makeWordCutMedia } from '../helpers/word-cut-media.js';
 
 const LINES = [
   'We walked out to the lighthouse at dawn.',
@@ -130,6 +131,45 @@ describe('search_transcripts by sound and by listening', () => {
     expect(planted).toBe(12);
     expect(onlyNear.length, onlyNear.join(', ')).toBeLessThanOrEqual(1);
     expect(right / (right + wrong), falseHits.join('; ')).toBeGreaterThanOrEqual(0.8);
+  }, 600_000);
+
+  it('refuses by listening the sound-alike runs of words never said that search by sound alone reports', async () => {
+    const soundAlike: string[] = [];
+    for (const q of DECOYS) {
+      const alone = (await search(q)).hits.filter((h) => h.match === 'sounds_like');
+      if (!alone.length) continue;
+      const heard = await search(q, true);
+      for (const h of alone) {
+        soundAlike.push(`${q}~"${h.text}"`);
+        // the spotter did not hear the query there: the run is a near miss, not a hit
+        expect(heard.hits.some((x) => x.start_seconds < h.end_seconds && x.end_seconds > h.start_seconds), `${q}~"${h.text}": ${JSON.stringify(heard.hits)}`).toBe(false);
+        expect(heard.near_misses?.some((x) => x.start_seconds === h.start_seconds && x.match === 'sounds_like')).toBe(true);
+      }
+    }
+    // The premise: by sound alone, some decoy matches a run of words that sound like it ("mended" for "mountain").
+    expect(soundAlike.length).toBeGreaterThan(0);
+  }, 600_000);
+
+  it('under a music bed 10 dB down, listening finds planted words the transcript lacks, hits with precision of 0.8 or more', async () => {
+    const { video, words } = makeWordCutMedia(allowed, 'bed', 'rms', LINES, [0.5], 10);
+    const bed = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+    const found = { transcript: 0, listening: 0 };
+    let right = 0;
+    const falseHits: string[] = [];
+    for (const q of [...PLANTED, ...DECOYS]) {
+      const occurrences = words.filter((w) => w.word.toLowerCase() === q);
+      for (const listen of [false, true]) {
+        const r = structured<Search>(await call('search_transcripts', { project_id: projectId, query: q, asset_ids: [bed], ...(listen ? { listen } : {}) }));
+        found[listen ? 'listening' : 'transcript'] += occurrences.filter((w) => r.hits.some((h) => Math.abs(h.start_seconds - w.start) <= 0.3)).length;
+        if (!listen) continue;
+        for (const h of r.hits) {
+          if (occurrences.some((w) => Math.abs(h.start_seconds - w.start) <= 0.3)) right++;
+          else falseHits.push(`${q}~"${h.text}" ${h.match}`);
+        }
+      }
+    }
+    expect(found.listening, JSON.stringify(found)).toBeGreaterThan(found.transcript);
+    expect(right / (right + falseHits.length), falseHits.join('; ')).toBeGreaterThanOrEqual(0.8);
   }, 600_000);
 
   it('listens for a word the dictionary lacks by its spelling, and says so', async () => {

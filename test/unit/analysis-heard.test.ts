@@ -2,7 +2,7 @@
 // output (src/media/keywords.ts).
 import { describe, expect, it } from 'vitest';
 import { parseCmudict } from '../../src/analysis/dictionary.js';
-import { HEARD_LIKENESS, MIN_SECONDS_PER_PHONE, joinDetections, mergeHeard, spotThreshold } from '../../src/analysis/heard.js';
+import { HEARD_RULES, MIN_SECONDS_PER_PHONE, joinDetections, mergeHeard, spotThreshold, type Detection } from '../../src/analysis/heard.js';
 import { createPronouncer, searchBySound } from '../../src/analysis/sound-search.js';
 import type { TimedWord } from '../../src/edit/words.js';
 import { dictionaryOf, kwsFileOf, parseSpotted } from '../../src/media/keywords.js';
@@ -15,6 +15,9 @@ const pronouncer = createPronouncer(text ? parseCmudict(text) : undefined);
 const words = (...ws: [string, number, number, number?][]): TimedWord[] =>
   ws.map(([word, start_seconds, end_seconds, confidence], index) => ({ index, word, start_seconds, end_seconds, ...(confidence !== undefined ? { confidence } : {}) }));
 
+/** A detection the spotter scored `confidence` (a likely one unless told). */
+const at = (start: number, end: number, confidence = HEARD_RULES.likely): Detection => ({ start, end, confidence });
+
 describe('keyword spotting thresholds and detections', () => {
   it('asks a smaller threshold of a longer query', () => {
     expect(spotThreshold(6)).toBe(1e-24);
@@ -23,7 +26,7 @@ describe('keyword spotting thresholds and detections', () => {
   });
 
   it('joins detections of one word that overlap or nearly touch', () => {
-    expect(joinDetections([{ start: 3, end: 3.4 }, { start: 1, end: 1.5 }, { start: 1.55, end: 1.7 }])).toEqual([{ start: 1, end: 1.7 }, { start: 3, end: 3.4 }]);
+    expect(joinDetections([at(3, 3.4, 0.8), at(1, 1.5, 0.84), at(1.55, 1.7, 0.86)])).toEqual([at(1, 1.7, 0.86), at(3, 3.4, 0.8)]);
   });
 });
 
@@ -34,7 +37,7 @@ describe('merging what was heard with the transcript', () => {
 
   it('adds nothing where a hit already is, and keeps the transcript hits as they were', () => {
     const found = searchBySound(t, query, pronouncer);
-    const merged = mergeHeard(t, found, [{ start: 4.2, end: 4.75 }, { start: 1.2, end: 1.75 }], query, phones, pronouncer);
+    const merged = mergeHeard(t, found, [at(4.2, 4.75), at(1.2, 1.75)], query, phones, pronouncer);
     expect(merged.hits.map((h) => [h.match, h.words])).toEqual([
       ['sounds_like', [4, 5]],
       ['exact', [10, 10]],
@@ -43,43 +46,67 @@ describe('merging what was heard with the transcript', () => {
 
   it('makes a detection where recognition heard other words a heard hit, cuttable in the pauses around it', () => {
     const found = searchBySound(t, query, pronouncer);
-    const merged = mergeHeard(t, found, [{ start: 3.0, end: 3.5 }], query, phones, pronouncer);
+    const merged = mergeHeard(t, found, [at(3.0, 3.5)], query, phones, pronouncer);
     const heard = merged.hits.find((h) => h.match === 'heard')!;
     expect(heard).toMatchObject({ start_seconds: 3, end_seconds: 3.5, text: 'what op', words: [7, 8] });
-    expect(heard.score).toBeGreaterThanOrEqual(HEARD_LIKENESS);
+    expect(heard.score).toBeGreaterThanOrEqual(HEARD_RULES.likeness);
     // a handle each side of the detection and the words heard over it
     expect(heard.cut).toEqual([2.85, 3.65]);
   });
 
-  it('keeps a detection too short for the query, or over words nothing like it, as a near miss', () => {
+  it('keeps a likely detection too short for the query, or over words nothing like it, as a near miss', () => {
     const found = searchBySound(t, query, pronouncer);
-    const short = mergeHeard(t, found, [{ start: 3.0, end: 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05 }], query, phones, pronouncer);
+    const short = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05)], query, phones, pronouncer);
     expect(short.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(short.near_misses.map((h) => h.match)).toContain('heard');
-    const unlike = mergeHeard(t, found, [{ start: 5.95, end: 6.4 }], query, phones, pronouncer);
+    // a sure one, short or not, is a hit
+    const sure = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05, HEARD_RULES.sure)], query, phones, pronouncer);
+    expect(sure.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+    const unlike = mergeHeard(t, found, [at(5.95, 6.4)], query, phones, pronouncer);
     expect(unlike.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(unlike.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'ran' });
   });
 
-  it('does not overrule words recognition was sure of', () => {
+  it('overrules words recognition was sure of only when the spotter was sure', () => {
     const sure = t.map((w) => (w.index === 7 || w.index === 8 ? { ...w, confidence: 0.8 } : w));
-    const merged = mergeHeard(sure, searchBySound(sure, query, pronouncer), [{ start: 3.0, end: 3.5 }], query, phones, pronouncer);
-    expect(merged.hits.some((h) => h.match === 'heard')).toBe(false);
-    expect(merged.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+    const likely = mergeHeard(sure, searchBySound(sure, query, pronouncer), [at(3.0, 3.5)], query, phones, pronouncer);
+    expect(likely.hits.some((h) => h.match === 'heard')).toBe(false);
+    expect(likely.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+    const overruled = mergeHeard(sure, searchBySound(sure, query, pronouncer), [at(3.0, 3.5, HEARD_RULES.sure)], query, phones, pronouncer);
+    expect(overruled.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+  });
+
+  it('ignores detections the spotter scored under likely', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const merged = mergeHeard(t, found, [at(3.0, 3.5, HEARD_RULES.likely - 0.01), at(1.2, 1.75, HEARD_RULES.likely - 0.01)], query, phones, pronouncer);
+    expect([...merged.hits, ...merged.near_misses].some((h) => h.match === 'heard')).toBe(false);
+  });
+
+  it('lets a sound-alike or unsure exact hit stand only where the spotter heard the query over it', () => {
+    const found = searchBySound(t, query, pronouncer);
+    // no detection: "light towns" (sounds_like) becomes a near miss; "lighthouse", recognised with confidence, stays
+    const unheard = mergeHeard(t, found, [], query, phones, pronouncer);
+    expect(unheard.hits.map((h) => [h.match, h.words])).toEqual([['exact', [10, 10]]]);
+    expect(unheard.near_misses.map((h) => [h.match, h.words])).toContainEqual(['sounds_like', [4, 5]]);
+    // an exact hit of words recognition was unsure of needs a detection too
+    const unsure = t.map((w) => (w.index === 10 ? { ...w, confidence: 0.3 } : w));
+    const merged = mergeHeard(unsure, searchBySound(unsure, query, pronouncer), [at(1.2, 1.75)], query, phones, pronouncer);
+    expect(merged.hits.map((h) => [h.match, h.words])).toEqual([['sounds_like', [4, 5]]]);
+    expect(merged.near_misses.map((h) => [h.match, h.words])).toContainEqual(['exact', [10, 10]]);
   });
 
   it('makes a near miss that listening heard too a heard hit', () => {
     const u = words(['the', 0, 0.2, 0.9], ['white', 0.3, 0.6, 0.4], ['horse', 0.6, 1.0, 0.4], ['ran', 1.2, 1.5, 0.9]);
     const found = searchBySound(u, query, pronouncer);
     expect(found.near_misses.map((h) => h.text)).toEqual(['white horse']);
-    const merged = mergeHeard(u, found, [{ start: 0.3, end: 1.0 }], query, phones, pronouncer);
+    const merged = mergeHeard(u, found, [at(0.3, 1.0)], query, phones, pronouncer);
     expect(merged.hits.map((h) => [h.match, h.text, h.words])).toEqual([['heard', 'white horse', [1, 2]]]);
     expect(merged.near_misses).toEqual([]);
   });
 
   it('gives a heard hit no word range where the words there do not coincide with it, only its cut', () => {
     const u = words(['a', 0, 0.1, 0.9], ['what', 1.0, 2.5, 0.3], ['is', 3.0, 3.2, 0.9]);
-    const merged = mergeHeard(u, { hits: [], near_misses: [] }, [{ start: 1.8, end: 2.4 }], 'what', 3, pronouncer);
+    const merged = mergeHeard(u, { hits: [], near_misses: [] }, [at(1.8, 2.4)], 'what', 3, pronouncer);
     const h = [...merged.hits, ...merged.near_misses][0]!;
     expect(h.words).toBeUndefined();
     expect(h.cut).toEqual([0.85, 2.65]); // a handle around the detection and the word heard over it
@@ -95,8 +122,8 @@ describe('keyword spotting files', () => {
   it("reads 0.8's detections, phrases with spaces too, on the asset's clock", () => {
     const out = 'keep her  light house\nkeep her  18.340 18.700 0.875277\nlight house  1.190 1.510 0.819367\nINFO: x 1 2 3\n';
     expect(parseSpotted(out, ['light house', 'keep her'], 10)).toEqual([
-      { phrase: 'keep her', start: 28.34, end: 28.7 },
-      { phrase: 'light house', start: 11.19, end: 11.51 },
+      { phrase: 'keep her', start: 28.34, end: 28.7, confidence: 0.875277 },
+      { phrase: 'light house', start: 11.19, end: 11.51, confidence: 0.819367 },
     ]);
   });
 });
