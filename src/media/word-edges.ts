@@ -191,14 +191,14 @@ function quietestFrame(energy: number[], first: number, last: number): number {
 function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'after', boundary: number, heardPause: boolean, origin: number): { edge: number; pause: Pause; open: boolean } {
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
+  const near = (r: Run) => (t(r.first) <= boundary && boundary <= t(r.last) ? 0 : Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary)));
+  const long = (r: Run) => (r.last - r.first + 1) * HOP >= LONG_PAUSE * RATE;
+  // A long quiet run is a pause even where the transcript ran the words together (it may have swallowed it); of
+  // several (a filler stretched over the pause before it has another after it), the one at the transcript's boundary.
   let run: Run | undefined;
-  for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
-  // A long quiet run is a pause even where the transcript ran the words together (it may have swallowed it).
-  if (!heardPause && !(run && (run.last - run.first + 1) * HOP >= LONG_PAUSE * RATE)) {
-    run = undefined;
-    const near = (r: Run) => Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary));
-    for (const r of runs) if (near(r) <= 0.1 && (!run || near(r) < near(run))) run = r;
-  }
+  for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
+  if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
+  if (!run) for (const r of runs) if (near(r) <= 0.1 && (!run || near(r) < near(run))) run = r;
   if (run) {
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins;
     // a short quiet run between words that run together may be a stop's closure inside the word kept ("ship|in"):

@@ -91,10 +91,9 @@ describe('tighten_edit', () => {
       await call('compose_edit', {
         project_id: projectId,
         clips: [
-          // "um" inside the first cut, not at the second's head: a clip by words whose first word is a filler the
-          // aligner stretched over the pause before it starts at the next word today (issue 32's known limit).
-          { asset_id: speech, words: [0, water + 2] },
-          { asset_id: speech, words: [water + 3, truth.length - 1] },
+          // The second starts at "um", a filler the aligner stretches over the pause before it.
+          { asset_id: speech, words: [0, water] },
+          { asset_id: speech, words: [water + 1, truth.length - 1] },
           { asset_id: silentAsset, start: 0.5, end: 2.5 },
         ],
       }),
@@ -113,7 +112,7 @@ describe('tighten_edit', () => {
     expect(reasons).toHaveLength(4);
     expect(reasons[0]).toMatch(/^0: "the" said twice$/);
     expect(reasons[1]).toMatch(/^0: pause of 1\.\d\d s$/);
-    expect(reasons[2]).toMatch(/^0: filler "um"$/);
+    expect(reasons[2]).toMatch(/^1: filler "um"$/);
     expect(reasons[3]).toMatch(/^1: filler "uh", pause of 2\.\d\d s$/);
 
     // The original is kept as it was.
