@@ -184,9 +184,9 @@ function quietestFrame(energy: number[], first: number, last: number): number {
 
 /**
  * The pause before a word (side "before", returning the word's onset) or after it ("after", returning its end), in
- * a window of frames: where the transcript hears a pause (or the window holds a long one), the longest quiet run in
- * the window; where it hears the words run together, the quiet run nearest its boundary, or failing one the quietest
- * frame near it (an edge with no pause: the cut goes there).
+ * a window of frames: the long quiet run nearest the transcript's boundary; failing one, where the transcript hears
+ * a pause, the longest quiet run; where it hears the words run together, a point just beyond its boundary (the cut
+ * goes there).
  */
 function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'after', boundary: number, heardPause: boolean, origin: number): { edge: number; pause: Pause; open: boolean } {
   const t = (f: number) => origin + frameTime(f);
@@ -198,33 +198,35 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   let run: Run | undefined;
   for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
   if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
-  if (!run) for (const r of runs) if (near(r) <= 0.1 && (!run || near(r) < near(run))) run = r;
   if (run) {
-    // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins;
-    // a short quiet run between words that run together may be a stop's closure inside the word kept ("ship|in"):
-    // never short of the transcript's boundary on the word's side (a little of the neighbour, not a clipped word).
-    let edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
-    if (!heardPause && (run.last - run.first + 1) * HOP < LONG_PAUSE * RATE) edge = side === 'before' ? Math.min(edge, boundary) : Math.max(edge, boundary);
+    // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
+    const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
     const open = side === 'before' ? run.last >= a.activity.length - 1 : run.first === 0;
     return { edge, pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) }, open };
   }
-  // No pause: the quietest frame within 0.1 s of the transcript's boundary.
-  let first = a.activity.length - 1;
-  let last = 0;
+  // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
+  // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
+  // join: cut at the quietest point on the neighbour's side only, at least RUN_ON_LEAN and at most RUN_ON_REACH
+  // beyond the boundary (a little of the neighbour is heard, the word is not clipped).
+  const lo = side === 'before' ? boundary - RUN_ON_REACH : boundary;
+  const hi = side === 'before' ? boundary : boundary + RUN_ON_REACH;
+  let first = a.activity.length;
+  let last = -1;
   for (let f = 0; f < a.activity.length; f++) {
-    if (Math.abs(t(f) - boundary) <= 0.1) {
+    if (t(f) >= lo && t(f) <= hi) {
       first = Math.min(first, f);
       last = Math.max(last, f);
     }
   }
-  if (first > last) return { edge: boundary, pause: { from: boundary, to: boundary, quietest: boundary }, open: false };
-  // The quietest point may be a stop's closure inside the word kept ("ship|in"): never short of the transcript's
-  // boundary on the word's side (a little of the neighbour rather than a clipped word).
-  const quiet = t(quietestFrame(a.energy, first, last));
-  const q = side === 'before' ? Math.min(quiet, boundary) : Math.max(quiet, boundary);
+  const quiet = first <= last ? t(quietestFrame(a.energy, first, last)) : boundary;
+  const q = side === 'before' ? Math.min(quiet, boundary - RUN_ON_LEAN) : Math.max(quiet, boundary + RUN_ON_LEAN);
   return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
 }
+
+/** Where words run together, a cut goes this far (s) at least, and at most, beyond the transcript's boundary. */
+const RUN_ON_LEAN = 0.04;
+const RUN_ON_REACH = 0.12;
 
 /** A quiet run this long (s) is a pause wherever the transcript puts the words. */
 const LONG_PAUSE = 0.15;
