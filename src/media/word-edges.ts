@@ -169,11 +169,36 @@ function runsOf(on: boolean[], value: boolean): Run[] {
  * is speech however short: the closure is a pause inside the word, shorter than the one beside it.
  */
 function pauses(activity: number[]): Run[] {
+  const min = Math.ceil((MIN_PAUSE * RATE) / HOP);
+  return runsOf(speechFrames(activity), false).filter((r) => r.last - r.first + 1 >= min);
+}
+
+/** Which frames are speech (see pauses). */
+function speechFrames(activity: number[]): boolean[] {
   const sorted = [...activity].sort((x, y) => x - y);
   const strong = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
-  const on = activity.map((a) => a >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE));
-  const min = Math.ceil((MIN_PAUSE * RATE) / HOP);
-  return runsOf(on, false).filter((r) => r.last - r.first + 1 >= min);
+  return activity.map((a) => a >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE));
+}
+
+/**
+ * The share of [from, to] (s, on the asset's clock) the sound has as speech, outside pauses of MIN_PAUSE or more:
+ * whether words a recogniser did not place can lie there. Half a second either side is read as reference.
+ */
+export async function speechShare(deps: EdgeDeps, source: MediaSource, from: number, to: number, duration: number, signal?: AbortSignal): Promise<number> {
+  if (!(to > from)) return 0;
+  const origin = Math.max(0, from - 0.5);
+  const a = frameActivity(await decode(deps, source, origin, Math.min(duration, to + 0.5), signal));
+  const quiet = new Set<number>();
+  for (const r of pauses(a.activity)) for (let f = r.first; f <= r.last; f++) quiet.add(f);
+  let inside = 0;
+  let spoken = 0;
+  for (let f = 0; f < a.activity.length; f++) {
+    const t = origin + frameTime(f);
+    if (t < from || t > to) continue;
+    inside++;
+    if (!quiet.has(f)) spoken++;
+  }
+  return inside ? spoken / inside : 0;
 }
 
 function quietestFrame(energy: number[], first: number, last: number): number {
@@ -192,9 +217,12 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
   const near = (r: Run) => (t(r.first) <= boundary && boundary <= t(r.last) ? 0 : Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary)));
-  const long = (r: Run) => (r.last - r.first + 1) * HOP >= LONG_PAUSE * RATE;
-  // A long quiet run is a pause even where the transcript ran the words together (it may have swallowed it); of
-  // several (a filler stretched over the pause before it has another after it), the one at the transcript's boundary.
+  const length = (r: Run) => ((r.last - r.first + 1) * HOP) / RATE;
+  // A long quiet run is a pause even where the transcript ran the words together: at its boundary (it may have
+  // swallowed the pause), or anywhere in the window when very long (a word put a second late). A shorter one away
+  // from the boundary is a word's own fading end ("afternoon, and"). Of several (a filler stretched over the pause
+  // before it has another after it), the one nearest the transcript's boundary.
+  const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE);
   let run: Run | undefined;
   for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
   if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
@@ -228,8 +256,9 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
 const RUN_ON_LEAN = 0.04;
 const RUN_ON_REACH = 0.12;
 
-/** A quiet run this long (s) is a pause wherever the transcript puts the words. */
+/** A quiet run this long (s) is a pause near where the transcript puts the words, and this long anywhere. */
 const LONG_PAUSE = 0.15;
+const SWALLOWED_PAUSE = 0.3;
 /** The transcript hears a pause between two words when they are this far apart (s). */
 const HEARD_PAUSE = 0.08;
 
