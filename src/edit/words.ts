@@ -197,10 +197,9 @@ export function unheardRuns(words: TimedWord[], first: number, last: number, unh
   return out;
 }
 
-/** Words unheard by recognition are taken as said where their span lasts this long a word at least (s)... */
-export const SAID_SECONDS_PER_WORD = 0.1;
-/** ...and the sound has speech over this share of it at least (a pause between sentences has little). */
-export const SAID_SPEECH_SHARE = 0.8;
+/** Words unheard by recognition are taken as said where the sound between their heard neighbours holds this much
+ * speech a word at least (s): a sentence never said sits in a pause, or in no time at all. */
+export const SAID_SPEECH_PER_WORD = 0.12;
 
 const ms = (s: number) => Math.round(s * 1000) / 1000;
 const roundTimes = (w: TimedWord): TimedWord => ({ ...w, start_seconds: ms(w.start_seconds), end_seconds: ms(w.end_seconds) });

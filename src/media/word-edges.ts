@@ -181,24 +181,21 @@ function speechFrames(activity: number[]): boolean[] {
 }
 
 /**
- * The share of [from, to] (s, on the asset's clock) the sound has as speech, outside pauses of MIN_PAUSE or more:
- * whether words a recogniser did not place can lie there. Half a second either side is read as reference.
+ * Seconds of [from, to] (on the asset's clock) the sound has as speech, outside pauses of MIN_PAUSE or more: whether
+ * words a recogniser did not place can lie there. Half a second either side is read as reference.
  */
-export async function speechShare(deps: EdgeDeps, source: MediaSource, from: number, to: number, duration: number, signal?: AbortSignal): Promise<number> {
+export async function speechSeconds(deps: EdgeDeps, source: MediaSource, from: number, to: number, duration: number, signal?: AbortSignal): Promise<number> {
   if (!(to > from)) return 0;
   const origin = Math.max(0, from - 0.5);
   const a = frameActivity(await decode(deps, source, origin, Math.min(duration, to + 0.5), signal));
   const quiet = new Set<number>();
   for (const r of pauses(a.activity)) for (let f = r.first; f <= r.last; f++) quiet.add(f);
-  let inside = 0;
   let spoken = 0;
   for (let f = 0; f < a.activity.length; f++) {
     const t = origin + frameTime(f);
-    if (t < from || t > to) continue;
-    inside++;
-    if (!quiet.has(f)) spoken++;
+    if (t >= from && t <= to && !quiet.has(f)) spoken++;
   }
-  return inside ? spoken / inside : 0;
+  return (spoken * HOP) / RATE;
 }
 
 function quietestFrame(energy: number[], first: number, last: number): number {
@@ -222,7 +219,9 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   // swallowed the pause), or anywhere in the window when very long (a word put a second late). A shorter one away
   // from the boundary is a word's own fading end ("afternoon, and"). Of several (a filler stretched over the pause
   // before it has another after it), the one nearest the transcript's boundary.
-  const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE);
+  const atFarEdge = (r: Run) => (side === 'before' ? r.last >= a.activity.length - 1 : r.first === 0);
+  // (One running on past the window's far edge may be longer: it is taken, and the window widened to see it whole.)
+  const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE || atFarEdge(r));
   let run: Run | undefined;
   for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
   if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
@@ -230,7 +229,7 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
     const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
-    const open = side === 'before' ? run.last >= a.activity.length - 1 : run.first === 0;
+    const open = atFarEdge(run);
     return { edge, pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) }, open };
   }
   // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way

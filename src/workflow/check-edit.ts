@@ -4,9 +4,9 @@ import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
-import { DEFAULT_WORD_HANDLE, SAID_SECONDS_PER_WORD, SAID_SPEECH_SHARE, cutAroundEdges, findPhrase, transcriptEdges, unheardRuns, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
+import { DEFAULT_WORD_HANDLE, SAID_SPEECH_PER_WORD, cutAroundEdges, findPhrase, transcriptEdges, unheardRuns, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { hearEdges, speechShare } from '../media/word-edges.js';
+import { hearEdges, speechSeconds } from '../media/word-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -377,7 +377,7 @@ async function resolveWords(
       const text = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
       notes.push(
         `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${text.length > 80 ? `${text.slice(0, 80)}…` : text}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
-          `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}) -> ${cut.start}-${cut.end} s: ${cut.how}${said ? `; ${said}` : ''}`,
+          `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}${said ? `; ${said}` : ''}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
       );
       return { ...rest, start: cut.start, end: cut.end, levels: cut.levels };
     }),
@@ -385,8 +385,8 @@ async function resolveWords(
 }
 
 /**
- * Whether words of a clip that recognition did not hear were said after all: each run of them lies where the sound
- * is speech (not a pause) for long enough to hold them, between the heard words around it. Then a note saying so;
+ * Whether words of a clip that recognition did not hear were said after all: the sound between the heard words
+ * around each run of them holds enough speech (not pause) for its words. Then a note saying so;
  * else undefined (the clip is refused: a text's words never said sit in a pause or in no time at all).
  */
 async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: Transcript, first: number, last: number, unheard: Set<number>, signal?: AbortSignal): Promise<string | undefined> {
@@ -395,15 +395,14 @@ async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: 
   const duration = info.facts.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
   const runs = unheardRuns(t.words, first, last, unheard);
   for (const r of runs) {
-    if (r.to - r.from < SAID_SECONDS_PER_WORD * (r.last - r.first + 1)) return undefined;
     try {
-      if ((await speechShare(rt, info.source, r.from, r.to, duration, signal)) < SAID_SPEECH_SHARE) return undefined;
+      if ((await speechSeconds(rt, info.source, r.from, r.to, duration, signal)) < SAID_SPEECH_PER_WORD * (r.last - r.first + 1)) return undefined;
     } catch (err) {
       if (signal?.aborted) throw err;
       return undefined;
     }
   }
-  return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} were not placed by recognition, but the sound between the heard words around them is speech: cut by their shares of it`;
+  return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} unplaced, but the sound between their heard neighbours is speech`;
 }
 
 /**
