@@ -394,6 +394,9 @@ async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: 
   if (!rt || !info?.source || !info.facts?.hasAudio) return undefined;
   const duration = info.facts.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
   const runs = unheardRuns(t.words, first, last, unheard);
+  // A clip's first or last word placed only by its share of letters has no edge to cut by, unless it is the run's
+  // word beside the heard one outside the clip (its edge is that word's).
+  if (runs.some((r) => (r.first < first && first <= r.last) || (r.first <= last && last < r.last))) return undefined;
   for (const r of runs) {
     try {
       if ((await speechSeconds(rt, info.source, r.from, r.to, duration, signal)) < SAID_SPEECH_PER_WORD * (r.last - r.first + 1)) return undefined;
