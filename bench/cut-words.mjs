@@ -156,7 +156,8 @@ export async function run() {
         };
         const project = (await call('create_project', { name: 'bench', description: 'cuts by words' })).project.id;
         const asset = (await call('import_media', { project_id: project, path: video })).asset.id;
-        await call('transcribe_asset', { project_id: project, asset_id: asset, text: SENTENCES.join(' ') });
+        const tr = await call('transcribe_asset', { project_id: project, asset_id: asset, text: SENTENCES.join(' '), words: true });
+        const heardWords = tr.transcript?.words ?? tr.words ?? [];
         // Every sentence whole, and a run of words inside each (from its third word to three before its end).
         const spans = [];
         SENTENCES.forEach((_, i) => {
@@ -177,6 +178,13 @@ export async function run() {
           const { inSec, outSec, heard, full } = heardSpan((edit.edit ?? edit).video_series_sequential[0]);
           const onset = words[s.first].start;
           const end = words[s.last].end;
+          if (process.env.BENCH_DETAIL) {
+            // Per cut: true times of the neighbours and the cut's edges, the transcript's, and where the sound was cut.
+            const f = (x) => (x === undefined ? '-' : x.toFixed(3));
+            const tw = (i) => heardWords[i];
+            console.log(`${voice} ${bed} ${s.kind} w${s.first}-${s.last} head: true prevEnd ${f(words[s.first - 1]?.end)} onset ${f(onset)} | transcript prevEnd ${f(tw(s.first - 1)?.end_seconds)} start ${f(tw(s.first)?.start_seconds)} | sound in ${f(heard.from)} full ${f(full.from)} (${Math.round((full.from - onset) * 1000)} ms)` +
+              ` || tail: true end ${f(end)} nextStart ${f(words[s.last + 1]?.start)} | transcript end ${f(tw(s.last)?.end_seconds)} nextStart ${f(tw(s.last + 1)?.start_seconds)} | sound out ${f(heard.to)} full ${f(full.to)} (${Math.round((end - full.to) * 1000)} ms)`);
+          }
           rows.push({
             voice,
             bed,

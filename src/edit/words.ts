@@ -174,6 +174,33 @@ export function unheardSpan(words: TimedWord[], first: number, last: number, unh
   return `not heard: "${said.length > 80 ? `${said.slice(0, 80)}…` : said}" (words ${first}-${last}: ${inside} of ${last - first + 1} not placed in the sound, or doubtful)${around.length ? `; the nearest heard words are ${around.join(' and ')}` : ''}`;
 }
 
+/** A run of words cut by that recognition did not hear: their indices and the time between their heard neighbours. */
+export interface UnheardRun {
+  first: number;
+  last: number;
+  from: number;
+  to: number;
+}
+
+/** The runs of `unheard` words that words first..last touch, each with the span between its heard neighbours. */
+export function unheardRuns(words: TimedWord[], first: number, last: number, unheard: Set<number>): UnheardRun[] {
+  const out: UnheardRun[] = [];
+  for (let i = first; i <= last; i++) {
+    if (!unheard.has(i)) continue;
+    let a = i;
+    let b = i;
+    while (a > 0 && unheard.has(a - 1)) a--;
+    while (b + 1 < words.length && unheard.has(b + 1)) b++;
+    out.push({ first: a, last: b, from: a > 0 ? words[a - 1]!.end_seconds : words[a]!.start_seconds, to: b + 1 < words.length ? words[b + 1]!.start_seconds : words[b]!.end_seconds });
+    i = b;
+  }
+  return out;
+}
+
+/** Words unheard by recognition are taken as said where the sound between their heard neighbours holds this much
+ * speech a word at least (s): a sentence never said sits in a pause, or in no time at all. */
+export const SAID_SPEECH_PER_WORD = 0.12;
+
 const ms = (s: number) => Math.round(s * 1000) / 1000;
 const roundTimes = (w: TimedWord): TimedWord => ({ ...w, start_seconds: ms(w.start_seconds), end_seconds: ms(w.end_seconds) });
 

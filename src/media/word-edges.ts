@@ -169,11 +169,33 @@ function runsOf(on: boolean[], value: boolean): Run[] {
  * is speech however short: the closure is a pause inside the word, shorter than the one beside it.
  */
 function pauses(activity: number[]): Run[] {
+  const min = Math.ceil((MIN_PAUSE * RATE) / HOP);
+  return runsOf(speechFrames(activity), false).filter((r) => r.last - r.first + 1 >= min);
+}
+
+/** Which frames are speech (see pauses). */
+function speechFrames(activity: number[]): boolean[] {
   const sorted = [...activity].sort((x, y) => x - y);
   const strong = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
-  const on = activity.map((a) => a >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE));
-  const min = Math.ceil((MIN_PAUSE * RATE) / HOP);
-  return runsOf(on, false).filter((r) => r.last - r.first + 1 >= min);
+  return activity.map((a) => a >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE));
+}
+
+/**
+ * Seconds of [from, to] (on the asset's clock) the sound has as speech, outside pauses of MIN_PAUSE or more: whether
+ * words a recogniser did not place can lie there. Half a second either side is read as reference.
+ */
+export async function speechSeconds(deps: EdgeDeps, source: MediaSource, from: number, to: number, duration: number, signal?: AbortSignal): Promise<number> {
+  if (!(to > from)) return 0;
+  const origin = Math.max(0, from - 0.5);
+  const a = frameActivity(await decode(deps, source, origin, Math.min(duration, to + 0.5), signal));
+  const quiet = new Set<number>();
+  for (const r of pauses(a.activity)) for (let f = r.first; f <= r.last; f++) quiet.add(f);
+  let spoken = 0;
+  for (let f = 0; f < a.activity.length; f++) {
+    const t = origin + frameTime(f);
+    if (t >= from && t <= to && !quiet.has(f)) spoken++;
+  }
+  return (spoken * HOP) / RATE;
 }
 
 function quietestFrame(energy: number[], first: number, last: number): number {
@@ -184,50 +206,58 @@ function quietestFrame(energy: number[], first: number, last: number): number {
 
 /**
  * The pause before a word (side "before", returning the word's onset) or after it ("after", returning its end), in
- * a window of frames: where the transcript hears a pause (or the window holds a long one), the longest quiet run in
- * the window; where it hears the words run together, the quiet run nearest its boundary, or failing one the quietest
- * frame near it (an edge with no pause: the cut goes there).
+ * a window of frames: the long quiet run nearest the transcript's boundary; failing one, where the transcript hears
+ * a pause, the longest quiet run; where it hears the words run together, a point just beyond its boundary (the cut
+ * goes there).
  */
 function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'after', boundary: number, heardPause: boolean, origin: number): { edge: number; pause: Pause; open: boolean } {
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
+  const near = (r: Run) => (t(r.first) <= boundary && boundary <= t(r.last) ? 0 : Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary)));
+  const length = (r: Run) => ((r.last - r.first + 1) * HOP) / RATE;
+  // A long quiet run is a pause even where the transcript ran the words together: at its boundary (it may have
+  // swallowed the pause), or anywhere in the window when very long (a word put a second late). A shorter one away
+  // from the boundary is a word's own fading end ("afternoon, and"). Of several (a filler stretched over the pause
+  // before it has another after it), the one nearest the transcript's boundary.
+  const atFarEdge = (r: Run) => (side === 'before' ? r.last >= a.activity.length - 1 : r.first === 0);
+  // (One running on past the window's far edge may be longer: it is taken, and the window widened to see it whole.)
+  const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE || atFarEdge(r));
   let run: Run | undefined;
-  for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
-  // A long quiet run is a pause even where the transcript ran the words together (it may have swallowed it).
-  if (!heardPause && !(run && (run.last - run.first + 1) * HOP >= LONG_PAUSE * RATE)) {
-    run = undefined;
-    const near = (r: Run) => Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary));
-    for (const r of runs) if (near(r) <= 0.1 && (!run || near(r) < near(run))) run = r;
-  }
+  for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
+  if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
   if (run) {
-    // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins;
-    // a short quiet run between words that run together may be a stop's closure inside the word kept ("ship|in"):
-    // never short of the transcript's boundary on the word's side (a little of the neighbour, not a clipped word).
-    let edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
-    if (!heardPause && (run.last - run.first + 1) * HOP < LONG_PAUSE * RATE) edge = side === 'before' ? Math.min(edge, boundary) : Math.max(edge, boundary);
+    // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
+    const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
-    const open = side === 'before' ? run.last >= a.activity.length - 1 : run.first === 0;
+    const open = atFarEdge(run);
     return { edge, pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) }, open };
   }
-  // No pause: the quietest frame within 0.1 s of the transcript's boundary.
-  let first = a.activity.length - 1;
-  let last = 0;
+  // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
+  // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
+  // join: cut at the quietest point on the neighbour's side only, at least RUN_ON_LEAN and at most RUN_ON_REACH
+  // beyond the boundary (a little of the neighbour is heard, the word is not clipped).
+  const lo = side === 'before' ? boundary - RUN_ON_REACH : boundary;
+  const hi = side === 'before' ? boundary : boundary + RUN_ON_REACH;
+  let first = a.activity.length;
+  let last = -1;
   for (let f = 0; f < a.activity.length; f++) {
-    if (Math.abs(t(f) - boundary) <= 0.1) {
+    if (t(f) >= lo && t(f) <= hi) {
       first = Math.min(first, f);
       last = Math.max(last, f);
     }
   }
-  if (first > last) return { edge: boundary, pause: { from: boundary, to: boundary, quietest: boundary }, open: false };
-  // The quietest point may be a stop's closure inside the word kept ("ship|in"): never short of the transcript's
-  // boundary on the word's side (a little of the neighbour rather than a clipped word).
-  const quiet = t(quietestFrame(a.energy, first, last));
-  const q = side === 'before' ? Math.min(quiet, boundary) : Math.max(quiet, boundary);
+  const quiet = first <= last ? t(quietestFrame(a.energy, first, last)) : boundary;
+  const q = side === 'before' ? Math.min(quiet, boundary - RUN_ON_LEAN) : Math.max(quiet, boundary + RUN_ON_LEAN);
   return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
 }
 
-/** A quiet run this long (s) is a pause wherever the transcript puts the words. */
+/** Where words run together, a cut goes this far (s) at least, and at most, beyond the transcript's boundary. */
+const RUN_ON_LEAN = 0.04;
+const RUN_ON_REACH = 0.12;
+
+/** A quiet run this long (s) is a pause near where the transcript puts the words, and this long anywhere. */
 const LONG_PAUSE = 0.15;
+const SWALLOWED_PAUSE = 0.3;
 /** The transcript hears a pause between two words when they are this far apart (s). */
 const HEARD_PAUSE = 0.08;
 

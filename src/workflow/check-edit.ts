@@ -4,9 +4,9 @@ import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
-import { DEFAULT_WORD_HANDLE, cutAroundEdges, findPhrase, transcriptEdges, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
+import { DEFAULT_WORD_HANDLE, SAID_SPEECH_PER_WORD, cutAroundEdges, findPhrase, transcriptEdges, unheardRuns, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { hearEdges } from '../media/word-edges.js';
+import { hearEdges, speechSeconds } from '../media/word-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -368,18 +368,44 @@ async function resolveWords(
         if (!(first <= last) || last >= t.words.length) return fail(`words [${first}, ${last}] are not in asset ${id}'s transcript, which has ${t.words.length} words (0 to ${t.words.length - 1})`, 'give [first, last] with first <= last, as transcribe_asset lists them');
       }
       // Words of a known text the sound does not hold are never cut by: that would cut whatever was said nearby.
-      const unheard = unheardSpan(t.words, first, last, unheardWords(t.words, t.unplaced, t.doubtful));
-      if (unheard) return fail(unheard, 'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end');
+      const unheardSet = unheardWords(t.words, t.unplaced, t.doubtful);
+      const unheard = unheardSpan(t.words, first, last, unheardSet);
       const info = assets.get(id);
+      const said = unheard ? await saidAfterAll(deps, info, t, first, last, unheardSet, signal) : undefined;
+      if (unheard && !said) return fail(unheard, 'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end');
       const cut = await cutByWords(deps, info, t, first, last, { handle, fadeSec: opts.fadeSec, outputFps: opts.outputFps, signal, debug: opts.debug });
-      const said = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
+      const text = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
       notes.push(
-        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${said.length > 80 ? `${said.slice(0, 80)}…` : said}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
-          `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
+        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${text.length > 80 ? `${text.slice(0, 80)}…` : text}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
+          `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}${said ? `; ${said}` : ''}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
       );
       return { ...rest, start: cut.start, end: cut.end, levels: cut.levels };
     }),
   );
+}
+
+/**
+ * Whether words of a clip that recognition did not hear were said after all: the sound between the heard words
+ * around each run of them holds enough speech (not pause) for its words. Then a note saying so;
+ * else undefined (the clip is refused: a text's words never said sit in a pause or in no time at all).
+ */
+async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: Transcript, first: number, last: number, unheard: Set<number>, signal?: AbortSignal): Promise<string | undefined> {
+  const rt = deps.runtime;
+  if (!rt || !info?.source || !info.facts?.hasAudio) return undefined;
+  const duration = info.facts.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
+  const runs = unheardRuns(t.words, first, last, unheard);
+  // A clip's first or last word placed only by its share of letters has no edge to cut by, unless it is the run's
+  // word beside the heard one outside the clip (its edge is that word's).
+  if (runs.some((r) => (r.first < first && first <= r.last) || (r.first <= last && last < r.last))) return undefined;
+  for (const r of runs) {
+    try {
+      if ((await speechSeconds(rt, info.source, r.from, r.to, duration, signal)) < SAID_SPEECH_PER_WORD * (r.last - r.first + 1)) return undefined;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return undefined;
+    }
+  }
+  return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} unplaced, but the sound between their heard neighbours is speech`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { heardSpan } from '../helpers/word-cut-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-tighten-'));
 const allowed = join(root, 'allowed');
@@ -90,10 +91,9 @@ describe('tighten_edit', () => {
       await call('compose_edit', {
         project_id: projectId,
         clips: [
-          // "um" inside the first cut, not at the second's head: a clip by words whose first word is a filler the
-          // aligner stretched over the pause before it starts at the next word today (issue 32's known limit).
-          { asset_id: speech, words: [0, water + 2] },
-          { asset_id: speech, words: [water + 3, truth.length - 1] },
+          // The second starts at "um", a filler the aligner stretches over the pause before it.
+          { asset_id: speech, words: [0, water] },
+          { asset_id: speech, words: [water + 1, truth.length - 1] },
           { asset_id: silentAsset, start: 0.5, end: 2.5 },
         ],
       }),
@@ -112,7 +112,7 @@ describe('tighten_edit', () => {
     expect(reasons).toHaveLength(4);
     expect(reasons[0]).toMatch(/^0: "the" said twice$/);
     expect(reasons[1]).toMatch(/^0: pause of 1\.\d\d s$/);
-    expect(reasons[2]).toMatch(/^0: filler "um"$/);
+    expect(reasons[2]).toMatch(/^1: filler "um"$/);
     expect(reasons[3]).toMatch(/^1: filler "uh", pause of 2\.\d\d s$/);
 
     // The original is kept as it was.
@@ -139,6 +139,20 @@ describe('tighten_edit', () => {
     // The long pauses are down to the handles around words: no silence in a cut over 0.8 s.
     const inCut = (a: number, b: number) => cuts.some((c) => a >= c.start - TOL && b <= c.end + TOL);
     for (let i = 0; i + 1 < kept.length; i++) if (inCut(kept[i]!.end, kept[i + 1]!.start)) expect(kept[i + 1]!.start - kept[i]!.end).toBeLessThanOrEqual(0.8);
+  }, 300_000);
+
+  it('cuts a clip by words that starts at a filler the aligner stretched over the pause before it at the filler, not the next word', async () => {
+    // The aligner places "um" over the pause before it and its own sound (issue 32): the onset heard must be the
+    // filler's, not that of "we" after the next pause.
+    const t = structured<{ words: { word: string; start_seconds: number; end_seconds: number }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: speech, text: TEXT, words: true }));
+    const um = truth.findIndex((w) => w.word === 'um');
+    const composed = structured<{ ready: boolean; edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: speech, words: [um, um + 3] }] }));
+    type Levels = Seg & { audio_levels: { audio_level: number; start_time: string; end_time: string }[] };
+    const { heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Levels[] }>(server.client, composed.edit_id)).video_series_sequential[0]!);
+    const at = `"um" true ${truth[um]!.start.toFixed(3)}-${truth[um]!.end.toFixed(3)} s, aligned ${t.words[um]!.start_seconds}-${t.words[um]!.end_seconds} s; sound ${heard.from.toFixed(3)}, full from ${full.from.toFixed(3)}`;
+    expect(full.from, at).toBeLessThanOrEqual(truth[um]!.start + TOL);
+    expect(truth[um]!.start - heard.from, at).toBeLessThanOrEqual(0.15 + TOL);
+    expect(full.to, at).toBeGreaterThanOrEqual(truth[um + 3]!.end - TOL);
   }, 300_000);
 
   it('says what is wrong: an unknown edit, a limit out of range', async () => {

@@ -2,7 +2,7 @@
 // and clips whose in and out points fall in the pauses around words.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alignText, cutAroundEdges, unheardSpan, unheardWords, findPhrase, heardWords, matchWords, sentencesOf, textWords, wordKey, type TimedWord } from '../../src/edit/words.js';
+import { alignText, cutAroundEdges, unheardRuns, unheardSpan, unheardWords, findPhrase, heardWords, matchWords, sentencesOf, textWords, wordKey, type TimedWord } from '../../src/edit/words.js';
 import { grammarOf, parseEngineOutput, splitPoints } from '../../src/media/speech.js';
 
 const heard = (...ws: [string, number, number][]) => ws.map(([word, start, end]) => ({ word, start, end }));
@@ -187,5 +187,8 @@ describe('words a text holds that were never said', () => {
     // "the", missed alone between heard words, is placed between them and cut by; so is a span whose edges were heard.
     expect(unheardSpan(a.words, 8, 12, unheard)).toBeUndefined();
     expect(unheardSpan(a.words, 10, 11, unheard)).toBeUndefined();
+    // The run a span touches, whole, with the time between its heard neighbours ("lunch." ends at 1, "He" starts at 1.3).
+    expect(unheardRuns(a.words, 5, 9, unheard)).toEqual([{ first: 3, last: 7, from: 1, to: 1.3 }]);
+    expect(unheardRuns(a.words, 8, 12, unheard)).toEqual([]);
   });
 });
