@@ -313,8 +313,10 @@ export function cutAroundEdges(
   const end = ceilMs(Math.min(opts.duration, e.end));
   const shortBefore = onset - e.before.from < opts.handle - 1e-9;
   const shortAfter = e.after.to - end < opts.handle - 1e-9;
-  const soundIn = floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : onset - opts.handle));
-  const soundOut = ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : end + opts.handle));
+  // A handle is measured from the words' own times, not from their millisecond rounding (rounding twice could add a
+  // millisecond beyond the handle).
+  const soundIn = Math.min(onset, floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle)));
+  const soundOut = Math.max(end, ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle)));
   let start = soundIn;
   let stop = soundOut;
   const g = opts.grid;
