@@ -61,9 +61,9 @@ describe('speech under a music bed', () => {
     const heard = t.words.map((w) => w.word).join(' ');
     const wer = wordErrorRate(SAID, heard);
     console.log(`under a bed 10 dB down: WER ${wer.toFixed(3)} cleaned; ${wordErrorRate(SAID, engineWords(bed.file).join(' ')).toFixed(3)} as it is`);
-    // Measured on these 4 lines: 59% as they are, 45% cleaned (bench/speech-noise.mjs has the full figures; the
-    // issue's target of 35% is not reached).
-    expect(wer, `heard: ${heard}`).toBeLessThanOrEqual(0.5);
+    // Measured on these 4 lines: 59% as they are, 24.5% cleaned (45% with the bed learned in the pauses, before);
+    // the issue's target is 35% (bench/speech-noise.mjs has the full figures).
+    expect(wer, `heard: ${heard}`).toBeLessThanOrEqual(0.35);
     // ...and better than the engine does on the sound as it is.
     expect(wer).toBeLessThan(wordErrorRate(SAID, engineWords(bed.file).join(' ')));
   }, 300_000);
@@ -73,7 +73,8 @@ describe('speech under a music bed', () => {
     expect(t.aligned).toBe(true);
     expect(t.cleaned).toBe(true);
     console.log(`aligned under a bed: ${t.unplaced?.length ?? 0} of ${t.words.length} unplaced`);
-    expect(t.unplaced?.length ?? 0).toBeLessThanOrEqual(Math.floor(t.words.length / 4));
+    // Measured: 5 of 49 (10 with the bed learned in the pauses, before).
+    expect(t.unplaced?.length ?? 0).toBeLessThanOrEqual(Math.floor(t.words.length / 6));
   }, 300_000);
 
   it('clean speech is not touched: the same words as the engine hears in it as it is', async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLEAN_BELOW_DB, cleanSpeech, soundLevels, speechNeedsCleaning } from '../../src/media/speech-cleaning.js';
+import { bedKind, CLEAN_BELOW_DB, cleanSpeech, soundLevels, speechNeedsCleaning } from '../../src/media/speech-cleaning.js';
 
 const RATE = 16_000;
 const dir = mkdtempSync(join(tmpdir(), 'cutroom-cleaning-'));
@@ -22,12 +22,16 @@ const energy = (x: Float64Array, from: number, to: number) => {
   for (let i = Math.round(from * RATE); i < Math.round(to * RATE); i++) e += x[i]! ** 2;
   return e;
 };
-/** 6 s: a 440 Hz bed at `bedLevel` throughout; 1 s bursts of 1500 Hz at 0.3 from 1-2 s and 3.5-4.5 s. */
-function bedUnderBursts(bedLevel: number): Float64Array {
+/**
+ * 6 s: a 440 Hz bed at `bedLevel` throughout; 1 s bursts at 0.3 from 1-2 s and 3.5-4.5 s, gliding from 1200 to
+ * 1800 Hz as a voice's pitch moves (or `held`: a steady 1500 Hz, as a sung note).
+ */
+function bedUnderBursts(bedLevel: number, held = false): Float64Array {
+  const burst = (s: number) => (held ? 2 * Math.PI * 1500 * s : 2 * Math.PI * (1200 * s + 300 * s * s));
   return Float64Array.from({ length: 6 * RATE }, (_, i) => {
     const t = i / RATE;
-    const burst = (t >= 1 && t < 2) || (t >= 3.5 && t < 4.5) ? 0.3 * Math.sin(2 * Math.PI * 1500 * t) : 0;
-    return bedLevel * Math.sin(2 * Math.PI * 440 * t) + burst;
+    const b = t >= 1 && t < 2 ? 0.3 * Math.sin(burst(t - 1)) : t >= 3.5 && t < 4.5 ? 0.3 * Math.sin(burst(t - 3.5)) : 0;
+    return bedLevel * Math.sin(2 * Math.PI * 440 * t) + b;
   });
 }
 
@@ -53,6 +57,14 @@ describe('cleanSpeech', () => {
     const was = energy(x, 1.1, 1.9) + energy(x, 3.6, 4.4);
     expect(Math.abs(10 * Math.log10(kept / was))).toBeLessThan(1);
   });
+
+  it('takes a tone held longer than half a second for the bed (its limit: a sung note is lost)', async () => {
+    const x = bedUnderBursts(0.05, true);
+    const out = join(dir, 'held-clean.pcm');
+    await cleanSpeech(write('held.pcm', x), out);
+    const y = read(out);
+    expect(10 * Math.log10(energy(y, 1.4, 1.6) / energy(x, 1.4, 1.6))).toBeLessThan(-10);
+  });
 });
 
 describe('speechNeedsCleaning', () => {
@@ -64,5 +76,15 @@ describe('speechNeedsCleaning', () => {
     expect(speechNeedsCleaning(silent)).toBe(false);
     // A faint room (60 dB under) is left alone too.
     expect(speechNeedsCleaning(await soundLevels(write('levels-room.pcm', bedUnderBursts(0.0003))))).toBe(false);
+  });
+});
+
+describe('bedKind', () => {
+  it('tells held notes (a tone under the bursts) from noise (seeded white noise under them)', async () => {
+    expect(bedKind(await soundLevels(write('kind-tone.pcm', bedUnderBursts(0.05))))).toBe('tonal');
+    let seed = 1;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const noisy = bedUnderBursts(0).map((v) => v + 0.05 * rand());
+    expect(bedKind(await soundLevels(write('kind-noise.pcm', noisy)))).toBe('noise');
   });
 });
