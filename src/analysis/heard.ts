@@ -93,7 +93,7 @@ export const CONTEST_MARGIN = 0.3;
 /**
  * The detections that only a competing reading can settle: scored `likely` but not `sure`, over words recognition
  * was sure of that are not a hit of the transcript. Each with the words heard there, to spot against the query on
- * that span alone (media/keywords.ts spotContests); mergeHeard keeps one whose query scores at least as well.
+ * that span alone (media/keywords.ts spotContests); mergeHeard keeps one whose query outscores them by `margin`.
  */
 export function contestsOf(words: TimedWord[], found: SoundSearch, detections: Detection[], rules: HeardRules = HEARD_RULES): Contest[] {
   const out: Contest[] = [];
