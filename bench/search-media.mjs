@@ -87,7 +87,7 @@ export function makeRecording(dir, voice, condition) {
   const src =
     condition.bed === 'music'
       ? `aevalsrc='0.3*sin(2*PI*t*(220*pow(2,mod(floor(t/2)*5,12)/12)))+0.2*sin(2*PI*t*(277*pow(2,mod(floor(t/2)*5,12)/12)))+0.2*sin(2*PI*t*(330*pow(2,mod(floor(t/2)*5,12)/12)))':s=16000:d=${duration}`
-      : `anoisesrc=c=pink:r=16000:a=0.3:d=${duration}`;
+      : `anoisesrc=c=pink:r=16000:a=0.3:seed=1:d=${duration}`; // a fixed seed: the same noise every run
   run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', src, '-ac', '1', bed]);
   const gain = speechDb - condition.under - rmsDb(bed);
   const out = join(dir, `${voice}-${condition.bed}-${condition.under}.wav`);

@@ -28,6 +28,14 @@ export interface Detection {
   end: number;
   /** The spotter's own score of the query against a free phone loop there, 0-1 (0.8's kws prints it). */
   confidence: number;
+  /** The query and the words recognition heard there, spotted against each other on that span alone (contestsOf). */
+  rival?: Rival;
+}
+
+/** Each reading's best score (0-1, 0 where not spotted) in one pass over a contested detection's span. */
+export interface Rival {
+  query: number;
+  heard: number;
 }
 
 export type SearchMatch = SoundHit['match'] | 'heard';
@@ -43,12 +51,13 @@ export interface FoundHit extends Omit<SoundHit, 'words' | 'match'> {
 
 /**
  * How listening judges a detection, by the spotter's score (0-1) of the query against a free phone loop there:
- * from `sure` a detection is a hit alone; from `likely` it is one where it lasts long enough, recognition was unsure
- * of the words there and they sound like the query (`likeness`, 0-1), and it lets a hit of the transcript stand
+ * from `sure` a detection is a hit alone; from `likely` it is one where it lasts long enough and either recognition
+ * was unsure of the words there and they sound like the query (`likeness`, 0-1), or, spotted against them on that
+ * span, the query outscores them by `margin` (contestsOf); and it lets a hit of the transcript stand
  * that recognition was unsure of or found only by sound. Tuned on bench/search.mjs's clean and music 10 dB under
  * recordings, checked on music 20 dB and noise 25 dB under (bench/README.md).
  */
-export const HEARD_RULES = { sure: 0.87, likely: 0.83, likeness: 0.4 };
+export const HEARD_RULES = { sure: 0.87, likely: 0.83, likeness: 0.4, margin: 0.01 };
 export type HeardRules = typeof HEARD_RULES;
 
 const round = (s: number) => Math.round(s * 1000) / 1000;
@@ -67,13 +76,44 @@ export function joinDetections(detections: Detection[]): Detection[] {
 }
 
 const unsureOf = (ws: TimedWord[]) => ws.some((w) => w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE);
+const overlaps = (a: { start_seconds: number; end_seconds: number }, d: Detection) => a.start_seconds < d.end && a.end_seconds > d.start;
+const wordsOver = (words: TimedWord[], d: Detection) => words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
+
+/** A detection to settle by spotting, on `from`-`to` (seconds) only, the query against the words `heard` there. */
+export interface Contest {
+  detection: Detection;
+  heard: string;
+  from: number;
+  to: number;
+}
+
+/** Seconds either side of a contested detection that its contest hears. */
+export const CONTEST_MARGIN = 0.3;
+
+/**
+ * The detections that only a competing reading can settle: scored `likely` but not `sure`, over words recognition
+ * was sure of that are not a hit of the transcript. Each with the words heard there, to spot against the query on
+ * that span alone (media/keywords.ts spotContests); mergeHeard keeps one whose query outscores them by `margin`.
+ */
+export function contestsOf(words: TimedWord[], found: SoundSearch, detections: Detection[], rules: HeardRules = HEARD_RULES): Contest[] {
+  const out: Contest[] = [];
+  for (const d of joinDetections(detections.filter((x) => x.confidence >= rules.likely && x.confidence < rules.sure))) {
+    if (found.hits.some((h) => overlaps(h, d))) continue;
+    const inside = wordsOver(words, d);
+    if (!inside.length || unsureOf(inside)) continue;
+    const from = Math.max(0, Math.min(d.start, inside[0]!.start_seconds) - CONTEST_MARGIN);
+    out.push({ detection: d, heard: inside.map((w) => w.word).join(' '), from, to: Math.max(d.end, inside.at(-1)!.end_seconds) + CONTEST_MARGIN });
+  }
+  return out;
+}
 
 /**
  * The search's hits and near misses with what listening heard. A hit of the transcript stands when recognition was
  * sure of its words and spelled the query; otherwise (unsure words, or a match by sound) only when the spotter
  * heard the query over it (a detection scored `likely` or more): else it becomes a near miss. Elsewhere a detection
  * is a `heard` hit when the spotter was sure, or when it lasts long enough for the query's phones and recognition was
- * unsure of the words there and they sound like the query (a near miss there always does); else a `heard` near miss.
+ * unsure of the words there and they sound like the query (a near miss there always does), or the query won its
+ * contest against the words recognition was sure of there (`rival`); else a `heard` near miss.
  */
 export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer, rules: HeardRules = HEARD_RULES): { hits: FoundHit[]; near_misses: FoundHit[] } {
   const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) => h.start_seconds < d.end && h.end_seconds > d.start;
@@ -88,13 +128,15 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
   const near: FoundHit[] = [];
   for (const d of heard) {
     if (hits.some((h) => over(h, d))) continue;
-    const inside = words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
+    const inside = wordsOver(words, d);
+    // Over words recognition was sure of, the query must outscore them there by `margin` (contestsOf).
+    const wins = d.rival !== undefined && d.rival.heard > 0 && d.rival.query >= d.rival.heard + rules.margin;
     const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
     const sure = d.confidence >= rules.sure;
     const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (sure || (long && unsure)) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
+      if (sure || (long && (unsure || wins))) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
@@ -109,7 +151,7 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
       score: round(likeness),
       cut: cutAround(d, inside),
     };
-    (sure || (long && unsure && likeness >= rules.likeness) ? hits : near).push(hit);
+    (sure || (long && ((unsure && likeness >= rules.likeness) || wins)) ? hits : near).push(hit);
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };

@@ -3,7 +3,7 @@
 // recognition (speech.ts): argument arrays, a time limit, a kill on cancel, the limiter, and the sound decoded to a
 // file in the scratch folder, cleaned of a bed or noise as recognition cleans it, and heard in pieces split where it
 // is quiet.
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputArgs, type MediaSource } from './input.js';
@@ -61,6 +61,26 @@ export function parseSpotted(stdout: string, phrases: string[], offsetSec: numbe
   return out;
 }
 
+/** The span of the source as 16 kHz mono PCM in `dir`, cleaned of a bed or noise as recognition cleans it. */
+async function soundToHear(req: Omit<SpotRequest, 'phrases' | 'pieces'>, dir: string, deadline: number, check: ReturnType<typeof processCheck>): Promise<{ raw: string; samples: number }> {
+  const span = Math.max(0, req.toSec - req.fromSec);
+  const raw = join(dir, 'sound.pcm');
+  const decoded = await req.limiter.run(() =>
+    runProcess(req.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-y', `file:${raw}`], {
+      timeoutMs: Math.max(1000, deadline - Date.now()),
+      signal: req.signal,
+    }),
+  );
+  check(decoded, 'ffmpeg');
+  const samples = Math.floor((await stat(raw)).size / 2);
+  // Under a bed or noise the spotter finds more of the words, and as surely, on the cleaned sound (bench/README.md).
+  if (samples && speechNeedsCleaning(await soundLevels(raw))) {
+    await cleanSpeech(raw, join(dir, 'clean.pcm'));
+    await rename(join(dir, 'clean.pcm'), raw);
+  }
+  return { raw, samples };
+}
+
 /** Listens to a span of a source for the phrases: every detection, in time order. */
 export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
   if (req.engine.cli !== '0.8') throw new SpeechError("listening needs PocketSphinx 0.8's pocketsphinx_continuous (keyword spotting through 5.x's command line is not supported yet)");
@@ -69,22 +89,8 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
   const deadline = Date.now() + req.timeoutMs;
   const check = processCheck(req.timeoutMs);
   try {
-    const span = Math.max(0, req.toSec - req.fromSec);
-    const raw = join(dir, 'sound.pcm');
-    const decoded = await req.limiter.run(() =>
-      runProcess(req.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-y', `file:${raw}`], {
-        timeoutMs: Math.max(1000, deadline - Date.now()),
-        signal: req.signal,
-      }),
-    );
-    check(decoded, 'ffmpeg');
-    const samples = Math.floor((await stat(raw)).size / 2);
+    const { raw, samples } = await soundToHear(req, dir, deadline, check);
     if (!samples || !req.phrases.length) return [];
-    // Under a bed or noise the spotter finds more of the words, and as surely, on the cleaned sound (bench/README.md).
-    if (speechNeedsCleaning(await soundLevels(raw))) {
-      await cleanSpeech(raw, join(dir, 'clean.pcm'));
-      await rename(join(dir, 'clean.pcm'), raw);
-    }
     const dict = join(dir, 'words.dict');
     const kws = join(dir, 'phrases.kws');
     await writeFile(dict, dictionaryOf(req.pronunciations));
@@ -108,4 +114,71 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Short spans of the sound to hear again, each for its own phrases (seconds on the asset's clock). */
+export interface ContestRequest extends Omit<SpotRequest, 'phrases' | 'pieces' | 'onProgress'> {
+  contests: { from: number; to: number; phrases: SpotRequest['phrases'] }[];
+}
+
+/**
+ * Each contest's span spotted for its phrases alone, one short pass each (a model load: about 0.25 s of CPU), on the
+ * same sound as spotKeywords hears (the span `fromSec`-`toSec` decoded and cleaned once): the detections per contest.
+ */
+export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
+  if (!req.contests.length) return [];
+  const dir = join(req.scratchDir, `contest-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  const deadline = Date.now() + req.timeoutMs;
+  const check = processCheck(req.timeoutMs);
+  try {
+    const { raw, samples } = await soundToHear(req, dir, deadline, check);
+    const dict = join(dir, 'words.dict');
+    await writeFile(dict, dictionaryOf(req.pronunciations));
+    const fh = await open(raw, 'r');
+    const out: Spotted[][] = [];
+    try {
+      for (const [k, c] of req.contests.entries()) {
+        const from = Math.max(0, Math.floor((c.from - req.fromSec) * RATE));
+        const to = Math.min(samples, Math.ceil((c.to - req.fromSec) * RATE));
+        if (to <= from) {
+          out.push([]);
+          continue;
+        }
+        const pcm = Buffer.alloc((to - from) * 2);
+        await fh.read(pcm, 0, pcm.length, from * 2);
+        const wav = join(dir, `contest${k}.wav`);
+        const kws = join(dir, `contest${k}.kws`);
+        await writeFile(wav, Buffer.concat([wavHeader(pcm.length), pcm]));
+        await writeFile(kws, kwsFileOf(c.phrases));
+        const args = ['-infile', wav, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm, '-dict', dict, '-kws', kws];
+        const r = await req.limiter.run(() => runProcess(req.engine.bin, args, { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }));
+        check(r, 'PocketSphinx');
+        out.push(parseSpotted(r.stdout.toString('utf8'), c.phrases.map((p) => p.text), req.fromSec + from / RATE));
+      }
+    } finally {
+      await fh.close();
+    }
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A 16 kHz mono 16-bit WAV header for `bytes` of samples. */
+function wavHeader(bytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + bytes, 4);
+  h.write('WAVEfmt ', 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(RATE, 24);
+  h.writeUInt32LE(RATE * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(bytes, 40);
+  return h;
 }

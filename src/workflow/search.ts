@@ -5,12 +5,12 @@ import { z } from 'zod';
 import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
 import { phoneNames, type Cmudict } from '../analysis/dictionary.js';
-import { mergeHeard, spotThreshold, type Detection, type FoundHit } from '../analysis/heard.js';
-import { searchBySound, type Pronouncer } from '../analysis/sound-search.js';
+import { HEARD_RULES, contestsOf, joinDetections, mergeHeard, spotThreshold, type Detection, type FoundHit, type Rival } from '../analysis/heard.js';
+import { searchBySound, type Pronouncer, type SoundSearch } from '../analysis/sound-search.js';
 import { classifyAsset } from '../edit/lint.js';
-import { textWords } from '../edit/words.js';
+import { textWords, type TimedWord } from '../edit/words.js';
 import { UserFacingError, shown } from '../errors.js';
-import { spotKeywords } from '../media/keywords.js';
+import { spotContests, spotKeywords, type Spotted } from '../media/keywords.js';
 import { SpeechError, type SpeechEngine } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { dictionaryFor, pronouncerFor } from './pronouncer.js';
@@ -65,8 +65,14 @@ async function soundsFor(engine: SpeechEngine | undefined, debug?: (m: string) =
   return { pronouncer, ...(dict ? { dict } : {}) };
 }
 
+/** Contests (heard.ts contestsOf) heard per asset and search, at most: the query's best-scored detections first. */
+const MAX_CONTESTS = 8;
+/** Contests' thresholds per phone: lenient, so that both readings are scored wherever either fits at all. */
+const CONTEST_PER_PHONE = 8;
+
 /** What listening heard, per asset media and phrase: a next page of the same search does not listen again. */
 const heardBefore = new Map<string, Detection[]>();
+const contested = new Map<string, Rival[]>();
 const remember = (key: string, value: Detection[]) => {
   if (heardBefore.size >= 64) heardBefore.delete(heardBefore.keys().next().value!);
   heardBefore.set(key, value);
@@ -134,7 +140,8 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
       else {
         listenBudget -= length;
         try {
-          const detections = await listener.listen(pid, a.id, opts.signal, (f) => progress(0.5 + f / 2, 'listening for the query'));
+          const heard = await listener.listen(pid, a.id, opts.signal, (f) => progress(0.5 + f / 2, 'listening for the query'));
+          const detections = await listener.contest(pid, a.id, t.words, bySound, heard, opts.signal);
           found = mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer);
           listened++;
         } catch (err) {
@@ -163,8 +170,56 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
   const phrase = queryWords.join(' ');
   const threshold = spotThreshold(phones);
   const scratchDir = rt.scratchDir;
+  const timeoutMs = (duration: number) => Math.max(60_000, duration * 2000);
   return {
     phones,
+    /**
+     * The detections with, for those only a competing reading can settle, the query and the words recognition was
+     * sure of there spotted against each other on that span (a short pass each, at most MAX_CONTESTS per asset).
+     */
+    async contest(pid: string, assetId: string, words: TimedWord[], found: SoundSearch, detections: Detection[], signal: AbortSignal | undefined): Promise<Detection[]> {
+      const contests = contestsOf(words, found, detections)
+        .filter((c) => c.heard.split(' ').every((w) => pronouncer.pronounce(w).length))
+        .sort((a, b) => b.detection.confidence - a.detection.confidence)
+        .slice(0, MAX_CONTESTS);
+      if (!contests.length) return detections;
+      const { src, key } = await locateAsset(deps, pid, assetId, signal);
+      const memo = `${key}|${phrase}|contest|${contests.map((c) => `${c.from},${c.to},${c.heard}`).join('|')}`;
+      let rivals = contested.get(memo);
+      if (!rivals) {
+        const facts = await deps.prober!.probe(assetId, src, signal);
+        const duration = (facts.durationMs ?? 0) / 1000;
+        const heardWords = new Map(pronunciations);
+        for (const c of contests) for (const w of c.heard.split(' ')) if (!heardWords.has(w)) heardWords.set(w, pronouncer.pronounce(w).map(phoneNames));
+        const lenient = (text: string) => ({ text, threshold: Number(`1e-${CONTEST_PER_PHONE * text.split(' ').reduce((n, w) => n + pronouncer.pronounce(w)[0]!.length, 0)}`) });
+        try {
+          const spotted = await rt.listening.run(() =>
+            spotContests({
+              ffmpeg: rt.ffmpeg,
+              engine,
+              limiter: rt.limiter,
+              source: src,
+              fromSec: 0,
+              toSec: duration,
+              contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })),
+              pronunciations: heardWords,
+              scratchDir,
+              timeoutMs: timeoutMs(duration),
+              ...(signal ? { signal } : {}),
+            }),
+          );
+          const best = (s: Spotted[], text: string) => Math.max(0, ...s.filter((x) => x.phrase === text).map((x) => x.confidence));
+          rivals = spotted.map((s, k) => ({ query: best(s, phrase), heard: best(s, contests[k]!.heard) }));
+        } catch (err) {
+          if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message);
+          throw err;
+        }
+        if (contested.size >= 64) contested.delete(contested.keys().next().value!);
+        contested.set(memo, rivals);
+      }
+      const settled = new Map(contests.map((c, k) => [c.detection.start, rivals![k]!]));
+      return joinDetections(detections.filter((d) => d.confidence >= HEARD_RULES.likely)).map((d) => (settled.has(d.start) ? { ...d, rival: settled.get(d.start)! } : d));
+    },
     async listen(pid: string, assetId: string, signal: AbortSignal | undefined, onProgress: (f: number) => void): Promise<Detection[]> {
       const { src, key } = await locateAsset(deps, pid, assetId, signal);
       const memo = `${key}|${phrase}|${threshold}`;
@@ -185,7 +240,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
             pronunciations,
             scratchDir,
             pieces: Math.max(1, rt.limiter.limit),
-            timeoutMs: Math.max(60_000, duration * 2000),
+            timeoutMs: timeoutMs(duration),
             ...(signal ? { signal } : {}),
             onProgress,
           }),

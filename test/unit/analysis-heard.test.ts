@@ -2,7 +2,7 @@
 // output (src/media/keywords.ts).
 import { describe, expect, it } from 'vitest';
 import { parseCmudict } from '../../src/analysis/dictionary.js';
-import { HEARD_RULES, MIN_SECONDS_PER_PHONE, joinDetections, mergeHeard, spotThreshold, type Detection } from '../../src/analysis/heard.js';
+import { CONTEST_MARGIN, HEARD_RULES, MIN_SECONDS_PER_PHONE, contestsOf, joinDetections, mergeHeard, spotThreshold, type Detection } from '../../src/analysis/heard.js';
 import { createPronouncer, searchBySound } from '../../src/analysis/sound-search.js';
 import type { TimedWord } from '../../src/edit/words.js';
 import { dictionaryOf, kwsFileOf, parseSpotted } from '../../src/media/keywords.js';
@@ -74,6 +74,19 @@ describe('merging what was heard with the transcript', () => {
     expect(likely.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
     const overruled = mergeHeard(sure, searchBySound(sure, query, pronouncer), [at(3.0, 3.5, HEARD_RULES.sure)], query, phones, pronouncer);
     expect(overruled.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+  });
+
+  it('contests a likely detection over words recognition was sure of, and keeps it only where the query wins', () => {
+    const sure = t.map((w) => (w.index === 7 || w.index === 8 ? { ...w, confidence: 0.8 } : w));
+    const found = searchBySound(sure, query, pronouncer);
+    // Over unsure words ("light towns") or a hit of the transcript there is nothing to contest.
+    const contests = contestsOf(sure, found, [at(3.0, 3.5), at(1.2, 1.75), at(4.2, 4.75)]);
+    expect(contests).toEqual([{ detection: at(3.0, 3.5), heard: 'what op', from: 3.0 - CONTEST_MARGIN, to: 3.5 + CONTEST_MARGIN }]);
+    const judged = (query_: number, heard: number) => mergeHeard(sure, found, [{ ...at(3.0, 3.5), rival: { query: query_, heard } }], query, phones, pronouncer);
+    expect(judged(0.85, 0.82).hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op', start_seconds: 3 });
+    expect(judged(0.85, 0.845).hits.some((h) => h.match === 'heard')).toBe(false);
+    // A reading the contest did not spot at all settles nothing.
+    expect(judged(0.85, 0).hits.some((h) => h.match === 'heard')).toBe(false);
   });
 
   it('ignores detections the spotter scored under likely', () => {
