@@ -167,7 +167,7 @@ describe('search_transcripts by sound and by listening', () => {
     expect(soundAlike.length).toBeGreaterThan(0);
   }, 600_000);
 
-  it('under a music bed 10 dB down, listening finds planted words the transcript lacks, hits with precision of 0.8 or more', async () => {
+  it('under a music bed 10 dB down, listening finds every planted word, hits with precision of 0.8 or more', async () => {
     const { video, words } = makeWordCutMedia(allowed, 'bed', 'rms', LINES, [0.5], 10);
     const bed = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
     const found = { transcript: 0, listening: 0 };
@@ -185,7 +185,11 @@ describe('search_transcripts by sound and by listening', () => {
         }
       }
     }
-    expect(found.listening, JSON.stringify(found)).toBeGreaterThan(found.transcript);
+    // Every planted occurrence is found with listening (the issue's target); since recognition learned to take the bed
+    // off (issue 32, item 5) the transcript alone finds them all here too, so listening must only not lose any.
+    const total = PLANTED.reduce((n, q) => n + words.filter((w) => w.word.toLowerCase() === q).length, 0);
+    expect(found.listening, JSON.stringify(found)).toBe(total);
+    expect(found.listening, JSON.stringify(found)).toBeGreaterThanOrEqual(found.transcript);
     expect(right / (right + falseHits.length), falseHits.join('; ')).toBeGreaterThanOrEqual(0.8);
   }, 600_000);
 
