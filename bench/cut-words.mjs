@@ -11,23 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CUT_GAPS, CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
 import { connect } from './lib.mjs';
 
 const VOICES = (process.env.BENCH_VOICES ?? 'slt,rms,awb,kal').split(',');
 const BEDS = (process.env.BENCH_BEDS ?? 'clean,10').split(',');
 const FPS = 25;
 const TOLERANCE = 0.005;
-const SENTENCES = [
-  'The lighthouse keeper walked along the shore before the sun came up.',
-  'She saw a ship in the storm and rang the bell three times.',
-  'We sailed at noon with a cargo of apples and salt.',
-  'The children ran to the market to buy bread and fish.',
-  'Nobody knew where the small boat had gone that morning.',
-  'Rain fell on the roof all afternoon and the river rose.',
-  'My grandmother kept a garden full of roses and green beans.',
-  'The band played music in the square until midnight.',
-];
-const GAPS = [0.6, 0.25, 1.2, 0.4, 0.8, 0.3, 1.0, 0.5];
+const SENTENCES = CUT_SENTENCES;
+const GAPS = CUT_GAPS;
 
 function exec(cmd, args) {
   const r = spawnSync(cmd, args, { maxBuffer: 1 << 28 });

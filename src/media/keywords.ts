@@ -10,7 +10,7 @@ import { inputArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
 import { cleanSpeech, soundLevels, speechNeedsCleaning } from './speech-cleaning.js';
-import { SpeechError, processCheck, splitToPieces, type SphinxEngine } from './speech.js';
+import { SpeechError, processCheck, splitToPieces, wavHeader, type SphinxEngine } from './speech.js';
 
 export interface SpotRequest {
   ffmpeg: string;
@@ -149,7 +149,7 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
         await fh.read(pcm, 0, pcm.length, from * 2);
         const wav = join(dir, `contest${k}.wav`);
         const kws = join(dir, `contest${k}.kws`);
-        await writeFile(wav, Buffer.concat([wavHeader(pcm.length), pcm]));
+        await writeFile(wav, Buffer.concat([wavHeader(to - from), pcm]));
         await writeFile(kws, kwsFileOf(c.phrases));
         const args = ['-infile', wav, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm, '-dict', dict, '-kws', kws];
         const r = await req.limiter.run(() => runProcess(req.engine.bin, args, { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }));
@@ -163,22 +163,4 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** A 16 kHz mono 16-bit WAV header for `bytes` of samples. */
-function wavHeader(bytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + bytes, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(bytes, 40);
-  return h;
 }

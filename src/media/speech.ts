@@ -218,7 +218,8 @@ export async function splitPoints(samples: number, pieces: number, read: ReadSam
   return points;
 }
 
-const wavHeader = (samples: number): Buffer => {
+/** A 16 kHz mono 16-bit WAV header for `samples` samples (the engine reads WAV pieces). */
+export const wavHeader = (samples: number): Buffer => {
   const b = Buffer.alloc(44);
   b.write('RIFF', 0);
   b.writeUInt32LE(36 + samples * 2, 4);

@@ -11,6 +11,7 @@ import { classifyAsset } from '../edit/lint.js';
 import { textWords, type TimedWord } from '../edit/words.js';
 import { UserFacingError, shown } from '../errors.js';
 import { spotContests, spotKeywords, type Spotted } from '../media/keywords.js';
+import type { MediaSource } from '../media/input.js';
 import { SpeechError, type SpeechEngine } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { dictionaryFor, pronouncerFor } from './pronouncer.js';
@@ -170,7 +171,13 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
   const phrase = queryWords.join(' ');
   const threshold = spotThreshold(phones);
   const scratchDir = rt.scratchDir;
-  const timeoutMs = (duration: number) => Math.max(60_000, duration * 2000);
+  /** What every pass of the engine over a whole asset shares: the tools, its source and span, its time limit. */
+  const overWhole = async (assetId: string, src: MediaSource, signal: AbortSignal | undefined) => {
+    const duration = ((await deps.prober!.probe(assetId, src, signal)).durationMs ?? 0) / 1000;
+    return { ffmpeg: rt.ffmpeg, engine, limiter: rt.limiter, source: src, fromSec: 0, toSec: duration, scratchDir, timeoutMs: Math.max(60_000, duration * 2000), ...(signal ? { signal } : {}) };
+  };
+  /** The engine's failure as one line for the agent; anything else as it is. */
+  const userError = (err: unknown): unknown => (err instanceof SpeechError ? new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message) : err);
   return {
     phones,
     /**
@@ -187,32 +194,18 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
       const memo = `${key}|${phrase}|contest|${contests.map((c) => `${c.from},${c.to},${c.heard}`).join('|')}`;
       let rivals = contested.get(memo);
       if (!rivals) {
-        const facts = await deps.prober!.probe(assetId, src, signal);
-        const duration = (facts.durationMs ?? 0) / 1000;
         const heardWords = new Map(pronunciations);
         for (const c of contests) for (const w of c.heard.split(' ')) if (!heardWords.has(w)) heardWords.set(w, pronouncer.pronounce(w).map(phoneNames));
         const lenient = (text: string) => ({ text, threshold: Number(`1e-${CONTEST_PER_PHONE * text.split(' ').reduce((n, w) => n + pronouncer.pronounce(w)[0]!.length, 0)}`) });
+        const whole = await overWhole(assetId, src, signal);
         try {
           const spotted = await rt.listening.run(() =>
-            spotContests({
-              ffmpeg: rt.ffmpeg,
-              engine,
-              limiter: rt.limiter,
-              source: src,
-              fromSec: 0,
-              toSec: duration,
-              contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })),
-              pronunciations: heardWords,
-              scratchDir,
-              timeoutMs: timeoutMs(duration),
-              ...(signal ? { signal } : {}),
-            }),
+            spotContests({ ...whole, contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })), pronunciations: heardWords }),
           );
           const best = (s: Spotted[], text: string) => Math.max(0, ...s.filter((x) => x.phrase === text).map((x) => x.confidence));
           rivals = spotted.map((s, k) => ({ query: best(s, phrase), heard: best(s, contests[k]!.heard) }));
         } catch (err) {
-          if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message);
-          throw err;
+          throw userError(err);
         }
         if (contested.size >= 64) contested.delete(contested.keys().next().value!);
         contested.set(memo, rivals);
@@ -225,32 +218,14 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
       const memo = `${key}|${phrase}|${threshold}`;
       const known = heardBefore.get(memo);
       if (known) return known;
-      const facts = await deps.prober!.probe(assetId, src, signal);
-      const duration = (facts.durationMs ?? 0) / 1000;
+      const whole = await overWhole(assetId, src, signal);
       try {
-        const spotted = await rt.listening.run(() =>
-          spotKeywords({
-            ffmpeg: rt.ffmpeg,
-            engine,
-            limiter: rt.limiter,
-            source: src,
-            fromSec: 0,
-            toSec: duration,
-            phrases: [{ text: phrase, threshold }],
-            pronunciations,
-            scratchDir,
-            pieces: Math.max(1, rt.limiter.limit),
-            timeoutMs: timeoutMs(duration),
-            ...(signal ? { signal } : {}),
-            onProgress,
-          }),
-        );
+        const spotted = await rt.listening.run(() => spotKeywords({ ...whole, phrases: [{ text: phrase, threshold }], pronunciations, pieces: Math.max(1, rt.limiter.limit), onProgress }));
         const detections = spotted.map(({ start, end, confidence }) => ({ start, end, confidence }));
         remember(memo, detections);
         return detections;
       } catch (err) {
-        if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message);
-        throw err;
+        throw userError(err);
       }
     },
   };

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { WORD_CUT_FPS, heardSpan, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
@@ -116,19 +117,9 @@ describe('words recognition did not place, though said', () => {
     const refused: string[] = [];
     const problems: string[] = [];
     // Besides the media above, bench/cut-words.mjs's speech in slt, whose alignment leaves "and rang the" unplaced.
-    const said = [
-      'The lighthouse keeper walked along the shore before the sun came up.',
-      'She saw a ship in the storm and rang the bell three times.',
-      'We sailed at noon with a cargo of apples and salt.',
-      'The children ran to the market to buy bread and fish.',
-      'Nobody knew where the small boat had gone that morning.',
-      'Rain fell on the roof all afternoon and the river rose.',
-      'My grandmother kept a garden full of roses and green beans.',
-      'The band played music in the square until midnight.',
-    ];
-    const { video, words } = makeWordCutMedia(allowed, 'said', 'slt', said, [0.6, 0.25, 1.2, 0.4, 0.8, 0.3, 1.0, 0.5]);
+    const { video, words } = makeWordCutMedia(allowed, 'said', 'slt', CUT_SENTENCES, CUT_GAPS);
     const saidId = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
-    for (const a of [...assets, { voice: 'slt', id: saidId, words, text: said.join(' ') }]) {
+    for (const a of [...assets, { voice: 'slt', id: saidId, words, text: CUT_SENTENCES.join(' ') }]) {
       const text = 'text' in a ? a.text : SENTENCES.join(' ');
       const t = structured<{ unplaced?: number[]; doubtful?: number[]; words: { word: string }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: a.id, text, words: true }));
       const off = new Set([...(t.unplaced ?? []), ...(t.doubtful ?? [])]);
