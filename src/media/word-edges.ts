@@ -224,7 +224,11 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE || atFarEdge(r));
   let run: Run | undefined;
   for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
-  if (!run && heardPause) for (const r of runs) if (!run || r.last - r.first > run.last - run.first) run = r;
+  // A short quiet run that ends before the transcript's boundary (on the kept word's side of it) is a stop's
+  // closure inside the word ("ship|in": the closure of its p, then the burst the recogniser counts in the word), not
+  // the pause: the words run together there. So is a run further than RUN_ON_REACH from it (another word's end).
+  const reaches = (r: Run) => near(r) <= RUN_ON_REACH && (side === 'before' ? t(r.first) <= boundary + CLOSURE_SLACK : t(r.last) >= boundary - CLOSURE_SLACK);
+  if (!run && heardPause) for (const r of runs) if (reaches(r) && (!run || r.last - r.first > run.last - run.first)) run = r;
   if (run) {
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
     const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
@@ -251,6 +255,8 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
 }
 
+/** How far (s) a short pause may end short of the transcript's boundary and still be the pause, not a closure. */
+const CLOSURE_SLACK = 0.01;
 /** Where words run together, a cut goes this far (s) at least, and at most, beyond the transcript's boundary. */
 const RUN_ON_LEAN = 0.04;
 const RUN_ON_REACH = 0.12;
