@@ -170,7 +170,7 @@ export async function run() {
           const { inSec, outSec, heard, full } = heardSpan((edit.edit ?? edit).video_series_sequential[0]);
           const onset = words[s.first].start;
           const end = words[s.last].end;
-          if (process.env.BENCH_DETAIL) {
+          if (process.env.BENCH_DETAIL === '1') {
             // Per cut: true times of the neighbours and the cut's edges, the transcript's, and where the sound was cut.
             const f = (x) => (x === undefined ? '-' : x.toFixed(3));
             const tw = (i) => heardWords[i];
