@@ -46,6 +46,9 @@ export interface EdgeWords {
   end: number;
   nextStart?: number;
   duration: number;
+  /** The cut's first word starts a sentence, its last ends one: a pause is expected there even where none was heard. */
+  sentenceStart?: boolean;
+  sentenceEnd?: boolean;
 }
 
 export interface EdgeDeps {
@@ -272,14 +275,18 @@ const HEARD_PAUSE = 0.08;
  * well inside the neighbouring word (or up to a second of what precedes or follows) to well inside the cut's own word.
  */
 export async function hearEdges(deps: EdgeDeps, source: MediaSource, w: EdgeWords, signal?: AbortSignal): Promise<HeardEdges> {
-  const headFrom = Math.max(0, w.prevEnd !== undefined ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1);
-  const tailTo = Math.min(w.duration, w.nextStart !== undefined ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1);
   const heardBefore = w.prevEnd === undefined || w.start - w.prevEnd >= HEARD_PAUSE;
   const heardAfter = w.nextStart === undefined || w.nextStart - w.end >= HEARD_PAUSE;
+  // Between sentences the recogniser that hears no pause has swallowed it into a word on one side (a sentence's last
+  // word run over it, or its first put early in it): look a second to each side for it.
+  const swallowedBefore = !heardBefore && !!w.sentenceStart;
+  const swallowedAfter = !heardAfter && !!w.sentenceEnd;
+  const headFrom = Math.max(0, w.prevEnd !== undefined && !swallowedBefore ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1);
+  const tailTo = Math.min(w.duration, w.nextStart !== undefined && !swallowedAfter ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1);
   // Where the pause runs on to the window's far edge, the transcript put the word inside the pause (it swallowed
   // the silence): look further, up to REACH seconds past the transcript's times, within the cut's own words.
   const head = async () => {
-    let headTo = Math.min(w.duration, Math.max(w.firstEnd, w.start + 0.3) + 0.2);
+    let headTo = Math.min(w.duration, Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + 0.2);
     for (;;) {
       const r = edgeIn(frameActivity(await decode(deps, source, headFrom, headTo, signal)), 'before', w.start, heardBefore, headFrom);
       const further = Math.min(w.duration, w.end, headTo + 1);
@@ -288,7 +295,7 @@ export async function hearEdges(deps: EdgeDeps, source: MediaSource, w: EdgeWord
     }
   };
   const tail = async () => {
-    let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - 0.3) - 0.2);
+    let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - 0.2);
     for (;;) {
       const r = edgeIn(frameActivity(await decode(deps, source, tailFrom, tailTo, signal)), 'after', w.end, heardAfter, tailFrom);
       const further = Math.max(0, w.start, tailFrom - 1);

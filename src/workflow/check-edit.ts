@@ -433,7 +433,13 @@ async function cutByWords(
   const rt = deps.runtime;
   if (rt && info?.source && info.facts?.hasAudio) {
     try {
-      edges = await hearEdges(rt, info.source, { ...(prev ? { prevEnd: prev.end_seconds } : {}), start: a.start_seconds, firstEnd: a.end_seconds, lastStart: b.start_seconds, end: b.end_seconds, ...(next ? { nextStart: next.start_seconds } : {}), duration }, opts.signal);
+      const endsSentence = (w: TimedWord | undefined) => !!w && /[.!?]["')\]]*$/.test(w.word);
+      edges = await hearEdges(
+        rt,
+        info.source,
+        { ...(prev ? { prevEnd: prev.end_seconds } : {}), start: a.start_seconds, firstEnd: a.end_seconds, lastStart: b.start_seconds, end: b.end_seconds, ...(next ? { nextStart: next.start_seconds } : {}), duration, sentenceStart: endsSentence(prev), sentenceEnd: !!next && endsSentence(b) },
+        opts.signal,
+      );
       heard = true;
     } catch (err) {
       if (opts.signal?.aborted) throw err;
