@@ -233,6 +233,7 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   const reaches = (r: Run) => near(r) <= RUN_ON_REACH && (side === 'before' ? t(r.first) <= boundary + CLOSURE_SLACK : t(r.last) >= boundary - CLOSURE_SLACK);
   if (!run && heardPause) for (const r of runs) if (reaches(r) && (!run || r.last - r.first > run.last - run.first)) run = r;
   if (run) {
+    if (side === 'after') run = afterRelease(a.energy, run);
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
     const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
@@ -241,10 +242,10 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   }
   // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
   // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
-  // join: cut at the quietest point on the neighbour's side only, at least RUN_ON_LEAN and at most RUN_ON_REACH
-  // beyond the boundary (a little of the neighbour is heard, the word is not clipped).
-  const lo = side === 'before' ? boundary - RUN_ON_REACH : boundary;
-  const hi = side === 'before' ? boundary : boundary + RUN_ON_REACH;
+  // join: cut on the neighbour's side only, at least RUN_ON_LEAN and at most RUN_ON_REACH beyond the boundary, at the
+  // neighbour's end of the quietest stretch there (a little of the neighbour is heard, the word is not clipped).
+  const lo = side === 'before' ? boundary - RUN_ON_REACH : boundary + RUN_ON_LEAN;
+  const hi = side === 'before' ? boundary - RUN_ON_LEAN : boundary + RUN_ON_REACH;
   let first = a.activity.length;
   let last = -1;
   for (let f = 0; f < a.activity.length; f++) {
@@ -253,11 +254,59 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
       last = Math.max(last, f);
     }
   }
-  const quiet = first <= last ? t(quietestFrame(a.energy, first, last)) : boundary;
+  // A frame is quiet over all of its 16 ms, and the next one out is not: the neighbour starts within the hop beyond
+  // the quiet frame's outer end. The cut goes in the middle of that hop, not at the quiet frame's centre.
+  const outer = ((side === 'before' ? -1 : 1) * (FRAME / 2 + HOP / 2)) / RATE;
+  const quiet = first <= last ? t(quietStretchEnd(a.energy, first, last, side)) + outer : boundary;
   const q = side === 'before' ? Math.min(quiet, boundary - RUN_ON_LEAN) : Math.max(quiet, boundary + RUN_ON_LEAN);
   return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
 }
 
+/**
+ * Where words run together, the quietest stretch between them, and its end on the neighbour's side: the frames next
+ * to the quietest one within FLOOR_DB of it, followed towards the neighbour (before the cut's first word, earlier;
+ * after its last, later). The kept word's fading end is as quiet as the join ("roses|and": the z fades 4 dB under
+ * the join), so the quietest frame alone is often inside it; where the stretch is flat (a glide, "knew|where"), this
+ * reaches the window's far edge: no sign of a join, the most of the neighbour allowed is kept instead of the word cut.
+ */
+function quietStretchEnd(energy: number[], first: number, last: number, side: 'before' | 'after'): number {
+  const q = quietestFrame(energy, first, last);
+  const step = side === 'before' ? -1 : 1;
+  let f = q;
+  while (f + step >= first && f + step <= last && energy[f + step]! <= energy[q]! + FLOOR_DB) f += step;
+  return f;
+}
+
+/**
+ * A final stop's release: after the word's last vowel the pause starts with the stop's closure, then a burst rises
+ * out of it ("up": 60 ms of closure, then a burst 30 dB under the vowel), which the band test beside a loud vowel calls
+ * quiet. It is the word's own, so the pause starts after it. A burst is a frame at most RELEASE_AFTER into the pause
+ * that rises RELEASE_RISE dB over the quietest frame before it, within RELEASE_UNDER_PEAK dB of the window's loudest
+ * frame and RELEASE_OVER_FLOOR dB over the pause's median (under a bed, the bed: its slow swells do not rise so, and
+ * what the bed masks is not heard anyway). A word's fading end does not rise, and is left to the handle.
+ */
+function afterRelease(energy: number[], run: Run): Run {
+  const peak = Math.max(...energy);
+  const inRun = energy.slice(run.first, run.last + 1).sort((x, y) => x - y);
+  const floor = inRun[Math.floor(inRun.length / 2)] ?? -Infinity;
+  const most = Math.min(run.last - 1, run.first + Math.round((RELEASE_AFTER * RATE) / HOP));
+  let low = Infinity;
+  let burst: number | undefined;
+  for (let f = run.first; f <= most; f++) {
+    const e = energy[f]!;
+    if (e >= low + RELEASE_RISE && e >= peak - RELEASE_UNDER_PEAK && e >= floor + RELEASE_OVER_FLOOR) burst = f;
+    low = Math.min(low, e);
+  }
+  return burst === undefined ? run : { first: burst + 1, last: run.last };
+}
+
+const RELEASE_AFTER = 0.16;
+const RELEASE_RISE = 6;
+const RELEASE_UNDER_PEAK = 35;
+const RELEASE_OVER_FLOOR = 12;
+
+/** dB above the quietest frame that still belongs to the quiet stretch where words run together. */
+const FLOOR_DB = 4;
 /** How far (s) a short pause may end short of the transcript's boundary and still be the pause, not a closure. */
 const CLOSURE_SLACK = 0.01;
 /** Where words run together, a cut goes this far (s) at least, and at most, beyond the transcript's boundary. */
