@@ -87,7 +87,9 @@ export function instructions(backend: Backend): string {
       'local dry run (contact sheet, loudness and flags per cut); render_edit {edit_id}, then get_render_status until done. Renders are slow and costly: preview first. ' +
       'export_edit and import_edit hand a cut to an editor (OTIO, FCPXML, EDL) and take it back.',
     'Times are seconds (65.25) or HH:MM:SS(.mmm). A clip\'s start and end are in and out points in its source; an overlay\'s at and until are on the ' +
-      'output timeline, and its audio plays from its own beginning.',
+      'output timeline, and its audio plays from its own beginning, or from `from` (a time in the audio). ' +
+      'Sound: gain_db (dB, -60 to 24) multiplies with volume 0-1 and audio_levels; fade_in and fade_out are seconds of fade at an item\'s start ' +
+      'and end. On the service, gain_db of 0 or less is carried in audio_levels; gains over 0, fades and from shape previews and local renders only.',
     'Project and asset ids are UUIDs; an id that names nothing gets "did you mean". Signed links in results expire: fetch again rather than reuse them.',
     'Long results are bounded: left_out says what a result leaves out and how to get it (a page, or a resource with the whole).',
     'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',

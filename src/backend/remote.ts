@@ -2,6 +2,7 @@
 import { ServiceClient, type ServiceClientOptions } from '../api/client.js';
 import { parseRenderReceipt, type Project } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
+import { forService } from '../edit/service-form.js';
 import type { RememberedAssets } from './remembered-assets.js';
 import type { Backend, CallOptions, CreateProjectInput } from './types.js';
 
@@ -46,7 +47,9 @@ export class RemoteBackend implements Backend {
     return this.client.listScripts(projectId, limit, call);
   }
   async createEdit(projectId: string, edit: Edit, call?: CallOptions) {
-    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, edit, call));
+    // cutroom's own mix fields are not the service's: what it can carry is folded in, the rest left out (render_edit
+    // says which in its warnings).
+    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, forService(edit).edit, call));
     if (receipt.asset_id && edit.video_output_filename) await this.remembered?.remember(receipt.asset_id, { name: edit.video_output_filename, render: true });
     return receipt;
   }

@@ -1,7 +1,7 @@
 // Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
 // Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
 import { z } from 'zod';
-import { CropSchema, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import { CropSchema, MixFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
@@ -15,12 +15,15 @@ export const ClipInputSchema = z.object({
   handle: z.number().min(0).max(2).optional().describe('By words: seconds of pause kept around them; default 0.15'),
   volume: z.number().optional().describe('0-1; default 1'),
   crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
+  ...MixFields,
 });
 export const OverlayInputSchema = z.object({
   asset_id: z.string().describe('An audio asset'),
   at: TimeInput.describe('Start on the output timeline'),
   until: TimeInput.optional().describe("End on the output timeline; default the timeline's or the audio's end"),
   volume: z.number().optional().describe('0-1; default 1'),
+  from: TimeInput.optional().describe('Start in the audio; default 0'),
+  ...MixFields,
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
 /** A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words. */
@@ -62,6 +65,13 @@ const seconds = (v: string | number | undefined): number | undefined => {
   return r.ok ? r.ms / 1000 : undefined;
 };
 
+/** The mix fields given, passed on as they are (normalizeEdit checks them). */
+const mixOf = (m: { gain_db?: number; fade_in?: number; fade_out?: number }) => ({
+  ...(m.gain_db !== undefined ? { gain_db: m.gain_db } : {}),
+  ...(m.fade_in !== undefined ? { fade_in: m.fade_in } : {}),
+  ...(m.fade_out !== undefined ? { fade_out: m.fade_out } : {}),
+});
+
 /** audioDurations: measured lengths (seconds) of audio assets, when known, to end overlays with their audio. */
 export function composeEdit(input: ComposeInput, audioDurations: Map<string, number> = new Map()): Record<string, unknown> {
   const clips = input.clips.map((c) => {
@@ -77,7 +87,7 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
           : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
     };
     if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
-    return seg;
+    return { ...seg, ...mixOf(c) };
   });
   // The timeline's length, where the clip times parse; a bad time is reported by the linter, not here.
   let totalSeconds = 0;
@@ -91,7 +101,9 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
     if (until === undefined) {
       const at = seconds(o.at) ?? 0;
       const audio = audioDurations.get(o.asset_id);
-      until = +Math.min(totalSeconds, audio === undefined ? Infinity : at + audio).toFixed(3);
+      // What is left of the audio after `from` (a from past its end is the linter's to say).
+      const left = audio === undefined ? Infinity : Math.max(0.001, audio - (seconds(o.from) ?? 0));
+      until = +Math.min(totalSeconds, at + left).toFixed(3);
     }
     return {
       audio_id: o.asset_id,
@@ -99,6 +111,8 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
       audio_start_time: o.at,
       audio_end_time: until,
       audio_levels: o.volume === undefined ? [] : [{ audio_level: o.volume, start_time: o.at, end_time: until }],
+      ...(o.from !== undefined ? { from: o.from } : {}),
+      ...mixOf(o),
     };
   });
   return {

@@ -157,8 +157,12 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
       continue;
     }
     const window = ov.endMs - ov.startMs;
-    if (f.durationMs !== undefined && f.durationMs + TOLERANCE_MS < window) {
-      warn(`${p}/audio_end_time`, `the audio lasts ${formatShort(f.durationMs)} but its window is ${formatShort(window)}: silence from ${formatShort(ov.startMs + f.durationMs)}`, 'overlays play from the audio\'s beginning; shorten the window or pick a longer audio');
+    const from = ov.fromMs ?? 0;
+    if (f.durationMs !== undefined && from >= f.durationMs) {
+      err(`${p}/from`, `from (${formatShort(from)}) is past the end of the audio (${formatShort(f.durationMs)})`, `give a time under ${formatShort(f.durationMs)}`);
+    } else if (f.durationMs !== undefined && f.durationMs - from + TOLERANCE_MS < window) {
+      const left = f.durationMs - from;
+      warn(`${p}/audio_end_time`, `the audio lasts ${formatShort(left)}${from ? ` from ${formatShort(from)}` : ''} but its window is ${formatShort(window)}: silence from ${formatShort(ov.startMs + left)}`, `overlays play from ${from ? 'from' : "the audio's beginning"}; shorten the window or pick a longer audio`);
     }
   }
   return out;

@@ -19,6 +19,18 @@ export const CropSchema = z.object({
 });
 export type Crop = z.infer<typeof CropSchema>;
 
+/**
+ * The mix of a cut or an overlay beyond its 0-1 level windows: cutroom's own fields, rendered locally; the service's
+ * edit format carries a gain of 0 dB or less (folded into audio_levels) and none of the rest (said in warnings).
+ */
+export const MixFields = {
+  gain_db: z.number().optional().describe('dB, -60 to 24; default 0'),
+  fade_in: z.number().optional().describe('Seconds, from silence'),
+  fade_out: z.number().optional().describe('Seconds, to silence'),
+};
+export const MIN_GAIN_DB = -60;
+export const MAX_GAIN_DB = 24;
+
 export const VideoSegmentSchema = z.object({
   video_id: z.string().describe('Asset id of a video in the project'),
   type: z.literal('videofile'),
@@ -26,6 +38,7 @@ export const VideoSegmentSchema = z.object({
   video_end_time: Timecode.describe('Out point in the source clip'),
   audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the source clip\'s clock; 1.0 outside every window'),
   crop: CropSchema.optional(),
+  ...MixFields,
 });
 export type VideoSegment = z.infer<typeof VideoSegmentSchema>;
 
@@ -33,8 +46,10 @@ export const AudioSegmentSchema = z.object({
   audio_id: z.string().describe('Asset id of an audio asset in the project'),
   type: z.literal('audio'),
   audio_start_time: Timecode.describe('Where the overlay starts on the output timeline'),
-  audio_end_time: Timecode.describe('Where the overlay ends on the output timeline; the audio plays from its own beginning'),
+  audio_end_time: Timecode.describe('Where the overlay ends on the output timeline'),
   audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the output timeline clock'),
+  from: Timecode.optional().describe("Where in the audio it starts playing; default its beginning"),
+  ...MixFields,
 });
 export type AudioSegment = z.infer<typeof AudioSegmentSchema>;
 

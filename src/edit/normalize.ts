@@ -4,6 +4,8 @@ import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
   EDIT_VERSION,
+  MAX_GAIN_DB,
+  MIN_GAIN_DB,
   MAX_FPS,
   MIN_FPS,
   OUTPUT_FORMAT,
@@ -22,7 +24,14 @@ export interface LevelWindow {
   endMs: number;
 }
 
-export interface TimelineCut {
+/** A cut's or overlay's mix beyond its level windows (model.ts MixFields). */
+export interface Mix {
+  gainDb?: number;
+  fadeInMs?: number;
+  fadeOutMs?: number;
+}
+
+export interface TimelineCut extends Mix {
   index: number;
   assetId: string;
   inMs: number;
@@ -35,8 +44,10 @@ export interface TimelineCut {
   crop?: Crop;
 }
 
-export interface TimelineOverlay {
+export interface TimelineOverlay extends Mix {
   index: number;
+  /** Where in the audio it starts playing. */
+  fromMs?: number;
   assetId: string;
   startMs: number;
   endMs: number;
@@ -234,6 +245,44 @@ function crop(raw: unknown, path: string, c: Collector): Crop | undefined {
   return { zoom, position_x: x, position_y: y };
 }
 
+/**
+ * gain_db, fade_in and fade_out of a cut or an overlay (lengthMs: its length, when known): checked, in the timeline's
+ * milliseconds and the canonical edit's seconds. A gain of 0 and fades of 0 are left out (the same as none).
+ */
+function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefined, what: 'cut' | 'overlay', c: Collector): { timeline: Mix; canonical: { gain_db?: number; fade_in?: number; fade_out?: number } } {
+  const timeline: Mix = {};
+  const canonical: { gain_db?: number; fade_in?: number; fade_out?: number } = {};
+  const g = seg.gain_db;
+  if (g !== undefined) {
+    if (typeof g !== 'number' || !Number.isFinite(g) || g < MIN_GAIN_DB || g > MAX_GAIN_DB) {
+      c.error(`${p}/gain_db`, `gain_db must be a number of dB from ${MIN_GAIN_DB} to ${MAX_GAIN_DB}, not ${JSON.stringify(g)?.slice(0, 30)}`, '-6 halves the amplitude, -12 is a bed under speech, 0 leaves it as it is');
+    } else if (g !== 0) {
+      const db = Math.round(g * 100) / 100;
+      timeline.gainDb = db;
+      canonical.gain_db = db;
+    }
+  }
+  const fades: number[] = [];
+  for (const k of ['fade_in', 'fade_out'] as const) {
+    const v = seg[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      c.error(`${p}/${k}`, `${k} must be a number of seconds, 0 or more, not ${JSON.stringify(v)?.slice(0, 30)}`, 'e.g. 0.5 for half a second');
+      continue;
+    }
+    const ms = Math.round(v * 1000);
+    if (ms === 0) continue;
+    fades.push(ms);
+    timeline[k === 'fade_in' ? 'fadeInMs' : 'fadeOutMs'] = ms;
+    canonical[k] = ms / 1000;
+  }
+  const total = fades.reduce((a, b) => a + b, 0);
+  if (lengthMs !== undefined && total > lengthMs) {
+    c.error(`${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`, `the fades (${formatShort(total)}) are longer than the ${what} (${formatShort(lengthMs)})`, `keep fade_in + fade_out within ${formatShort(lengthMs)}`);
+  }
+  return { timeline, canonical };
+}
+
 export function normalizeEdit(raw: unknown): Normalized {
   const c = new Collector();
   if (!isObject(raw)) {
@@ -288,9 +337,10 @@ export function normalizeEdit(raw: unknown): Normalized {
     }
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, inMs, outMs, 'source clip', c);
     const cr = crop(seg.crop, `${p}/crop`, c);
+    const mx = mix(seg, p, inMs !== undefined && outMs !== undefined && outMs > inMs ? outMs - inMs : undefined, 'cut', c);
     if (typeof id !== 'string' || inMs === undefined || outMs === undefined || outMs <= inMs) return;
     const duration = outMs - inMs;
-    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}) });
+    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}), ...mx.timeline });
     videoSegments.push({
       video_id: id.trim(),
       type: 'videofile',
@@ -298,6 +348,7 @@ export function normalizeEdit(raw: unknown): Normalized {
       video_end_time: formatTimecode(outMs),
       audio_levels: lv.canonical,
       ...(cr ? { crop: cr } : {}),
+      ...mx.canonical,
     });
     cursor += duration;
   });
@@ -340,9 +391,20 @@ export function normalizeEdit(raw: unknown): Normalized {
       c.error(`${p}/${past ? 'audio_start_time' : 'audio_end_time'}`, `the overlay ${past ? 'starts' : 'ends'} at ${formatShort(past ? s! : e!)}, past the end of the timeline (${formatShort(totalMs)})`, `overlays are placed on the output timeline; end it by ${formatTimecode(totalMs)}`);
     }
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, s, e, 'output timeline', c);
+    const mx = mix(seg, p, placed ? e! - s! : undefined, 'overlay', c);
+    const fromMs = seg.from === undefined ? undefined : time(seg.from, `${p}/from`, 'where the overlay starts in its audio (from)', c);
     if (typeof id !== 'string' || !placed) return;
-    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows });
-    audioSegments.push({ audio_id: id.trim(), type: 'audio', audio_start_time: formatTimecode(s!), audio_end_time: formatTimecode(e!), audio_levels: lv.canonical });
+    const from = fromMs ? { fromMs } : {};
+    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows, ...from, ...mx.timeline });
+    audioSegments.push({
+      audio_id: id.trim(),
+      type: 'audio',
+      audio_start_time: formatTimecode(s!),
+      audio_end_time: formatTimecode(e!),
+      audio_levels: lv.canonical,
+      ...(fromMs ? { from: formatTimecode(fromMs) } : {}),
+      ...mx.canonical,
+    });
   });
 
   const optional: Partial<Edit> = {};

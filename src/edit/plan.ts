@@ -1,6 +1,6 @@
 // The summary an agent reads: every cut with its place on the output timeline, and the total length.
 import { z } from 'zod';
-import type { Timeline } from './normalize.js';
+import type { Mix, Timeline } from './normalize.js';
 import { formatTimecode } from './timecode.js';
 
 /** Where one cut comes from and where it lands: shared by compose's summary and the preview's report. */
@@ -65,6 +65,10 @@ export interface PlanCut {
   crop?: { zoom: number; position_x: number; position_y: number };
   /** Fade in and out of the cut's sound (declick), seconds; 0 for hard edges. */
   fadeSec: number;
+  /** The edit's mix: gain in dB, fades from and to silence (seconds), when asked for. */
+  gainDb?: number;
+  fadeInSec?: number;
+  fadeOutSec?: number;
 }
 
 export interface PlanOverlay {
@@ -76,6 +80,11 @@ export interface PlanOverlay {
   levels: PlanLevel[];
   /** Fade in and out of the overlay's sound, seconds. */
   fadeSec: number;
+  gainDb?: number;
+  fadeInSec?: number;
+  fadeOutSec?: number;
+  /** Where in its audio the overlay starts playing (s). */
+  fromSec?: number;
 }
 
 export interface RenderPlan {
@@ -113,6 +122,15 @@ export interface PlanOptions {
  * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
  * relative to each stream, overlays on the timeline, the fades at every edit of the sound.
  */
+/** The mix fields a cut or overlay has (none present when none asked: a plan, and a segment's key, as before). */
+function planMix(m: Mix): { gainDb?: number; fadeInSec?: number; fadeOutSec?: number } {
+  return {
+    ...(m.gainDb ? { gainDb: m.gainDb } : {}),
+    ...(m.fadeInMs ? { fadeInSec: m.fadeInMs / 1000 } : {}),
+    ...(m.fadeOutMs ? { fadeOutSec: m.fadeOutMs / 1000 } : {}),
+  };
+}
+
 export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
   const { maxWidth, fadeMs = DEFAULT_FADE_MS } = opts;
   const scale = maxWidth && maxWidth < t.width ? maxWidth / t.width : 1;
@@ -130,6 +148,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     levels: c.levels.map((l) => ({ level: l.level, from: (l.startMs - c.inMs) / 1000, to: (l.endMs - c.inMs) / 1000 })),
     ...(c.crop ? { crop: c.crop } : {}),
     fadeSec: fadeFor(fadeMs, (c.outMs - c.inMs) / 1000),
+    ...planMix(c),
   }));
   const overlays = t.overlays.map((o) => ({
     index: o.index,
@@ -138,6 +157,8 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     durationSec: (o.endMs - o.startMs) / 1000,
     levels: o.levels.map((l) => ({ level: l.level, from: (l.startMs - o.startMs) / 1000, to: (l.endMs - o.startMs) / 1000 })),
     fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
+    ...planMix(o),
+    ...(o.fromMs ? { fromSec: o.fromMs / 1000 } : {}),
   }));
   return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
 }

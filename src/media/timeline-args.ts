@@ -201,7 +201,7 @@ function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<Ren
   const level = steady !== undefined ? `volume=${num(steady)},` : vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
   // Silence follows the sound, then the cut's length is kept: concat rather than apad, which fails on a stream
   // that brings no sample at all (a cut that ends before its source's sound begins).
-  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${edgeFades(heard, cut.fadeSec)}[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
+  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${mixFilters(cut, heard)}${edgeFades(heard, cut.fadeSec)}[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
 }
 
 /**
@@ -219,7 +219,24 @@ function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<
   const vol = steady === undefined ? envelope(o.levels) : `volume=${num(steady)}`;
   const delayMs = Math.round(o.startSec * 1000);
   const samples = Math.max(1, Math.round(o.durationSec * SAMPLE_RATE));
-  return `[${inputIndex}:a]${audioNormalise(spec)},apad,${vol ? `${vol},` : ''}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
+  // Played from `from` in its audio: what comes before is dropped, sample-exact, once the sound is at 48 kHz.
+  const from = o.fromSec ? `atrim=start_sample=${Math.round(o.fromSec * SAMPLE_RATE)},asetpts=PTS-STARTPTS,` : '';
+  return `[${inputIndex}:a]${audioNormalise(spec)},${from}apad,${vol ? `${vol},` : ''}${mixFilters(o, samples)}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
+}
+
+/**
+ * The mix asked of a cut or overlay whose sound is `samples` long from 0: its gain, and fades from and to silence
+ * along a half-sine (smooth at both ends: no kink in the slope, as a long linear fade has), the fade out ending on
+ * its last sample. Empty when none was asked. The numbers are the edit's, checked in normalize.ts.
+ */
+function mixFilters(m: { gainDb?: number; fadeInSec?: number; fadeOutSec?: number }, samples: number): string {
+  const out: string[] = [];
+  if (m.gainDb) out.push(`volume=${num(m.gainDb)}dB`);
+  const fadeIn = Math.min(samples, Math.round((m.fadeInSec ?? 0) * SAMPLE_RATE));
+  const fadeOut = Math.min(samples, Math.round((m.fadeOutSec ?? 0) * SAMPLE_RATE));
+  if (fadeIn > 0) out.push(`afade=t=in:ss=0:ns=${fadeIn}:curve=hsin`);
+  if (fadeOut > 0) out.push(`afade=t=out:ss=${samples - fadeOut}:ns=${fadeOut}:curve=hsin`);
+  return out.length ? `${out.join(',')},` : '';
 }
 
 /** The joined chunks' sound is already 48 kHz stereo PCM from 0: only the format is pinned. */
@@ -281,7 +298,7 @@ export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
   const args = [...COMMON];
   plan.cuts.forEach((cut, i) => args.push(...cutInputArgs(cut, plan, job.cutInputs[i]!)));
-  plan.overlays.forEach((o, k) => args.push('-t', num(o.durationSec + 0.1), ...inputArgs(job.overlayInputs[k]!.source)));
+  args.push(...overlayArgs(plan, job.overlayInputs));
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
@@ -345,7 +362,9 @@ function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], 
   return { chains, out: '[aout]' };
 }
 
-const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num(o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
+// An overlay's input is read as far as it plays: from its beginning (its `from` is trimmed off in the graph,
+// sample-exact) to its end.
+const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num((o.fromSec ?? 0) + o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
 
 /** Joins chunks (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
 export function concatArgs(job: ConcatJob): string[] {

@@ -2,7 +2,8 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Backend } from '../backend/types.js';
-import { DiagnosticSchema, type Diagnostic } from '../edit/model.js';
+import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
+import { forService } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
@@ -35,11 +36,13 @@ const GetRenderStatusInput = z.object({
 });
 
 /** Options of a render that do nothing where it is made: said, not silently dropped. */
-function renderOptionWarnings(backend: Backend, fadeMs: number): Diagnostic[] {
-  if (backend.kind === 'remote' && fadeMs !== DEFAULT_FADE_MS) {
-    return [{ severity: 'warning', path: '/audio_fade_ms', message: 'audio_fade_ms shapes previews and local renders only: the service renders by its own rules', hint: 'preview_edit shows it; leave it out for renders on the service' }];
-  }
-  return [];
+function renderOptionWarnings(backend: Backend, fadeMs: number, edit: Edit): Diagnostic[] {
+  if (backend.kind !== 'remote') return [];
+  const fade: Diagnostic[] =
+    fadeMs !== DEFAULT_FADE_MS
+      ? [{ severity: 'warning', path: '/audio_fade_ms', message: 'audio_fade_ms shapes previews and local renders only: the service renders by its own rules', hint: 'preview_edit shows it; leave it out for renders on the service' }]
+      : [];
+  return [...fade, ...forService(edit).warnings];
 }
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -126,7 +129,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ...(status ?? { asset_id: assetId, status: receipt.status ?? 'submitted', uploaded: false, done: false, failed: false }),
             ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
           };
-          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs)];
+          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs, c.edit)];
           const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`

@@ -15,7 +15,7 @@ import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
 import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '../interchange/to-edit.js';
-import { fpsRational } from '../edit/normalize.js';
+import { fpsRational, type Mix, type Timeline } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit, type Listening } from './check-edit.js';
@@ -76,6 +76,13 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
 }
 
 /** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
+/** The mix fields (gain_db, fades, an overlay's from) that timeline files do not carry yet: said, never dropped silently. */
+function mixNotWritten(t: Timeline, format: string): string[] {
+  const fields = (m: Mix & { fromMs?: number }) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : '', m.fromMs ? 'from' : ''].filter(Boolean);
+  const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
+  return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);
+}
+
 export async function trimExports(exportsDir: string, keep: number): Promise<number> {
   const old = (await exportIds(exportsDir)).slice(keep);
   for (const id of old) await rm(join(exportsDir, id), { recursive: true, force: true });
@@ -176,7 +183,7 @@ export async function exportEdit(
       if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
     }
     const doc = exportDocument(name, checked.timeline, media);
-    warnings.push(...doc.warnings);
+    warnings.push(...doc.warnings, ...mixNotWritten(checked.timeline, opts.format));
     let text: string;
     if (opts.format === 'otio') text = writeOtio(doc);
     else if (opts.format === 'fcpxml') {

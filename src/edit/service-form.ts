@@ -1,0 +1,62 @@
+// The edit as the service's format carries it (service-interface.md 4.5): level windows of 0-1, overlays played
+// from their beginning. cutroom's mix fields (model.ts MixFields, an overlay's `from`) are rendered locally; for the
+// service, a gain of 0 dB or less is folded exactly into the segment's audio_levels and the rest is left out, each
+// said in a warning. Pure: no I/O.
+import type { AudioLevel, AudioSegment, Diagnostic, Edit, VideoSegment } from './model.js';
+import { formatTimecode, parseTimecode } from './timecode.js';
+
+const ms = (tc: string): number => {
+  const r = parseTimecode(tc);
+  return r.ok ? r.ms : 0;
+};
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * Level windows over [from, to) (ms, the segment's own clock) with every level times `factor`: the spans no window
+ * covers (level 1 there) get a window of their own at `factor`.
+ */
+export function scaleLevels(levels: AudioLevel[], from: number, to: number, factor: number): AudioLevel[] {
+  const sorted = [...levels].sort((a, b) => ms(a.start_time) - ms(b.start_time));
+  const out: AudioLevel[] = [];
+  let at = from;
+  const gap = (end: number) => {
+    if (end > at) out.push({ audio_level: round3(factor), start_time: formatTimecode(at), end_time: formatTimecode(end) });
+  };
+  for (const l of sorted) {
+    gap(ms(l.start_time));
+    out.push({ ...l, audio_level: round3(l.audio_level * factor) });
+    at = Math.max(at, ms(l.end_time));
+  }
+  gap(to);
+  return out;
+}
+
+type Mixed = { gain_db?: number; fade_in?: number; fade_out?: number; from?: string };
+
+/** The service's edit, and what of cutroom's mix it could not carry. */
+export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
+  const warnings: Diagnostic[] = [];
+  const carry = <S extends (VideoSegment | AudioSegment) & Mixed>(seg: S, path: string, from: number, to: number): S => {
+    const { gain_db, fade_in, fade_out, from: start, ...plain } = seg;
+    let levels = plain.audio_levels;
+    if (gain_db !== undefined && gain_db <= 0) levels = scaleLevels(levels, from, to, 10 ** (gain_db / 20));
+    else if (gain_db !== undefined) {
+      warnings.push({ severity: 'warning', path: `${path}/gain_db`, message: `gain_db ${gain_db} is not sent: the service's levels go up to 1 (0 dB)`, hint: 'previews and local renders play it; for the service, lower the others instead' });
+    }
+    for (const [k, v] of [['fade_in', fade_in], ['fade_out', fade_out]] as const) {
+      if (v !== undefined) warnings.push({ severity: 'warning', path: `${path}/${k}`, message: `${k} is not sent: the service's edit format has no fades`, hint: 'previews and local renders play it' });
+    }
+    if (start !== undefined) {
+      warnings.push({ severity: 'warning', path: `${path}/from`, message: 'from is not sent: the service plays an overlay from its beginning', hint: 'previews and local renders play it; for the service, trim the audio into an asset of its own' });
+    }
+    return { ...plain, audio_levels: levels } as S;
+  };
+  return {
+    edit: {
+      ...edit,
+      video_series_sequential: edit.video_series_sequential.map((s, i) => carry(s, `/video_series_sequential/${i}`, ms(s.video_start_time), ms(s.video_end_time))),
+      audio_overlay: edit.audio_overlay.map((o, k) => carry(o, `/audio_overlay/${k}`, ms(o.audio_start_time), ms(o.audio_end_time))),
+    },
+    warnings,
+  };
+}

@@ -1,0 +1,240 @@
+// Levels in dB, fades of any length, overlays from any point (issue 33, item 1), through the built server over stdio
+// with media made here by ffmpeg: a video whose sound is a steady 1 kHz tone, and an audio of two tones (440 Hz for
+// its first 2 s, 1320 Hz for the next 2 s). The preview's sound is read back and measured: a cut's gain in dB, a fade's
+// half-sine shape, which tone an overlay plays. On the service backend, what its edit format can carry (a gain under
+// 0 dB, as levels) reaches create-edit and the rest is said in warnings.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeService } from '../fixtures/service.mjs';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cutroom-mix-'));
+const allowed = join(root, 'allowed');
+const RATE = 48_000;
+type Result = { isError?: boolean; structuredContent?: unknown };
+const structured = <T>(r: unknown): T => {
+  const res = r as Result;
+  if (res.isError) throw new Error(textOf(r));
+  return res.structuredContent as T;
+};
+
+function ffmpeg(args: string[]): Buffer {
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args], { maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
+  return r.stdout;
+}
+/** A file's sound, its first channel (a downmix would add 3 dB to a stereo file's), 48 kHz float. */
+function soundOf(file: string): Float32Array {
+  const b = ffmpeg(['-i', file, '-map', '0:a:0', '-af', 'pan=mono|c0=c0', '-ar', String(RATE), '-f', 'f32le', 'pipe:1']);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
+}
+const rms = (x: Float32Array, from: number, to: number) => {
+  let s = 0;
+  const a = Math.round(from * RATE);
+  const b = Math.round(to * RATE);
+  for (let i = a; i < b; i++) s += x[i]! ** 2;
+  return Math.sqrt(s / Math.max(1, b - a));
+};
+const db = (x: number, ref: number) => 20 * Math.log10(x / ref);
+/** The tone's frequency over [from, to): upward zero crossings per second. */
+const frequency = (x: Float32Array, from: number, to: number) => {
+  let n = 0;
+  for (let i = Math.round(from * RATE) + 1; i < Math.round(to * RATE); i++) if (x[i - 1]! < 0 && x[i]! >= 0) n++;
+  return n / (to - from);
+};
+
+let server: Spawned;
+let projectId: string;
+let tone: string;
+let tones: string;
+let tonesFile: string;
+const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+
+function makeMedia(dir: string): { video: string; audio: string } {
+  const video = join(dir, 'tone.mp4');
+  // (sine's amplitude is 1/8: the tone sits at -24 dBFS, room for any gain asked here.)
+  ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=8', '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=8`, '-af', 'volume=0.5', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '192k', '-shortest', video]);
+  const audio = join(dir, 'tones.wav');
+  ffmpeg(['-f', 'lavfi', '-i', `sine=f=440:r=${RATE}:d=2`, '-f', 'lavfi', '-i', `sine=f=1320:r=${RATE}:d=2`, '-filter_complex', '[0:a][1:a]concat=n=2:v=0:a=1,volume=0.5[o]', '-map', '[o]', '-c:a', 'pcm_s16le', audio]);
+  return { video, audio };
+}
+
+beforeAll(async () => {
+  mkdirSync(allowed, { recursive: true });
+  const { video, audio } = makeMedia(allowed);
+  tonesFile = audio;
+  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'error' });
+  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'mix', description: 'levels in dB' })).project.id;
+  tone = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+  tones = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: audio })).asset.id;
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the mix on the local backend', () => {
+  it('lowers a cut by its gain_db, and fades it in and out from and to silence along a half-sine', async () => {
+    const p = structured<{ path: string }>(
+      await call('preview_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: 25,
+        clips: [
+          { asset_id: tone, start: 0, end: 2 },
+          { asset_id: tone, start: 2, end: 4, gain_db: -6 },
+          { asset_id: tone, start: 0, end: 3, fade_in: 1, fade_out: 1.2 },
+          { asset_id: tone, start: 4, end: 6, gain_db: 4 },
+        ],
+      }),
+    );
+    const x = soundOf(p.path);
+    const ref = rms(x, 0.2, 1.8);
+    expect(ref).toBeGreaterThan(0.01);
+    expect(db(rms(x, 2.2, 3.8), ref)).toBeCloseTo(-6, 0);
+    // The third cut, at 4-7 s: in over its first second, out over its last 1.2 s. A half-sine is at half its
+    // amplitude (-6 dB) halfway, near silence at its ends, and flat (full level) between the fades.
+    expect(db(rms(x, 4.0, 4.05), ref)).toBeLessThan(-25);
+    expect(db(rms(x, 4.45, 4.55), ref)).toBeCloseTo(-6, 0);
+    expect(db(rms(x, 4.8, 4.9), ref)).toBeGreaterThan(-1.2);
+    expect(db(rms(x, 5.1, 5.7), ref)).toBeCloseTo(0, 0);
+    expect(db(rms(x, 6.35, 6.45), ref)).toBeCloseTo(-6, 0);
+    expect(db(rms(x, 6.95, 7.0), ref)).toBeLessThan(-25);
+    // A gain over 0 dB raises it.
+    expect(db(rms(x, 7.2, 8.8), ref)).toBeCloseTo(4, 0);
+  }, 180_000);
+
+  it('plays an overlay from the point asked in its audio, with its gain and fades', async () => {
+    const p = structured<{ path: string }>(
+      await call('preview_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: 25,
+        clips: [{ asset_id: tone, start: 0, end: 4, volume: 0 }],
+        overlays: [{ asset_id: tones, at: 0.5, until: 2.5, from: 2, gain_db: -6, fade_out: 0.5 }],
+      }),
+    );
+    const x = soundOf(p.path);
+    expect(rms(x, 0, 0.45)).toBeLessThan(1e-3);
+    // From 2 s in its audio: the 1320 Hz tone, not the 440 Hz one it begins with.
+    expect(frequency(x, 0.6, 1.9)).toBeGreaterThan(1300);
+    expect(frequency(x, 0.6, 1.9)).toBeLessThan(1340);
+    // 6 dB under the 1320 Hz tone as the audio has it; halfway through the fade out, 6 dB under that.
+    const ref = rms(soundOf(tonesFile), 2.2, 3.8);
+    expect(db(rms(x, 0.6, 1.9), ref)).toBeCloseTo(-6, 0);
+    expect(db(rms(x, 2.2, 2.3), ref)).toBeCloseTo(-12, 0);
+    expect(rms(x, 2.55, 3.9)).toBeLessThan(1e-3);
+  }, 180_000);
+
+  it('a local render plays the same overlay from the same point (its input read past from)', async () => {
+    const r = structured<{ render: { done: boolean; url?: string } }>(
+      await call('render_edit', {
+        project_id: projectId,
+        wait: true,
+        edit: {
+          video_output_resolution: '160x90',
+          video_output_fps: 25,
+          video_output_filename: 'from.mp4',
+          video_series_sequential: [{ video_id: tone, video_start_time: 0, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 0, end_time: 3 }] }],
+          audio_overlay: [{ audio_id: tones, audio_start_time: 0.5, audio_end_time: 2.5, from: 2, gain_db: -6 }],
+        },
+      }),
+    );
+    expect(r.render.done).toBe(true);
+    const x = soundOf(fileURLToPath(r.render.url!));
+    expect(frequency(x, 0.6, 2.4)).toBeGreaterThan(1300);
+    expect(frequency(x, 0.6, 2.4)).toBeLessThan(1340);
+    expect(db(rms(x, 0.6, 2.4), rms(soundOf(tonesFile), 2.2, 3.8))).toBeCloseTo(-6, 0);
+  }, 180_000);
+
+  it('a default overlay length runs to what is left of its audio after from', async () => {
+    const c = structured<{ ready: boolean; summary: { overlays: { timeline_end: string }[] } }>(
+      await call('compose_edit', { project_id: projectId, clips: [{ asset_id: tone, start: 0, end: 6 }], overlays: [{ asset_id: tones, at: 1, from: 2.5 }] }),
+    );
+    expect(c.ready).toBe(true);
+    expect(c.summary.overlays[0]!.timeline_end).toBe('00:00:02.500');
+  });
+
+  it('an export says which mix fields its file does not carry yet', async () => {
+    const c = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0, from: 1 }] }));
+    for (const format of ['fcpxml', 'otio', 'edl']) {
+      const out = structured<{ warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
+      expect(out.warnings, format).toEqual(expect.arrayContaining([`cut 1: gain_db, fade_in not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`, expect.stringMatching(/^overlay 1: from not written/)]));
+    }
+  });
+
+  it('refuses a gain out of range, fades longer than their cut and a from past the audio, each at its field', async () => {
+    const c = structured<{ ready: boolean; diagnostics: { severity: string; path: string; message: string }[] }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        clips: [
+          { asset_id: tone, start: 0, end: 2, gain_db: 40 },
+          { asset_id: tone, start: 0, end: 2, fade_in: 1.5, fade_out: 1 },
+        ],
+        overlays: [{ asset_id: tones, at: 0, until: 1, from: 9 }],
+      }),
+    );
+    expect(c.ready).toBe(false);
+    const errors = c.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => d.path).sort()).toEqual(['/audio_overlay/0/from', '/video_series_sequential/0/gain_db', '/video_series_sequential/1/fade_out']);
+    expect(errors.find((d) => d.path.endsWith('gain_db'))!.message).toMatch(/from -60 to 24/);
+    expect(errors.find((d) => d.path.endsWith('fade_out'))!.message).toMatch(/fades \(2\.5 ?s\) are longer than the cut \(2 ?s\)/);
+    expect(errors.find((d) => d.path.endsWith('from'))!.message).toMatch(/past the end of the audio/);
+  });
+});
+
+describe('the mix on the service backend', () => {
+  it('sends a gain under 0 dB as audio levels, leaves out what the service cannot carry, and says so', async () => {
+    const service = new FakeService();
+    await service.start();
+    const remoteRoot = join(root, 'remote');
+    mkdirSync(remoteRoot, { recursive: true });
+    const { video, audio } = makeMedia(remoteRoot);
+    const project = service.addProject({ name: 'mix' });
+    service.media.set('tone-key', video);
+    service.media.set('tones-key', audio);
+    const v = service.addAsset(project.id, { keyname: 'tone-key', asset_type: 'video', ext: 'mp4' }).id;
+    const a = service.addAsset(project.id, { keyname: 'tones-key', asset_type: 'audio', ext: 'wav' }).id;
+    const remote = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(remoteRoot, 'cache'), CUTROOM_DATA_DIR: join(remoteRoot, 'data'), CUTROOM_RENDER_WAIT_MS: '8000', CUTROOM_LOG_LEVEL: 'error' });
+    try {
+      const r = (await remote.client.callTool(
+        {
+          name: 'render_edit',
+          arguments: {
+            project_id: project.id,
+            edit: {
+              video_series_sequential: [
+                { video_id: v, video_start_time: 0, video_end_time: 2, audio_levels: [{ audio_level: 0.5, start_time: 1, end_time: 1.5 }], gain_db: -6 },
+                { video_id: v, video_start_time: 2, video_end_time: 4, gain_db: 3, fade_in: 0.5 },
+              ],
+              audio_overlay: [{ audio_id: a, audio_start_time: 0, audio_end_time: 1, from: 1 }],
+            },
+          },
+        },
+        { timeout: 120_000 },
+      )) as Result;
+      const out = structured<{ warnings: { path: string; message: string }[] }>(r);
+      const sent = service.requests.filter((q: { path: string }) => q.path.endsWith('/create-edit'));
+      expect(sent).toHaveLength(1);
+      const body = sent[0]!.body as { video_series_sequential: Record<string, unknown>[]; audio_overlay: Record<string, unknown>[] };
+      // -6 dB is a factor of 0.501: over the window at 0.5 and the spans around it at 1.
+      expect(body.video_series_sequential[0]!.audio_levels).toEqual([
+        { audio_level: 0.501, start_time: '00:00:00.000', end_time: '00:00:01.000' },
+        { audio_level: 0.251, start_time: '00:00:01.000', end_time: '00:00:01.500' },
+        { audio_level: 0.501, start_time: '00:00:01.500', end_time: '00:00:02.000' },
+      ]);
+      for (const seg of [...body.video_series_sequential, ...body.audio_overlay]) {
+        for (const k of ['gain_db', 'fade_in', 'fade_out', 'from']) expect(seg, k).not.toHaveProperty(k);
+      }
+      expect(out.warnings.map((w) => w.path).filter((p) => /gain_db|fade_|from/.test(p)).sort()).toEqual(['/audio_overlay/0/from', '/video_series_sequential/1/fade_in', '/video_series_sequential/1/gain_db']);
+      expect(out.warnings.find((w) => w.path.endsWith('gain_db'))!.message).toMatch(/gain_db 3 is not sent/);
+    } finally {
+      await remote.close();
+      await service.stop();
+    }
+  }, 180_000);
+});
