@@ -93,6 +93,23 @@ export interface SpanLevel {
   toMs: number;
 }
 
+/** cutroom's mix of a cut or overlay in the edit's own units (model.ts MixFields), where a format can carry it. */
+export interface ExchangeMix {
+  gain_db?: number;
+  fade_in?: number;
+  fade_out?: number;
+}
+
+/** The mix fields a timeline item has, in the edit's units; undefined when none. */
+export function mixOf(m: { gainDb?: number; fadeInMs?: number; fadeOutMs?: number }): ExchangeMix | undefined {
+  const mix: ExchangeMix = {
+    ...(m.gainDb ? { gain_db: m.gainDb } : {}),
+    ...(m.fadeInMs ? { fade_in: m.fadeInMs / 1000 } : {}),
+    ...(m.fadeOutMs ? { fade_out: m.fadeOutMs / 1000 } : {}),
+  };
+  return Object.keys(mix).length ? mix : undefined;
+}
+
 export interface ExportClip {
   assetId: string;
   /** Where the cut reads its source: the frame its picture starts on (cutroom's clock, see cutClock). */
@@ -108,6 +125,7 @@ export interface ExportClip {
   inMs: number;
   outMs: number;
   crop?: { zoom: number; position_x: number; position_y: number };
+  mix?: ExchangeMix;
 }
 
 export interface ExportOverlay {
@@ -116,6 +134,9 @@ export interface ExportOverlay {
   endMs: number;
   /** On the output timeline (ms), normalised to the overlay's span. */
   levels: SpanLevel[];
+  /** Where in its audio it starts playing (ms), when not at 0. */
+  fromMs?: number;
+  mix?: ExchangeMix;
 }
 
 export interface ExportDocument {
@@ -186,6 +207,8 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
       outMs: c.outMs,
       ...(c.crop ? { crop: c.crop } : {}),
     };
+    const mix = mixOf(c);
+    if (mix) clip.mix = mix;
     record += frames;
     const r = m?.rate;
     if (r && r.num > 0 && r.den > 0) {
@@ -207,7 +230,10 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
       ? [`cut ${i + 1}: its ${c.frames} frames at ${+(timeline.fps.num / timeline.fps.den).toFixed(3)} fps outrun its source range by part of a frame: an editor shows the source frame at its out point (the first of what follows it) as its last frame, where cutroom's render holds the frame before; in the editor, hold that clip's last frame for that one frame, or trim the clip by one frame`]
       : [],
   );
-  const overlays = timeline.overlays.map((o): ExportOverlay => ({ assetId: o.assetId, startMs: o.startMs, endMs: o.endMs, levels: normaliseLevels(o.levels, o.startMs, o.endMs) }));
+  const overlays = timeline.overlays.map((o): ExportOverlay => {
+    const mix = mixOf(o);
+    return { assetId: o.assetId, startMs: o.startMs, endMs: o.endMs, levels: normaliseLevels(o.levels, o.startMs, o.endMs), ...(o.fromMs ? { fromMs: o.fromMs } : {}), ...(mix ? { mix } : {}) };
+  });
   return { name, filename: timeline.filename, width: timeline.width, height: timeline.height, fps: { num: timeline.fps.num, den: timeline.fps.den }, totalFrames: plan.totalFrames, clips, overlays, media, warnings };
 }
 
@@ -241,6 +267,8 @@ export interface ImportedCut {
   levelSpan?: { fromSec: number; toSec: number };
   crop?: { zoom: number; position_x: number; position_y: number };
   place: Place;
+  /** cutroom's mix, where the file carries it (cutroom's OTIO metadata). */
+  mix?: ExchangeMix;
   /** From an EDL: its source timecodes as written (read at the source's rate once known) and its record length. */
   edlSource?: { tc: [string, string]; drop: boolean; recordFrames: number };
   /** The file gives no range for it (OTIO: no source_range, no available_range): it plays its whole asset, as long as that is measured. */
@@ -251,8 +279,9 @@ export interface ImportedOverlay {
   media: MediaHints;
   startSec: number;
   durationSec: number;
-  /** Where in its source the overlay starts playing (cutroom's overlays play from 0). */
+  /** Where in its source the overlay starts playing (the edit's `from`). */
   sourceInSec: number;
+  mix?: ExchangeMix;
   /** On the timeline clock, seconds. */
   levels: { level: number; fromSec: number; toSec: number }[];
   levelSpan?: { fromSec: number; toSec: number };

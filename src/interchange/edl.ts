@@ -125,7 +125,9 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
         return;
       }
       busyUntil = end;
-      events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', 0, end - start, recordStart + start, recordStart + end), ...comments(o.assetId)] });
+      // Its source timecodes start where it plays from in its audio (`from`), on the edit's frames.
+      const from = Math.round((((o.fromMs ?? 0) / 1000) * fpsR.num) / fpsR.den);
+      events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', from, from + end - start, recordStart + start, recordStart + end), ...comments(o.assetId)] });
       if (o.levels.length) warnings.push(`overlay ${k + 1}: its audio levels are not carried (an EDL has no volume)`);
     });
   events.sort((a, b) => a.recIn - b.recIn);

@@ -2,7 +2,7 @@
 // cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
 // clip's source_range is in its source's frame rate. OTIO has no standard volume, so levels (and cutroom's own
 // ids, in and out points and crop) travel in clip metadata under the "cutroom" key. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, heldExactly, noteList, quoteOf, rateFromNumber, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import { MAX_IMPORT_ITEMS, heldExactly, noteList, quoteOf, rateFromNumber, seconds, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
 const range = (start: number, duration: number, rate: number) => ({ OTIO_SCHEMA: 'TimeRange.1', duration: rt(duration, rate), start_time: rt(start, rate) });
@@ -38,7 +38,7 @@ export function writeOtio(doc: ExportDocument): string {
         source_range: range(start, duration, rate),
         ...reference(doc, c.assetId),
       }),
-      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}) } },
+      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}), ...(c.mix ? { mix: c.mix } : {}) } },
     };
   };
   const video = item('Track.1', 'V1', { kind: 'Video', children: doc.clips.map((c) => clipOf(c, 'picture')) });
@@ -51,8 +51,9 @@ export function writeOtio(doc: ExportDocument): string {
     const children: unknown[] = [];
     if (startFrames > 0) children.push(item('Gap.1', '', { source_range: range(0, startFrames, fps) }));
     children.push({
-      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(0, endFrames - startFrames, fps), ...reference(doc, o.assetId) }),
-      metadata: { cutroom: { asset_id: o.assetId, role: 'overlay', start_ms: o.startMs, end_ms: o.endMs, levels: levelsMeta(o.levels) } },
+      // Its source range starts where it plays from in its audio (`from`; the exact milliseconds in the metadata).
+      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(Math.round(((o.fromMs ?? 0) / 1000) * fps), endFrames - startFrames, fps), ...reference(doc, o.assetId) }),
+      metadata: { cutroom: { asset_id: o.assetId, role: 'overlay', start_ms: o.startMs, end_ms: o.endMs, levels: levelsMeta(o.levels), ...(o.fromMs ? { from_ms: o.fromMs } : {}), ...(o.mix ? { mix: o.mix } : {}) } },
     });
     return item('Track.1', `A${k + 2}`, { kind: 'Audio', children });
   });
@@ -180,6 +181,17 @@ function levelsFrom(meta: Json | undefined): { level: number; fromSec: number; t
   });
 }
 
+/** cutroom's mix from its metadata: only numbers (normalizeEdit checks their ranges when the edit is made). */
+function mixFrom(meta: Json | undefined): ExchangeMix | undefined {
+  if (!isObj(meta?.mix)) return undefined;
+  const mix: ExchangeMix = {};
+  for (const k of ['gain_db', 'fade_in', 'fade_out'] as const) {
+    const v = num(meta.mix[k]);
+    if (v !== undefined) mix[k] = v;
+  }
+  return Object.keys(mix).length ? mix : undefined;
+}
+
 /** What an item carries that cutroom cannot: effects (speed changes among them), markers are harmless. */
 function effectNotes(v: Json, place: string, notes: ImportNote[]): void {
   if (!Array.isArray(v.effects)) return;
@@ -275,7 +287,8 @@ export function readOtio(text: string): ImportedTimeline {
     }
     effectNotes(it, place, notes);
     const m = cutroomMeta(it);
-    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place, ...(wholeMedia ? { wholeMedia } : {}) };
+    const mix = mixFrom(m);
+    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place, ...(wholeMedia ? { wholeMedia } : {}), ...(mix ? { mix } : {}) };
     if (isObj(m?.crop)) {
       const z = num(m.crop.zoom);
       const x = num(m.crop.position_x);
@@ -329,7 +342,12 @@ export function readOtio(text: string): ImportedTimeline {
       // cutroom's own milliseconds, where the file still places the clip on the frames they round to (not moved).
       const ms = m && num(m.start_ms) !== undefined && num(m.end_ms) !== undefined ? { from: num(m.start_ms)! / 1000, to: num(m.end_ms)! / 1000 } : undefined;
       const sameFrames = ms && Math.round(ms.from * r.rate) === Math.round(start * r.rate) && Math.max(Math.round(ms.from * r.rate) + 1, Math.round(ms.to * r.rate)) === Math.round((start + r.duration) * r.rate);
-      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: r.start - (available?.start ?? 0), levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), place };
+      // Where it plays from in its audio: cutroom's exact milliseconds where the file still starts it on their frame.
+      const sourceIn = r.start - (available?.start ?? 0);
+      const fromMs = num(m?.from_ms);
+      const exactFrom = fromMs !== undefined && Math.round((fromMs / 1000) * r.rate) === Math.round(sourceIn * r.rate) ? fromMs / 1000 : sourceIn;
+      const mix = mixFrom(m);
+      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: exactFrom, levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), ...(mix ? { mix } : {}), place };
       // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
       if (!m && mirrorsCut(out.cuts, overlay)) return;
       out.overlays.push(overlay);

@@ -1,7 +1,7 @@
 // An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
 import { fpsRational } from '../edit/normalize.js';
-import { quoteOf, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type ImportedCut } from './document.js';
+import { quoteOf, type ExchangeMix, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type ImportedCut } from './document.js';
 import { dropFrameRate, timecodeBase, timecodeToFrames } from './edl.js';
 
 export interface AssetCandidate {
@@ -130,8 +130,8 @@ export interface DraftResult {
     video_output_resolution: string;
     video_output_fps: number;
     video_output_filename?: string;
-    video_series_sequential: { video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number } }[];
-    audio_overlay: { audio_id: string; audio_start_time: number; audio_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[] }[];
+    video_series_sequential: ({ video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number } } & ExchangeMix)[];
+    audio_overlay: ({ audio_id: string; audio_start_time: number; audio_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; from?: number } & ExchangeMix)[];
   };
   notes: ImportNote[];
   /** How each cut's and overlay's media was found, for the agent to check. */
@@ -249,6 +249,7 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       video_end_time: s(inMs + durationMs),
       audio_levels: fitLevels(c.levels, { fromSec: c.sourceInSec, toSec: c.sourceInSec + c.durationSec, fromMs: inMs, toMs: inMs + durationMs }, c.levelSpan),
       ...(c.crop ? { crop: c.crop } : {}),
+      ...c.mix,
     });
   }
 
@@ -280,19 +281,15 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       mapped.push(`overlay ${overlays.length + 1} (${o.place}): asset ${labelOf(asset)}, found by ${via}`);
       if (asset.kind === 'image') notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media maps to asset ${asset.id}, an image, which has no sound` });
     }
-    if (o.sourceInSec > 0.001) {
-      notes.push({
-        severity: 'error',
-        place: o.place,
-        overlay: overlays.length,
-        message: `it starts ${o.sourceInSec.toFixed(3)} s into its source; cutroom's overlays play their audio from its beginning`,
-      });
-    }
+    // An overlay that starts inside its source plays from there (the edit's `from`), to the millisecond.
+    const fromMs = Math.round(o.sourceInSec * 1000);
     overlays.push({
       audio_id: asset?.id ?? `unmapped:${o.place}`,
       audio_start_time: s(startMs),
       audio_end_time: s(endMs),
       audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs, fromStart: true }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
+      ...(fromMs > 0 ? { from: s(fromMs) } : {}),
+      ...o.mix,
     });
   }
   for (const k of Object.keys(mediaMap)) {

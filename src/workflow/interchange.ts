@@ -76,9 +76,14 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
 }
 
 /** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
-/** The mix fields (gain_db, fades, an overlay's from) that timeline files do not carry yet: said, never dropped silently. */
+/**
+ * The mix fields a timeline file does not carry: said, never dropped silently. OTIO carries them all (cutroom's
+ * metadata) and every format an overlay's `from` (its source in point); gain and fades stay in the edit for FCPXML
+ * and EDL.
+ */
 function mixNotWritten(t: Timeline, format: string): string[] {
-  const fields = (m: Mix & { fromMs?: number }) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : '', m.fromMs ? 'from' : ''].filter(Boolean);
+  if (format === 'otio') return [];
+  const fields = (m: Mix) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : ''].filter(Boolean);
   const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
   return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);
 }

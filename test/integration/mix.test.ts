@@ -4,13 +4,13 @@
 // half-sine shape, which tone an overlay plays. On the service backend, what its edit format can carry (a gain under
 // 0 dB, as levels) reaches create-edit and the rest is said in warnings.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-mix-'));
 const allowed = join(root, 'allowed');
@@ -159,11 +159,27 @@ describe('the mix on the local backend', () => {
     expect(c.summary.overlays[0]!.timeline_end).toBe('00:00:02.500');
   });
 
-  it('an export says which mix fields its file does not carry yet', async () => {
-    const c = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0, from: 1 }] }));
-    for (const format of ['fcpxml', 'otio', 'edl']) {
-      const out = structured<{ warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
-      expect(out.warnings, format).toEqual(expect.arrayContaining([`cut 1: gain_db, fade_in not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`, expect.stringMatching(/^overlay 1: from not written/)]));
+  it('exports and imports back an overlay\'s from in every format, gain and fades in OTIO; FCPXML and EDL say they keep neither', async () => {
+    const c = structured<{ edit_id: string }>(
+      await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0.5, until: 2, from: 1.25, gain_db: -9, fade_out: 0.5 }] }),
+    );
+    for (const format of ['otio', 'fcpxml', 'edl']) {
+      const out = structured<{ path: string; warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
+      const mixWarnings = (out.warnings ?? []).filter((w) => /gain_db|fade_/.test(w));
+      if (format === 'otio') expect(mixWarnings, format).toEqual([]);
+      else expect(mixWarnings, format).toEqual([`cut 1: gain_db, fade_in not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`, `overlay 1: gain_db, fade_out not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`]);
+      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }));
+      expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
+      const edit = await storedEdit<{ video_series_sequential: Record<string, unknown>[]; audio_overlay: Record<string, unknown>[] }>(server.client, back.edit_id);
+      // An EDL's timecodes count frames (here the edit's 25 fps): its from is on a frame, within one of the edit's.
+      if (format === 'edl') expect(Math.abs(Number(String(edit.audio_overlay[0]!.from).slice(6)) - 1.25), format).toBeLessThanOrEqual(0.04);
+      else expect(edit.audio_overlay[0]!.from, format).toBe('00:00:01.250');
+      if (format === 'otio') {
+        expect(edit.video_series_sequential[0]).toMatchObject({ gain_db: -3, fade_in: 1 });
+        expect(edit.audio_overlay[0]).toMatchObject({ gain_db: -9, fade_out: 0.5 });
+      } else {
+        expect(edit.video_series_sequential[0], format).not.toHaveProperty('gain_db');
+      }
     }
   });
 
