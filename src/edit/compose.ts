@@ -1,7 +1,7 @@
 // Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
 // Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
 import { z } from 'zod';
-import { CropSchema, MixFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import { CropSchema, MixFields, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
@@ -24,6 +24,7 @@ export const OverlayInputSchema = z.object({
   volume: z.number().optional().describe('0-1; default 1'),
   from: TimeInput.optional().describe('Start in the audio; default 0'),
   ...MixFields,
+  ...RoleFields,
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
 /** A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words. */
@@ -112,6 +113,8 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
       audio_end_time: until,
       audio_levels: o.volume === undefined ? [] : [{ audio_level: o.volume, start_time: o.at, end_time: until }],
       ...(o.from !== undefined ? { from: o.from } : {}),
+      ...(o.role !== undefined ? { role: o.role } : {}),
+      ...(o.duck_db !== undefined ? { duck_db: o.duck_db } : {}),
       ...mixOf(o),
     };
   });

@@ -28,6 +28,14 @@ export const MixFields = {
   fade_in: z.number().optional().describe('Seconds, from silence'),
   fade_out: z.number().optional().describe('Seconds, to silence'),
 };
+/** What an overlay is in the mix: music is lowered under speech by duck_db (cutroom's own, rendered locally). */
+export const ROLES = ['dialogue', 'music', 'effects'] as const;
+export const RoleFields = {
+  role: z.enum(ROLES).optional(),
+  duck_db: z.number().optional().describe('Music: dB under speech; default 12'),
+};
+export const DEFAULT_DUCK_DB = 12;
+export const MAX_DUCK_DB = 40;
 export const MIN_GAIN_DB = -60;
 export const MAX_GAIN_DB = 24;
 
@@ -50,6 +58,7 @@ export const AudioSegmentSchema = z.object({
   audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the output timeline clock'),
   from: Timecode.optional().describe("Where in the audio it starts playing; default its beginning"),
   ...MixFields,
+  ...RoleFields,
 });
 export type AudioSegment = z.infer<typeof AudioSegmentSchema>;
 

@@ -4,8 +4,11 @@ import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
   EDIT_VERSION,
+  DEFAULT_DUCK_DB,
+  MAX_DUCK_DB,
   MAX_GAIN_DB,
   MIN_GAIN_DB,
+  ROLES,
   MAX_FPS,
   MIN_FPS,
   OUTPUT_FORMAT,
@@ -48,6 +51,9 @@ export interface TimelineOverlay extends Mix {
   index: number;
   /** Where in the audio it starts playing. */
   fromMs?: number;
+  role?: (typeof ROLES)[number];
+  /** Music: dB it is lowered by under speech. */
+  duckDb?: number;
   assetId: string;
   startMs: number;
   endMs: number;
@@ -283,6 +289,28 @@ function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefin
   return { timeline, canonical };
 }
 
+/** An overlay's role and, for music, how far it ducks under speech (DEFAULT_DUCK_DB unless said; 0: not at all). */
+function role(seg: Record<string, unknown>, p: string, c: Collector): { timeline: { role?: (typeof ROLES)[number]; duckDb?: number }; canonical: { role?: (typeof ROLES)[number]; duck_db?: number } } {
+  const r = seg.role;
+  const d = seg.duck_db;
+  if (r !== undefined && !ROLES.includes(r as (typeof ROLES)[number])) {
+    c.error(`${p}/role`, `role must be one of ${ROLES.join(', ')}, not ${JSON.stringify(r)?.slice(0, 30)}`, 'music is lowered under speech (duck_db)');
+    return { timeline: {}, canonical: {} };
+  }
+  const known = r as (typeof ROLES)[number] | undefined;
+  let duck: number | undefined;
+  if (d !== undefined) {
+    if (typeof d !== 'number' || !Number.isFinite(d) || d < 0 || d > MAX_DUCK_DB) c.error(`${p}/duck_db`, `duck_db must be a number of dB from 0 to ${MAX_DUCK_DB}, not ${JSON.stringify(d)?.slice(0, 30)}`, `${DEFAULT_DUCK_DB} is the default; 0 does not duck`);
+    else if (known !== 'music') c.warning(`${p}/duck_db`, 'duck_db does nothing without role "music": only music is lowered under speech', 'add role: "music", or leave duck_db out');
+    else duck = Math.round(d * 100) / 100;
+  }
+  const duckDb = known === 'music' ? (duck ?? DEFAULT_DUCK_DB) : undefined;
+  return {
+    timeline: { ...(known ? { role: known } : {}), ...(duckDb ? { duckDb } : {}) },
+    canonical: { ...(known ? { role: known } : {}), ...(duck !== undefined ? { duck_db: duck } : {}) },
+  };
+}
+
 export function normalizeEdit(raw: unknown): Normalized {
   const c = new Collector();
   if (!isObject(raw)) {
@@ -393,9 +421,10 @@ export function normalizeEdit(raw: unknown): Normalized {
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, s, e, 'output timeline', c);
     const mx = mix(seg, p, placed ? e! - s! : undefined, 'overlay', c);
     const fromMs = seg.from === undefined ? undefined : time(seg.from, `${p}/from`, 'where the overlay starts in its audio (from)', c);
+    const rl = role(seg, p, c);
     if (typeof id !== 'string' || !placed) return;
     const from = fromMs ? { fromMs } : {};
-    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows, ...from, ...mx.timeline });
+    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows, ...from, ...mx.timeline, ...rl.timeline });
     audioSegments.push({
       audio_id: id.trim(),
       type: 'audio',
@@ -404,6 +433,7 @@ export function normalizeEdit(raw: unknown): Normalized {
       audio_levels: lv.canonical,
       ...(fromMs ? { from: formatTimecode(fromMs) } : {}),
       ...mx.canonical,
+      ...rl.canonical,
     });
   });
 

@@ -85,6 +85,8 @@ export interface PlanOverlay {
   fadeOutSec?: number;
   /** Where in its audio the overlay starts playing (s). */
   fromSec?: number;
+  /** Music lowered by `db` under speech: the spans (s, from the overlay's start) where speech is heard. */
+  duck?: { db: number; speech: { from: number; to: number }[] };
 }
 
 export interface RenderPlan {
@@ -116,12 +118,19 @@ export interface PlanOptions {
   maxWidth?: number;
   /** Fade at every edit of the sound, ms (DEFAULT_FADE_MS; 0 for hard cuts). */
   fadeMs?: number;
+  /** Where speech is heard on the output timeline (s): music overlays duck under it. */
+  speech?: { from: number; to: number }[];
 }
 
 /**
  * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
  * relative to each stream, overlays on the timeline, the fades at every edit of the sound.
  */
+/** Speech spans (timeline s) that touch [from, to], from `from`, with a second either side (a duck ramps there). */
+function speechWithin(speech: { from: number; to: number }[], from: number, to: number): { from: number; to: number }[] {
+  return speech.filter((s) => s.to > from - 1 && s.from < to + 1).map((s) => ({ from: +(s.from - from).toFixed(3), to: +(s.to - from).toFixed(3) }));
+}
+
 /** The mix fields a cut or overlay has (none present when none asked: a plan, and a segment's key, as before). */
 function planMix(m: Mix): { gainDb?: number; fadeInSec?: number; fadeOutSec?: number } {
   return {
@@ -159,6 +168,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
     ...planMix(o),
     ...(o.fromMs ? { fromSec: o.fromMs / 1000 } : {}),
+    ...(o.duckDb && opts.speech ? { duck: { db: o.duckDb, speech: speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000) } } : {}),
   }));
   return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
 }

@@ -31,13 +31,16 @@ export function scaleLevels(levels: AudioLevel[], from: number, to: number, fact
   return out;
 }
 
-type Mixed = { gain_db?: number; fade_in?: number; fade_out?: number; from?: string };
+type Mixed = { gain_db?: number; fade_in?: number; fade_out?: number; from?: string; role?: string; duck_db?: number };
 
 /** The service's edit, and what of cutroom's mix it could not carry. */
 export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
   const warnings: Diagnostic[] = [];
   const carry = <S extends (VideoSegment | AudioSegment) & Mixed>(seg: S, path: string, from: number, to: number): S => {
-    const { gain_db, fade_in, fade_out, from: start, ...plain } = seg;
+    const { gain_db, fade_in, fade_out, from: start, role, duck_db, ...plain } = seg;
+    if (role === 'music' && duck_db !== 0) {
+      warnings.push({ severity: 'warning', path: `${path}/role`, message: 'the music is not ducked on the service: its edit format has no ducking (or roles)', hint: 'previews and local renders duck it; for the service, lower it with gain_db or audio_levels' });
+    }
     let levels = plain.audio_levels;
     if (gain_db !== undefined && gain_db <= 0) levels = scaleLevels(levels, from, to, 10 ** (gain_db / 20));
     else if (gain_db !== undefined) {

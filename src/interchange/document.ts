@@ -2,6 +2,7 @@
 // its media (what each cut reads, at which source frame); imports are read into ImportedTimeline and turned back
 // into an edit draft by to-edit.ts. Pure: no I/O.
 import { toRenderPlan } from '../edit/plan.js';
+import { DEFAULT_DUCK_DB } from '../edit/model.js';
 import type { LevelWindow, Timeline } from '../edit/normalize.js';
 import { cutClock } from '../edit/cut-clock.js';
 
@@ -98,11 +99,17 @@ export interface ExchangeMix {
   gain_db?: number;
   fade_in?: number;
   fade_out?: number;
+  /** An overlay's role, and a music overlay's duck when set (the edit's own fields). */
+  role?: 'dialogue' | 'music' | 'effects';
+  duck_db?: number;
 }
 
 /** The mix fields a timeline item has, in the edit's units; undefined when none. */
-export function mixOf(m: { gainDb?: number; fadeInMs?: number; fadeOutMs?: number }): ExchangeMix | undefined {
+export function mixOf(m: { gainDb?: number; fadeInMs?: number; fadeOutMs?: number; role?: ExchangeMix['role']; duckDb?: number }): ExchangeMix | undefined {
   const mix: ExchangeMix = {
+    ...(m.role ? { role: m.role } : {}),
+    // A music overlay's duck as the edit says it: the default (12 dB) left out, 0 (no duck) kept.
+    ...(m.role === 'music' && m.duckDb !== DEFAULT_DUCK_DB ? { duck_db: m.duckDb ?? 0 } : {}),
     ...(m.gainDb ? { gain_db: m.gainDb } : {}),
     ...(m.fadeInMs ? { fade_in: m.fadeInMs / 1000 } : {}),
     ...(m.fadeOutMs ? { fade_out: m.fadeOutMs / 1000 } : {}),

@@ -96,7 +96,7 @@ export function writeFcpxml(doc: ExportDocument): string {
       // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
       const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
       const vol = volume(local, 0, o.endMs - o.startMs, '                ');
-      const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="dialogue"`;
+      const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="${o.mix?.role ?? 'dialogue'}"`;
       lines.push(...(vol ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>'] : [`              <asset-clip ${attrs}/>`]));
     }
     lines.push('            </gap>');
@@ -407,7 +407,10 @@ export function readFcpxml(text: string): ImportedTimeline {
     dropped(c, place);
     const start = parseFcpTime(c.attrs.start) ?? asset.startSec;
     const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: at + (l.fromSec - start), toSec: at + (l.toSec - start) }));
-    const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place };
+    // Its role as Final Cut names it ("music", or a subrole "music.Score"): music and effects are cutroom's roles.
+    const role = (c.attrs.audioRole ?? '').split('.')[0]!.toLowerCase();
+    const mix = role === 'music' || role === 'effects' ? { mix: { role: role as 'music' | 'effects' } } : {};
+    const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place, ...mix };
     out.overlays.push(overlay);
   }
 }

@@ -185,10 +185,12 @@ function levelsFrom(meta: Json | undefined): { level: number; fromSec: number; t
 function mixFrom(meta: Json | undefined): ExchangeMix | undefined {
   if (!isObj(meta?.mix)) return undefined;
   const mix: ExchangeMix = {};
-  for (const k of ['gain_db', 'fade_in', 'fade_out'] as const) {
+  for (const k of ['gain_db', 'fade_in', 'fade_out', 'duck_db'] as const) {
     const v = num(meta.mix[k]);
     if (v !== undefined) mix[k] = v;
   }
+  const role = meta.mix.role;
+  if (role === 'dialogue' || role === 'music' || role === 'effects') mix.role = role;
   return Object.keys(mix).length ? mix : undefined;
 }
 

@@ -221,7 +221,41 @@ function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<
   const samples = Math.max(1, Math.round(o.durationSec * SAMPLE_RATE));
   // Played from `from` in its audio: what comes before is dropped, sample-exact, once the sound is at 48 kHz.
   const from = o.fromSec ? `atrim=start_sample=${Math.round(o.fromSec * SAMPLE_RATE)},asetpts=PTS-STARTPTS,` : '';
-  return `[${inputIndex}:a]${audioNormalise(spec)},${from}apad,${vol ? `${vol},` : ''}${mixFilters(o, samples)}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
+  const duck = o.duck?.speech.length ? `${duckFilter(o.duck.db, o.duck.speech)},` : '';
+  return `[${inputIndex}:a]${audioNormalise(spec)},${from}apad,${vol ? `${vol},` : ''}${duck}${mixFilters(o, samples)}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
+}
+
+/** How long (s) music takes to go down before speech, and to come back after it. */
+export const DUCK_ATTACK = 0.15;
+export const DUCK_RELEASE = 0.4;
+/** At most this many speech spans make a duck's expression (evaluated per millisecond); more are merged. */
+export const DUCK_MAX_SPANS = 200;
+
+/**
+ * Music lowered by `db` while speech is heard (spans in s from the stream's start): it goes down over DUCK_ATTACK
+ * before each span and comes back over DUCK_RELEASE after it, along a half-sine, and stays down across a gap too
+ * short for both. One volume expression evaluated per 1 ms frame: the deepest of the spans' ramps at t.
+ */
+function duckFilter(db: number, speech: { from: number; to: number }[]): string {
+  const spans = mergeSpans(speech, DUCK_ATTACK + DUCK_RELEASE);
+  let merged = spans;
+  for (let gap = 1; merged.length > DUCK_MAX_SPANS; gap *= 2) merged = mergeSpans(spans, gap);
+  const depth = 1 - 10 ** (-db / 20);
+  const ramp = (x: string) => `(0.5-0.5*cos(PI*clip(${x},0,1)))`;
+  const terms = merged.map((s) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`);
+  const deepest = terms.reduce((a, b) => `max(${a},${b})`);
+  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${deepest}':eval=frame,asetnsamples=n=1024:p=0`;
+}
+
+/** Spans in order with those closer than `gap` joined. */
+function mergeSpans(spans: { from: number; to: number }[], gap: number): { from: number; to: number }[] {
+  const out: { from: number; to: number }[] = [];
+  for (const s of [...spans].sort((a, b) => a.from - b.from)) {
+    const last = out.at(-1);
+    if (last && s.from - last.to < gap) last.to = Math.max(last.to, s.to);
+    else out.push({ ...s });
+  }
+  return out;
 }
 
 /**

@@ -201,6 +201,32 @@ export async function speechSeconds(deps: EdgeDeps, source: MediaSource, from: n
   return (spoken * HOP) / RATE;
 }
 
+/**
+ * Where speech is heard in [from, to] of a source (s, on its clock): the runs between pauses (MIN_PAUSE or more),
+ * each at least MIN_SPEECH long. Read in pieces of SPEECH_PIECE seconds, each against its own floors.
+ */
+export async function speechRuns(deps: EdgeDeps, source: MediaSource, from: number, to: number, signal?: AbortSignal): Promise<{ from: number; to: number }[]> {
+  const out: { from: number; to: number }[] = [];
+  for (let at = Math.max(0, from); at < to - 0.05; at += SPEECH_PIECE) {
+    const end = Math.min(to, at + SPEECH_PIECE);
+    const samples = await decode(deps, source, at, end, signal);
+    if (samples.length < FRAME) continue;
+    const speech = speechFrames(frameActivity(samples).activity);
+    for (const r of runsOf(speech, true)) {
+      const a = at + frameTime(r.first) - HOP / 2 / RATE;
+      const b = at + frameTime(r.last) + HOP / 2 / RATE;
+      if (b - a < MIN_SPEECH) continue;
+      const last = out.at(-1);
+      // A run cut by the piece's edge goes on in the next piece.
+      if (last && a - last.to < MIN_PAUSE) last.to = b;
+      else out.push({ from: a, to: b });
+    }
+  }
+  return out;
+}
+const SPEECH_PIECE = 30;
+const MIN_SPEECH = 0.08;
+
 function quietestFrame(energy: number[], first: number, last: number): number {
   let q = first;
   for (let f = first; f <= last; f++) if (energy[f]! < energy[q]!) q = f;

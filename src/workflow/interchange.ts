@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
 import { isInside, openAllowed } from '../open-allowed.js';
 import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
-import type { Diagnostic } from '../edit/model.js';
+import { DEFAULT_DUCK_DB, type Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
 import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
 import { edlStatedRate, readEdl, readTimecode, timecodeBase, writeEdl } from '../interchange/edl.js';
@@ -83,7 +83,9 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
  */
 function mixNotWritten(t: Timeline, format: string): string[] {
   if (format === 'otio') return [];
-  const fields = (m: Mix) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : ''].filter(Boolean);
+  // FCPXML carries a role (audioRole), and so a music overlay's default duck; not another duck_db.
+  const duck = (m: Mix & { role?: string; duckDb?: number }) => m.role === 'music' && (format !== 'fcpxml' || m.duckDb !== DEFAULT_DUCK_DB);
+  const fields = (m: Mix & { role?: string; duckDb?: number }) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : '', duck(m) ? 'the music\'s duck' : ''].filter(Boolean);
   const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
   return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);
 }

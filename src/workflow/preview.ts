@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
 import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
+import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
@@ -143,8 +144,14 @@ export const previewJob = (rt: MediaRuntime, id: string): PreviewJob | undefined
 /** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
-  const plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs });
+  let plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs });
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
+  // Music ducks under speech: where speech is heard is read from the dialogue's sound first (part of the plan, so
+  // of the preview's key).
+  if (ducks(checked.timeline)) {
+    const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs);
+    plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech });
+  }
   const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs]);
   const reused = await finishedPreviewOf(rt, key);
   if (reused) {

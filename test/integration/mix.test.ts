@@ -161,13 +161,13 @@ describe('the mix on the local backend', () => {
 
   it('exports and imports back an overlay\'s from in every format, gain and fades in OTIO; FCPXML and EDL say they keep neither', async () => {
     const c = structured<{ edit_id: string }>(
-      await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0.5, until: 2, from: 1.25, gain_db: -9, fade_out: 0.5 }] }),
+      await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0.5, until: 2, from: 1.25, gain_db: -9, fade_out: 0.5, role: 'music', duck_db: 6 }] }),
     );
     for (const format of ['otio', 'fcpxml', 'edl']) {
       const out = structured<{ path: string; warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
-      const mixWarnings = (out.warnings ?? []).filter((w) => /gain_db|fade_/.test(w));
+      const mixWarnings = (out.warnings ?? []).filter((w) => /gain_db|fade_|duck/.test(w));
       if (format === 'otio') expect(mixWarnings, format).toEqual([]);
-      else expect(mixWarnings, format).toEqual([`cut 1: gain_db, fade_in not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`, `overlay 1: gain_db, fade_out not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`]);
+      else expect(mixWarnings, format).toEqual([`cut 1: gain_db, fade_in not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`, `overlay 1: gain_db, fade_out, the music's duck not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`]);
       const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }));
       expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
       const edit = await storedEdit<{ video_series_sequential: Record<string, unknown>[]; audio_overlay: Record<string, unknown>[] }>(server.client, back.edit_id);
@@ -176,9 +176,11 @@ describe('the mix on the local backend', () => {
       else expect(edit.audio_overlay[0]!.from, format).toBe('00:00:01.250');
       if (format === 'otio') {
         expect(edit.video_series_sequential[0]).toMatchObject({ gain_db: -3, fade_in: 1 });
-        expect(edit.audio_overlay[0]).toMatchObject({ gain_db: -9, fade_out: 0.5 });
+        expect(edit.audio_overlay[0]).toMatchObject({ gain_db: -9, fade_out: 0.5, role: 'music', duck_db: 6 });
       } else {
         expect(edit.video_series_sequential[0], format).not.toHaveProperty('gain_db');
+        // FCPXML writes the overlay's role as its audioRole (music, ducked by the default when read back).
+        if (format === 'fcpxml') expect(edit.audio_overlay[0]!.role).toBe('music');
       }
     }
   });
@@ -201,6 +203,47 @@ describe('the mix on the local backend', () => {
     expect(errors.find((d) => d.path.endsWith('fade_out'))!.message).toMatch(/fades \(2\.5 ?s\) are longer than the cut \(2 ?s\)/);
     expect(errors.find((d) => d.path.endsWith('from'))!.message).toMatch(/past the end of the audio/);
   });
+});
+
+/** The power (dB, relative) of frequency f over [from, to) of x: one Goertzel bin, so another tone in the mix is not counted. */
+function toneDb(x: Float32Array, f: number, from: number, to: number): number {
+  const a = Math.round(from * RATE);
+  const b = Math.round(to * RATE);
+  const w = (2 * Math.PI * f) / RATE;
+  const coeff = 2 * Math.cos(w);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = a; i < b; i++) {
+    const s0 = x[i]! + coeff * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  const power = s1 * s1 + s2 * s2 - coeff * s1 * s2;
+  return 10 * Math.log10(power / (b - a) ** 2 + 1e-20);
+}
+
+describe('ducking', () => {
+  it('lowers music under the dialogue by duck_db, and only there', async () => {
+    // The dialogue: a video whose sound is speech stand-ins (a 1 kHz tone) at 1-3 s and 5-7 s, silent between; the
+    // music: a steady 300 Hz tone under all of it, role music, ducked 12 dB (the default).
+    const dialogue = join(allowed, 'dialogue.mp4');
+    ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=8', '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=8`, '-af', "volume='between(t,1,3)+between(t,5,7)':eval=frame", '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '192k', '-shortest', dialogue]);
+    const music = join(allowed, 'music.wav');
+    ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=9`, '-c:a', 'pcm_s16le', music]);
+    const d = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: dialogue })).asset.id;
+    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music })).asset.id;
+    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] }));
+    const x = soundOf(p.path);
+    const pause = toneDb(x, 300, 3.7, 4.6);
+    const before = toneDb(x, 300, 0.1, 0.7);
+    for (const [from, to] of [[1.2, 2.8], [5.2, 6.8]] as const) expect(pause - toneDb(x, 300, from, to), `under speech at ${from}-${to} s`).toBeGreaterThanOrEqual(12 - 2);
+    // In the pauses (and before the first words) the music plays at its own level.
+    expect(Math.abs(pause - before)).toBeLessThan(1);
+    expect(pause - toneDb(x, 300, 1.2, 2.8)).toBeLessThan(12 + 2);
+    // duck_db 0 does not duck; a music overlay of another gain keeps its gain.
+    const flat = soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 0 }] })).path);
+    expect(Math.abs(toneDb(flat, 300, 3.7, 4.6) - toneDb(flat, 300, 1.2, 2.8))).toBeLessThan(1);
+  }, 180_000);
 });
 
 describe('the mix on the service backend', () => {

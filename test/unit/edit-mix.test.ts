@@ -48,6 +48,28 @@ describe('normalizeEdit: the mix', () => {
   });
 });
 
+describe('normalizeEdit: roles and ducking', () => {
+  it('ducks music by 12 dB unless told otherwise, 0 not at all, and refuses an unknown role or a duck out of range', () => {
+    const n = norm([cut()], [overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 }), overlay({ role: 'music', duck_db: 6.5 }), overlay({ role: 'effects' }), overlay({ role: 'score' }), overlay({ role: 'music', duck_db: 50 })]);
+    expect(errorsOf(n).map((d) => d.path)).toEqual(['/audio_overlay/4/role', '/audio_overlay/5/duck_db']);
+    const o = normalizeEdit({ video_series_sequential: [cut()], audio_overlay: [overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 }), overlay({ role: 'music', duck_db: 6.5 }), overlay({ role: 'effects' })] });
+    expect(o.timeline!.overlays.map((x) => [x.role, x.duckDb])).toEqual([['music', 12], ['music', undefined], ['music', 6.5], ['effects', undefined]]);
+    expect(o.edit!.audio_overlay.map((x) => x.duck_db)).toEqual([undefined, 0, 6.5, undefined]);
+  });
+
+  it('warns that duck_db does nothing on an overlay that is not music', () => {
+    const n = norm([cut()], [overlay({ duck_db: 6 })]);
+    expect(n.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: '/audio_overlay/0/duck_db' })]);
+  });
+
+  it('plans a duck only where speech is given, with the speech near the overlay from its start', () => {
+    const n = norm([cut()], [{ ...overlay({ role: 'music' }), audio_start_time: 1, audio_end_time: 3 }]);
+    expect(toRenderPlan(n.timeline!).overlays[0]).not.toHaveProperty('duck');
+    const plan = toRenderPlan(n.timeline!, { speech: [{ from: 0.2, to: 0.5 }, { from: 1.5, to: 2.5 }, { from: 3.5, to: 3.9 }, { from: 6, to: 7 }] });
+    expect(plan.overlays[0]!.duck).toEqual({ db: 12, speech: [{ from: -0.8, to: -0.5 }, { from: 0.5, to: 1.5 }, { from: 2.5, to: 2.9 }] });
+  });
+});
+
 describe('toRenderPlan: the mix', () => {
   it('carries gain, fades and from in seconds to the cuts and overlays that have them', () => {
     const n = norm([cut({ gain_db: -12, fade_in: 0.25 }), cut()], [overlay({ from: 1.5, fade_out: 0.75 })]);
@@ -72,12 +94,13 @@ describe('the service form', () => {
   });
 
   it('folds a gain under 0 dB into levels, drops the rest with a warning each, and leaves a plain edit as it is', () => {
-    const edit = norm([cut({ gain_db: -20 }), cut({ gain_db: 6, fade_out: 1 }), cut()], [overlay({ from: 2, fade_in: 1 })]).edit as Edit;
+    const edit = norm([cut({ gain_db: -20 }), cut({ gain_db: 6, fade_out: 1 }), cut()], [overlay({ from: 2, fade_in: 1 }), overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 })]).edit as Edit;
     const { edit: sent, warnings } = forService(edit);
     expect(sent.video_series_sequential[0]!.audio_levels).toEqual([{ audio_level: 0.1, start_time: '00:00:10.000', end_time: '00:00:14.000' }]);
     expect(sent.video_series_sequential[1]!.audio_levels).toEqual([]);
     for (const s of [...sent.video_series_sequential, ...sent.audio_overlay]) expect(Object.keys(s).filter((k) => ['gain_db', 'fade_in', 'fade_out', 'from'].includes(k))).toEqual([]);
-    expect(warnings.map((w) => w.path)).toEqual(['/video_series_sequential/1/gain_db', '/video_series_sequential/1/fade_out', '/audio_overlay/0/fade_in', '/audio_overlay/0/from']);
+    expect(warnings.map((w) => w.path)).toEqual(['/video_series_sequential/1/gain_db', '/video_series_sequential/1/fade_out', '/audio_overlay/0/fade_in', '/audio_overlay/0/from', '/audio_overlay/1/role']);
+    expect(sent.audio_overlay[1]).not.toHaveProperty('role');
     const plain = norm([cut()]).edit as Edit;
     expect(forService(plain)).toEqual({ edit: plain, warnings: [] });
   });

@@ -18,6 +18,7 @@ import { EtaEstimator } from '../../media/eta.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
+import { ducks, speechOnTimeline } from '../../media/ducking.js';
 import type { Backend, CallOptions, CreateProjectInput, DeletedAsset, ImportedMedia, ImportOptions, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { displayPath, isInside, openAllowed, realPathOf } from '../../open-allowed.js';
@@ -582,7 +583,7 @@ export class LocalBackend implements Backend {
     if (!rt || !prober) throw new UserFacingError(`rendering locally needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
     const { timeline } = normalizeEdit(edit);
     if (!timeline) throw new UserFacingError('the edit has no playable cut');
-    const plan = toRenderPlan(timeline, { fadeMs: render.fadeMs });
+    let plan = toRenderPlan(timeline, { fadeMs: render.fadeMs });
     const byId = new Map((project.assets ?? []).map((a) => [a.id, a]));
     const spec = async (assetId: string): Promise<InputSpec> => {
       const a = byId.get(assetId);
@@ -592,6 +593,7 @@ export class LocalBackend implements Backend {
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
+    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs) });
 
     const id = randomUUID();
     const editId = randomUUID();
