@@ -14,6 +14,7 @@ const all = {
   'speech-noise': () => import('./speech-noise.mjs'),
   'cut-words': () => import('./cut-words.mjs'),
   search: () => import('./search.mjs'),
+  mix: () => import('./mix.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

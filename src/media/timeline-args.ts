@@ -234,17 +234,25 @@ export const DUCK_MAX_SPANS = 200;
 /**
  * Music lowered by `db` while speech is heard (spans in s from the stream's start): it goes down over DUCK_ATTACK
  * before each span and comes back over DUCK_RELEASE after it, along a half-sine, and stays down across a gap too
- * short for both. One volume expression evaluated per 1 ms frame: the deepest of the spans' ramps at t.
+ * short for both. One volume expression evaluated per 1 ms frame. Spans closer than attack and release are joined,
+ * so at any t at most one span's ramps are under way: the expression finds it by halving (a tree of `if(lt(t,…))`
+ * between spans, log2 of their number deep) and evaluates that one alone.
  */
-function duckFilter(db: number, speech: { from: number; to: number }[]): string {
+export function duckFilter(db: number, speech: { from: number; to: number }[]): string {
   const spans = mergeSpans(speech, DUCK_ATTACK + DUCK_RELEASE);
   let merged = spans;
   for (let gap = 1; merged.length > DUCK_MAX_SPANS; gap *= 2) merged = mergeSpans(spans, gap);
   const depth = 1 - 10 ** (-db / 20);
   const ramp = (x: string) => `(0.5-0.5*cos(PI*clip(${x},0,1)))`;
-  const terms = merged.map((s) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`);
-  const deepest = terms.reduce((a, b) => `max(${a},${b})`);
-  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${deepest}':eval=frame,asetnsamples=n=1024:p=0`;
+  const term = (s: { from: number; to: number }) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
+  const tree = (lo: number, hi: number): string => {
+    if (lo === hi) return term(merged[lo]!);
+    const mid = (lo + hi) >> 1;
+    // Between span mid's release and span mid+1's attack nothing is under way: split there.
+    const split = (merged[mid]!.to + DUCK_RELEASE + merged[mid + 1]!.from - DUCK_ATTACK) / 2;
+    return `if(lt(t,${num(split)}),${tree(lo, mid)},${tree(mid + 1, hi)})`;
+  };
+  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${tree(0, merged.length - 1)}':eval=frame,asetnsamples=n=1024:p=0`;
 }
 
 /** Spans in order with those closer than `gap` joined. */

@@ -1,0 +1,103 @@
+// Issue 33: what the mix costs a preview. A 60 s edit of 12 cuts of 5 s from a 720p source whose picture moves
+// (testsrc2) and whose sound is speech (flite, slt, reading sentences with pauses between them, 75 s), under a
+// music bed (three-note chords changing every 2 s) laid over the whole edit. Previewed new (a fresh cache, a fresh
+// server each time, so no segment is reused) with the bed as a plain overlay, and as music ducked under the speech
+// (role "music": the speech is read from the cuts' sound first); pairs run in turn, A B A B, and the ratio taken
+// pair by pair. Target (with captions, later): at most 1.3x.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, stats } from './lib.mjs';
+
+const MEDIA = join(tmpdir(), 'cutroom-bench-mix-v1');
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const SENTENCES = [
+  'The lighthouse keeper walked along the shore before the sun came up.',
+  'She saw a ship in the storm and rang the bell three times.',
+  'We sailed at noon with a cargo of apples and salt.',
+  'The children ran to the market to buy bread and fish.',
+  'Nobody knew where the small boat had gone that morning.',
+  'Rain fell on the roof all afternoon and the river rose.',
+];
+
+function exec(cmd, args) {
+  const r = spawnSync(cmd, args, { maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+}
+
+/** The source (720p moving picture, 75 s of speech with pauses) and the bed, made once. */
+function media() {
+  mkdirSync(MEDIA, { recursive: true });
+  const video = join(MEDIA, 'talk-720p.mp4');
+  const bed = join(MEDIA, 'bed.wav');
+  if (!existsSync(video)) {
+    const parts = [];
+    for (let i = 0; parts.length < 24; i++) {
+      const wav = join(MEDIA, `s${parts.length}.wav`);
+      exec('flite', ['-voice', 'slt', '-t', SENTENCES[i % SENTENCES.length], '-o', wav]);
+      parts.push(wav);
+    }
+    const list = join(MEDIA, 'list.txt');
+    const gap = join(MEDIA, 'gap.wav');
+    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.8', '-c:a', 'pcm_s16le', gap]);
+    writeFileSync(list, parts.flatMap((p) => [`file '${p}'`, `file '${gap}'`]).join('\n'));
+    const speech = join(MEDIA, 'speech.wav');
+    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-ar', '48000', '-c:a', 'pcm_s16le', speech]);
+    const tmp = `${video}.part.mp4`;
+    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=75', '-i', speech, '-af', 'apad', '-t', '75', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', tmp]);
+    renameSync(tmp, video);
+  }
+  if (!existsSync(bed)) {
+    const chord = "aevalsrc='0.2*sin(2*PI*(220+55*floor(mod(t,8)/2))*t)+0.15*sin(2*PI*(277+55*floor(mod(t,8)/2))*t)+0.12*sin(2*PI*330*t)':s=48000:d=65";
+    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', chord, '-c:a', 'pcm_s16le', `${bed}.part.wav`]);
+    renameSync(`${bed}.part.wav`, bed);
+  }
+  return { video, bed };
+}
+
+async function previewOnce(video, bed, music) {
+  const dir = mkdtempSync(join(tmpdir(), 'cutroom-bench-mix-'));
+  try {
+    const { client } = await connect({ CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+    const call = async (name, args) => {
+      const r = await client.callTool({ name, arguments: args }, { timeout: 600_000 });
+      if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
+      return r.structuredContent;
+    };
+    const project = (await call('create_project', { name: 'mix', description: 'bench' })).project.id;
+    const v = (await call('import_media', { project_id: project, path: video })).asset.id;
+    const b = (await call('import_media', { project_id: project, path: bed })).asset.id;
+    const clips = Array.from({ length: 12 }, (_, i) => ({ asset_id: v, start: i * 6, end: i * 6 + 5 }));
+    const overlay = { asset_id: b, at: 0, until: 60, gain_db: -6, ...(music ? { role: 'music' } : {}) };
+    const t = performance.now();
+    const p = await call('preview_edit', { project_id: project, resolution: '1280x720', fps: 30, clips, overlays: [overlay] });
+    const seconds = (performance.now() - t) / 1000;
+    if (p.status !== 'done') throw new Error(`preview ${p.status}`);
+    await client.close();
+    return seconds;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run() {
+  const { video, bed } = media();
+  console.log('60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it; new previews, fresh cache each');
+  await previewOnce(video, bed, true); // warm-up (file cache, first ffmpeg start)
+  const plain = [];
+  const ducked = [];
+  const ratios = [];
+  for (let i = 0; i < REPS; i++) {
+    const a = await previewOnce(video, bed, false);
+    const b = await previewOnce(video, bed, true);
+    plain.push(a);
+    ducked.push(b);
+    ratios.push(b / a);
+  }
+  const f = (s) => `median ${s.median.toFixed(2)} s (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
+  console.log(`plain overlay:          ${f(stats(plain))}`);
+  console.log(`music ducked (role):    ${f(stats(ducked))}`);
+  const r = stats(ratios);
+  console.log(`ducked / plain, pair by pair: median ${r.median.toFixed(2)}x (min ${r.min.toFixed(2)}, max ${r.max.toFixed(2)}), n=${r.n} (target with captions <= 1.3x)`);
+}
