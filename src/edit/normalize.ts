@@ -19,7 +19,7 @@ import {
   type Edit,
   type VideoSegment,
 } from './model.js';
-import { formatShort, formatTimecode, parseTimecode } from './timecode.js';
+import { MAX_MS, formatShort, formatTimecode, parseTimecode } from './timecode.js';
 
 export interface LevelWindow {
   level: number;
@@ -262,7 +262,7 @@ function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefin
   if (g !== undefined) {
     if (typeof g !== 'number' || !Number.isFinite(g) || g < MIN_GAIN_DB || g > MAX_GAIN_DB) {
       c.error(`${p}/gain_db`, `gain_db must be a number of dB from ${MIN_GAIN_DB} to ${MAX_GAIN_DB}, not ${JSON.stringify(g)?.slice(0, 30)}`, '-6 halves the amplitude, -12 is a bed under speech, 0 leaves it as it is');
-    } else if (g !== 0) {
+    } else if (Math.round(g * 100) !== 0) {
       const db = Math.round(g * 100) / 100;
       timeline.gainDb = db;
       canonical.gain_db = db;
@@ -284,7 +284,8 @@ function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefin
   }
   const total = fades.reduce((a, b) => a + b, 0);
   if (lengthMs !== undefined && total > lengthMs) {
-    c.error(`${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`, `the fades (${formatShort(total)}) are longer than the ${what} (${formatShort(lengthMs)})`, `keep fade_in + fade_out within ${formatShort(lengthMs)}`);
+    const said = total > MAX_MS ? 'the fades' : `the fades (${formatShort(total)})`;
+    c.error(`${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`, `${said} are longer than the ${what} (${formatShort(lengthMs)})`, `keep fade_in + fade_out within ${formatShort(lengthMs)}`);
   }
   return { timeline, canonical };
 }
@@ -302,7 +303,7 @@ function role(seg: Record<string, unknown>, p: string, c: Collector): { timeline
   if (d !== undefined) {
     if (typeof d !== 'number' || !Number.isFinite(d) || d < 0 || d > MAX_DUCK_DB) c.error(`${p}/duck_db`, `duck_db must be a number of dB from 0 to ${MAX_DUCK_DB}, not ${JSON.stringify(d)?.slice(0, 30)}`, `${DEFAULT_DUCK_DB} is the default; 0 does not duck`);
     else if (known !== 'music') c.warning(`${p}/duck_db`, 'duck_db does nothing without role "music": only music is lowered under speech', 'add role: "music", or leave duck_db out');
-    else duck = Math.round(d * 100) / 100;
+    else duck = Math.round(d * 100) / 100 || 0;
   }
   const duckDb = known === 'music' ? (duck ?? DEFAULT_DUCK_DB) : undefined;
   return {

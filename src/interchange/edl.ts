@@ -126,7 +126,8 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
       }
       busyUntil = end;
       // Its source timecodes start where it plays from in its audio (`from`), on the edit's frames.
-      const from = Math.round((((o.fromMs ?? 0) / 1000) * fpsR.num) / fpsR.den);
+      // Down to a frame: up would start it past the audio's end when from is in its last frame.
+      const from = Math.floor((((o.fromMs ?? 0) / 1000) * fpsR.num) / fpsR.den + 1e-9);
       events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', from, from + end - start, recordStart + start, recordStart + end), ...comments(o.assetId)] });
       if (o.levels.length) warnings.push(`overlay ${k + 1}: its audio levels are not carried (an EDL has no volume)`);
     });

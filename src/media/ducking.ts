@@ -8,6 +8,20 @@ import { speechRuns, type EdgeDeps } from './word-edges.js';
 
 export type Span = { from: number; to: number };
 
+/** Speech this far down (its gain, or its level windows) is not heard over music: nothing ducks under it. */
+const INAUDIBLE_DB = -30;
+
+/**
+ * The parts of speech runs (s, from the item's start) that are heard: outside level windows under INAUDIBLE_DB
+ * (a muted span, `volume: 0`, the picture beyond a word cut's sound).
+ */
+function audible(runs: Span[], levels: { level: number; from: number; to: number }[]): Span[] {
+  const quiet = levels.filter((l) => l.level <= 10 ** (INAUDIBLE_DB / 20));
+  let out = runs;
+  for (const q of quiet) out = out.flatMap((r) => [{ from: r.from, to: Math.min(r.to, q.from) }, { from: Math.max(r.from, q.to), to: r.to }].filter((x) => x.to - x.from > 0.02));
+  return out;
+}
+
 /** Whether any overlay of the timeline ducks (music with a duck of more than 0 dB). */
 export const ducks = (t: Timeline) => t.overlays.some((o) => !!o.duckDb);
 
@@ -20,15 +34,17 @@ export async function speechOnTimeline(deps: EdgeDeps, t: Timeline, plan: Render
   const reads: Promise<Span[]>[] = [];
   plan.cuts.forEach((c, i) => {
     const spec = cutInputs[i];
-    if (!spec?.hasAudio) return;
-    reads.push(speechRuns(deps, spec.source, c.inSec, c.inSec + c.durationSec, signal).then((runs) => runs.map((r) => ({ from: c.timelineStartSec + r.from - c.inSec, to: c.timelineStartSec + Math.min(r.to, c.inSec + c.durationSec) - c.inSec }))));
+    if (!spec?.hasAudio || (c.gainDb ?? 0) <= INAUDIBLE_DB) return;
+    const heard = (runs: Span[]) => audible(runs.map((r) => ({ from: r.from - c.inSec, to: Math.min(r.to, c.inSec + c.durationSec) - c.inSec })), c.levels);
+    reads.push(speechRuns(deps, spec.source, c.inSec, c.inSec + c.durationSec, signal).then((runs) => heard(runs).map((r) => ({ from: c.timelineStartSec + r.from, to: c.timelineStartSec + r.to }))));
   });
   plan.overlays.forEach((o, k) => {
     const role = t.overlays[k]?.role;
     const spec = overlayInputs[k];
-    if (role === 'music' || role === 'effects' || !spec?.hasAudio) return;
+    if (role === 'music' || role === 'effects' || !spec?.hasAudio || (o.gainDb ?? 0) <= INAUDIBLE_DB) return;
     const from = o.fromSec ?? 0;
-    reads.push(speechRuns(deps, spec.source, from, from + o.durationSec, signal).then((runs) => runs.map((r) => ({ from: o.startSec + r.from - from, to: o.startSec + r.to - from }))));
+    const heard = (runs: Span[]) => audible(runs.map((r) => ({ from: r.from - from, to: Math.min(r.to, from + o.durationSec) - from })), o.levels);
+    reads.push(speechRuns(deps, spec.source, from, from + o.durationSec, signal).then((runs) => heard(runs).map((r) => ({ from: o.startSec + r.from, to: o.startSec + r.to }))));
   });
   const all = (await Promise.all(reads)).flat().sort((a, b) => a.from - b.from);
   const out: Span[] = [];

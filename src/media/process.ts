@@ -1,7 +1,9 @@
 // The one place processes are spawned: an argument array (no shell), stdin ignored, stdout/stderr piped (the
 // server's own stdout belongs to the protocol), a wall-clock timeout, and a kill on cancellation.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { redact } from '../log.js';
 import { isOurSpace, parseTag, processAlive, processStart, writerTag } from '../owners.js';
 
@@ -52,7 +54,29 @@ export interface RunResult {
 
 const KILL_GRACE_MS = 2000;
 
-export function runProcess(command: string, args: string[], opts: RunOptions): Promise<RunResult> {
+/**
+ * A filter graph longer than this goes to ffmpeg in a file (-filter_complex_script): Linux takes no single argument
+ * over 128 KiB (spawn E2BIG), and a long edit's graph (400 cuts, or several music beds ducking under a long
+ * dialogue) outgrows it.
+ */
+export const INLINE_GRAPH_CHARS = 64 * 1024;
+
+export async function runProcess(command: string, args: string[], opts: RunOptions): Promise<RunResult> {
+  const at = args.indexOf('-filter_complex');
+  const graph = at >= 0 ? args[at + 1] : undefined;
+  if (graph === undefined || graph.length <= INLINE_GRAPH_CHARS) return spawnAndWait(command, args, opts);
+  // A folder of cutroom's own for the script, removed when the process ends, however it ends.
+  const dir = await mkdtemp(join(tmpdir(), 'cutroom-graph-'));
+  try {
+    const file = join(dir, 'graph.txt');
+    await writeFile(file, graph);
+    return await spawnAndWait(command, [...args.slice(0, at), '-filter_complex_script', file, ...args.slice(at + 2)], opts);
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function spawnAndWait(command: string, args: string[], opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve) => {
     const maxStdout = opts.maxStdout ?? 8 * 1024 * 1024;
     const maxStderr = opts.maxStderr ?? 64 * 1024;

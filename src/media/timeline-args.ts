@@ -239,9 +239,7 @@ export const DUCK_MAX_SPANS = 200;
  * between spans, log2 of their number deep) and evaluates that one alone.
  */
 export function duckFilter(db: number, speech: { from: number; to: number }[]): string {
-  const spans = mergeSpans(speech, DUCK_ATTACK + DUCK_RELEASE);
-  let merged = spans;
-  for (let gap = 1; merged.length > DUCK_MAX_SPANS; gap *= 2) merged = mergeSpans(spans, gap);
+  const merged = fewest(mergeSpans(speech, DUCK_ATTACK + DUCK_RELEASE), DUCK_MAX_SPANS);
   const depth = 1 - 10 ** (-db / 20);
   const ramp = (x: string) => `(0.5-0.5*cos(PI*clip(${x},0,1)))`;
   const term = (s: { from: number; to: number }) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
@@ -253,6 +251,18 @@ export function duckFilter(db: number, speech: { from: number; to: number }[]): 
     return `if(lt(t,${num(split)}),${tree(lo, mid)},${tree(mid + 1, hi)})`;
   };
   return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${tree(0, merged.length - 1)}':eval=frame,asetnsamples=n=1024:p=0`;
+}
+
+/** At most `max` spans: the two separated by the shortest gap joined, again and again (the music stays down there). */
+function fewest(spans: { from: number; to: number }[], max: number): { from: number; to: number }[] {
+  const out = spans.map((s) => ({ ...s }));
+  while (out.length > max) {
+    let k = 0;
+    for (let i = 1; i + 1 < out.length; i++) if (out[i + 1]!.from - out[i]!.to < out[k + 1]!.from - out[k]!.to) k = i;
+    out[k]!.to = Math.max(out[k]!.to, out[k + 1]!.to);
+    out.splice(k + 1, 1);
+  }
+  return out;
 }
 
 /** Spans in order with those closer than `gap` joined. */

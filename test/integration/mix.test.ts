@@ -185,6 +185,13 @@ describe('the mix on the local backend', () => {
     }
   });
 
+  it('an EDL writes a from in the audio\'s last frame on a frame before its end, so it reads back', async () => {
+    const c = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4 }], overlays: [{ asset_id: tones, at: 3, until: 3.02, from: 3.99 }] }));
+    const out = structured<{ path: string }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format: 'edl' }));
+    const back = structured<{ ready: boolean; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format: 'edl' }));
+    expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
+  });
+
   it('refuses a gain out of range, fades longer than their cut and a from past the audio, each at its field', async () => {
     const c = structured<{ ready: boolean; diagnostics: { severity: string; path: string; message: string }[] }>(
       await call('compose_edit', {
@@ -240,6 +247,9 @@ describe('ducking', () => {
     // In the pauses (and before the first words) the music plays at its own level.
     expect(Math.abs(pause - before)).toBeLessThan(1);
     expect(pause - toneDb(x, 300, 1.2, 2.8)).toBeLessThan(12 + 2);
+    // Speech nobody hears ducks nothing: the same dialogue at volume 0.
+    const muted = soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8, volume: 0 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] })).path);
+    expect(Math.abs(toneDb(muted, 300, 3.7, 4.6) - toneDb(muted, 300, 1.2, 2.8))).toBeLessThan(1);
     // duck_db 0 does not duck; a music overlay of another gain keeps its gain.
     const flat = soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 0 }] })).path);
     expect(Math.abs(toneDb(flat, 300, 3.7, 4.6) - toneDb(flat, 300, 1.2, 2.8))).toBeLessThan(1);

@@ -23,8 +23,8 @@ describe('normalizeEdit: the mix', () => {
   });
 
   it('leaves out a gain of 0 and fades of 0, as if not given', () => {
-    const n = norm([cut({ gain_db: 0, fade_in: 0 })], [overlay({ from: 0 })]);
-    expect(n.edit!.video_series_sequential[0]).not.toHaveProperty('gain_db');
+    const n = norm([cut({ gain_db: 0, fade_in: 0 }), cut({ gain_db: 0.001 }), cut({ gain_db: -0.004 })], [overlay({ from: 0 })]);
+    for (const s of n.edit!.video_series_sequential) expect(s).not.toHaveProperty('gain_db');
     expect(n.edit!.video_series_sequential[0]).not.toHaveProperty('fade_in');
     expect(n.edit!.audio_overlay[0]).not.toHaveProperty('from');
     expect(toRenderPlan(n.timeline!).cuts[0]).not.toHaveProperty('gainDb');
@@ -44,6 +44,7 @@ describe('normalizeEdit: the mix', () => {
       '/audio_overlay/1/fade_in',
     ]);
     expect(errorsOf(n)[3]!.message).toMatch(/fades \(4\.5 ?s\) are longer than the cut \(4 ?s\)/);
+    expect(errorsOf(norm([cut({ fade_in: 1e300 })]))[0]!.message).toBe('the fades are longer than the cut (4 s)');
     expect(errorsOf(n)[5]!.message).toMatch(/longer than the overlay/);
   });
 });

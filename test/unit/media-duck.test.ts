@@ -19,10 +19,11 @@ const dbAt = (x: Float32Array, from: number, to: number) => {
 
 describe('duckFilter', () => {
   it('ducks every one of many uneven spans by its dB and comes back between them', () => {
-    // 25 spans: lengths 0.4-1.6 s, gaps 0.7-2.2 s (all longer than attack + release, so none are joined).
+    // 150 spans (ffmpeg refuses an expression nested ~92 deep: the halving keeps it 8 deep): lengths 0.4-1.6 s, gaps
+    // 0.7-2.2 s (all longer than attack + release, so none are joined).
     const spans: { from: number; to: number }[] = [];
     let t = 0.5;
-    for (let i = 0; i < 25; i++) {
+    for (let i = 0; i < 150; i++) {
       const length = 0.4 + ((i * 7) % 13) / 10;
       spans.push({ from: t, to: t + length });
       t += length + 0.7 + ((i * 5) % 16) / 10;
@@ -38,6 +39,19 @@ describe('duckFilter', () => {
       const down = spans[i + 1]!.from - DUCK_ATTACK - 0.02;
       if (down - back > 0.05) expect(dbAt(x, back, down) - full, `gap after ${spans[i]!.to.toFixed(2)}`).toBeCloseTo(0, 1);
     }
+  });
+
+  it('past its most spans, joins the shortest gaps first: the music still comes back in the long ones', () => {
+    // 260 spans of 0.3 s: every tenth gap 3 s long, the others 0.6 s (long enough to come back, but the first joined).
+    const spans: { from: number; to: number }[] = [];
+    let t = 0.5;
+    for (let i = 0; i < 260; i++) {
+      spans.push({ from: t, to: t + 0.3 });
+      t += 0.3 + (i % 10 === 9 ? 3 : 0.6);
+    }
+    const x = levels(duckFilter(12, spans), Math.ceil(t + 1));
+    const full = dbAt(x, 0, 0.3);
+    for (let i = 9; i + 1 < spans.length; i += 10) expect(dbAt(x, spans[i]!.to + 0.6, spans[i + 1]!.from - 0.3) - full, `long gap after span ${i}`).toBeCloseTo(0, 1);
   });
 
   it('keeps the music down across a gap shorter than attack and release together', () => {

@@ -15,3 +15,14 @@ describe('whyFailed', () => {
     expect(whyFailed(killed)).toBe('killed by SIGKILL (out of memory, or stopped from outside), with nothing on stderr');
   });
 });
+
+describe('runProcess: a filter graph longer than one argument may be', () => {
+  it('passes a graph of over 128 KiB in a file, and the process runs (spawn E2BIG before)', async () => {
+    // One long number: a valid graph whatever its length.
+    const graph = `[0:a]volume=1.${'0'.repeat(140_000)}[o]`;
+    expect(graph.length).toBeGreaterThan(128 * 1024);
+    const r = await runProcess('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'anullsrc=r=8000:d=0.1', '-filter_complex', graph, '-map', '[o]', '-f', 'null', '-'], { timeoutMs: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 60_000);
+});

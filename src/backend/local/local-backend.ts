@@ -593,7 +593,7 @@ export class LocalBackend implements Backend {
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
-    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs) });
+    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal) });
 
     const id = randomUUID();
     const editId = randomUUID();
