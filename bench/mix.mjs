@@ -8,18 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
 import { connect, stats } from './lib.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-mix-v1');
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-const SENTENCES = [
-  'The lighthouse keeper walked along the shore before the sun came up.',
-  'She saw a ship in the storm and rang the bell three times.',
-  'We sailed at noon with a cargo of apples and salt.',
-  'The children ran to the market to buy bread and fish.',
-  'Nobody knew where the small boat had gone that morning.',
-  'Rain fell on the roof all afternoon and the river rose.',
-];
+const SENTENCES = CUT_SENTENCES.slice(0, 6);
 
 function exec(cmd, args) {
   const r = spawnSync(cmd, args, { maxBuffer: 1 << 26 });
