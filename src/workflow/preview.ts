@@ -146,14 +146,16 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
   let plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs });
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
-  // Music ducks under speech: where speech is heard is read from the dialogue's sound first (part of the plan, so
-  // of the preview's key).
-  if (ducks(checked.timeline)) {
+  // The key is the plan's without the speech music ducks under (that follows from the same edit and media), with
+  // each overlay's role and duck (which the plan holds only with the speech).
+  const mix = checked.timeline.overlays.map((o) => [o.role ?? null, o.duckDb ?? 0]);
+  const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs], mix);
+  const reused = await finishedPreviewOf(rt, key);
+  // Music ducks under speech: where speech is heard is read from the dialogue's sound, for a new preview only.
+  if (!reused && ducks(checked.timeline)) {
     const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs);
     plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech });
   }
-  const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs]);
-  const reused = await finishedPreviewOf(rt, key);
   if (reused) {
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
     const done = Promise.resolve({ ...reused, diagnostics: checked.diagnostics });
@@ -300,9 +302,10 @@ const fullDisk = (rt: MediaRuntime) =>
  * What identifies an edit's preview: the render plan, what identifies each input's media (never a link's signature,
  * which changes on every fetch), how inputs are read, the settings and the label font.
  */
-async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[]): Promise<string> {
+async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[], mix: unknown[]): Promise<string> {
   const media = await Promise.all(inputs.map(async ({ source, ...rest }) => ({ media: await mediaIdentity(source), ...rest })));
-  const what = { v: PREVIEW_VERSION, plan, media, encode: PREVIEW_ENCODE, font: rt.font ?? null };
+  // (mix only when an overlay has a role: keys of previews made before roles existed stay the same.)
+  const what = { v: PREVIEW_VERSION, plan, media, encode: PREVIEW_ENCODE, font: rt.font ?? null, ...(mix.some((m) => (m as unknown[])[0] !== null) ? { mix } : {}) };
   return createHash('sha256').update(JSON.stringify(what)).digest('hex');
 }
 

@@ -239,8 +239,12 @@ describe('ducking', () => {
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=9`, '-c:a', 'pcm_s16le', music]);
     const d = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: dialogue })).asset.id;
     const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music })).asset.id;
-    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] }));
+    const ducked = { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] };
+    const p = structured<{ path: string; preview_id: string }>(await call('preview_edit', ducked));
     const x = soundOf(p.path);
+    // The same edit again is the same preview; another duck is another.
+    expect(structured<{ preview_id: string }>(await call('preview_edit', ducked)).preview_id).toBe(p.preview_id);
+    expect(structured<{ preview_id: string }>(await call('preview_edit', { ...ducked, overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 6 }] })).preview_id).not.toBe(p.preview_id);
     const pause = toneDb(x, 300, 3.7, 4.6);
     const before = toneDb(x, 300, 0.1, 0.7);
     for (const [from, to] of [[1.2, 2.8], [5.2, 6.8]] as const) expect(pause - toneDb(x, 300, from, to), `under speech at ${from}-${to} s`).toBeGreaterThanOrEqual(12 - 2);
