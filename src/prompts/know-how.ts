@@ -22,6 +22,9 @@ export interface Workflow {
   steps(a: Record<string, string | undefined>, local: boolean): string[];
 }
 
+/** How to lay music under speech, said where a workflow has a voiceover. */
+const MUSIC_BED = 'Music under it: an overlay {asset_id, at: 0, role: "music"} ducks 12 dB under the speech by itself (duck_db to change it; gain_db lowers the whole bed, fade_in/fade_out in seconds).';
+
 /**
  * A value as it goes into a tool-call snippet: a JSON string, so a quote or brace in what a person typed stays inside
  * it and cannot add arguments to the call the snippet shows.
@@ -71,7 +74,7 @@ export const WORKFLOWS: Workflow[] = [
       '1. get_project: the assets by name, kind and length. Pick the voiceover (audio) and the clips (video) the person means, by name.',
       '2. transcribe_asset on the voiceover: its sentences and length set the cut\'s length and where each moment can start.',
       '3. find_moments {project_id, asset_ids: <the clips>} ranks candidate moments (whole sentences, else whole shots) by what is said (about: the subject), loudness, motion and cuts, each with its reason and a clip; inspect_asset on each clip shows them (one frame per shot). Choose with your eyes too: a face, a strong picture; never a cut into a word.',
-      `4. compose_edit: the moments as clips (find_moments' clip, {asset_id, shot} or {asset_id, phrase}) whose lengths add up to the voiceover's, and the voiceover as an overlay {asset_id, at: 0}; iterate until ready. Say why each moment was chosen.`,
+      `4. compose_edit: the moments as clips (find_moments' clip, {asset_id, shot} or {asset_id, phrase}) whose lengths add up to the voiceover's, and the voiceover as an overlay {asset_id, at: 0}; iterate until ready. Say why each moment was chosen. ${MUSIC_BED}`,
       `5. ${PREVIEW_AND_ASK}`,
       '6. Once the person agrees: render_edit {edit_id, wait: true}, then get_render_status until done; give the link.',
     ],
@@ -92,7 +95,7 @@ export const WORKFLOWS: Workflow[] = [
         ? `1. transcribe_asset {project_id: ${q(project_id)}, asset_id: ${q(voiceover_asset_id)}, text: <the script below>} to place every word of it in time.\n\nThe script:\n${script}\n`
         : `1. transcribe_asset {project_id: ${q(project_id)}, asset_id: ${q(voiceover_asset_id)}} to hear it, sentence by sentence (with its script as text, when known, every word is placed instead of guessed).`,
       '2. For each sentence, find a picture that shows what it says: inspect_asset on the video assets (shots and sheets), transcribe_asset and search_transcripts where the footage speaks.',
-      '3. compose_edit: clips whose lengths follow the sentences (each from the start of its sentence to the start of the next), and the voiceover as an overlay from 0.',
+      `3. compose_edit: clips whose lengths follow the sentences (each from the start of its sentence to the start of the next), and the voiceover as an overlay from 0. ${MUSIC_BED}`,
       `4. ${PREVIEW_AND_ASK}`,
     ],
   },
