@@ -85,8 +85,8 @@ export interface PlanOverlay {
   fadeOutSec?: number;
   /** Where in its audio the overlay starts playing (s). */
   fromSec?: number;
-  /** Music lowered by `db` under speech: the spans (s, from the overlay's start) where speech is heard. */
-  duck?: { db: number; speech: { from: number; to: number }[] };
+  /** Music lowered by `db` under speech: the spans (s, from the overlay's start) where speech is heard (duckSpans). */
+  duck?: { db: number; speech: Span[] };
 }
 
 export interface RenderPlan {
@@ -119,15 +119,59 @@ export interface PlanOptions {
   /** Fade at every edit of the sound, ms (DEFAULT_FADE_MS; 0 for hard cuts). */
   fadeMs?: number;
   /** Where speech is heard on the output timeline (s): music overlays duck under it. */
-  speech?: { from: number; to: number }[];
+  speech?: Span[];
 }
 
 /**
  * What ffmpeg must do for a timeline, decided without media: per-cut seek/length/frames, level windows
  * relative to each stream, overlays on the timeline, the fades at every edit of the sound.
  */
+/** A span of time, seconds. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** Spans in order, those apart by `gap` or less joined into one. */
+export function joinSpans(spans: Span[], gap: number): Span[] {
+  const out: Span[] = [];
+  for (const s of [...spans].sort((a, b) => a.from - b.from)) {
+    const last = out.at(-1);
+    if (last && s.from - last.to <= gap) last.to = Math.max(last.to, s.to);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+/** At most `max` spans: the two separated by the shortest gap joined, again and again. */
+function fewestSpans(spans: Span[], max: number): Span[] {
+  const out = spans.map((s) => ({ ...s }));
+  while (out.length > max) {
+    let k = 0;
+    for (let i = 1; i + 1 < out.length; i++) if (out[i + 1]!.from - out[i]!.to < out[k + 1]!.from - out[k]!.to) k = i;
+    out[k]!.to = Math.max(out[k]!.to, out[k + 1]!.to);
+    out.splice(k + 1, 1);
+  }
+  return out;
+}
+
+/** How long (s) music takes to go down before speech, and to come back after it. */
+export const DUCK_ATTACK = 0.15;
+export const DUCK_RELEASE = 0.4;
+/** At most this many speech spans shape one duck (its expression is evaluated every millisecond). */
+export const DUCK_MAX_SPANS = 200;
+
+/**
+ * The speech a music bed ducks under, as the render shapes it: spans closer than attack and release together joined
+ * (the music stays down across them, and at any time at most one span's ramps are under way), then past
+ * DUCK_MAX_SPANS the shortest gaps joined first (the music still comes back in the long ones).
+ */
+export function duckSpans(speech: Span[]): Span[] {
+  return fewestSpans(joinSpans(speech, DUCK_ATTACK + DUCK_RELEASE), DUCK_MAX_SPANS);
+}
+
 /** Speech spans (timeline s) that touch [from, to], from `from`, with a second either side (a duck ramps there). */
-function speechWithin(speech: { from: number; to: number }[], from: number, to: number): { from: number; to: number }[] {
+function speechWithin(speech: Span[], from: number, to: number): Span[] {
   return speech.filter((s) => s.to > from - 1 && s.from < to + 1).map((s) => ({ from: +(s.from - from).toFixed(3), to: +(s.to - from).toFixed(3) }));
 }
 
@@ -168,7 +212,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
     ...planMix(o),
     ...(o.fromMs ? { fromSec: o.fromMs / 1000 } : {}),
-    ...(o.duckDb && opts.speech ? { duck: { db: o.duckDb, speech: speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000) } } : {}),
+    ...(o.duckDb && opts.speech ? { duck: { db: o.duckDb, speech: duckSpans(speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000)) } } : {}),
   }));
   return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
 }

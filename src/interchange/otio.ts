@@ -1,7 +1,8 @@
 // OpenTimelineIO JSON (the .otio file): a Timeline whose Stack holds one video track of Clips, a track of each
 // cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
-// clip's source_range is in its source's frame rate. OTIO has no standard volume, so levels (and cutroom's own
-// ids, in and out points and crop) travel in clip metadata under the "cutroom" key. Pure: text in, text out.
+// clip's source_range is in its source's frame rate (an overlay's starts at its `from`). OTIO has no standard
+// volume, so levels (and cutroom's own ids, in and out points, crop and mix: gain, fades, role, duck) travel in clip
+// metadata under the "cutroom" key. Pure: text in, text out.
 import { MAX_IMPORT_ITEMS, heldExactly, noteList, quoteOf, rateFromNumber, seconds, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
 
 const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });

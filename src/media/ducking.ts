@@ -1,12 +1,10 @@
 // Where speech is heard on an edit's output timeline, for music to duck under (issue 33, item 2): the dialogue's
 // sound, which is every cut's own sound and every overlay that is not music or effects, heard in the sound itself
 // (word-edges.ts's speech frames: bands rising over the pause's floor). Asked only when an overlay ducks.
-import type { RenderPlan } from '../edit/plan.js';
+import { joinSpans, type RenderPlan, type Span } from '../edit/plan.js';
 import type { Timeline } from '../edit/normalize.js';
 import type { InputSpec } from './timeline-args.js';
 import { speechRuns, type EdgeDeps } from './word-edges.js';
-
-export type Span = { from: number; to: number };
 
 /** Speech this far down (its gain, or its level windows) is not heard over music: nothing ducks under it. */
 const INAUDIBLE_DB = -30;
@@ -25,33 +23,34 @@ function audible(runs: Span[], levels: { level: number; from: number; to: number
 /** Whether any overlay of the timeline ducks (music with a duck of more than 0 dB). */
 export const ducks = (t: Timeline) => t.overlays.some((o) => !!o.duckDb);
 
+/** A piece of sound that may hold speech: its source from `from` for `length` s, heard at `at` on the timeline. */
+interface Heard {
+  spec: InputSpec;
+  from: number;
+  length: number;
+  at: number;
+  levels: { level: number; from: number; to: number }[];
+}
+
 /**
  * Speech on the output timeline (s), in order, overlapping spans joined: each cut's sound from its in point for its
- * length, each dialogue overlay's from its `from`. Sources without sound add nothing. At most `limit` pieces of
- * sound are read at once by the deps' limiter.
+ * length, each dialogue overlay's from its `from`. Sources without sound, or too far down to be heard, add nothing.
  */
 export async function speechOnTimeline(deps: EdgeDeps, t: Timeline, plan: RenderPlan, cutInputs: InputSpec[], overlayInputs: InputSpec[], signal?: AbortSignal): Promise<Span[]> {
-  const reads: Promise<Span[]>[] = [];
-  plan.cuts.forEach((c, i) => {
-    const spec = cutInputs[i];
-    if (!spec?.hasAudio || (c.gainDb ?? 0) <= INAUDIBLE_DB) return;
-    const heard = (runs: Span[]) => audible(runs.map((r) => ({ from: r.from - c.inSec, to: Math.min(r.to, c.inSec + c.durationSec) - c.inSec })), c.levels);
-    reads.push(speechRuns(deps, spec.source, c.inSec, c.inSec + c.durationSec, signal).then((runs) => heard(runs).map((r) => ({ from: c.timelineStartSec + r.from, to: c.timelineStartSec + r.to }))));
-  });
+  const pieces: Heard[] = [];
+  const add = (spec: InputSpec | undefined, gainDb: number | undefined, piece: Omit<Heard, 'spec'>) => {
+    if (spec?.hasAudio && (gainDb ?? 0) > INAUDIBLE_DB) pieces.push({ spec, ...piece });
+  };
+  plan.cuts.forEach((c, i) => add(cutInputs[i], c.gainDb, { from: c.inSec, length: c.durationSec, at: c.timelineStartSec, levels: c.levels }));
   plan.overlays.forEach((o, k) => {
     const role = t.overlays[k]?.role;
-    const spec = overlayInputs[k];
-    if (role === 'music' || role === 'effects' || !spec?.hasAudio || (o.gainDb ?? 0) <= INAUDIBLE_DB) return;
-    const from = o.fromSec ?? 0;
-    const heard = (runs: Span[]) => audible(runs.map((r) => ({ from: r.from - from, to: Math.min(r.to, from + o.durationSec) - from })), o.levels);
-    reads.push(speechRuns(deps, spec.source, from, from + o.durationSec, signal).then((runs) => heard(runs).map((r) => ({ from: o.startSec + r.from, to: o.startSec + r.to }))));
+    if (role !== 'music' && role !== 'effects') add(overlayInputs[k], o.gainDb, { from: o.fromSec ?? 0, length: o.durationSec, at: o.startSec, levels: o.levels });
   });
-  const all = (await Promise.all(reads)).flat().sort((a, b) => a.from - b.from);
-  const out: Span[] = [];
-  for (const s of all) {
-    const last = out.at(-1);
-    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to);
-    else out.push({ from: +s.from.toFixed(3), to: +s.to.toFixed(3) });
-  }
-  return out;
+  const heard = await Promise.all(
+    pieces.map(async (p) => {
+      const runs = await speechRuns(deps, p.spec.source, p.from, p.from + p.length, signal);
+      return audible(runs.map((r) => ({ from: r.from - p.from, to: Math.min(r.to - p.from, p.length) })), p.levels).map((r) => ({ from: p.at + r.from, to: p.at + r.to }));
+    }),
+  );
+  return joinSpans(heard.flat(), 0).map((s) => ({ from: +s.from.toFixed(3), to: +s.to.toFixed(3) }));
 }

@@ -2,7 +2,7 @@
 // normalisation, explicit trims and pads instead of -shortest, amix with normalize=0. Every number placed in the
 // graph is one cutroom computed; every input is an asset source or a file cutroom wrote.
 import type { MediaFacts } from '../edit/lint.js';
-import type { PlanCut, PlanLevel, PlanOverlay, RenderPlan } from '../edit/plan.js';
+import { DUCK_ATTACK, DUCK_RELEASE, type PlanCut, type PlanLevel, type PlanOverlay, type RenderPlan, type Span } from '../edit/plan.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
 
@@ -225,55 +225,25 @@ function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<
   return `[${inputIndex}:a]${audioNormalise(spec)},${from}apad,${vol ? `${vol},` : ''}${duck}${mixFilters(o, samples)}${edgeFades(samples, o.fadeSec)},adelay=delays=${delayMs}:all=1[o${k}]`;
 }
 
-/** How long (s) music takes to go down before speech, and to come back after it. */
-export const DUCK_ATTACK = 0.15;
-export const DUCK_RELEASE = 0.4;
-/** At most this many speech spans make a duck's expression (evaluated per millisecond); more are merged. */
-export const DUCK_MAX_SPANS = 200;
-
 /**
- * Music lowered by `db` while speech is heard (spans in s from the stream's start): it goes down over DUCK_ATTACK
- * before each span and comes back over DUCK_RELEASE after it, along a half-sine, and stays down across a gap too
- * short for both. One volume expression evaluated per 1 ms frame. Spans closer than attack and release are joined,
- * so at any t at most one span's ramps are under way: the expression finds it by halving (a tree of `if(lt(t,…))`
- * between spans, log2 of their number deep) and evaluates that one alone.
+ * Music lowered by `db` while speech is heard (spans in s from the stream's start, as duckSpans shapes them: apart
+ * by more than attack and release): it goes down over DUCK_ATTACK before each span and comes back over DUCK_RELEASE
+ * after it, along a half-sine. One volume expression evaluated per 1 ms frame; at any t at most one span's ramps are
+ * under way, and the expression finds it by halving (a tree of `if(lt(t,…))` between spans, log2 of their number
+ * deep: ffmpeg refuses an expression nested ~92 deep) and evaluates that one alone.
  */
-export function duckFilter(db: number, speech: { from: number; to: number }[]): string {
-  const merged = fewest(mergeSpans(speech, DUCK_ATTACK + DUCK_RELEASE), DUCK_MAX_SPANS);
+export function duckFilter(db: number, spans: Span[]): string {
   const depth = 1 - 10 ** (-db / 20);
   const ramp = (x: string) => `(0.5-0.5*cos(PI*clip(${x},0,1)))`;
-  const term = (s: { from: number; to: number }) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
+  const term = (s: Span) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
   const tree = (lo: number, hi: number): string => {
-    if (lo === hi) return term(merged[lo]!);
+    if (lo === hi) return term(spans[lo]!);
     const mid = (lo + hi) >> 1;
     // Between span mid's release and span mid+1's attack nothing is under way: split there.
-    const split = (merged[mid]!.to + DUCK_RELEASE + merged[mid + 1]!.from - DUCK_ATTACK) / 2;
+    const split = (spans[mid]!.to + DUCK_RELEASE + spans[mid + 1]!.from - DUCK_ATTACK) / 2;
     return `if(lt(t,${num(split)}),${tree(lo, mid)},${tree(mid + 1, hi)})`;
   };
-  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${tree(0, merged.length - 1)}':eval=frame,asetnsamples=n=1024:p=0`;
-}
-
-/** At most `max` spans: the two separated by the shortest gap joined, again and again (the music stays down there). */
-function fewest(spans: { from: number; to: number }[], max: number): { from: number; to: number }[] {
-  const out = spans.map((s) => ({ ...s }));
-  while (out.length > max) {
-    let k = 0;
-    for (let i = 1; i + 1 < out.length; i++) if (out[i + 1]!.from - out[i]!.to < out[k + 1]!.from - out[k]!.to) k = i;
-    out[k]!.to = Math.max(out[k]!.to, out[k + 1]!.to);
-    out.splice(k + 1, 1);
-  }
-  return out;
-}
-
-/** Spans in order with those closer than `gap` joined. */
-function mergeSpans(spans: { from: number; to: number }[], gap: number): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (const s of [...spans].sort((a, b) => a.from - b.from)) {
-    const last = out.at(-1);
-    if (last && s.from - last.to < gap) last.to = Math.max(last.to, s.to);
-    else out.push({ ...s });
-  }
-  return out;
+  return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='1-${num(depth)}*${tree(0, spans.length - 1)}':eval=frame,asetnsamples=n=1024:p=0`;
 }
 
 /**

@@ -7,15 +7,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DownloadError, downloadTo } from '../api/download.js';
 import { isInside, openAllowed } from '../open-allowed.js';
 import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
-import { DEFAULT_DUCK_DB, type Diagnostic } from '../edit/model.js';
+import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
-import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
+import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, mixOf, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
 import { edlStatedRate, readEdl, readTimecode, timecodeBase, writeEdl } from '../interchange/edl.js';
 import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../interchange/otio.js';
 import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '../interchange/to-edit.js';
-import { fpsRational, type Mix, type Timeline } from '../edit/normalize.js';
+import { fpsRational, type Timeline } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit, type Listening } from './check-edit.js';
@@ -75,21 +75,23 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
   return name || id;
 }
 
-/** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
 /**
  * The mix fields a timeline file does not carry: said, never dropped silently. OTIO carries them all (cutroom's
  * metadata) and every format an overlay's `from` (its source in point); gain and fades stay in the edit for FCPXML
- * and EDL.
+ * and EDL, and so does a music overlay's duck, but for FCPXML's role (audioRole), which carries the default one.
  */
 function mixNotWritten(t: Timeline, format: string): string[] {
   if (format === 'otio') return [];
-  // FCPXML carries a role (audioRole), and so a music overlay's default duck; not another duck_db.
-  const duck = (m: Mix & { role?: string; duckDb?: number }) => m.role === 'music' && (format !== 'fcpxml' || m.duckDb !== DEFAULT_DUCK_DB);
-  const fields = (m: Mix & { role?: string; duckDb?: number }) => [m.gainDb ? 'gain_db' : '', m.fadeInMs ? 'fade_in' : '', m.fadeOutMs ? 'fade_out' : '', duck(m) ? 'the music\'s duck' : ''].filter(Boolean);
+  const fields = (m: Parameters<typeof mixOf>[0]) => {
+    const mix = mixOf(m) ?? {};
+    const duck = mix.role === 'music' && (format !== 'fcpxml' || mix.duck_db !== undefined);
+    return [...(['gain_db', 'fade_in', 'fade_out'] as const).filter((k) => mix[k] !== undefined), ...(duck ? ["the music's duck"] : [])];
+  };
   const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
   return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);
 }
 
+/** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
 export async function trimExports(exportsDir: string, keep: number): Promise<number> {
   const old = (await exportIds(exportsDir)).slice(keep);
   for (const id of old) await rm(join(exportsDir, id), { recursive: true, force: true });

@@ -1,9 +1,11 @@
-// The duck's volume expression (src/media/timeline-args.ts duckFilter) run by ffmpeg on a steady tone: with many
-// speech spans at uneven times (the expression halves its way to the one span under way), the tone is down by the
-// duck in the middle of every span and at its own level in every gap long enough to come back.
+// The duck's spans as the plan shapes them (src/edit/plan.ts duckSpans) and its volume expression
+// (src/media/timeline-args.ts duckFilter) run by ffmpeg on a steady tone: with many speech spans at uneven times (the
+// expression halves its way to the one span under way), the tone is down by the duck in the middle of every span and
+// at its own level in every gap long enough to come back.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { DUCK_ATTACK, DUCK_RELEASE, duckFilter } from '../../src/media/timeline-args.js';
+import { DUCK_ATTACK, DUCK_RELEASE, duckSpans } from '../../src/edit/plan.js';
+import { duckFilter } from '../../src/media/timeline-args.js';
 
 const RATE = 48_000;
 function levels(filter: string, seconds: number): Float32Array {
@@ -28,7 +30,7 @@ describe('duckFilter', () => {
       spans.push({ from: t, to: t + length });
       t += length + 0.7 + ((i * 5) % 16) / 10;
     }
-    const x = levels(duckFilter(12, spans), Math.ceil(t + 1));
+    const x = levels(duckFilter(12, duckSpans(spans)), Math.ceil(t + 1));
     const full = dbAt(x, 0, 0.3);
     for (const s of spans) {
       const mid = (s.from + s.to) / 2;
@@ -49,13 +51,13 @@ describe('duckFilter', () => {
       spans.push({ from: t, to: t + 0.3 });
       t += 0.3 + (i % 10 === 9 ? 3 : 0.6);
     }
-    const x = levels(duckFilter(12, spans), Math.ceil(t + 1));
+    const x = levels(duckFilter(12, duckSpans(spans)), Math.ceil(t + 1));
     const full = dbAt(x, 0, 0.3);
     for (let i = 9; i + 1 < spans.length; i += 10) expect(dbAt(x, spans[i]!.to + 0.6, spans[i + 1]!.from - 0.3) - full, `long gap after span ${i}`).toBeCloseTo(0, 1);
   });
 
   it('keeps the music down across a gap shorter than attack and release together', () => {
-    const x = levels(duckFilter(10, [{ from: 1, to: 2 }, { from: 2.3, to: 3 }]), 4);
+    const x = levels(duckFilter(10, duckSpans([{ from: 1, to: 2 }, { from: 2.3, to: 3 }])), 4);
     const full = dbAt(x, 0, 0.5);
     expect(dbAt(x, 2.05, 2.25) - full).toBeCloseTo(-10, 0);
   });
