@@ -98,7 +98,7 @@ try {
   // A slow machine may hand the preview over before it is done: follow it as an assistant would.
   while (preview.status === 'rendering') {
     await new Promise((done) => setTimeout(done, 1000));
-    preview = (await call('get_preview', { preview_id: preview.preview_id })).data;
+    preview = (await call('preview_edit', { preview_id: preview.preview_id })).data;
   }
   say(`\nPreview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s)`);
   say(`  video:         ${preview.path}`);

@@ -102,11 +102,11 @@ export const WORKFLOWS: Workflow[] = [
   {
     name: 'review_preview',
     title: 'Review a preview cut by cut',
-    description: 'Go through a preview cut by cut: what each shows, how loud it plays, what is flagged, and what to change. Uses get_preview (or preview_edit), inspect_asset, compose_edit.',
+    description: 'Go through a preview cut by cut: what each shows, how loud it plays, what is flagged, and what to change. Uses preview_edit, inspect_asset, compose_edit.',
     when: 'Someone wants a preview checked, or asks what is wrong with a cut.',
     args: [projectArg, { name: 'preview_id', description: 'A preview preview_edit made; without it, preview the latest edit first' }],
     steps: ({ project_id, preview_id }) => [
-      preview_id ? `Review preview ${preview_id} of project ${project_id}: get_preview {preview_id: ${q(preview_id)}}.` : `Preview the edit being worked on in project ${project_id} with preview_edit {edit_id}, then review it.`,
+      preview_id ? `Review preview ${preview_id} of project ${project_id}: preview_edit {preview_id: ${q(preview_id)}}.` : `Preview the edit being worked on in project ${project_id} with preview_edit {edit_id}, then review it.`,
       'Go through it cut by cut, in order: its place on the timeline, what the contact sheet shows of it, its loudness against its neighbours, and every flag (black or frozen picture, silence where sound was asked, clipping, a flash frame at an end).',
       'For each problem, say what to change (an in or out point one frame later, a level, another shot: inspect_asset to find it) and make the change with compose_edit. Preview again and say what changed.',
     ],

@@ -188,7 +188,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         if (one(variables.file) === 'preview.json' && deps.runtime) {
           // The whole result, every cut listed (a tool result lists the first that fit); a hosted caller sees no path of the server's.
           const finished = await readFinishedPreview(deps.runtime, id);
-          if (!finished) throw new ResourceNotFoundError(uri.href, (await cache.inProgress(id)) ? 'this preview is still rendering: get_preview follows it' : 'no such preview (older previews are evicted); run preview_edit again');
+          if (!finished) throw new ResourceNotFoundError(uri.href, (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'no such preview (older previews are evicted); run preview_edit again');
           const { sheetBytes: _sheet, ffmpegMaxRssKiB: _rss, ...result } = finished;
           const shown = deps.hosted ? { ...result, path: `cutroom://previews/${id}/preview.mp4`, sheet_path: `cutroom://previews/${id}/sheet.jpg` } : result;
           return { body: textBody(JSON.stringify(shown)), mimeType: 'application/json', text: true };
@@ -197,7 +197,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
         const body = await openInside(path, cache.root);
         if (!body) {
-          const why = (await cache.inProgress(id)) ? 'this preview is still rendering: get_preview follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';
+          const why = (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg', text: false };

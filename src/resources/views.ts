@@ -1,5 +1,5 @@
-// ui://cutroom/preview: the preview view, an MCP App (io.modelcontextprotocol/ui) that preview_edit and get_preview
-// name in their _meta.ui.resourceUri. Its HTML is built from src/views/ (scripts/build-views.mjs) into one
+// ui://cutroom/preview: the preview view, an MCP App (io.modelcontextprotocol/ui) that preview_edit names in its
+// _meta.ui.resourceUri. Its HTML is built from src/views/ (scripts/build-views.mjs) into one
 // self-contained file; it needs nothing beyond the specification's default CSP (its video arrives as a data: URL).
 import { readFile } from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/server';

@@ -1,5 +1,5 @@
-// preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get.
-// get_preview: follows a preview that outlasted its call to the same full result.
+// preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get; given
+// a preview_id instead of an edit, it follows a preview that outlasted its call to the same full result.
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
@@ -16,10 +16,10 @@ import { fitList } from './budget.js';
 
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
 
-/** One shape for both tools: the full preview once done; while rendering, its id and progress only. */
+/** One shape for both uses: the full preview once done; while rendering, its id and progress only. */
 const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
-  status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with get_preview'),
+  status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
   progress: z.number().min(0).max(1).optional(),
   edit_id: z.string().optional(),
   cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
@@ -90,7 +90,7 @@ function renderingResult(id: string, progress: number | undefined, who = ''): Ca
   const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
   return ok(
     { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }) },
-    `The preview is still rendering${pct}${who}. Follow it with get_preview {preview_id: "${id}"}; it returns the full preview once done.`,
+    `The preview is still rendering${pct}${who}. Follow it with preview_edit {preview_id: "${id}"}; it returns the full preview once done.`,
   );
 }
 
@@ -151,8 +151,36 @@ const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
 const PreviewEditInput = z.object({
   ...EditRefShape,
   width: z.number().int().min(64).max(1920).optional().describe('Default 640 px'),
+  preview_id: z.string().optional().describe('Follow a preview still rendering'),
 });
-const GetPreviewInput = z.object({ preview_id: z.string() });
+
+/**
+ * What a call gave beside preview_id that makes or shapes a new preview (a client that fills every optional field
+ * sends "" for the ones it means to leave out; project_id names nothing a preview_id does not).
+ */
+function editArguments(input: Record<string, unknown>): string[] {
+  return Object.entries(input)
+    .filter(([k, v]) => k !== 'project_id' && v !== undefined && !(typeof v === 'string' && !v.trim()))
+    .map(([k]) => k);
+}
+
+/** preview_edit {preview_id}: waits for a preview still rendering, or answers a finished one from the cache dir. */
+async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<typeof progressFor>[0]): Promise<CallToolResult> {
+  const rt = needRuntime(deps, 'preview_edit');
+  const id = previewId.trim();
+  if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
+  const job = previewJob(rt, id);
+  if (job) {
+    const progress = progressFor(ctx);
+    // Cancelling this call stops the waiting, not the preview.
+    if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress);
+    if ('error' in job.settled!) throw job.settled.error;
+  }
+  const finished = await readFinishedPreview(rt, id);
+  if (finished) return doneResult(finished, { hosted: deps.hosted });
+  if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
+  throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
+}
 
 export function register(server: McpServer, deps: ToolDeps): void {
   const { logger } = deps;
@@ -164,14 +192,22 @@ export function register(server: McpServer, deps: ToolDeps): void {
       description:
         'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast; nothing is sent. Returns a contact sheet ' +
         '(3 frames a cut, labelled), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
-        `Still rendering after ${waitSec} s: status "rendering"; follow it with get_preview.`,
+        `Still rendering after ${waitSec} s: status "rendering"; follow it with preview_edit {preview_id}.`,
       inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
       _meta: viewMeta(PREVIEW_VIEW_URI),
     },
-    ({ width, ...input }, ctx) =>
-      guard(
+    ({ width, preview_id, ...input }, ctx) => {
+      // A blank preview_id (a client filling every optional field) is no preview_id.
+      if (preview_id !== undefined && preview_id.trim()) {
+        return guard('preview_edit', logger, async () => {
+          const given = editArguments({ ...input, width });
+          if (given.length) throw new ToolError(`give preview_id alone to follow a preview, or an edit without it to make one, not both (also given: ${given.join(', ')})`);
+          return followPreview(deps, preview_id, ctx);
+        });
+      }
+      return guard(
         'preview_edit',
         logger,
         async () => {
@@ -195,42 +231,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
             await job.done;
           }
           if (!settled) {
-            logger.debug(`preview_edit: handed preview ${job.id} over to get_preview after ${(performance.now() - started).toFixed(0)} ms`);
+            logger.debug(`preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`);
             return renderingResult(job.id, job.progress);
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
           return settledResult(job, next, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
-      ),
-  );
-
-  server.registerTool(
-    'get_preview',
-    {
-      title: 'Follow a preview',
-      description: `Follows a preview still rendering (waits up to about ${waitSec} s), or returns a recent one: the same result as preview_edit once done.`,
-      inputSchema: GetPreviewInput,
-      outputSchema: PreviewOutputSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: viewMeta(PREVIEW_VIEW_URI),
+      );
     },
-    ({ preview_id }, ctx) =>
-      guard('get_preview', logger, async () => {
-        const rt = needRuntime(deps, 'get_preview');
-        const id = preview_id.trim();
-        if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
-        const job = previewJob(rt, id);
-        if (job) {
-          const progress = progressFor(ctx);
-          // Cancelling this call stops the waiting, not the preview.
-          if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress);
-          if ('error' in job.settled!) throw job.settled.error;
-        }
-        const finished = await readFinishedPreview(rt, id);
-        if (finished) return doneResult(finished, { hosted: deps.hosted });
-        if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
-        throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
-      }),
   );
 }

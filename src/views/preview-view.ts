@@ -3,8 +3,8 @@
 // on a cut seeks the video there and tells the model which cut was picked. It talks to its host only (postMessage):
 // the video comes through resources/read as a data: URL (the default CSP allows media from data: and nothing else),
 // one blob or, when large, the parts its manifest names (joined as base64 text, checked against its length and
-// sha256), and a preview still rendering is followed with get_preview through tools/call. Browser code: bundled at
-// build time.
+// sha256), and a preview still rendering is followed with preview_edit {preview_id} through tools/call. Browser code:
+// bundled at build time.
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 interface Cut {
@@ -171,23 +171,23 @@ async function loadVideo(p: Preview): Promise<void> {
   $<HTMLVideoElement>('video').src = `data:${mimeType};base64,${b64}`;
 }
 
-/** The pause after a get_preview that answered "rendering": from 250 ms, doubling, at most 2 s. */
+/** The pause after a preview_edit {preview_id} that answered "rendering": from 250 ms, doubling, at most 2 s. */
 const FIRST_PAUSE_MS = 250;
 const LONGEST_PAUSE_MS = 2000;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A preview still rendering is followed with get_preview until it is done. get_preview waits on the server, but a
- * server told not to wait (or a host that answers at once) would be asked again at once, hundreds of times a second:
- * each "rendering" answer is followed by a pause that grows.
+ * A preview still rendering is followed with preview_edit {preview_id} until it is done. That call waits on the
+ * server, but a server told not to wait (or a host that answers at once) would be asked again at once, hundreds of
+ * times a second: each "rendering" answer is followed by a pause that grows.
  */
 async function follow(p: Preview): Promise<Preview> {
   let current = p;
   let wait = FIRST_PAUSE_MS;
   while (current.status === 'rendering') {
     status(`rendering the preview${current.progress !== undefined ? ` (${Math.floor(current.progress * 100)}%)` : ''}…`);
-    const r = await app.callServerTool({ name: 'get_preview', arguments: { preview_id: current.preview_id } });
-    if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'get_preview failed');
+    const r = await app.callServerTool({ name: 'preview_edit', arguments: { preview_id: current.preview_id } });
+    if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'preview_edit {preview_id} failed');
     current = r.structuredContent as unknown as Preview;
     if (current.status === 'rendering') {
       await pause(wait);

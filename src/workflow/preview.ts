@@ -1,5 +1,5 @@
 // The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
-// runs as a job that outlives the tool call which started it, so a long one can be followed (get_preview).
+// runs as a job that outlives the tool call which started it, so a long one can be followed (preview_edit {preview_id}).
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -132,7 +132,8 @@ export interface PreviewJob {
 /**
  * Jobs of this process by cache folder and preview id: over HTTP each caller has their own folder, and one caller's
  * job (its progress, its failure) is never another's, whoever learns the id. A finished one is forgotten soon (its
- * result is on disk, and the sheet it holds is up to 1 MB); a failed one is kept a while, to tell get_preview why.
+ * result is on disk, and the sheet it holds is up to 1 MB); a failed one is kept a while, to tell
+ * preview_edit {preview_id} why.
  */
 const jobs = new Map<string, PreviewJob>();
 const jobKey = (rt: MediaRuntime, id: string) => `${rt.cache.root}\0${id}`;
@@ -276,8 +277,8 @@ async function makePreview(
       warnings,
       diagnostics: checked.diagnostics,
     };
-    // Kept beside the video, so that get_preview can answer from any server sharing the cache dir; the key first,
-    // since the result file's presence is what marks a preview finished.
+    // Kept beside the video, so that preview_edit {preview_id} can answer from any server sharing the cache dir; the
+    // key first, since the result file's presence is what marks a preview finished.
     await writeFile(join(dir, EDIT_KEY_FILE), opts.key);
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };

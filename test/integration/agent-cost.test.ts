@@ -174,7 +174,7 @@ describe('results within 24 KB, whatever their length', () => {
     // hold the finished answer to the same bound.
     for (let p = structured<Preview>(r); p.status === 'rendering'; p = structured<Preview>(r)) {
       await new Promise((done) => setTimeout(done, 500));
-      r = await call('get_preview', { preview_id: p.preview_id });
+      r = await call('preview_edit', { preview_id: p.preview_id });
     }
     const p = structured<Preview>(r);
     expect(p.status).toBe('done');

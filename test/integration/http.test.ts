@@ -83,7 +83,7 @@ describe('one server, two callers with their own keys', () => {
   it('logs one line with its URL, and serves the same tools as over stdio', async () => {
     expect(srv.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(the service at http:\/\/127\.0\.0\.1:\d+, with each caller's own key\)/);
     const names = (await alice.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_preview', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
+    expect(names).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
     expect(alice.getInstructions()).toMatch(/cutroom/);
   });
 
@@ -105,13 +105,13 @@ describe('one server, two callers with their own keys', () => {
     // A hosted caller is shown resources, never the server's files.
     expect(p.structuredContent).toMatchObject({ path: `cutroom://previews/${previewId}/preview.mp4`, sheet_path: `cutroom://previews/${previewId}/sheet.jpg` });
     expect(JSON.stringify(p)).not.toContain(cacheDir);
-    const again = await call(alice, 'get_preview', { preview_id: previewId });
+    const again = await call(alice, 'preview_edit', { preview_id: previewId });
     expect(again.structuredContent!.path).toBe(`cutroom://previews/${previewId}/preview.mp4`);
     expect(JSON.stringify(again)).not.toContain(cacheDir);
     expect((await alice.readResource({ uri: link.uri! })).contents).toHaveLength(1);
 
     // Bob knows the id (say it leaked): he still gets nothing of Alice's.
-    const stolen = await call(bob, 'get_preview', { preview_id: previewId });
+    const stolen = await call(bob, 'preview_edit', { preview_id: previewId });
     expect(stolen.isError).toBe(true);
     await expect(bob.readResource({ uri: link.uri! })).rejects.toThrow();
     // Each caller's files are under their own folder, named by a hash of their key.
@@ -171,11 +171,11 @@ describe('one server, two callers with their own keys', () => {
     const started = await call(a, 'preview_edit', { project_id: projectA, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 6 }, { asset_id: ids.blue, start: 0, end: 6 }] });
     expect(started.structuredContent!.status).toBe('rendering');
     const id = started.structuredContent!.preview_id as string;
-    const peek = await call(b, 'get_preview', { preview_id: id });
+    const peek = await call(b, 'preview_edit', { preview_id: id });
     expect(peek.isError, textOf(peek)).toBe(true);
     expect(textOf(peek)).toMatch(/is gone/);
     // Alice follows her own.
-    const mine = await call(a, 'get_preview', { preview_id: id });
+    const mine = await call(a, 'preview_edit', { preview_id: id });
     expect(mine.isError, textOf(mine)).toBeFalsy();
   });
 
@@ -362,7 +362,7 @@ describe('replicas', () => {
       const previewId = p.structuredContent!.preview_id as string;
       // Whichever replica answers next finds the preview the other made, and so does the one after.
       for (let i = 0; i < 3; i++) {
-        const g = await call(c, 'get_preview', { preview_id: previewId });
+        const g = await call(c, 'preview_edit', { preview_id: previewId });
         expect(g.isError, textOf(g)).toBeFalsy();
         expect(g.structuredContent!.status).toBe('done');
       }

@@ -65,7 +65,7 @@ describe('a preview over 20 MB, read by the official TypeScript client over stdi
     expect(Buffer.concat(parts).equals(onDisk)).toBe(true);
 
     // The session goes on: a call, and the contact sheet (small: one blob).
-    const again = structured<{ preview_id: string; status: string }>(await server.client.callTool({ name: 'get_preview', arguments: { preview_id: preview.preview_id } }));
+    const again = structured<{ preview_id: string; status: string }>(await server.client.callTool({ name: 'preview_edit', arguments: { preview_id: preview.preview_id } }));
     expect(again).toMatchObject({ preview_id: preview.preview_id, status: 'done' });
     const sheet = (await server.client.readResource({ uri: `cutroom://previews/${preview.preview_id}/sheet.jpg` })).contents[0] as { mimeType: string; blob: string };
     expect(sheet.mimeType).toBe('image/jpeg');

@@ -69,7 +69,7 @@ describe('concurrent previews on one cache dir', () => {
         // On a loaded machine a preview may outlast the render wait and be handed over: follow it as a client would.
         while (!r.isError && r.structuredContent?.status === 'rendering') {
           await new Promise((done) => setTimeout(done, 500));
-          r = (await client.callTool({ name: 'get_preview', arguments: { preview_id: r.structuredContent.preview_id } }, { timeout: 300_000 })) as Result;
+          r = (await client.callTool({ name: 'preview_edit', arguments: { preview_id: r.structuredContent.preview_id } }, { timeout: 300_000 })) as Result;
         }
         const p = r.structuredContent;
         return { error: r.isError ? textOf(r) : undefined, existed: !!p && existsSync(p.path) && existsSync(p.sheet_path), id: p?.preview_id };

@@ -1,9 +1,10 @@
 // Long previews through the built server: progress all the way, ffmpeg's memory flat with length, a sheet of
-// every cut of a many-cut timeline, and a preview that outlasts its call followed to the end with get_preview.
+// every cut of a many-cut timeline, and a preview that outlasts its call followed to the end with preview_edit {preview_id}.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt, probe } from '../helpers/inspect-media.js';
@@ -129,7 +130,7 @@ describe('a long preview', () => {
 });
 
 describe('a preview that outlasts its call', () => {
-  it('comes back as a handle within the wait, and get_preview follows it to the full result', async () => {
+  it('comes back as a handle within the wait, and preview_edit {preview_id} follows it to the full result', async () => {
     // Shares the cache dir: the other server can answer for a finished preview from the disk.
     const quick = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_RENDER_WAIT_MS: '200' });
     try {
@@ -140,12 +141,12 @@ describe('a preview that outlasts its call', () => {
       expect(handle.status).toBe('rendering');
       expect(handle.preview_id).toMatch(/^\d{14}-[0-9a-f]{8}$/);
       expect(handle.path).toBeUndefined();
-      expect(textOf(first)).toContain(`get_preview {preview_id: "${handle.preview_id}"}`);
+      expect(textOf(first)).toContain(`preview_edit {preview_id: "${handle.preview_id}"}`);
 
       let last: Result | undefined;
       const seen: number[] = [];
       for (let i = 0; i < 1000; i++) {
-        last = (await quick.client.callTool({ name: 'get_preview', arguments: { preview_id: handle.preview_id } }, { onprogress: (p) => seen.push(p.progress) })) as Result;
+        last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } }, { onprogress: (p) => seen.push(p.progress) })) as Result;
         expect(last.isError, textOf(last)).toBeFalsy();
         if (last.structuredContent!.status === 'done') break;
         expect(last.structuredContent).toMatchObject({ preview_id: handle.preview_id, status: 'rendering' });
@@ -160,15 +161,61 @@ describe('a preview that outlasts its call', () => {
       expect(seen.length).toBeGreaterThan(0);
 
       // Another server on the same cache dir answers the same from the disk.
-      const elsewhere = (await srv.client.callTool({ name: 'get_preview', arguments: { preview_id: handle.preview_id } })) as Result;
+      const elsewhere = (await srv.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } })) as Result;
       expect(elsewhere.structuredContent).toEqual(last!.structuredContent);
 
-      const unknown = await quick.client.callTool({ name: 'get_preview', arguments: { preview_id: '20200101000000-00000000' } });
+      const unknown = await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: '20200101000000-00000000' } });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/is gone .* run preview_edit again/);
-      const bad = await quick.client.callTool({ name: 'get_preview', arguments: { preview_id: '../../etc' } });
+      const bad = await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: '../../etc' } });
       expect(bad.isError).toBe(true);
       expect(textOf(bad)).toMatch(/is not a preview id/);
+    } finally {
+      await quick.close();
+    }
+  }, 240_000);
+
+  it('preview_edit {preview_id} alone follows a preview still rendering to its full result; beside an edit it is an isError result', async () => {
+    const quick = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_RENDER_WAIT_MS: '200' });
+    try {
+      const { tools } = await quick.client.listTools();
+      expect(tools.map((t) => t.name)).not.toContain('get_preview');
+      const tool = tools.find((t) => t.name === 'preview_edit')!;
+      expect((tool.inputSchema.properties as Record<string, { type?: string }>).preview_id?.type).toBe('string');
+      const conforms = new Ajv2020({ strict: false }).compile(tool.outputSchema!);
+
+      const first = (await quick.client.callTool({ name: 'preview_edit', arguments: edit(2, 20) })) as Result;
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const handle = first.structuredContent as { preview_id: string; status: string };
+      expect(handle.status).toBe('rendering');
+
+      // While it renders: preview_id beside an edit's arguments (or a width) is refused in one line, with no
+      // structuredContent or one that conforms, and the preview goes on.
+      for (const [extra, named] of [
+        [{ project_id: projectId, clips: edit(1, 1).clips }, 'clips'],
+        [{ edit_id: 'edit-3f2b8c1e4d5a4b6c' }, 'edit_id'],
+        [{ width: 64 }, 'width'],
+      ] as const) {
+        const both = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id, ...extra } })) as Result;
+        expect(both.isError, JSON.stringify(extra)).toBe(true);
+        expect(textOf(both)).toMatch(new RegExp(`give preview_id alone .*not both \\(also given: ${named}\\)`));
+        expect(both.structuredContent === undefined || conforms(both.structuredContent), JSON.stringify(both.structuredContent)).toBe(true);
+      }
+
+      // A client that fills every optional field sends a blank edit_id and the project beside the preview_id: still following.
+      let last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id, project_id: projectId, edit_id: '' } })) as Result;
+      for (let i = 0; i < 1000 && !last.isError && last.structuredContent!.status === 'rendering'; i++) {
+        expect(last.structuredContent).toMatchObject({ preview_id: handle.preview_id, status: 'rendering' });
+        last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } })) as Result;
+      }
+      expect(last.isError, textOf(last)).toBeFalsy();
+      const done = last.structuredContent as { preview_id: string; path: string; planned_seconds: number; cuts: Cut[] };
+      expect(done).toMatchObject({ preview_id: handle.preview_id, status: 'done', planned_seconds: 40 });
+      expect(conforms(done)).toBe(true);
+      expect(done.cuts).toHaveLength(2);
+      expect(Math.abs(probe(done.path).duration - 40)).toBeLessThan(0.1);
+      expect(last.content.some((c) => c.type === 'image')).toBe(true);
+      expect(last.content.find((c) => c.type === 'resource_link')?.uri).toBe(`cutroom://previews/${handle.preview_id}/preview.mp4`);
     } finally {
       await quick.close();
     }

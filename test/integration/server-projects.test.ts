@@ -26,7 +26,7 @@ const call = (name: string, args: Record<string, unknown> = {}) => srv.client.ca
 describe('tools/list', () => {
   it('lists exactly its tools, with titles, descriptions and honest annotations (snapshot)', async () => {
     const { tools } = await srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_preview', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(60);

@@ -172,13 +172,16 @@ describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
     }
   }, 120_000);
 
-  it('follows a preview still rendering with get_preview through the host, then shows it', async () => {
+  it('follows a preview still rendering with preview_edit {preview_id} through the host, then shows it', async () => {
     const rendering = { content: [{ type: 'text', text: 'still rendering' }], structuredContent: { preview_id: result.structuredContent.preview_id, status: 'rendering', progress: 0.5 } };
-    const { page, view, errors } = await open(rendering);
+    const asked: Parameters<Call>[0][] = [];
+    const { page, view, errors } = await open(rendering, 'dark', (p) => server.client.readResource(p), (p) => (asked.push(p), server.client.callTool(p, { timeout: 120_000 })));
     try {
       await view.waitForFunction(() => document.querySelectorAll('[data-cut-index]').length > 0 && (document.querySelector('video')?.readyState ?? 0) >= 1, undefined, { timeout: 60_000 });
       const log = await page.evaluate(() => window.hostLog);
-      expect(log.calls[0]).toBe('tools/call get_preview');
+      expect(log.calls[0]).toBe('tools/call preview_edit');
+      // The preview_id alone: with an edit's arguments beside it, preview_edit would refuse.
+      expect(asked[0]?.arguments).toEqual({ preview_id: result.structuredContent.preview_id });
       expect(errors).toEqual([]);
     } finally {
       await page.close();
