@@ -62,6 +62,22 @@ export const AudioSegmentSchema = z.object({
 });
 export type AudioSegment = z.infer<typeof AudioSegmentSchema>;
 
+/**
+ * Loudness targets an edit may ask for by name: integrated loudness (LUFS) and the true peak's ceiling (dBTP).
+ * web: the streaming services' -14; podcast: the -16 the podcast platforms ask; broadcast: EBU R128's -23.
+ */
+export const LOUDNESS_PRESETS = {
+  web: { target_lufs: -14, true_peak_db: -1 },
+  podcast: { target_lufs: -16, true_peak_db: -1 },
+  broadcast: { target_lufs: -23, true_peak_db: -1 },
+} as const;
+export const LoudnessSchema = z.object({ target_lufs: z.number(), true_peak_db: z.number() });
+export type Loudness = z.infer<typeof LoudnessSchema>;
+export const MIN_TARGET_LUFS = -40;
+export const MAX_TARGET_LUFS = -5;
+export const MIN_TRUE_PEAK_DB = -12;
+export const MAX_TRUE_PEAK_DB = 0;
+
 export const EditSchema = z.object({
   video_edit_version: z.string().describe('Edit format version: "1.0"'),
   video_output_format: z.string().describe('Container: "mp4"'),
@@ -74,6 +90,9 @@ export const EditSchema = z.object({
   description: z.string().optional(),
   skip_rendering: z.boolean().optional(),
   subtitle_from_audio_overlay: z.boolean().optional(),
+  // cutroom's own, rendered locally (the service is told nothing of them; render_edit says so in warnings).
+  loudness: LoudnessSchema.optional(),
+  level_dialogue: z.boolean().optional(),
 });
 export type Edit = z.infer<typeof EditSchema>;
 

@@ -3,6 +3,12 @@
 import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
+  LOUDNESS_PRESETS,
+  MAX_TARGET_LUFS,
+  MAX_TRUE_PEAK_DB,
+  MIN_TARGET_LUFS,
+  MIN_TRUE_PEAK_DB,
+  type Loudness,
   EDIT_VERSION,
   DEFAULT_DUCK_DB,
   MAX_DUCK_DB,
@@ -75,6 +81,10 @@ export interface Timeline {
   cuts: TimelineCut[];
   overlays: TimelineOverlay[];
   totalMs: number;
+  /** The integrated loudness and true peak ceiling the output is brought to, when asked. */
+  loudness?: { targetLufs: number; truePeakDb: number };
+  /** The cuts' own sound levelled to one loudness (default true; level_dialogue false turns it off). */
+  levelDialogue: boolean;
 }
 
 export interface Normalized {
@@ -90,6 +100,7 @@ export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
   'video_edit_version', 'video_output_format', 'video_output_resolution', 'video_output_fps', 'video_output_filename',
   'video_series_sequential', 'audio_overlay', 'name', 'description', 'skip_rendering', 'subtitle_from_audio_overlay',
+  'loudness', 'level_dialogue',
 ]);
 
 class Collector {
@@ -312,6 +323,34 @@ function role(seg: Record<string, unknown>, p: string, c: Collector): { timeline
   };
 }
 
+/** The loudness asked: a preset's name or {target_lufs, true_peak_db} (a true peak left out is -1 dBTP). */
+function loudnessOf(raw: unknown, c: Collector): Loudness | undefined {
+  const p = '/loudness';
+  if (raw === undefined || raw === null) return undefined;
+  const names = Object.keys(LOUDNESS_PRESETS);
+  if (typeof raw === 'string') {
+    const preset = LOUDNESS_PRESETS[raw.trim().toLowerCase() as keyof typeof LOUDNESS_PRESETS];
+    if (!preset) c.error(p, `loudness "${raw.slice(0, 30)}" is not a preset (${names.join(', ')})`, 'or give {target_lufs, true_peak_db}, e.g. {target_lufs: -14, true_peak_db: -1}');
+    return preset ? { ...preset } : undefined;
+  }
+  if (!isObject(raw)) {
+    c.error(p, `loudness must be a preset (${names.join(', ')}) or {target_lufs, true_peak_db}`);
+    return undefined;
+  }
+  const t = raw.target_lufs;
+  const tp = raw.true_peak_db ?? -1;
+  let ok = true;
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < MIN_TARGET_LUFS || t > MAX_TARGET_LUFS) {
+    c.error(`${p}/target_lufs`, `target_lufs must be a number of LUFS from ${MIN_TARGET_LUFS} to ${MAX_TARGET_LUFS}, not ${JSON.stringify(t)?.slice(0, 30) ?? 'nothing'}`, '-14 for the web, -16 for podcasts, -23 for broadcast (EBU R128)');
+    ok = false;
+  }
+  if (typeof tp !== 'number' || !Number.isFinite(tp) || tp < MIN_TRUE_PEAK_DB || tp > MAX_TRUE_PEAK_DB) {
+    c.error(`${p}/true_peak_db`, `true_peak_db must be a number of dBTP from ${MIN_TRUE_PEAK_DB} to ${MAX_TRUE_PEAK_DB}, not ${JSON.stringify(tp)?.slice(0, 30)}`, '-1 is the usual ceiling');
+    ok = false;
+  }
+  return ok ? { target_lufs: Math.round((t as number) * 10) / 10, true_peak_db: Math.round((tp as number) * 10) / 10 } : undefined;
+}
+
 export function normalizeEdit(raw: unknown): Normalized {
   const c = new Collector();
   if (!isObject(raw)) {
@@ -444,6 +483,12 @@ export function normalizeEdit(raw: unknown): Normalized {
     if (typeof raw[k] === 'string') optional[k] = raw[k] as string;
     else c.error(`/${k}`, `${k} must be a string`);
   }
+  const loud = loudnessOf(raw.loudness, c);
+  if (loud) optional.loudness = loud;
+  if (raw.level_dialogue !== undefined) {
+    if (typeof raw.level_dialogue !== 'boolean') c.error('/level_dialogue', 'level_dialogue must be true or false', 'true (the default) levels the cuts\' speech to one loudness');
+    else if (!raw.level_dialogue) optional.level_dialogue = false;
+  }
   for (const k of ['skip_rendering', 'subtitle_from_audio_overlay'] as const) {
     if (raw[k] === undefined) continue;
     if (typeof raw[k] === 'boolean') optional[k] = raw[k] as boolean;
@@ -465,6 +510,12 @@ export function normalizeEdit(raw: unknown): Normalized {
         }
       : undefined;
   const timeline: Timeline | undefined =
-    fps && width && cuts.length ? { width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs } : undefined;
+    fps && width && cuts.length
+      ? {
+          width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs,
+          ...(loud ? { loudness: { targetLufs: loud.target_lufs, truePeakDb: loud.true_peak_db } } : {}),
+          levelDialogue: optional.level_dialogue !== false,
+        }
+      : undefined;
   return { ...(edit ? { edit } : {}), ...(timeline ? { timeline } : {}), diagnostics: c.list };
 }

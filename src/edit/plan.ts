@@ -69,6 +69,8 @@ export interface PlanCut {
   gainDb?: number;
   fadeInSec?: number;
   fadeOutSec?: number;
+  /** Levelling (level_dialogue): dB this cut's own sound is brought up or down by, once measured (levelGains). */
+  levelDb?: number;
 }
 
 export interface PlanOverlay {
@@ -87,6 +89,8 @@ export interface PlanOverlay {
   fromSec?: number;
   /** Music lowered by `db` under speech: the spans (s, from the overlay's start) where speech is heard (duckSpans). */
   duck?: { db: number; speech: Span[] };
+  /** Its part of the mix (dialogue when not said): the loudness of each part is measured apart. */
+  role?: 'dialogue' | 'music' | 'effects';
 }
 
 export interface RenderPlan {
@@ -98,6 +102,10 @@ export interface RenderPlan {
   totalFrames: number;
   cuts: PlanCut[];
   overlays: PlanOverlay[];
+  /** The cuts' own sound levelled to one loudness (their levelDb, once measured). */
+  levelDialogue?: boolean;
+  /** The output brought to this integrated loudness (LUFS), its true peak under this ceiling (dBTP). */
+  loudness?: { targetLufs: number; truePeakDb: number };
 }
 
 const evenDown = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
@@ -212,7 +220,36 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
     ...planMix(o),
     ...(o.fromMs ? { fromSec: o.fromMs / 1000 } : {}),
+    ...(o.role && o.role !== 'dialogue' ? { role: o.role } : {}),
     ...(o.duckDb && opts.speech ? { duck: { db: o.duckDb, speech: duckSpans(speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000)) } } : {}),
   }));
-  return { width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays };
+  return {
+    width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays,
+    ...(t.levelDialogue ? { levelDialogue: true } : {}),
+    ...(t.loudness ? { loudness: t.loudness } : {}),
+  };
+}
+
+/** How far levelling may move a cut: beyond this, a cut is too far from the others to be the same kind of sound. */
+export const LEVEL_MAX_DB = 12;
+/** Cuts quieter than the loudest by more than this are ambience or silence, not speech to level: left as they are. */
+export const LEVEL_RANGE_LU = 20;
+
+/**
+ * Levelling (level_dialogue): the gain (dB) that brings each cut's own sound to the median loudness of the cuts
+ * levelled, given each cut's integrated loudness (LUFS; undefined where nothing is loud enough to measure). A cut more
+ * than LEVEL_RANGE_LU under the loudest, or unmeasured, is left as it is; no gain goes past ±LEVEL_MAX_DB. Cuts of one
+ * speaker already within 0.5 LU of the median are left alone (no change to hear).
+ */
+export function levelGains(lufs: (number | undefined)[]): number[] {
+  const loudest = Math.max(-Infinity, ...lufs.filter((l): l is number => l !== undefined));
+  const levelled = lufs.map((l) => l !== undefined && l >= loudest - LEVEL_RANGE_LU);
+  const sorted = lufs.filter((l, i): l is number => levelled[i]! && l !== undefined).sort((a, b) => a - b);
+  if (sorted.length < 2) return lufs.map(() => 0);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return lufs.map((l, i) => {
+    if (!levelled[i] || l === undefined || Math.abs(median - l) < 0.5) return 0;
+    return Math.round(Math.max(-LEVEL_MAX_DB, Math.min(LEVEL_MAX_DB, median - l)) * 10) / 10;
+  });
 }

@@ -54,9 +54,18 @@ export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
     }
     return { ...plain, audio_levels: levels } as S;
   };
+  // The finishing the edit asks: the service's format has no loudness target and no levelling.
+  const { loudness, level_dialogue: _level, ...finished } = edit;
+  if (loudness) {
+    warnings.push({ severity: 'warning', path: '/loudness', message: `the loudness target (${loudness.target_lufs} LUFS) is not sent: the service's edit format has none`, hint: 'previews and local renders meet it; for the service, bring the render to it afterwards' });
+  }
+  // (Levelling is on unless turned off: only where the edit has dialogue to level is it worth saying.)
+  if (edit.level_dialogue !== false && edit.video_series_sequential.length > 1) {
+    warnings.push({ severity: 'warning', path: '/level_dialogue', message: "the cuts' sound is not levelled on the service: its edit format has no levelling", hint: 'previews and local renders level it; for the service, even the cuts with gain_db (a gain under 0 dB is sent as levels), or set level_dialogue false to hear it as the service will' });
+  }
   return {
     edit: {
-      ...edit,
+      ...finished,
       video_series_sequential: edit.video_series_sequential.map((s, i) => carry(s, `/video_series_sequential/${i}`, ms(s.video_start_time), ms(s.video_end_time))),
       audio_overlay: edit.audio_overlay.map((o, k) => carry(o, `/audio_overlay/${k}`, ms(o.audio_start_time), ms(o.audio_end_time))),
     },

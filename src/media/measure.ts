@@ -19,6 +19,19 @@ export interface Measurements {
   mixLevels: LevelSample[];
   black: Span[];
   frozen: Span[];
+  /**
+   * Loudness blocks (BS.1770: 400 ms, every 100 ms) by what was measured: a part of the mix (dialogue, music,
+   * effects), the mix, a cut's own sound (cut_k)... as ebur128 printed them (see loudnessBranch).
+   */
+  blocks?: Record<string, LoudnessBlock[]>;
+  /** The mix's true peak (4x oversampled) per 100 ms, dBTP. */
+  truePeaks?: { t: number; db: number }[];
+}
+
+/** A 400 ms block of K-weighted loudness ending at `end` (s on the timeline), LUFS. */
+export interface LoudnessBlock {
+  end: number;
+  lufs: number;
 }
 
 const FLOOR_DB = -100;
@@ -30,6 +43,7 @@ export class MeasureParser {
   private buffer = '';
   private current: { list: LevelSample[]; sample: LevelSample } | undefined;
   private freezeStart: number | undefined;
+  private at: { name: string; t: number } | undefined;
 
   constructor(private offsetSec = 0) {}
 
@@ -54,6 +68,22 @@ export class MeasureParser {
   }
 
   private line(l: string): void {
+    const block = /^\[ametadata@(loud_\w+|tpeak) @ [^\]]+\] (.*)$/.exec(l);
+    if (block) {
+      const [, name, rest] = block;
+      const frame = /pts_time:([\d.]+)/.exec(rest!);
+      if (frame) {
+        this.at = { name: name!, t: Number(frame[1]) + this.offsetSec };
+        return;
+      }
+      const kv = /lavfi\.(?:r128\.M|astats\.Overall\.Peak_level)=(\S+)/.exec(rest!);
+      if (kv && this.at?.name === name) {
+        if (name === 'tpeak') (this.result.truePeaks ??= []).push({ t: this.at.t, db: dB(kv[1]!) });
+        // ebur128 gives a block on each 100 ms frame: the 400 ms that end with that frame.
+        else ((this.result.blocks ??= {})[name!.slice(5)] ??= []).push({ end: +(this.at.t + 0.1).toFixed(6), lufs: dB(kv[1]!) });
+      }
+      return;
+    }
     const level = /^\[(?:ametadata@)?(cutlevels|mixlevels) @ [^\]]+\] (.*)$/.exec(l);
     if (level) {
       const [, which, rest] = level;
@@ -89,6 +119,31 @@ export class MeasureParser {
   }
 }
 
+/** BS.1770's gates: blocks under -70 LUFS are silence; under the ungated loudness less 10 LU, pauses. */
+const ABSOLUTE_GATE = -70;
+const RELATIVE_GATE = 10;
+const energy = (lufs: number) => 10 ** ((lufs + 0.691) / 10);
+const lufsOf = (e: number) => -0.691 + 10 * Math.log10(e);
+
+/**
+ * Integrated loudness (BS.1770-4, EBU R128) of the blocks that lie within [from, to] (all of them without a span),
+ * rounded to 0.1 LU; undefined where no block is over the absolute gate (silence, or shorter than a block).
+ */
+export function integratedLoudness(blocks: LoudnessBlock[] | undefined, span?: Span): number | undefined {
+  const inside = (blocks ?? []).filter((b) => !span || (b.end - 0.4 >= span.from - 1e-6 && b.end <= span.to + 1e-6));
+  const heard = inside.filter((b) => b.lufs > ABSOLUTE_GATE);
+  if (!heard.length) return undefined;
+  const gate = lufsOf(heard.reduce((s, b) => s + energy(b.lufs), 0) / heard.length) - RELATIVE_GATE;
+  const kept = heard.filter((b) => b.lufs > gate);
+  return Math.round(lufsOf(kept.reduce((s, b) => s + energy(b.lufs), 0) / kept.length) * 10) / 10;
+}
+
+/** The highest true peak within [from, to) (all without a span), dBTP to 0.1. */
+export function truePeak(peaks: { t: number; db: number }[] | undefined, span?: Span): number | undefined {
+  const inside = (peaks ?? []).filter((p) => !span || (p.t >= span.from - 1e-6 && p.t + 0.1 <= span.to + 1e-6));
+  return inside.length ? Math.round(Math.max(...inside.map((p) => p.db)) * 10) / 10 : undefined;
+}
+
 const overlap = (a: Span, b: Span) => Math.max(0, Math.min(a.to, b.to) - Math.max(a.from, b.from));
 
 /** Mean (power average) and peak over the samples whose 100 ms window lies within [from, to). */
@@ -98,6 +153,53 @@ export function loudness(samples: LevelSample[], span: Span): { meanDb: number; 
   const power = inside.reduce((sum, s) => sum + 10 ** (s.rmsDb / 10), 0) / inside.length;
   const meanDb = Math.max(FLOOR_DB, 10 * Math.log10(power || 10 ** (FLOOR_DB / 10)));
   return { meanDb: Math.round(meanDb * 10) / 10, peakDb: Math.round(Math.max(...inside.map((s) => s.peakDb)) * 10) / 10 };
+}
+
+/** The loudness of the mix and of each part of it (LUFS), and the mix's true peak (dBTP), over a span or all. */
+export interface MixLoudness {
+  lufs?: number;
+  true_peak_db?: number;
+  dialogue_lufs?: number;
+  music_lufs?: number;
+  effects_lufs?: number;
+}
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
+/**
+ * The mix's parts measured apart (mixGraph): over `span` or the whole, moved by `gainDb` (a loudness target's last
+ * pass). Without overlays the mix is the dialogue. Parts not in the edit are left out.
+ */
+export function mixLoudness(m: Pick<Measurements, 'blocks' | 'truePeaks'>, span?: Span, gainDb = 0): MixLoudness {
+  const b = m.blocks ?? {};
+  const dialogueBlocks = b.dialogue ?? (b.music || b.effects ? undefined : b.mix);
+  const at = (blocks: LoudnessBlock[] | undefined) => {
+    const v = integratedLoudness(blocks, span);
+    return v === undefined ? undefined : round1(v + gainDb);
+  };
+  const out: MixLoudness = {};
+  const put = (k: keyof MixLoudness, v: number | undefined) => v !== undefined && (out[k] = v);
+  put('lufs', at(b.mix));
+  const tp = truePeak(m.truePeaks, span);
+  put('true_peak_db', tp === undefined ? undefined : round1(tp + gainDb));
+  put('dialogue_lufs', at(dialogueBlocks));
+  put('music_lufs', at(b.music));
+  put('effects_lufs', at(b.effects));
+  return out;
+}
+
+/** Dialogue this loud or more is speech to keep clear (quieter is ambience, or nothing). */
+export const SPEECH_LUFS = -40;
+/** Music sits at least this far under the dialogue it plays with (a mixer's rule of thumb for a bed). */
+export const MUSIC_UNDER_DB = 10;
+
+/** What a cut's parts say of its mix: music that crowds or covers the dialogue. */
+export function mixFlags(l: MixLoudness): string[] {
+  const { dialogue_lufs: d, music_lufs: music } = l;
+  if (d === undefined || music === undefined || d < SPEECH_LUFS) return [];
+  if (music >= d) return [`dialogue inaudible: the music is ${round1(music - d).toFixed(1)} dB over it; lower the music (gain_db) or give it role "music" to duck under speech`];
+  if (d - music < MUSIC_UNDER_DB) return [`music only ${round1(d - music).toFixed(1)} dB under the dialogue (${MUSIC_UNDER_DB} dB or more keeps speech clear); lower it (gain_db) or duck it (role "music", duck_db)`];
+  return [];
 }
 
 export const SILENT_DB = -60;

@@ -5,9 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
-import { MeasureParser, progressSeconds, type Measurements } from './measure.js';
-import { MediaJobError, whyFailed, runProcess } from './process.js';
-import { concatArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
+import { cutLoudness, levelled } from './cut-loudness.js';
+import { MeasureParser, integratedLoudness, progressSeconds, truePeak, type Measurements } from './measure.js';
+import type { LoudnessFinish } from './segmented-render.js';
+import { whyFailed, runProcess } from './process.js';
+import { RenderError } from './render-error.js';
+import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
+import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
 export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
@@ -32,22 +36,16 @@ export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
 export interface RenderOutcome {
   path: string;
   measurements: Measurements;
+  /** A loudness target's last pass: the mix as made, the gain given, the output as measured. */
+  finish?: LoudnessFinish;
+  /** Per cut: the levelling gain given to its sound (level_dialogue), dB. */
+  levelDb: number[];
   processes: number;
   /** Peak RSS of the largest ffmpeg process, KiB (when tracked). */
   ffmpegMaxRssKiB?: number;
 }
 
-export class RenderError extends MediaJobError {
-  override name = 'RenderError';
-  constructor(
-    message: string,
-    cancelled = false,
-    /** The disk filled up (ENOSPC): said as such, not as ffmpeg's last line. */
-    readonly noSpace = false,
-  ) {
-    super(message, cancelled);
-  }
-}
+export { RenderError };
 
 /** Splits the cuts into groups of at most `max` inputs. */
 export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
@@ -66,8 +64,14 @@ export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
 export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome> {
   const dir = dirname(req.output);
   const tag = randomBytes(4).toString('hex');
+  let plan = req.plan;
+  // With a loudness target the timeline is made with PCM sound first (no second lossy encoding), then finished.
+  const target = plan.loudness;
   const tmp = join(dir, `.${basename(req.output)}.${tag}.part`);
-  const scratch: string[] = [tmp];
+  const made = target ? `${tmp}.mkv` : tmp;
+  const scratch: string[] = [tmp, ...(target ? [made] : [])];
+  const encode: EncodeSettings = target ? { ...req.encode, audio: 'pcm', container: 'matroska' } : req.encode;
+  const measure = req.measure || !!target;
   const parser = new MeasureParser();
   let processes = 0;
   let peak: number | undefined;
@@ -82,7 +86,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       onStderr: (c) => parser.push(c),
       onStdout: (c) => {
         const s = progressSeconds(c);
-        if (s !== undefined && req.plan.totalSec > 0) req.onProgress?.(Math.min(1, Math.max(0, toFraction(s))));
+        if (s !== undefined && plan.totalSec > 0) req.onProgress?.(Math.min(1, Math.max(0, toFraction(s))));
       },
       trackRss: req.trackRss,
       maxStderr: 16 * 1024,
@@ -95,14 +99,20 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
   };
 
   try {
-    const inputs = req.plan.cuts.length + req.plan.overlays.length;
+    // Levelling: each cut's own loudness measured from its source (sound only), the gains that even them out.
+    if (plan.levelDialogue) plan = levelled(plan, await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal }));
+    const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
     if (single) {
-      const sheet = req.sheetFor?.(req.plan, 0, 0);
-      await run(timelineArgs({ plan: req.plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure, ...(sheet ? { sheet } : {}) }), (s) => s / req.plan.totalSec);
-      parser.finishFreeze(req.plan.totalSec);
+      const sheet = req.sheetFor?.(plan, 0, 0);
+      await run(timelineArgs({ plan: plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: made, encode, measure, ...(sheet ? { sheet } : {}) }), (s) => s / plan.totalSec);
+      parser.finishFreeze(plan.totalSec);
     } else {
-      const chunks = chunkCuts(req.plan, req.maxInputs);
+      const chunks = chunkCuts(plan, req.maxInputs);
+      // Where every cut's sound goes is decided over the whole timeline: a join between chunks is a join like any.
+      const sounds = soundPlan(plan, req.cutInputs);
+      let taken = 0;
+      const chunkSounds = chunks.map((c) => sounds.slice(taken, (taken += c.cuts.length)));
       const files: string[] = [];
       let offset = 0;
       let first = 0;
@@ -115,28 +125,51 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         const cutInputs = req.cutInputs.slice(first, first + chunk.cuts.length);
         // Chunks measure the cuts' own sound and pictures; the mix is measured in the last pass.
         const sheet = req.sheetFor?.(chunk, first, offset);
-        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure: req.measure, ...(sheet ? { sheet } : {}) }), (s) => ((offset + Math.min(s, chunk.totalSec)) / req.plan.totalSec) * 0.9);
+        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure, chunkSound: chunkSounds[i], ...(sheet ? { sheet } : {}) }), (s) => ((offset + Math.min(s, chunk.totalSec)) / plan.totalSec) * 0.9);
         parser.finishFreeze(chunk.totalSec);
         parser.result.mixLevels.length = 0;
         offset += chunk.totalSec;
         first += chunk.cuts.length;
       }
-      const list = join(dir, `.${basename(req.output)}.${tag}.concat.txt`);
-      scratch.push(list);
       // Each chunk lasts its frames exactly: said in the list, so the join does not take a container's idea of
-      // its length (NUT's counts the B-frame delay), and the next chunk's first frame lands on its tick.
-      const entries = files.map((f, i) => `file '${f.replace(/'/g, "'\\''")}'\nduration ${num((chunks[i]!.totalFrames * req.plan.fpsDen) / req.plan.fpsNum)}`);
-      await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
+      // its length (NUT's counts the B-frame delay), and the next chunk's first frame lands on its tick. Its sound
+      // lasts its cuts' ranges, end to end: joined from a list of its own saying so.
+      const writeList = async (what: string, seconds: (chunk: RenderPlan, i: number) => number) => {
+        const list = join(dir, `.${basename(req.output)}.${tag}.${what}`);
+        scratch.push(list);
+        const entries = files.map((f, i) => `file '${f.replace(/'/g, "'\\''")}'\nduration ${num(seconds(chunks[i]!, i))}`);
+        await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
+        return list;
+      };
+      const list = await writeList('concat.txt', (c) => (c.totalFrames * plan.fpsDen) / plan.fpsNum);
+      const soundList = await writeList('concat-sound.txt', (_, i) => chunkSounds[i]!.reduce((n, s) => n + s.slot, 0) / SAMPLE_RATE);
       parser.setOffset(0);
-      await run(concatArgs({ plan: req.plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: req.measure }), (s) => 0.9 + (s / req.plan.totalSec) * 0.1);
+      await run(concatArgs({ plan: plan, listFile: list, sound: { listFile: soundList }, overlayInputs: req.overlayInputs, output: made, encode, measure }), (s) => 0.9 + (s / plan.totalSec) * 0.1);
+    }
+    let finish: LoudnessFinish | undefined;
+    if (target) {
+      // The mix's measured loudness asks a gain; once more if the limiter took it more than half a LU off.
+      const measured = integratedLoudness(parser.result.blocks?.mix);
+      let gainDb = measured === undefined ? 0 : target.targetLufs - measured;
+      for (let pass = 0; pass < 2; pass++) {
+        const final = new MeasureParser();
+        const r = await runProcess(req.ffmpeg, finishArgs({ input: made, output: tmp, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, onStderr: (c) => final.push(c), maxStderr: 16 * 1024, cwd: dir });
+        processes++;
+        if (r.cancelled) throw new RenderError('cancelled', true);
+        if (r.code !== 0) throw new RenderError(`ffmpeg failed bringing the sound to its loudness (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
+        const lufs = integratedLoudness(final.result.blocks?.mix) ?? -Infinity;
+        finish = { measuredLufs: measured ?? -Infinity, gainDb: Math.round(gainDb * 10) / 10, lufs, truePeakDb: truePeak(final.result.truePeaks) ?? -Infinity };
+        if (measured === undefined || Math.abs(lufs - target.targetLufs) <= 0.5) break;
+        gainDb += target.targetLufs - lufs;
+      }
     }
     if (req.verifyWith) {
-      const problem = await verifyOutput(req.verifyWith, tmp, req.plan, req.signal);
+      const problem = await verifyOutput(req.verifyWith, tmp, plan, req.signal);
       if (problem) throw new RenderError(`the output is not what was asked: ${problem}; nothing was kept`);
     }
     await rename(tmp, req.output);
     scratch.shift();
-    return { path: req.output, measurements: parser.result, processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { path: req.output, measurements: parser.result, ...(finish ? { finish } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(scratch.map((f) => rm(f, { force: true })));
   }

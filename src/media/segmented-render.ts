@@ -7,12 +7,14 @@ import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
-import { MeasureParser, progressSeconds, type Measurements, type Span } from './measure.js';
+import { cutLoudness, levelled } from './cut-loudness.js';
+import { MeasureParser, integratedLoudness, progressSeconds, truePeak, type Measurements, type Span } from './measure.js';
 import type { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
-import { concatArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
+import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
 
 export interface SegmentedRequest {
   ffmpeg: string;
@@ -37,8 +39,19 @@ export interface SegmentedRequest {
   whileJoining?: () => Promise<void>;
 }
 
+/** What a loudness target's last pass did: the mix as joined, the gain given, and the output as measured. */
+export interface LoudnessFinish {
+  measuredLufs: number;
+  gainDb: number;
+  lufs: number;
+  truePeakDb: number;
+}
+
 export interface SegmentedOutcome {
   measurements: Measurements;
+  finish?: LoudnessFinish;
+  /** Per cut: the levelling gain given to its sound (level_dialogue), dB. */
+  levelDb: number[];
   /** Per cut: the luma differences at its ends, when it is long enough to have them (see edgeDiffs). */
   edges: (number[] | undefined)[];
   processes: number;
@@ -108,7 +121,8 @@ function routeMeasurements(cuts: CutMeasurements[]): (chunk: string) => void {
 }
 
 export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedOutcome> {
-  const { plan, store } = req;
+  const { store } = req;
+  let plan = req.plan;
   await mkdir(store.dir, { recursive: true });
   const deadline = Date.now() + req.timeoutMs;
   let processes = 0;
@@ -137,6 +151,13 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
 
   // 1. The segments there are; the rest rendered, batches side by side within the ffmpeg limit.
   const records: (SegmentRecord | undefined)[] = await Promise.all(req.keys.map((k) => store.get(k)));
+  // Levelling: each cut's loudness (kept with its segment, else measured from its source, sound only), then the
+  // gains that even the cuts out, applied where their sound is placed (the segments keep their own).
+  let lufs: (number | null)[] | undefined;
+  if (plan.levelDialogue) {
+    lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: req.timeoutMs, signal: req.signal, turn: (work) => req.limiter.run(work) });
+    plan = levelled(plan, lufs);
+  }
   // A cut that appears twice (the same shot used again) is rendered once.
   const missing = records.flatMap((r, i) => (r || req.keys.indexOf(req.keys[i]!) !== i ? [] : [i]));
   const missingSec = missing.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
@@ -189,6 +210,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         measured.finish(cut.durationSec);
         const record: SegmentRecord = {
           frames: cut.frames,
+          ...(lufs ? { lufs: lufs[m.i]! } : {}),
           thumbs: m.thumbFrames.length,
           cutLevels: measured.levels.result.cutLevels,
           black: measured.black,
@@ -210,7 +232,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const tag = randomBytes(4).toString('hex');
   const scratch = (what: string) => join(dir, `.${basename(req.output)}.${tag}.${what}`);
   const temps: string[] = [];
-  /** A concat list of these cuts' segments, each lasting its frames exactly. */
+  /** A concat list of these cuts' segments, each lasting its frames exactly (for the join of their pictures). */
   const writeList = async (what: string, cuts: number[]) => {
     const file = scratch(what);
     temps.push(file);
@@ -218,9 +240,11 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     await writeFile(file, `ffconcat version 1.0\n${entries.join('\n')}\n`);
     return file;
   };
+  // Where each cut's sound plays (the join places each segment's sound in its slot).
+  const sounds = soundPlan(plan, req.cutInputs);
   const parser = new MeasureParser();
   try {
-    const sound = soundBeside ? soundAhead(await soundParts(records, writeList)) : undefined;
+    const sound = soundBeside ? soundAhead(soundParts(records)) : undefined;
     try {
       await renderBatches();
     } catch (err) {
@@ -243,7 +267,10 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       // Where the join put it: after the frames of the cuts before.
       const at = (frames * plan.fpsDen) / plan.fpsNum;
       frames += cut.frames;
-      measurements.cutLevels.push(...r.cutLevels.map((l) => ({ ...l, t: l.t + at })));
+      // Its sound where the join put it: its range's first sample, where its slot's first played sample would be.
+      const s = sounds[i]!;
+      const rangeAt = (s.slotStart + s.lead - s.skip) / SAMPLE_RATE;
+      measurements.cutLevels.push(...r.cutLevels.map((l) => ({ ...l, t: l.t + rangeAt })));
       measurements.black.push(...r.black.map((s) => ({ from: s.from + at, to: s.to + at })));
       measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
     }
@@ -255,40 +282,55 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     temps.push(tmp);
     const onSeconds = (s: number) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec));
     const joining = async () => {
-      if (!sound) return run(concatArgs({ plan, listFile: list, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), onSeconds);
-      const failed = await sound.ended;
-      if (failed) throw failed;
-      return run(muxSoundArgs({ listFile: list, sound: sound.file, output: tmp }), dir, () => {}, onSeconds);
+      if (sound) {
+        const failed = await sound.ended;
+        if (failed) throw failed;
+        return run(muxSoundArgs({ listFile: list, sound: sound.file, output: tmp }), dir, () => {}, onSeconds);
+      }
+      return run(concatArgs({ plan, listFile: list, sound: { parts: soundParts(records), plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), onSeconds);
     };
     // The caller's work on the thumbnails (the sheet) runs beside the join.
     const settled = await Promise.allSettled([joining(), req.whileJoining?.()]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
-    await rename(tmp, req.output);
+    // A loudness target: the sound brought to it in a last pass (the picture copied).
+    const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
+    await rename(finish?.file ?? tmp, req.output);
 
     measurements.mixLevels = parser.result.mixLevels;
+    measurements.blocks = parser.result.blocks;
+    measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }
 
-  /** The timeline's sound in order: runs of the segments there are, and the cuts still to render, from their sources. */
-  async function soundParts(have: (SegmentRecord | undefined)[], list: (what: string, cuts: number[]) => Promise<string>): Promise<SoundPart[]> {
-    const parts: SoundPart[] = [];
-    let run: number[] = [];
-    const flush = async () => {
-      if (run.length) parts.push({ listFile: await list(`sound${parts.length}.txt`, run) });
-      run = [];
-    };
-    for (const [i, r] of have.entries()) {
-      if (r) run.push(i);
-      else {
-        await flush();
-        parts.push({ cut: i, input: req.cutInputs[i]! });
-      }
+  /** The timeline's sound in order: the segments there are, and the cuts still to render, from their sources. */
+  function soundParts(have: (SegmentRecord | undefined)[]): SoundPart[] {
+    return have.map((r, i) => (r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! }));
+  }
+
+  /**
+   * Brings the joined preview to the plan's loudness target: the gain its mix's measured loudness asks, its peaks
+   * limited; once more if the limiter took it more than half a LU off (peaks high for its loudness).
+   */
+  async function finishLoudness(joined: string): Promise<{ file: string; report: LoudnessFinish } | undefined> {
+    const target = plan.loudness!;
+    const measured = integratedLoudness(parser.result.blocks?.mix);
+    if (measured === undefined) return undefined;
+    const file = scratch('finished');
+    temps.push(file);
+    let gainDb = target.targetLufs - measured;
+    let report: LoudnessFinish | undefined;
+    for (let pass = 0; pass < 2; pass++) {
+      const final = new MeasureParser();
+      await run(finishArgs({ input: joined, output: file, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), dir, (c) => final.push(c), () => {});
+      const lufsNow = integratedLoudness(final.result.blocks?.mix) ?? -Infinity;
+      report = { measuredLufs: measured, gainDb: Math.round(gainDb * 10) / 10, lufs: lufsNow, truePeakDb: truePeak(final.result.truePeaks) ?? -Infinity };
+      if (Math.abs(lufsNow - target.targetLufs) <= 0.5) break;
+      gainDb += target.targetLufs - lufsNow;
     }
-    await flush();
-    return parts;
+    return { file, report: report! };
   }
 
   /** Starts the sound's process; `ended` settles with its error, or undefined when the sound is made. */
@@ -299,7 +341,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     const stop = () => stopper.abort();
     if (req.signal?.aborted) stop();
     req.signal?.addEventListener('abort', stop, { once: true });
-    const ended = run(soundArgs({ plan, parts, overlayInputs: req.overlayInputs, output: file, encode: req.encode }), dir, (c) => parser.push(c), () => {}, stopper.signal).then(
+    const ended = run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs, output: file, encode: req.encode }), dir, (c) => parser.push(c), () => {}, stopper.signal).then(
       () => undefined,
       (err: unknown) => err ?? new RenderError('the sound process failed'),
     );

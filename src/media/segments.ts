@@ -10,7 +10,7 @@ import type { LevelSample, Span } from './measure.js';
 import { TAG, writerGone, writerTag } from '../owners.js';
 
 export interface SegmentRecord {
-  /** Frames of picture (the sound lasts exactly as long). */
+  /** Frames of picture (its sound is its range's, rangeSamples long: the join places it). */
   frames: number;
   /** Thumbnails kept, in the cut's own frame order. */
   thumbs: number;
@@ -20,6 +20,8 @@ export interface SegmentRecord {
   frozen: Span[];
   /** Luma differences between neighbouring frames at the cut's ends (see edgeDiffs in timeline-args.ts). */
   edges?: number[];
+  /** The integrated loudness of its sound as it plays (levelling), LUFS; null: nothing heard over the gate. */
+  lufs?: number | null;
 }
 
 /** A segment not used for this long may be evicted (one in use is touched when it is looked up). */

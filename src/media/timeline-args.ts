@@ -5,6 +5,7 @@ import type { MediaFacts } from '../edit/lint.js';
 import { DUCK_ATTACK, DUCK_RELEASE, type PlanCut, type PlanLevel, type PlanOverlay, type RenderPlan, type Span } from '../edit/plan.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
+import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
 
 export interface InputSpec {
   source: MediaSource;
@@ -57,7 +58,7 @@ export interface EncodeSettings {
   scaleFlags?: 'area';
 }
 
-export const SAMPLE_RATE = 48_000;
+export { SAMPLE_RATE };
 
 /** Fixed-point text for the graph: never exponent notation, never more digits than needed. */
 export const num = (n: number): string => {
@@ -166,42 +167,81 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?
 }
 
 /**
- * Samples of a cut's sound: as long as its frames, so that the concat filter (which starts every segment after
- * the longer of its streams) never shifts the next cut's sound off its first frame, and the sound of a timeline
- * lasts what its picture does. Without the rate, the cut's planned length.
+ * Samples of a cut's picture on the timeline (its frames' length at the output rate; without the rate, its planned
+ * length): what the whole timeline's sound is fitted to at the end.
  */
 export function cutSamples(cut: Pick<PlanCut, 'frames' | 'durationSec'>, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): number {
   return rate ? Math.round((cut.frames * rate.fpsDen * SAMPLE_RATE) / rate.fpsNum) : Math.round(cut.durationSec * SAMPLE_RATE);
 }
 
 /**
- * Samples of a cut's source sound that play: from its clock's start to its out point at most (no tail of what follows
- * in the source where its frames outrun its range: silence fills the rest of its length).
+ * A cut's sound as its own input, seeked to its planned in point: the picture's input is seeked to the frame it
+ * starts on (cutClock), up to a frame later, and the sound of that gap is the cut's too. `-vn`: nothing of its
+ * picture is decoded.
  */
-export function heardSamples(cut: Pick<PlanCut, 'inSec' | 'durationSec' | 'frames'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): number {
-  return Math.min(cutSamples(cut, rate), Math.max(1, Math.floor(cutSpan(cut, spec) * SAMPLE_RATE + 1e-6)));
+function cutSoundInputArgs(cut: PlanCut, spec: InputSpec): string[] {
+  return ['-ss', num(cut.inSec), '-t', num(cut.durationSec + 0.1), '-vn', '-sn', '-dn', ...inputArgs(spec.source)];
 }
 
-function cutAudioChain(i: number, cut: PlanCut, spec: InputSpec, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): string {
-  const samples = cutSamples(cut, rate);
+/**
+ * A cut's range [in, out) of sound from input `input` (its sound input; unused without sound) to `[label]`: its level
+ * windows and gain applied, rangeSamples long (silence after a source that ends early). No fades: they belong to
+ * the part of it that plays, decided where it is placed (placeChain). What a preview's segment keeps of its sound.
+ */
+function rangeChain(input: number, label: string, cut: PlanCut, spec: InputSpec): string {
+  const samples = rangeSamples(cut);
   const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
-  if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[a${i}]`;
-  const clock = cutClock(cut, spec);
-  // The source's sound plays inside the cut's range only, with its fades on the edges of what plays.
-  const heard = heardSamples(cut, spec, rate);
-  // Level windows are on the source clock, whole milliseconds from the planned in point; the stream starts at the
-  // moved one. The stream is put `early` samples later (silence before it, trimmed after the envelope), so that the
-  // 1 ms frames of the envelope start on the windows' milliseconds.
-  const shift = Math.round((clock.inSec - cut.inSec) * SAMPLE_RATE);
-  // One level over all of the cut's sound (from the moved in point to the out point at most) is one
-  // multiplication: no 1 ms frames, no shift.
-  const steady = steadyLevel(cut.levels, (shift + heard) / SAMPLE_RATE);
-  const early = cut.levels.length && steady === undefined ? ((shift % LEVEL_FRAME) + LEVEL_FRAME) % LEVEL_FRAME : 0;
-  const vol = steady === undefined ? envelope(cut.levels, (shift - early) / SAMPLE_RATE) : undefined;
-  const level = steady !== undefined ? `volume=${num(steady)},` : vol ? `${vol},atrim=start_sample=${early},asetpts=PTS-STARTPTS,` : '';
-  // Silence follows the sound, then the cut's length is kept: concat rather than apad, which fails on a stream
-  // that brings no sample at all (a cut that ends before its source's sound begins).
-  return `[${i}:a]${audioNormalise(spec, -early / SAMPLE_RATE)},${level}${mixFilters(cut, heard)}${edgeFades(heard, cut.fadeSec)}[s${i}];anullsrc=r=${SAMPLE_RATE}:cl=stereo[z${i}];[s${i}][z${i}]concat=n=2:v=0:a=1,${trim}[a${i}]`;
+  if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[${label}]`;
+  // Level windows are whole milliseconds of the source clock from the in point, where this stream starts: the 1 ms
+  // frames of the envelope start on them. One level over all of it is one multiplication.
+  const steady = steadyLevel(cut.levels, cut.durationSec);
+  const vol = steady === undefined ? envelope(cut.levels) : undefined;
+  const level = steady !== undefined ? (steady === 1 ? '' : `volume=${num(steady)},`) : vol ? `${vol},` : '';
+  const gain = cut.gainDb ? `volume=${num(cut.gainDb)}dB,` : '';
+  // Silence follows the sound (a source shorter than it says), then the range's length is kept: concat rather than
+  // apad, which fails on a stream that brings no sample at all (a cut that ends before its source's sound begins).
+  return `[${input}:a]${audioNormalise(spec)},${level}${gain}atrim=end_sample=${samples}[${label}s];anullsrc=r=${SAMPLE_RATE}:cl=stereo[${label}z];[${label}s][${label}z]concat=n=2:v=0:a=1,${trim}[${label}]`;
+}
+
+/**
+ * A cut's range sound (the chain `head` ends in it, ready for a filter) placed in its slot of the timeline's sound
+ * (soundPlan): the part that plays, levelled, with its fades (the edit's, and the declick at both edges), after its
+ * lead and in silence to the slot's length, to `[label]`.
+ */
+function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): string {
+  const silence = `anullsrc=r=${SAMPLE_RATE}:cl=stereo`;
+  if (s.samples <= 0) return `${silence},atrim=end_sample=${s.slot}[${label}]`;
+  const level = cut.levelDb ? `volume=${num(cut.levelDb)}dB,` : '';
+  const lead = s.lead ? `,adelay=delays=${s.lead}S:all=1` : '';
+  return (
+    `${head}atrim=start_sample=${s.skip}:end_sample=${s.skip + s.samples},asetpts=PTS-STARTPTS,${level}` +
+    `${mixFilters({ fadeInSec: cut.fadeInSec, fadeOutSec: cut.fadeOutSec }, s.samples)}${edgeFades(s.samples, cut.fadeSec)}${lead}[${label}p];` +
+    `${silence}[${label}z];[${label}p][${label}z]concat=n=2:v=0:a=1,atrim=end_sample=${s.slot},asetpts=PTS-STARTPTS[${label}]`
+  );
+}
+
+/** The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add. */
+function joinSlots(labels: string[], sounds: CutSound[], out: string): string {
+  const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
+  return `${kept.join('')}concat=n=${kept.length}:v=0:a=1[${out}]`;
+}
+
+/** The inputs of cuts, from input index `first`: each cut's picture, then its sound when it has one. */
+function cutInputsOf(cuts: PlanCut[], plan: RenderPlan, specs: InputSpec[], first: number, oneThread: string[] = []): { args: string[]; picture: number[]; sound: number[]; next: number } {
+  const args: string[] = [];
+  const picture: number[] = [];
+  const sound: number[] = [];
+  let next = first;
+  cuts.forEach((cut, k) => {
+    const spec = specs[k]!;
+    args.push(...oneThread, ...cutInputArgs(cut, plan, spec));
+    picture.push(next++);
+    if (spec.hasAudio) {
+      args.push(...oneThread, ...cutSoundInputArgs(cut, spec));
+      sound.push(next++);
+    } else sound.push(-1);
+  });
+  return { args, picture, sound, next };
 }
 
 /**
@@ -264,9 +304,23 @@ function mixFilters(m: { gainDb?: number; fadeInSec?: number; fadeOutSec?: numbe
 /** The joined chunks' sound is already 48 kHz stereo PCM from 0: only the format is pinned. */
 const JOINED_AUDIO = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS`;
 
+/** The timeline's sound (its cuts' ranges end to end) fitted to its picture: cut or padded with silence to its frames' length. */
+function fitToPicture(plan: RenderPlan): string {
+  const samples = cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan);
+  return `apad=whole_len=${samples},atrim=end_sample=${samples}`;
+}
+
 /** Audio measurement every 100 ms, printed to stderr under the given filter name (see measure.ts). */
 const measureAudio = (name: string) =>
   `asetnsamples=n=${SAMPLE_RATE / 10}:p=0,astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level+Peak_level,ametadata@${name}=mode=print,anullsink`;
+/**
+ * K-weighted loudness (ebur128, BS.1770) of a stream: each 100 ms, the 400 ms block ending there, printed under
+ * loud_<name> (MeasureParser keeps them as blocks; integratedLoudness gates them, for the whole or any span).
+ */
+const loudnessBranch = (name: string) => `asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_${name}=mode=print:key=lavfi.r128.M,anullsink`;
+/** The true peak (BS.1770: the sample peak at 4x the rate) per 100 ms, printed under tpeak. */
+const truePeakBranch = `aresample=${4 * SAMPLE_RATE},asetnsamples=n=${(4 * SAMPLE_RATE) / 10}:p=0,astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=Peak_level,ametadata@tpeak=mode=print:key=lavfi.astats.Overall.Peak_level,anullsink`;
+
 // Black and frozen spans are judged in tenths of a second: 10 fps at 160 px is plenty, and nearly free.
 const BLACK = 'd=0.1:pix_th=0.10';
 const FREEZE = 'n=-60dB:d=0.5';
@@ -313,97 +367,184 @@ export interface TimelineJob {
   measure: boolean;
   /** Also draw the contact sheet's thumbnails from the same decoded frames: their chain and output options. */
   sheet?: { filter: string; outputArgs: string[] };
+  /**
+   * A chunk of a longer timeline: where its cuts' sound goes, from the whole timeline's soundPlan. Its sound is its
+   * cuts' slots end to end (the join lays the chunks' sound end to end), not fitted to its picture, and not mixed.
+   */
+  chunkSound?: CutSound[];
 }
 
 /** One process for the whole timeline (or one chunk of it, with no overlays). */
 export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
-  const args = [...COMMON];
-  plan.cuts.forEach((cut, i) => args.push(...cutInputArgs(cut, plan, job.cutInputs[i]!)));
-  args.push(...overlayArgs(plan, job.overlayInputs));
+  const inputs = cutInputsOf(plan.cuts, plan, job.cutInputs, 0);
+  const args = [...COMMON, ...inputs.args, ...overlayArgs(plan, job.overlayInputs)];
+  const sounds = job.chunkSound ?? soundPlan(plan, job.cutInputs);
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
-    g.push(`[${i}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags)}[v${i}]`);
-    g.push(cutAudioChain(i, cut, job.cutInputs[i]!, plan));
+    g.push(`[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags)}[v${i}]`);
+    g.push(rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!), placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!));
   });
-  const n = plan.cuts.length;
-  g.push(`${plan.cuts.map((_, i) => `[v${i}][a${i}]`).join('')}concat=n=${n}:v=1:a=1[vcat][acat]`);
+  // Picture and sound are joined apart: each cut's picture lasts its frames, its sound its slot (soundPlan).
+  g.push(`${plan.cuts.map((_, i) => `[v${i}]`).join('')}concat=n=${plan.cuts.length}:v=1:a=0[vcat]`);
+  g.push(joinSlots(plan.cuts.map((_, i) => `[a${i}]`), sounds, 'acat'));
   const branches = ['[vout]', ...(job.measure ? ['[vmeasure]'] : []), ...(job.sheet ? ['[vsheet]'] : [])];
   const videoOut = branches.length > 1 ? '[vout]' : '[vcat]';
   if (branches.length > 1) g.push(`[vcat]split=${branches.length}${branches.join('')}`);
   if (job.measure) g.push(`[vmeasure]${measureVideo}`);
   if (job.sheet) g.push(`[vsheet]${job.sheet.filter}[sheet]`);
-  let mix = '[acat]';
+  let cutSound = '[acat]';
   if (job.measure) {
     g.push('[acat]asplit=2[acut][acutmeasure]', `[acutmeasure]${measureAudio('cutlevels')}`);
-    mix = '[acut]';
+    cutSound = '[acut]';
   }
-  if (plan.overlays.length) {
-    plan.overlays.forEach((o, k) => g.push(overlayChain(n + k, k, o, job.overlayInputs[k])));
-    g.push(`${mix}${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
-    mix = '[amixed]';
-  }
-  let audioOut = mix;
-  if (job.measure) {
-    g.push(`${mix}asplit=2[aout][amixmeasure]`, `[amixmeasure]${measureAudio('mixlevels')}`);
-    audioOut = '[aout]';
+  let audioOut = cutSound;
+  if (!job.chunkSound) {
+    const { chains, out } = mixGraph(plan, cutSound, job.overlayInputs, inputs.next, job.measure);
+    g.push(...chains);
+    audioOut = out;
   }
   args.push('-filter_complex', g.join(';'), '-map', videoOut, '-map', audioOut, ...encodeArgs(job.encode, plan), job.output);
   if (job.sheet) args.push('-map', '[sheet]', ...job.sheet.outputArgs);
   return args;
 }
 
-export interface ConcatJob {
-  plan: RenderPlan;
-  /** A concat list cutroom wrote, naming the chunk files in order. */
-  listFile: string;
-  overlayInputs: InputSpec[];
-  output: string;
-  encode: EncodeSettings;
-  measure: boolean;
-}
-
 /** A concat list of segment or chunk files as ffmpeg's input (local files only, of the containers cutroom writes). */
 const concatInput = (listFile: string) => ['-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,nut,${DEMUXERS}`, '-i', `file:${listFile}`];
+/** A segment file's sound as an input (a file cutroom wrote; its picture not decoded). */
+const segmentSoundInput = (file: string) => ['-f', 'nut', '-protocol_whitelist', 'file', '-vn', '-i', `file:${file}`];
 
 /**
  * The timeline's sound from `joined` (the cuts' sound end to end, 48 kHz stereo from 0) and the overlays (inputs from
- * `firstOverlay` on): their mix, measured when asked. Returns the graph's chains and the label to encode.
+ * `firstOverlay` on): their mix, measured when asked: its levels, and the loudness of each part of it apart
+ * (dialogue: the cuts' own sound and the overlays of no other role; music; effects) and of the mix, with its true
+ * peak. Returns the graph's chains and the label to encode.
  */
 function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], firstOverlay: number, measure: boolean): { chains: string[]; out: string } {
-  const chains = [`${joined}${JOINED_AUDIO},atrim=end_sample=${cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan)}[acat]`];
-  let mix = '[acat]';
+  const chains = [`${joined}${JOINED_AUDIO},${fitToPicture(plan)}[amixin]`];
+  const stems: Record<string, string[]> = { dialogue: [], music: [], effects: [] };
+  let cutSound = '[amixin]';
+  if (measure && plan.overlays.length) {
+    chains.push('[amixin]asplit=2[amixcut][stemcut]');
+    cutSound = '[amixcut]';
+    stems.dialogue!.push('[stemcut]');
+  }
+  let mix = cutSound;
   if (plan.overlays.length) {
-    plan.overlays.forEach((o, k) => chains.push(overlayChain(firstOverlay + k, k, o, overlayInputs[k])));
-    chains.push(`[acat]${plan.overlays.map((_, k) => `[o${k}]`).join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
+    const inMix = plan.overlays.map((o, k) => {
+      chains.push(overlayChain(firstOverlay + k, k, o, overlayInputs[k]));
+      if (!measure) return `[o${k}]`;
+      chains.push(`[o${k}]asplit=2[o${k}m][o${k}s]`);
+      stems[o.role ?? 'dialogue']!.push(`[o${k}s]`);
+      return `[o${k}m]`;
+    });
+    chains.push(`${cutSound}${inMix.join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
     mix = '[amixed]';
+    for (const [part, inputs] of Object.entries(stems)) {
+      if (inputs.length === 1) chains.push(`${inputs[0]}${loudnessBranch(part)}`);
+      else if (inputs.length > 1) chains.push(`${inputs.join('')}amix=inputs=${inputs.length}:duration=longest:dropout_transition=0:normalize=0,${loudnessBranch(part)}`);
+    }
   }
   if (!measure) return { chains, out: mix };
-  chains.push(`${mix}asplit=2[aout][amixmeasure]`, `[amixmeasure]${measureAudio('mixlevels')}`);
+  // (Without overlays, the mix is the dialogue: measured once.)
+  chains.push(`${mix}asplit=4[aout][amixmeasure][amixloud][amixpeak]`, `[amixmeasure]${measureAudio('mixlevels')}`, `[amixloud]${loudnessBranch('mix')}`, `[amixpeak]${truePeakBranch}`);
   return { chains, out: '[aout]' };
+}
+
+/**
+ * The finishing pass of a loudness target: the picture copied, the sound raised or lowered by `gainDb` and its peaks
+ * held under `truePeakDb` by a limiter at 4x the rate (where the peaks between samples are), delay compensated so
+ * that it stays in sync; its loudness and true peak measured on what is encoded.
+ */
+export function finishArgs(job: { input: string; output: string; gainDb: number; truePeakDb: number; encode: EncodeSettings }): string[] {
+  // A little under the ceiling: the encoder's own overshoot (AAC adds a few tenths of a dB to a limited peak).
+  const limit = Math.min(1, Math.max(0.0625, 10 ** ((job.truePeakDb - 0.5) / 20)));
+  const graph =
+    `[0:a]volume=${num(job.gainDb)}dB,aresample=${4 * SAMPLE_RATE},alimiter=limit=${num(limit)}:attack=5:release=50:level=false:latency=true,aresample=${SAMPLE_RATE},` +
+    `asplit=3[aout][aloud][apeak];[aloud]${loudnessBranch('mix')};[apeak]${truePeakBranch}`;
+  return [...COMMON, '-i', `file:${job.input}`, '-filter_complex', graph, '-map', '0:v', '-map', '[aout]', '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output];
 }
 
 // An overlay's input is read as far as it plays: from its beginning (its `from` is trimmed off in the graph,
 // sample-exact) to its end.
 const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num((o.fromSec ?? 0) + o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
 
-/** Joins chunks (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
-export function concatArgs(job: ConcatJob): string[] {
-  const { plan } = job;
-  const args = [...COMMON, ...concatInput(job.listFile), ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[0:a]', job.overlayInputs, 1, job.measure);
-  // The video was encoded by the chunk processes with the same settings: copy it.
-  args.push('-filter_complex', chains.join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output);
-  return args;
+/**
+ * One part of a timeline's sound, in timeline order: a cut's rendered segment (its range's sound, 16-bit PCM), or a
+ * cut whose segment is not yet made (read from its source by the chain its segment process uses).
+ */
+export type SoundPart = { cut: number; segment: string } | { cut: number; input: InputSpec };
+
+/**
+ * The inputs and chains that make the timeline's sound from its parts, each placed in its slot (soundPlan), to
+ * `[joined]`; overlays' inputs follow, from the index returned.
+ */
+function soundFromParts(plan: RenderPlan, parts: SoundPart[], sounds: CutSound[], first: number): { args: string[]; chains: string[]; next: number } {
+  const args: string[] = [];
+  const chains: string[] = [];
+  let input = first;
+  parts.forEach((part, i) => {
+    const cut = plan.cuts[part.cut]!;
+    if ('segment' in part) {
+      args.push(...segmentSoundInput(part.segment));
+      chains.push(placeChain(`[${input++}:a]${JOINED_AUDIO},`, `a${i}`, cut, sounds[part.cut]!));
+      return;
+    }
+    // Read as the cut's segment process reads its sound (the same seek, so the same samples), made 16-bit as that
+    // process stores it: the samples the segment would give.
+    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input));
+    chains.push(
+      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input),
+      placeChain(`[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`, `a${i}`, cut, sounds[part.cut]!),
+    );
+  });
+  chains.push(joinSlots(parts.map((_, i) => `[a${i}]`), parts.map((p) => sounds[p.cut]!), 'joined'));
+  return { args, chains, next: input };
 }
 
-/** One part of a timeline's sound, in timeline order: a run of rendered segments, or a cut whose segment is not yet made. */
-export type SoundPart = { listFile: string } | { cut: number; input: InputSpec };
+export interface ConcatJob {
+  plan: RenderPlan;
+  /** A concat list cutroom wrote, naming the segment or chunk files in order, each lasting its picture. */
+  listFile: string;
+  /**
+   * The sound: the chunks' (a concat list of the same files, each lasting its sound), or each cut's segment placed
+   * in its slot (soundPlan).
+   */
+  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[] };
+  overlayInputs: InputSpec[];
+  output: string;
+  encode: EncodeSettings;
+  measure: boolean;
+}
+
+/** Joins chunks or segments (video copied, PCM audio sample-exact) and lays the overlays over the whole timeline. */
+export function concatArgs(job: ConcatJob): string[] {
+  const { plan } = job;
+  const args = [...COMMON, ...concatInput(job.listFile)];
+  const g: string[] = [];
+  let joined = '[1:a]';
+  let next = 2;
+  if ('listFile' in job.sound) args.push(...concatInput(job.sound.listFile));
+  else {
+    const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1);
+    args.push(...made.args);
+    g.push(...made.chains);
+    joined = '[joined]';
+    next = made.next;
+  }
+  args.push(...overlayArgs(plan, job.overlayInputs));
+  const { chains, out } = mixGraph(plan, joined, job.overlayInputs, next, job.measure);
+  // The video was encoded by the chunk processes with the same settings: copy it.
+  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output);
+  return args;
+}
 
 export interface SoundJob {
   plan: RenderPlan;
   parts: SoundPart[];
+  /** Where each cut's sound goes (soundPlan of the whole timeline). */
+  sounds: CutSound[];
   overlayInputs: InputSpec[];
   /** An mp4 holding the encoded sound alone. */
   output: string;
@@ -413,37 +554,43 @@ export interface SoundJob {
 
 /**
  * The timeline's sound alone, encoded and measured, while the segments still missing are rendered: their sound is
- * taken from their sources by the chain their segment process uses, made 16-bit as that process stores it, so the
- * samples are those the join of the segments would read (the picture is then joined to it by muxSoundArgs).
+ * taken from their sources by the chain their segment process uses, so the samples are those the join of the
+ * segments would read (the picture is then joined to it by muxSoundArgs).
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
-  const args = [...COMMON];
-  const g: string[] = [];
-  const labels: string[] = [];
-  job.parts.forEach((part, i) => {
-    if ('listFile' in part) {
-      args.push(...concatInput(part.listFile));
-      labels.push(`[${i}:a]`);
-      return;
-    }
-    const cut = plan.cuts[part.cut]!;
-    // Read as the cut's segment process reads it: the same seek, so the same samples.
-    args.push(...cutInputArgs(cut, plan, part.input));
-    g.push(cutAudioChain(i, cut, part.input, plan), `[a${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo[p${i}]`);
-    labels.push(`[p${i}]`);
-  });
-  args.push(...overlayArgs(plan, job.overlayInputs));
-  const joined = labels.length > 1 ? '[joined]' : labels[0]!;
-  if (labels.length > 1) g.push(`${labels.join('')}concat=n=${labels.length}:v=0:a=1[joined]`);
-  const { chains, out } = mixGraph(plan, joined, job.overlayInputs, job.parts.length, true);
-  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode), '-f', 'mp4', job.output);
+  const made = soundFromParts(plan, job.parts, job.sounds, 0);
+  const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
+  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, true);
+  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode), '-f', 'mp4', job.output);
   return args;
 }
 
 /** The segments' pictures joined by stream copy, with the sound soundArgs made (copied): the preview's file. */
 export function muxSoundArgs(job: { listFile: string; sound: string; output: string }): string[] {
   return [...COMMON, ...concatInput(job.listFile), '-f', 'mp4', '-i', `file:${job.sound}`, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', job.output];
+}
+
+/**
+ * The loudness of cuts' own sound, for levelling: each cut's range as it plays (its level windows applied, not its
+ * gain), measured in blocks printed under loud_cut<index in the plan> (MeasureParser; integratedLoudness gates them).
+ * Sound only: no picture is decoded.
+ */
+export function cutLoudnessArgs(plan: RenderPlan, cuts: number[], specs: InputSpec[]): string[] {
+  const args = [...COMMON];
+  const g: string[] = [];
+  const maps: string[] = [];
+  let input = 0;
+  cuts.forEach((c, k) => {
+    const cut = plan.cuts[c]!;
+    const spec = specs[k]!;
+    if (!spec.hasAudio) return;
+    args.push(...cutSoundInputArgs(cut, spec));
+    g.push(rangeChain(input++, `r${k}`, { ...cut, gainDb: undefined }, spec), `[r${k}]asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_cut${c}=mode=print:key=lavfi.r128.M[l${k}]`);
+    maps.push('-map', `[l${k}]`);
+  });
+  if (!maps.length) return [];
+  return [...args, '-filter_complex', g.join(';'), ...maps, '-f', 'null', '-'];
 }
 
 /** Frames compared at each end of a cut for a flash frame (see edgeDiffs). */
@@ -484,10 +631,8 @@ export function segmentsArgs(job: SegmentsJob): string[] {
   const { plan } = job;
   const one = job.oneThread ? ['-threads', '1'] : [];
   const args = [...COMMON, ...(job.oneThread ? ['-filter_complex_threads', '1'] : [])];
-  job.cuts.forEach((c, k) => {
-    const cut = plan.cuts[c]!;
-    args.push(...one, ...cutInputArgs(cut, plan, job.cutInputs[k]!));
-  });
+  const inputs = cutInputsOf(job.cuts.map((c) => plan.cuts[c]!), plan, job.cutInputs, 0, one);
+  args.push(...inputs.args);
   const g: string[] = [];
   const outs: string[] = [];
   job.cuts.forEach((c, k) => {
@@ -495,11 +640,12 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     const spec = job.cutInputs[k]!;
     const { file, thumbs, thumbFrames } = job.outputs[k]!;
     const edges = cut.frames >= 2 * EDGE_FRAMES;
-    g.push(`[${k}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
+    g.push(`[${inputs.picture[k]}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
     g.push(`[vm${k}]${measureCutVideo(k)}`);
     if (edges) g.push(`[ve${k}]${edgeDiffs(k, cut.frames)}`);
     g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
-    g.push(cutAudioChain(k, cut, spec, plan));
+    // Its range's sound, whole: where it plays on a timeline is decided where the segments are joined (soundPlan).
+    g.push(rangeChain(inputs.sound[k]!, `a${k}`, cut, spec));
     g.push(`[a${k}]asplit=2[ao${k}][am${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`);
     outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);

@@ -41,12 +41,20 @@ function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string;
   const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
   const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
   const flagged = preview.cuts.filter((c) => c.flags.length);
-  const cutLine = (c: (typeof preview.cuts)[number]) =>
-    `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound measured'}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`;
+  const parts = (l: { dialogue_lufs?: number; music_lufs?: number; effects_lufs?: number }) =>
+    (['dialogue', 'music', 'effects'] as const).flatMap((k) => (l[`${k}_lufs`] !== undefined ? [`${k} ${l[`${k}_lufs`]}`] : [])).join(', ');
+  const cutLine = (c: (typeof preview.cuts)[number]) => {
+    const l = c.loudness;
+    const sound = l ? `mean ${l.mean_db} dB, peak ${l.peak_db} dB${l.lufs !== undefined ? `, ${l.lufs} LUFS` : ''}${parts(l) && (l.music_lufs ?? l.effects_lufs) !== undefined ? ` (${parts(l)})` : ''}${l.level_db ? `, levelled ${l.level_db > 0 ? '+' : ''}${l.level_db} dB` : ''}` : 'no sound measured';
+    return `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${sound}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`;
+  };
+  const m = preview.mix;
+  const mixLine = m?.lufs !== undefined ? [`Mix: ${m.lufs} LUFS, true peak ${m.true_peak_db ?? '?'} dBTP${parts(m) ? `; ${parts(m)} LUFS` : ''}${m.target_lufs !== undefined ? `; target ${m.target_lufs} LUFS met by ${m.gain_db! > 0 ? '+' : ''}${m.gain_db} dB` : ''}`] : [];
   const listed = preview.cuts.length <= TEXT_CUTS ? preview.cuts : flagged.slice(0, TEXT_CUTS);
   const lines = [
     `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
     ...(opts.editId ?? preview.edit_id ? [`edit_id: ${opts.editId ?? preview.edit_id}`] : []),
+    ...mixLine,
     ...listed.map(cutLine),
     ...(listed.length < (preview.cuts.length <= TEXT_CUTS ? preview.cuts.length : flagged.length) ? [`… ${flagged.length - listed.length} more flagged cuts in structuredContent`] : []),
     ...warnings.map((w) => `Warning: ${w}`),

@@ -149,6 +149,15 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
       audioDurations,
     );
   }
+  // The finishing asked beside the clips (or beside a whole edit that does not say it itself).
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const r = raw as Record<string, unknown>;
+    raw = {
+      ...r,
+      ...(input.loudness !== undefined && r.loudness === undefined ? { loudness: input.loudness } : {}),
+      ...(input.level_dialogue !== undefined && r.level_dialogue === undefined ? { level_dialogue: input.level_dialogue } : {}),
+    };
+  }
   const lint = lintEdit(raw, assets);
   if (unresolved.size) {
     const placeholder = (d: Diagnostic) => [...unresolved].some((i) => d.path === `/video_series_sequential/${i}` || d.path.startsWith(`/video_series_sequential/${i}/`));

@@ -5,7 +5,7 @@
 // and tools/list carries the edit's shape once.
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
-import { EditDraftSchema } from '../edit/model.js';
+import { EditDraftSchema, LOUDNESS_PRESETS } from '../edit/model.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 import { didYouMean } from '../did-you-mean.js';
 import { UserFacingError, isUuid } from '../errors.js';
@@ -23,6 +23,12 @@ export const EditInputShape = {
   fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
   filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),
   audio_fade_ms: z.number().optional().describe(`Fade at every sound edit, 0-${MAX_FADE_MS}; default ${DEFAULT_FADE_MS}`),
+  loudness: z
+    // (A name is checked by the linter, which lists the presets: a bad one is a diagnostic, not an invalid call.)
+    .union([z.string(), z.object({ target_lufs: z.number(), true_peak_db: z.number().optional() })])
+    .optional()
+    .describe(`Output loudness: ${Object.entries(LOUDNESS_PRESETS).map(([k, v]) => `${k} ${v.target_lufs}`).join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`),
+  level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),
 };
 
 const EditInputObject = z.object(EditInputShape);
@@ -36,6 +42,8 @@ function loosely(field: z.ZodType): z.ZodType {
   if (inner instanceof z.ZodObject) return z.looseObject({}).optional();
   if (inner instanceof z.ZodNumber) return z.number().optional();
   if (inner instanceof z.ZodBoolean) return z.boolean().optional();
+  // (A preset's name or an object: both said, so that the schema constrains something, as strict clients ask.)
+  if (inner instanceof z.ZodUnion) return z.union([z.string(), z.looseObject({})]).optional();
   return z.string().optional();
 }
 

@@ -10,7 +10,7 @@ import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
-import { edgeFlags, judgeCut } from '../media/measure.js';
+import { edgeFlags, judgeCut, mixFlags, mixLoudness } from '../media/measure.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import { runProcess, whyFailed } from '../media/process.js';
 import { RenderError } from '../media/render.js';
@@ -54,14 +54,25 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 6;
+const PREVIEW_VERSION = 7;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
 const EDIT_KEY_FILE = 'edit.key';
 
+const MixLoudnessShape = {
+  lufs: z.number().optional(),
+  true_peak_db: z.number().optional(),
+  dialogue_lufs: z.number().optional(),
+  music_lufs: z.number().optional(),
+  effects_lufs: z.number().optional(),
+};
+
 export const PreviewCutSchema = CutPlacementSchema.extend({
-  loudness: z.object({ mean_db: z.number(), peak_db: z.number() }).optional().describe('Of what plays during the cut (the mix), dBFS'),
+  loudness: z
+    .object({ mean_db: z.number(), peak_db: z.number(), ...MixLoudnessShape, level_db: z.number().optional() })
+    .optional()
+    .describe('Of what plays during the cut: the mix (dBFS, LUFS, dBTP) and each part apart; level_db: levelling'),
   flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips); a first or last frame unlike its neighbours (a flash frame)'),
 });
 
@@ -78,6 +89,10 @@ export const PreviewSchema = z.object({
     .array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() }))
     .optional()
     .describe('The audio laid over the timeline, where it plays'),
+  mix: z
+    .object({ ...MixLoudnessShape, target_lufs: z.number().optional(), gain_db: z.number().optional() })
+    .optional()
+    .describe('The whole edit: integrated loudness of the mix and each part, true peak; a target met by gain_db'),
   warnings: z.array(z.string()),
   diagnostics: z.array(DiagnosticSchema).describe('Warnings from the checks'),
 });
@@ -207,7 +222,8 @@ async function makePreview(
     const identities = await Promise.all(inputs.map((spec) => mediaIdentity(spec.source)));
     const keys = plan.cuts.map((cut, i) => {
       const { source: _s, ...spec } = cutInputs[i]!;
-      const { index: _i, timelineStartSec: _t, ...shape } = cut;
+      // (Not its place, nor its levelling: a segment keeps its range's sound, placed and levelled where it is joined.)
+      const { index: _i, timelineStartSec: _t, levelDb: _l, ...shape } = cut;
       return SegmentStore.key({ v: PREVIEW_VERSION, shape, media: identities[i], spec, width: plan.width, height: plan.height, fps: [plan.fpsNum, plan.fpsDen], encode: PREVIEW_ENCODE, thumb: SEGMENT_THUMB_WIDTH });
     });
     // The sheet is tiled from the segments' thumbnails while the join makes the sound.
@@ -259,10 +275,27 @@ async function makePreview(
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
     const summary = summarizeTimeline(checked.timeline!);
     const placements = summary.cuts;
+    const gainDb = outcome.finish?.gainDb ?? 0;
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
-      return { ...placements[i]!, ...(report.loudness ? { loudness: report.loudness } : {}), flags: [...report.flags, ...edgeFlags(outcome.edges[i])] };
+      const parts = mixLoudness(outcome.measurements, { from: c.timelineStartSec, to: c.timelineStartSec + c.durationSec }, gainDb);
+      const level = outcome.levelDb[i] ? { level_db: outcome.levelDb[i]! } : {};
+      return {
+        ...placements[i]!,
+        ...(report.loudness ? { loudness: { ...report.loudness, ...parts, ...level } } : {}),
+        flags: [...report.flags, ...mixFlags(parts), ...edgeFlags(outcome.edges[i])],
+      };
     });
+    const whole = mixLoudness(outcome.measurements, undefined, gainDb);
+    const finish = outcome.finish;
+    if (plan.loudness && !finish) warnings.push(`the loudness target (${plan.loudness.targetLufs} LUFS) was not applied: nothing in the mix is loud enough to measure`);
+    if (finish && plan.loudness && Math.abs(finish.lufs - plan.loudness.targetLufs) > 1) {
+      warnings.push(`the mix is at ${finish.lufs} LUFS, not within 1 LU of the target ${plan.loudness.targetLufs}: its peaks are high for its loudness, and the limiter that holds them under ${plan.loudness.truePeakDb} dBTP took the rest; lower the loudest parts, or ask a lower target`);
+    }
+    const mix = {
+      ...whole,
+      ...(finish ? { lufs: finish.lufs, true_peak_db: finish.truePeakDb, target_lufs: plan.loudness!.targetLufs, gain_db: finish.gainDb } : {}),
+    };
     const sheetBytes = await readFile(sheetPath);
     const preview: Preview = {
       preview_id: id,
@@ -274,6 +307,7 @@ async function makePreview(
       measured_seconds: Math.round(measured * 1000) / 1000,
       cuts,
       overlays: summary.overlays,
+      ...(Object.keys(mix).length ? { mix } : {}),
       warnings,
       diagnostics: checked.diagnostics,
     };

@@ -17,6 +17,7 @@ export const RenderStatusSchema = z.object({
   progress: z.number().min(0).max(1).optional(),
   eta_seconds: z.number().min(0).optional(),
   elapsed_seconds: z.number().min(0).optional(),
+  loudness: z.object({ lufs: z.number(), true_peak_db: z.number(), target_lufs: z.number().optional() }).optional(),
 });
 export type RenderStatus = z.infer<typeof RenderStatusSchema>;
 
@@ -29,6 +30,8 @@ export function statusOf(asset: Asset): RenderStatus {
   const done = !failed && (asset.uploaded === true || DONE.has(status));
   const expiry = signedUrlExpiry(asset.url);
   const reason = typeof (asset as Record<string, unknown>).error === 'string' ? ((asset as Record<string, unknown>).error as string) : undefined;
+  // A local render says how loud it came out (its loudness target, measured).
+  const loudness = RenderStatusSchema.shape.loudness.unwrap().safeParse((asset as Record<string, unknown>).loudness);
   return {
     asset_id: asset.id,
     status,
@@ -38,6 +41,7 @@ export function statusOf(asset: Asset): RenderStatus {
     ...(done && asset.url ? { url: asset.url } : {}),
     ...(done && expiry ? { links_expire_at: expiry.toISOString() } : {}),
     ...(reason ? { reason } : {}),
+    ...(done && loudness.success ? { loudness: loudness.data } : {}),
   };
 }
 

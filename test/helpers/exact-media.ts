@@ -45,6 +45,20 @@ export function makeExactMedia(dir: string): Record<ExactName, string> {
   return Object.fromEntries((['anamorphic', 'anamorphic_wide', 'flash', 'flash_mkv', 'late', 'surround', 'mono', 'stereo', 'tone', 'loud'] as const).map((n) => [n, out(n)])) as Record<ExactName, string>;
 }
 
+/** The sources' picture clocks as cutroom probes them: frame rate, first frame, time base where it rounds. */
+export const EXACT_CLOCKS: Record<ExactName, { frameRate: { num: number; den: number }; videoStartSec?: number; videoTimeBase?: { num: number; den: number } }> = {
+  anamorphic: { frameRate: { num: 25, den: 1 } },
+  anamorphic_wide: { frameRate: { num: 25, den: 1 } },
+  flash: { frameRate: { num: 10, den: 1 } },
+  flash_mkv: { frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 1000 } },
+  late: { frameRate: { num: 25, den: 1 } },
+  surround: { frameRate: { num: 25, den: 1 } },
+  mono: { frameRate: { num: 25, den: 1 } },
+  stereo: { frameRate: { num: 25, den: 1 } },
+  tone: { frameRate: { num: 25, den: 1 } },
+  loud: { frameRate: { num: 25, den: 1 } },
+};
+
 export const RATE = 48_000;
 
 /** The whole sound of a file, decoded to 48 kHz stereo float, interleaved. */

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
-import { SHOTS, frameColours, leftChannel, makeShotMedia, peakBetween, shotSpan, stepsAtEdits } from '../helpers/shot-media.js';
+import { lintEdit } from '../../src/edit/lint.js';
+import { toRenderPlan } from '../../src/edit/plan.js';
+import { soundPlan } from '../../src/media/sound-plan.js';
+import { SHOTS, SHOT_FPS, frameColours, leftChannel, makeShotMedia, peakBetween, shotSpan, stepsAtEdits } from '../helpers/shot-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-edges-'));
 const allowed = join(root, 'allowed');
@@ -87,18 +90,28 @@ function wrongFrames(colours: string[], order: ShotCut[], fps: number): string[]
   return wrong;
 }
 
-/** The silent shots' cuts, but for 3 ms at each edge, must hold no sound of the tone shots that follow them in the source. */
+/**
+ * Where each cut's sound plays on the timeline (s), as the render places it (soundPlan: continuous, in sync with its
+ * picture or late, within a frame or two of the picture's cut).
+ */
+function soundSlotsOf(order: ShotCut[], fps: number): { from: number; to: number }[] {
+  const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '320x180', video_series_sequential: order.map((c) => ({ video_id: 'v', video_start_time: rangeOf(c).start, video_end_time: rangeOf(c).end })) });
+  const plan = toRenderPlan(lint.timeline!);
+  return soundPlan(plan, plan.cuts.map(() => ({ frameRate: { num: SHOT_FPS, den: 1 }, videoStartSec: 0 }))).map((s) => ({ from: (s.slotStart + s.lead) / 48_000, to: (s.slotStart + s.lead + s.samples) / 48_000 }));
+}
+
+/** The silent shots' cuts' sound, but for 3 ms at each edge, must hold no sound of the tone shots that follow them in the source. */
 function tails(sound: Float32Array, order: ShotCut[], fps: number): string[] {
-  const spans = framesOf(order, fps);
+  const slots = soundSlotsOf(order, fps);
   return order.flatMap((c, k) => {
     if (c.shot % 2 === 0) return [];
-    const peak = peakBetween(sound, spans[k]!.startSec + 0.003, spans[k]!.endSec - 0.003);
+    const peak = peakBetween(sound, slots[k]!.from + 0.003, slots[k]!.to - 0.003);
     return peak > 0.02 ? [`cut ${k + 1} (silent shot ${c.shot}) peaks at ${peak.toFixed(3)}`] : [];
   });
 }
 
-/** Edit points on the timeline, seconds: where each cut starts, and the end (a hard start or stop clicks as well). */
-const editsOf = (order: ShotCut[], fps: number) => [...framesOf(order, fps).map((s) => s.startSec), framesOf(order, fps).at(-1)!.endSec];
+/** Edit points of the sound, seconds: where each cut's sound starts, and where the last one's stops (a hard start or stop clicks as well). */
+const editsOf = (order: ShotCut[], fps: number) => [...soundSlotsOf(order, fps).map((s) => s.from), soundSlotsOf(order, fps).at(-1)!.to];
 
 const RATES = [23.976, 24, 25, 29.97, 30, 50, 60];
 const exactRate = (fps: number) => (Number.isInteger(fps) ? fps : (Math.round(fps) * 1000) / 1001);
@@ -121,8 +134,8 @@ describe.each(RATES.flatMap((fps) => [[fps, 'one', ORDER], [fps, 'another', ORDE
 
   it('keeps each cut\'s sound inside its range and fades every edit (no step above the tone\'s own)', () => {
     const sound = leftChannel(path);
-    expect(tails(sound, ORDER, exactRate(fps))).toEqual([]);
-    const { atEdits, elsewhere } = stepsAtEdits(sound, editsOf(ORDER, exactRate(fps)), 1 / exactRate(fps) + 0.004, 0.004);
+    expect(tails(sound, ORDER, fps)).toEqual([]);
+    const { atEdits, elsewhere } = stepsAtEdits(sound, editsOf(ORDER, fps), 0.004, 0.004);
     expect(elsewhere).toBeGreaterThan(0.02); // the tone's own step, 0.5 * 2π * 440 / 48000 = 0.029
     expect(Math.max(...atEdits), `steps at edits ${atEdits.map((s) => s.toFixed(3)).join(' ')}, elsewhere ${elsewhere.toFixed(3)}`).toBeLessThan(1.5 * elsewhere);
   });
@@ -158,8 +171,8 @@ describe('every other path, on the same shots', () => {
     const file = fileURLToPath(r.render.url!);
     expect(wrongFrames(frameColours(file), ORDER, exactRate(fps))).toEqual([]);
     const sound = leftChannel(file);
-    expect(tails(sound, ORDER, exactRate(fps))).toEqual([]);
-    const { atEdits, elsewhere } = stepsAtEdits(sound, editsOf(ORDER, exactRate(fps)), 1 / exactRate(fps) + 0.004, 0.004);
+    expect(tails(sound, ORDER, fps)).toEqual([]);
+    const { atEdits, elsewhere } = stepsAtEdits(sound, editsOf(ORDER, fps), 0.004, 0.004);
     expect(Math.max(...atEdits)).toBeLessThan(1.5 * elsewhere);
   }, 180_000);
 
@@ -168,7 +181,7 @@ describe('every other path, on the same shots', () => {
       await call(server, 'preview_edit', { project_id: projectId, clips: clipsOf(ORDER), resolution: '320x180', fps: 24, filename: 'edges.mp4', audio_fade_ms: 0 }),
     );
     expect(wrongFrames(frameColours(p.path), ORDER, 24)).toEqual([]);
-    const { atEdits, elsewhere } = stepsAtEdits(leftChannel(p.path), editsOf(ORDER, 24), 1 / 24 + 0.004, 0.004);
+    const { atEdits, elsewhere } = stepsAtEdits(leftChannel(p.path), editsOf(ORDER, 24), 0.004, 0.004);
     expect(Math.max(...atEdits)).toBeGreaterThan(3 * elsewhere);
   }, 120_000);
 

@@ -11,7 +11,8 @@ import { readEdl, writeEdl } from '../../src/interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../../src/interchange/otio.js';
 import { cutClock } from '../../src/edit/cut-clock.js';
-import { FRAME_TIME_SLACK, SAMPLE_RATE, cutPictureWindow, cutSamples, heardSamples } from '../../src/media/timeline-args.js';
+import { MAX_LAG_SEC, SAMPLE_RATE, soundPlan } from '../../src/media/sound-plan.js';
+import { FRAME_TIME_SLACK, cutPictureWindow } from '../../src/media/timeline-args.js';
 
 const V = '00000000-0000-4000-8000-000000000001';
 const SOURCE_RATES = [
@@ -75,11 +76,36 @@ describe('a cut on shot boundaries, planned and read as cutroom does', () => {
                 throw new Error(`cut ${i} (frames ${cuts[i]!.first}-${cuts[i]!.end - 1}) shows source frame ${j} at its tick ${k} of ${cut.frames}`);
               }
             }
-            // Its sound: no more samples of the source than its range holds (silence after, to its frames' length).
-            const heard = heardSamples(cut, spec, plan);
-            expect(heard).toBeLessThanOrEqual(cutSamples(cut, plan));
-            expect(heard / SAMPLE_RATE).toBeLessThanOrEqual(cut.inSec + cut.durationSec - clockIn + 1e-9);
           });
+          // Its sound (soundPlan): continuous, inside its range, in sync with its picture or late (by at most
+          // MAX_LAG_SEC), giving way to the next at most two frames from the picture's cut.
+          const sounds = soundPlan(plan, plan.cuts.map(() => spec));
+          const outFrame = (SAMPLE_RATE * plan.fpsDen) / plan.fpsNum;
+          const srcFrame = (SAMPLE_RATE * rate.den) / rate.num;
+          let frames = 0;
+          let slotStart = 0;
+          sounds.forEach((s, k) => {
+            const cut = plan.cuts[k]!;
+            expect(s.slotStart).toBe(slotStart);
+            slotStart += s.slot;
+            const span = Math.round(cut.durationSec * SAMPLE_RATE);
+            expect(s.skip).toBeGreaterThanOrEqual(0);
+            expect(s.skip + s.samples).toBeLessThanOrEqual(span);
+            expect(s.lag).toBeGreaterThanOrEqual(0);
+            expect(s.lag).toBeLessThanOrEqual(MAX_LAG_SEC * SAMPLE_RATE);
+            // No hole: the sound fills its slot (a first cut whose sound is late may start with a lead of silence;
+            // the last one's picture may outlast its range, with nothing after it).
+            if (s.lag < MAX_LAG_SEC * SAMPLE_RATE && k < sounds.length - 1) expect(s.lead + s.samples).toBe(s.slot);
+            if (k > 0) expect(s.lead).toBe(0);
+            // In sync plus its lag: the range sample at the picture's start is where the frame it shows starts.
+            const pictureAt = (frames * SAMPLE_RATE * plan.fpsDen) / plan.fpsNum;
+            const moved = (cutClock(cut, spec).inSec - cut.inSec) * SAMPLE_RATE;
+            // (A cut shorter than a frame shows none, and plays nothing; the linter refuses it.)
+            if (cut.frames > 0 && s.samples > 0) expect(Math.abs(s.slotStart + s.lead - s.skip + moved - s.lag - pictureAt)).toBeLessThanOrEqual(1.5);
+            if (k > 0) expect(Math.abs(s.slotStart - pictureAt)).toBeLessThanOrEqual(outFrame + srcFrame + 1);
+            frames += cut.frames;
+          });
+          expect(slotStart).toBe(Math.round((frames * SAMPLE_RATE * plan.fpsDen) / plan.fpsNum));
         },
       ),
       { numRuns: 400 },

@@ -100,7 +100,8 @@ describe('the service form', () => {
     expect(sent.video_series_sequential[0]!.audio_levels).toEqual([{ audio_level: 0.1, start_time: '00:00:10.000', end_time: '00:00:14.000' }]);
     expect(sent.video_series_sequential[1]!.audio_levels).toEqual([]);
     for (const s of [...sent.video_series_sequential, ...sent.audio_overlay]) expect(Object.keys(s).filter((k) => ['gain_db', 'fade_in', 'fade_out', 'from'].includes(k))).toEqual([]);
-    expect(warnings.map((w) => w.path)).toEqual(['/video_series_sequential/1/gain_db', '/video_series_sequential/1/fade_out', '/audio_overlay/0/fade_in', '/audio_overlay/0/from', '/audio_overlay/1/role']);
+    // Three cuts, levelled locally (level_dialogue is on unless turned off): the service does not level them.
+    expect(warnings.map((w) => w.path)).toEqual(['/level_dialogue', '/video_series_sequential/1/gain_db', '/video_series_sequential/1/fade_out', '/audio_overlay/0/fade_in', '/audio_overlay/0/from', '/audio_overlay/1/role']);
     expect(sent.audio_overlay[1]).not.toHaveProperty('role');
     const plain = norm([cut()]).edit as Edit;
     expect(forService(plain)).toEqual({ edit: plain, warnings: [] });

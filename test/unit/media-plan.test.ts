@@ -104,10 +104,18 @@ describe('filter graph text', () => {
     // Frames from the out point on are dropped (in 1.05 moves to 1.1: 0.9 s of range, less 2 ms of slack), then
     // each tick takes the frame on screen at it.
     expect(graph({})).toContain('[0:v]trim=end=0.898,setpts=PTS-0.002/TB,fps=30/1:start_time=0:round=up,');
-    // Its sound too: 0.9 s of it (43200 samples), faded 5 ms at both ends, then silence to its 29 frames' length.
-    expect(graph({})).toContain('atrim=end_sample=43200,afade=t=in:ss=0:ns=240,afade=t=out:ss=42960:ns=240[s0]');
+    // Its sound is read from the planned in point, from an input of its own (seeked to 1.05, no picture decoded):
+    // its range is 0.95 s (45600 samples). In sync with the picture, which starts on 1.1, its first 50 ms (2400
+    // samples) are not heard; the 43200 that are, faded 5 ms at both ends, fill its slot (the 29 frames: 46400).
+    const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 10, den: 1 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+    expect(args.filter((a) => a === '-ss').length).toBe(2);
+    expect(args.slice(args.lastIndexOf('-ss'), args.lastIndexOf('-ss') + 5)).toEqual(['-ss', '1.05', '-t', '1.05', '-vn']);
+    expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 2)).toEqual(['-ss', '1.1']);
+    expect(graph({})).toContain('concat=n=2:v=0:a=1,atrim=end_sample=45600,asetpts=PTS-STARTPTS[r0]');
+    expect(graph({})).toContain('[r0]atrim=start_sample=2400:end_sample=45600,asetpts=PTS-STARTPTS,atrim=end_sample=43200,afade=t=in:ss=0:ns=240,afade=t=out:ss=42960:ns=240[a0p]');
     expect(graph({})).toContain('atrim=end_sample=46400,asetpts=PTS-STARTPTS[a0]');
-    expect(graph({})).toContain('[0:a]aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
+    expect(graph({})).toContain('[a0]concat=n=1:v=0:a=1[acat]');
+    expect(graph({})).toContain('[1:a]aresample=48000:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo');
     expect(graph({})).not.toContain('setpts=PTS-STARTPTS,fps'); // no longer re-stamped to its first frame
     expect(graph({})).not.toContain('pan=');
     expect(graph({ audioChannels: 1 })).toContain('pan=stereo|c0=c0|c1=c0,aresample');
@@ -117,20 +125,14 @@ describe('filter graph text', () => {
     expect(graph({ width: 640, height: 360 })).toContain(',scale=640:360,');
   });
 
-  it('reads the sound of a cut with level windows early by the remainder of a millisecond, and trims it after the envelope', () => {
-    const t = lintEdit({ video_output_fps: 30, video_output_resolution: '640x360', video_series_sequential: [{ video_id: V, video_start_time: 1, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 1.5, end_time: 2 }] }] }).timeline!;
-    const plan = toRenderPlan(t);
-    const args = timelineArgs({ plan, cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 30000, den: 1001 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
+  it("reads a cut's level windows on its sound's own clock, which starts at the planned in point", () => {
+    const t = lintEdit({ video_output_fps: 30, video_output_resolution: '640x360', video_series_sequential: [{ video_id: V, video_start_time: 1.05, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 1.5, end_time: 2 }] }] }).timeline!;
+    const args = timelineArgs({ plan: toRenderPlan(t), cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 24, den: 1 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
     const g = args[args.indexOf('-filter_complex') + 1]!;
-    // In point 1 s moves to frame 30 at 1.001 s: 48 samples later, a whole millisecond, so nothing is read early.
-    expect(g).toContain("volume='if(between((t+0.001),0.4995,0.9995),0,1)'");
-    expect(g).toContain('atrim=start_sample=0,');
-    const t2 = lintEdit({ video_output_fps: 30, video_output_resolution: '640x360', video_series_sequential: [{ video_id: V, video_start_time: 1.05, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 1.5, end_time: 2 }] }] }).timeline!;
-    const args2 = timelineArgs({ plan: toRenderPlan(t2), cutInputs: [{ source: { kind: 'file', path: '/m/a.mov' }, hasAudio: true, frameRate: { num: 24, den: 1 } }], overlayInputs: [], output: '/o.mp4', encode: { preset: 'veryfast', crf: 30, audio: 'aac', container: 'mp4' }, measure: false });
-    const g2 = args2[args2.indexOf('-filter_complex') + 1]!;
-    // 1.05 s moves to frame 26 at 1.083333 s: 1600 samples later = 33 ms and 16 samples; 16 samples are read early.
-    expect(g2).toContain('atrim=start_sample=16,');
-    expect(g2).toContain("volume='if(between((t+0.033),0.4495,0.9495),0,1)'");
+    // The picture starts on frame 26 (1.083333 s); the sound is read from 1.05 s, where the windows' clock starts (no
+    // offset), and heard from where it is in sync with the picture: 1600 samples in.
+    expect(g).toContain("volume='if(between(t,0.4495,0.9495),0,1)'");
+    expect(g).toContain('[r0]atrim=start_sample=1600:end_sample=93600,');
   });
 
   it('multiplies once where one window covers all of a stream, and uses 1 ms frames only where the level changes', () => {
@@ -152,13 +154,13 @@ describe('filter graph text', () => {
     // A window that stops short of the stream's end, on either stream, keeps the envelope there.
     expect(graphOf(edit([1, 2.9], [0, 2]))).toContain("volume='if(between(");
     expect(graphOf(edit([1, 3], [0, 1.9]))).toMatch(/volume='if\(between\(t,-0\.0005,1\.8995\),0\.25,1\)'/);
-    // The in point moves to the next source frame (1.05 s -> 1.1 s at 10 fps); the sound still stops at the out
-    // point, so a window over the planned range covers all of it; one stopping short keeps the envelope.
+    // The picture's in point moves to the next source frame (1.05 s -> 1.1 s at 10 fps); the sound plays all of the
+    // planned range, so a window over it covers all of it; one stopping short keeps the envelope.
     expect(graphOf(edit([1.05, 3], [0, 2], 1.05), { num: 10, den: 1 })).toContain('volume=0.5,');
-    expect(graphOf(edit([1.05, 2.9], [0, 2], 1.05), { num: 10, den: 1 })).toContain("volume='if(between((t+");
+    expect(graphOf(edit([1.05, 2.9], [0, 2], 1.05), { num: 10, den: 1 })).toContain("volume='if(between(t,");
   });
 
-  it("gives a cut's sound the length of its frames, so that concat never starts the next cut's sound late", () => {
+  it("counts a cut's picture in samples of its frames (the timeline's sound is fitted to their sum)", () => {
     const plan = toRenderPlan(timeline([[0, 1.45], [0, 1.45]]));
     expect(plan.cuts.map((c) => c.frames)).toEqual([44, 43]); // 43.5 and 87 frames, rounded on the timeline
     expect(plan.cuts.map((c) => cutSamples(c, plan))).toEqual([70_400, 68_800]); // not 69_600 each

@@ -136,6 +136,7 @@ export class LocalBackend implements Backend {
       status: a.status,
       uploaded: a.uploaded,
       ...(a.error ? { error: a.error } : {}),
+      ...(a.loudness ? { loudness: a.loudness } : {}),
       ...(a.duration_ms !== undefined ? { duration_ms: a.duration_ms } : {}),
       ...(a.width !== undefined && a.height !== undefined ? { width: a.width, height: a.height } : {}),
       ...(a.has_audio !== undefined ? { has_audio: a.has_audio } : {}),
@@ -626,7 +627,7 @@ export class LocalBackend implements Backend {
           });
           await mkdir(folder);
         });
-        await rt.limiter.run(() => {
+        const outcome = await rt.limiter.run(() => {
           // The clock starts when ffmpeg does, not while the render waits for its turn.
           const eta = new EtaEstimator(Date.now());
           job.eta = eta;
@@ -651,7 +652,8 @@ export class LocalBackend implements Backend {
             ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
           });
         });
-        await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height });
+        const loudness = outcome.finish && plan.loudness ? { lufs: outcome.finish.lufs, true_peak_db: outcome.finish.truePeakDb, target_lufs: plan.loudness.targetLufs } : undefined;
+        await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height, ...(loudness ? { loudness } : {}) });
         // Removed once the record says uploaded: until then a reader still finds where it had got to.
         await sidecar?.close();
         this.log.info(`rendered ${id} (${plan.totalSec} s) in project ${projectId}`);
@@ -685,7 +687,7 @@ export class LocalBackend implements Backend {
   }
 
   /** Moves a render's record to its final state, and clears partial files on failure. */
-  private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number; width?: number; height?: number }): Promise<AssetRecord> {
+  private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number; width?: number; height?: number; loudness?: AssetRecord['loudness'] }): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
       const path = this.assetPath(projectId, assetId);
       const cur = await readRecord(path, AssetRecordSchema);
@@ -694,6 +696,7 @@ export class LocalBackend implements Backend {
       const next: AssetRecord = { ...cur, status: change.status, uploaded: change.status === 'uploaded', file: change.file ?? null };
       if (change.error) next.error = change.error;
       if (change.duration_ms !== undefined) next.duration_ms = change.duration_ms;
+      if (change.loudness) next.loudness = change.loudness;
       // A render that was kept has its picture and its sound (it was verified); its size is the edit's.
       if (change.status === 'uploaded' && change.width && change.height) Object.assign(next, { width: change.width, height: change.height, has_audio: true });
       if (change.status === 'failed') {

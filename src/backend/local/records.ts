@@ -38,6 +38,8 @@ export const AssetRecordSchema = z.looseObject({
   sha256: z.string().optional(),
   size_bytes: z.number().optional(),
   error: z.string().optional(),
+  /** A render's sound as measured: the loudness asked of it (target_lufs) and what it came to. */
+  loudness: z.object({ lufs: z.number(), true_peak_db: z.number(), target_lufs: z.number().optional() }).optional(),
   /** The server process rendering it, and the assets it reads (which may not be deleted meanwhile). */
   render: z
     .object({ pid: z.number().int(), owner: z.string().optional(), edit_id: z.string(), started_at: z.string(), sources: z.array(z.string()).optional() })
