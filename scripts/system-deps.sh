@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs, from Debian's/Ubuntu's packages, the system tools cutroom uses that are missing: ffmpeg (renders,
-# previews, inspections), PocketSphinx with its English model (transcripts), flite (the tests' speech) and chromium
+# previews, inspections), DejaVu fonts (burned-in captions), PocketSphinx with its English model (transcripts), flite (the tests' speech) and chromium
 # (the tests of the MCP App view, driven by playwright-core, which downloads no browser).
 # Sourced by scripts/quickstart.sh and .ci/run.
 install_system_deps() {
@@ -9,6 +9,8 @@ install_system_deps() {
   { command -v pocketsphinx_continuous || command -v pocketsphinx; } >/dev/null 2>&1 || missing+=(pocketsphinx)
   [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ] || missing+=(pocketsphinx-en-us)
   command -v flite >/dev/null 2>&1 || missing+=(flite)
+  # The captions' font (libass finds it through fontconfig).
+  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
   { command -v chromium || command -v chromium-browser; } >/dev/null 2>&1 || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "Installing from the system's packages: ${missing[*]}"

@@ -2,12 +2,15 @@
 // over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
 import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
+import type { Cue } from '../edit/captions.js';
 import type { ImportTarget, MediaListing } from './local/media-files.js';
 
 /** How cutroom renders an edit itself. */
 export interface RenderOptions {
   /** Fade at every edit of the sound, ms (the plan's default when absent). */
   fadeMs?: number;
+  /** Captions burned in when the edit asks (its `captions`), on the output clock (workflow/captions.ts). */
+  cues?: Cue[];
 }
 
 /** How far a render this machine runs has got, as its renderer last said. */

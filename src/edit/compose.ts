@@ -1,7 +1,7 @@
 // Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
 // Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
 import { z } from 'zod';
-import { CropSchema, MixFields, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import { CropSchema, MixFields, type Captions, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
@@ -39,6 +39,7 @@ export interface ComposeInput {
   filename?: string;
   name?: string;
   description?: string;
+  captions?: Captions;
 }
 
 const PRESETS: Record<string, string> = {
@@ -128,6 +129,7 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
     audio_overlay: overlays,
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.captions !== undefined ? { captions: input.captions } : {}),
   };
 }
 

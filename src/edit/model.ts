@@ -77,6 +77,13 @@ export const MIN_TARGET_LUFS = -40;
 export const MAX_TARGET_LUFS = -5;
 export const MIN_TRUE_PEAK_DB = -12;
 export const MAX_TRUE_PEAK_DB = 0;
+/** Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt. */
+// (Its fields are said in one line where a tool takes it: tools/list is paid in every chat.)
+export const CaptionsSchema = z.object({
+  burn: z.boolean().optional(),
+  style: z.object({ size: z.number().optional(), color: z.string().optional() }).optional(),
+});
+export type Captions = z.infer<typeof CaptionsSchema>;
 
 export const EditSchema = z.object({
   video_edit_version: z.string().describe('Edit format version: "1.0"'),
@@ -93,6 +100,7 @@ export const EditSchema = z.object({
   // cutroom's own, rendered locally (the service is told nothing of them; render_edit says so in warnings).
   loudness: LoudnessSchema.optional(),
   level_dialogue: z.boolean().optional(),
+  captions: CaptionsSchema.optional(),
 });
 export type Edit = z.infer<typeof EditSchema>;
 

@@ -26,6 +26,8 @@ import {
   type VideoSegment,
 } from './model.js';
 import { MAX_MS, formatShort, formatTimecode, parseTimecode } from './timecode.js';
+import { DEFAULT_CAPTION_STYLE, MAX_CAPTION_SIZE, MIN_CAPTION_SIZE, type CaptionStyle } from './captions.js';
+import type { Captions } from './model.js';
 
 export interface LevelWindow {
   level: number;
@@ -85,6 +87,8 @@ export interface Timeline {
   loudness?: { targetLufs: number; truePeakDb: number };
   /** The cuts' own sound levelled to one loudness (default true; level_dialogue false turns it off). */
   levelDialogue: boolean;
+  /** Captions asked for (the edit's `captions`): whether burned in, and their look. */
+  captions?: { burn: boolean; style: CaptionStyle };
 }
 
 export interface Normalized {
@@ -100,7 +104,7 @@ export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
   'video_edit_version', 'video_output_format', 'video_output_resolution', 'video_output_fps', 'video_output_filename',
   'video_series_sequential', 'audio_overlay', 'name', 'description', 'skip_rendering', 'subtitle_from_audio_overlay',
-  'loudness', 'level_dialogue',
+  'loudness', 'level_dialogue', 'captions',
 ]);
 
 class Collector {
@@ -351,6 +355,50 @@ function loudnessOf(raw: unknown, c: Collector): Loudness | undefined {
   return ok ? { target_lufs: Math.round((t as number) * 10) / 10, true_peak_db: Math.round((tp as number) * 10) / 10 } : undefined;
 }
 
+/** The edit's captions field: checked, in the timeline's terms and the canonical edit's (only what was given). */
+function captions(raw: unknown, c: Collector): { timeline: NonNullable<Timeline['captions']>; canonical: Captions } | undefined {
+  const p = '/captions';
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) {
+    c.error(p, 'captions must be an object {burn?, style?: {size?, color?}}', 'e.g. {burn: true}');
+    return undefined;
+  }
+  for (const k of Object.keys(raw)) if (k !== 'burn' && k !== 'style') c.warning(`${p}/${k}`, `unknown field "${k}" of captions is left out`, 'captions take burn and style {size, color}');
+  let ok = true;
+  const burn = raw.burn ?? true;
+  if (typeof burn !== 'boolean') {
+    c.error(`${p}/burn`, 'burn must be true or false');
+    ok = false;
+  }
+  const style = { ...DEFAULT_CAPTION_STYLE };
+  const canonicalStyle: { size?: number; color?: string } = {};
+  const s = raw.style;
+  if (s !== undefined && !isObject(s)) {
+    c.error(`${p}/style`, 'style must be an object {size?, color?}');
+    ok = false;
+  } else if (s) {
+    for (const k of Object.keys(s)) if (k !== 'size' && k !== 'color') c.warning(`${p}/style/${k}`, `unknown field "${k}" of the caption style is left out`, 'the style takes size (% of the picture height) and color (#RRGGBB)');
+    if (s.size !== undefined) {
+      if (typeof s.size !== 'number' || !Number.isFinite(s.size) || s.size < MIN_CAPTION_SIZE || s.size > MAX_CAPTION_SIZE) {
+        c.error(`${p}/style/size`, `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height), not ${JSON.stringify(s.size)?.slice(0, 30)}`, `${DEFAULT_CAPTION_STYLE.size} is the default`);
+        ok = false;
+      } else style.size = canonicalStyle.size = Math.round(s.size * 10) / 10;
+    }
+    if (s.color !== undefined) {
+      const m = typeof s.color === 'string' ? /^#?([0-9a-f]{6})$/i.exec(s.color.trim()) : null;
+      if (!m) {
+        c.error(`${p}/style/color`, `color must be #RRGGBB, not ${JSON.stringify(s.color)?.slice(0, 30)}`, 'e.g. "#FFFF00" for yellow; white is the default');
+        ok = false;
+      } else {
+        style.color = m[1]!.toUpperCase();
+        canonicalStyle.color = `#${style.color}`;
+      }
+    }
+  }
+  if (!ok) return undefined;
+  return { timeline: { burn: burn as boolean, style }, canonical: { burn: burn as boolean, ...(Object.keys(canonicalStyle).length ? { style: canonicalStyle } : {}) } };
+}
+
 export function normalizeEdit(raw: unknown): Normalized {
   const c = new Collector();
   if (!isObject(raw)) {
@@ -495,6 +543,9 @@ export function normalizeEdit(raw: unknown): Normalized {
     else c.error(`/${k}`, `${k} must be true or false`);
   }
 
+  const cap = captions(raw.captions, c);
+  if (cap) optional.captions = cap.canonical;
+
   const structural = c.errors === 0;
   const edit: Edit | undefined =
     structural && fps && filename
@@ -517,5 +568,6 @@ export function normalizeEdit(raw: unknown): Normalized {
           levelDialogue: optional.level_dialogue !== false,
         }
       : undefined;
+    fps && width && cuts.length ? { width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs, ...(cap ? { captions: cap.timeline } : {}) } : undefined;
   return { ...(edit ? { edit } : {}), ...(timeline ? { timeline } : {}), diagnostics: c.list };
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Mix, Timeline } from './normalize.js';
 import { formatTimecode } from './timecode.js';
+import { captionLayout, cuesWithin, type CaptionLayout, type Cue } from './captions.js';
 
 /** Where one cut comes from and where it lands: shared by compose's summary and the preview's report. */
 export const CutPlacementSchema = z.object({
@@ -71,6 +72,8 @@ export interface PlanCut {
   fadeOutSec?: number;
   /** Levelling (level_dialogue): dB this cut's own sound is brought up or down by, once measured (levelGains). */
   levelDb?: number;
+  /** Captions burned into the cut's picture: their look, and the cues it shows, times from its first frame. */
+  captions?: { layout: CaptionLayout; cues: Cue[] };
 }
 
 export interface PlanOverlay {
@@ -128,6 +131,8 @@ export interface PlanOptions {
   fadeMs?: number;
   /** Where speech is heard on the output timeline (s): music overlays duck under it. */
   speech?: Span[];
+  /** Captions to burn in (the output clock, s), when the timeline asks for them burned. */
+  cues?: Cue[];
 }
 
 /**
@@ -199,6 +204,14 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
   const height = scale === 1 ? t.height : evenDown(t.height * scale);
   const fps = t.fps.num / t.fps.den;
   const frameAt = (ms: number) => Math.round((ms / 1000) * fps);
+  const layout = t.captions?.burn && opts.cues?.length ? captionLayout(t.captions.style, width, height) : undefined;
+  /** The cues a cut shows: those over its frames, from its first frame's time. */
+  const captionsOf = (c: { startMs: number; endMs: number }) => {
+    if (!layout) return {};
+    const from = frameAt(c.startMs) / fps;
+    const cues = cuesWithin(opts.cues!, from, frameAt(c.endMs) / fps);
+    return cues.length ? { captions: { layout, cues } } : {};
+  };
   const cuts = t.cuts.map((c) => ({
     index: c.index,
     assetId: c.assetId,
@@ -210,6 +223,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     ...(c.crop ? { crop: c.crop } : {}),
     fadeSec: fadeFor(fadeMs, (c.outMs - c.inMs) / 1000),
     ...planMix(c),
+    ...captionsOf(c),
   }));
   const overlays = t.overlays.map((o) => ({
     index: o.index,

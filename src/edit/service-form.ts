@@ -1,7 +1,7 @@
 // The edit as the service's format carries it (service-interface.md 4.5): level windows of 0-1, overlays played
 // from their beginning. cutroom's mix fields (model.ts MixFields, an overlay's `from`) are rendered locally; for the
 // service, a gain of 0 dB or less is folded exactly into the segment's audio_levels and the rest is left out, each
-// said in a warning. Pure: no I/O.
+// said in a warning; captions are left out, said likewise. Pure: no I/O.
 import type { AudioLevel, AudioSegment, Diagnostic, Edit, VideoSegment } from './model.js';
 import { formatTimecode, parseTimecode } from './timecode.js';
 
@@ -54,14 +54,17 @@ export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
     }
     return { ...plain, audio_levels: levels } as S;
   };
-  // The finishing the edit asks: the service's format has no loudness target and no levelling.
-  const { loudness, level_dialogue: _level, ...finished } = edit;
+  // The finishing the edit asks: the service's format has no loudness target, no levelling and no captions.
+  const { loudness, level_dialogue: _level, captions, ...finished } = edit;
   if (loudness) {
     warnings.push({ severity: 'warning', path: '/loudness', message: `the loudness target (${loudness.target_lufs} LUFS) is not sent: the service's edit format has none`, hint: 'previews and local renders meet it; for the service, bring the render to it afterwards' });
   }
   // (Levelling is on unless turned off: only where the edit has dialogue to level is it worth saying.)
   if (edit.level_dialogue !== false && edit.video_series_sequential.length > 1) {
     warnings.push({ severity: 'warning', path: '/level_dialogue', message: "the cuts' sound is not levelled on the service: its edit format has no levelling", hint: 'previews and local renders level it; for the service, even the cuts with gain_db (a gain under 0 dB is sent as levels), or set level_dialogue false to hear it as the service will' });
+  }
+  if (captions?.burn) {
+    warnings.push({ severity: 'warning', path: '/captions', message: "the captions are not burned in on the service: its edit format cannot carry them", hint: 'previews and local renders burn them; export_edit writes them as srt or vtt to deliver beside the render' });
   }
   return {
     edit: {

@@ -9,6 +9,7 @@ import { cutLoudness, levelled } from './cut-loudness.js';
 import { MeasureParser, integratedLoudness, progressSeconds, truePeak, type Measurements } from './measure.js';
 import type { LoudnessFinish } from './segmented-render.js';
 import { whyFailed, runProcess } from './process.js';
+import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
 import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
@@ -103,9 +104,13 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     if (plan.levelDialogue) plan = levelled(plan, await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal }));
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
+    // Captions burned in: each cut's script beside the output, where the processes run.
+    const captions = await writeCaptionScripts(dir, plan.cuts, `.captions.${tag}`);
+    scratch.push(...captions.paths);
+    const captionFiles = captions.files.size ? { captionFiles: captions.files } : {};
     if (single) {
       const sheet = req.sheetFor?.(plan, 0, 0);
-      await run(timelineArgs({ plan: plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: made, encode, measure, ...(sheet ? { sheet } : {}) }), (s) => s / plan.totalSec);
+      await run(timelineArgs({ plan: plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: made, encode, measure, ...(sheet ? { sheet } : {}), ...captionFiles }), (s) => s / plan.totalSec);
       parser.finishFreeze(plan.totalSec);
     } else {
       const chunks = chunkCuts(plan, req.maxInputs);
@@ -125,7 +130,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         const cutInputs = req.cutInputs.slice(first, first + chunk.cuts.length);
         // Chunks measure the cuts' own sound and pictures; the mix is measured in the last pass.
         const sheet = req.sheetFor?.(chunk, first, offset);
-        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure, chunkSound: chunkSounds[i], ...(sheet ? { sheet } : {}) }), (s) => ((offset + Math.min(s, chunk.totalSec)) / plan.totalSec) * 0.9);
+        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure, chunkSound: chunkSounds[i], ...(sheet ? { sheet } : {}), ...captionFiles }), (s) => ((offset + Math.min(s, chunk.totalSec)) / plan.totalSec) * 0.9);
         parser.finishFreeze(chunk.totalSec);
         parser.result.mixLevels.length = 0;
         offset += chunk.totalSec;

@@ -15,6 +15,7 @@ import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
 import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { writeCaptionScripts } from './captions.js';
 
 export interface SegmentedRequest {
   ffmpeg: string;
@@ -180,6 +181,15 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const renderBatches = () => Promise.all(batches.map(async (batch, b) => {
     const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
     const parsers = batch.map(() => new CutMeasurements());
+    // Captions burned into a segment: its script in the store's folder (the process's), named like its scratch.
+    const captionFiles = new Map<number, string>();
+    const captionPaths: string[] = [];
+    for (const m of made) {
+      const prefix = basename(m.scratch.video).replace(/\.nut$/, '');
+      const written = await writeCaptionScripts(store.dir, [plan.cuts[m.i]!], prefix);
+      for (const [index, file] of written.files) captionFiles.set(index, file);
+      captionPaths.push(...written.paths);
+    }
     const args = segmentsArgs({
       plan,
       cuts: batch,
@@ -188,6 +198,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
       oneThread: oneThreadEach,
+      ...(captionFiles.size ? { captionFiles } : {}),
     });
     const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
     try {
@@ -225,6 +236,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     } catch (err) {
       await Promise.all(made.map((m) => store.discard(m.scratch)));
       throw err;
+    } finally {
+      await Promise.all(captionPaths.map((f) => rm(f, { force: true })));
     }
   }));
 

@@ -6,6 +6,7 @@ import { DUCK_ATTACK, DUCK_RELEASE, type PlanCut, type PlanLevel, type PlanOverl
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
 import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
+import { captionFilter } from './captions.js';
 
 export interface InputSpec {
   source: MediaSource;
@@ -133,7 +134,8 @@ export function cutPictureWindow(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, sp
   return { keepBeforeSec: Math.max(0.001, cutSpan(cut, spec) - FRAME_TIME_SLACK) };
 }
 
-function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?: string): string {
+/** captionFile: the cut's caption script (media/captions.ts), drawn on its frames at the output's size, last. */
+function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?: string, captionFile?: string): string {
   const { width: W, height: H } = plan;
   const rate = `${plan.fpsNum}/${plan.fpsDen}`;
   let frame: string;
@@ -162,7 +164,8 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?
   // count. fps comes before the scaling: frames it drops are never scaled.
   return (
     `trim=end=${num(cutPictureWindow(cut, spec).keepBeforeSec)},setpts=PTS-${num(FRAME_TIME_SLACK)}/TB,fps=${rate}:start_time=0:round=up,${frame},setsar=1,` +
-    `tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p`
+    `tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p` +
+    (captionFile ? `,${captionFilter(captionFile)}` : '')
   );
 }
 
@@ -372,6 +375,8 @@ export interface TimelineJob {
    * cuts' slots end to end (the join lays the chunks' sound end to end), not fitted to its picture, and not mixed.
    */
   chunkSound?: CutSound[];
+  /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
+  captionFiles?: Map<number, string>;
 }
 
 /** One process for the whole timeline (or one chunk of it, with no overlays). */
@@ -383,7 +388,7 @@ export function timelineArgs(job: TimelineJob): string[] {
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
-    g.push(`[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags)}[v${i}]`);
+    g.push(`[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`);
     g.push(rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!), placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!));
   });
   // Picture and sound are joined apart: each cut's picture lasts its frames, its sound its slot (soundPlan).
@@ -620,6 +625,8 @@ export interface SegmentsJob {
    * side as there are cores (each would otherwise start threads for every core, and they contend).
    */
   oneThread?: boolean;
+  /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
+  captionFiles?: Map<number, string>;
 }
 
 /**
@@ -640,7 +647,7 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     const spec = job.cutInputs[k]!;
     const { file, thumbs, thumbFrames } = job.outputs[k]!;
     const edges = cut.frames >= 2 * EDGE_FRAMES;
-    g.push(`[${inputs.picture[k]}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags)},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
+    g.push(`[${inputs.picture[k]}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags, job.captionFiles?.get(cut.index))},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
     g.push(`[vm${k}]${measureCutVideo(k)}`);
     if (edges) g.push(`[ve${k}]${edgeDiffs(k, cut.frames)}`);
     g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);

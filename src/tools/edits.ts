@@ -6,6 +6,7 @@ import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
 import { forService } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { captionsOf } from '../workflow/captions.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
 import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, renderStatus, runningText, waitForRender, whereItStands, type RenderStatus } from '../workflow/render-status.js';
@@ -99,7 +100,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
           const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
-          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs }).catch((err: unknown) => {
+          // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
+          const captions = backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, ctx.mcpReq.signal) : undefined;
+          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs, ...(captions ? { cues: captions.cues } : {}) }).catch((err: unknown) => {
             throw unknownOutcome(
               err,
               'the render request',
@@ -129,7 +132,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ...(status ?? { asset_id: assetId, status: receipt.status ?? 'submitted', uploaded: false, done: false, failed: false }),
             ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
           };
-          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs, c.edit)];
+          const captionWarnings = (captions?.warnings ?? []).map((message): Diagnostic => ({ severity: 'warning', path: '/captions', message }));
+          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs, c.edit), ...captionWarnings];
           const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`

@@ -15,18 +15,19 @@ export const exportUri = (id: string, file: string) => `cutroom://exports/${id}/
 /** Warnings an export's text spells out; the rest are counted. */
 const TEXT_WARNINGS = 8;
 const FormatSchema = z.enum(['otio', 'fcpxml', 'edl']);
+const ExportFormatSchema = z.enum(['otio', 'fcpxml', 'edl', 'srt', 'vtt']);
 const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ExportEditInput = z.object({
   ...EditRefShape,
-  format: FormatSchema,
+  format: ExportFormatSchema,
   media: z.enum(['links', 'download']).optional().describe('download: fetch remote sources beside the file (links expire)'),
 });
 const ExportEditOutput = z.object({
   export_id: z.string(),
   edit_id: z.string().optional(),
-  format: FormatSchema,
+  format: ExportFormatSchema,
   path: z.string().describe('On the machine cutroom runs on (hosted: its cutroom:// URI)'),
   media_dir: z.string().optional(),
   media: z.array(z.object({ asset_id: z.string(), reference: z.string() })),
@@ -60,7 +61,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Export an edit for an editor',
       description:
-        "Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10) or edl (CMX 3600), checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.",
+        "Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10), edl (CMX 3600), or captions: srt, vtt; checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.",
       inputSchema: ExportEditInput,
       outputSchema: ExportEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -103,7 +104,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             },
             lines.join('\n'),
           );
-          result.content.push({ type: 'resource_link', uri: exportUri(r.exportId, r.file), name: r.file, mimeType: FORMAT_MIME[r.format], description: `The ${r.format.toUpperCase()} timeline` });
+          result.content.push({ type: 'resource_link', uri: exportUri(r.exportId, r.file), name: r.file, mimeType: FORMAT_MIME[r.format], description: `The ${r.format.toUpperCase()} ${r.format === 'srt' || r.format === 'vtt' ? 'captions' : 'timeline'}` });
           return result;
         },
         projectSubject(input.project_id),

@@ -123,8 +123,8 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   // the placeholder times they get ("the cut ends where it starts") is noise, and is left out.
   const unresolved = new Set<number>();
   if (input.edit) {
-    for (const k of ['resolution', 'fps', 'filename'] as const) {
-      if (input[k] !== undefined) shotDiagnostics.push({ severity: 'warning', path: `/${k}`, message: `${k} does nothing with edit (a whole edit definition): it is for clips`, hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : 'video_output_filename'} in the edit instead` });
+    for (const k of ['resolution', 'fps', 'filename', 'captions'] as const) {
+      if (input[k] !== undefined) shotDiagnostics.push({ severity: 'warning', path: `/${k}`, message: `${k} does nothing with edit (a whole edit definition): it is for clips`, hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : k === 'captions' ? 'captions' : 'video_output_filename'} in the edit instead` });
     }
   } else {
     const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, unresolved, signal);
@@ -145,7 +145,7 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
       if (ms !== undefined) audioDurations.set(id, ms / 1000);
     }
     raw = composeEdit(
-      { clips, overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename },
+      { clips, overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename, ...(input.captions ? { captions: input.captions } : {}) },
       audioDurations,
     );
   }

@@ -5,7 +5,7 @@
 // and tools/list carries the edit's shape once.
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
-import { EditDraftSchema, LOUDNESS_PRESETS } from '../edit/model.js';
+import { CaptionsSchema, EditDraftSchema, LOUDNESS_PRESETS } from '../edit/model.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 import { didYouMean } from '../did-you-mean.js';
 import { UserFacingError, isUuid } from '../errors.js';
@@ -29,6 +29,7 @@ export const EditInputShape = {
     .optional()
     .describe(`Output loudness: ${Object.entries(LOUDNESS_PRESETS).map(([k, v]) => `${k} ${v.target_lufs}`).join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`),
   level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),
+  captions: CaptionsSchema.optional().describe('From transcripts; burn default true; size % of height (5), color #RRGGBB'),
 };
 
 const EditInputObject = z.object(EditInputShape);

@@ -1,4 +1,4 @@
-// export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL into cutroom's exports folder (with
+// export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL (or its captions as SRT or WebVTT) into cutroom's exports folder (with
 // the media fetched beside it when asked), and a timeline file read back into an edit of the project.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -18,6 +18,8 @@ import { plainLocation, toEditDraft, type AssetCandidate, type MediaMap } from '
 import { fpsRational, type Timeline } from '../edit/normalize.js';
 import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
+import { writeSrt, writeVtt } from '../interchange/subtitles.js';
+import { captionsOf } from './captions.js';
 import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit, type Listening } from './check-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
@@ -25,8 +27,10 @@ import { suggestAsset } from './suggest.js';
 import type { Project } from '../api/models.js';
 
 export type ExchangeFormat = 'otio' | 'fcpxml' | 'edl';
-export const FORMAT_EXTENSION: Record<ExchangeFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl' };
-export const FORMAT_MIME: Record<ExchangeFormat, string> = { otio: 'application/json', fcpxml: 'application/xml', edl: 'text/plain' };
+/** What export_edit writes: a timeline file, or the captions as a sidecar on the output's clock. */
+export type ExportFormat = ExchangeFormat | 'srt' | 'vtt';
+export const FORMAT_EXTENSION: Record<ExportFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl', srt: 'srt', vtt: 'vtt' };
+export const FORMAT_MIME: Record<ExportFormat, string> = { otio: 'application/json', fcpxml: 'application/xml', edl: 'text/plain', srt: 'application/x-subrip', vtt: 'text/vtt' };
 
 /** An export folder's id: its time and a random tail (like a preview's), safe as a path segment. */
 const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
@@ -61,7 +65,7 @@ export interface ExportOutcome {
   exportId: string;
   path: string;
   file: string;
-  format: ExchangeFormat;
+  format: ExportFormat;
   mediaDir?: string;
   /** What the format could not carry, and what was fetched. */
   warnings: string[];
@@ -114,7 +118,7 @@ async function sweepAbandoned(exportsDir: string): Promise<void> {
 export async function exportEdit(
   deps: InterchangeDeps,
   input: EditRefInput,
-  opts: { format: ExchangeFormat; media: 'links' | 'download'; signal?: AbortSignal; listening?: Listening },
+  opts: { format: ExportFormat; media: 'links' | 'download'; signal?: AbortSignal; listening?: Listening },
 ): Promise<ExportOutcome | { refused: CheckedEdit }> {
   if (deps.hosted && opts.media === 'download') {
     throw new UserFacingError('media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file');
@@ -138,6 +142,17 @@ export async function exportEdit(
   await mkdir(building, { recursive: true });
   const stopLease = keepLease(building);
   try {
+    if (opts.format === 'srt' || opts.format === 'vtt') {
+      // The captions alone, from the transcripts (workflow/captions.ts): no media is referenced or fetched.
+      const captions = await captionsOf(deps, checked, opts.signal);
+      warnings.push(...captions.warnings);
+      if (!captions.cues.length) warnings.push('captions: no words of the edit were found in its transcripts; the file holds no cues');
+      if (opts.media === 'download') warnings.push(`media: "download" does nothing for ${opts.format}: the captions reference no media`);
+      await writeFile(join(building, file), opts.format === 'srt' ? writeSrt(captions.cues) : writeVtt(captions.cues));
+      await rename(building, dir);
+      if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
+      return { checked, exportId, path: join(dir, file), file, format: opts.format, warnings, media: [] };
+    }
     const used = [...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)])];
     const media = new Map<string, ExchangeMedia>();
     const references: ExportOutcome['media'] = [];
@@ -217,9 +232,9 @@ export async function exportEdit(
 }
 
 /** The file of an export, when the id and name are an export's own. */
-export async function exportFile(exportsDir: string, exportId: string, file: string): Promise<{ path: string; format: ExchangeFormat } | undefined> {
+export async function exportFile(exportsDir: string, exportId: string, file: string): Promise<{ path: string; format: ExportFormat } | undefined> {
   if (!isExportId(exportId) || file !== basename(file) || file.startsWith('.')) return undefined;
-  const format = (Object.keys(FORMAT_EXTENSION) as ExchangeFormat[]).find((f) => file.endsWith(`.${FORMAT_EXTENSION[f]}`));
+  const format = (Object.keys(FORMAT_EXTENSION) as ExportFormat[]).find((f) => file.endsWith(`.${FORMAT_EXTENSION[f]}`));
   if (!format) return undefined;
   const path = join(exportsDir, exportId, file);
   return (await stat(path).then((s) => s.isFile(), () => false)) ? { path, format } : undefined;

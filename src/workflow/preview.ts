@@ -5,6 +5,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
+import type { Cue } from '../edit/captions.js';
 import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { UserFacingError } from '../errors.js';
@@ -125,6 +126,8 @@ export interface PreviewOptions {
   debug?: (msg: string) => void;
   /** The id of the edit previewed, kept with the result. */
   editId?: string;
+  /** Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption. */
+  captions?: { cues: Cue[]; warnings: string[] };
 }
 
 export type PreviewResult = Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number };
@@ -160,7 +163,8 @@ export const previewJob = (rt: MediaRuntime, id: string): PreviewJob | undefined
 /** Starts a preview of a checked edit; it runs until done, failed or aborted, whoever waits for it. */
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
-  let plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs });
+  const cues = opts.captions?.cues;
+  let plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, cues });
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
   // The key is the plan's without the speech music ducks under (that follows from the same edit and media), with
   // each overlay's role and duck (which the plan holds only with the speech).
@@ -170,11 +174,11 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   // Music ducks under speech: where speech is heard is read from the dialogue's sound, for a new preview only.
   if (!reused && ducks(checked.timeline)) {
     const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs);
-    plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech });
+    plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
   }
   if (reused) {
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
-    const done = Promise.resolve({ ...reused, diagnostics: checked.diagnostics });
+    const done = Promise.resolve({ ...reused, warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])], diagnostics: checked.diagnostics });
     return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => {}, listeners: new Set() };
   }
   const { id, dir } = await rt.cache.create().catch((err) => {
@@ -273,6 +277,7 @@ async function makePreview(
     }
     if (thumbs !== frames.length) warnings.push(`the contact sheet shows ${thumbs} of its ${frames.length} frames`);
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
+    warnings.push(...(opts.captions?.warnings ?? []));
     const summary = summarizeTimeline(checked.timeline!);
     const placements = summary.cuts;
     const gainDb = outcome.finish?.gainDb ?? 0;

@@ -34,7 +34,7 @@ describe('tools/list', () => {
       // Every argument says what it is, but ids and names (the instructions say what ids are) and, beside edit_id (whose
       // description says they are compose_edit's), the inline edit's arguments: each byte here is paid in every chat.
       const props = (t.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-      const inline = props.edit_id?.description?.includes("compose_edit's arguments") ? ['project_id', 'clips', 'overlays', 'edit', 'resolution', 'fps', 'filename', 'audio_fade_ms', 'loudness', 'level_dialogue'] : [];
+      const inline = props.edit_id?.description?.includes("compose_edit's arguments") ? ['project_id', 'clips', 'overlays', 'edit', 'resolution', 'fps', 'filename', 'audio_fade_ms', 'loudness', 'level_dialogue', 'captions'] : [];
       for (const [arg, schema] of Object.entries(props)) {
         if (/_id$/.test(arg) || ['name', 'query', 'limit', 'format'].includes(arg) || inline.includes(arg)) continue;
         expect(schema.description, `${t.name}.${arg}`).toBeTruthy();

@@ -584,7 +584,7 @@ export class LocalBackend implements Backend {
     if (!rt || !prober) throw new UserFacingError(`rendering locally needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
     const { timeline } = normalizeEdit(edit);
     if (!timeline) throw new UserFacingError('the edit has no playable cut');
-    let plan = toRenderPlan(timeline, { fadeMs: render.fadeMs });
+    let plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues });
     const byId = new Map((project.assets ?? []).map((a) => [a.id, a]));
     const spec = async (assetId: string): Promise<InputSpec> => {
       const a = byId.get(assetId);
@@ -594,7 +594,7 @@ export class LocalBackend implements Backend {
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
-    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal) });
+    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal) });
 
     const id = randomUUID();
     const editId = randomUUID();
