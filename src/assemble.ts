@@ -17,6 +17,7 @@ import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspect.js';
 import type { StoredTranscript } from './workflow/transcribe.js';
 import type { MediaRuntime } from './workflow/preview.js';
+import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
@@ -44,6 +45,7 @@ export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter)
         inspections: new InspectionCache<StoredInspection>(cacheDir),
         // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
         transcripts: new InspectionCache<StoredTranscript>(cacheDir),
+        reframes: new InspectionCache<StoredScan>(cacheDir),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
         listening: new Limiter(limiter.limit),

@@ -4,7 +4,7 @@ import { parseRenderReceipt, type Project } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
 import { forService } from '../edit/service-form.js';
 import type { RememberedAssets } from './remembered-assets.js';
-import type { Backend, CallOptions, CreateProjectInput } from './types.js';
+import type { Backend, CallOptions, CreateProjectInput, RenderOptions } from './types.js';
 
 export class RemoteBackend implements Backend {
   readonly kind = 'remote' as const;
@@ -46,10 +46,10 @@ export class RemoteBackend implements Backend {
   listScripts(projectId: string, limit: number | undefined, call?: CallOptions) {
     return this.client.listScripts(projectId, limit, call);
   }
-  async createEdit(projectId: string, edit: Edit, call?: CallOptions) {
+  async createEdit(projectId: string, edit: Edit, call?: CallOptions, render: RenderOptions = {}) {
     // cutroom's own mix fields are not the service's: what it can carry is folded in, the rest left out (render_edit
     // says which in its warnings).
-    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, forService(edit).edit, call));
+    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, forService(edit, render.sources).edit, call));
     if (receipt.asset_id && edit.video_output_filename) await this.remembered?.remember(receipt.asset_id, { name: edit.video_output_filename, render: true });
     return receipt;
   }

@@ -11,6 +11,8 @@ export interface RenderOptions {
   fadeMs?: number;
   /** Captions burned in when the edit asks (its `captions`), on the output clock (workflow/captions.ts). */
   cues?: Cue[];
+  /** Display sizes of the sources (asset id -> size): a service gets a cut's focus as the crop that frames it. */
+  sources?: Map<string, { width: number; height: number }>;
 }
 
 /** How far a render this machine runs has got, as its renderer last said. */

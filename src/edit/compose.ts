@@ -1,7 +1,7 @@
 // Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
 // Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
 import { z } from 'zod';
-import { CropSchema, MixFields, type Captions, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import { CropSchema, FocusSchema, MixFields, type Captions, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
@@ -15,6 +15,7 @@ export const ClipInputSchema = z.object({
   handle: z.number().min(0).max(2).optional().describe('By words: seconds of pause kept around them; default 0.15'),
   volume: z.number().optional().describe('0-1; default 1'),
   crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
+  focus: FocusSchema.optional().describe('Fill the frame around x,y (0-1 of the picture), or "auto"'),
   ...MixFields,
 });
 export const OverlayInputSchema = z.object({
@@ -89,6 +90,7 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
           : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
     };
     if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
+    if (c.focus !== undefined) seg.focus = c.focus;
     return { ...seg, ...mixOf(c) };
   });
   // The timeline's length, where the clip times parse; a bad time is reported by the linter, not here.

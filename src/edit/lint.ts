@@ -116,7 +116,7 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
       if (cut.inMs >= f.durationMs) err(`${p}/video_start_time`, `the in point ${formatShort(cut.inMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `in and out points are source times within 00:00:00.000-${formatTimecode(f.durationMs)}`);
       else if (cut.outMs > f.durationMs + TOLERANCE_MS) err(`${p}/video_end_time`, `the out point ${formatShort(cut.outMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `end the cut by ${formatTimecode(f.durationMs)}`);
     }
-    if (!cut.crop && f.width && f.height) {
+    if (!cut.crop && !cut.focus && f.width && f.height) {
       const srcAspect = f.width / f.height;
       const key = `${f.width}x${f.height}`;
       if (Math.abs(srcAspect - outAspect) / outAspect > 0.01 && !aspectWarned.has(key)) {
@@ -124,7 +124,7 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
         warn(
           '/video_output_resolution',
           `the output is ${aspectLabel(timeline.width, timeline.height)} but cut ${cut.index} (and any other ${key} source) is ${aspectLabel(f.width, f.height)}: it will be letterboxed or pillarboxed`,
-          'pick a resolution of the sources\' shape, or give the cut a crop to fill the frame',
+          'pick a resolution of the sources\' shape, or give the cut a focus ({x, y} or "auto") to fill the frame',
         );
       }
     }

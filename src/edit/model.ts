@@ -20,6 +20,15 @@ export const CropSchema = z.object({
 export type Crop = z.infer<typeof CropSchema>;
 
 /**
+ * Where a cut's picture is framed when the output has another shape than its source (cutroom's own field): a point
+ * {x, y} (0-1 of the source picture) kept as near the frame's centre as the picture allows, or "auto", which follows
+ * the picture's motion and detail. The frame is covered (zoom 1), never letterboxed. x and y are checked (0-1) in
+ * normalize.ts, which reports them by path, as the mix fields are.
+ */
+export const FocusSchema = z.union([z.object({ x: z.number(), y: z.number() }), z.literal('auto')]);
+export type Focus = z.infer<typeof FocusSchema>;
+
+/**
  * The mix of a cut or an overlay beyond its 0-1 level windows: cutroom's own fields, rendered locally; the service's
  * edit format carries a gain of 0 dB or less (folded into audio_levels) and none of the rest (said in warnings).
  */
@@ -46,6 +55,7 @@ export const VideoSegmentSchema = z.object({
   video_end_time: Timecode.describe('Out point in the source clip'),
   audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the source clip\'s clock; 1.0 outside every window'),
   crop: CropSchema.optional(),
+  focus: FocusSchema.optional(),
   ...MixFields,
 });
 export type VideoSegment = z.infer<typeof VideoSegmentSchema>;

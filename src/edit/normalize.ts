@@ -21,6 +21,7 @@ import {
   type AudioLevel,
   type AudioSegment,
   type Crop,
+  type Focus,
   type Diagnostic,
   type Edit,
   type VideoSegment,
@@ -53,6 +54,8 @@ export interface TimelineCut extends Mix {
   /** On the source clip's clock, like inMs/outMs. */
   levels: LevelWindow[];
   crop?: Crop;
+  /** Framed around a point of the source picture (0-1), or following its action (model.ts FocusSchema). */
+  focus?: Focus;
 }
 
 export interface TimelineOverlay extends Mix {
@@ -266,6 +269,21 @@ function crop(raw: unknown, path: string, c: Collector): Crop | undefined {
   return { zoom, position_x: x, position_y: y };
 }
 
+function focus(raw: unknown, path: string, hasCrop: boolean, c: Collector): Focus | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (hasCrop) {
+    c.error(path, 'a cut takes crop or focus, not both', 'focus frames the picture by itself (a crop of zoom 1); leave crop out');
+    return undefined;
+  }
+  if (raw === 'auto') return 'auto';
+  const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1;
+  if (!isObject(raw) || !ok(raw.x) || !ok(raw.y)) {
+    c.error(path, `focus must be {x, y} (each 0 to 1 of the source picture, from its left and top) or "auto", not ${JSON.stringify(raw)?.slice(0, 40)}`, '{x: 0.5, y: 0.5} is the centre; "auto" follows the action');
+    return undefined;
+  }
+  return { x: Math.round(raw.x * 1e4) / 1e4, y: Math.round(raw.y * 1e4) / 1e4 };
+}
+
 /**
  * gain_db, fade_in and fade_out of a cut or an overlay (lengthMs: its length, when known): checked, in the timeline's
  * milliseconds and the canonical edit's seconds. A gain of 0 and fades of 0 are left out (the same as none).
@@ -453,10 +471,11 @@ export function normalizeEdit(raw: unknown): Normalized {
     }
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, inMs, outMs, 'source clip', c);
     const cr = crop(seg.crop, `${p}/crop`, c);
+    const fo = focus(seg.focus, `${p}/focus`, seg.crop !== undefined && seg.crop !== null, c);
     const mx = mix(seg, p, inMs !== undefined && outMs !== undefined && outMs > inMs ? outMs - inMs : undefined, 'cut', c);
     if (typeof id !== 'string' || inMs === undefined || outMs === undefined || outMs <= inMs) return;
     const duration = outMs - inMs;
-    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}), ...mx.timeline });
+    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}), ...(fo ? { focus: fo } : {}), ...mx.timeline });
     videoSegments.push({
       video_id: id.trim(),
       type: 'videofile',
@@ -464,6 +483,7 @@ export function normalizeEdit(raw: unknown): Normalized {
       video_end_time: formatTimecode(outMs),
       audio_levels: lv.canonical,
       ...(cr ? { crop: cr } : {}),
+      ...(fo ? { focus: fo } : {}),
       ...mx.canonical,
     });
     cursor += duration;

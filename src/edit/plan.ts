@@ -1,6 +1,7 @@
 // The summary an agent reads: every cut with its place on the output timeline, and the total length.
 import { z } from 'zod';
 import type { Mix, Timeline } from './normalize.js';
+import type { FocusKey } from './framing.js';
 import { formatTimecode } from './timecode.js';
 import { captionLayout, cuesWithin, type CaptionLayout, type Cue } from './captions.js';
 
@@ -64,6 +65,12 @@ export interface PlanCut {
   timelineStartSec: number;
   levels: PlanLevel[];
   crop?: { zoom: number; position_x: number; position_y: number };
+  /**
+   * A frame of the output's shape covering the source (zoom 1), its centre at these points of the source picture
+   * (0-1; t from the cut's start, piecewise-linear, held after the last), kept inside the picture. "auto" until the
+   * picture is read (media/reframe.ts reframed gives the path).
+   */
+  focus?: FocusKey[] | 'auto';
   /** Fade in and out of the cut's sound (declick), seconds; 0 for hard edges. */
   fadeSec: number;
   /** The edit's mix: gain in dB, fades from and to silence (seconds), when asked for. */
@@ -221,6 +228,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     timelineStartSec: c.startMs / 1000,
     levels: c.levels.map((l) => ({ level: l.level, from: (l.startMs - c.inMs) / 1000, to: (l.endMs - c.inMs) / 1000 })),
     ...(c.crop ? { crop: c.crop } : {}),
+    ...(c.focus ? { focus: c.focus === 'auto' ? ('auto' as const) : [{ t: 0, x: c.focus.x, y: c.focus.y }] } : {}),
     fadeSec: fadeFor(fadeMs, (c.outMs - c.inMs) / 1000),
     ...planMix(c),
     ...captionsOf(c),

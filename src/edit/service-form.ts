@@ -1,9 +1,12 @@
 // The edit as the service's format carries it (service-interface.md 4.5): level windows of 0-1, overlays played
 // from their beginning. cutroom's mix fields (model.ts MixFields, an overlay's `from`) are rendered locally; for the
 // service, a gain of 0 dB or less is folded exactly into the segment's audio_levels and the rest is left out, each
-// said in a warning; captions are left out, said likewise. Pure: no I/O.
-import type { AudioLevel, AudioSegment, Diagnostic, Edit, VideoSegment } from './model.js';
+// said in a warning; captions are left out, said likewise. A cut's focus becomes the crop that frames it (a fixed
+// one exactly; "auto", which one crop per segment cannot carry, a centred one, said). Pure: no I/O.
+import type { AudioLevel, AudioSegment, Crop, Diagnostic, Edit, Focus, VideoSegment } from './model.js';
+import { parseResolution } from './normalize.js';
 import { formatTimecode, parseTimecode } from './timecode.js';
+import { frameWindow } from './framing.js';
 
 const ms = (tc: string): number => {
   const r = parseTimecode(tc);
@@ -31,11 +34,50 @@ export function scaleLevels(levels: AudioLevel[], from: number, to: number, fact
   return out;
 }
 
+/** Display sizes of the sources (asset id -> width and height), to frame a focus as a crop. */
+export type SourceSizes = Map<string, { width: number; height: number }>;
+
+/**
+ * The crop that frames a fixed focus exactly as previews and local renders do: zoom 1 (the frame covered), the
+ * window's centre on the focus as far as the picture allows (position -1..1 spans where the window can sit).
+ */
+export function focusCrop(focus: { x: number; y: number }, source: { width: number; height: number }, output: { width: number; height: number }): Crop {
+  const win = frameWindow(source, output);
+  const position = (f: number, size: number) => {
+    if (size >= 1 - 1e-9) return 0;
+    const left = Math.min(1 - size, Math.max(0, f - size / 2));
+    return Math.round((2 * (left / (1 - size)) - 1) * 1e4) / 1e4;
+  };
+  return { zoom: 1, position_x: position(focus.x, win.w), position_y: position(focus.y, win.h) };
+}
+
+/** A cut's focus as the service's crop, and what is said about it. */
+function focusForService(focus: Focus, source: { width: number; height: number } | undefined, output: { width: number; height: number } | undefined, path: string, warnings: Diagnostic[]): Crop | undefined {
+  if (focus === 'auto') {
+    warnings.push({ severity: 'warning', path: `${path}/focus`, message: 'focus "auto" is sent as a fixed crop at the centre: the service\'s edit format has one crop per cut and cannot follow the action', hint: 'previews and local renders follow it; for the service, give focus {x, y} where the action is' });
+    return { zoom: 1, position_x: 0, position_y: 0 };
+  }
+  if (!source || !output) {
+    warnings.push({ severity: 'warning', path: `${path}/focus`, message: 'focus is not sent: the source\'s size is not known, so it cannot be framed as a crop', hint: 'check that the asset can be read (get_project), or give crop instead' });
+    return undefined;
+  }
+  return focusCrop(focus, source, output);
+}
+
 type Mixed = { gain_db?: number; fade_in?: number; fade_out?: number; from?: string; role?: string; duck_db?: number };
 
 /** The service's edit, and what of cutroom's mix it could not carry. */
-export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
+export function forService(edit: Edit, sources: SourceSizes = new Map()): { edit: Edit; warnings: Diagnostic[] } {
   const warnings: Diagnostic[] = [];
+  const size = parseResolution(edit.video_output_resolution);
+  const output = 'reason' in size ? undefined : size;
+  // A focus becomes the crop that frames it (exactly, for a fixed one).
+  const framed = (s: VideoSegment, path: string): VideoSegment => {
+    const { focus, ...plain } = s;
+    if (focus === undefined) return s;
+    const crop = focusForService(focus, sources.get(s.video_id), output, path, warnings);
+    return crop ? { ...plain, crop } : plain;
+  };
   const carry = <S extends (VideoSegment | AudioSegment) & Mixed>(seg: S, path: string, from: number, to: number): S => {
     const { gain_db, fade_in, fade_out, from: start, role, duck_db, ...plain } = seg;
     if (role === 'music' && duck_db !== 0) {
@@ -69,7 +111,7 @@ export function forService(edit: Edit): { edit: Edit; warnings: Diagnostic[] } {
   return {
     edit: {
       ...finished,
-      video_series_sequential: edit.video_series_sequential.map((s, i) => carry(s, `/video_series_sequential/${i}`, ms(s.video_start_time), ms(s.video_end_time))),
+      video_series_sequential: edit.video_series_sequential.map((s, i) => carry(framed(s, `/video_series_sequential/${i}`), `/video_series_sequential/${i}`, ms(s.video_start_time), ms(s.video_end_time))),
       audio_overlay: edit.audio_overlay.map((o, k) => carry(o, `/audio_overlay/${k}`, ms(o.audio_start_time), ms(o.audio_end_time))),
     },
     warnings,

@@ -132,6 +132,8 @@ export interface ExportClip {
   inMs: number;
   outMs: number;
   crop?: { zoom: number; position_x: number; position_y: number };
+  /** cutroom's framing of another shape (model.ts FocusSchema), kept in cutroom metadata where the format has room. */
+  focus?: { x: number; y: number } | 'auto';
   mix?: ExchangeMix;
 }
 
@@ -213,6 +215,7 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
       inMs: c.inMs,
       outMs: c.outMs,
       ...(c.crop ? { crop: c.crop } : {}),
+      ...(c.focus ? { focus: c.focus } : {}),
     };
     const mix = mixOf(c);
     if (mix) clip.mix = mix;
@@ -273,6 +276,7 @@ export interface ImportedCut {
   /** The span the level windows were written against, when the file says (cutroom's OTIO metadata): an edge there is the clip's edge, wherever an editor moved it. */
   levelSpan?: { fromSec: number; toSec: number };
   crop?: { zoom: number; position_x: number; position_y: number };
+  focus?: { x: number; y: number } | 'auto';
   place: Place;
   /** cutroom's mix, where the file carries it (cutroom's OTIO metadata). */
   mix?: ExchangeMix;

@@ -111,6 +111,7 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
     events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, labelAt(srcRate)), ...comments(c.assetId)] });
     if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);
     if (c.crop) warnings.push(`cut ${i + 1}: its crop is not carried (an EDL has no framing)`);
+    if (c.focus) warnings.push(`cut ${i + 1}: its focus is not carried (an EDL has no framing)`);
   });
   // Overlays on A2, one at a time: an EDL has two audio channels, and the first carries the cuts' sound.
   let busyUntil = -1;

@@ -39,7 +39,7 @@ export function writeOtio(doc: ExportDocument): string {
         source_range: range(start, duration, rate),
         ...reference(doc, c.assetId),
       }),
-      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}), ...(c.mix ? { mix: c.mix } : {}) } },
+      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}), ...(c.focus ? { focus: c.focus } : {}), ...(c.mix ? { mix: c.mix } : {}) } },
     };
   };
   const video = item('Track.1', 'V1', { kind: 'Video', children: doc.clips.map((c) => clipOf(c, 'picture')) });
@@ -297,6 +297,12 @@ export function readOtio(text: string): ImportedTimeline {
       const x = num(m.crop.position_x);
       const y = num(m.crop.position_y);
       if (z !== undefined && x !== undefined && y !== undefined) cut.crop = { zoom: z, position_x: x, position_y: y };
+    }
+    if (m?.focus === 'auto') cut.focus = 'auto';
+    else if (isObj(m?.focus)) {
+      const x = num(m.focus.x);
+      const y = num(m.focus.y);
+      if (x !== undefined && y !== undefined) cut.focus = { x, y };
     }
     out.cuts.push(cut);
   });

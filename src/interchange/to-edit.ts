@@ -130,7 +130,7 @@ export interface DraftResult {
     video_output_resolution: string;
     video_output_fps: number;
     video_output_filename?: string;
-    video_series_sequential: ({ video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number } } & ExchangeMix)[];
+    video_series_sequential: ({ video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number }; focus?: { x: number; y: number } | 'auto'; } & ExchangeMix)[];
     audio_overlay: ({ audio_id: string; audio_start_time: number; audio_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; from?: number } & ExchangeMix)[];
   };
   notes: ImportNote[];
@@ -249,6 +249,7 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       video_end_time: s(inMs + durationMs),
       audio_levels: fitLevels(c.levels, { fromSec: c.sourceInSec, toSec: c.sourceInSec + c.durationSec, fromMs: inMs, toMs: inMs + durationMs }, c.levelSpan),
       ...(c.crop ? { crop: c.crop } : {}),
+      ...(c.focus ? { focus: c.focus } : {}),
       ...c.mix,
     });
   }

@@ -7,6 +7,7 @@ import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
 import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
 import { captionFilter } from './captions.js';
+import type { FocusKey } from '../edit/framing.js';
 
 export interface InputSpec {
   source: MediaSource;
@@ -139,7 +140,14 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?
   const { width: W, height: H } = plan;
   const rate = `${plan.fpsNum}/${plan.fpsDen}`;
   let frame: string;
-  if (cut.crop) {
+  if (cut.focus) {
+    // Cover the frame (zoom 1) and cut it out with its centre on the focus, as near as the picture allows: the
+    // window never leaves the picture. A path's x and y follow t (the crop filter evaluates them per frame).
+    const keys = cut.focus === 'auto' ? [{ t: 0, x: 0.5, y: 0.5 }] : cut.focus;
+    frame =
+      `${fitTo(W, H, 'cover', scaleFlags)},setsar=1,` +
+      `crop=w='min(iw,${W})':h='min(ih,${H})':x='clip(${focusExpr(keys, 'x')}*iw-ow/2,0,iw-ow)':y='clip(${focusExpr(keys, 'y')}*ih-oh/2,0,ih-oh)'`;
+  } else if (cut.crop) {
     // Cover the frame, times zoom; cut the window at the position; pad if zoomed out below the frame.
     const z = cut.crop.zoom;
     const sw = Math.max(2, Math.ceil((W * z) / 2) * 2);
@@ -167,6 +175,26 @@ function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?
     `tpad=stop_mode=clone:stop_duration=${num(cut.durationSec + 1)},trim=end_frame=${cut.frames},setpts=PTS-STARTPTS,format=yuv420p` +
     (captionFile ? `,${captionFilter(captionFile)}` : '')
   );
+}
+
+/**
+ * One axis of a focus path as an expression of t: the line between the two keys around t, found by halving (a tree
+ * of `if(lt(t,…))`, log2 of the keys deep, as duckFilter's), held before the first key and after the last.
+ */
+export function focusExpr(keys: FocusKey[], axis: 'x' | 'y'): string {
+  if (keys.every((k) => k[axis] === keys[0]![axis])) return num(keys[0]![axis]);
+  const leg = (i: number) => {
+    const a = keys[i]!;
+    const b = keys[i + 1]!;
+    if (a[axis] === b[axis]) return num(a[axis]);
+    return `(${num(a[axis])}+${num(b[axis] - a[axis])}*clip((t-${num(a.t)})/${num(Math.max(1e-6, b.t - a.t))},0,1))`;
+  };
+  const tree = (lo: number, hi: number): string => {
+    if (lo === hi) return leg(lo);
+    const mid = (lo + hi) >> 1;
+    return `if(lt(t,${num(keys[mid + 1]!.t)}),${tree(lo, mid)},${tree(mid + 1, hi)})`;
+  };
+  return tree(0, keys.length - 2);
 }
 
 /**

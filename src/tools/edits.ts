@@ -3,9 +3,9 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Backend } from '../backend/types.js';
 import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
-import { forService } from '../edit/service-form.js';
+import { forService, type SourceSizes } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
-import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { checkAndKeep, describeDiagnostics, sourceSizes } from '../workflow/check-edit.js';
 import { captionsOf } from '../workflow/captions.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
@@ -37,13 +37,13 @@ const GetRenderStatusInput = z.object({
 });
 
 /** Options of a render that do nothing where it is made: said, not silently dropped. */
-function renderOptionWarnings(backend: Backend, fadeMs: number, edit: Edit): Diagnostic[] {
+function renderOptionWarnings(backend: Backend, fadeMs: number, edit: Edit, sources: SourceSizes): Diagnostic[] {
   if (backend.kind !== 'remote') return [];
   const fade: Diagnostic[] =
     fadeMs !== DEFAULT_FADE_MS
       ? [{ severity: 'warning', path: '/audio_fade_ms', message: 'audio_fade_ms shapes previews and local renders only: the service renders by its own rules', hint: 'preview_edit shows it; leave it out for renders on the service' }]
       : [];
-  return [...fade, ...forService(edit).warnings];
+  return [...fade, ...forService(edit, sources).warnings];
 }
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -101,8 +101,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
           if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
           // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
+          const sources = sourceSizes(c.assets);
           const captions = backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, ctx.mcpReq.signal) : undefined;
-          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs, ...(captions ? { cues: captions.cues } : {}) }).catch((err: unknown) => {
+          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs, sources, ...(captions ? { cues: captions.cues } : {}) }).catch((err: unknown) => {
             throw unknownOutcome(
               err,
               'the render request',
@@ -133,7 +134,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
           };
           const captionWarnings = (captions?.warnings ?? []).map((message): Diagnostic => ({ severity: 'warning', path: '/captions', message }));
-          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs, c.edit), ...captionWarnings];
+          const warnings = [...c.diagnostics.filter((d) => d.severity === 'warning'), ...renderOptionWarnings(backend, c.fadeMs, c.edit, sources), ...captionWarnings];
           const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
           const next = render.done
             ? `Rendered: ${render.url ?? assetId}`

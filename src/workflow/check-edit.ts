@@ -34,6 +34,13 @@ export interface ProjectAsset extends AssetInfo {
   source?: MediaSource;
 }
 
+/** The display sizes of a checked edit's measured video sources (a service frames a cut's focus by them). */
+export function sourceSizes(assets: Map<string, ProjectAsset>): Map<string, { width: number; height: number }> {
+  const out = new Map<string, { width: number; height: number }>();
+  for (const [id, a] of assets) if (a.facts?.width && a.facts.height) out.set(id, { width: a.facts.width, height: a.facts.height });
+  return out;
+}
+
 export interface CheckedEdit extends LintResult {
   project: Project;
   projectId: string;

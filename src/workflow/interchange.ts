@@ -213,6 +213,7 @@ export async function exportEdit(
     else if (opts.format === 'fcpxml') {
       text = writeFcpxml(doc);
       if (doc.clips.some((c) => c.crop)) warnings.push('crops are not carried in FCPXML (they stay in the edit)');
+      if (doc.clips.some((c) => c.focus)) warnings.push('focus (the framing of another shape) is not carried in FCPXML (it stays in the edit)');
     } else {
       const edl = writeEdl(doc);
       text = edl.text;

@@ -8,6 +8,7 @@ import { DiagnosticSchema } from '../edit/model.js';
 import type { Cue } from '../edit/captions.js';
 import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { ducks, speechOnTimeline } from '../media/ducking.js';
+import { reframed, reframes, type StoredScan } from '../media/reframe.js';
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
@@ -36,6 +37,8 @@ export interface MediaRuntime {
   segments: SegmentStore;
   /** What inspect_asset found, per asset (memory and CUTROOM_CACHE_DIR/inspections). */
   inspections?: InspectionCache<StoredInspection>;
+  /** Where the action of focus "auto" cuts is, per media and range (beside the inspections). */
+  reframes?: InspectionCache<StoredScan>;
   /** What transcribe_asset heard, per asset and span (beside the inspections). */
   transcripts?: InspectionCache<StoredTranscript>;
   /** The speech engine, when one is installed. */
@@ -176,6 +179,9 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
     const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs);
     plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
   }
+  // A focus "auto" cut follows its picture: where the action is is read from it, for a new preview only (the key
+  // holds "auto"; each segment's key holds the path).
+  if (!reused && reframes(checked.timeline)) plan = await reframed(rt, checked.timeline, plan, cutInputs);
   if (reused) {
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
     const done = Promise.resolve({ ...reused, warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])], diagnostics: checked.diagnostics });

@@ -19,6 +19,7 @@ import { killOrphans } from '../../media/process.js';
 import { renderTimeline } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import { ducks, speechOnTimeline } from '../../media/ducking.js';
+import { reframed, reframes } from '../../media/reframe.js';
 import type { Backend, CallOptions, CreateProjectInput, DeletedAsset, ImportedMedia, ImportOptions, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { displayPath, isInside, openAllowed, realPathOf } from '../../open-allowed.js';
@@ -595,6 +596,7 @@ export class LocalBackend implements Backend {
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
     if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal) });
+    if (reframes(timeline)) plan = await reframed(rt, timeline, plan, cutInputs, _call?.signal);
 
     const id = randomUUID();
     const editId = randomUUID();

@@ -1,0 +1,244 @@
+// The vertical cut (issue 33, item 6): where a frame of another shape than its source sits in the source picture
+// over a cut's time. From measurements of the picture's interest (motion and detail, per column and row, sampled a
+// few times a second; media/reframe-scan.ts) to a camera operator's path: per shot, held still when the interest
+// barely moves, following it with a dead zone, smoothed and at a limited speed, never leaving the picture; then as
+// few piecewise-linear keys as keep it within a few pixels. Pure: no I/O.
+import { clampCentre, type FocusKey, type FrameWindow } from '../edit/framing.js';
+
+/** Motion and detail of one sampled picture, per column (left to right) and row (top to bottom), mean levels 0-255. */
+export interface EnergyProfile {
+  motionCols: number[];
+  motionRows: number[];
+  detailCols: number[];
+  detailRows: number[];
+}
+
+/** The picture's interest at `t`: its centre (0-1) and how strong it is (0: nothing to follow); a shot change starts a new shot. */
+export interface Interest {
+  t: number;
+  x: number;
+  y: number;
+  weight: number;
+  shotChange?: boolean;
+}
+
+/** Motion below this (mean excess of the busiest columns over the typical one, 0-255) is noise, not action. */
+const MIN_MOTION = 0.4;
+/** Detail is followed where nothing moves, with this much less say than motion. */
+const DETAIL_WEIGHT = 0.05;
+const MIN_DETAIL = 1;
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * The centre of what stands out of a profile (each value's excess over the median, squared: the peak counts, a busy
+ * background does not) and the mean excess; undefined when nothing stands out.
+ */
+function standsOut(v: number[]): { at: number; excess: number } | undefined {
+  if (!v.length) return undefined;
+  const floor = median(v);
+  let sum = 0;
+  let moment = 0;
+  let excess = 0;
+  v.forEach((x, i) => {
+    const e = Math.max(0, x - floor);
+    excess += e;
+    sum += e * e;
+    moment += e * e * ((i + 0.5) / v.length);
+  });
+  return sum > 0 ? { at: moment / sum, excess: excess / v.length } : undefined;
+}
+
+/** Where a sampled picture's interest is: what moves, else (much weaker) what is detailed; weight 0 when neither stands out. */
+export function interestOf(p: EnergyProfile): { x: number; y: number; weight: number } {
+  const mx = standsOut(p.motionCols);
+  const my = standsOut(p.motionRows);
+  if (mx && my && mx.excess >= MIN_MOTION) return { x: mx.at, y: my.at, weight: mx.excess };
+  const dx = standsOut(p.detailCols);
+  const dy = standsOut(p.detailRows);
+  if (dx && dy && dx.excess >= MIN_DETAIL) return { x: dx.at, y: dy.at, weight: dx.excess * DETAIL_WEIGHT };
+  return { x: 0.5, y: 0.5, weight: 0 };
+}
+
+/** How the path is shaped: the camera operator's habits. */
+export const REFRAME = {
+  /** The interest may wander this far (a fraction of the frame) from the frame's centre before the frame follows. */
+  deadZone: 0.05,
+  /** A shot whose interest stays within this (a fraction of the frame) is held still. */
+  still: 0.25,
+  /** Gaussian smoothing of the followed path, s (both ways in time: the frame anticipates as much as it lags). */
+  sigmaSec: 0.35,
+  /** The fastest pan, in frame widths (or heights) per second. */
+  maxSpeed: 1.5,
+  /** Samples weaker than this hold the path where their neighbours put it. */
+  minWeight: 0.2,
+  /** Keys are dropped while the path stays within this (0-1 of the picture) of its samples. */
+  tolerance: 0.002,
+  /** At most this many keys per cut (the tolerance is raised until they fit). */
+  maxKeys: 120,
+};
+
+/** One axis of one shot: filled where weak, kept inside, followed with a dead zone, smoothed, speed-limited. */
+function followAxis(ts: number[], vals: number[], weights: number[], size: number): number[] {
+  const n = ts.length;
+  if (size >= 1) return ts.map(() => 0.5);
+  const strong = weights.map((w) => w >= REFRAME.minWeight);
+  const known = strong.flatMap((s, i) => (s ? [i] : []));
+  if (!known.length) return ts.map(() => 0.5);
+  // Weak samples take the line between their strong neighbours (the nearest one's value at the ends).
+  const filled = vals.map((v, i) => {
+    if (strong[i]) return v;
+    const before = known.filter((k) => k < i).at(-1);
+    const after = known.find((k) => k > i);
+    if (before === undefined) return vals[after!]!;
+    if (after === undefined) return vals[before]!;
+    const f = (ts[i]! - ts[before]!) / (ts[after]! - ts[before]! || 1);
+    return vals[before]! + (vals[after]! - vals[before]!) * f;
+  });
+  const target = filled.map((v) => clampCentre(v, size));
+  // A dead zone: the frame moves only when the interest leaves it, and then just enough to keep it at its edge.
+  const dz = REFRAME.deadZone * size;
+  const followed: number[] = [];
+  let p = target[0]!;
+  for (const v of target) {
+    if (v > p + dz) p = v - dz;
+    else if (v < p - dz) p = v + dz;
+    followed.push(p);
+  }
+  // A shot whose interest stays within the dead zone is held still where it is on average.
+  const lo = Math.min(...target);
+  const hi = Math.max(...target);
+  if (hi - lo <= REFRAME.still * size) {
+    const mean = target.reduce((a, b) => a + b, 0) / n;
+    return ts.map(() => clampCentre(mean, size));
+  }
+  // Smoothed (a Gaussian over time), then no faster than maxSpeed either way. Beyond the shot's ends the path is
+  // mirrored through its end point (2 * end - the value as far inside), so that a pan under way at an end is smoothed
+  // as a pan, not pulled back towards where it came from.
+  const s2 = 2 * REFRAME.sigmaSec ** 2;
+  const first = { t: ts[0]!, v: followed[0]! };
+  const last = { t: ts[n - 1]!, v: followed[n - 1]! };
+  const smooth = ts.map((t) => {
+    let sum = 0;
+    let wsum = 0;
+    ts.forEach((u, j) => {
+      const w = Math.exp(-((u - t) ** 2) / s2);
+      sum += w * followed[j]!;
+      wsum += w;
+      // The mirror images of sample j beyond either end, where they are near enough to count.
+      const before = 2 * first.t - u;
+      const after = 2 * last.t - u;
+      if (j > 0 && (t - before) ** 2 < 9 * s2) {
+        const wb = Math.exp(-((before - t) ** 2) / s2);
+        sum += wb * (2 * first.v - followed[j]!);
+        wsum += wb;
+      }
+      if (j < n - 1 && (after - t) ** 2 < 9 * s2) {
+        const wa = Math.exp(-((after - t) ** 2) / s2);
+        sum += wa * (2 * last.v - followed[j]!);
+        wsum += wa;
+      }
+    });
+    return sum / wsum;
+  });
+  const vmax = REFRAME.maxSpeed * size;
+  for (let i = 1; i < n; i++) {
+    const step = vmax * (ts[i]! - ts[i - 1]!);
+    smooth[i] = Math.min(smooth[i - 1]! + step, Math.max(smooth[i - 1]! - step, smooth[i]!));
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const step = vmax * (ts[i + 1]! - ts[i]!);
+    smooth[i] = Math.min(smooth[i + 1]! + step, Math.max(smooth[i + 1]! - step, smooth[i]!));
+  }
+  return smooth.map((v) => clampCentre(v, size));
+}
+
+/** The keys of a path, fewest first: a key is kept where dropping it would move the path more than `tol` (Douglas-Peucker). */
+function simplify(keys: FocusKey[], tol: number): FocusKey[] {
+  if (keys.length <= 2) return keys;
+  const keep = new Array<boolean>(keys.length).fill(false);
+  keep[0] = keep[keys.length - 1] = true;
+  const stack: [number, number][] = [[0, keys.length - 1]];
+  while (stack.length) {
+    const [a, b] = stack.pop()!;
+    let worst = -1;
+    let far = tol;
+    for (let i = a + 1; i < b; i++) {
+      const f = (keys[i]!.t - keys[a]!.t) / (keys[b]!.t - keys[a]!.t || 1);
+      const d = Math.max(Math.abs(keys[a]!.x + (keys[b]!.x - keys[a]!.x) * f - keys[i]!.x), Math.abs(keys[a]!.y + (keys[b]!.y - keys[a]!.y) * f - keys[i]!.y));
+      if (d > far) {
+        far = d;
+        worst = i;
+      }
+    }
+    if (worst < 0) continue;
+    keep[worst] = true;
+    stack.push([a, worst], [worst, b]);
+  }
+  return keys.filter((_, i) => keep[i]);
+}
+
+const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
+/** A shot's first key sits this long after the last key of the shot before: the frame cuts with the picture. */
+const JUMP = 0.001;
+
+/**
+ * The frame's path over a cut of `durationSec` from its sampled interest (times from the cut's start, in order):
+ * per shot (a sample marked shotChange starts one), a camera operator's path inside the picture, as piecewise-linear
+ * keys from t = 0 to the cut's end. Without samples, or with nothing to follow, the frame holds the picture's centre.
+ */
+export function reframePath(samples: Interest[], win: FrameWindow, durationSec: number): FocusKey[] {
+  const centre = { x: clampCentre(0.5, win.w), y: clampCentre(0.5, win.h) };
+  if (!samples.length) return [{ t: 0, ...centre }];
+  const shots: Interest[][] = [];
+  for (const s of samples) {
+    if (s.shotChange || !shots.length) shots.push([]);
+    shots.at(-1)!.push(s);
+  }
+  const keys: FocusKey[] = [];
+  shots.forEach((shot, k) => {
+    const ts = shot.map((s) => s.t);
+    const weights = shot.map((s) => (s.shotChange ? 0 : s.weight));
+    const xs = followAxis(ts, shot.map((s) => s.x), weights, win.w);
+    const ys = followAxis(ts, shot.map((s) => s.y), weights, win.h);
+    const path = ts.map((t, i) => ({ t, x: xs[i]!, y: ys[i]! }));
+    // The shot's path held from its start (the cut's start, or the shot change) to the next shot's start.
+    const from = k === 0 ? 0 : shot[0]!.t;
+    const to = k + 1 < shots.length ? shots[k + 1]![0]!.t - JUMP : durationSec;
+    if (path[0]!.t > from) path.unshift({ ...path[0]!, t: from });
+    if (path.at(-1)!.t < to) path.push({ ...path.at(-1)!, t: to });
+    keys.push(...path.filter((p) => p.t >= from && p.t <= to));
+  });
+  let tol = REFRAME.tolerance;
+  let out = simplify(keys, tol);
+  while (out.length > REFRAME.maxKeys) out = simplify(keys, (tol *= 2));
+  // A path that never moves is one key.
+  const still = out.every((p) => Math.abs(p.x - out[0]!.x) <= tol && Math.abs(p.y - out[0]!.y) <= tol);
+  const final = still ? [{ ...out[0]!, t: 0 }] : out;
+  return final.map((p) => ({ t: round4(p.t), x: round4(p.x), y: round4(p.y) }));
+}
+
+/** A sampled picture as media/reframe.ts measures it: its time, its profile and its mean change from the one before. */
+export interface PictureSample {
+  t: number;
+  profile: EnergyProfile;
+  /** Mean absolute difference from the previous sample, 0-255 (0 for the first). */
+  change: number;
+}
+
+/** A picture this different from the one before (mean level), and far more than is usual in the cut, is a new shot. */
+const SHOT_CHANGE = 25;
+
+/** The interest of each sampled picture, shot changes marked (a sudden change of the whole picture). */
+export function interests(samples: PictureSample[]): Interest[] {
+  const usual = samples.length > 1 ? median(samples.slice(1).map((s) => s.change)) : 0;
+  return samples.map((s, i) => {
+    const shotChange = i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual;
+    const it = interestOf(s.profile);
+    return { t: s.t, x: round4(it.x), y: round4(it.y), weight: shotChange ? 0 : round4(it.weight), ...(shotChange ? { shotChange } : {}) };
+  });
+}
