@@ -111,7 +111,7 @@ export function thumbnailFilter(plan: RenderPlan, font: string | undefined, layo
   const cutExpr = `${part.firstCut + 1}${cutStarts.map((s) => `+gte(t\\,${num(s)})`).join('')}`;
   const offset = part.offsetSec ? `\\:${num(part.offsetSec)}` : '';
   const label = font
-    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=4:fontsize=${Math.max(10, Math.round(layout.thumbHeight / 9))}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`
+    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=4:fontsize=${labelSize(layout)}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`
     : '';
   const filter = `select='${selectExpr(frames.map((f) => f.frame))}',scale=${layout.thumbWidth}:${layout.thumbHeight}${label},setpts=N/FRAME_RATE/TB`;
   return { filter, frames };
@@ -149,13 +149,19 @@ export function tileArgs(layout: SheetLayout, output: string, quality: number): 
 export const INLINE_FILTER_CHARS = 64 * 1024;
 
 /**
+ * The labels' font size: a ninth of a cell's height, and no more than a twelfth of its width, so that a label (`#12
+ * 00:01:02.345`) fits a tall cell (a vertical output's) as it fits a wide one.
+ */
+const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) => Math.max(10, Math.round(Math.min(layout.thumbHeight / 9, layout.thumbWidth / 12)));
+
+/**
  * Tiles unlabelled thumbnails (THUMBS_DIR, any size of the output's shape) into the sheet, scaling each to the
  * layout and labelling it with its own text (cut number and timeline time: known only once the cuts are joined).
  * Run in the folder that holds THUMBS_DIR. A long filter comes back as `script`, for the caller to write to
  * `scriptFile` (a name of cutroom's own, in that folder) before running.
  */
 export function labelledTileArgs(layout: SheetLayout, labels: string[], font: string | undefined, output: string, quality: number, scriptFile = 'sheet.filter'): { args: string[]; script?: { file: string; text: string } } {
-  const fontsize = Math.max(10, Math.round(layout.thumbHeight / 9));
+  const fontsize = labelSize(layout);
   // Our own characters only (digits, #, :, ., space); ':' is escaped for drawtext.
   const text = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
   const draw = font

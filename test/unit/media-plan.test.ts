@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
-import { MAX_SIDE, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
+import { MAX_SIDE, labelledTileArgs, sheetFrames, sheetLayout } from '../../src/media/contact-sheet.js';
 import { MeasureParser, edgeFlags, judgeCut, loudness } from '../../src/media/measure.js';
 import { chunkCuts } from '../../src/media/render.js';
 import { cutClock } from '../../src/edit/cut-clock.js';
@@ -191,6 +191,12 @@ describe('contact sheet layout', () => {
       expect(l.columns * l.rows).toBeGreaterThanOrEqual(count);
       expect(l.columns % 3).toBe(0);
     }
+  });
+
+  it('sizes labels to a ninth of a wide cell\'s height and a twelfth of a tall cell\'s width (a vertical output\'s)', () => {
+    const size = (w: number, h: number) => Number(/fontsize=(\d+)/.exec(labelledTileArgs(sheetLayout(3, w, h), ['#1 00:00:00.000', '#1 00:00:01.000', '#1 00:00:02.000'], '/font.ttf', 'sheet.jpg', 3).args.join(' '))?.[1]);
+    expect(size(640, 360)).toBe(20);
+    expect(size(360, 640)).toBe(27);
   });
 });
 
