@@ -102,8 +102,11 @@ export async function reframed(deps: ReframeDeps, t: Timeline, plan: RenderPlan,
       if (t.cuts[i]?.focus !== 'auto') return undefined;
       const spec = cutInputs[i]!;
       const source = spec.width && spec.height ? { width: spec.width, height: spec.height } : { width: 16, height: 9 };
+      const win = frameWindow(source, { width: t.width, height: t.height });
+      // A source of the output's shape fills the frame as it is: nothing to follow, nothing to read.
+      if (win.w >= 1 - 1e-9 && win.h >= 1 - 1e-9) return [{ t: 0, x: 0.5, y: 0.5 }];
       const samples = await scanInterest(deps, spec.source, spec, c.inSec, c.durationSec, signal);
-      return reframePath(samples, frameWindow(source, { width: t.width, height: t.height }), c.durationSec);
+      return reframePath(samples, win, c.durationSec);
     }),
   );
   return { ...plan, cuts: plan.cuts.map((c, i) => (paths[i] ? { ...c, focus: paths[i] } : c)) };
