@@ -586,8 +586,8 @@ export function normalizeEdit(raw: unknown): Normalized {
           width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs,
           ...(loud ? { loudness: { targetLufs: loud.target_lufs, truePeakDb: loud.true_peak_db } } : {}),
           levelDialogue: optional.level_dialogue !== false,
+          ...(cap ? { captions: cap.timeline } : {}),
         }
       : undefined;
-    fps && width && cuts.length ? { width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs, ...(cap ? { captions: cap.timeline } : {}) } : undefined;
   return { ...(edit ? { edit } : {}), ...(timeline ? { timeline } : {}), diagnostics: c.list };
 }

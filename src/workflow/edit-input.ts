@@ -25,7 +25,7 @@ export const EditInputShape = {
   audio_fade_ms: z.number().optional().describe(`Fade at every sound edit, 0-${MAX_FADE_MS}; default ${DEFAULT_FADE_MS}`),
   loudness: z
     // (A name is checked by the linter, which lists the presets: a bad one is a diagnostic, not an invalid call.)
-    .union([z.string(), z.object({ target_lufs: z.number(), true_peak_db: z.number().optional() })])
+    .union([z.string(), z.looseObject({})])
     .optional()
     .describe(`Output loudness: ${Object.entries(LOUDNESS_PRESETS).map(([k, v]) => `${k} ${v.target_lufs}`).join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`),
   level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),

@@ -17,7 +17,9 @@ export const RenderStatusSchema = z.object({
   progress: z.number().min(0).max(1).optional(),
   eta_seconds: z.number().min(0).optional(),
   elapsed_seconds: z.number().min(0).optional(),
-  loudness: z.object({ lufs: z.number(), true_peak_db: z.number(), target_lufs: z.number().optional() }).optional(),
+  // A local render with a loudness target: what it came to.
+  lufs: z.number().optional(),
+  true_peak_db: z.number().optional(),
 });
 export type RenderStatus = z.infer<typeof RenderStatusSchema>;
 
@@ -31,7 +33,7 @@ export function statusOf(asset: Asset): RenderStatus {
   const expiry = signedUrlExpiry(asset.url);
   const reason = typeof (asset as Record<string, unknown>).error === 'string' ? ((asset as Record<string, unknown>).error as string) : undefined;
   // A local render says how loud it came out (its loudness target, measured).
-  const loudness = RenderStatusSchema.shape.loudness.unwrap().safeParse((asset as Record<string, unknown>).loudness);
+  const loudness = z.object({ lufs: z.number(), true_peak_db: z.number() }).safeParse((asset as Record<string, unknown>).loudness);
   return {
     asset_id: asset.id,
     status,
@@ -41,7 +43,7 @@ export function statusOf(asset: Asset): RenderStatus {
     ...(done && asset.url ? { url: asset.url } : {}),
     ...(done && expiry ? { links_expire_at: expiry.toISOString() } : {}),
     ...(reason ? { reason } : {}),
-    ...(done && loudness.success ? { loudness: loudness.data } : {}),
+    ...(done && loudness.success ? { lufs: loudness.data.lufs, true_peak_db: loudness.data.true_peak_db } : {}),
   };
 }
 
