@@ -90,7 +90,10 @@ export function instructions(backend: Backend): string {
       'output timeline, and its audio plays from its own beginning, or from `from` (a time in the audio). ' +
       'Sound: gain_db (dB, -60 to 24) multiplies with volume 0-1 and audio_levels; fade_in and fade_out are seconds of fade at an item\'s start ' +
       'and end; an overlay with role "music" ducks duck_db (default 12) under speech (the cuts\' sound and dialogue overlays, heard in the sound). ' +
-      'On the service, gain_db of 0 or less is carried in audio_levels; gains over 0, fades, from and ducking shape previews and local renders only.',
+      'Cuts\' loudness is evened out (level_dialogue, default true); loudness "web" (-14 LUFS), "podcast" (-16) or "broadcast" (-23) brings the ' +
+      'output there; the preview reports LUFS of dialogue, music and mix per cut and flags music too close under speech. captions {burn: true} ' +
+      'burns the transcripts in (export_edit srt/vtt writes them); a clip\'s focus {x, y} or "auto" fills a vertical or square output. ' +
+      'On the service, gain_db of 0 or less is carried in audio_levels; gains over 0, fades, from, ducking, levelling, loudness and captions shape previews and local renders only.',
     'Project and asset ids are UUIDs; an id that names nothing gets "did you mean". Signed links in results expire: fetch again rather than reuse them.',
     'Long results are bounded: left_out says what a result leaves out and how to get it (a page, or a resource with the whole).',
     'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',
