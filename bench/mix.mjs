@@ -6,7 +6,7 @@
 // read from the cuts' sound first) and captions burned in from the transcript; pairs run in turn, A B A B, and the
 // ratio taken pair by pair. Both level the dialogue and measure the mix (the defaults). Target: at most 1.3x.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
@@ -51,13 +51,19 @@ function media() {
   return { video, bed };
 }
 
-/** The source's transcript, made once (not timed): a cache dir holding it, copied into each run's fresh cache. */
-async function transcribed(video) {
-  const dir = join(MEDIA, 'transcribed-cache');
-  if (existsSync(join(dir, 'done'))) return dir;
-  rmSync(dir, { recursive: true, force: true });
-  const data = mkdtempSync(join(tmpdir(), 'cutroom-bench-mix-t-'));
-  const { client } = await connect({ CUTROOM_DATA_DIR: data, CUTROOM_CACHE_DIR: dir, CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+/**
+ * One project holding the source and the bed, and the source's transcript, made once (not timed): a data dir that
+ * every run shares (a transcript's key names the media's place in it) and a cache dir whose inspections (the
+ * transcript) are copied into each run's fresh cache.
+ */
+async function prepared(video, bed) {
+  const data = join(MEDIA, 'bench-data');
+  const cache = join(MEDIA, 'bench-transcribed-cache');
+  const idsFile = join(MEDIA, 'bench-ids.json');
+  if (existsSync(idsFile)) return { data, cache, ...JSON.parse(readFileSync(idsFile, 'utf8')) };
+  rmSync(data, { recursive: true, force: true });
+  rmSync(cache, { recursive: true, force: true });
+  const { client } = await connect({ CUTROOM_DATA_DIR: data, CUTROOM_CACHE_DIR: cache, CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
   const call = async (name, args) => {
     const r = await client.callTool({ name, arguments: args }, { timeout: 900_000 });
     if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -65,33 +71,32 @@ async function transcribed(video) {
   };
   const project = (await call('create_project', { name: 'mix', description: 'bench' })).project.id;
   const v = (await call('import_media', { project_id: project, path: video })).asset.id;
-  for (let r = await call('transcribe_asset', { project_id: project, asset_id: v }); r.status === 'transcribing'; ) r = await call('transcribe_asset', { project_id: project, asset_id: v });
+  const b = (await call('import_media', { project_id: project, path: bed })).asset.id;
+  await call('transcribe_asset', { project_id: project, asset_id: v });
   await client.close();
-  rmSync(data, { recursive: true, force: true });
-  writeFileSync(join(dir, 'done'), '');
-  return dir;
+  const ids = { project, v, b };
+  writeFileSync(idsFile, JSON.stringify(ids));
+  return { data, cache, ...ids };
 }
 
-async function previewOnce(video, bed, finished, transcripts) {
+async function previewOnce(p0, finished) {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-bench-mix-'));
   try {
-    cpSync(join(transcripts, 'inspections'), join(dir, 'cache', 'inspections'), { recursive: true });
-    const { client } = await connect({ CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+    cpSync(join(p0.cache, 'inspections'), join(dir, 'cache', 'inspections'), { recursive: true });
+    const { client } = await connect({ CUTROOM_DATA_DIR: p0.data, CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
     const call = async (name, args) => {
       const r = await client.callTool({ name, arguments: args }, { timeout: 600_000 });
       if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
       return r.structuredContent;
     };
-    const project = (await call('create_project', { name: 'mix', description: 'bench' })).project.id;
-    const v = (await call('import_media', { project_id: project, path: video })).asset.id;
-    const b = (await call('import_media', { project_id: project, path: bed })).asset.id;
+    const { project, v, b } = p0;
     const clips = Array.from({ length: 12 }, (_, i) => ({ asset_id: v, start: i * 6, end: i * 6 + 5 }));
     const overlay = { asset_id: b, at: 0, until: 60, gain_db: -6, ...(finished ? { role: 'music' } : {}) };
     const t = performance.now();
     const p = await call('preview_edit', { project_id: project, resolution: '1280x720', fps: 30, clips, overlays: [overlay], ...(finished ? { captions: { burn: true } } : {}) });
-    if (finished && p.warnings.some((w) => /transcri/.test(w))) throw new Error(`captions had no transcript: ${p.warnings.join('; ')}`);
     const seconds = (performance.now() - t) / 1000;
     if (p.status !== 'done') throw new Error(`preview ${p.status}`);
+    if (finished && p.warnings.some((w) => /transcri/.test(w))) throw new Error(`captions had no transcript: ${p.warnings.join('; ')}`);
     await client.close();
     return seconds;
   } finally {
@@ -101,15 +106,15 @@ async function previewOnce(video, bed, finished, transcripts) {
 
 export async function run() {
   const { video, bed } = media();
-  const transcripts = await transcribed(video);
+  const p0 = await prepared(video, bed);
   console.log('60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it; new previews, fresh cache each');
-  await previewOnce(video, bed, true, transcripts); // warm-up (file cache, first ffmpeg start)
+  await previewOnce(p0, true); // warm-up (file cache, first ffmpeg start)
   const plain = [];
   const ducked = [];
   const ratios = [];
   for (let i = 0; i < REPS; i++) {
-    const a = await previewOnce(video, bed, false, transcripts);
-    const b = await previewOnce(video, bed, true, transcripts);
+    const a = await previewOnce(p0, false);
+    const b = await previewOnce(p0, true);
     plain.push(a);
     ducked.push(b);
     ratios.push(b / a);

@@ -182,10 +182,30 @@ export function mixLoudness(m: Pick<Measurements, 'blocks' | 'truePeaks'>, span?
   put('lufs', at(b.mix));
   const tp = truePeak(m.truePeaks, span);
   put('true_peak_db', tp === undefined ? undefined : round1(tp + gainDb));
-  put('dialogue_lufs', at(dialogueBlocks));
+  // (Without overlays the dialogue is the mix: said once, as lufs.)
+  if (b.dialogue || b.music || b.effects) put('dialogue_lufs', at(dialogueBlocks));
   put('music_lufs', at(b.music));
   put('effects_lufs', at(b.effects));
   return out;
+}
+
+/**
+ * What a loudness target's last pass did: the mix as joined (undefined: nothing over the gate), the gain given, and
+ * the output as measured (its blocks and peaks too, for the figures per cut); undefined where nothing was heard.
+ */
+export interface LoudnessFinish {
+  measuredLufs?: number;
+  gainDb: number;
+  lufs?: number;
+  truePeakDb?: number;
+  output: Pick<Measurements, 'blocks' | 'truePeaks'>;
+}
+
+/** A finish pass's report from what it measured. */
+export function finished(measuredLufs: number | undefined, gainDb: number, m: Pick<Measurements, 'blocks' | 'truePeaks'>): LoudnessFinish {
+  const lufs = integratedLoudness(m.blocks?.mix);
+  const tp = truePeak(m.truePeaks);
+  return { ...(measuredLufs !== undefined ? { measuredLufs } : {}), gainDb: Math.round(gainDb * 10) / 10, ...(lufs !== undefined ? { lufs } : {}), ...(tp !== undefined ? { truePeakDb: tp } : {}), output: { blocks: m.blocks, truePeaks: m.truePeaks } };
 }
 
 /** Dialogue this loud or more is speech to keep clear (quieter is ambience, or nothing). */

@@ -6,8 +6,7 @@ import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { cutLoudness, levelled } from './cut-loudness.js';
-import { MeasureParser, integratedLoudness, progressSeconds, truePeak, type Measurements } from './measure.js';
-import type { LoudnessFinish } from './segmented-render.js';
+import { MeasureParser, finished, integratedLoudness, progressSeconds, type LoudnessFinish, type Measurements } from './measure.js';
 import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
@@ -69,9 +68,10 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
   // With a loudness target the timeline is made with PCM sound first (no second lossy encoding), then finished.
   const target = plan.loudness;
   const tmp = join(dir, `.${basename(req.output)}.${tag}.part`);
-  const made = target ? `${tmp}.mkv` : tmp;
+  const made = target ? `${tmp}.nut` : tmp;
   const scratch: string[] = [tmp, ...(target ? [made] : [])];
-  const encode: EncodeSettings = target ? { ...req.encode, audio: 'pcm', container: 'matroska' } : req.encode;
+  // (NUT, as for chunks: it keeps the frames' exact times, where Matroska rounds them to the millisecond.)
+  const encode: EncodeSettings = target ? { ...req.encode, audio: 'pcm', container: 'nut' } : req.encode;
   const measure = req.measure || !!target;
   const parser = new MeasureParser();
   let processes = 0;
@@ -161,11 +161,11 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         const r = await runProcess(req.ffmpeg, finishArgs({ input: made, output: tmp, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, onStderr: (c) => final.push(c), maxStderr: 16 * 1024, cwd: dir });
         processes++;
         if (r.cancelled) throw new RenderError('cancelled', true);
+        if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
         if (r.code !== 0) throw new RenderError(`ffmpeg failed bringing the sound to its loudness (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
-        const lufs = integratedLoudness(final.result.blocks?.mix) ?? -Infinity;
-        finish = { measuredLufs: measured ?? -Infinity, gainDb: Math.round(gainDb * 10) / 10, lufs, truePeakDb: truePeak(final.result.truePeaks) ?? -Infinity };
-        if (measured === undefined || Math.abs(lufs - target.targetLufs) <= 0.5) break;
-        gainDb += target.targetLufs - lufs;
+        finish = finished(measured, gainDb, final.result);
+        if (measured === undefined || finish.lufs === undefined || Math.abs(finish.lufs - target.targetLufs) <= 0.5) break;
+        gainDb += target.targetLufs - finish.lufs;
       }
     }
     if (req.verifyWith) {

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
 import { cutLoudness, levelled } from './cut-loudness.js';
-import { MeasureParser, integratedLoudness, progressSeconds, truePeak, type Measurements, type Span } from './measure.js';
+import { MeasureParser, finished, integratedLoudness, progressSeconds, type LoudnessFinish, type Measurements, type Span } from './measure.js';
 import type { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
@@ -38,14 +38,6 @@ export interface SegmentedRequest {
   trackRss?: boolean;
   /** Run beside the join, once the sheet's thumbnails are in THUMBS_DIR (and awaited with it). */
   whileJoining?: () => Promise<void>;
-}
-
-/** What a loudness target's last pass did: the mix as joined, the gain given, and the output as measured. */
-export interface LoudnessFinish {
-  measuredLufs: number;
-  gainDb: number;
-  lufs: number;
-  truePeakDb: number;
 }
 
 export interface SegmentedOutcome {
@@ -156,7 +148,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // gains that even the cuts out, applied where their sound is placed (the segments keep their own).
   let lufs: (number | null)[] | undefined;
   if (plan.levelDialogue) {
-    lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: req.timeoutMs, signal: req.signal, turn: (work) => req.limiter.run(work) });
+    lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
     plan = levelled(plan, lufs);
   }
   // A cut that appears twice (the same shot used again) is rendered once.
@@ -338,10 +330,9 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     for (let pass = 0; pass < 2; pass++) {
       const final = new MeasureParser();
       await run(finishArgs({ input: joined, output: file, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), dir, (c) => final.push(c), () => {});
-      const lufsNow = integratedLoudness(final.result.blocks?.mix) ?? -Infinity;
-      report = { measuredLufs: measured, gainDb: Math.round(gainDb * 10) / 10, lufs: lufsNow, truePeakDb: truePeak(final.result.truePeaks) ?? -Infinity };
-      if (Math.abs(lufsNow - target.targetLufs) <= 0.5) break;
-      gainDb += target.targetLufs - lufsNow;
+      report = finished(measured, gainDb, final.result);
+      if (report.lufs === undefined || Math.abs(report.lufs - target.targetLufs) <= 0.5) break;
+      gainDb += target.targetLufs - report.lufs;
     }
     return { file, report: report! };
   }

@@ -241,7 +241,9 @@ function rangeChain(input: number, label: string, cut: PlanCut, spec: InputSpec)
  */
 function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): string {
   const silence = `anullsrc=r=${SAMPLE_RATE}:cl=stereo`;
-  if (s.samples <= 0) return `${silence},atrim=end_sample=${s.slot}[${label}]`;
+  // (A cut none of whose sound plays, a one-frame cut whose in point moved past its out: its sound is discarded,
+  // every output of a graph must lead somewhere, and its slot is silence.)
+  if (s.samples <= 0) return `${head}anullsink;${silence},atrim=end_sample=${s.slot}[${label}]`;
   const level = cut.levelDb ? `volume=${num(cut.levelDb)}dB,` : '';
   const lead = s.lead ? `,adelay=delays=${s.lead}S:all=1` : '';
   return (
@@ -251,10 +253,11 @@ function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): str
   );
 }
 
-/** The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add. */
+/** The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add (discarded). */
 function joinSlots(labels: string[], sounds: CutSound[], out: string): string {
   const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
-  return `${kept.join('')}concat=n=${kept.length}:v=0:a=1[${out}]`;
+  const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
+  return `${dropped.join('')}${kept.join('')}concat=n=${kept.length}:v=0:a=1[${out}]`;
 }
 
 /** The inputs of cuts, from input index `first`: each cut's picture, then its sound when it has one. */

@@ -58,7 +58,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 7;
+const PREVIEW_VERSION = 8;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -286,10 +286,19 @@ async function makePreview(
     warnings.push(...(opts.captions?.warnings ?? []));
     const summary = summarizeTimeline(checked.timeline!);
     const placements = summary.cuts;
-    const gainDb = outcome.finish?.gainDb ?? 0;
+    const finish = outcome.finish;
+    const gainDb = finish?.gainDb ?? 0;
+    // The parts as mixed, moved by the finishing gain; the mix itself as it came out of the limiter.
+    const asOutput = (span?: { from: number; to: number }) => {
+      const parts = mixLoudness(outcome.measurements, span, gainDb);
+      if (!finish) return parts;
+      const out = mixLoudness(finish.output, span);
+      const { lufs: _l, true_peak_db: _t, ...rest } = parts;
+      return { ...rest, ...(out.lufs !== undefined ? { lufs: out.lufs } : {}), ...(out.true_peak_db !== undefined ? { true_peak_db: out.true_peak_db } : {}) };
+    };
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
-      const parts = mixLoudness(outcome.measurements, { from: c.timelineStartSec, to: c.timelineStartSec + c.durationSec }, gainDb);
+      const parts = asOutput({ from: c.timelineStartSec, to: c.timelineStartSec + c.durationSec });
       const level = outcome.levelDb[i] ? { level_db: outcome.levelDb[i]! } : {};
       return {
         ...placements[i]!,
@@ -297,15 +306,14 @@ async function makePreview(
         flags: [...report.flags, ...mixFlags(parts), ...edgeFlags(outcome.edges[i])],
       };
     });
-    const whole = mixLoudness(outcome.measurements, undefined, gainDb);
-    const finish = outcome.finish;
-    if (plan.loudness && !finish) warnings.push(`the loudness target (${plan.loudness.targetLufs} LUFS) was not applied: nothing in the mix is loud enough to measure`);
-    if (finish && plan.loudness && Math.abs(finish.lufs - plan.loudness.targetLufs) > 1) {
+    const whole = asOutput();
+    if (plan.loudness && finish?.lufs === undefined) warnings.push(`the loudness target (${plan.loudness.targetLufs} LUFS) was not applied: nothing in the mix is loud enough to measure`);
+    if (finish?.lufs !== undefined && plan.loudness && Math.abs(finish.lufs - plan.loudness.targetLufs) > 1) {
       warnings.push(`the mix is at ${finish.lufs} LUFS, not within 1 LU of the target ${plan.loudness.targetLufs}: its peaks are high for its loudness, and the limiter that holds them under ${plan.loudness.truePeakDb} dBTP took the rest; lower the loudest parts, or ask a lower target`);
     }
     const mix = {
       ...whole,
-      ...(finish ? { lufs: finish.lufs, true_peak_db: finish.truePeakDb, target_lufs: plan.loudness!.targetLufs, gain_db: finish.gainDb } : {}),
+      ...(finish?.lufs !== undefined ? { target_lufs: plan.loudness!.targetLufs, gain_db: finish.gainDb } : {}),
     };
     const sheetBytes = await readFile(sheetPath);
     const preview: Preview = {

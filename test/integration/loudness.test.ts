@@ -136,6 +136,18 @@ describe('a loudness target', () => {
     expect(status.true_peak_db!).toBeLessThanOrEqual(-1.5);
   }, 180_000);
 
+  it('renders a silent edit with a target as it is: nothing to measure, the render kept and its record readable', async () => {
+    const r = structured<{ render: { done: boolean; asset_id: string } }>(
+      await call('render_edit', { project_id: projectId, wait: true, resolution: '160x90', fps: 25, filename: 'silent.mp4', loudness: 'web', clips: [{ asset_id: ids.loud, start: 0, end: 2, volume: 0 }] }),
+    );
+    expect(r.render.done).toBe(true);
+    const status = structured<{ done: boolean; lufs?: number }>(await call('get_render_status', { project_id: projectId, asset_id: r.render.asset_id }));
+    expect(status.done).toBe(true);
+    expect(status.lufs).toBeUndefined();
+    const project = await call('get_project', { project_id: projectId });
+    expect(textOf(project)).not.toMatch(/corrupt|unreadable/i);
+  }, 180_000);
+
   it('refuses a target out of range or an unknown preset, naming the field', async () => {
     const r = structured<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(
       await call('compose_edit', { project_id: projectId, loudness: { target_lufs: 3 }, clips: [{ asset_id: ids.loud, start: 0, end: 2 }] }),

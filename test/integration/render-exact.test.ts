@@ -66,6 +66,8 @@ const mute = (start: number, end: number) => ({ audio_levels: [{ audio_level: 0,
  */
 const FPS = 30;
 const edit = () => ({
+  // Each source at its own level: the graph's exactness is measured here; levelling is loudness.test.ts's.
+  level_dialogue: false,
   video_output_resolution: '640x360',
   video_output_fps: 30,
   video_output_filename: 'exact.mp4',

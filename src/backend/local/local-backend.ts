@@ -654,7 +654,8 @@ export class LocalBackend implements Backend {
             ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
           });
         });
-        const loudness = outcome.finish && plan.loudness ? { lufs: outcome.finish.lufs, true_peak_db: outcome.finish.truePeakDb, target_lufs: plan.loudness.targetLufs } : undefined;
+        const f = outcome.finish;
+        const loudness = f?.lufs !== undefined && f.truePeakDb !== undefined && plan.loudness ? { lufs: f.lufs, true_peak_db: f.truePeakDb, target_lufs: plan.loudness.targetLufs } : undefined;
         await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height, ...(loudness ? { loudness } : {}) });
         // Removed once the record says uploaded: until then a reader still finds where it had got to.
         await sidecar?.close();
