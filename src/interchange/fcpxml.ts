@@ -4,7 +4,7 @@
 // or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
 // takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
 // clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, addR, heldExactly, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
+import { MAX_IMPORT_ITEMS, addR, heldExactly, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
 import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
 
 const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
@@ -16,11 +16,25 @@ const subR = (a: Rational, b: Rational) => addR(a, { n: -b.n, d: b.d });
 const SILENT_DB = -96;
 const dbOf = (level: number) => (level <= 0 ? `${SILENT_DB}dB` : `${+(20 * Math.log10(level)).toFixed(6)}dB`);
 
-/** Keyframes for level windows over a span (times on the same clock as the windows, shifted by `origin`). */
-function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, indent: string): string {
-  if (!levels.length) return '';
-  const only = levels[0]!;
-  if (levels.length === 1 && only.fromMs <= spanFromMs && only.toMs >= spanToMs) return `${indent}<adjust-volume amount="${dbOf(only.level)}"/>\n`;
+/**
+ * A clip's volume: its level windows over a span as keyframes (times on the same clock as the windows), times its
+ * gain (the edit's gain_db: every value, and the amount outside the windows), and its fades from and to silence
+ * (fadeIn/fadeOut in the amount's param, as the DTD has them: adjust-volume > param > fadeIn?, fadeOut?,
+ * keyframeAnimation?). The edit's fades are a half-sine; easeInOut is Final Cut's nearest curve.
+ */
+function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, indent: string, mix: ExchangeMix = {}): string {
+  const gain = 10 ** ((mix.gain_db ?? 0) / 20);
+  const fades = [
+    ...(mix.fade_in ? [`${indent}    <fadeIn type="easeInOut" duration="${t(msR(mix.fade_in * 1000))}"/>`] : []),
+    ...(mix.fade_out ? [`${indent}    <fadeOut type="easeInOut" duration="${t(msR(mix.fade_out * 1000))}"/>`] : []),
+  ];
+  const only = levels[0];
+  const constant = !levels.length ? 1 : levels.length === 1 && only!.fromMs <= spanFromMs && only!.toMs >= spanToMs ? only!.level : undefined;
+  if (constant !== undefined) {
+    if (constant * gain === 1 && !fades.length) return '';
+    const amount = `amount="${dbOf(constant * gain)}"`;
+    return fades.length ? `${indent}<adjust-volume ${amount}>\n${indent}  <param name="amount">\n${fades.join('\n')}\n${indent}  </param>\n${indent}</adjust-volume>\n` : `${indent}<adjust-volume ${amount}/>\n`;
+  }
   const keys: { at: Rational; level: number }[] = [];
   levels.forEach((l, i) => {
     const prev = levels[i - 1];
@@ -32,8 +46,9 @@ function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, inden
   });
   // Before the first window the level is 1: FCP holds the first keyframe's value backwards.
   if (levels[0]!.fromMs > spanFromMs) keys.unshift({ at: msR(spanFromMs), level: 1 });
-  const frames = keys.map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level)}"/>`).join('\n');
-  return `${indent}<adjust-volume>\n${indent}  <param name="amount">\n${indent}    <keyframeAnimation>\n${frames}\n${indent}    </keyframeAnimation>\n${indent}  </param>\n${indent}</adjust-volume>\n`;
+  const frames = keys.map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level * gain)}"/>`).join('\n');
+  // (The gain is in every keyframe's value; the amount outside them is not read where there are keyframes.)
+  return `${indent}<adjust-volume>\n${indent}  <param name="amount">\n${fades.map((f) => `${f}\n`).join('')}${indent}    <keyframeAnimation>\n${frames}\n${indent}    </keyframeAnimation>\n${indent}  </param>\n${indent}</adjust-volume>\n`;
 }
 
 export function writeFcpxml(doc: ExportDocument): string {
@@ -83,7 +98,7 @@ export function writeFcpxml(doc: ExportDocument): string {
   doc.clips.forEach((c) => {
     const m = doc.media.get(c.assetId);
     const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
-    const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `);
+    const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `, c.mix);
     if (!vol) lines.push(`${pad}            <asset-clip ${attrs}/>`);
     else lines.push(`${pad}            <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), `${pad}            </asset-clip>`);
   });
@@ -95,7 +110,7 @@ export function writeFcpxml(doc: ExportDocument): string {
       const m = doc.media.get(o.assetId);
       // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
       const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
-      const vol = volume(local, 0, o.endMs - o.startMs, '                ');
+      const vol = volume(local, 0, o.endMs - o.startMs, '                ', o.mix);
       const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="${o.mix?.role ?? 'dialogue'}"`;
       lines.push(...(vol ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>'] : [`              <asset-clip ${attrs}/>`]));
     }
@@ -127,13 +142,39 @@ function fcpTimeExact(v: string | undefined): boolean {
 /** The time attributes that place an item or say where its media starts. */
 const TIME_ATTRS = ['start', 'offset', 'duration', 'tcStart'] as const;
 
-const levelOfDb = (v: string | undefined): number | undefined => {
+const dbValue = (v: string | undefined): number | undefined => {
   const m = v === undefined ? null : /^\s*(-?[\d.]+)\s*dB\s*$/i.exec(v);
   if (!m) return undefined;
   const db = Number(m[1]);
-  if (!Number.isFinite(db)) return undefined;
+  return Number.isFinite(db) ? db : undefined;
+};
+const levelOfDb = (v: string | undefined): number | undefined => {
+  const db = dbValue(v);
+  if (db === undefined) return undefined;
   return db <= SILENT_DB ? 0 : Math.min(1, 10 ** (db / 20));
 };
+
+/**
+ * The edit's mix a clip's volume carries beyond level windows: fades from and to silence (fadeIn/fadeOut of its
+ * amount, seconds), and a constant amount over 0 dB (a gain: levels go up to 1).
+ */
+function mixOfVolume(clip: XmlElement): ExchangeMix | undefined {
+  const adj = kids(clip, 'adjust-volume')[0];
+  if (!adj) return undefined;
+  const param = kids(adj, 'param').find((p) => p.attrs.name === 'amount');
+  const fade = (name: string) => {
+    const sec = param ? parseFcpTime(kids(param, name)[0]?.attrs.duration) : undefined;
+    return sec && sec > 0 ? Math.round(sec * 1000) / 1000 : undefined;
+  };
+  const keyed = param && kids(param, 'keyframeAnimation').length > 0;
+  const db = keyed ? undefined : dbValue(adj.attrs.amount);
+  const mix: ExchangeMix = {
+    ...(db !== undefined && db > 0 ? { gain_db: Math.round(db * 100) / 100 } : {}),
+    ...(fade('fadeIn') ? { fade_in: fade('fadeIn') } : {}),
+    ...(fade('fadeOut') ? { fade_out: fade('fadeOut') } : {}),
+  };
+  return Object.keys(mix).length ? mix : undefined;
+}
 
 interface AssetInfo {
   hints: MediaHints;
@@ -355,6 +396,8 @@ export function readFcpxml(text: string): ImportedTimeline {
         levels: levelsOf(target, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: localToSource(l.fromSec), toSec: localToSource(l.toSec) })),
         place,
       };
+      const mix = mixOfVolume(target);
+      if (mix) cut.mix = mix;
       out.cuts.push(cut);
       position += duration;
       continue;
@@ -409,7 +452,8 @@ export function readFcpxml(text: string): ImportedTimeline {
     const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: at + (l.fromSec - start), toSec: at + (l.toSec - start) }));
     // Its role as Final Cut names it ("music", or a subrole "music.Score"): music and effects are cutroom's roles.
     const role = (c.attrs.audioRole ?? '').split('.')[0]!.toLowerCase();
-    const mix = role === 'music' || role === 'effects' ? { mix: { role: role as 'music' | 'effects' } } : {};
+    const volumeMix = mixOfVolume(c);
+    const mix = role === 'music' || role === 'effects' || volumeMix ? { mix: { ...(role === 'music' || role === 'effects' ? { role: role as 'music' | 'effects' } : {}), ...volumeMix } } : {};
     const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place, ...mix };
     out.overlays.push(overlay);
   }

@@ -89,7 +89,9 @@ function mixNotWritten(t: Timeline, format: string): string[] {
   const fields = (m: Parameters<typeof mixOf>[0]) => {
     const mix = mixOf(m) ?? {};
     const duck = mix.role === 'music' && (format !== 'fcpxml' || mix.duck_db !== undefined);
-    return [...(['gain_db', 'fade_in', 'fade_out'] as const).filter((k) => mix[k] !== undefined), ...(duck ? ["the music's duck"] : [])];
+    // (FCPXML carries gain and fades in its clips' volume.)
+    const carried = format === 'fcpxml' ? [] : (['gain_db', 'fade_in', 'fade_out'] as const).filter((k) => mix[k] !== undefined);
+    return [...carried, ...(duck ? ["the music's duck"] : [])];
   };
   const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
   return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);

@@ -437,3 +437,33 @@ describe('times too large to hold exactly (issue 31, item 9)', () => {
     expect(draft.notes.map((n) => n.message)).toContainEqual('its in point is 0.400 s before its media starts; it starts at the media\'s start');
   });
 });
+
+describe("FCPXML volume: the edit's gain and fades (issue 33, item 1)", () => {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<fcpxml version="1.10">
+  <resources>
+    <format id="r1" frameDuration="1/25s" width="1280" height="720"/>
+    <asset id="v" name="${ASSETS[0]!.names[0]}" start="0s" duration="60s" hasVideo="1" hasAudio="1" format="r1"><media-rep kind="original-media" src="file:///m/v.mov"/></asset>
+    <asset id="a" name="${ASSETS[2]!.names[0]}" start="0s" duration="60s" hasVideo="0" hasAudio="1"><media-rep kind="original-media" src="file:///m/a.wav"/></asset>
+  </resources>
+  <library><event name="e"><project name="p"><sequence format="r1" duration="4s" tcStart="0s">
+    <spine>
+      <asset-clip ref="v" offset="0s" start="10s" duration="4s" name="one">
+        <adjust-volume amount="4dB"><param name="amount"><fadeIn type="easeInOut" duration="1/2s"/><fadeOut type="linear" duration="3/2s"/></param></adjust-volume>
+        <asset-clip ref="a" lane="-1" offset="11s" start="0s" duration="2s" name="bed" audioRole="music.Score">
+          <adjust-volume amount="-12dB"><param name="amount"><fadeOut type="easeInOut" duration="1s"/></param></adjust-volume>
+        </asset-clip>
+      </asset-clip>
+    </spine>
+  </sequence></project></event></library>
+</fcpxml>`;
+
+  it('reads fades as fade_in/fade_out, an amount over 0 dB as gain_db, and one under as the level it is', () => {
+    const t = readFcpxml(xml);
+    expect(t.notes.filter((n) => n.severity === 'error')).toEqual([]);
+    expect(t.cuts[0]!.mix).toEqual({ gain_db: 4, fade_in: 0.5, fade_out: 1.5 });
+    expect(t.cuts[0]!.levels).toEqual([]);
+    expect(t.overlays[0]!.mix).toEqual({ role: 'music', fade_out: 1 });
+    expect(t.overlays[0]!.levels[0]!.level).toBeCloseTo(10 ** (-12 / 20), 6);
+  });
+});
