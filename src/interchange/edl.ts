@@ -5,7 +5,7 @@
 // audio channels: export_edit warns about each. Reading takes dissolves, wipes, speed lines, drop-frame timecode
 // (an FCM line counts every timecode of the events after it) and comments, and notes what it cannot carry. Pure:
 // text in, text out.
-import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, timecodeSeconds } from './document.js';
+import { MAX_IMPORT_ITEMS, noteList, quoteOf, rational, seconds, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, timecodeSeconds } from './document.js';
 
 /** The timecode base of a rate: integer rates as they are, NTSC rates (n*1000/1001) counted as n. */
 export function timecodeBase(fps: { num: number; den: number }): number | undefined {
@@ -91,11 +91,13 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   const labelAt = (rate: { num: number; den: number }) => (rate === fpsR ? tc : drop && dropFrameRate(rate) ? (f: number) => framesToDropTimecode(f, timecodeBase(rate)!) : (f: number) => framesToTimecode(f, timecodeBase(rate)!));
   const line = (reel: string, track: string, srcIn: number, srcOut: number, recIn: number, recOut: number, srcTc = tc) =>
     `${reel.padEnd(8)} ${track.padEnd(5)} C        ${srcTc(srcIn)} ${srcTc(srcOut)} ${tc(recIn)} ${tc(recOut)}`;
-  const comments = (assetId: string) => {
+  const comments = (assetId: string, mix?: ExchangeMix) => {
     const m = doc.media.get(assetId);
     // A local file as its path (as Avid and Resolve write it); a link as it is.
     const source = m?.url?.startsWith('file:') ? decodeURIComponent(new URL(m.url).pathname) : m?.url;
-    return [`* FROM CLIP NAME: ${oneLine(m?.name ?? assetId)}`, ...(source ? [`* SOURCE FILE: ${oneLine(source)}`] : []), `* CUTROOM ASSET: ${assetId}`];
+    // The edit's mix has no field in an EDL: a comment cutroom reads back (other tools skip it).
+    const said = mix ? Object.entries(mix).map(([k, v]) => `${k}=${v}`).join(' ') : '';
+    return [`* FROM CLIP NAME: ${oneLine(m?.name ?? assetId)}`, ...(source ? [`* SOURCE FILE: ${oneLine(source)}`] : []), `* CUTROOM ASSET: ${assetId}`, ...(said ? [`* CUTROOM MIX: ${said}`] : [])];
   };
   doc.clips.forEach((c, i) => {
     // The source's time counted in the edit's frames (an EDL has one rate): the frame at or before the cut's first
@@ -108,7 +110,7 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
     const srcIn = Math.floor((at * srcRate.num) / srcRate.den + 1e-6);
     const srcFrames = srcRate === fpsR ? c.frames : Math.max(1, Math.round((c.frames * fpsR.den * srcRate.num) / (fpsR.num * srcRate.den)));
     const rec = recordStart + c.recordFrame;
-    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, labelAt(srcRate)), ...comments(c.assetId)] });
+    events.push({ recIn: rec, lines: [line(reelOf(c.assetId), 'B', srcIn, srcIn + srcFrames, rec, rec + c.frames, labelAt(srcRate)), ...comments(c.assetId, c.mix)] });
     if (c.levels.length) warnings.push(`cut ${i + 1}: its audio levels are not carried (an EDL has no volume)`);
     if (c.crop) warnings.push(`cut ${i + 1}: its crop is not carried (an EDL has no framing)`);
     if (c.focus) warnings.push(`cut ${i + 1}: its focus is not carried (an EDL has no framing)`);
@@ -129,7 +131,7 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
       // Its source timecodes start where it plays from in its audio (`from`), on the edit's frames.
       // Down to a frame: up would start it past the audio's end when from is in its last frame.
       const from = Math.floor((((o.fromMs ?? 0) / 1000) * fpsR.num) / fpsR.den + 1e-9);
-      events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', from, from + end - start, recordStart + start, recordStart + end), ...comments(o.assetId)] });
+      events.push({ recIn: recordStart + start, lines: [line(reelOf(o.assetId), 'A2', from, from + end - start, recordStart + start, recordStart + end), ...comments(o.assetId, o.mix)] });
       if (o.levels.length) warnings.push(`overlay ${k + 1}: its audio levels are not carried (an EDL has no volume)`);
     });
   events.sort((a, b) => a.recIn - b.recIn);
@@ -147,6 +149,17 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
 
 const EVENT = /^(\d{1,6})\s+(\S+)\s+(\S+)\s+(C|D|W\d{3}|KB?|KO|K)\s+(?:(\d{1,3})\s+)?(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s*$/i;
 
+/** "gain_db=-3 fade_in=1 role=music": the fields cutroom knows, as numbers or roles; the rest ignored (the linter checks ranges). */
+function mixComment(value: string): ExchangeMix | undefined {
+  const mix: ExchangeMix = {};
+  for (const pair of value.split(/\s+/).slice(0, 10)) {
+    const [k, v] = pair.split('=');
+    if (k === 'role' && (v === 'dialogue' || v === 'music' || v === 'effects')) mix.role = v;
+    else if ((k === 'gain_db' || k === 'fade_in' || k === 'fade_out' || k === 'duck_db') && v !== undefined && Number.isFinite(Number(v))) mix[k] = Number(v);
+  }
+  return Object.keys(mix).length ? mix : undefined;
+}
+
 interface Event {
   number: string;
   reel: string;
@@ -162,6 +175,8 @@ interface Event {
   recOut: number;
   line: number;
   hints: MediaHints;
+  /** cutroom's mix, from its comment. */
+  mix?: ExchangeMix;
 }
 
 /** The frame rate an EDL says it counts at (cutroom's `* CUTROOM FPS: n/d` comment), when it says one. */
@@ -227,6 +242,7 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
         else if (key === 'FROM CLIP NAME' || key === 'TO CLIP NAME' || key === 'CLIP NAME') last.hints.names = [value, last.reel];
         else if (key === 'SOURCE FILE' || key === 'FROM FILE') last.hints.url = value;
         else if (key === 'CUTROOM ASSET') last.hints.assetId = value;
+        else if (key === 'CUTROOM MIX') last.mix = mixComment(value);
       }
       return;
     }
@@ -282,7 +298,7 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     if (recordAt !== undefined && e.recIn < recordAt) notes.push({ severity: 'warning', place, message: 'it overlaps the event before it on the record side; it follows that event instead' });
     recordAt = Math.max(recordAt ?? 0, e.recOut);
     // Whether its source and record lengths differ (a speed change) is judged once the source's rate is known.
-    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place, edlSource: { tc: e.srcTc, drop: e.drop, recordFrames: e.recOut - e.recIn } };
+    const cut: ImportedCut = { media: e.hints, sourceInSec: sec(e.srcIn), durationSec: sec(e.recOut - e.recIn), levels: [], place, edlSource: { tc: e.srcTc, drop: e.drop, recordFrames: e.recOut - e.recIn }, ...(e.mix ? { mix: e.mix } : {}) };
     out.cuts.push(cut);
   }
   // Sound-only events: the cuts' own sound when they mirror a picture event, else overlays.
@@ -292,7 +308,7 @@ export function readEdl(text: string, fps: { num: number; den: number }): Import
     const mirror = pictureKeys.has(`${e.reel}\0${e.recIn}\0${e.srcIn}`);
     if (mirror) continue;
     const place = `event ${e.number} (line ${e.line})`;
-    const overlay: ImportedOverlay = { media: e.hints, startSec: sec(e.recIn - origin), durationSec: sec(e.recOut - e.recIn), sourceInSec: sec(e.srcIn), levels: [], place };
+    const overlay: ImportedOverlay = { media: e.hints, startSec: sec(e.recIn - origin), durationSec: sec(e.recOut - e.recIn), sourceInSec: sec(e.srcIn), levels: [], place, ...(e.mix ? { mix: e.mix } : {}) };
     out.overlays.push(overlay);
   }
   return out;

@@ -85,7 +85,8 @@ function mediaName(a: { keyname?: string | null; name?: unknown; original_name?:
  * and EDL, and so does a music overlay's duck, but for FCPXML's role (audioRole), which carries the default one.
  */
 function mixNotWritten(t: Timeline, format: string): string[] {
-  if (format === 'otio') return [];
+  // (OTIO carries the mix in its metadata; an EDL in cutroom's comments, which it reads back.)
+  if (format === 'otio' || format === 'edl') return [];
   const fields = (m: Parameters<typeof mixOf>[0]) => {
     const mix = mixOf(m) ?? {};
     const duck = mix.role === 'music' && (format !== 'fcpxml' || mix.duck_db !== undefined);
