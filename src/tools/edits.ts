@@ -6,7 +6,7 @@ import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
 import { forService, type SourceSizes } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics, sourceSizes } from '../workflow/check-edit.js';
-import { captionsOf } from '../workflow/captions.js';
+import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
 import { RenderStatusSchema, checkAgainSeconds, durationText, findRender, renderStatus, runningText, waitForRender, whereItStands, type RenderStatus } from '../workflow/render-status.js';
@@ -103,7 +103,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
           // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
           const sources = sourceSizes(c.assets);
           const captions = backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, ctx.mcpReq.signal) : undefined;
-          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs, sources, ...(captions ? { cues: captions.cues } : {}) }).catch((err: unknown) => {
+          const speechWords = backend.kind === 'local' ? await dialogueWords(deps, c, ctx.mcpReq.signal) : undefined;
+          const receipt = await backend.createEdit(c.projectId, c.edit, { signal: ctx.mcpReq.signal }, { fadeMs: c.fadeMs, sources, ...(captions ? { cues: captions.cues } : {}), ...(speechWords?.size ? { speechWords } : {}) }).catch((err: unknown) => {
             throw unknownOutcome(
               err,
               'the render request',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
-import { captionsOf } from '../workflow/captions.js';
+import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
@@ -230,7 +230,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!checked.ready) return refuseEdit(checked, 'previewed');
           const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
           const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
-          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}) });
+          const speechWords = await dialogueWords(deps, checked, signal);
+          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
           // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
           const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
           const next = afterStage(progress, listen.last);

@@ -47,3 +47,26 @@ export async function captionsOf(deps: InspectDeps, checked: CheckedEdit, signal
   }
   return { cues: cuesOf(wordsOnTimeline(t, words)), warnings };
 }
+
+/**
+ * The words of the dialogue's transcripts (cuts' sound and overlays that are neither music nor effects), by asset:
+ * where music ducks, speech is taken from them where they exist (heard in the sound elsewhere). Only assets with a
+ * transcript are in the map; none is made.
+ */
+export async function dialogueWords(deps: InspectDeps, checked: CheckedEdit, signal?: AbortSignal): Promise<Map<string, { start: number; end: number }[]>> {
+  const t = checked.timeline;
+  const words = new Map<string, { start: number; end: number }[]>();
+  // (Only where music ducks is speech asked for.)
+  if (!t || !t.overlays.some((o) => !!o.duckDb)) return words;
+  const ids = new Set([...t.cuts.map((c) => c.assetId), ...t.overlays.filter((o) => o.role !== 'music' && o.role !== 'effects').map((o) => o.assetId)]);
+  await Promise.all(
+    [...ids].map(async (id) => {
+      const stored = await storedTranscript(deps, checked.projectId, id, signal).catch((err: unknown) => {
+        if (signal?.aborted) throw err;
+        return undefined;
+      });
+      if (stored) words.set(id, stored.transcript.words.map((w) => ({ start: w.start_seconds, end: w.end_seconds })));
+    }),
+  );
+  return words;
+}

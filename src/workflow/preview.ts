@@ -129,6 +129,8 @@ export interface PreviewOptions {
   debug?: (msg: string) => void;
   /** The id of the edit previewed, kept with the result. */
   editId?: string;
+  /** The dialogue's transcripts' words by asset: where music ducks, speech is taken from them (dialogueWords). */
+  speechWords?: Map<string, { start: number; end: number }[]>;
   /** Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption. */
   captions?: { cues: Cue[]; warnings: string[] };
 }
@@ -176,7 +178,7 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   const reused = await finishedPreviewOf(rt, key);
   // Music ducks under speech: where speech is heard is read from the dialogue's sound, for a new preview only.
   if (!reused && ducks(checked.timeline)) {
-    const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs);
+    const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs, undefined, opts.speechWords);
     plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
   }
   // A focus "auto" cut follows its picture: where the action is is read from it, for a new preview only (the key

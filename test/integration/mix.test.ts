@@ -238,6 +238,36 @@ function toneDb(x: Float32Array, f: number, from: number, to: number): number {
 }
 
 describe('ducking', () => {
+  it("follows the dialogue's transcript where it has one: a tone in a pause is not speech, and the music stays up", async () => {
+    // A sentence said by flite (0.5 s on), then a 1 kHz tone at 4.5-6 s: the sound test hears both as speech; the
+    // transcript (aligned to the known text) has words over the sentence only. The same sound without a transcript
+    // (another file, so another asset) ducks under the tone too.
+    const said = 'the harbour keeper counted every boat';
+    const wav = join(allowed, 'said.wav');
+    spawnSync('flite', ['-voice', 'slt', '-t', said, '-o', wav]);
+    const make = (name: string, crf: string) => {
+      const file = join(allowed, name);
+      ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=7', '-i', wav, '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=7`, '-filter_complex', `[1:a]aresample=${RATE},adelay=500:all=1,apad[s];[2:a]volume=0.3*between(t\\,4.5\\,6):eval=frame[t];[s][t]amix=inputs=2:duration=longest:normalize=0,atrim=0:7[a]`, '-map', '0:v', '-map', '[a]', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', crf, '-c:a', 'aac', '-b:a', '192k', file]);
+      return file;
+    };
+    const withText = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: make('said-a.mp4', '30') })).asset.id;
+    const without = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: make('said-b.mp4', '31') })).asset.id;
+    const music = join(allowed, 'bed300.wav');
+    ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=8`, '-c:a', 'pcm_s16le', music]);
+    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music })).asset.id;
+    const t = structured<{ words?: { start_seconds: number; end_seconds: number }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: withText, text: said, words: true }));
+    const lastWord = Math.max(...(t.words ?? []).map((w) => w.end_seconds));
+    expect(lastWord).toBeGreaterThan(1.5);
+    expect(lastWord).toBeLessThan(4.3);
+    const duckedOver = async (asset: string) => soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: asset, start: 0, end: 7 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] })).path);
+    const a = await duckedOver(withText);
+    const quiet = toneDb(a, 300, 0.05, 0.3);
+    expect(quiet - toneDb(a, 300, 1.2, 1.8), 'under the words').toBeGreaterThanOrEqual(10);
+    expect(Math.abs(quiet - toneDb(a, 300, 4.9, 5.6)), 'under the tone, with a transcript').toBeLessThan(1);
+    const b = await duckedOver(without);
+    expect(toneDb(b, 300, 0.05, 0.3) - toneDb(b, 300, 4.9, 5.6), 'under the tone, heard in the sound').toBeGreaterThanOrEqual(10);
+  }, 240_000);
+
   it('lowers music under the dialogue by duck_db, and only there', async () => {
     // The dialogue: a video whose sound is speech stand-ins (a 1 kHz tone) at 1-3 s and 5-7 s, silent between; the
     // music: a steady 300 Hz tone under all of it, role music, ducked 12 dB (the default).

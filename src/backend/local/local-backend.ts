@@ -595,7 +595,7 @@ export class LocalBackend implements Backend {
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
-    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal) });
+    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal, render.speechWords) });
     if (reframes(timeline)) plan = await reframed(rt, timeline, plan, cutInputs, _call?.signal);
 
     const id = randomUUID();
