@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { ffmpeg, soundOf } from '../helpers/sound.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-mix-'));
 const allowed = join(root, 'allowed');
@@ -22,16 +23,6 @@ const structured = <T>(r: unknown): T => {
   return res.structuredContent as T;
 };
 
-function ffmpeg(args: string[]): Buffer {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args], { maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
-  return r.stdout;
-}
-/** A file's sound, its first channel (a downmix would add 3 dB to a stereo file's), 48 kHz float. */
-function soundOf(file: string): Float32Array {
-  const b = ffmpeg(['-i', file, '-map', '0:a:0', '-af', 'pan=mono|c0=c0', '-ar', String(RATE), '-f', 'f32le', 'pipe:1']);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
-}
 const rms = (x: Float32Array, from: number, to: number) => {
   let s = 0;
   const a = Math.round(from * RATE);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { ffmpeg } from '../helpers/sound.js';
 import { colourAt, colourName } from '../helpers/inspect-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-reframe-'));
@@ -23,11 +24,6 @@ const structured = <T>(r: unknown): T => {
   return res.structuredContent as T;
 };
 
-function ffmpeg(args: string[]): Buffer {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args], { maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 // The source: 320x180 at 25 fps, 4 s; a static dark texture (levels 20-60) and a 40 px white square whose left edge
 // runs from x = 10 to x = 270 (65 px/s), at y = 70.

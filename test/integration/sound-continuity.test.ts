@@ -4,13 +4,13 @@
 // picture runs on to its frame's end: the sound used to stop at the out point and leave 18-48 ms of silence before
 // the next cut. Read back from a preview (segments joined) and from a local render (one graph): the longest run of
 // near silence is the few samples where one cut's 5 ms declick meets the next's, and no 3 kHz is heard.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { ffmpeg, soundOf } from '../helpers/sound.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-continuity-'));
 const allowed = join(root, 'allowed');
@@ -23,15 +23,6 @@ const RANGES: [number, number][] = [
   [5.007, 5.993],
 ];
 
-function ffmpeg(args: string[]): Buffer {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args], { maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
-  return r.stdout;
-}
-function soundOf(file: string): Float32Array {
-  const b = ffmpeg(['-i', file, '-map', '0:a:0', '-af', 'pan=mono|c0=c0', '-ar', String(RATE), '-f', 'f32le', 'pipe:1']);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
-}
 /** Goertzel power of `hz` over [a, b) samples, as an amplitude. */
 function toneAmplitude(x: Float32Array, hz: number, a: number, b: number): number {
   const w = (2 * Math.PI * hz) / RATE;
