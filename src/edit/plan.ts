@@ -28,10 +28,36 @@ export const TimelineSummarySchema = z.object({
 });
 export type TimelineSummary = z.infer<typeof TimelineSummarySchema>;
 
+/** The output frame a timeline time (ms) falls on, as the render counts them: a cut's frames are the difference of its ends'. */
+export function outputFrameAt(ms: number, fps: { num: number; den: number }): number {
+  return Math.round((ms / 1000) * (fps.num / fps.den));
+}
+
+/**
+ * Where output frame n starts, in whole milliseconds rounded up (at 29.97 fps a frame lasts 1001/30000 s, not whole
+ * ms): the time reported lies in [the frame's start, its start + 1 ms), so a player seeking to it, or to it plus half a
+ * frame (safer against a container's and a player's rounding), shows frame n. Exact in integers.
+ */
+export function frameStartMs(n: number, fps: { num: number; den: number }): number {
+  const a = n * fps.den * 1000;
+  let q = Math.ceil(a / fps.num);
+  if ((q - 1) * fps.num >= a) q--;
+  if (q * fps.num < a) q++;
+  return q;
+}
+
+/** A time on the output timeline (ms) as the output shows it: the start of the frame it falls on. */
+export const onFrameMs = (ms: number, fps: { num: number; den: number }) => frameStartMs(outputFrameAt(ms, fps), fps);
+
+/**
+ * Cuts are placed where their first output frame starts (onFrameMs), the total is where the last frame ends: seeking to
+ * a cut's timeline_start shows its first frame, never the previous cut's last.
+ */
 export function summarizeTimeline(t: Timeline): TimelineSummary {
+  const at = (ms: number) => onFrameMs(ms, t.fps);
   return {
-    total_duration: formatTimecode(t.totalMs),
-    total_seconds: t.totalMs / 1000,
+    total_duration: formatTimecode(at(t.totalMs)),
+    total_seconds: at(t.totalMs) / 1000,
     resolution: `${t.width}x${t.height}`,
     fps: t.fps.value,
     cuts: t.cuts.map((c) => ({
@@ -39,8 +65,8 @@ export function summarizeTimeline(t: Timeline): TimelineSummary {
       asset_id: c.assetId,
       source_in: formatTimecode(c.inMs),
       source_out: formatTimecode(c.outMs),
-      timeline_start: formatTimecode(c.startMs),
-      timeline_end: formatTimecode(c.endMs),
+      timeline_start: formatTimecode(at(c.startMs)),
+      timeline_end: formatTimecode(at(c.endMs)),
       seconds: (c.outMs - c.inMs) / 1000,
     })),
     overlays: t.overlays.map((o) => ({ index: o.index, asset_id: o.assetId, timeline_start: formatTimecode(o.startMs), timeline_end: formatTimecode(o.endMs) })),
@@ -210,7 +236,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
   const width = scale === 1 ? t.width : evenDown(t.width * scale);
   const height = scale === 1 ? t.height : evenDown(t.height * scale);
   const fps = t.fps.num / t.fps.den;
-  const frameAt = (ms: number) => Math.round((ms / 1000) * fps);
+  const frameAt = (ms: number) => outputFrameAt(ms, t.fps);
   const layout = t.captions?.burn && opts.cues?.length ? captionLayout(t.captions.style, width, height) : undefined;
   /** The cues a cut shows: those over its frames, from its first frame's time. */
   const captionsOf = (c: { startMs: number; endMs: number }) => {

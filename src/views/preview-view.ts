@@ -29,6 +29,7 @@ interface Preview {
   status: 'done' | 'rendering';
   progress?: number;
   resolution?: string;
+  fps?: number;
   planned_seconds?: number;
   measured_seconds?: number;
   cuts?: Cut[];
@@ -92,7 +93,7 @@ function drawTimeline(p: Preview): void {
       b.textContent = badge(f);
       el.append(b);
     }
-    el.addEventListener('click', () => void pick(c));
+    el.addEventListener('click', () => void pick(c, p.fps));
     track.append(el);
   }
   const overlays = $('overlays');
@@ -113,10 +114,10 @@ function drawTimeline(p: Preview): void {
   status(`${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${p.warnings?.length ? ` — ${p.warnings.join('; ')}` : ''}`);
 }
 
-/** Seeks to the cut and tells the model which one the person picked. */
-async function pick(c: Cut): Promise<void> {
+/** Seeks to the middle of the cut's first frame (timeline_start is that frame's start) and tells the model which cut the person picked. */
+async function pick(c: Cut, fps?: number): Promise<void> {
   const video = $<HTMLVideoElement>('video');
-  video.currentTime = seconds(c.timeline_start) + 0.001;
+  video.currentTime = seconds(c.timeline_start) + 0.5 / (fps || 120);
   for (const el of document.querySelectorAll('.cut')) el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
   try {
     await app.updateModelContext({
