@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Mix, Timeline } from './normalize.js';
 import type { FocusKey } from './framing.js';
-import { formatTimecode } from './timecode.js';
+import { formatTimecode, onFrameMs, outputFrameAt } from './timecode.js';
 import { captionLayout, cuesWithin, type CaptionLayout, type Cue } from './captions.js';
 
 /** Where one cut comes from and where it lands: shared by compose's summary and the preview's report. */
@@ -27,27 +27,6 @@ export const TimelineSummarySchema = z.object({
   overlays_total: z.number().int().optional(),
 });
 export type TimelineSummary = z.infer<typeof TimelineSummarySchema>;
-
-/** The output frame a timeline time (ms) falls on, as the render counts them: a cut's frames are the difference of its ends'. */
-export function outputFrameAt(ms: number, fps: { num: number; den: number }): number {
-  return Math.round((ms / 1000) * (fps.num / fps.den));
-}
-
-/**
- * Where output frame n starts, in whole milliseconds rounded up (at 29.97 fps a frame lasts 1001/30000 s, not whole
- * ms): the time reported lies in [the frame's start, its start + 1 ms), so a player seeking to it, or to it plus half a
- * frame (safer against a container's and a player's rounding), shows frame n. Exact in integers.
- */
-export function frameStartMs(n: number, fps: { num: number; den: number }): number {
-  const a = n * fps.den * 1000;
-  let q = Math.ceil(a / fps.num);
-  if ((q - 1) * fps.num >= a) q--;
-  if (q * fps.num < a) q++;
-  return q;
-}
-
-/** A time on the output timeline (ms) as the output shows it: the start of the frame it falls on. */
-export const onFrameMs = (ms: number, fps: { num: number; den: number }) => frameStartMs(outputFrameAt(ms, fps), fps);
 
 /**
  * Cuts are placed where their first output frame starts (onFrameMs), the total is where the last frame ends: seeking to

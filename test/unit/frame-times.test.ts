@@ -4,9 +4,10 @@
 // cut k after the frames of the cuts before it, each frame lasting fpsDen/fpsNum s).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cuesOf, wordsOnTimeline } from '../../src/edit/captions.js';
 import { lintEdit } from '../../src/edit/lint.js';
-import { frameStartMs, summarizeTimeline, toRenderPlan } from '../../src/edit/plan.js';
-import { parseTimecode } from '../../src/edit/timecode.js';
+import { summarizeTimeline, toRenderPlan } from '../../src/edit/plan.js';
+import { frameStartMs, parseTimecode } from '../../src/edit/timecode.js';
 
 const V = '00000000-0000-4000-8000-000000000001';
 const RATES = [24, 25, 29.97, 30, 60, 12.5, 23.976, 59.94, 50, 120, 7.5, 1];
@@ -79,5 +80,21 @@ describe('times on the output timeline are frame times', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("captions: a cut's words are placed from its first frame (its sound starts there), so cues are on the times reported", () => {
+    const lint = lintEdit({
+      video_output_fps: 25,
+      video_output_resolution: '640x360',
+      video_series_sequential: [
+        { video_id: V, video_start_time: 0, video_end_time: 1.5 },
+        { video_id: '00000000-0000-4000-8000-000000000002', video_start_time: 10, video_end_time: 12 },
+      ],
+    });
+    const words = new Map([['00000000-0000-4000-8000-000000000002', [{ index: 0, word: 'Hello.', start_seconds: 10, end_seconds: 10.4 }]]]);
+    const placed = wordsOnTimeline(lint.timeline!, words);
+    expect(placed.map((w) => [w.start, w.end, w.itemEnd])).toEqual([[1.52, 1.92, 3.52]]);
+    expect(cuesOf(placed)[0]!.start).toBe(1.52);
+    expect(summarizeTimeline(lint.timeline!).cuts[1]!.timeline_start).toBe('00:00:01.520');
   });
 });
