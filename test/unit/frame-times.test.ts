@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cuesOf, wordsOnTimeline } from '../../src/edit/captions.js';
 import { lintEdit } from '../../src/edit/lint.js';
+import { sheetFrames } from '../../src/media/contact-sheet.js';
 import { summarizeTimeline, toRenderPlan } from '../../src/edit/plan.js';
 import { frameStartMs, parseTimecode } from '../../src/edit/timecode.js';
 
@@ -96,5 +97,13 @@ describe('times on the output timeline are frame times', () => {
     expect(placed.map((w) => [w.start, w.end, w.itemEnd])).toEqual([[1.52, 1.92, 3.52]]);
     expect(cuesOf(placed)[0]!.start).toBe(1.52);
     expect(summarizeTimeline(lint.timeline!).cuts[1]!.timeline_start).toBe('00:00:01.520');
+  });
+
+  it("the contact sheet labels each cut's first frame with its reported timeline_start", () => {
+    for (const fps of [29.97, 25, 24, 12.5]) {
+      const { summary, plan } = planned(fps, [{ in: 13, out: 1033 }, { in: 2013, out: 2710 }, { in: 5000, out: 6334 }]);
+      const firsts = sheetFrames(plan).filter((f, i, all) => i === 0 || all[i - 1]!.cut !== f.cut);
+      expect(firsts.map((f) => Math.round(f.t * 1000))).toEqual(summary.cuts.map((c) => (parseTimecode(c.timeline_start) as { ms: number }).ms));
+    }
   });
 });
