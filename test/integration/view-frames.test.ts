@@ -110,11 +110,18 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
       const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'json', preview.path]);
       const pts = (JSON.parse(probe.stdout.toString()) as { frames: { pts_time: string }[] }).frames.map((f) => Number(f.pts_time));
       expect(pts).toHaveLength(colours.length);
+      let worst = 0;
       preview.cuts.forEach((c, k) => {
         const first = colours.findIndex((col, i) => col === SHOTS[k]!.colour && (i === 0 || colours[i - 1] !== col));
         expect(first, `cut ${k} (${SHOTS[k]!.colour}) in ${colours.join(',')}`).toBeGreaterThanOrEqual(0);
-        expect(Math.abs(pts[first]! - seconds(c.timeline_start)), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(frame / 2);
+        const off = seconds(c.timeline_start) - pts[first]!;
+        expect(Math.abs(off), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(frame / 2);
+        // And the rule itself: the frame's start rounded up to the ms (ffprobe prints pts to the microsecond).
+        expect(off).toBeGreaterThan(-2e-6);
+        expect(off).toBeLessThan(0.001 + 2e-6);
+        worst = Math.max(worst, Math.abs(off));
       });
+      console.log(`${fps} fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts (half a frame: ${((frame / 2) * 1000).toFixed(1)} ms)`);
 
       // The view: a click on each cut shows that cut's colour.
       const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
@@ -143,6 +150,23 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
           shown[k] = await shownColour(view);
         }
         expect(shown).toEqual(SHOTS.map((s) => s.colour));
+        // The control: the seek cutroom made before (the edit's own cut start + 1 ms, off the frame grid here) shows
+        // the previous cut's last frame for some cuts, so the clicks above are a test of something.
+        const clips = clipsOf('v');
+        let placed = 0;
+        let wrong = 0;
+        for (const [k, clip] of clips.entries()) {
+          const old = placed / 1000 + 0.001;
+          placed += Math.round(clip.end * 1000) - Math.round(clip.start * 1000);
+          await view.evaluate((t) => (document.querySelector('video')!.currentTime = t), old);
+          await view.waitForFunction((t) => {
+            const v = document.querySelector('video')!;
+            return !v.seeking && v.readyState >= 2 && Math.abs(v.currentTime - t) < 1e-6;
+          }, old, { timeout: 10_000 });
+          if ((await shownColour(view)) !== SHOTS[k]!.colour) wrong++;
+        }
+        console.log(`${fps} fps: the old seek (the edit's cut start + 1 ms) shows the previous cut for ${wrong} of ${clips.length} cuts`);
+        expect(wrong).toBeGreaterThan(0);
         expect(errors).toEqual([]);
       } finally {
         await page.close();
