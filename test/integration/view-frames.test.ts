@@ -3,12 +3,14 @@
 // previews at 25, 29.97 and 24 fps of cuts whose in and out points lie off the frame grid (so their places on the
 // timeline do too), each cut from a shot of its own colour. Each cut is clicked, and the picture the <video> shows
 // is drawn into a canvas in the view's frame and read: it must be that cut's colour. ffprobe says the same of the
-// file: each cut's first frame (the first of its colour) starts within half a frame of its reported timeline_start.
+// file: each cut's first frame (the first of its colour) starts within half a frame of its reported timeline_start
+// (its start rounded up to the ms), in the previews and in a local render (one graph) at 29.97 fps.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +33,7 @@ let browser: Browser;
 let http: Server;
 let hostUrl: string;
 let viewHtml: string;
+let render: string;
 const results = new Map<number, { raw: unknown; preview: Preview }>();
 const RATES = [25, 29.97, 24];
 const seconds = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
@@ -65,6 +68,8 @@ beforeAll(async () => {
     const raw = await call('preview_edit', { project_id: projectId, clips: clipsOf(video), resolution: '320x180', fps, width: 320 });
     results.set(fps, { raw, preview: raw.structuredContent as Preview });
   }
+  // The same edit rendered at full quality (one graph, not the preview's joined segments), at 29.97 fps.
+  render = fileURLToPath(((await call('render_edit', { project_id: projectId, clips: clipsOf(video), resolution: '320x180', fps: 29.97, filename: 'frames.mp4', wait: true })).structuredContent as { render: { url: string } }).render.url);
   viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
   const host = await build({ entryPoints: [join(import.meta.dirname, '../browser/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: ['es2020'] });
   const js = host.outputFiles[0]!.text;
@@ -97,6 +102,36 @@ async function shownColour(view: Frame): Promise<string> {
   return nearest(rgb);
 }
 
+/**
+ * Checks each cut's first frame in a file (the first of its colour; its pts by ffprobe) against its reported
+ * timeline_start: within half a frame, and by the rule (the frame's start rounded up to the ms; ffprobe prints pts to
+ * the microsecond). The largest difference, s.
+ */
+function firstFramesOff(file: string, cuts: Preview['cuts'], frame: number): number {
+  const colours = frameColours(file);
+  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'json', file]);
+  const pts = (JSON.parse(probe.stdout.toString()) as { frames: { pts_time: string }[] }).frames.map((f) => Number(f.pts_time));
+  expect(pts).toHaveLength(colours.length);
+  let worst = 0;
+  cuts.forEach((c, k) => {
+    const first = colours.findIndex((col, i) => col === SHOTS[k]!.colour && (i === 0 || colours[i - 1] !== col));
+    expect(first, `cut ${k} (${SHOTS[k]!.colour}) in ${colours.join(',')}`).toBeGreaterThanOrEqual(0);
+    const off = seconds(c.timeline_start) - pts[first]!;
+    expect(Math.abs(off), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(frame / 2);
+    expect(off).toBeGreaterThan(-2e-6);
+    expect(off).toBeLessThan(0.001 + 2e-6);
+    worst = Math.max(worst, Math.abs(off));
+  });
+  return worst;
+}
+
+describe('a local render puts each cut where the preview reports it', () => {
+  it('at 29.97 fps, each cut of the render starts on the frame its timeline_start names', () => {
+    const worst = firstFramesOff(render, results.get(29.97)!.preview.cuts, 1001 / 30000);
+    console.log(`render at 29.97 fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts`);
+  });
+});
+
 describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
   for (const fps of RATES) {
     it(`at ${fps} fps, every cut's first frame: in the file (ffprobe) and in the view (chromium)`, async () => {
@@ -106,22 +141,9 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
       const frame = 1 / fps;
 
       // The file: each cut's first frame (the first of its colour) starts within half a frame of its timeline_start.
-      const colours = frameColours(preview.path);
-      const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'json', preview.path]);
-      const pts = (JSON.parse(probe.stdout.toString()) as { frames: { pts_time: string }[] }).frames.map((f) => Number(f.pts_time));
-      expect(pts).toHaveLength(colours.length);
-      let worst = 0;
-      preview.cuts.forEach((c, k) => {
-        const first = colours.findIndex((col, i) => col === SHOTS[k]!.colour && (i === 0 || colours[i - 1] !== col));
-        expect(first, `cut ${k} (${SHOTS[k]!.colour}) in ${colours.join(',')}`).toBeGreaterThanOrEqual(0);
-        const off = seconds(c.timeline_start) - pts[first]!;
-        expect(Math.abs(off), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(frame / 2);
-        // And the rule itself: the frame's start rounded up to the ms (ffprobe prints pts to the microsecond).
-        expect(off).toBeGreaterThan(-2e-6);
-        expect(off).toBeLessThan(0.001 + 2e-6);
-        worst = Math.max(worst, Math.abs(off));
-      });
+      const worst = firstFramesOff(preview.path, preview.cuts, frame);
       console.log(`${fps} fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts (half a frame: ${((frame / 2) * 1000).toFixed(1)} ms)`);
+
 
       // The view: a click on each cut shows that cut's colour.
       const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
