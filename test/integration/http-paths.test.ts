@@ -1,0 +1,130 @@
+// Over HTTP, no result names a file of the server's (issue 34, item 5): a caller over the network cannot open the
+// server's files, so results name them by cutroom:// URI (readable with resources/read) and never by a path in the
+// server's cache dir, data dir or temporary folder. The whole local workflow is driven over Streamable HTTP through
+// the built server (create a project, import, compose, preview, render, follow the render, export and import a
+// timeline, inspect, transcribe, search, tighten, find moments, delete), with failures on purpose, and every
+// resource listed is read: no text, structured content, link or resource body holds any of those folders. The media
+// the caller imports are named by the path they gave (the folders they may import from are theirs to name).
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textOf } from '../helpers/harness.js';
+import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { makeSpeechMedia } from '../helpers/speech-media.js';
+
+const TOKEN = 'paths-token-0123456789abcdef';
+const root = mkdtempSync(join(tmpdir(), 'cutroom-paths-'));
+const media = join(root, 'media');
+const server = { cache: join(root, 'server-cache'), data: join(root, 'server-data'), tmp: join(root, 'server-tmp') };
+let srv: HttpServer;
+let files: { wav: string; video: string };
+let client: Client;
+/** Everything the server answered: tool results and resource contents, by what was asked. */
+const answers: { what: string; answer: unknown }[] = [];
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string; uri?: string }[] };
+async function call(name: string, args: Record<string, unknown>): Promise<Result> {
+  const r = (await client.callTool({ name, arguments: args }, { timeout: 180_000 })) as Result;
+  answers.push({ what: `${name} ${JSON.stringify(args).slice(0, 120)}`, answer: r });
+  return r;
+}
+async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await call(name, args);
+  if (r.isError) throw new Error(`${name}: ${textOf(r)}`);
+  return r.structuredContent ?? {};
+}
+/** The server's folders an answer names, if any. */
+const leaks = (answer: unknown) => {
+  const text = JSON.stringify(answer);
+  return Object.entries(server).filter(([, dir]) => text.includes(dir)).map(([name]) => name);
+};
+
+beforeAll(async () => {
+  for (const d of [media, ...Object.values(server)]) mkdirSync(d, { recursive: true });
+  files = makeSpeechMedia(media);
+  srv = await startHttpServer({ CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media, CUTROOM_HTTP_TOKEN: TOKEN });
+  client = await connectHttp(srv.url, { authorization: `Bearer ${TOKEN}` });
+}, 120_000);
+afterAll(async () => {
+  await client?.close().catch(() => {});
+  await srv?.stop();
+});
+
+describe('over HTTP, results name no file of the server', () => {
+  it('drives the whole local workflow, failures included, and no answer holds the cache dir, the data dir or the temporary folder', async () => {
+    const project = (await ok('create_project', { name: 'paths', description: 'no server paths' }) as { project: { id: string } }).project.id;
+    await ok('list_media', {});
+    const video = (await ok('import_media', { project_id: project, path: files.video }) as { asset: { id: string } }).asset.id;
+    const voice = (await ok('import_media', { project_id: project, path: files.wav }) as { asset: { id: string } }).asset.id;
+    await ok('get_project', { project_id: project });
+    await call('list_scripts', { project_id: project });
+    const clips = [{ asset_id: video, start: 0, end: 2 }, { asset_id: video, start: 4, end: 6 }];
+    const composed = (await ok('compose_edit', { project_id: project, clips, overlays: [{ asset_id: voice, at: 0, until: 2 }], resolution: '320x180', fps: 25 })) as { edit_id: string };
+    const preview = await call('preview_edit', { project_id: project, edit_id: composed.edit_id, width: 320 });
+    expect(preview.isError, textOf(preview)).toBeFalsy();
+    const previewUri = (preview.structuredContent as { path: string }).path;
+    expect(previewUri).toMatch(/^cutroom:\/\/previews\/[\w-]+\/preview\.mp4$/);
+    expect(textOf(preview)).toContain(previewUri);
+    // The URI serves the video itself.
+    const played = (await client.readResource({ uri: previewUri })).contents[0] as { blob?: string; mimeType?: string };
+    expect(played.mimeType).toBe('video/mp4');
+    expect(Buffer.from(played.blob ?? '', 'base64').subarray(4, 8).toString('latin1')).toBe('ftyp');
+    const render = await call('render_edit', { project_id: project, edit_id: composed.edit_id });
+    expect(render.isError, textOf(render)).toBeFalsy();
+    const renderId = (render.structuredContent as { render: { asset_id: string } }).render.asset_id;
+    // Followed until done: the finished render's answer names its file.
+    let status: Result | undefined;
+    for (let i = 0; i < 60; i++) {
+      status = await call('get_render_status', { project_id: project, asset_id: renderId });
+      if ((status.structuredContent as { done?: boolean } | undefined)?.done || status.isError) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect((status!.structuredContent as { done?: boolean }).done, textOf(status)).toBe(true);
+    for (const format of ['otio', 'fcpxml', 'edl'] as const) {
+      const exported = await call('export_edit', { project_id: project, edit_id: composed.edit_id, format });
+      expect(exported.isError, textOf(exported)).toBeFalsy();
+      // Named by its resource URI, which import_edit takes back.
+      const named = (exported.structuredContent as { path: string }).path;
+      expect(named).toMatch(new RegExp(`^cutroom://exports/[\\w-]+/cutroom-edit\\.${format}$`));
+      const back = await call('import_edit', { project_id: project, path: named });
+      expect(back.isError, textOf(back)).toBeFalsy();
+    }
+    await call('export_edit', { project_id: project, edit_id: composed.edit_id, format: 'otio', media: 'download' });
+    await call('inspect_asset', { project_id: project, asset_id: video });
+    await call('transcribe_asset', { project_id: project, asset_id: video });
+    await call('search_transcripts', { project_id: project, query: 'hello' });
+    await call('find_moments', { project_id: project, query: 'the' });
+    await call('tighten_edit', { project_id: project, edit_id: composed.edit_id });
+    // Failures on purpose: a file outside the folders, one that is not media, ids that name nothing.
+    await call('import_media', { project_id: project, path: join(server.cache, 'nothing.mp4') });
+    await call('import_media', { project_id: project, path: join(media, 'missing.mp4') });
+    await call('import_edit', { project_id: project, path: join(server.data, 'edits', 'nothing.otio') });
+    await call('preview_edit', { project_id: project, clips: [{ asset_id: '00000000-0000-4000-8000-000000000000', start: 0, end: 1 }] });
+    await call('get_render_status', { project_id: project, render_id: '00000000-0000-4000-8000-000000000000' });
+    await call('inspect_asset', { project_id: project, asset_id: '00000000-0000-4000-8000-000000000000' });
+
+    // Every resource listed, and every resource a result linked to, read.
+    const uris = new Set<string>();
+    for (const a of answers) for (const c of (a.answer as Result).content ?? []) if (c.type === 'resource_link' && c.uri) uris.add(c.uri);
+    const listed = await client.listResources();
+    answers.push({ what: 'resources/list', answer: listed });
+    for (const r of listed.resources) uris.add(r.uri);
+    answers.push({ what: 'resources/templates/list', answer: await client.listResourceTemplates() });
+    for (const uri of uris) {
+      const read = await client.readResource({ uri }).catch((e: Error) => ({ error: e.message }));
+      // Only text is searched: a video's bytes say nothing of paths.
+      const contents = 'contents' in read ? read.contents.map((c) => ('text' in c ? c : { uri: c.uri, mimeType: c.mimeType })) : read;
+      answers.push({ what: `resources/read ${uri}`, answer: contents });
+    }
+    await call('delete_asset', { project_id: project, asset_id: voice });
+    await ok('delete_asset', { project_id: project, asset_id: voice, confirm: true });
+
+    // The workflow ran (a test that only failed would find nothing), and named its files by URI.
+    expect(answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError).length).toBeGreaterThanOrEqual(5);
+    expect([...uris].some((u) => u.startsWith('cutroom://previews/'))).toBe(true);
+    const leaked = answers.map((a) => ({ what: a.what, leaks: leaks(a.answer) })).filter((a) => a.leaks.length);
+    expect(leaked, leaked.map((l) => `${l.what}: ${l.leaks.join(', ')}\n${JSON.stringify(answers.find((a) => a.what === l.what)?.answer).slice(0, 600)}`).join('\n\n')).toEqual([]);
+  }, 600_000);
+});
