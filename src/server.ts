@@ -140,8 +140,9 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
     },
   );
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
-  if (http && serverFolders?.length) hideServerPaths(server, serverFolders);
   logToolFailures(server);
+  // After logToolFailures: a failure's log line is the result as shown.
+  if (http && serverFolders?.length) hideServerPaths(server, serverFolders);
   compactToolSchemas(server);
   boundInputErrors(server);
   projectTools.register(server, deps);

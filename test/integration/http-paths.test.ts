@@ -46,6 +46,9 @@ beforeAll(async () => {
   files = makeSpeechMedia(media);
   srv = await startHttpServer({ CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media, CUTROOM_HTTP_TOKEN: TOKEN });
   client = await connectHttp(srv.url, { authorization: `Bearer ${TOKEN}` });
+  // What the server sends besides answers (a failed call's log line, progress) is searched too.
+  client.setNotificationHandler('notifications/message', (n) => void answers.push({ what: 'notifications/message', answer: n }));
+  client.setNotificationHandler('notifications/progress', (n) => void answers.push({ what: 'notifications/progress', answer: n }));
 }, 120_000);
 afterAll(async () => {
   await client?.close().catch(() => {});
@@ -121,7 +124,9 @@ describe('over HTTP, results name no file of the server', () => {
     await call('delete_asset', { project_id: project, asset_id: voice });
     await ok('delete_asset', { project_id: project, asset_id: voice, confirm: true });
 
-    // The workflow ran (a test that only failed would find nothing), and named its files by URI.
+    // The workflow ran (a test that only failed would find nothing), and named its files by URI; failures were
+    // logged to the client too.
+    expect(answers.filter((a) => a.what === 'notifications/message').length).toBeGreaterThanOrEqual(3);
     expect(answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError).length).toBeGreaterThanOrEqual(5);
     expect([...uris].some((u) => u.startsWith('cutroom://previews/'))).toBe(true);
     const leaked = answers.map((a) => ({ what: a.what, leaks: leaks(a.answer) })).filter((a) => a.leaks.length);
