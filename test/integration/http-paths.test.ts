@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeService } from '../fixtures/service.mjs';
 import { textOf } from '../helpers/harness.js';
+import { mediaProject } from '../helpers/media-project.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
 
@@ -19,6 +21,8 @@ const root = mkdtempSync(join(tmpdir(), 'cutroom-paths-'));
 const media = join(root, 'media');
 const server = { cache: join(root, 'server-cache'), data: join(root, 'server-data'), tmp: join(root, 'server-tmp') };
 let srv: HttpServer;
+let hosted: HttpServer | undefined;
+let service: FakeService | undefined;
 let files: { wav: string; video: string };
 let client: Client;
 /** Everything the server answered: tool results and resource contents, by what was asked. */
@@ -53,7 +57,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close().catch(() => {});
   await srv?.stop();
+  await hosted?.stop();
+  await service?.stop();
 });
+
+/** Every resource listed, and every resource a result linked to, read; only text is kept (bytes name no path). */
+async function readAll(): Promise<Set<string>> {
+  const uris = new Set<string>();
+  for (const a of answers) for (const c of (a.answer as Result).content ?? []) if (c.type === 'resource_link' && c.uri) uris.add(c.uri);
+  const listed = await client.listResources();
+  answers.push({ what: 'resources/list', answer: listed });
+  for (const r of listed.resources) uris.add(r.uri);
+  answers.push({ what: 'resources/templates/list', answer: await client.listResourceTemplates() });
+  for (const uri of uris) {
+    const read = await client.readResource({ uri }).catch((e: Error) => ({ error: e.message }));
+    const contents = 'contents' in read ? read.contents.map((c) => ('text' in c ? c : { uri: c.uri, mimeType: c.mimeType })) : read;
+    answers.push({ what: `resources/read ${uri}`, answer: contents });
+  }
+  return uris;
+}
+function expectNoLeak() {
+  const leaked = answers.map((a) => ({ what: a.what, leaks: leaks(a.answer) })).filter((a) => a.leaks.length);
+  expect(leaked, leaked.map((l) => `${l.what}: ${l.leaks.join(', ')}\n${JSON.stringify(answers.find((a) => a.what === l.what)?.answer).slice(0, 600)}`).join('\n\n')).toEqual([]);
+}
 
 describe('over HTTP, results name no file of the server', () => {
   it('drives the whole local workflow, failures included, and no answer holds the cache dir, the data dir or the temporary folder', async () => {
@@ -108,19 +134,7 @@ describe('over HTTP, results name no file of the server', () => {
     await call('get_render_status', { project_id: project, render_id: '00000000-0000-4000-8000-000000000000' });
     await call('inspect_asset', { project_id: project, asset_id: '00000000-0000-4000-8000-000000000000' });
 
-    // Every resource listed, and every resource a result linked to, read.
-    const uris = new Set<string>();
-    for (const a of answers) for (const c of (a.answer as Result).content ?? []) if (c.type === 'resource_link' && c.uri) uris.add(c.uri);
-    const listed = await client.listResources();
-    answers.push({ what: 'resources/list', answer: listed });
-    for (const r of listed.resources) uris.add(r.uri);
-    answers.push({ what: 'resources/templates/list', answer: await client.listResourceTemplates() });
-    for (const uri of uris) {
-      const read = await client.readResource({ uri }).catch((e: Error) => ({ error: e.message }));
-      // Only text is searched: a video's bytes say nothing of paths.
-      const contents = 'contents' in read ? read.contents.map((c) => ('text' in c ? c : { uri: c.uri, mimeType: c.mimeType })) : read;
-      answers.push({ what: `resources/read ${uri}`, answer: contents });
-    }
+    const uris = await readAll();
     await call('delete_asset', { project_id: project, asset_id: voice });
     await ok('delete_asset', { project_id: project, asset_id: voice, confirm: true });
 
@@ -129,7 +143,36 @@ describe('over HTTP, results name no file of the server', () => {
     expect(answers.filter((a) => a.what === 'notifications/message').length).toBeGreaterThanOrEqual(3);
     expect(answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError).length).toBeGreaterThanOrEqual(5);
     expect([...uris].some((u) => u.startsWith('cutroom://previews/'))).toBe(true);
-    const leaked = answers.map((a) => ({ what: a.what, leaks: leaks(a.answer) })).filter((a) => a.leaks.length);
-    expect(leaked, leaked.map((l) => `${l.what}: ${l.leaks.join(', ')}\n${JSON.stringify(answers.find((a) => a.what === l.what)?.answer).slice(0, 600)}`).join('\n\n')).toEqual([]);
+    expectNoLeak();
   }, 600_000);
+
+  it('on the service backend (hosted callers) too: previews, exports, inspections, renders and failures', async () => {
+    service = await new FakeService().start();
+    const { projectId, ids } = mediaProject(service, 'hosted paths');
+    hosted = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media });
+    await client.close();
+    client = await connectHttp(hosted.url, { authorization: `Bearer ${service.apiKey}` });
+    client.setNotificationHandler('notifications/message', (n) => void answers.push({ what: 'notifications/message', answer: n }));
+    answers.length = 0;
+    await ok('list_projects', {});
+    await ok('get_project', { project_id: projectId });
+    const clips = [{ asset_id: ids.red, start: 0, end: 1 }, { asset_id: ids.blue, start: 0, end: 1 }];
+    const composed = (await ok('compose_edit', { project_id: projectId, clips, overlays: [{ asset_id: ids.voice, at: 0 }], resolution: '320x180', fps: 25 })) as { edit_id: string };
+    const preview = await ok('preview_edit', { project_id: projectId, edit_id: composed.edit_id, width: 160 });
+    expect(preview.path).toMatch(/^cutroom:\/\/previews\//);
+    await ok('inspect_asset', { project_id: projectId, asset_id: ids.red });
+    for (const format of ['otio', 'fcpxml', 'edl'] as const) {
+      const exported = await ok('export_edit', { project_id: projectId, edit_id: composed.edit_id, format });
+      expect(exported.path).toMatch(/^cutroom:\/\/exports\//);
+      await ok('import_edit', { project_id: projectId, path: exported.path });
+    }
+    await call('render_edit', { project_id: projectId, edit_id: composed.edit_id });
+    // Failures on purpose: a file of the server's by path, an id that names nothing.
+    await call('import_edit', { project_id: projectId, path: join(server.cache, 'callers', 'x', 'exports', 'e', 'cut.otio') });
+    await call('preview_edit', { preview_id: '20990101000000-deadbeef' });
+    await call('inspect_asset', { project_id: projectId, asset_id: '00000000-0000-4000-8000-000000000000' });
+    const uris = await readAll();
+    expect([...uris].some((u) => u.startsWith('cutroom://exports/'))).toBe(true);
+    expectNoLeak();
+  }, 300_000);
 });
