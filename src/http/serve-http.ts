@@ -208,6 +208,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
               'access-control-allow-methods': CORS_METHODS,
               'access-control-allow-headers': preflightHeaders(typeof requested === 'string' ? requested : undefined),
               'access-control-max-age': CORS_MAX_AGE,
+              // A browser that asks before a page of another address space reaches this one (Private Network Access).
+              ...(req.headers['access-control-request-private-network'] === 'true' ? { 'access-control-allow-private-network': 'true' } : {}),
             }
           : {}),
       });

@@ -67,13 +67,19 @@ describe('CORS for browser hosts', () => {
       expect(allowed, origin).not.toContain('x-not-allowed');
       expect(Number(r.headers['access-control-max-age']), origin).toBeGreaterThan(0);
       expect(list(r.headers.vary), origin).toEqual(expect.arrayContaining(['origin', 'access-control-request-headers']));
+      expect(r.headers['access-control-allow-private-network'], origin).toBeUndefined();
     }
+    // A browser asking whether a page may reach this address (Private Network Access) is told so, for an allowed origin.
+    const pna = await raw(srv.base, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-private-network': 'true' } });
+    expect(pna.status).toBe(204);
+    expect(pna.headers['access-control-allow-private-network']).toBe('true');
   });
 
   it('refuses any other origin with 403, its preflight included, and says nothing a page could read', async () => {
     for (const origin of ['https://evil.example', 'https://app.example.com.evil.example', 'http://app.example.com', 'null', 'http://localhost.evil.example']) {
-      const pre = await preflight(srv.base, origin);
+      const pre = await raw(srv.base, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-private-network': 'true' } });
       expect(pre.status, origin).toBe(403);
+      expect(pre.headers['access-control-allow-private-network'], origin).toBeUndefined();
       expect(pre.headers['access-control-allow-origin'], origin).toBeUndefined();
       const post = await raw(srv.base, { headers: { ...JSON_HEADERS, ...AUTH, origin }, body: INIT });
       expect(post.status, origin).toBe(403);
