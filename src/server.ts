@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from './log.js';
 import * as editResources from './resources/edits.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
+import { showTextBodies } from './resources/parts.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
@@ -65,11 +66,13 @@ export interface ServerDeps {
  */
 /**
  * Over HTTP the caller cannot open the server's files: every tool result and every resource read is shown with the
- * server's folders replaced (workflow/remote-paths.ts). A resource served in parts is passed as it is (its parts'
- * sizes and hashes are of its bytes).
+ * server's folders replaced (workflow/remote-paths.ts). A text served in parts is replaced before it is split
+ * (resources/parts.ts); its manifest and parts are passed as they are here (their sizes and hashes are of those bytes).
  */
 function hideServerPaths(server: McpServer, folders: string[]): void {
   const paths = remotePaths(folders);
+  // A body served in parts is shown before it is split, so that its parts join to what is shown.
+  showTextBodies(server, paths.text);
   const registerTool = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   type Handler = (...a: unknown[]) => Promise<CallToolResult>;
   (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>

@@ -3,8 +3,10 @@
 // server's cache dir, data dir or temporary folder. The whole local workflow is driven over Streamable HTTP through
 // the built server (create a project, import, compose, preview, render, follow the render, export and import a
 // timeline, inspect, transcribe, search, tighten, find moments, delete), with failures on purpose, and every
-// resource listed is read: no text, structured content, link or resource body holds any of those folders. The media
-// the caller imports are named by the path they gave (the folders they may import from are theirs to name).
+// resource listed is read (whole, or joined from its parts: parts of 3 KiB here): no text, structured content, link,
+// notification or resource body holds any of those folders. The media the caller imports are named by the path they
+// gave (the folders they may import from are theirs to name).
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +29,8 @@ let files: { wav: string; video: string };
 let client: Client;
 /** Everything the server answered: tool results and resource contents, by what was asked. */
 const answers: { what: string; answer: unknown }[] = [];
+/** The resources read that came in parts. */
+const parted: string[] = [];
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string; uri?: string }[] };
 async function call(name: string, args: Record<string, unknown>): Promise<Result> {
@@ -48,7 +52,7 @@ const leaks = (answer: unknown) => {
 beforeAll(async () => {
   for (const d of [media, ...Object.values(server)]) mkdirSync(d, { recursive: true });
   files = makeSpeechMedia(media);
-  srv = await startHttpServer({ CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media, CUTROOM_HTTP_TOKEN: TOKEN });
+  srv = await startHttpServer({ CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media, CUTROOM_HTTP_TOKEN: TOKEN, CUTROOM_RESOURCE_PART_BYTES: '3072' });
   client = await connectHttp(srv.url, { authorization: `Bearer ${TOKEN}` });
   // What the server sends besides answers (a failed call's log line, progress) is searched too.
   client.setNotificationHandler('notifications/message', (n) => void answers.push({ what: 'notifications/message', answer: n }));
@@ -61,6 +65,23 @@ afterAll(async () => {
   await service?.stop();
 });
 
+/**
+ * A resource read whole: its text or bytes, joined from its parts when it comes as a manifest (checked against the
+ * manifest's size and sha256), and what was read on the way (the manifest's text).
+ */
+async function readWhole(uri: string): Promise<{ mimeType?: string; text?: string; bytes?: Buffer; manifest?: string }> {
+  const first = (await client.readResource({ uri })).contents[0] as { mimeType?: string; text?: string; blob?: string; _meta?: Record<string, unknown> };
+  const manifest = first._meta?.['cutroom/parts'] as { mimeType: string; size: number; sha256: string; parts: { uri: string }[] } | undefined;
+  if (!manifest) return first.blob !== undefined ? { mimeType: first.mimeType, bytes: Buffer.from(first.blob, 'base64') } : { mimeType: first.mimeType, text: first.text ?? '' };
+  const parts: Buffer[] = [];
+  for (const part of manifest.parts) parts.push(Buffer.from(((await client.readResource({ uri: part.uri })).contents[0] as { blob: string }).blob, 'base64'));
+  const bytes = Buffer.concat(parts);
+  expect(bytes.length, uri).toBe(manifest.size);
+  expect(createHash('sha256').update(bytes).digest('hex'), uri).toBe(manifest.sha256);
+  const isText = /^(text\/|application\/(json|xml))/.test(manifest.mimeType);
+  return { mimeType: manifest.mimeType, manifest: first.text, ...(isText ? { text: bytes.toString('utf8') } : { bytes }) };
+}
+
 /** Every resource listed, and every resource a result linked to, read; only text is kept (bytes name no path). */
 async function readAll(): Promise<Set<string>> {
   const uris = new Set<string>();
@@ -70,9 +91,9 @@ async function readAll(): Promise<Set<string>> {
   for (const r of listed.resources) uris.add(r.uri);
   answers.push({ what: 'resources/templates/list', answer: await client.listResourceTemplates() });
   for (const uri of uris) {
-    const read = await client.readResource({ uri }).catch((e: Error) => ({ error: e.message }));
-    const contents = 'contents' in read ? read.contents.map((c) => ('text' in c ? c : { uri: c.uri, mimeType: c.mimeType })) : read;
-    answers.push({ what: `resources/read ${uri}`, answer: contents });
+    const read = await readWhole(uri).catch((e: Error) => ({ error: e.message }));
+    if ('manifest' in read && read.manifest) parted.push(uri);
+    answers.push({ what: `resources/read ${uri}`, answer: 'bytes' in read ? { mimeType: read.mimeType } : read });
   }
   return uris;
 }
@@ -96,10 +117,10 @@ describe('over HTTP, results name no file of the server', () => {
     const previewUri = (preview.structuredContent as { path: string }).path;
     expect(previewUri).toMatch(/^cutroom:\/\/previews\/[\w-]+\/preview\.mp4$/);
     expect(textOf(preview)).toContain(previewUri);
-    // The URI serves the video itself.
-    const played = (await client.readResource({ uri: previewUri })).contents[0] as { blob?: string; mimeType?: string };
+    // The URI serves the video itself (in parts).
+    const played = await readWhole(previewUri);
     expect(played.mimeType).toBe('video/mp4');
-    expect(Buffer.from(played.blob ?? '', 'base64').subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(played.bytes?.subarray(4, 8).toString('latin1')).toBe('ftyp');
     const render = await call('render_edit', { project_id: project, edit_id: composed.edit_id });
     expect(render.isError, textOf(render)).toBeFalsy();
     const renderId = (render.structuredContent as { render: { asset_id: string } }).render.asset_id;
@@ -143,6 +164,8 @@ describe('over HTTP, results name no file of the server', () => {
     expect(answers.filter((a) => a.what === 'notifications/message').length).toBeGreaterThanOrEqual(3);
     expect(answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError).length).toBeGreaterThanOrEqual(5);
     expect([...uris].some((u) => u.startsWith('cutroom://previews/'))).toBe(true);
+    // Timelines larger than a part (3 KiB here) came in parts, and were searched joined.
+    expect(parted.filter((u) => u.startsWith('cutroom://exports/')).length).toBeGreaterThan(0);
     expectNoLeak();
   }, 600_000);
 
