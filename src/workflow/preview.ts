@@ -84,8 +84,8 @@ export const PreviewCutSchema = CutPlacementSchema.extend({
 export const PreviewSchema = z.object({
   preview_id: z.string(),
   edit_id: z.string().optional(),
-  path: z.string().describe('The preview video: a path on the machine cutroom runs on (a hosted cutroom gives its cutroom:// resource URI)'),
-  sheet_path: z.string().describe('The contact sheet (JPEG): a path, or on a hosted cutroom its resource URI'),
+  path: z.string().describe('The preview video: a path on the machine cutroom runs on (over HTTP, its cutroom:// resource URI)'),
+  sheet_path: z.string().describe('The contact sheet (JPEG): a path, or over HTTP its resource URI'),
   resolution: z.string(),
   fps: z.number(),
   planned_seconds: z.number(),
