@@ -29,6 +29,8 @@ import { compactToolSchemas } from './tools/listed-schema.js';
 import * as scriptTools from './tools/scripts.js';
 import * as transcriptTools from './tools/transcripts.js';
 import * as tightenTools from './tools/tighten.js';
+import * as viewTools from './tools/view.js';
+import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
 import { NAME, VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -108,13 +110,16 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
+      // (tools: declared below, once registered: McpServer sets its tools/list handler when a capability names tools,
+      // and listAppOnlyToolsToAppHosts must see it set.)
+      capabilities: { resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
       instructions: instructions(backend),
     },
   );
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
   logToolFailures(server);
   compactToolSchemas(server);
+  listAppOnlyToolsToAppHosts(server);
   boundInputErrors(server);
   projectTools.register(server, deps);
   assetTools.register(server, deps);
@@ -127,6 +132,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   transcriptTools.register(server, deps);
   momentTools.register(server, deps);
   tightenTools.register(server, deps);
+  viewTools.register(server, deps);
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);
@@ -136,5 +142,6 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   workflowPrompts.register(server, { backend, logger });
   workflowSkills.register(server, { local: backend.kind === 'local' });
   adaptToolResultsToProtocol(server, http?.protocolVersion);
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

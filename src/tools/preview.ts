@@ -4,7 +4,7 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
-import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { checkAndKeep, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
 import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
@@ -18,7 +18,7 @@ import { fitList } from './budget.js';
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
 
 /** One shape for both uses: the full preview once done; while rendering, its id and progress only. */
-const PreviewOutputSchema = PreviewSchema.partial().extend({
+export const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
   status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
   progress: z.number().min(0).max(1).optional(),
@@ -37,7 +37,7 @@ const RESULT_BYTES = 23 * 1024;
 const TEXT_CUTS = 12;
 
 /** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
-function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[] } = {}): CallToolResult {
+export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[] } = {}): CallToolResult {
   const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
   const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
   const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
@@ -95,7 +95,7 @@ function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string;
   return result;
 }
 
-function renderingResult(id: string, progress: number | undefined, who = ''): CallToolResult {
+export function renderingResult(id: string, progress: number | undefined, who = ''): CallToolResult {
   const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
   return ok(
     { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }) },
@@ -107,7 +107,7 @@ function renderingResult(id: string, progress: number | undefined, who = ''): Ca
  * Waits for a job for up to `waitMs`, passing its progress on, and at least every second (a client that resets
  * its timeout on progress keeps waiting). Resolves true when the job settled, false on time out or cancellation.
  */
-async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress): Promise<boolean> {
+export async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress, until?: () => boolean): Promise<boolean> {
   let sent = -1;
   let sentAt = 0;
   const push = (fraction: number, message: string) => {
@@ -122,7 +122,11 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
     sentAt = Date.now();
     void progress(pct, 100, message);
   };
-  const listener = (f: number, m: string) => push(f, m);
+  let early: (() => void) | undefined;
+  const listener = (f: number, m: string) => {
+    push(f, m);
+    if (until?.()) early?.();
+  };
   job.listeners.add(listener);
   push(job.progress, job.message);
   const beat = setInterval(() => push(job.progress, job.message), 500);
@@ -131,6 +135,8 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
   try {
     return await new Promise<boolean>((resolve) => {
       if (signal.aborted) return resolve(false);
+      early = () => resolve(false);
+      if (until?.()) return resolve(false);
       timer = setTimeout(() => resolve(false), waitMs);
       onAbort = () => resolve(false);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -151,10 +157,17 @@ async function settledResult(job: PreviewJob, progress: Progress, opts: Paramete
   return doneResult(result, opts);
 }
 
-const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
+export const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
   if (!deps.runtime) throw new ToolError(`${tool} needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
   return deps.runtime;
 };
+
+/** Starts (or joins, or reuses) the preview of a checked, ready edit: its captions and dialogue's words first. */
+export async function startCheckedPreview(deps: ToolDeps, rt: MediaRuntime, checked: CheckedEdit, width: number | undefined, signal: AbortSignal): Promise<PreviewJob> {
+  const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
+  const speechWords = await dialogueWords(deps, checked, signal);
+  return startPreview(rt, checked, { width: width ?? 640, debug: (m) => deps.logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
+}
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const PreviewEditInput = z.object({
@@ -229,9 +242,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
           const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
-          const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
-          const speechWords = await dialogueWords(deps, checked, signal);
-          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
+          const job = await startCheckedPreview(deps, rt, checked, width, signal);
           // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
           const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
           const next = afterStage(progress, listen.last);
