@@ -40,7 +40,7 @@ function refusal(c: CheckedEdit): string {
   const d: Diagnostic | undefined = c.diagnostics.find((x) => x.severity === 'error') ?? c.diagnostics[0];
   if (!d) return 'the changed edit is not ready; preview_edit {edit_id} of the edit before the change shows why';
   const cut = /^\/video_series_sequential\/(\d+)/.exec(d.path);
-  return `the change cannot be made: ${cut ? `cut ${cut[1]}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
+  return `${cut ? `cut ${cut[1]}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
 }
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -65,13 +65,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
           let checked = await checkAndKeep(deps, input, signal, { waitMs: deps.renderWaitMs });
           let changed: string | undefined;
           if (changes?.length) {
-            if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked).replace(/^the change cannot be made: /, '')}`);
+            if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
             const applied = applyChanges(checked.edit, changes);
             if (!applied.ok) throw new ToolError(applied.reason);
             changed = applied.changed;
             checked = await checkAndKeep(deps, { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs }, signal, { waitMs: deps.renderWaitMs });
-            if (!checked.ready) throw new ToolError(refusal(checked));
-          } else if (!checked.ready) throw new ToolError(refusal(checked).replace(/^the change cannot be made: /, 'the edit is not ready: '));
+            if (!checked.ready) throw new ToolError(`the changed edit would not play: ${refusal(checked)}`);
+          } else if (!checked.ready) throw new ToolError(`the edit is not ready: ${refusal(checked)}`);
           const job = await startCheckedPreview(deps, rt, checked, width, signal);
           const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
           // Back as soon as the preview is done, or more cuts are ready than the view has.
