@@ -399,6 +399,19 @@ function drawStrips(p: Preview): void {
     drop.onclick = () => void changeEdit([{ cut: c.index, drop: true }]);
     moves.append(left, right, drop);
     el.append(moves);
+    // Or dragged onto another strip: it moves to that place.
+    el.draggable = true;
+    el.addEventListener('dragstart', (e) => {
+      e.dataTransfer?.setData('text/plain', String(c.index));
+      el.classList.add('dragging');
+    });
+    el.addEventListener('dragend', () => el.classList.remove('dragging'));
+    el.addEventListener('dragover', (e) => e.preventDefault());
+    el.addEventListener('drop', (e) => {
+      e.preventDefault();
+      const from = Number(e.dataTransfer?.getData('text/plain'));
+      if (Number.isInteger(from) && from !== c.index && !busy) void changeEdit([{ cut: from, move_to: c.index }]);
+    });
     strips.append(el);
   }
   setBusy(busy);
