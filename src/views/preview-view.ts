@@ -299,7 +299,7 @@ function drawLevel(canvas: HTMLCanvasElement, c: Cut, levels: number[] | undefin
   const { width: w, height: h } = canvas;
   const y = (db: number) => h - Math.max(0, Math.min(1, (db + 60) / 60)) * h;
   g.clearRect(0, 0, w, h);
-  g.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent') || '#2f6fde';
+  g.strokeStyle = g.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2f6fde';
   g.lineWidth = 1.5;
   if (levels?.length) {
     g.beginPath();
@@ -358,7 +358,9 @@ function drawStrips(p: Preview): void {
     trim.className = 'trim';
     const field = (name: 'in' | 'out', value: number) => {
       const box = document.createElement('label');
-      box.textContent = `${name} `;
+      const label = document.createElement('span');
+      label.textContent = name;
+      box.append(label);
       const minus = button('‹', `${name} one frame earlier`, `${name}-minus`);
       const input = document.createElement('input');
       input.type = 'number';
@@ -384,7 +386,7 @@ function drawStrips(p: Preview): void {
     };
     const go = button('Trim', `trim cut ${c.index + 1} to these points`, 'trim');
     go.onclick = apply;
-    trim.append(inF.box, outF.box, go);
+    trim.append(inF.box, outF.box);
     el.append(trim);
     const moves = document.createElement('div');
     moves.className = 'moves';
@@ -397,7 +399,7 @@ function drawStrips(p: Preview): void {
     const drop = button('✕', 'drop this cut', 'drop');
     drop.disabled = cuts.length < 2;
     drop.onclick = () => void changeEdit([{ cut: c.index, drop: true }]);
-    moves.append(left, right, drop);
+    moves.append(left, right, drop, go);
     el.append(moves);
     // Or dragged onto another strip: it moves to that place.
     el.draggable = true;
