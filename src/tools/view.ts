@@ -76,6 +76,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
           // Back as soon as the preview is done, or more cuts are ready than the view has.
           const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => readyOf(job).length > (seen ?? 0));
+          // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
+          if (!settled && signal.aborted) job.abort();
           const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
           if (!settled || !job.settled) {
             const ready = readyOf(job).map((index) => ({ index, uri: cutUri(job.id, index) }));

@@ -500,7 +500,7 @@ async function viewEdit(args: Record<string, unknown>): Promise<{ p: Preview; sh
  * Asks view_edit until the preview is done (it answers early when more cuts are ready than `seen`), handing each
  * newly ready cut to `onReady`, with the same growing pause as follow() between answers that bring nothing new.
  */
-async function untilDone(first: { p: Preview; sheet?: string }, args: Record<string, unknown>, onReady?: (ready: { index: number; uri: string }[]) => void): Promise<{ p: Preview; sheet?: string }> {
+async function untilDone(first: { p: Preview; sheet?: string }, args: Record<string, unknown>, onReady?: (ready: { index: number; uri: string }[]) => Promise<void>): Promise<{ p: Preview; sheet?: string }> {
   let r = first;
   let wait = FIRST_PAUSE_MS;
   let seen = 0;
@@ -508,7 +508,8 @@ async function untilDone(first: { p: Preview; sheet?: string }, args: Record<str
     status(`rendering…${r.p.progress !== undefined ? ` (${Math.floor(r.p.progress * 100)}%)` : ''}`);
     const ready = r.p.ready ?? [];
     if (ready.length > seen) {
-      onReady?.(ready);
+      // (The clips are read before asking again: the server renders on meanwhile.)
+      await onReady?.(ready);
       seen = ready.length;
       wait = FIRST_PAUSE_MS;
     } else {
@@ -578,21 +579,22 @@ async function startFromInput(args: Record<string, unknown>): Promise<void> {
     played.push(next);
     v.src = url;
     v.dataset.playing = `cut:${next}`;
+    v.dataset.playedCuts = played.join(',');
     void v.play().catch(() => {});
   };
   const onEnded = () => playNext();
   v.addEventListener('ended', onEnded);
   try {
     const first = await viewEdit({ ...edit, ...(askedWidth ? { width: askedWidth } : {}) });
-    const done = await untilDone(first, edit, (ready) => {
-      void (async () => {
-        for (const { index, uri } of ready) {
-          if (clips.has(index)) continue;
-          clips.set(index, '');
-          clips.set(index, dataUrl(await readVideo(uri)));
-          if (current === -1 || (v.ended && current + 1 === index)) playNext();
-        }
-      })().catch(() => {});
+    const done = await untilDone(first, edit, async (ready) => {
+      for (const { index, uri } of ready) {
+        if (clips.has(index)) continue;
+        // A clip that cannot be read is skipped: the whole preview follows.
+        const url = await readVideo(uri).then(dataUrl, () => undefined);
+        if (!url) continue;
+        clips.set(index, url);
+        if (current + 1 === index && (current === -1 || v.ended)) playNext();
+      }
     });
     v.removeEventListener('ended', onEnded);
     const at = current >= 0 ? elapsed + (v.currentTime || 0) : undefined;
