@@ -37,7 +37,7 @@ const RESULT_BYTES = 23 * 1024;
 const TEXT_CUTS = 12;
 
 /** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
-export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[] } = {}): CallToolResult {
+export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[]; reserveBytes?: number } = {}): CallToolResult {
   const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
   const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
   const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
@@ -72,7 +72,7 @@ export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: 
   const overlays = fitList(allOverlays, OVERLAYS_BUDGET);
   if (overlays.leftOut) leftOut.push(`overlays ${overlays.shown.length + 1}-${allOverlays.length} of ${allOverlays.length}: ${whole} lists them all`);
   // The cuts take what the text and the other lists leave (the few fixed fields and left_out take under 2 KB).
-  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000;
+  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000 + (opts.reserveBytes ?? 0);
   const cuts = fitList(preview.cuts, Math.max(2000, Math.min(CUTS_BUDGET, RESULT_BYTES - used)));
   if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${whole} lists them all`);
   const structured = {

@@ -35,6 +35,19 @@ const cutUri = (previewId: string, index: number) => `cutroom://previews/${previ
 /** The cuts of a job that can be played now, in the order they became ready (none when the job does not say). */
 const readyOf = (job: PreviewJob): number[] => (job as PreviewJob & { ready?: number[] }).ready ?? [];
 
+/** JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles. */
+const LEVELS_BYTES = 3000;
+export function boundLevels(levels: { step: number; cuts: number[][] }, max = LEVELS_BYTES): { step: number; cuts: number[][] } {
+  let { step, cuts } = levels;
+  // (Silence may come as -Infinity, which JSON cannot carry: the floor is -120 dB.)
+  cuts = cuts.map((c) => c.map((db) => (Number.isFinite(db) ? Math.max(-120, Math.round(db * 10) / 10) : -120)));
+  while (JSON.stringify({ step, cuts }).length > max && cuts.some((c) => c.length > 1)) {
+    cuts = cuts.map((c) => Array.from({ length: Math.ceil(c.length / 2) }, (_, i) => Math.max(c[2 * i]!, c[2 * i + 1] ?? -Infinity)));
+    step *= 2;
+  }
+  return { step, cuts };
+}
+
 /** Why a changed edit cannot be made, in one line: its first error, the cut named as the view numbers it (from 0). */
 function refusal(c: CheckedEdit): string {
   const d: Diagnostic | undefined = c.diagnostics.find((x) => x.severity === 'error') ?? c.diagnostics[0];

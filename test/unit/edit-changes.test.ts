@@ -53,3 +53,16 @@ describe('applyChanges', () => {
     expect(reason([{ cut: 0, drop: true }, { cut: 0, drop: true }, { cut: 0, drop: true }])).toBe('change 3: cut 0 is the only cut; an edit needs one');
   });
 });
+
+describe("view_edit's levels in a result", () => {
+  it('are bounded: neighbours merged (the louder kept), the step doubled; silence floored at -120 dB', async () => {
+    const { boundLevels } = await import('../../src/tools/view.js');
+    const long = { step: 0.1, cuts: [Array.from({ length: 2000 }, (_, i) => -30 + (i % 7)), [-Infinity, -20]] };
+    const b = boundLevels(long, 3000);
+    expect(JSON.stringify(b).length).toBeLessThanOrEqual(3000);
+    expect(b.step).toBeCloseTo(0.1 * 2 ** Math.log2(2000 / b.cuts[0]!.length), 5);
+    expect(Math.max(...b.cuts[0]!)).toBe(-24);
+    expect(b.cuts[1]).toEqual([-20]);
+    expect(boundLevels({ step: 0.5, cuts: [[-10.04, -Infinity]] })).toEqual({ step: 0.5, cuts: [[-10, -120]] });
+  });
+});
