@@ -22,7 +22,7 @@ function exec(cmd, args) {
 }
 
 /** The source (720p moving picture, 75 s of speech with pauses) and the bed, made once. */
-function media() {
+export function media() {
   mkdirSync(MEDIA, { recursive: true });
   const video = join(MEDIA, 'talk-720p.mp4');
   const bed = join(MEDIA, 'bed.wav');
@@ -56,7 +56,7 @@ function media() {
  * every run shares (a transcript's key names the media's place in it) and a cache dir whose inspections (the
  * transcript) are copied into each run's fresh cache.
  */
-async function prepared(video, bed) {
+export async function prepared(video, bed) {
   const data = join(MEDIA, 'bench-data');
   const cache = join(MEDIA, 'bench-transcribed-cache');
   const idsFile = join(MEDIA, 'bench-ids.json');

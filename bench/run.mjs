@@ -15,6 +15,7 @@ const all = {
   'cut-words': () => import('./cut-words.mjs'),
   search: () => import('./search.mjs'),
   mix: () => import('./mix.mjs'),
+  'first-frame': () => import('./first-frame.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

@@ -4,6 +4,7 @@
 // on; and how they look, in the output's pixels. media/ turns them into a filter (libass); interchange/ into SRT/VTT.
 import type { Timeline } from './normalize.js';
 import type { TimedWord } from './words.js';
+import { onFrameMs } from './timecode.js';
 
 /** The rules of a readable cue. */
 export const CAPTION_RULES = {
@@ -54,11 +55,14 @@ export function wordsOnTimeline(t: Timeline, words: Map<string, TimedWord[]>): P
   const out: PlacedWord[] = [];
   for (const c of t.cuts) {
     if ((c.gainDb ?? 0) <= MUTED_GAIN_DB) continue;
+    // A cut's sound plays from its first output frame to the start of the next cut's (its frame times, as reported).
+    const startMs = onFrameMs(c.startMs, t.fps);
+    const endMs = onFrameMs(c.endMs, t.fps);
     for (const w of words.get(c.assetId) ?? []) {
       const mid = ((w.start_seconds + w.end_seconds) / 2) * 1000;
       if (mid < c.inMs || mid >= c.outMs || levelAt(c.levels, mid) <= MUTED_LEVEL) continue;
-      const at = (s: number) => r3(Math.min(c.endMs, Math.max(c.startMs, c.startMs + s * 1000 - c.inMs)) / 1000);
-      out.push({ word: w.word, start: at(w.start_seconds), end: at(w.end_seconds), endsSentence: ENDS_SENTENCE.test(w.word), item: `c${c.index}`, itemEnd: c.endMs / 1000 });
+      const at = (s: number) => r3(Math.min(endMs, Math.max(startMs, startMs + s * 1000 - c.inMs)) / 1000);
+      out.push({ word: w.word, start: at(w.start_seconds), end: at(w.end_seconds), endsSentence: ENDS_SENTENCE.test(w.word), item: `c${c.index}`, itemEnd: endMs / 1000 });
     }
   }
   for (const o of t.overlays) {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Mix, Timeline } from './normalize.js';
 import type { FocusKey } from './framing.js';
-import { formatTimecode } from './timecode.js';
+import { formatTimecode, onFrameMs, outputFrameAt } from './timecode.js';
 import { captionLayout, cuesWithin, type CaptionLayout, type Cue } from './captions.js';
 
 /** Where one cut comes from and where it lands: shared by compose's summary and the preview's report. */
@@ -28,10 +28,15 @@ export const TimelineSummarySchema = z.object({
 });
 export type TimelineSummary = z.infer<typeof TimelineSummarySchema>;
 
+/**
+ * Cuts are placed where their first output frame starts (onFrameMs), the total is where the last frame ends: seeking to
+ * a cut's timeline_start shows its first frame, never the previous cut's last.
+ */
 export function summarizeTimeline(t: Timeline): TimelineSummary {
+  const at = (ms: number) => onFrameMs(ms, t.fps);
   return {
-    total_duration: formatTimecode(t.totalMs),
-    total_seconds: t.totalMs / 1000,
+    total_duration: formatTimecode(at(t.totalMs)),
+    total_seconds: at(t.totalMs) / 1000,
     resolution: `${t.width}x${t.height}`,
     fps: t.fps.value,
     cuts: t.cuts.map((c) => ({
@@ -39,8 +44,8 @@ export function summarizeTimeline(t: Timeline): TimelineSummary {
       asset_id: c.assetId,
       source_in: formatTimecode(c.inMs),
       source_out: formatTimecode(c.outMs),
-      timeline_start: formatTimecode(c.startMs),
-      timeline_end: formatTimecode(c.endMs),
+      timeline_start: formatTimecode(at(c.startMs)),
+      timeline_end: formatTimecode(at(c.endMs)),
       seconds: (c.outMs - c.inMs) / 1000,
     })),
     overlays: t.overlays.map((o) => ({ index: o.index, asset_id: o.assetId, timeline_start: formatTimecode(o.startMs), timeline_end: formatTimecode(o.endMs) })),
@@ -210,7 +215,7 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
   const width = scale === 1 ? t.width : evenDown(t.width * scale);
   const height = scale === 1 ? t.height : evenDown(t.height * scale);
   const fps = t.fps.num / t.fps.den;
-  const frameAt = (ms: number) => Math.round((ms / 1000) * fps);
+  const frameAt = (ms: number) => outputFrameAt(ms, t.fps);
   const layout = t.captions?.burn && opts.cues?.length ? captionLayout(t.captions.style, width, height) : undefined;
   /** The cues a cut shows: those over its frames, from its first frame's time. */
   const captionsOf = (c: { startMs: number; endMs: number }) => {

@@ -1,5 +1,6 @@
 // Timecodes: accept HH:MM:SS, HH:MM:SS.mmm (also MM:SS and a comma for the decimal point) and plain seconds;
 // send HH:MM:SS.mmm. Everything is kept in whole milliseconds so that formatting and parsing round-trip exactly.
+// Times reported on the output timeline are where an output frame starts, rounded up to the millisecond (onFrameMs).
 
 export type TimecodeResult = { ok: true; ms: number } | { ok: false; reason: string };
 
@@ -43,6 +44,27 @@ export function formatTimecode(ms: number): string {
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}.${pad(millis, 3)}`;
 }
+
+/** The output frame a timeline time (ms) falls on, as the render counts them: a cut's frames are the difference of its ends'. */
+export function outputFrameAt(ms: number, fps: { num: number; den: number }): number {
+  return Math.round((ms / 1000) * (fps.num / fps.den));
+}
+
+/**
+ * Where output frame n starts, in whole milliseconds rounded up (at 29.97 fps a frame lasts 1001/30000 s, not whole
+ * ms): the time reported lies in [the frame's start, its start + 1 ms), so a player seeking to it, or to it plus half a
+ * frame (safer against a container's and a player's rounding), shows frame n. Exact in integers.
+ */
+export function frameStartMs(n: number, fps: { num: number; den: number }): number {
+  const a = n * fps.den * 1000;
+  let q = Math.ceil(a / fps.num);
+  if ((q - 1) * fps.num >= a) q--;
+  if (q * fps.num < a) q++;
+  return q;
+}
+
+/** A time on the output timeline (ms) as the output shows it: the start of the frame it falls on. */
+export const onFrameMs = (ms: number, fps: { num: number; den: number }) => frameStartMs(outputFrameAt(ms, fps), fps);
 
 /** Short human form for summaries: 1:05.250 or 12.5 s. */
 export function formatShort(ms: number): string {

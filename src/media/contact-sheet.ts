@@ -3,6 +3,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import type { RenderPlan } from '../edit/plan.js';
+import { frameStartMs } from '../edit/timecode.js';
 import { num } from './timeline-args.js';
 
 export const MAX_SIDE = 2000;
@@ -37,15 +38,15 @@ export interface SheetFrame {
   t: number;
 }
 
-/** The frames to show: first, middle and last of each cut, by frame number in the rendered timeline. */
+/** The frames to show: first, middle and last of each cut, by frame number in the rendered timeline; t where each starts, as reported (ms up). */
 export function sheetFrames(plan: RenderPlan): SheetFrame[] {
-  const fps = plan.fpsNum / plan.fpsDen;
+  const rate = { num: plan.fpsNum, den: plan.fpsDen };
   const out: SheetFrame[] = [];
   let start = 0;
   plan.cuts.forEach((c, i) => {
     const end = start + c.frames; // exclusive
     const picks = [...new Set([start, Math.floor((start + end - 1) / 2), end - 1])].filter((f) => f >= start && f < end);
-    for (const f of picks) out.push({ cut: i + 1, frame: f, t: f / fps });
+    for (const f of picks) out.push({ cut: i + 1, frame: f, t: frameStartMs(f, rate) / 1000 });
     start = end;
   });
   return out;

@@ -1,7 +1,9 @@
-// A preview made of segments (segments.ts): the cuts not yet in the store are rendered, several to a process, each
-// to its own file; then every segment is joined by stream copy with sample-exact PCM sound, the overlays are laid
-// over the joined sound, and the mix is measured. The sheet's thumbnails and each cut's measurements come from the
-// segments, so a cut already rendered costs nothing but its share of the join.
+// A preview made of segments (segments.ts): the cuts not yet in the store are rendered, the first of them alone and
+// first (a person watches it while the rest render: onReady), the others several to a process, each to its own file;
+// then the timeline's sound is made from the segments' sound (placed, levelled, the overlays laid over it) and
+// encoded in one process while another measures it, and the pictures are joined to it by stream copy. The sheet's
+// thumbnails and each cut's measurements (its loudness too) come from the segments, so a cut already rendered costs
+// nothing but its share of the sound.
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -14,7 +16,7 @@ import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
-import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
 
 export interface SegmentedRequest {
@@ -38,6 +40,8 @@ export interface SegmentedRequest {
   trackRss?: boolean;
   /** Run beside the join, once the sheet's thumbnails are in THUMBS_DIR (and awaited with it). */
   whileJoining?: () => Promise<void>;
+  /** A cut's segment is made (or was there): a clip of it can be played (cutClipArgs). Each cut once, in no set order. */
+  onReady?: (cut: number) => void;
 }
 
 export interface SegmentedOutcome {
@@ -49,8 +53,8 @@ export interface SegmentedOutcome {
   edges: (number[] | undefined)[];
   processes: number;
   rendered: number;
-  /** The timeline's sound was made beside the segments (one process of them left a slot free), the join only copied. */
-  soundAhead: boolean;
+  /** The first cut to render was rendered alone and first (before the rest), to be watched while they render. */
+  firstAlone: boolean;
   /** The segment processes ran on one thread each (they filled the ffmpeg slots). */
   oneThreadEach: boolean;
   reused: number;
@@ -107,6 +111,11 @@ function routeMeasurements(cuts: CutMeasurements[]): (chunk: string) => void {
         cuts[Number(level[1])]?.levels.push(line.replace(`cutlevels_${level[1]}`, 'cutlevels'));
         continue;
       }
+      const loud = /^\[ametadata@loud_seg_(\d+) @/.exec(line);
+      if (loud) {
+        cuts[Number(loud[1])]?.levels.push(line.replace(`loud_seg_${loud[1]}`, 'loud_seg'));
+        continue;
+      }
       const mark = /^\[metadata@(vb|ve|fs|fe|ed)_(\d+) @ [^\]]+\] lavfi\.[\w.]+=(-?[\d.]+)/.exec(line);
       if (mark) cuts[Number(mark[2])]?.mark(mark[1]!, Number(mark[3]));
     }
@@ -142,35 +151,28 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     if (r.code !== 0) throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
   };
 
-  // 1. The segments there are; the rest rendered, batches side by side within the ffmpeg limit.
+  // 1. The segments there are (each cut playing one is ready at once); the rest rendered within the ffmpeg limit.
   const records: (SegmentRecord | undefined)[] = await Promise.all(req.keys.map((k) => store.get(k)));
-  // Levelling: each cut's loudness (kept with its segment, else measured from its source, sound only), then the
-  // gains that even the cuts out, applied where their sound is placed (the segments keep their own).
-  let lufs: (number | null)[] | undefined;
-  if (plan.levelDialogue) {
-    lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
-    plan = levelled(plan, lufs);
-  }
-  // A cut that appears twice (the same shot used again) is rendered once.
+  /** Every cut playing this key's segment is ready (the same shot used twice is rendered once). */
+  const ready = (key: string) => req.keys.forEach((k, i) => k === key && req.onReady?.(i));
+  for (const [i, r] of records.entries()) if (r) req.onReady?.(i);
   const missing = records.flatMap((r, i) => (r || req.keys.indexOf(req.keys[i]!) !== i ? [] : [i]));
   const missingSec = missing.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
   const done = new Map<number, number>();
   const report = () => req.onProgress?.(missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85);
-  // Spread over as many processes as may run at once: one process's filter graph runs on one thread, so twelve
-  // cuts in one process leave the other core half idle (bench/README.md: 8 s as two processes of six, 9.6 s as one).
-  const perProcess = Math.max(1, Math.min(req.maxInputs, Math.ceil(missing.length / Math.max(1, req.limiter.limit))));
+  // The first cut to render goes alone and first, with every thread: it is what a person watching sees first (a
+  // clip of it plays while the rest render). The rest, in timeline order, spread over as many processes as may run
+  // at once: one process's filter graph runs on one thread, so twelve cuts in one process leave the other core half
+  // idle (bench/README.md: 8 s as two processes of six, 9.6 s as one).
+  const head = missing.length > 1 ? missing.slice(0, 1) : [];
+  const rest = missing.slice(head.length);
+  const perProcess = Math.max(1, Math.min(req.maxInputs, Math.ceil(rest.length / Math.max(1, req.limiter.limit))));
   const batches: number[][] = [];
-  for (let i = 0; i < missing.length; i += perProcess) batches.push(missing.slice(i, i + perProcess));
-  // A lone segment process leaves an ffmpeg slot free: the timeline's sound (the join's sound work, about half of
-  // what a one-cut re-preview waited for) is made in it meanwhile, and the join then only copies (bench/README.md).
-  const soundBeside = batches.length > 0 && batches.length < req.limiter.limit;
+  for (let i = 0; i < rest.length; i += perProcess) batches.push(rest.slice(i, i + perProcess));
   // Processes that fill the ffmpeg slots run single-threaded: side by side, each one's threads for every core
-  // contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two). The sound made beside fills a slot only when it is
-  // about as much work as the cuts, i.e. when they are a small part of the timeline it spans: a lone cut of a quarter
-  // of it or less is made on one thread beside it (2.2 s -> 2.0 s, 5 s of 60), a longer one keeps its threads (30 s
-  // of 60: 6.3 s on one thread, 4.9 s with them; a lone 45 s cut at 1080p: 13.2 s, 9.3 s).
-  const oneThreadEach = batches.length >= req.limiter.limit || (soundBeside && missingSec <= plan.totalSec / 4);
-  const renderBatches = () => Promise.all(batches.map(async (batch, b) => {
+  // contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two).
+  const oneThreadEach = batches.length >= req.limiter.limit;
+  const renderBatch = async (batch: number[], b: number, oneThread: boolean) => {
     const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
     const parsers = batch.map(() => new CutMeasurements());
     // Captions burned into a segment: its script in the store's folder (the process's), named like its scratch.
@@ -189,7 +191,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       outputs: made.map((m) => ({ file: m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
-      oneThread: oneThreadEach,
+      oneThread,
       ...(captionFiles.size ? { captionFiles } : {}),
     });
     const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
@@ -211,9 +213,11 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         }
         const measured = parsers[k]!;
         measured.finish(cut.durationSec);
+        // Its loudness as it plays without its own gain (what levelling compares: see cutLoudness).
+        const loud = integratedLoudness(measured.levels.result.blocks?.seg);
         const record: SegmentRecord = {
           frames: cut.frames,
-          ...(lufs ? { lufs: lufs[m.i]! } : {}),
+          lufs: loud === undefined ? null : Math.round((loud - (cut.gainDb ?? 0)) * 100) / 100,
           thumbs: m.thumbFrames.length,
           cutLevels: measured.levels.result.cutLevels,
           black: measured.black,
@@ -222,6 +226,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         };
         await store.put(req.keys[m.i]!, m.scratch, record);
         records[m.i] = record;
+        ready(req.keys[m.i]!);
       }
       done.set(b, batchSec);
       report();
@@ -231,7 +236,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     } finally {
       await Promise.all(captionPaths.map((f) => rm(f, { force: true })));
     }
-  }));
+  };
 
   const dir = dirname(req.output);
   const tag = randomBytes(4).toString('hex');
@@ -245,21 +250,23 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     await writeFile(file, `ffconcat version 1.0\n${entries.join('\n')}\n`);
     return file;
   };
-  // Where each cut's sound plays (the join places each segment's sound in its slot).
-  const sounds = soundPlan(plan, req.cutInputs);
   const parser = new MeasureParser();
   try {
-    const sound = soundBeside ? soundAhead(soundParts(records)) : undefined;
-    try {
-      await renderBatches();
-    } catch (err) {
-      sound?.stop();
-      await sound?.ended;
-      throw err;
-    }
+    if (head.length) await renderBatch(head, -1, false);
+    await Promise.all(batches.map((batch, b) => renderBatch(batch, b, oneThreadEach)));
 
     // Repeated cuts take their first occurrence's segment.
     records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
+
+    // Levelling: each cut's loudness (measured as its segment was made; a segment kept by an older version is
+    // measured from its source, sound only), and the gains that even the cuts out, applied where the sound is
+    // placed (the segments keep their own).
+    if (plan.levelDialogue) {
+      const lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
+      plan = levelled(plan, lufs);
+    }
+    // Where each cut's sound plays (the join places each segment's sound in its slot).
+    const sounds = soundPlan(plan, req.cutInputs);
 
     // 2. The sheet's thumbnails, in sheet order, and each cut's measurements placed on the timeline.
     await mkdir(join(dir, THUMBS_DIR), { recursive: true });
@@ -280,23 +287,36 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
     }
 
-    // 3. The join: segments in order by stream copy; overlays over the joined sound; the mix measured (or all of the
-    // sound taken as made ahead).
+    // 3. The sound: the segments' sound placed, the overlays laid over it, encoded in one process and measured in
+    // another beside it (the sheet tiled meanwhile); then the pictures joined to it by stream copy.
     const list = await writeList('concat.txt', plan.cuts.map((_, i) => i));
+    const soundFile = scratch('sound.m4a');
     const tmp = scratch('part');
-    temps.push(tmp);
+    temps.push(soundFile, tmp);
+    const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
+    const job = { plan, parts, sounds, overlayInputs: req.overlayInputs, encode: req.encode };
+    // One failing stops the other.
+    const stopper = new AbortController();
+    const stop = () => stopper.abort();
+    if (req.signal?.aborted) stop();
+    req.signal?.addEventListener('abort', stop, { once: true });
     const onSeconds = (s: number) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec));
-    const joining = async () => {
-      if (sound) {
-        const failed = await sound.ended;
-        if (failed) throw failed;
-        return run(muxSoundArgs({ listFile: list, sound: sound.file, output: tmp }), dir, () => {}, onSeconds);
-      }
-      return run(concatArgs({ plan, listFile: list, sound: { parts: soundParts(records), plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: true }), dir, (c) => parser.push(c), onSeconds);
-    };
-    // The caller's work on the thumbnails (the sheet) runs beside the join.
-    const settled = await Promise.allSettled([joining(), req.whileJoining?.()]);
-    for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    const stopping = <T>(p: Promise<T>) => p.catch((err: unknown) => (stop(), Promise.reject(err)));
+    let settled: PromiseSettledResult<unknown>[];
+    try {
+      settled = await Promise.allSettled([
+        stopping(run(soundArgs({ ...job, output: soundFile, measure: false }), dir, () => {}, onSeconds, stopper.signal)),
+        stopping(run(soundArgs({ ...job, measure: true }), dir, (c) => parser.push(c), () => {}, stopper.signal)),
+        req.whileJoining?.(),
+      ]);
+    } finally {
+      req.signal?.removeEventListener('abort', stop);
+    }
+    // The first failure that is not the other's being stopped.
+    const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const failure = failures.find((e) => !(e instanceof RenderError && e.cancelled)) ?? failures[0];
+    if (failure) throw req.signal?.aborted ? new RenderError('cancelled', true) : failure;
+    await run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, () => {});
     // A loudness target: the sound brought to it in a last pass (the picture copied).
     const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
     await rename(finish?.file ?? tmp, req.output);
@@ -305,14 +325,9 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, soundAhead: !!sound, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
-  }
-
-  /** The timeline's sound in order: the segments there are, and the cuts still to render, from their sources. */
-  function soundParts(have: (SegmentRecord | undefined)[]): SoundPart[] {
-    return have.map((r, i) => (r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! }));
   }
 
   /**
@@ -335,21 +350,5 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       gainDb += target.targetLufs - report.lufs;
     }
     return { file, report: report! };
-  }
-
-  /** Starts the sound's process; `ended` settles with its error, or undefined when the sound is made. */
-  function soundAhead(parts: SoundPart[]): { file: string; ended: Promise<unknown>; stop: () => void } {
-    const file = scratch('sound.m4a');
-    temps.push(file);
-    const stopper = new AbortController();
-    const stop = () => stopper.abort();
-    if (req.signal?.aborted) stop();
-    req.signal?.addEventListener('abort', stop, { once: true });
-    const ended = run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs, output: file, encode: req.encode }), dir, (c) => parser.push(c), () => {}, stopper.signal).then(
-      () => undefined,
-      (err: unknown) => err ?? new RenderError('the sound process failed'),
-    );
-    void ended.finally(() => req.signal?.removeEventListener('abort', stop));
-    return { file, ended, stop };
   }
 }

@@ -582,23 +582,27 @@ export interface SoundJob {
   /** Where each cut's sound goes (soundPlan of the whole timeline). */
   sounds: CutSound[];
   overlayInputs: InputSpec[];
-  /** An mp4 holding the encoded sound alone. */
-  output: string;
+  /** An mp4 holding the encoded sound alone; none: the mix is measured only. */
+  output?: string;
   /** AAC settings (the sound of `encode`). */
   encode: EncodeSettings;
+  /** Its measurements printed (mixGraph's); with no output, that is all it does. */
+  measure: boolean;
 }
 
 /**
- * The timeline's sound alone, encoded and measured, while the segments still missing are rendered: their sound is
- * taken from their sources by the chain their segment process uses, so the samples are those the join of the
- * segments would read (the picture is then joined to it by muxSoundArgs).
+ * The timeline's sound alone, from the segments (or a cut's source, by the chain its segment process uses, so the
+ * samples are those its segment holds): encoded, or measured, or both. A preview makes it in two processes side by
+ * side, one encoding and one measuring (the AAC encode alone is about as much work as the rest), and the picture
+ * is then joined to it by muxSoundArgs.
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
   const made = soundFromParts(plan, job.parts, job.sounds, 0);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, true);
-  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...audioEncodeArgs(job.encode), '-f', 'mp4', job.output);
+  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, job.measure);
+  const output = job.output ? [...audioEncodeArgs(job.encode), '-f', 'mp4', job.output] : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
+  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...output);
   return args;
 }
 
@@ -684,7 +688,8 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
     // Its range's sound, whole: where it plays on a timeline is decided where the segments are joined (soundPlan).
     g.push(rangeChain(inputs.sound[k]!, `a${k}`, cut, spec));
-    g.push(`[a${k}]asplit=2[ao${k}][am${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`);
+    // Its loudness too (loud_seg_k), for levelling: no pass over the sources before the segments.
+    g.push(`[a${k}]asplit=3[ao${k}][am${k}][al${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`, `[al${k}]${loudnessBranch(`seg_${k}`)}`);
     outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);
   });

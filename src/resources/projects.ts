@@ -11,7 +11,7 @@ import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { renderStatus } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
 import { DEFAULT_PART_BYTES, registerParted, textBody } from './parts.js';
-import { readFinishedPreview } from '../workflow/preview.js';
+import { cutClipPath, readFinishedPreview } from '../workflow/preview.js';
 import { openInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
@@ -201,6 +201,29 @@ export function register(server: McpServer, deps: ToolDeps): void {
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg', text: false };
+      },
+    );
+    // A cut's clip while its preview renders: watched before the whole preview is joined.
+    registerParted(
+      server,
+      'preview-cut',
+      'cutroom://previews/{preview_id}/cuts/{clip}',
+      { list: undefined },
+      { title: 'A cut of a preview still rendering', description: 'One cut of a preview (picture and its own sound, mp4), playable as soon as it is rendered: the progress of preview_edit names it.' },
+      deps.partBytes ?? DEFAULT_PART_BYTES,
+      async (uri, variables) => {
+        const rt = deps.runtime!;
+        const id = one(variables.preview_id);
+        const clip = /^(\d{1,5})\.mp4$/.exec(one(variables.clip));
+        const path = clip ? await cutClipPath(rt, id, Number(clip[1])).catch((err: unknown) => {
+          throw new ResourceNotFoundError(uri.href, explain(err));
+        }) : undefined;
+        const body = path && (await openInside(path, cache.root));
+        if (!body) {
+          const why = (await cache.inProgress(id)) ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
+          throw new ResourceNotFoundError(uri.href, why);
+        }
+        return { body, mimeType: 'video/mp4', text: false };
       },
     );
   }

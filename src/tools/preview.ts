@@ -7,7 +7,7 @@ import { INSTALL_HINT } from '../media/locate.js';
 import { checkAndKeep, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
 import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
-import { PreviewSchema, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
+import { PreviewSchema, cutClipUri, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { LeftOutSchema, refuseEdit } from './edit-results.js';
@@ -24,6 +24,7 @@ export const PreviewOutputSchema = PreviewSchema.partial().extend({
   progress: z.number().min(0).max(1).optional(),
   edit_id: z.string().optional(),
   cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
+  cuts_ready: z.number().int().optional(),
   overlays_total: z.number().int().optional(),
   left_out: LeftOutSchema,
 });
@@ -95,11 +96,13 @@ export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: 
   return result;
 }
 
-export function renderingResult(id: string, progress: number | undefined, who = ''): CallToolResult {
+export function renderingResult(id: string, progress: number | undefined, opts: { who?: string; job?: PreviewJob } = {}): CallToolResult {
   const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
+  const ready = opts.job?.ready ?? [];
+  const playable = ready.length ? ` ${ready.length} of ${opts.job!.cuts} cuts can be played now, each a clip: ${cutClipUri(id, ready[0]!)}${ready.length > 1 ? ` (and the same for cut indexes ${ready.slice(1, 12).join(', ')}${ready.length > 12 ? ', …' : ''})` : ''}.` : '';
   return ok(
-    { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }) },
-    `The preview is still rendering${pct}${who}. Follow it with preview_edit {preview_id: "${id}"}; it returns the full preview once done.`,
+    { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }), ...(opts.job ? { cuts_ready: ready.length } : {}) },
+    `The preview is still rendering${pct}${opts.who ?? ''}.${playable} Follow it with preview_edit {preview_id: "${id}"}; it returns the full preview once done.`,
   );
 }
 
@@ -110,9 +113,14 @@ export function renderingResult(id: string, progress: number | undefined, who = 
 export async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress, until?: () => boolean): Promise<boolean> {
   let sent = -1;
   let sentAt = 0;
+  let sentMessage = '';
   const push = (fraction: number, message: string) => {
     let pct = Math.round(fraction * 1000) / 10;
-    if (pct <= sent) {
+    if (pct <= sent && message !== sentMessage && /ready to play/.test(message)) {
+      // A cut became ready: said at once, a hair above the last value (progress only ever rises).
+      pct = Math.min(99.9, Math.round((sent + 0.01) * 100) / 100);
+      if (pct <= sent) return;
+    } else if (pct <= sent) {
       // Nothing new (queued for an ffmpeg slot, tiling, measuring): a heartbeat a hair above the last value.
       if (Date.now() - sentAt < 900) return;
       pct = Math.min(99.9, Math.round((sent + 0.01) * 100) / 100);
@@ -120,6 +128,7 @@ export async function follow(job: PreviewJob, waitMs: number, signal: AbortSigna
     }
     sent = pct;
     sentAt = Date.now();
+    sentMessage = message;
     void progress(pct, 100, message);
   };
   let early: (() => void) | undefined;
@@ -195,12 +204,12 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   if (job) {
     const progress = progressFor(ctx);
     // Cancelling this call stops the waiting, not the preview.
-    if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress);
+    if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress, { job });
     if ('error' in job.settled!) throw job.settled.error;
   }
   const finished = await readFinishedPreview(rt, id);
   if (finished) return doneResult(finished, { hosted: deps.hosted });
-  if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, ' in another cutroom process sharing the cache dir');
+  if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
   throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
 }
 
@@ -248,13 +257,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const next = afterStage(progress, listen.last);
           const settled = await follow(job, waitMs, signal, next);
           if (!settled && signal.aborted) {
-            // Cancelled while the caller still waited: stop it, and keep nothing.
-            job.abort();
-            await job.done;
+            // Cancelled while the caller still waited: stop it, and keep nothing (unless a view follows it too).
+            if (job.abort()) await job.done.catch(() => {});
           }
           if (!settled) {
             logger.debug(`preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`);
-            return renderingResult(job.id, job.progress);
+            return renderingResult(job.id, job.progress, { job });
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
           return settledResult(job, next, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });

@@ -9,7 +9,7 @@ import type { Diagnostic } from '../edit/model.js';
 import { checkAndKeep, type CheckedEdit } from '../workflow/check-edit.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { EditRefShape } from '../workflow/edit-input.js';
-import type { PreviewJob } from '../workflow/preview.js';
+import { cutClipUri, previewLevels } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI } from '../workflow/views.js';
 import { PreviewOutputSchema, doneResult, follow, needRuntime, startCheckedPreview } from './preview.js';
 import { progressFor } from './progress.js';
@@ -30,10 +30,6 @@ const ViewEditOutput = PreviewOutputSchema.extend({
   levels: z.object({ step: z.number(), cuts: z.array(z.array(z.number())) }).optional(),
 });
 
-/** A cut's own clip, playable once the cut is ready (the preview's resource cutroom://previews/{id}/cuts/{n}.mp4). */
-const cutUri = (previewId: string, index: number) => `cutroom://previews/${previewId}/cuts/${index}.mp4`;
-/** The cuts of a job that can be played now, in the order they became ready (none when the job does not say). */
-const readyOf = (job: PreviewJob): number[] => (job as PreviewJob & { ready?: number[] }).ready ?? [];
 
 /** JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles. */
 const LEVELS_BYTES = 3000;
@@ -88,20 +84,23 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const job = await startCheckedPreview(deps, rt, checked, width, signal);
           const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
           // Back as soon as the preview is done, or more cuts are ready than the view has.
-          const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => readyOf(job).length > (seen ?? 0));
+          const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
           // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
           if (!settled && signal.aborted) job.abort();
           const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
           if (!settled || !job.settled) {
-            const ready = readyOf(job).map((index) => ({ index, uri: cutUri(job.id, index) }));
+            const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));
             return ok(
               { preview_id: job.id, status: 'rendering' as const, progress: Math.round(job.progress * 1000) / 1000, ...extra, ready },
               `${changed ? `Changed: ${changed}. ` : ''}The preview ${job.id} is rendering (${Math.floor(job.progress * 100)}%, ${ready.length} cuts ready); call again with seen: ${ready.length}.`,
             );
           }
           if ('error' in job.settled) throw job.settled.error;
-          const result = doneResult(job.settled.result, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}) });
-          const structured = { ...(result.structuredContent as Record<string, unknown>), ...extra };
+          const levels = await previewLevels(rt, job.id).catch(() => undefined);
+          const bounded = levels?.cuts?.length ? boundLevels(levels) : undefined;
+          const reserve = bounded ? JSON.stringify(bounded).length : 0;
+          const result = doneResult(job.settled.result, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), reserveBytes: reserve });
+          const structured = { ...(result.structuredContent as Record<string, unknown>), ...extra, ...(bounded ? { levels: bounded } : {}) };
           if (changed) result.content.unshift({ type: 'text', text: `Changed: ${changed}.` });
           return { ...result, structuredContent: structured };
         },

@@ -104,7 +104,7 @@ function drawTimeline(p: Preview): void {
       b.textContent = badge(f);
       el.append(b);
     }
-    el.addEventListener('click', () => void pick(c));
+    el.addEventListener('click', () => void pick(c, p.fps));
     track.append(el);
   }
   const overlays = $('overlays');
@@ -132,20 +132,20 @@ function statusLine(p: Preview): string {
 }
 
 /**
- * Where a cut starts on the preview's clock, and the seek there: the one place the rule lives (half an output frame
- * after its timeline_start when the preview says its frame rate, so that the frame on screen is the cut's own).
+ * Where a cut starts on the preview's clock, and the seek there: the one place the rule lives. timeline_start is the
+ * start of the cut's first output frame; the seek goes to the middle of that frame (half a frame at the preview's fps,
+ * or at 120 fps when the result does not say it), so that the frame on screen is the cut's own.
  */
-function cutTime(c: Cut): number {
-  const fps = shown?.fps;
-  return seconds(c.timeline_start) + (fps ? 0.5 / fps : 0.001);
+function cutTime(c: Cut, fps = shown?.fps): number {
+  return seconds(c.timeline_start) + 0.5 / (fps || 120);
 }
-function seekTo(c: Cut): void {
-  $<HTMLVideoElement>('video').currentTime = cutTime(c);
+function seekTo(c: Cut, fps?: number): void {
+  $<HTMLVideoElement>('video').currentTime = cutTime(c, fps);
 }
 
-/** Seeks to the cut and tells the model which one the person picked. */
-async function pick(c: Cut): Promise<void> {
-  seekTo(c);
+/** Seeks to the cut (seekTo) and tells the model which cut the person picked. */
+async function pick(c: Cut, fps?: number): Promise<void> {
+  seekTo(c, fps);
   for (const el of document.querySelectorAll('.cut')) el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
   try {
     await app.updateModelContext({
@@ -345,7 +345,7 @@ function drawStrips(p: Preview): void {
       if (sheet) cv.getContext('2d')?.drawImage(sheet, 4 + col * (layout.thumbWidth + 4), 4 + row * (layout.thumbHeight + 4), layout.thumbWidth, layout.thumbHeight, 0, 0, cv.width, cv.height);
       frames.append(cv);
     }
-    frames.addEventListener('click', () => void pick(c));
+    frames.addEventListener('click', () => void pick(c, p.fps));
     el.append(frames);
     const level = document.createElement('canvas');
     level.className = 'level-line';

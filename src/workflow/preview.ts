@@ -1,7 +1,7 @@
 // The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
 // runs as a job that outlives the tool call which started it, so a long one can be followed (preview_edit {preview_id}).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
@@ -10,10 +10,11 @@ import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } 
 import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { reframed, reframes, type StoredScan } from '../media/reframe.js';
 import { UserFacingError } from '../errors.js';
-import { RESULT_FILE, type PreviewCache } from '../media/cache.js';
+import { RESULT_FILE, isPreviewId, type PreviewCache } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
-import { edgeFlags, judgeCut, mixFlags, mixLoudness } from '../media/measure.js';
-import type { Limiter, MediaProber } from '../media/probe.js';
+import { edgeFlags, judgeCut, mixFlags, mixLoudness, type Measurements } from '../media/measure.js';
+import { Limiter, type MediaProber } from '../media/probe.js';
+import { makeCutClip } from '../media/cut-clip.js';
 import { runProcess, whyFailed } from '../media/process.js';
 import { RenderError } from '../media/render.js';
 import { renderSegmented } from '../media/segmented-render.js';
@@ -58,7 +59,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 8;
+const PREVIEW_VERSION = 9;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -86,6 +87,7 @@ export const PreviewSchema = z.object({
   path: z.string().describe('The preview video: a path on the machine cutroom runs on (a hosted cutroom gives its cutroom:// resource URI)'),
   sheet_path: z.string().describe('The contact sheet (JPEG): a path, or on a hosted cutroom its resource URI'),
   resolution: z.string(),
+  fps: z.number(),
   planned_seconds: z.number(),
   measured_seconds: z.number(),
   cuts: z.array(PreviewCutSchema),
@@ -146,11 +148,28 @@ export interface PreviewJob {
   /** Settles when the preview is made (or failed: a UserFacingError); never rejects unobserved. */
   done: Promise<PreviewResult>;
   settled?: { result: PreviewResult } | { error: Error };
-  /** Stops it: ffmpeg is killed and nothing is kept. */
-  abort(): void;
-  /** Called on every progress step. */
+  /**
+   * The caller no longer wants it (a cancelled call). It is stopped (ffmpeg killed, nothing kept) when no other
+   * caller that joined it still does; true when it was.
+   */
+  abort(): boolean;
+  /** Called on every progress step, and when a cut becomes ready to play. */
   listeners: Set<(fraction: number, message: string) => void>;
+  /** How many cuts the edit has. */
+  cuts: number;
+  /** The cuts whose clip can be played now (cutClipUri), in the order they became ready. */
+  ready: number[];
+  /** The path of a ready cut's clip (an mp4 of its picture and its own sound), made on first asking. */
+  clip(index: number): Promise<string>;
 }
+
+/** A cut's clip, while its preview renders: cutroom://previews/{id}/cuts/{n}.mp4. */
+export const cutClipUri = (id: string, index: number) => `cutroom://previews/${id}/cuts/${index}.mp4`;
+const clipFile = (index: number) => `cut-${index}.mp4`;
+/** The per-cut sound levels a view draws (previewLevels), written beside a finished preview. */
+const LEVELS_FILE = 'levels.json';
+/** Clips made at once for one preview (each a small process outside the ffmpeg slots, which its segments hold). */
+const CLIPS_AT_ONCE = 2;
 
 /**
  * Jobs of this process by cache folder and preview id: over HTTP each caller has their own folder, and one caller's
@@ -160,6 +179,11 @@ export interface PreviewJob {
  */
 const jobs = new Map<string, PreviewJob>();
 const jobKey = (rt: MediaRuntime, id: string) => `${rt.cache.root}\0${id}`;
+/**
+ * Jobs starting or running, by cache folder and edit key: the same edit asked again meanwhile (a view following the
+ * call that started it, a retry) joins its job. Set as soon as the key is known, before anything is awaited.
+ */
+const running = new Map<string, Promise<PreviewJob & { holders: number }>>();
 const FORGET_DONE_MS = 60_000;
 const FORGET_FAILED_MS = 30 * 60_000;
 
@@ -175,31 +199,93 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   // each overlay's role and duck (which the plan holds only with the speech).
   const mix = checked.timeline.overlays.map((o) => [o.role ?? null, o.duckDb ?? 0]);
   const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs], mix);
+  const slot = jobKey(rt, key);
+  for (let pending = running.get(slot); pending; pending = running.get(slot)) {
+    const joined = await pending.catch(() => undefined);
+    if (joined && !joined.settled) {
+      joined.holders++;
+      opts.debug?.(`preview ${joined.id}: the same edit is being previewed; joining it`);
+      return joined;
+    }
+    // Settled meanwhile (or failed to start): another job, unless someone began one while this waited.
+    if (running.get(slot) === pending) running.delete(slot);
+  }
+  // (Nothing is awaited between the look above and this: two calls never both begin one.)
+  const begun = beginPreview(rt, checked, opts, plan, { cutInputs, overlayInputs }, key);
+  running.set(slot, begun);
+  const leave = () => void (running.get(slot) === begun && running.delete(slot));
+  begun.then((job) => void job.done.catch(() => {}).finally(leave), leave);
+  return begun;
+}
+
+/** startPreview's work once the edit's key is known and no job of it runs: reuse, or a new job. */
+async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, first: RenderPlan, inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] }, key: string): Promise<PreviewJob & { holders: number }> {
+  const { cutInputs, overlayInputs } = inputs;
+  const cues = opts.captions?.cues;
+  let plan = first;
   const reused = await finishedPreviewOf(rt, key);
   // Music ducks under speech: where speech is heard is read from the dialogue's sound, for a new preview only.
-  if (!reused && ducks(checked.timeline)) {
-    const speech = await speechOnTimeline(rt, checked.timeline, plan, cutInputs, overlayInputs, undefined, opts.speechWords);
-    plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
+  if (!reused && ducks(checked.timeline!)) {
+    const speech = await speechOnTimeline(rt, checked.timeline!, plan, cutInputs, overlayInputs, undefined, opts.speechWords);
+    plan = toRenderPlan(checked.timeline!, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
   }
   // A focus "auto" cut follows its picture: where the action is is read from it, for a new preview only (the key
   // holds "auto"; each segment's key holds the path).
-  if (!reused && reframes(checked.timeline)) plan = await reframed(rt, checked.timeline, plan, cutInputs);
+  if (!reused && reframes(checked.timeline!)) plan = await reframed(rt, checked.timeline!, plan, cutInputs);
   if (reused) {
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
     const done = Promise.resolve({ ...reused, warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])], diagnostics: checked.diagnostics });
-    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => {}, listeners: new Set() };
+    const noClip = () => Promise.reject(new UserFacingError('this preview is done: play its preview.mp4'));
+    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => false, listeners: new Set(), cuts: plan.cuts.length, ready: [], clip: noClip, holders: 1 };
   }
   const { id, dir } = await rt.cache.create().catch((err) => {
     throw noSpace(err) ? fullDisk(rt) : err;
   });
   const ac = new AbortController();
-  const job: PreviewJob = { id, progress: 0, message: 'waiting for an ffmpeg slot', done: undefined as never, abort: () => ac.abort(), listeners: new Set() };
+  const clips = new Map<number, Promise<string>>();
+  const clipTurns = new Limiter(CLIPS_AT_ONCE);
+  const segmentOf: (string | undefined)[] = [];
+  const job: PreviewJob & { holders: number } = {
+    id,
+    progress: 0,
+    message: 'waiting for an ffmpeg slot',
+    done: undefined as never,
+    holders: 1,
+    abort: () => {
+      if (--job.holders > 0) return false;
+      ac.abort();
+      return true;
+    },
+    listeners: new Set(),
+    cuts: plan.cuts.length,
+    ready: [],
+    clip: (index) => {
+      const segment = segmentOf[index];
+      if (!job.ready.includes(index) || !segment) return Promise.reject(new UserFacingError(`cut ${index + 1} is not rendered yet`));
+      let made = clips.get(index);
+      if (!made) {
+        const out = join(dir, clipFile(index));
+        const seconds = (plan.cuts[index]!.frames * plan.fpsDen) / plan.fpsNum;
+        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, ac.signal)).then(() => out);
+        clips.set(index, made);
+        // A failure is not kept: the next asking tries again.
+        made.catch(() => clips.delete(index));
+      }
+      return made;
+    },
+  };
   const report = (fraction: number, message: string) => {
     job.progress = Math.max(job.progress, fraction);
     job.message = message;
     for (const l of job.listeners) l(job.progress, message);
   };
-  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report }).then(
+  const onReady = (index: number, segment: string) => {
+    segmentOf[index] = segment;
+    if (job.ready.includes(index)) return;
+    job.ready.push(index);
+    report(job.progress, `${job.ready.length} of ${job.cuts} cuts ready to play (cut ${index + 1}: ${cutClipUri(id, index)})`);
+  };
+  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report, onReady }).then(
     (result) => ((job.settled = { result }), result),
     (err: Error) => {
       job.settled = { error: err };
@@ -221,7 +307,7 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void },
+  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string) => void },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -270,8 +356,9 @@ async function makePreview(
       onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
       trackRss: opts.trackRss,
       whileJoining: tileSheet,
+      onReady: (i) => opts.onReady(i, rt.segments.videoOf(keys[i]!)),
     });
-    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.soundAhead ? ', the sound made beside the segments' : ''}`);
+    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');
@@ -324,6 +411,7 @@ async function makePreview(
       path,
       sheet_path: sheetPath,
       resolution: `${plan.width}x${plan.height}`,
+      fps: summary.fps,
       planned_seconds: plan.totalSec,
       measured_seconds: Math.round(measured * 1000) / 1000,
       cuts,
@@ -334,6 +422,7 @@ async function makePreview(
     };
     // Kept beside the video, so that preview_edit {preview_id} can answer from any server sharing the cache dir; the
     // key first, since the result file's presence is what marks a preview finished.
+    await writeFile(join(dir, LEVELS_FILE), JSON.stringify(levelsOf(plan, outcome.measurements)));
     await writeFile(join(dir, EDIT_KEY_FILE), opts.key);
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
@@ -392,4 +481,45 @@ export async function readFinishedPreview(rt: MediaRuntime, id: string): Promise
   const sheetBytes = await readFile(rt.cache.fileOf(id, 'sheet.jpg')!).catch(() => undefined);
   if (!parsed.success || !sheetBytes) return undefined;
   return { ...parsed.data, sheetBytes };
+}
+
+/** Per cut, its sound's level every 100 ms as it plays in the preview (RMS, whole dB; -99: nothing heard). */
+export interface PreviewLevels {
+  step: number;
+  cuts: number[][];
+}
+
+function levelsOf(plan: RenderPlan, m: Measurements): PreviewLevels {
+  return {
+    step: 0.1,
+    cuts: plan.cuts.map((c) => {
+      const from = c.timelineStartSec - 1e-6;
+      const to = c.timelineStartSec + c.durationSec - 0.05;
+      return m.cutLevels.filter((l) => l.t >= from && l.t < to).map((l) => Math.max(-99, Math.round(l.rmsDb)));
+    }),
+  };
+}
+
+/** The sound levels a view draws under each cut, once the preview is done; undefined before, or when gone. */
+export async function previewLevels(rt: MediaRuntime, id: string): Promise<PreviewLevels | undefined> {
+  if (!isPreviewId(id)) return undefined;
+  const text = await readFile(join(rt.cache.root, id, LEVELS_FILE), 'utf8').catch(() => undefined);
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as PreviewLevels;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path of a cut's clip (cutClipUri): made from its segment while its preview renders in this process, or the
+ * one made then, kept in the preview's folder. Undefined when there is none (a finished preview plays preview.mp4).
+ */
+export async function cutClipPath(rt: MediaRuntime, id: string, index: number): Promise<string | undefined> {
+  if (!isPreviewId(id) || !Number.isInteger(index) || index < 0) return undefined;
+  const job = previewJob(rt, id);
+  if (job && !job.settled && job.ready.includes(index)) return job.clip(index);
+  const kept = join(rt.cache.root, id, clipFile(index));
+  return (await stat(kept).then((st) => st.isFile(), () => false)) ? kept : undefined;
 }

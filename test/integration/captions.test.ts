@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onFrameMs } from '../../src/edit/timecode.js';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { WORD_CUT_FPS, makeWordCutMedia } from '../helpers/word-cut-media.js';
 
@@ -108,16 +109,22 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** The aligned words the edit plays, on the output clock: each cut's words inside its source range (held inside it). */
+/**
+ * The aligned words the edit plays, on the output clock: each cut's words inside its source range (held inside it),
+ * from the cut's first output frame (where its sound starts) to the next cut's.
+ */
 async function playedWords(): Promise<{ word: string; start: number; end: number }[]> {
   const cuts = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, editId)).video_series_sequential;
   const out: { word: string; start: number; end: number }[] = [];
-  let at = 0;
+  const rate = { num: WORD_CUT_FPS, den: 1 };
+  let placed = 0;
   for (const cut of cuts) {
     const from = secs(cut.video_start_time);
     const to = secs(cut.video_end_time);
-    for (const w of words) if ((w.start_seconds + w.end_seconds) / 2 >= from && (w.start_seconds + w.end_seconds) / 2 < to) out.push({ word: w.word, start: at + Math.max(0, w.start_seconds - from), end: at + Math.min(to - from, w.end_seconds - from) });
-    at += to - from;
+    const at = onFrameMs(placed * 1000, rate) / 1000;
+    const end = onFrameMs((placed + to - from) * 1000, rate) / 1000;
+    for (const w of words) if ((w.start_seconds + w.end_seconds) / 2 >= from && (w.start_seconds + w.end_seconds) / 2 < to) out.push({ word: w.word, start: at + Math.max(0, w.start_seconds - from), end: Math.min(end, at + w.end_seconds - from) });
+    placed += to - from;
   }
   return out;
 }

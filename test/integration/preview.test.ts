@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -157,9 +158,9 @@ describe('preview_edit in chunks', () => {
       expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30);
       expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60);
       expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
-      // Nothing but the preview and its record is left: chunk files, lists, thumbnails and the marker are removed.
+      // Nothing but the preview, its record and its levels (a view draws them) is left: chunk files, lists, thumbnails and the marker are removed.
       // (.rendering: a returned preview is held against eviction for a few seconds.)
-      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['edit.key', 'preview.json', 'preview.mp4', 'sheet.jpg']);
+      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['edit.key', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg']);
     } finally {
       await chunked.close();
     }
@@ -258,14 +259,14 @@ describe('the edit-preview loop', () => {
       changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      // The changed cut (2.6 s of 8.1) is most of the work: its process keeps its threads beside the sound.
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\), the sound made beside the segments`));
+      // The changed cut alone, with its threads; then the sound encoded and measured side by side, and the join.
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\)$`, 'm'));
       expect(second.planned_seconds).toBe(8.1);
 
       // The same edit previewed from nothing, on a server with an empty cache dir.
       const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
-      // ... the usual way: two segment processes fill the ffmpeg slots, and the join makes the sound.
-      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 3 ffmpeg process\\(es\\), the segments on one thread each$`, 'm'));
+      // ... the usual way: the first cut alone and first, then two segment processes filling the ffmpeg slots.
+      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 6 ffmpeg process\\(es\\), the segments on one thread each, the first alone$`, 'm'));
       expect(second.measured_seconds).toBeCloseTo(reference.measured_seconds, 2);
       // The same in what plays: every picture and sound sample, and the sound's packets and their times.
       const [mine, theirs] = [playedContent(second.path), playedContent(reference.path)];
@@ -289,20 +290,20 @@ describe('the edit-preview loop', () => {
         else expect(Math.abs(x - y), `sound ${a}-${b} s`).toBeLessThanOrEqual(0.5);
       }
 
-      // A short cut changed (0.8 s of 7.9): the sound beside it is as much work, so the cut is made on one thread.
+      // A short cut changed (0.8 s of 7.9): rendered alone too.
       const shorter = timeline();
       shorter.clips[1] = changed.clips[1]!;
       shorter.clips[3] = { ...shorter.clips[3]!, end: 0.8 };
       const third = (await preview(loop.client, shorter)).structuredContent as Preview;
       expect(third.planned_seconds).toBe(7.9);
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\), the segments on one thread each, the sound made beside the segments`));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\)$`, 'm'));
     } finally {
       await loop.close();
       await fresh.close();
     }
   }, 180_000);
 
-  it('when the sound made beside a changed cut fails, says so, leaves nothing behind, and keeps the cut rendered', async () => {
+  it('when the sound of a changed edit fails, says so, leaves nothing behind, and keeps the changed cut rendered', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
     const loop = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' });
     try {
@@ -333,7 +334,7 @@ describe('the edit-preview loop', () => {
     }
   }, 120_000);
 
-  it('a cancelled re-preview stops the sound made beside the changed cut too', async () => {
+  it('a cancelled re-preview stops the processes making its sound', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
     const loop = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir });
     try {
@@ -355,4 +356,98 @@ describe('the edit-preview loop', () => {
       await loop.close();
     }
   }, 120_000);
+});
+
+describe('cuts play as they are rendered (issue 34, item 3)', () => {
+  /** A preview_edit result followed with preview_edit {preview_id} until done (at most 40 calls). */
+  async function untilDone(s: Spawned, r: Awaited<ReturnType<Client['callTool']>>) {
+    for (let i = 0; i < 40 && (r.structuredContent as { status?: string } | undefined)?.status === 'rendering'; i++) {
+      r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: (r.structuredContent as { preview_id: string }).preview_id } });
+    }
+    if (r.isError) throw new Error(textOf(r));
+    return r;
+  }
+
+  /** A copy of the timeline whose every cut is another range (no segment of it is made yet). */
+  const other = () => {
+    const t = timeline();
+    t.clips = t.clips.map((c) => ({ ...c, end: c.end - 0.2 }));
+    t.overlays = [{ asset_id: ids.voice, at: 1, until: 2 }];
+    return t;
+  };
+
+  it('names each cut as it is ready, serves it as a clip that plays, answers what is ready, and joins a repeated call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_RENDER_WAIT_MS: '1500' });
+    try {
+      // Every medium probed first (another edit), then the voiceover made 10 s slow: the segments do not read it,
+      // the sound does, so the preview stays rendering with its cuts ready.
+      await untilDone(s, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      service.fail({ delayMs: 10_000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      const messages: string[] = [];
+      const first = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { onprogress: (p) => void (p.message && messages.push(p.message)), timeout: 120_000 });
+      expect(first.isError).toBeFalsy();
+      const id = (first.structuredContent as { preview_id: string }).preview_id;
+      // Followed until every cut is ready, still rendering (the sound waits on the voiceover).
+      let r = first;
+      for (let i = 0; i < 20 && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 5; i++) {
+        r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { onprogress: (p) => void (p.message && messages.push(p.message)) });
+      }
+      expect(r.structuredContent).toMatchObject({ preview_id: id, status: 'rendering', cuts_ready: 5 });
+      expect(textOf(r)).toMatch(new RegExp(`5 of 5 cuts can be played now, each a clip: cutroom://previews/${id}/cuts/\\d\\.mp4`));
+      // Each cut said once, the first cut first (it is rendered alone, before the rest).
+      const said = messages.flatMap((m) => /ready to play \(cut (\d+): (\S+)\)/.exec(m) ?? []).filter((_, i) => i % 3 === 1);
+      expect(said[0]).toBe('1');
+      expect([...said].sort()).toEqual(['1', '2', '3', '4', '5']);
+      // A clip plays: an mp4 of the cut's picture and its sound, as long as the cut, the cut's colours.
+      for (const [cut, colour, seconds] of [[0, 'red', 2], [2, 'black', 1.5]] as const) {
+        const read = await s.client.readResource({ uri: `cutroom://previews/${id}/cuts/${cut}.mp4` });
+        const file = join(dir, `clip-${cut}.mp4`);
+        writeFileSync(file, Buffer.from((read.contents[0] as { blob: string }).blob, 'base64'));
+        expect((read.contents[0] as { mimeType?: string }).mimeType).toBe('video/mp4');
+        const m = probe(file);
+        expect(m).toMatchObject({ width: 640, height: 360 });
+        expect(Math.abs(m.videoFrames - seconds * 25)).toBeLessThanOrEqual(1);
+        expect(colourName(colourAt(file, 0.1))).toBe(colour);
+      }
+      // The same edit asked again while it renders joins it: one preview, made once.
+      const again = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      expect((again.structuredContent as { preview_id: string }).preview_id).toBe(id);
+      expect(s.stderr()).toMatch(new RegExp(`preview ${id}: the same edit is being previewed; joining it`));
+      // A cut that is not (yet) a clip: a clear answer.
+      await expect(s.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(/not rendered yet|no such clip/);
+      const done = (await untilDone(s, again)).structuredContent as Preview & { status: string; cuts: { loudness?: { level_db?: number } }[] };
+      expect(done).toMatchObject({ preview_id: id, status: 'done' });
+      // The clip's sound is its cut's as the preview plays it, but for the levelling the join gives it.
+      const heard = rmsDb(join(dir, 'clip-0.mp4'), 0.2, 1.8);
+      expect(heard).toBeGreaterThan(-40);
+      expect(Math.abs(heard + (done.cuts[0]!.loudness?.level_db ?? 0) - rmsDb(done.path, 0.2, 1.8))).toBeLessThanOrEqual(1);
+    } finally {
+      service.reset();
+      await s.close();
+    }
+  }, 180_000);
+
+  it('a caller that cancels does not stop a preview another caller joined', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' });
+    try {
+      await preview(s.client, other());
+      service.fail({ delayMs: 6000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      const ac = new AbortController();
+      const leaving = s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { signal: ac.signal, onprogress: () => {}, timeout: 120_000 });
+      await expect.poll(() => /preview \S+: rendering|ready to play|the first alone/.test(s.stderr()) || s.stderr().includes('checked the edit in'), { timeout: 20_000 }).toBe(true);
+      const staying = s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      await expect.poll(() => /the same edit is being previewed; joining it/.test(s.stderr()), { timeout: 20_000 }).toBe(true);
+      ac.abort();
+      await expect(leaving).rejects.toThrow();
+      const kept = await staying;
+      expect(kept.isError).toBeFalsy();
+      expect(kept.structuredContent).toMatchObject({ status: 'done' });
+      expect(existsSync((kept.structuredContent as { path: string }).path)).toBe(true);
+    } finally {
+      service.reset();
+      await s.close();
+    }
+  }, 180_000);
 });
