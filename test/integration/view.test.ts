@@ -258,7 +258,7 @@ describe.skipIf(!CHROMIUM)('the preview view in chromium', () => {
   }, 120_000);
 });
 
-type ViewResult = { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: { edit_id?: string; preview_id: string; status: string; changed?: string; measured_seconds?: number; cuts?: ResultCut[]; ready?: { index: number; uri: string }[] } };
+type ViewResult = { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: { edit_id?: string; preview_id: string; status: string; changed?: string; measured_seconds?: number; cuts?: ResultCut[]; ready?: { index: number; uri: string }[]; levels?: { step: number; cuts: number[][] } } };
 type ModelContext = { content: { type: string; text: string }[]; structuredContent: { edit_id: string; preview_id: string; changed: string } };
 const span = (c: ResultCut) => seconds(c.timeline_end) - seconds(c.timeline_start);
 
@@ -314,6 +314,10 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
       expect(calls.every((c) => !c.result.isError)).toBe(true);
       expect(done.cuts!.map(span).map((s) => +s.toFixed(2))).toEqual(before.map(span).map((s, i) => +(i === 1 ? s - 0.4 : s).toFixed(2)));
       expect(seconds(done.cuts![1]!.source_out)).toBeCloseTo(out, 3);
+      // Each cut's sound level over time, for its strip: the shorter cut has fewer steps.
+      expect(done.levels!.cuts).toHaveLength(4);
+      expect(done.levels!.cuts[1]!.length).toBeLessThan(done.levels!.cuts[0]!.length + done.levels!.cuts[2]!.length);
+      expect(Math.abs(done.levels!.cuts[1]!.length * done.levels!.step - span(done.cuts![1]!))).toBeLessThan(done.levels!.step * 2 + 0.05);
       expect(done.edit_id).toMatch(/^edit-/);
       expect(done.edit_id).not.toBe(result.structuredContent.edit_id);
       expect(context.structuredContent).toEqual({ edit_id: done.edit_id, preview_id: done.preview_id, changed: expect.stringMatching(/^trimmed cut 2: out .* → /) });
@@ -361,6 +365,37 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
       await page.close();
     }
   }, 180_000);
+
+  it("given preview_edit's arguments first, plays the cuts as they are ready before the result arrives, then the whole preview", async () => {
+    // An edit not previewed before (so that it renders now), as the host sends its arguments when the call starts.
+    const args = { ...previewArgs, clips: [clipOf(1), clipOf(3), clipOf(5), clipOf(7)] };
+    const calls: { args: Record<string, unknown>; result: ViewResult }[] = [];
+    const { page, view, errors } = await open(null, 'dark', (p) => server.client.readResource(p), recording(calls), args);
+    try {
+      // A cut's own clip plays, and no tool result has been sent.
+      await view.waitForFunction(() => (document.querySelector('video')?.dataset.playedCuts ?? '') !== '', undefined, { timeout: 120_000 });
+      const played = await view.evaluate(() => ({ first: document.querySelector('video')!.dataset.playedCuts!.split(',')[0], src: document.querySelector('video')!.currentSrc.slice(0, 22) }));
+      expect(played).toEqual({ first: '0', src: 'data:video/mp4;base64,' });
+      const { width: _w, ...edit } = args;
+      expect(calls[0]!.args).toEqual({ ...edit, width: 320 });
+      const early = calls[0]!.result.structuredContent!;
+      expect(early.status).toBe('rendering');
+      expect(early.ready!.length).toBeGreaterThan(0);
+      expect(early.ready![0]!.uri).toBe(`cutroom://previews/${early.preview_id}/cuts/${early.ready![0]!.index}.mp4`);
+      expect((await page.evaluate(() => window.hostLog.calls)).some((c) => /\/cuts\/0\.mp4$/.test(c))).toBe(true);
+      // Now the call's result (the same preview, joined) arrives; the view ends on the whole preview.
+      const whole = (await server.client.callTool({ name: 'preview_edit', arguments: args }, { timeout: 120_000 })) as typeof result;
+      expect(whole.structuredContent.preview_id).toBe(early.preview_id);
+      await page.evaluate((r) => window.sendToolResult(r), whole as unknown);
+      await view.waitForFunction((d) => {
+        const v = document.querySelector('video')!;
+        return v.dataset.playing === undefined && v.readyState >= 1 && Math.abs(v.duration - d) < 0.1 && document.querySelectorAll('[data-strip-index]').length === 4;
+      }, whole.structuredContent.measured_seconds, { timeout: 120_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 240_000);
 
   it('a trim past the end of the source fails in the status line; the old preview stays and nothing is told', async () => {
     const calls: { args: Record<string, unknown>; result: ViewResult }[] = [];
