@@ -300,6 +300,29 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
     expect(r.content?.[0]?.text).toBe('there is no cut 9 (index from 0; the edit has 4 cuts)');
   }, 60_000);
 
+  it("each cut's strip shows its own frames (slices of the contact sheet) and draws its sound level", async () => {
+    const { page, view, errors } = await open(result);
+    try {
+      await showing(view, 4);
+      // The cuts are shots 0, 2, 4 and 6: red, blue, magenta, white. Each thumbnail's middle is its cut's colour.
+      const colours = await view.evaluate(() =>
+        [...document.querySelectorAll('[data-strip-index]')].map((strip) =>
+          [...strip.querySelectorAll<HTMLCanvasElement>('.frames canvas')].map((c) => [...c.getContext('2d')!.getImageData(c.width >> 1, c.height >> 1, 1, 1).data.slice(0, 3)]),
+        ),
+      );
+      const near = (px: number[], rgb: number[]) => px.every((v, i) => Math.abs(v - rgb[i]!) < 40);
+      const expected = [[255, 0, 0], [0, 0, 255], [255, 0, 255], [255, 255, 255]];
+      expect(colours.map((cells) => cells.length)).toEqual([3, 3, 3, 3]);
+      colours.forEach((cells, i) => cells.forEach((px, k) => expect(near(px, expected[i]!), `strip ${i} frame ${k}: ${px}`).toBe(true)));
+      // The level line is drawn (some pixel of it is not blank).
+      const drawn = await view.evaluate(() => [...document.querySelectorAll<HTMLCanvasElement>('.level-line')].map((c) => c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)));
+      expect(drawn).toEqual([true, true, true, true]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it("trims a cut's out point: a new preview plays with that cut shorter; the model is told the new edit_id and the change", async () => {
     const calls: { args: Record<string, unknown>; result: ViewResult }[] = [];
     const { page, view, errors } = await open(result, 'dark', (p) => server.client.readResource(p), recording(calls));
