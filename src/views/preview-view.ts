@@ -535,7 +535,13 @@ async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
     const first = await viewEdit({ ...args, changes });
     const changed = first.p.changed ?? 'the edit changed';
     const { p, sheet: sheetUrl } = await untilDone(first, args);
-    await present({ ...p, changed }, sheetUrl);
+    try {
+      await present({ ...p, changed }, sheetUrl);
+    } catch (err) {
+      // Made and kept, but not shown: the view stays on the edit it shows (the person can try again).
+      status(`The change was made (edit_id ${p.edit_id}) but its preview cannot be shown here: ${(err as Error).message}; the previous preview stays.`);
+      return;
+    }
     status(`${changed}. ${statusLine(shown!)}`);
     try {
       await app.updateModelContext({
