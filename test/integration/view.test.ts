@@ -298,6 +298,9 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
     const r = (await parted.client.callTool({ name: 'view_edit', arguments: { edit_id: result.structuredContent.edit_id, changes: [{ cut: 9, drop: true }] } })) as ViewResult;
     expect(r.isError).toBe(true);
     expect(r.content?.[0]?.text).toBe('there is no cut 9 (index from 0; the edit has 4 cuts)');
+    const backwards = (await server.client.callTool({ name: 'view_edit', arguments: { edit_id: result.structuredContent.edit_id, changes: [{ cut: 0, in: 2, out: '00:00:01' }] } })) as ViewResult;
+    expect(backwards).toMatchObject({ isError: true, content: [{ type: 'text', text: "cut 0's in point (2 s) must be before its out point (1 s): it would show nothing" }] });
+    expect(backwards.structuredContent).toBeUndefined();
   }, 60_000);
 
   it("each cut's strip shows its own frames (slices of the contact sheet) and draws its sound level", async () => {
