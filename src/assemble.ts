@@ -105,5 +105,6 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     partBytes: config.resourcePartBytes,
     ...(hosted ? { hosted } : {}),
     edits: new EditStore(join(dataDir, 'edits')),
+    serverFolders: [config.cacheDir, config.dataDir],
   };
 }

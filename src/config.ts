@@ -55,7 +55,20 @@ export const ConfigSchema = z.object({
       // Sent as `Authorization: Bearer <token>`: a header carries visible ASCII, and a bearer token no spaces.
       token: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
       /** Browser origins allowed besides the server's own (scheme://host[:port]). */
-      allowedOrigins: z.array(z.string()),
+      allowedOrigins: z.array(
+        z.string().transform((o, ctx) => {
+          // Compared with a browser's Origin header as the browser serialises it: scheme://host[:port], lower case,
+          // no default port, no path.
+          try {
+            const u = new URL(o);
+            if ((u.protocol === 'http:' || u.protocol === 'https:') && `${u.pathname}${u.search}${u.hash}` === '/' && !u.username && !u.password) return u.origin;
+          } catch {
+            /* said below */
+          }
+          ctx.addIssue({ code: 'custom', message: `CUTROOM_HTTP_ALLOWED_ORIGINS lists origins such as https://app.example.com (scheme, host, port; no path, no "*")` });
+          return z.NEVER;
+        }),
+      ),
       /** Host header names accepted; empty: localhost names when listening on loopback, else any. */
       allowedHosts: z.array(z.string()),
       /** Serve callers who bring no key with VJ_API_KEY (off unless the operator opts in). */

@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from './log.js';
 import * as editResources from './resources/edits.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
+import { showTextBodies } from './resources/parts.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
@@ -14,6 +15,7 @@ import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
+import { remotePaths } from './workflow/remote-paths.js';
 import * as assetTools from './tools/assets.js';
 import * as editTools from './tools/edits.js';
 import * as inspectTools from './tools/inspect.js';
@@ -56,12 +58,40 @@ export interface ServerDeps {
    * MCP-Protocol-Version header (2025-03-26 when it sends none, as the specification says to assume).
    */
   http?: { protocolVersion?: string };
+  /** The server's own folders (cache, data): over HTTP, results show no path in them (workflow/remote-paths.ts). */
+  serverFolders?: string[];
 }
 
 /**
  * Every tool failure is also a log notification (level "error", logger "cutroom"), for clients that show the log:
  * sent at the level the client set with logging/setLevel, on the call's own stream (over HTTP too).
  */
+/**
+ * Over HTTP the caller cannot open the server's files: every tool result and every resource read is shown with the
+ * server's folders replaced (workflow/remote-paths.ts). A text served in parts is replaced before it is split
+ * (resources/parts.ts); its manifest and parts are passed as they are here (their sizes and hashes are of those bytes).
+ */
+function hideServerPaths(server: McpServer, folders: string[]): void {
+  const paths = remotePaths(folders);
+  // A body served in parts is shown before it is split, so that its parts join to what is shown.
+  showTextBodies(server, paths.text);
+  const registerTool = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
+  type Handler = (...a: unknown[]) => Promise<CallToolResult>;
+  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>
+    registerTool(name, config, async (...args: unknown[]) => paths.value(await handler(...args)));
+  const registerResource = server.registerResource.bind(server) as (...a: unknown[]) => unknown;
+  type Read = (uri: URL, ...rest: unknown[]) => Promise<{ contents: { uri: string; _meta?: Record<string, unknown> }[] }>;
+  (server as unknown as { registerResource: (...a: unknown[]) => unknown }).registerResource = (...a: unknown[]) => {
+    const read = a.at(-1) as Read;
+    const shown: Read = async (uri, ...rest) => {
+      const r = await read(uri, ...rest);
+      const parted = /\/parts\/\d+$/.test(uri.pathname) || r.contents.some((c) => c._meta && Object.keys(c._meta).some((k) => /manifest|parts/i.test(k)));
+      return parted ? r : paths.value(r);
+    };
+    return registerResource(...a.slice(0, -1), shown);
+  };
+}
+
 function logToolFailures(server: McpServer): void {
   const register = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   type Handler = (...a: unknown[]) => Promise<CallToolResult>;
@@ -106,7 +136,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http, serverFolders }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -118,6 +148,8 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   );
   const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
   logToolFailures(server);
+  // After logToolFailures: a failure's log line is the result as shown.
+  if (http && serverFolders?.length) hideServerPaths(server, serverFolders);
   compactToolSchemas(server);
   listAppOnlyToolsToAppHosts(server);
   boundInputErrors(server);

@@ -111,6 +111,26 @@ function loopbackOrigin(origin: string): boolean {
   }
 }
 
+/** The methods a browser page may use on /mcp (a preflight's Access-Control-Allow-Methods). */
+const CORS_METHODS = 'GET, POST, DELETE, OPTIONS';
+/**
+ * The request headers a browser page may send: the credentials (cutroom's token, a caller's key), the body's type,
+ * and the transport's own headers (2025's version and session, a stream's resumption; 2026's method, name and
+ * Mcp-Param-* headers of a tools/call).
+ */
+const CORS_HEADERS = ['authorization', 'x-api-key', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id', 'mcp-method', 'mcp-name'];
+const corsHeaderAllowed = (h: string) => CORS_HEADERS.includes(h) || /^mcp-param-[a-z0-9_-]+$/.test(h);
+/** The response headers a page's script may read besides the safelisted ones. */
+const CORS_EXPOSED = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After';
+/** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
+const CORS_MAX_AGE = '600';
+
+/** What a preflight allows: every header of the allow list, and those of the request's own that are on it. */
+function preflightHeaders(requested: string | undefined): string {
+  const asked = (requested ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  return [...new Set([...CORS_HEADERS, ...asked.filter(corsHeaderAllowed)])].join(', ');
+}
+
 export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
   const onLoopback = isLoopback(http.host);
@@ -148,6 +168,16 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     } catch {
       return send(res, 400, { error: 'the request target is not a valid URL' });
     }
+    // A browser page of an origin allowed below may read every answer, errors included: the headers go on now, so
+    // that whatever answers (a gate, the SDK, the catch-all 500) carries them. Vary, whatever the origin: answers
+    // differ by it.
+    const origin = req.headers.origin;
+    const originAllowed = origin !== undefined && (http.allowedOrigins.includes(origin) || (onLoopback && loopbackOrigin(origin)));
+    res.setHeader('vary', 'Origin');
+    if (originAllowed) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', CORS_EXPOSED);
+    }
     if (url.pathname === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
       return draining ? send(res, 503, { status: 'draining' }, { connection: 'close' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
@@ -162,9 +192,28 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
     // Origin: a browser page may call only from an origin the operator allowed; on loopback, also from a page served
     // on this machine (the Inspector's web UI, a local app), which a remote page cannot pose as.
-    const origin = req.headers.origin;
-    if (origin !== undefined && !http.allowedOrigins.includes(origin) && !(onLoopback && loopbackOrigin(origin))) {
+    if (origin !== undefined && !originAllowed) {
       return send(res, 403, { error: `Origin ${origin} is not allowed (CUTROOM_HTTP_ALLOWED_ORIGINS)` });
+    }
+    // A preflight (a browser asking before a call with a token or a JSON body) carries no credentials, so it is
+    // answered before the token is asked for; it says what may be sent and serves nothing.
+    if (req.method === 'OPTIONS') {
+      const requested = req.headers['access-control-request-headers'];
+      res.writeHead(204, {
+        allow: CORS_METHODS,
+        'cache-control': 'no-store',
+        ...(originAllowed
+          ? {
+              vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+              'access-control-allow-methods': CORS_METHODS,
+              'access-control-allow-headers': preflightHeaders(typeof requested === 'string' ? requested : undefined),
+              'access-control-max-age': CORS_MAX_AGE,
+              // A browser that asks before a page of another address space reaches this one (Private Network Access).
+              ...(req.headers['access-control-request-private-network'] === 'true' ? { 'access-control-allow-private-network': 'true' } : {}),
+            }
+          : {}),
+      });
+      return void res.end();
     }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBody) {
@@ -247,6 +296,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     const response = await boundResponse(await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed }), methodOf, (line) => logger.warn(`http: ${line}`));
     const out: Record<string, string[]> = {};
     response.headers.forEach((value, name) => void (out[name] ??= []).push(value));
+    // What the SDK varies on, beside the Origin set above.
+    if (out.vary) out.vary = [['Origin', ...out.vary].join(', ')];
     // A client that asked to close gets its connection closed, whatever the SDK's headers say.
     if (/\bclose\b/i.test(String(req.headers.connection ?? ''))) out.connection = ['close'];
     res.writeHead(response.status, out);

@@ -97,6 +97,23 @@ async function partOf(uri: string, whole: string, served: Served, index: number,
   return { contents: [{ uri, mimeType: PART_MIME, blob: (await body.read(offset, length)).toString('base64') }] };
 }
 
+/** How each server shows a text body (over HTTP: without the server's paths), set once per server. */
+const shownText = new WeakMap<McpServer, (text: string) => string>();
+/** Text bodies this server serves, whole or in parts, are shown through `shown` first (so parts join to it). */
+export function showTextBodies(server: McpServer, shown: (text: string) => string): void {
+  shownText.set(server, shown);
+}
+
+/** The text as shown, read whole (a text body is a timeline, a transcript or JSON); the body unchanged when it is. */
+async function shownBody(served: Served, shown: ((text: string) => string) | undefined): Promise<Served> {
+  if (!shown || !served.text) return served;
+  const text = (await served.body.read(0, served.body.size)).toString('utf8');
+  const after = shown(text);
+  if (after === text) return served;
+  await served.body.close();
+  return { ...served, body: textBody(after) };
+}
+
 type Variables = Record<string, string | string[]>;
 type Callbacks = ConstructorParameters<typeof ResourceTemplate>[1];
 
@@ -114,7 +131,7 @@ export function registerParted(
   open: (uri: URL, variables: Variables) => Promise<Served>,
 ): void {
   const serve = async (uri: URL, variables: Variables, answer: (served: Served) => Promise<ReadResourceResult>) => {
-    const served = await open(uri, variables);
+    const served = await shownBody(await open(uri, variables), shownText.get(server));
     try {
       return await answer(served);
     } finally {

@@ -28,7 +28,7 @@ const ExportEditOutput = z.object({
   export_id: z.string(),
   edit_id: z.string().optional(),
   format: ExportFormatSchema,
-  path: z.string().describe('On the machine cutroom runs on (hosted: its cutroom:// URI)'),
+  path: z.string().describe('On the machine cutroom runs on (over HTTP: its cutroom:// URI)'),
   media_dir: z.string().optional(),
   media: z.array(z.object({ asset_id: z.string(), reference: z.string() })),
   warnings: z.array(z.string()),

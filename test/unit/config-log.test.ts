@@ -16,6 +16,12 @@ describe('config', () => {
     expect(loadConfig({ CUTROOM_HTTP_PORT: '7000', CUTROOM_HTTP_HOST: '::1' }, ['--http']).http).toMatchObject({ port: 7000, host: '::1' });
     expect(loadConfig({ CUTROOM_HTTP_PORT: '7000' }, ['--http', '--port', '7001']).http?.port).toBe(7001);
     expect(loadConfig({ CUTROOM_HTTP_ALLOWED_ORIGINS: 'https://a.example, https://b.example', CUTROOM_HTTP_USE_SERVER_KEY: 'true' }, ['--http']).http).toMatchObject({ allowedOrigins: ['https://a.example', 'https://b.example'], useServerKey: true });
+    // Origins are compared as a browser sends them: written with a trailing slash, upper case or a default port,
+    // they still match; a path, a wildcard or another scheme is refused at start.
+    expect(loadConfig({ CUTROOM_HTTP_ALLOWED_ORIGINS: 'HTTPS://App.Example.com/,http://a.example:80,http://b.example:8080' }, ['--http']).http?.allowedOrigins).toEqual(['https://app.example.com', 'http://a.example', 'http://b.example:8080']);
+    for (const bad of ['*', 'https://a.example/app', 'app.example.com', 'file:///tmp', 'https://a.example?x=1']) {
+      expect(() => loadConfig({ CUTROOM_HTTP_ALLOWED_ORIGINS: bad }, ['--http']), bad).toThrow(/CUTROOM_HTTP_ALLOWED_ORIGINS lists origins such as https:\/\/app\.example\.com/);
+    }
     expect(() => loadConfig({}, ['--serve'])).toThrow(/unknown argument --serve: cutroom takes --http \[--port N\] \[--host H\]/);
     expect(() => loadConfig({}, ['--port'])).toThrow(/--port needs a value/);
     expect(() => loadConfig({}, ['--port', '70000'])).toThrow(/CUTROOM_HTTP_PORT \(--port\) must be at most 65535/);
