@@ -31,6 +31,8 @@ import { compactToolSchemas } from './tools/listed-schema.js';
 import * as scriptTools from './tools/scripts.js';
 import * as transcriptTools from './tools/transcripts.js';
 import * as tightenTools from './tools/tighten.js';
+import * as viewTools from './tools/view.js';
+import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
 import { NAME, VERSION } from './version.js';
 
 export interface ServerDeps {
@@ -138,7 +140,9 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
+      // (tools: declared below, once registered: McpServer sets its tools/list handler when a capability names tools,
+      // and listAppOnlyToolsToAppHosts must see it set.)
+      capabilities: { resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
       instructions: instructions(backend),
     },
   );
@@ -147,6 +151,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   // After logToolFailures: a failure's log line is the result as shown.
   if (http && serverFolders?.length) hideServerPaths(server, serverFolders);
   compactToolSchemas(server);
+  listAppOnlyToolsToAppHosts(server);
   boundInputErrors(server);
   projectTools.register(server, deps);
   assetTools.register(server, deps);
@@ -159,6 +164,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   transcriptTools.register(server, deps);
   momentTools.register(server, deps);
   tightenTools.register(server, deps);
+  viewTools.register(server, deps);
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);
@@ -168,5 +174,6 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
   workflowPrompts.register(server, { backend, logger });
   workflowSkills.register(server, { local: backend.kind === 'local' });
   adaptToolResultsToProtocol(server, http?.protocolVersion);
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -4,7 +4,7 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
-import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import { checkAndKeep, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
 import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { PreviewSchema, cutClipUri, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
@@ -18,7 +18,7 @@ import { fitList } from './budget.js';
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
 
 /** One shape for both uses: the full preview once done; while rendering, its id and progress only. */
-const PreviewOutputSchema = PreviewSchema.partial().extend({
+export const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
   status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
   progress: z.number().min(0).max(1).optional(),
@@ -38,7 +38,7 @@ const RESULT_BYTES = 23 * 1024;
 const TEXT_CUTS = 12;
 
 /** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
-function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[] } = {}): CallToolResult {
+export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[]; reserveBytes?: number } = {}): CallToolResult {
   const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
   const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
   const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
@@ -73,7 +73,7 @@ function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string;
   const overlays = fitList(allOverlays, OVERLAYS_BUDGET);
   if (overlays.leftOut) leftOut.push(`overlays ${overlays.shown.length + 1}-${allOverlays.length} of ${allOverlays.length}: ${whole} lists them all`);
   // The cuts take what the text and the other lists leave (the few fixed fields and left_out take under 2 KB).
-  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000;
+  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000 + (opts.reserveBytes ?? 0);
   const cuts = fitList(preview.cuts, Math.max(2000, Math.min(CUTS_BUDGET, RESULT_BYTES - used)));
   if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${whole} lists them all`);
   const structured = {
@@ -96,7 +96,7 @@ function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string;
   return result;
 }
 
-function renderingResult(id: string, progress: number | undefined, opts: { who?: string; job?: PreviewJob } = {}): CallToolResult {
+export function renderingResult(id: string, progress: number | undefined, opts: { who?: string; job?: PreviewJob } = {}): CallToolResult {
   const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
   const ready = opts.job?.ready ?? [];
   const playable = ready.length ? ` ${ready.length} of ${opts.job!.cuts} cuts can be played now, each a clip: ${cutClipUri(id, ready[0]!)}${ready.length > 1 ? ` (and the same for cut indexes ${ready.slice(1, 12).join(', ')}${ready.length > 12 ? ', …' : ''})` : ''}.` : '';
@@ -110,7 +110,7 @@ function renderingResult(id: string, progress: number | undefined, opts: { who?:
  * Waits for a job for up to `waitMs`, passing its progress on, and at least every second (a client that resets
  * its timeout on progress keeps waiting). Resolves true when the job settled, false on time out or cancellation.
  */
-async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress): Promise<boolean> {
+export async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress, until?: () => boolean): Promise<boolean> {
   let sent = -1;
   let sentAt = 0;
   let sentMessage = '';
@@ -131,7 +131,11 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
     sentMessage = message;
     void progress(pct, 100, message);
   };
-  const listener = (f: number, m: string) => push(f, m);
+  let early: (() => void) | undefined;
+  const listener = (f: number, m: string) => {
+    push(f, m);
+    if (until?.()) early?.();
+  };
   job.listeners.add(listener);
   push(job.progress, job.message);
   const beat = setInterval(() => push(job.progress, job.message), 500);
@@ -140,6 +144,8 @@ async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, prog
   try {
     return await new Promise<boolean>((resolve) => {
       if (signal.aborted) return resolve(false);
+      early = () => resolve(false);
+      if (until?.()) return resolve(false);
       timer = setTimeout(() => resolve(false), waitMs);
       onAbort = () => resolve(false);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -160,10 +166,17 @@ async function settledResult(job: PreviewJob, progress: Progress, opts: Paramete
   return doneResult(result, opts);
 }
 
-const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
+export const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
   if (!deps.runtime) throw new ToolError(`${tool} needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
   return deps.runtime;
 };
+
+/** Starts (or joins, or reuses) the preview of a checked, ready edit: its captions and dialogue's words first. */
+export async function startCheckedPreview(deps: ToolDeps, rt: MediaRuntime, checked: CheckedEdit, width: number | undefined, signal: AbortSignal): Promise<PreviewJob> {
+  const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
+  const speechWords = await dialogueWords(deps, checked, signal);
+  return startPreview(rt, checked, { width: width ?? 640, debug: (m) => deps.logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
+}
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const PreviewEditInput = z.object({
@@ -238,9 +251,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
           const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
-          const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
-          const speechWords = await dialogueWords(deps, checked, signal);
-          const job = await startPreview(rt, checked, { width: width ?? 640, debug: (m) => logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
+          const job = await startCheckedPreview(deps, rt, checked, width, signal);
           // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
           const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
           const next = afterStage(progress, listen.last);

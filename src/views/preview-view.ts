@@ -3,7 +3,12 @@
 // on a cut seeks the video there and tells the model which cut was picked. It talks to its host only (postMessage):
 // the video comes through resources/read as a data: URL (the default CSP allows media from data: and nothing else),
 // one blob or, when large, the parts its manifest names (joined as base64 text, checked against its length and
-// sha256), and a preview still rendering is followed with preview_edit {preview_id} through tools/call. Browser code:
+// sha256), and a preview still rendering is followed with preview_edit {preview_id} through tools/call.
+// Under the picture, a strip per cut (its frames from the contact sheet, its sound level) where the person cuts: trims
+// a cut's in or out point, drops it or moves it. Each change goes to view_edit (an app-only tool), whose new preview
+// replaces the old one once it plays, and the model is told the new edit_id and what changed; a change that fails says
+// so in the status line and the old preview stays. Given preview_edit's arguments before its result (ontoolinput), it
+// asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. Browser code:
 // bundled at build time.
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
@@ -26,10 +31,16 @@ interface Overlay {
 }
 interface Preview {
   preview_id: string;
+  edit_id?: string;
+  /** The output's frame rate (when the result says it). */
+  fps?: number;
+  /** view_edit: what changed, the cuts ready to play while rendering, each cut's sound level over time. */
+  changed?: string;
+  ready?: { index: number; uri: string }[];
+  levels?: { step: number; cuts: number[][] };
   status: 'done' | 'rendering';
   progress?: number;
   resolution?: string;
-  fps?: number;
   planned_seconds?: number;
   measured_seconds?: number;
   cuts?: Cut[];
@@ -110,14 +121,31 @@ function drawTimeline(p: Preview): void {
     el.title = `Overlay ${o.index + 1}: ${o.asset_id}`;
     overlays.append(el);
   }
-  const flagged = (p.cuts ?? []).filter((c) => c.flags.length).length;
-  status(`${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${p.warnings?.length ? ` — ${p.warnings.join('; ')}` : ''}`);
+  status(statusLine(p));
 }
 
-/** Seeks to the middle of the cut's first frame (timeline_start is that frame's start) and tells the model which cut the person picked. */
+/** The preview in one line: cuts, length, size, what is flagged. */
+function statusLine(p: Preview): string {
+  const total = p.measured_seconds || p.planned_seconds || 1;
+  const flagged = (p.cuts ?? []).filter((c) => c.flags.length).length;
+  return `${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${p.warnings?.length ? ` — ${p.warnings.join('; ')}` : ''}`;
+}
+
+/**
+ * Where a cut starts on the preview's clock, and the seek there: the one place the rule lives. timeline_start is the
+ * start of the cut's first output frame; the seek goes to the middle of that frame (half a frame at the preview's fps,
+ * or at 120 fps when the result does not say it), so that the frame on screen is the cut's own.
+ */
+function cutTime(c: Cut, fps = shown?.fps): number {
+  return seconds(c.timeline_start) + 0.5 / (fps || 120);
+}
+function seekTo(c: Cut, fps?: number): void {
+  $<HTMLVideoElement>('video').currentTime = cutTime(c, fps);
+}
+
+/** Seeks to the cut (seekTo) and tells the model which cut the person picked. */
 async function pick(c: Cut, fps?: number): Promise<void> {
-  const video = $<HTMLVideoElement>('video');
-  video.currentTime = seconds(c.timeline_start) + 0.5 / (fps || 120);
+  seekTo(c, fps);
   for (const el of document.querySelectorAll('.cut')) el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
   try {
     await app.updateModelContext({
@@ -166,10 +194,32 @@ async function readVideo(uri: string): Promise<{ mimeType: string; b64: string }
   return { mimeType: m.mimeType, b64 };
 }
 
+
+/** The preview shown now (its video playing or ready), and what it was made from. */
+let shown: Preview | undefined;
+/** The edit view_edit is asked to change: the shown preview's edit_id, or preview_edit's own arguments. */
+let editRef: Record<string, unknown> | undefined;
+/** The width preview_edit was asked for (view_edit makes its previews the same size). */
+let askedWidth: number | undefined;
+/** The shown preview's contact sheet (a data: URL), decoded once for the strips. */
+let sheet: HTMLImageElement | undefined;
+/** A change or a first preview being made: the strips' controls wait. */
+let busy = false;
+
+const videoEl = () => $<HTMLVideoElement>('video');
+const dataUrl = (v: { mimeType: string; b64: string }) => `data:${v.mimeType};base64,${v.b64}`;
+type Result = { isError?: boolean; content?: { type: string; text?: string; data?: string; mimeType?: string }[]; structuredContent?: Record<string, unknown> };
+const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
+
+/** The contact sheet a result carries (preview_edit's and view_edit's: an image/jpeg item). */
+function sheetOf(r: Result): string | undefined {
+  const img = r.content?.find((c) => c.type === 'image' && c.data);
+  return img ? `data:${img.mimeType ?? 'image/jpeg'};base64,${img.data}` : undefined;
+}
+
 async function loadVideo(p: Preview): Promise<void> {
   status('loading the preview…');
-  const { mimeType, b64 } = await readVideo(`cutroom://previews/${p.preview_id}/preview.mp4`);
-  $<HTMLVideoElement>('video').src = `data:${mimeType};base64,${b64}`;
+  videoEl().src = dataUrl(await readVideo(`cutroom://previews/${p.preview_id}/preview.mp4`));
 }
 
 /** The pause after a preview_edit {preview_id} that answered "rendering": from 250 ms, doubling, at most 2 s. */
@@ -190,6 +240,7 @@ async function follow(p: Preview): Promise<Preview> {
     const r = await app.callServerTool({ name: 'preview_edit', arguments: { preview_id: current.preview_id } });
     if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'preview_edit {preview_id} failed');
     current = r.structuredContent as unknown as Preview;
+    lastSheet = sheetOf(r as Result) ?? lastSheet;
     if (current.status === 'rendering') {
       await pause(wait);
       wait = Math.min(LONGEST_PAUSE_MS, wait * 2);
@@ -209,10 +260,225 @@ async function allCuts(p: Preview): Promise<Preview> {
   return { ...p, cuts: whole.cuts ?? p.cuts, overlays: whole.overlays ?? p.overlays };
 }
 
-async function show(p: Preview): Promise<void> {
+
+/** Where a sheet's frames are: the layout media/contact-sheet.ts draws (columns in threes, cells at most 320 px, 2000 px a side, 4 px apart). */
+function sheetLayout(count: number, width: number, height: number): { columns: number; thumbWidth: number; thumbHeight: number } {
+  const MAX_SIDE = 2000;
+  const pad = 4;
+  let best: { columns: number; thumbWidth: number; thumbHeight: number } | undefined;
+  for (let columns = 3; columns <= Math.max(3, count); columns += 3) {
+    const rows = Math.ceil(count / columns);
+    const byWidth = Math.floor((MAX_SIDE - pad * (columns + 1)) / columns);
+    const byHeight = Math.floor(((MAX_SIDE - pad * (rows + 1)) / rows) * (width / height));
+    const tw = Math.min(320, byWidth, byHeight);
+    const thumbWidth = Math.max(16, Math.floor(tw / 2) * 2);
+    const thumbHeight = Math.max(2, Math.floor((thumbWidth * height) / width / 2) * 2);
+    if (!best || thumbWidth > best.thumbWidth) best = { columns, thumbWidth, thumbHeight };
+    if (columns >= count) break;
+  }
+  return best!;
+}
+
+/** Frames of the sheet per cut: first, middle and last (fewer for a cut of one or two frames). */
+function sheetCells(p: Preview): number[][] {
+  const fps = p.fps ?? 30;
+  let n = 0;
+  return (p.cuts ?? []).map((c) => {
+    const frames = Math.max(1, Math.round((seconds(c.timeline_end) - seconds(c.timeline_start)) * fps));
+    const count = Math.min(3, frames);
+    return Array.from({ length: count }, () => n++);
+  });
+}
+
+const THUMB_W = 56;
+
+/** A cut's sound under its frames: its level over time when known, else its mean (line) and peak (tick). */
+function drawLevel(canvas: HTMLCanvasElement, c: Cut, levels: number[] | undefined): void {
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  const { width: w, height: h } = canvas;
+  const y = (db: number) => h - Math.max(0, Math.min(1, (db + 60) / 60)) * h;
+  g.clearRect(0, 0, w, h);
+  g.strokeStyle = g.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2f6fde';
+  g.lineWidth = 1.5;
+  if (levels?.length) {
+    g.beginPath();
+    levels.forEach((db, i) => (i ? g.lineTo : g.moveTo).call(g, (i / Math.max(1, levels.length - 1)) * w, y(db)));
+    g.stroke();
+  } else if (c.loudness) {
+    g.beginPath();
+    g.moveTo(0, y(c.loudness.mean_db));
+    g.lineTo(w, y(c.loudness.mean_db));
+    g.stroke();
+    g.fillRect(w - 3, y(c.loudness.peak_db), 3, h - y(c.loudness.peak_db));
+  }
+  canvas.title = c.loudness ? `mean ${c.loudness.mean_db} dB, peak ${c.loudness.peak_db} dB` : 'no sound';
+}
+
+const fmt = (s: number) => (Math.round(s * 1000) / 1000).toFixed(3);
+
+/** The strips under the picture: per cut its frames, its sound, and the person's controls. */
+function drawStrips(p: Preview): void {
+  const strips = $('strips');
+  strips.replaceChildren();
+  const cuts = p.cuts ?? [];
+  const [w, h] = (p.resolution ?? '16x9').split('x').map(Number) as [number, number];
+  const cells = sheetCells(p);
+  const layout = sheetLayout(cells.flat().length, w || 16, h || 9);
+  const frame = 1 / (p.fps ?? 30);
+  for (const c of cuts) {
+    const el = document.createElement('div');
+    el.className = 'strip';
+    el.dataset.stripIndex = String(c.index);
+    const head = document.createElement('div');
+    head.className = 'strip-head';
+    head.textContent = `#${c.index + 1} ${(seconds(c.timeline_end) - seconds(c.timeline_start)).toFixed(2)} s`;
+    el.append(head);
+    const frames = document.createElement('div');
+    frames.className = 'frames';
+    for (const n of cells[c.index] ?? []) {
+      const cv = document.createElement('canvas');
+      cv.width = THUMB_W;
+      cv.height = Math.max(8, Math.round((THUMB_W * layout.thumbHeight) / layout.thumbWidth));
+      const col = n % layout.columns;
+      const row = Math.floor(n / layout.columns);
+      if (sheet) cv.getContext('2d')?.drawImage(sheet, 4 + col * (layout.thumbWidth + 4), 4 + row * (layout.thumbHeight + 4), layout.thumbWidth, layout.thumbHeight, 0, 0, cv.width, cv.height);
+      frames.append(cv);
+    }
+    frames.addEventListener('click', () => void pick(c, p.fps));
+    el.append(frames);
+    const level = document.createElement('canvas');
+    level.className = 'level-line';
+    level.width = THUMB_W * 3;
+    level.height = 18;
+    drawLevel(level, c, p.levels?.cuts[c.index]);
+    el.append(level);
+    // Trim: the in and out points in the source, a frame at a time or typed; applied with Trim (or Enter).
+    const trim = document.createElement('div');
+    trim.className = 'trim';
+    const field = (name: 'in' | 'out', value: number) => {
+      const box = document.createElement('label');
+      const label = document.createElement('span');
+      label.textContent = name;
+      box.append(label);
+      const minus = button('‹', `${name} one frame earlier`, `${name}-minus`);
+      const input = document.createElement('input');
+      input.type = 'number';
+      input.step = String(frame);
+      input.min = '0';
+      input.value = fmt(value);
+      input.dataset.field = name;
+      const plus = button('›', `${name} one frame later`, `${name}-plus`);
+      minus.onclick = () => (input.value = fmt(Math.max(0, Number(input.value) - frame)));
+      plus.onclick = () => (input.value = fmt(Number(input.value) + frame));
+      input.addEventListener('keydown', (e) => e.key === 'Enter' && apply());
+      box.append(minus, input, plus);
+      return { box, input };
+    };
+    const inF = field('in', seconds(c.source_in));
+    const outF = field('out', seconds(c.source_out));
+    const apply = () => {
+      const change: Record<string, unknown> = { cut: c.index };
+      if (Number(inF.input.value) !== Number(fmt(seconds(c.source_in)))) change.in = Number(inF.input.value);
+      if (Number(outF.input.value) !== Number(fmt(seconds(c.source_out)))) change.out = Number(outF.input.value);
+      if (change.in === undefined && change.out === undefined) return status(`cut ${c.index + 1}: change its in or out point first`);
+      void changeEdit([change]);
+    };
+    const go = button('Trim', `trim cut ${c.index + 1} to these points`, 'trim');
+    go.onclick = apply;
+    trim.append(inF.box, outF.box);
+    el.append(trim);
+    const moves = document.createElement('div');
+    moves.className = 'moves';
+    const left = button('←', 'move this cut one place earlier', 'left');
+    left.disabled = c.index === 0;
+    left.onclick = () => void changeEdit([{ cut: c.index, move_to: c.index - 1 }]);
+    const right = button('→', 'move this cut one place later', 'right');
+    right.disabled = c.index === cuts.length - 1;
+    right.onclick = () => void changeEdit([{ cut: c.index, move_to: c.index + 1 }]);
+    const drop = button('✕', 'drop this cut', 'drop');
+    drop.disabled = cuts.length < 2;
+    drop.onclick = () => void changeEdit([{ cut: c.index, drop: true }]);
+    moves.append(left, right, drop, go);
+    el.append(moves);
+    // Or dragged onto another strip: it moves to that place.
+    el.draggable = true;
+    el.addEventListener('dragstart', (e) => {
+      e.dataTransfer?.setData('text/plain', String(c.index));
+      el.classList.add('dragging');
+    });
+    el.addEventListener('dragend', () => el.classList.remove('dragging'));
+    el.addEventListener('dragover', (e) => e.preventDefault());
+    el.addEventListener('drop', (e) => {
+      e.preventDefault();
+      const from = Number(e.dataTransfer?.getData('text/plain'));
+      if (Number.isInteger(from) && from !== c.index && !busy) void changeEdit([{ cut: from, move_to: c.index }]);
+    });
+    strips.append(el);
+  }
+  setBusy(busy);
+}
+
+function button(text: string, title: string, action: string): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.title = title;
+  b.dataset.action = action;
+  return b;
+}
+
+function setBusy(on: boolean): void {
+  busy = on;
+  $('strips').classList.toggle('busy', on);
+  for (const el of document.querySelectorAll<HTMLButtonElement | HTMLInputElement>('#strips button, #strips input')) {
+    if (on) {
+      el.dataset.wasDisabled = String(el.disabled);
+      el.disabled = true;
+    } else if (el.dataset.wasDisabled !== undefined) {
+      el.disabled = el.dataset.wasDisabled === 'true';
+      delete el.dataset.wasDisabled;
+    }
+  }
+}
+
+async function loadSheet(url: string | undefined): Promise<void> {
+  if (!url) return;
+  const img = new Image();
+  img.src = url;
+  await img.decode().then(
+    () => (sheet = img),
+    () => undefined,
+  );
+}
+
+/** Shows a finished preview: its video (read whole before the old one is replaced), timeline, strips. */
+async function present(p: Preview, sheetUrl: string | undefined, at?: number): Promise<void> {
+  const done = await allCuts(p);
+  const video = await readVideo(`cutroom://previews/${done.preview_id}/preview.mp4`);
+  await loadSheet(sheetUrl);
+  const v = videoEl();
+  const playing = !v.paused && !v.ended;
+  shown = done;
+  if (done.edit_id) editRef = { edit_id: done.edit_id };
+  v.src = dataUrl(video);
+  if (at !== undefined) {
+    v.addEventListener('loadedmetadata', () => (v.currentTime = Math.min(at, Math.max(0, v.duration - 0.01))), { once: true });
+    if (playing) void v.play().catch(() => {});
+  }
+  delete v.dataset.playing;
+  drawTimeline(done);
+  drawStrips(done);
+}
+
+async function show(p: Preview, sheetUrl?: string): Promise<void> {
   try {
     const done = await allCuts(await follow(p));
+    shown = done;
+    if (done.edit_id) editRef = { edit_id: done.edit_id };
+    await loadSheet(sheetUrl ?? lastSheet);
     drawTimeline(done);
+    drawStrips(done);
     await loadVideo(done);
     drawTimeline(done);
   } catch (err) {
@@ -220,13 +486,154 @@ async function show(p: Preview): Promise<void> {
   }
 }
 
+/** The sheet of the last preview_edit result followed to its end (its result carries it). */
+let lastSheet: string | undefined;
+
+/** Calls view_edit; a failure is thrown as its one line. */
+async function viewEdit(args: Record<string, unknown>): Promise<{ p: Preview; sheet?: string }> {
+  const r = (await app.callServerTool({ name: 'view_edit', arguments: args })) as Result;
+  if (r.isError || !r.structuredContent) throw new Error(textOf(r) || 'view_edit failed');
+  return { p: r.structuredContent as unknown as Preview, sheet: sheetOf(r) };
+}
+
+/**
+ * Asks view_edit until the preview is done (it answers early when more cuts are ready than `seen`), handing each
+ * newly ready cut to `onReady`, with the same growing pause as follow() between answers that bring nothing new.
+ */
+async function untilDone(first: { p: Preview; sheet?: string }, args: Record<string, unknown>, onReady?: (ready: { index: number; uri: string }[]) => Promise<void>): Promise<{ p: Preview; sheet?: string }> {
+  let r = first;
+  let wait = FIRST_PAUSE_MS;
+  let seen = 0;
+  while (r.p.status === 'rendering') {
+    status(`rendering…${r.p.progress !== undefined ? ` (${Math.floor(r.p.progress * 100)}%)` : ''}`);
+    const ready = r.p.ready ?? [];
+    if (ready.length > seen) {
+      // (The clips are read before asking again: the server renders on meanwhile.)
+      await onReady?.(ready);
+      seen = ready.length;
+      wait = FIRST_PAUSE_MS;
+    } else {
+      await pause(wait);
+      wait = Math.min(LONGEST_PAUSE_MS, wait * 2);
+    }
+    // The same edit again (its edit_id once kept): view_edit joins the preview being made.
+    r = await viewEdit({ ...(r.p.edit_id ? { edit_id: r.p.edit_id } : args), ...(askedWidth ? { width: askedWidth } : {}), seen });
+  }
+  return r;
+}
+
+/** The person's change: view_edit makes the changed edit's preview; it replaces the old one once it can play. */
+async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
+  if (busy) return;
+  if (!editRef || !shown) return status('No edit to change here.');
+  setBusy(true);
+  status('rendering…');
+  try {
+    // The size of the preview shown (the width preview_edit was asked, or that it made).
+    askedWidth ??= Number(shown.resolution?.split('x')[0]) || undefined;
+    const args = { ...editRef, ...(askedWidth ? { width: askedWidth } : {}) };
+    const first = await viewEdit({ ...args, changes });
+    const changed = first.p.changed ?? 'the edit changed';
+    const { p, sheet: sheetUrl } = await untilDone(first, args);
+    try {
+      await present({ ...p, changed }, sheetUrl);
+    } catch (err) {
+      // Made and kept, but not shown: the view stays on the edit it shows (the person can try again).
+      status(`The change was made (edit_id ${p.edit_id}) but its preview cannot be shown here: ${(err as Error).message}; the previous preview stays.`);
+      return;
+    }
+    status(`${changed}. ${statusLine(shown!)}`);
+    try {
+      await app.updateModelContext({
+        content: [{ type: 'text', text: `In the preview, the person changed the edit: ${changed}. The new edit is edit_id ${p.edit_id} (preview ${p.preview_id}); use it from now on.` }],
+        structuredContent: { edit_id: p.edit_id, preview_id: p.preview_id, changed },
+      });
+    } catch {
+      // A host that keeps no model context: the change was still made.
+    }
+  } catch (err) {
+    status(`The change was not made: ${(err as Error).message}`);
+  } finally {
+    setBusy(false);
+  }
+}
+
+/**
+ * Progressive playback: preview_edit's arguments arrive before its result; view_edit makes (or joins) the same
+ * preview and says which cuts are ready. They play in timeline order, each as it is ready (the next one on 'ended'),
+ * and once the whole preview is done it takes over at the same place on the timeline.
+ */
+let progressive = false;
+async function startFromInput(args: Record<string, unknown>): Promise<void> {
+  const { width, preview_id, ...edit } = args;
+  if (typeof preview_id === 'string' && preview_id.trim()) return;
+  askedWidth = typeof width === 'number' ? width : undefined;
+  editRef = edit;
+  progressive = true;
+  setBusy(true);
+  const clips = new Map<number, string>();
+  const played: number[] = [];
+  let current = -1;
+  let elapsed = 0;
+  const v = videoEl();
+  const playNext = () => {
+    const next = current + 1;
+    const url = clips.get(next);
+    if (!url) return;
+    if (current >= 0) elapsed += Number.isFinite(v.duration) ? v.duration : 0;
+    current = next;
+    played.push(next);
+    v.src = url;
+    v.dataset.playing = `cut:${next}`;
+    v.dataset.playedCuts = played.join(',');
+    void v.play().catch(() => {});
+  };
+  const onEnded = () => playNext();
+  v.addEventListener('ended', onEnded);
+  try {
+    const first = await viewEdit({ ...edit, ...(askedWidth ? { width: askedWidth } : {}) });
+    const done = await untilDone(first, edit, async (ready) => {
+      for (const { index, uri } of ready) {
+        if (clips.has(index)) continue;
+        // A clip that cannot be read is skipped: the whole preview follows.
+        const url = await readVideo(uri).then(dataUrl, () => undefined);
+        if (!url) continue;
+        clips.set(index, url);
+        if (current + 1 === index && (current === -1 || v.ended)) playNext();
+      }
+    });
+    v.removeEventListener('ended', onEnded);
+    const at = current >= 0 ? elapsed + (v.currentTime || 0) : undefined;
+    await present(done.p, done.sheet, at);
+    status(statusLine(shown!));
+  } catch (err) {
+    v.removeEventListener('ended', onEnded);
+    progressive = false;
+    status(`The preview cannot be shown here yet: ${(err as Error).message}`);
+    if (pendingResult) void show(pendingResult.p, pendingResult.sheet);
+  } finally {
+    setBusy(false);
+  }
+}
+/** preview_edit's result, when it arrives while progressive playback is under way (that shows the same preview). */
+let pendingResult: { p: Preview; sheet?: string } | undefined;
+
+app.ontoolinput = (params) => {
+  if (params.arguments) void startFromInput(params.arguments as Record<string, unknown>);
+};
 app.ontoolresult = (result) => {
   const p = result.structuredContent as unknown as Preview | undefined;
   if (result.isError || !p?.preview_id) {
     status((result.content?.[0] as { text?: string } | undefined)?.text ?? 'No preview in this result.');
     return;
   }
-  void show(p);
+  const sheetUrl = sheetOf(result as Result);
+  lastSheet = sheetUrl;
+  if (progressive) {
+    pendingResult = { p, sheet: sheetUrl };
+    return;
+  }
+  void show(p, sheetUrl);
 };
 app.onhostcontextchanged = (ctx) => applyContext(ctx);
 

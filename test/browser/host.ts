@@ -11,14 +11,16 @@ declare global {
   interface Window {
     relayCallTool(params: unknown): Promise<unknown>;
     relayReadResource(params: unknown): Promise<unknown>;
-    startHost(html: string, toolResult: unknown, theme: 'light' | 'dark'): Promise<void>;
+    /** Starts the view; with `toolInput`, the tool's arguments go first (the call starting), and the result only when given. */
+    startHost(html: string, toolResult: unknown, theme: 'light' | 'dark', toolInput?: Record<string, unknown>): Promise<void>;
+    sendToolResult(result: unknown): Promise<void>;
     hostLog: { modelContext: unknown[]; sizes: { width?: number; height?: number }[]; calls: string[]; initialized: boolean };
   }
 }
 
 window.hostLog = { modelContext: [], sizes: [], calls: [], initialized: false };
 
-window.startHost = async (html, toolResult, theme) => {
+window.startHost = async (html, toolResult, theme, toolInput) => {
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.style.width = '760px';
@@ -56,5 +58,7 @@ window.startHost = async (html, toolResult, theme) => {
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
   iframe.srcdoc = html.replace(/<head>/i, `<head><meta http-equiv="Content-Security-Policy" content="${DEFAULT_CSP}">`);
   await initialized;
-  await bridge.sendToolResult(toolResult as never);
+  window.sendToolResult = (result) => bridge.sendToolResult(result as never);
+  if (toolInput) await bridge.sendToolInput({ arguments: toolInput });
+  if (toolResult) await bridge.sendToolResult(toolResult as never);
 };

@@ -26,7 +26,7 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
 }
 
 /** tee: false runs the server with no wrapper, so that `pid` is the server's own (to kill it). */
-export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean; wrap?: string[] } = {}): Promise<Spawned> {
+export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean; wrap?: string[]; capabilities?: Record<string, unknown> } = {}): Promise<Spawned> {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-stdout-'));
   const stdoutLog = join(dir, 'stdout.log');
   // wrap: a command the server runs under (e.g. unshare, for a pid namespace of its own), given node and the bin.
@@ -43,7 +43,7 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
   });
   const client = new Client(
     { name: 'cutroom-tests', version: '1.0.0' },
-    opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+    { ...(opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) },
   );
   await client.connect(transport);
   await checkResultsAgainstSchemas(client);

@@ -1,0 +1,110 @@
+// view_edit: the preview view's own tool (an MCP Apps app-only tool, _meta.ui.visibility ["app"]): the person trims,
+// drops or moves a cut in the view, and it calls this with the edit it shows and the changes. The changed edit is
+// checked and kept (a new edit_id), and its preview started (or joined, or reused) as preview_edit does. Listed only
+// to clients that declare the MCP Apps extension (server.ts); callable by any, since a host relays its view's calls.
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { EditChangeSchema, applyChanges } from '../edit/changes.js';
+import type { Diagnostic } from '../edit/model.js';
+import { checkAndKeep, type CheckedEdit } from '../workflow/check-edit.js';
+import type { ToolDeps } from '../workflow/deps.js';
+import { EditRefShape } from '../workflow/edit-input.js';
+import { cutClipUri, previewLevels } from '../workflow/preview.js';
+import { PREVIEW_VIEW_URI } from '../workflow/views.js';
+import { PreviewOutputSchema, doneResult, follow, needRuntime, startCheckedPreview } from './preview.js';
+import { progressFor } from './progress.js';
+import { ToolError, guard, ok } from './result.js';
+
+export const VIEW_EDIT = 'view_edit';
+
+const ViewEditInput = z.object({
+  ...EditRefShape,
+  width: z.number().int().min(64).max(1920).optional(),
+  changes: z.array(EditChangeSchema).max(50).optional(),
+  seen: z.number().int().min(0).optional(),
+});
+
+const ViewEditOutput = PreviewOutputSchema.extend({
+  changed: z.string().optional(),
+  ready: z.array(z.object({ index: z.number().int(), uri: z.string() })).optional(),
+  levels: z.object({ step: z.number(), cuts: z.array(z.array(z.number())) }).optional(),
+});
+
+
+/** JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles. */
+const LEVELS_BYTES = 3000;
+export function boundLevels(levels: { step: number; cuts: number[][] }, max = LEVELS_BYTES): { step: number; cuts: number[][] } {
+  let { step, cuts } = levels;
+  // (Silence may come as -Infinity, which JSON cannot carry: the floor is -120 dB.)
+  cuts = cuts.map((c) => c.map((db) => (Number.isFinite(db) ? Math.max(-120, Math.round(db * 10) / 10) : -120)));
+  while (JSON.stringify({ step, cuts }).length > max && cuts.some((c) => c.length > 1)) {
+    cuts = cuts.map((c) => Array.from({ length: Math.ceil(c.length / 2) }, (_, i) => Math.max(c[2 * i]!, c[2 * i + 1] ?? -Infinity)));
+    step *= 2;
+  }
+  return { step, cuts };
+}
+
+/** Why a changed edit cannot be made, in one line: its first error, the cut named as the view numbers it (from 0). */
+function refusal(c: CheckedEdit): string {
+  const d: Diagnostic | undefined = c.diagnostics.find((x) => x.severity === 'error') ?? c.diagnostics[0];
+  if (!d) return 'the changed edit is not ready; preview_edit {edit_id} of the edit before the change shows why';
+  const cut = /^\/video_series_sequential\/(\d+)/.exec(d.path);
+  return `${cut ? `cut ${cut[1]}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
+}
+
+export function register(server: McpServer, deps: ToolDeps): void {
+  const { logger } = deps;
+  server.registerTool(
+    VIEW_EDIT,
+    {
+      description: 'For the preview view: apply changes (trim, drop, move cuts) to an edit and preview it.',
+      inputSchema: ViewEditInput,
+      outputSchema: ViewEditOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      _meta: { ui: { resourceUri: PREVIEW_VIEW_URI, visibility: ['app'] } },
+    },
+    ({ width, changes, seen, ...input }, ctx) =>
+      guard(
+        VIEW_EDIT,
+        logger,
+        async (): Promise<CallToolResult> => {
+          const rt = needRuntime(deps, VIEW_EDIT);
+          const signal = ctx.mcpReq.signal;
+          const started = performance.now();
+          let checked = await checkAndKeep(deps, input, signal, { waitMs: deps.renderWaitMs });
+          let changed: string | undefined;
+          if (changes?.length) {
+            if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
+            const applied = applyChanges(checked.edit, changes);
+            if (!applied.ok) throw new ToolError(applied.reason);
+            changed = applied.changed;
+            checked = await checkAndKeep(deps, { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs }, signal, { waitMs: deps.renderWaitMs });
+            if (!checked.ready) throw new ToolError(`the changed edit would not play: ${refusal(checked)}`);
+          } else if (!checked.ready) throw new ToolError(`the edit is not ready: ${refusal(checked)}`);
+          const job = await startCheckedPreview(deps, rt, checked, width, signal);
+          const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
+          // Back as soon as the preview is done, or more cuts are ready than the view has.
+          const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
+          // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
+          if (!settled && signal.aborted) job.abort();
+          const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
+          if (!settled || !job.settled) {
+            const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));
+            return ok(
+              { preview_id: job.id, status: 'rendering' as const, progress: Math.round(job.progress * 1000) / 1000, ...extra, ready },
+              `${changed ? `Changed: ${changed}. ` : ''}The preview ${job.id} is rendering (${Math.floor(job.progress * 100)}%, ${ready.length} cuts ready); call again with seen: ${ready.length}.`,
+            );
+          }
+          if ('error' in job.settled) throw job.settled.error;
+          const levels = await previewLevels(rt, job.id).catch(() => undefined);
+          const bounded = levels?.cuts?.length ? boundLevels(levels) : undefined;
+          const reserve = bounded ? JSON.stringify(bounded).length : 0;
+          const result = doneResult(job.settled.result, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), reserveBytes: reserve });
+          const structured = { ...(result.structuredContent as Record<string, unknown>), ...extra, ...(bounded ? { levels: bounded } : {}) };
+          if (changed) result.content.unshift({ type: 'text', text: `Changed: ${changed}.` });
+          return { ...result, structuredContent: structured };
+        },
+        { what: `project ${String(input.project_id ?? '')}`, listedBy: 'list_projects' },
+      ),
+  );
+}
