@@ -259,7 +259,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!settled && signal.aborted) {
             // Cancelled while the caller still waited: stop it, and keep nothing (unless a view follows it too).
             if (job.abort()) await job.done.catch(() => {});
-          }
+          } else job.release();
           if (!settled) {
             logger.debug(`preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`);
             return renderingResult(job.id, job.progress, { job });

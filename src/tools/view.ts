@@ -87,6 +87,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
           // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
           if (!settled && signal.aborted) job.abort();
+          else job.release();
           const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
           if (!settled || !job.settled) {
             const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));

@@ -153,6 +153,8 @@ export interface PreviewJob {
    * caller that joined it still does; true when it was.
    */
   abort(): boolean;
+  /** The caller's call returned without cancelling: it no longer holds the job, which runs to its end. */
+  release(): void;
   /** Called on every progress step, and when a cut becomes ready to play. */
   listeners: Set<(fraction: number, message: string) => void>;
   /** How many cuts the edit has. */
@@ -236,7 +238,7 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
     const done = Promise.resolve({ ...reused, warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])], diagnostics: checked.diagnostics });
     const noClip = () => Promise.reject(new UserFacingError('this preview is done: play its preview.mp4'));
-    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => false, listeners: new Set(), cuts: plan.cuts.length, ready: [], clip: noClip, holders: 1 };
+    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => false, release: () => {}, listeners: new Set(), cuts: plan.cuts.length, ready: [], clip: noClip, holders: 1 };
   }
   const { id, dir } = await rt.cache.create().catch((err) => {
     throw noSpace(err) ? fullDisk(rt) : err;
@@ -245,16 +247,23 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
   const clips = new Map<number, Promise<string>>();
   const clipTurns = new Limiter(CLIPS_AT_ONCE);
   const segmentOf: (string | undefined)[] = [];
+  let kept = false;
   const job: PreviewJob & { holders: number } = {
     id,
     progress: 0,
     message: 'waiting for an ffmpeg slot',
     done: undefined as never,
     holders: 1,
+    // Holders are the calls waiting on it (each startPreview that returned it). Once one returned without
+    // cancelling (a preview handed over to preview_edit {preview_id}, a view's next cuts), it runs to its end.
     abort: () => {
-      if (--job.holders > 0) return false;
+      if (--job.holders > 0 || kept) return false;
       ac.abort();
       return true;
+    },
+    release: () => {
+      job.holders--;
+      kept = true;
     },
     listeners: new Set(),
     cuts: plan.cuts.length,
