@@ -199,6 +199,9 @@ async function sweepAfterTheDead(logger: Logger, runtime?: MediaRuntime): Promis
 function keepAlive(logger: Logger): void {
   // The last way out (process.exit from anywhere): no child survives it.
   process.on('exit', killChildrenNow);
+  // A stderr whose reader is gone (EPIPE) takes the log lines, nothing more: unheard, its error would be uncaught,
+  // logged to stderr again, and so on for ever (a server left spinning on one core).
+  process.stderr.on('error', () => {});
   process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${(err as Error)?.stack ?? err}`));
   process.on('uncaughtException', (err) => logger.error(`uncaught exception: ${err.stack ?? err}`));
 }

@@ -40,8 +40,13 @@ export interface SegmentedRequest {
   trackRss?: boolean;
   /** Run beside the join, once the sheet's thumbnails are in THUMBS_DIR (and awaited with it). */
   whileJoining?: () => Promise<void>;
-  /** A cut's segment is made (or was there): a clip of it can be played (cutClipArgs). Each cut once, in no set order. */
-  onReady?: (cut: number) => void;
+  /**
+   * A cut's segment is made (or was there): a clip of it can be played (cutClipArgs), or is made already (`clip`,
+   * at headClip's path). Each cut once, in no set order.
+   */
+  onReady?: (cut: number, clip?: string) => void;
+  /** Where the clip of the first cut rendered goes: its process writes it beside the segment (no process after). */
+  headClip?: (cut: number) => string;
 }
 
 export interface SegmentedOutcome {
@@ -164,7 +169,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // clip of it plays while the rest render). The rest, in timeline order, spread over as many processes as may run
   // at once: one process's filter graph runs on one thread, so twelve cuts in one process leave the other core half
   // idle (bench/README.md: 8 s as two processes of six, 9.6 s as one).
-  const head = missing.length > 1 ? missing.slice(0, 1) : [];
+  const head = missing.slice(0, 1);
   const rest = missing.slice(head.length);
   const perProcess = Math.max(1, Math.min(req.maxInputs, Math.ceil(rest.length / Math.max(1, req.limiter.limit))));
   const batches: number[][] = [];
@@ -172,8 +177,10 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // Processes that fill the ffmpeg slots run single-threaded: side by side, each one's threads for every core
   // contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two).
   const oneThreadEach = batches.length >= req.limiter.limit;
-  const renderBatch = async (batch: number[], b: number, oneThread: boolean) => {
+  const renderBatch = async (batch: number[], b: number, oneThread: boolean, withClip = false) => {
     const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
+    // A clip written beside the first segment, under a scratch name in the store's folder (the process's).
+    const clips = new Map(withClip && req.headClip ? made.map((m) => [m.i, `${basename(m.scratch.video).replace(/\.nut$/, '')}.clip.mp4`] as const) : []);
     const parsers = batch.map(() => new CutMeasurements());
     // Captions burned into a segment: its script in the store's folder (the process's), named like its scratch.
     const captionFiles = new Map<number, string>();
@@ -188,11 +195,12 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       plan,
       cuts: batch,
       cutInputs: batch.map((i) => req.cutInputs[i]!),
-      outputs: made.map((m) => ({ file: m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
+      outputs: made.map((m) => ({ file: clips.has(m.i) ? basename(m.scratch.video) : m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
       oneThread,
       ...(captionFiles.size ? { captionFiles } : {}),
+      ...(clips.size ? { clips } : {}),
     });
     const batchSec = batch.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
     try {
@@ -226,6 +234,12 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         };
         await store.put(req.keys[m.i]!, m.scratch, record);
         records[m.i] = record;
+        const clip = clips.get(m.i);
+        if (clip) {
+          const to = req.headClip!(m.i);
+          await rename(join(store.dir, clip), to);
+          req.onReady?.(m.i, to);
+        }
         ready(req.keys[m.i]!);
       }
       done.set(b, batchSec);
@@ -234,7 +248,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       await Promise.all(made.map((m) => store.discard(m.scratch)));
       throw err;
     } finally {
-      await Promise.all(captionPaths.map((f) => rm(f, { force: true })));
+      await Promise.all([...captionPaths, ...[...clips.values()].map((c) => join(store.dir, c))].map((f) => rm(f, { force: true })));
     }
   };
 
@@ -252,7 +266,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   };
   const parser = new MeasureParser();
   try {
-    if (head.length) await renderBatch(head, -1, false);
+    if (head.length) await renderBatch(head, -1, false, true);
     await Promise.all(batches.map((batch, b) => renderBatch(batch, b, oneThreadEach)));
 
     // Repeated cuts take their first occurrence's segment.
@@ -325,7 +339,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }

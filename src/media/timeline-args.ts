@@ -376,8 +376,10 @@ function audioEncodeArgs(e: EncodeSettings): string[] {
 
 const containerArgs = (e: EncodeSettings) => (e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container]);
 
+const videoEncodeArgs = (e: EncodeSettings, plan: RenderPlan) => ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`];
+
 function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
-  return ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`, ...audioEncodeArgs(e), ...containerArgs(e)];
+  return [...videoEncodeArgs(e, plan), ...audioEncodeArgs(e), ...containerArgs(e)];
 }
 
 /**
@@ -408,6 +410,11 @@ export interface TimelineJob {
   chunkSound?: CutSound[];
   /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
   captionFiles?: Map<number, string>;
+  /**
+   * By cut index: a clip to write beside its segment (mp4, AAC: what a browser plays). Its name and the segment's
+   * must be plain names in the working directory (the tee muxer parses them).
+   */
+  clips?: Map<number, string>;
 }
 
 /** One process for the whole timeline (or one chunk of it, with no overlays). */
@@ -662,6 +669,11 @@ export interface SegmentsJob {
   oneThread?: boolean;
   /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
   captionFiles?: Map<number, string>;
+  /**
+   * By cut index: a clip to write beside its segment (mp4, AAC: what a browser plays). Its name and the segment's
+   * must be plain names in the working directory (the tee muxer parses them).
+   */
+  clips?: Map<number, string>;
 }
 
 /**
@@ -689,8 +701,16 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     // Its range's sound, whole: where it plays on a timeline is decided where the segments are joined (soundPlan).
     g.push(rangeChain(inputs.sound[k]!, `a${k}`, cut, spec));
     // Its loudness too (loud_seg_k), for levelling: no pass over the sources before the segments.
-    g.push(`[a${k}]asplit=3[ao${k}][am${k}][al${k}]`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`, `[al${k}]${loudnessBranch(`seg_${k}`)}`);
-    outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
+    const clip = job.clips?.get(c);
+    g.push(`[a${k}]asplit=${clip ? 4 : 3}[ao${k}][am${k}][al${k}]${clip ? `[ac${k}]` : ''}`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`, `[al${k}]${loudnessBranch(`seg_${k}`)}`);
+    if (clip) {
+      // Its clip too, for a person to watch at once: the same encoded picture (the tee muxer writes it to both
+      // files), its sound as AAC from the cut's first frame for as long as its picture.
+      const samples = Math.round((cut.frames * plan.fpsDen * SAMPLE_RATE) / plan.fpsNum);
+      g.push(`[ac${k}]atrim=end_sample=${samples}[acc${k}]`);
+      outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, '-map', `[acc${k}]`, ...videoEncodeArgs(job.encode, plan), '-c:a:0', 'pcm_s16le', '-c:a:1', 'aac', '-aac_coder:a:1', 'fast', '-b:a:1', '96k', '-ar', String(SAMPLE_RATE), '-ac', '2', ...one);
+      outs.push('-f', 'tee', `[f=nut:select=\\'v:0,a:0\\']${file}|[f=mp4:movflags=+faststart:select=\\'v:0,a:1\\']${clip}`);
+    } else outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);
   });
   args.push('-filter_complex', g.join(';'), ...outs);

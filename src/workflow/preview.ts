@@ -288,8 +288,9 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     job.message = message;
     for (const l of job.listeners) l(job.progress, message);
   };
-  const onReady = (index: number, segment: string) => {
+  const onReady = (index: number, segment: string, clip?: string) => {
     segmentOf[index] = segment;
+    if (clip && !clips.has(index)) clips.set(index, Promise.resolve(clip));
     if (job.ready.includes(index)) return;
     job.ready.push(index);
     report(job.progress, `${job.ready.length} of ${job.cuts} cuts ready to play (cut ${index + 1}: ${cutClipUri(id, index)})`);
@@ -316,7 +317,7 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string) => void },
+  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string, clip?: string) => void },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -365,7 +366,8 @@ async function makePreview(
       onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
       trackRss: opts.trackRss,
       whileJoining: tileSheet,
-      onReady: (i) => opts.onReady(i, rt.segments.videoOf(keys[i]!)),
+      onReady: (i, clip) => opts.onReady(i, rt.segments.videoOf(keys[i]!), clip),
+      headClip: (i) => join(dir, clipFile(i)),
     });
     opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
