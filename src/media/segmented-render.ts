@@ -16,7 +16,7 @@ import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
-import { finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { concatArgs, finishArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
 
 export interface SegmentedRequest {
@@ -301,14 +301,13 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       measurements.frozen.push(...r.frozen.map((s) => ({ from: s.from + at, to: s.to + at })));
     }
 
-    // 3. The sound: the segments' sound placed, the overlays laid over it, encoded in one process and measured in
-    // another beside it (the sheet tiled meanwhile); then the pictures joined to it by stream copy.
+    // 3. The join: the segments' pictures by stream copy and their sound placed, the overlays laid over it, encoded,
+    // in one process; the same sound measured in another beside it (the AAC encode is about as much work as the
+    // measurements); the sheet tiled meanwhile.
     const list = await writeList('concat.txt', plan.cuts.map((_, i) => i));
-    const soundFile = scratch('sound.m4a');
     const tmp = scratch('part');
-    temps.push(soundFile, tmp);
+    temps.push(tmp);
     const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
-    const job = { plan, parts, sounds, overlayInputs: req.overlayInputs, encode: req.encode };
     // One failing stops the other.
     const stopper = new AbortController();
     const stop = () => stopper.abort();
@@ -319,8 +318,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     let settled: PromiseSettledResult<unknown>[];
     try {
       settled = await Promise.allSettled([
-        stopping(run(soundArgs({ ...job, output: soundFile, measure: false }), dir, () => {}, onSeconds, stopper.signal)),
-        stopping(run(soundArgs({ ...job, measure: true }), dir, (c) => parser.push(c), () => {}, stopper.signal)),
+        stopping(run(concatArgs({ plan, listFile: list, sound: { parts, plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: false }), dir, () => {}, onSeconds, stopper.signal)),
+        stopping(run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs }), dir, (c) => parser.push(c), () => {}, stopper.signal)),
         req.whileJoining?.(),
       ]);
     } finally {
@@ -330,7 +329,6 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     const failure = failures.find((e) => !(e instanceof RenderError && e.cancelled)) ?? failures[0];
     if (failure) throw req.signal?.aborted ? new RenderError('cancelled', true) : failure;
-    await run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, () => {});
     // A loudness target: the sound brought to it in a last pass (the picture copied).
     const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
     await rename(finish?.file ?? tmp, req.output);

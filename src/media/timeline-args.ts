@@ -589,33 +589,19 @@ export interface SoundJob {
   /** Where each cut's sound goes (soundPlan of the whole timeline). */
   sounds: CutSound[];
   overlayInputs: InputSpec[];
-  /** An mp4 holding the encoded sound alone; none: the mix is measured only. */
-  output?: string;
-  /** AAC settings (the sound of `encode`). */
-  encode: EncodeSettings;
-  /** Its measurements printed (mixGraph's); with no output, that is all it does. */
-  measure: boolean;
 }
 
 /**
- * The timeline's sound alone, from the segments (or a cut's source, by the chain its segment process uses, so the
- * samples are those its segment holds): encoded, or measured, or both. A preview makes it in two processes side by
- * side, one encoding and one measuring (the AAC encode alone is about as much work as the rest), and the picture
- * is then joined to it by muxSoundArgs.
+ * The timeline's sound alone, measured (mixGraph's measurements): beside the join that encodes the same sound, from
+ * the segments (or a cut's source, by the chain its segment process uses, so the samples are those its segment holds).
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
   const made = soundFromParts(plan, job.parts, job.sounds, 0);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, job.measure);
-  const output = job.output ? [...audioEncodeArgs(job.encode), '-f', 'mp4', job.output] : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
-  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...output);
+  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, true);
+  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, '-c:a', 'pcm_f32le', '-f', 'null', '-');
   return args;
-}
-
-/** The segments' pictures joined by stream copy, with the sound soundArgs made (copied): the preview's file. */
-export function muxSoundArgs(job: { listFile: string; sound: string; output: string }): string[] {
-  return [...COMMON, ...concatInput(job.listFile), '-f', 'mp4', '-i', `file:${job.sound}`, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', job.output];
 }
 
 /**

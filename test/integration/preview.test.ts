@@ -158,9 +158,9 @@ describe('preview_edit in chunks', () => {
       expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30);
       expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60);
       expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
-      // Nothing but the preview, its record and its levels (a view draws them) is left: chunk files, lists, thumbnails and the marker are removed.
+      // Nothing but the preview, its record, its levels and its first cut's clip (for a view) is left: chunk files, lists, thumbnails and the marker are removed.
       // (.rendering: a returned preview is held against eviction for a few seconds.)
-      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['edit.key', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg']);
+      expect(readdirSync(join(dir, 'previews', p.preview_id)).filter((f) => f !== '.rendering').sort()).toEqual(['cut-0.mp4', 'edit.key', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg']);
     } finally {
       await chunked.close();
     }
@@ -259,14 +259,14 @@ describe('the edit-preview loop', () => {
       changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      // The changed cut alone, with its threads; then the sound encoded and measured side by side, and the join.
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\)$`, 'm'));
+      // The changed cut alone, with its threads; then the join (the sound encoded) and the sound measured beside it.
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\)$`, 'm'));
       expect(second.planned_seconds).toBe(8.1);
 
       // The same edit previewed from nothing, on a server with an empty cache dir.
       const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
       // ... the usual way: the first cut alone and first, then two segment processes filling the ffmpeg slots.
-      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 6 ffmpeg process\\(es\\), the segments on one thread each, the first alone$`, 'm'));
+      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 5 ffmpeg process\\(es\\), the segments on one thread each, the first alone$`, 'm'));
       expect(second.measured_seconds).toBeCloseTo(reference.measured_seconds, 2);
       // The same in what plays: every picture and sound sample, and the sound's packets and their times.
       const [mine, theirs] = [playedContent(second.path), playedContent(reference.path)];
@@ -296,7 +296,7 @@ describe('the edit-preview loop', () => {
       shorter.clips[3] = { ...shorter.clips[3]!, end: 0.8 };
       const third = (await preview(loop.client, shorter)).structuredContent as Preview;
       expect(third.planned_seconds).toBe(7.9);
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\)$`, 'm'));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\)$`, 'm'));
     } finally {
       await loop.close();
       await fresh.close();
@@ -345,8 +345,9 @@ describe('the edit-preview loop', () => {
       service.fail({ delayMs: 20_000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
       const ac = new AbortController();
       const pending = loop.client.callTool({ name: 'preview_edit', arguments: changed }, { signal: ac.signal, onprogress: () => {} });
-      const soundPids = () => pidsMatching(dir).filter((pid) => pidsMatching('sound.m4a').includes(pid));
-      await expect.poll(soundPids, { timeout: 15_000 }).not.toEqual([]);
+      // Both of them: the join (encoding the sound) and the process measuring it beside it.
+      const soundPids = () => pidsMatching(dir).filter((pid) => pidsMatching('loud_mix').includes(pid) || pidsMatching('concat.txt').includes(pid));
+      await expect.poll(() => soundPids().length, { timeout: 15_000 }).toBe(2);
       ac.abort();
       await expect(pending).rejects.toThrow();
       await expect.poll(() => pidsMatching(dir), { timeout: 4000 }).toEqual([]);
