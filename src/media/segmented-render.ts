@@ -16,7 +16,7 @@ import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
-import { concatArgs, finishArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
 
 export interface SegmentedRequest {
@@ -60,6 +60,8 @@ export interface SegmentedOutcome {
   rendered: number;
   /** The first cut to render was rendered alone and first (before the rest), to be watched while they render. */
   firstAlone: boolean;
+  /** The timeline's sound was made while the lone cut to render rendered; the join only copied. */
+  soundFirst: boolean;
   /** The segment processes ran on one thread each (they filled the ffmpeg slots). */
   oneThreadEach: boolean;
   reused: number;
@@ -265,22 +267,69 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     return file;
   };
   const parser = new MeasureParser();
-  try {
-    if (head.length) await renderBatch(head, -1, false, true);
-    await Promise.all(batches.map((batch, b) => renderBatch(batch, b, oneThreadEach)));
-
-    // Repeated cuts take their first occurrence's segment.
-    records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
-
-    // Levelling: each cut's loudness (measured as its segment was made; a segment kept by an older version is
-    // measured from its source, sound only), and the gains that even the cuts out, applied where the sound is
-    // placed (the segments keep their own).
+  /** Processes side by side: one failing stops the others, and so does `also` (or the caller's cancelling). */
+  const together = async (work: ((signal: AbortSignal) => Promise<unknown>)[], beside?: Promise<unknown>, also?: AbortSignal) => {
+    const stopper = new AbortController();
+    const stop = () => stopper.abort();
+    if (req.signal?.aborted || also?.aborted) stop();
+    req.signal?.addEventListener('abort', stop, { once: true });
+    also?.addEventListener('abort', stop, { once: true });
+    try {
+      const settled = await Promise.allSettled([...work.map((w) => w(stopper.signal).catch((err: unknown) => (stop(), Promise.reject(err)))), beside]);
+      // The first failure that is not another's being stopped.
+      const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      const failure = failures.find((e) => !(e instanceof RenderError && e.cancelled)) ?? failures[0];
+      if (failure) throw req.signal?.aborted ? new RenderError('cancelled', true) : failure;
+    } finally {
+      req.signal?.removeEventListener('abort', stop);
+      also?.removeEventListener('abort', stop);
+    }
+  };
+  // Levelling: each cut's loudness (measured as its segment was made; a segment kept by an older version, or a cut
+  // whose sound is made before its segment, is measured from its source, sound only), and the gains that even the
+  // cuts out, applied where the sound is placed (the segments keep their own).
+  let sounds = soundPlan(plan, req.cutInputs);
+  const level = async () => {
     if (plan.levelDialogue) {
       const lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
       plan = levelled(plan, lufs);
     }
     // Where each cut's sound plays (the join places each segment's sound in its slot).
-    const sounds = soundPlan(plan, req.cutInputs);
+    sounds = soundPlan(plan, req.cutInputs);
+  };
+  // A lone cut to render (one cut changed): the timeline's sound is encoded and measured while it renders (its own
+  // sound read from its source by the chain its segment process uses, the same samples), and the join only copies
+  // (bench/README.md). Otherwise the segments fill the ffmpeg slots, and the sound follows them.
+  const soundFirst = missing.length === 1 && plan.cuts.length > 1;
+  const soundFile = scratch('sound.m4a');
+  const stopEarly = new AbortController();
+  try {
+    let early: Promise<void> | undefined;
+    let levelling: Promise<void> | undefined;
+    if (soundFirst) {
+      temps.push(soundFile);
+      levelling = level();
+      levelling.catch(() => {});
+      early = (async () => {
+        await levelling;
+        const parts: SoundPart[] = records.map((r, i) => (r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! }));
+        const job = { plan, parts, sounds, overlayInputs: req.overlayInputs };
+        await together([(signal) => run(soundArgs({ ...job, output: { file: soundFile, encode: req.encode } }), dir, () => {}, () => {}, signal), (signal) => run(soundArgs(job), dir, (c) => parser.push(c), () => {}, signal)], undefined, stopEarly.signal);
+      })();
+      early.catch(() => {});
+    }
+    try {
+      if (head.length) await renderBatch(head, -1, false, true);
+      await Promise.all(batches.map((batch, b) => renderBatch(batch, b, oneThreadEach)));
+    } catch (err) {
+      stopEarly.abort();
+      await early?.catch(() => {});
+      throw err;
+    }
+
+    // Repeated cuts take their first occurrence's segment.
+    records.forEach((r, i) => (records[i] = r ?? records[req.keys.indexOf(req.keys[i]!)]));
+    await (levelling ?? level());
 
     // 2. The sheet's thumbnails, in sheet order, and each cut's measurements placed on the timeline.
     await mkdir(join(dir, THUMBS_DIR), { recursive: true });
@@ -303,32 +352,24 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
 
     // 3. The join: the segments' pictures by stream copy and their sound placed, the overlays laid over it, encoded,
     // in one process; the same sound measured in another beside it (the AAC encode is about as much work as the
-    // measurements); the sheet tiled meanwhile.
+    // measurements); the sheet tiled meanwhile. (Or, the sound made already, the pictures joined to it.)
     const list = await writeList('concat.txt', plan.cuts.map((_, i) => i));
     const tmp = scratch('part');
     temps.push(tmp);
-    const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
-    // One failing stops the other.
-    const stopper = new AbortController();
-    const stop = () => stopper.abort();
-    if (req.signal?.aborted) stop();
-    req.signal?.addEventListener('abort', stop, { once: true });
     const onSeconds = (s: number) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec));
-    const stopping = <T>(p: Promise<T>) => p.catch((err: unknown) => (stop(), Promise.reject(err)));
-    let settled: PromiseSettledResult<unknown>[];
-    try {
-      settled = await Promise.allSettled([
-        stopping(run(concatArgs({ plan, listFile: list, sound: { parts, plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: false }), dir, () => {}, onSeconds, stopper.signal)),
-        stopping(run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs }), dir, (c) => parser.push(c), () => {}, stopper.signal)),
+    if (early) {
+      await early;
+      await together([(signal) => run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, onSeconds, signal)], req.whileJoining?.());
+    } else {
+      const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
+      await together(
+        [
+          (signal) => run(concatArgs({ plan, listFile: list, sound: { parts, plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: false }), dir, () => {}, onSeconds, signal),
+          (signal) => run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs }), dir, (c) => parser.push(c), () => {}, signal),
+        ],
         req.whileJoining?.(),
-      ]);
-    } finally {
-      req.signal?.removeEventListener('abort', stop);
+      );
     }
-    // The first failure that is not the other's being stopped.
-    const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    const failure = failures.find((e) => !(e instanceof RenderError && e.cancelled)) ?? failures[0];
-    if (failure) throw req.signal?.aborted ? new RenderError('cancelled', true) : failure;
     // A loudness target: the sound brought to it in a last pass (the picture copied).
     const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
     await rename(finish?.file ?? tmp, req.output);
@@ -337,7 +378,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }

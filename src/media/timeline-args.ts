@@ -589,19 +589,28 @@ export interface SoundJob {
   /** Where each cut's sound goes (soundPlan of the whole timeline). */
   sounds: CutSound[];
   overlayInputs: InputSpec[];
+  /** Encoded (AAC, the sound of `encode`) to this mp4; none: measured only. */
+  output?: { file: string; encode: EncodeSettings };
 }
 
 /**
- * The timeline's sound alone, measured (mixGraph's measurements): beside the join that encodes the same sound, from
- * the segments (or a cut's source, by the chain its segment process uses, so the samples are those its segment holds).
+ * The timeline's sound alone, from the segments (or a cut's source, by the chain its segment process uses, so the
+ * samples are those its segment holds): measured (mixGraph's measurements), beside the join that encodes the same
+ * sound; or, while a changed cut still renders, encoded (the pictures are then joined to it by muxSoundArgs).
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
   const made = soundFromParts(plan, job.parts, job.sounds, 0);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, true);
-  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, '-c:a', 'pcm_f32le', '-f', 'null', '-');
+  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, !job.output);
+  const output = job.output ? [...audioEncodeArgs(job.output.encode), '-f', 'mp4', job.output.file] : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
+  args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...output);
   return args;
+}
+
+/** The segments' pictures joined by stream copy, with the sound soundArgs encoded (copied): the preview's file. */
+export function muxSoundArgs(job: { listFile: string; sound: string; output: string }): string[] {
+  return [...COMMON, ...concatInput(job.listFile), '-f', 'mp4', '-i', `file:${job.sound}`, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', job.output];
 }
 
 /**

@@ -369,7 +369,7 @@ async function makePreview(
       onReady: (i, clip) => opts.onReady(i, rt.segments.videoOf(keys[i]!), clip),
       headClip: (i) => join(dir, clipFile(i)),
     });
-    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}`);
+    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? ', the sound made meanwhile' : ''}`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');

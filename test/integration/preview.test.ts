@@ -259,8 +259,8 @@ describe('the edit-preview loop', () => {
       changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      // The changed cut alone, with its threads; then the join (the sound encoded) and the sound measured beside it.
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\)$`, 'm'));
+      // The changed cut alone, with its threads, while the sound is encoded and measured; then the join copies.
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile$`, 'm'));
       expect(second.planned_seconds).toBe(8.1);
 
       // The same edit previewed from nothing, on a server with an empty cache dir.
@@ -296,7 +296,7 @@ describe('the edit-preview loop', () => {
       shorter.clips[3] = { ...shorter.clips[3]!, end: 0.8 };
       const third = (await preview(loop.client, shorter)).structuredContent as Preview;
       expect(third.planned_seconds).toBe(7.9);
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 3 ffmpeg process\\(es\\)$`, 'm'));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile$`, 'm'));
     } finally {
       await loop.close();
       await fresh.close();
@@ -345,8 +345,8 @@ describe('the edit-preview loop', () => {
       service.fail({ delayMs: 20_000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
       const ac = new AbortController();
       const pending = loop.client.callTool({ name: 'preview_edit', arguments: changed }, { signal: ac.signal, onprogress: () => {} });
-      // Both of them: the join (encoding the sound) and the process measuring it beside it.
-      const soundPids = () => pidsMatching(dir).filter((pid) => pidsMatching('loud_mix').includes(pid) || pidsMatching('concat.txt').includes(pid));
+      // Both of them, made while the changed cut renders: the sound encoded, and the same sound measured.
+      const soundPids = () => pidsMatching(dir).filter((pid) => pidsMatching('loud_mix').includes(pid) || pidsMatching('sound.m4a').includes(pid));
       await expect.poll(() => soundPids().length, { timeout: 15_000 }).toBe(2);
       ac.abort();
       await expect(pending).rejects.toThrow();
