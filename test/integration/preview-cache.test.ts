@@ -90,7 +90,7 @@ describe('concurrent previews on one cache dir', () => {
     const left = finished();
     expect(left).toHaveLength(keep);
     expect(left).toContain(last.structuredContent!.preview_id);
-    for (const id of left) expect(readdirSync(join(root, id)).sort()).toEqual(['edit.key', 'preview.json', 'preview.mp4', 'sheet.jpg']);
+    for (const id of left) expect(readdirSync(join(root, id)).sort()).toEqual(['cut-0.mp4', 'edit.key', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg']);
   }, 300_000);
 });
 
