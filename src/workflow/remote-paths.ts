@@ -5,6 +5,7 @@
 // asset's copy, a local render) is named by its file name only, and a `url` or `download_url` field that held such
 // a file is left out (the caller could not fetch it). Paths the caller named in the folders they import from are
 // theirs, and are left as they are.
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** A path's characters, up to what ends it in text, JSON or XML. */
@@ -36,7 +37,8 @@ function safeDecode(s: string): string {
 }
 
 export function remotePaths(folders: string[]): RemotePaths {
-  const roots = [...new Set(folders.filter((f) => f.startsWith('/') && f.length > 1).map((f) => f.replace(/\/+$/, '')))];
+  // Each as given and as the paths made in it spell it (join normalises: no "//", "/./" or "/../").
+  const roots = [...new Set(folders.filter((f) => f.startsWith('/') && f.length > 1).flatMap((f) => [f.replace(/\/+$/, ''), resolve(f)]))].filter((r) => r.length > 1);
   // Longest first: a folder inside another is matched whole. Each as a file: URL (percent-encoded) and as a path.
   const forms = roots.flatMap((r) => [pathToFileURL(r).href, `file://${r}`, r]).sort((a, b) => b.length - a.length);
   const pattern = forms.length ? new RegExp(`(?:${forms.map(escape).join('|')})(?=[/\\s"'<>\\\\)\\]]|$)${PATH_TAIL}`, 'g') : undefined;

@@ -30,4 +30,10 @@ describe('remotePaths', () => {
     expect(shown.value({ uri: 'cutroom://previews/x/preview.mp4', blob: `${data}/x` })).toEqual({ uri: 'cutroom://previews/x/preview.mp4', blob: `${data}/x` });
     expect(remotePaths([]).text(`${data}/x`)).toBe(`${data}/x`);
   });
+
+  it('knows a folder given in a form the paths made in it do not spell (a double slash, a dot, a dot-dot)', () => {
+    const odd = remotePaths(['/srv//cache/', '/srv/x/../data']);
+    expect(odd.text('/srv/cache/previews/20261126-ab12/preview.mp4 and /srv/data/projects/p/media/a1.mp4')).toBe('cutroom://previews/20261126-ab12/preview.mp4 and a1.mp4');
+    expect(odd.text('/srv//cache/exports/e-1/cut.edl')).toBe('cutroom://exports/e-1/cut.edl');
+  });
 });
