@@ -73,18 +73,34 @@ export interface ServerDeps {
  */
 function hideServerPaths(server: McpServer, folders: string[]): void {
   const paths = remotePaths(folders);
+  /** A failure thrown rather than returned (a resource read's, answered as a JSON-RPC error) is shown the same way. */
+  const shownFailure = (err: unknown) => {
+    if (err instanceof Error) err.message = paths.text(err.message);
+    return err;
+  };
   // A body served in parts is shown before it is split, so that its parts join to what is shown.
   showTextBodies(server, paths.text);
   const registerTool = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   type Handler = (...a: unknown[]) => Promise<CallToolResult>;
   (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>
-    registerTool(name, config, async (...args: unknown[]) => paths.value(await handler(...args)));
+    registerTool(name, config, async (...args: unknown[]) => {
+      try {
+        return paths.value(await handler(...args));
+      } catch (err) {
+        throw shownFailure(err);
+      }
+    });
   const registerResource = server.registerResource.bind(server) as (...a: unknown[]) => unknown;
   type Read = (uri: URL, ...rest: unknown[]) => Promise<{ contents: { uri: string; _meta?: Record<string, unknown> }[] }>;
   (server as unknown as { registerResource: (...a: unknown[]) => unknown }).registerResource = (...a: unknown[]) => {
     const read = a.at(-1) as Read;
     const shown: Read = async (uri, ...rest) => {
-      const r = await read(uri, ...rest);
+      let r: Awaited<ReturnType<Read>>;
+      try {
+        r = await read(uri, ...rest);
+      } catch (err) {
+        throw shownFailure(err);
+      }
       const parted = /\/parts\/\d+$/.test(uri.pathname) || r.contents.some((c) => c._meta && Object.keys(c._meta).some((k) => /manifest|parts/i.test(k)));
       return parted ? r : paths.value(r);
     };

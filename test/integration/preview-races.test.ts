@@ -1,0 +1,86 @@
+// Races around a preview job that the everyday tests rarely hit (review of issue 34): a call that comes right after
+// a cancelled one for the same edit, while the cancelled job is still stopping; and, over HTTP, a cut's clip that
+// fails. An ffmpeg wrapper (test/helpers/ffmpeg-wrapper.ts) makes them happen every time: a slow stop, a failing clip.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { FakeService } from '../fixtures/service.mjs';
+import { spawnServer, textOf } from '../helpers/harness.js';
+import { connectHttp, startHttpServer } from '../helpers/http-server.js';
+import { ffmpegWrapper } from '../helpers/ffmpeg-wrapper.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+
+let service: FakeService;
+let projectId: string;
+let ids: Record<MediaName, string>;
+const wrap = ffmpegWrapper();
+
+beforeAll(async () => {
+  service = await new FakeService().start();
+  ({ projectId, ids } = mediaProject(service));
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+const timeline = () => ({
+  project_id: projectId,
+  resolution: '640x360',
+  fps: 25,
+  clips: [
+    { asset_id: ids.red, start: 1, end: 3 },
+    { asset_id: ids.blue, start: 0, end: 3, volume: 0 },
+    { asset_id: ids.black, start: 0, end: 1.5 },
+  ],
+  overlays: [{ asset_id: ids.voice, at: 3, until: 4 }],
+});
+/** The same media in other ranges: previewed first, so that every medium is probed. */
+const other = () => {
+  const t = timeline();
+  t.clips = t.clips.map((c) => ({ ...c, end: c.end - 0.2 }));
+  return t;
+};
+/** The voiceover served slowly: the segments do not read it, the sound does, so the preview stays rendering. */
+const slowVoice = (ms: number) => service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+
+type Called = Awaited<ReturnType<Client['callTool']>>;
+async function untilDone(client: Client, r: Called): Promise<Called> {
+  for (let i = 0; i < 60 && (r.structuredContent as { status?: string } | undefined)?.status === 'rendering'; i++) {
+    r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: (r.structuredContent as { preview_id: string }).preview_id } }, { timeout: 120_000 });
+  }
+  if (r.isError) throw new Error(textOf(r));
+  return r;
+}
+
+describe('preview jobs: races', () => {
+  it("over HTTP, a cut's clip that fails says so without naming the server's files", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cutroom-clipfail-'));
+    const srv = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
+    const client = await connectHttp(srv.url, { 'x-api-key': service.apiKey });
+    try {
+      await untilDone(client, await client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      slowVoice(8000);
+      wrap.set('fail-clip', true);
+      let r = await client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      const id = (r.structuredContent as { preview_id: string }).preview_id;
+      for (let i = 0; i < 30 && !((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0); i++) {
+        r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
+      }
+      expect(r.structuredContent).toMatchObject({ status: 'rendering' });
+      const failed = await client.readResource({ uri: `cutroom://previews/${id}/cuts/0.mp4` }).then(
+        () => '',
+        (err: Error) => err.message,
+      );
+      expect(failed).toMatch(/clip could not be made/);
+      expect(failed).not.toContain(root);
+      expect(failed).not.toMatch(/\/previews\/[\w-]+\/cut-/);
+    } finally {
+      wrap.set('fail-clip', false);
+      service.reset();
+      await client.close();
+      await srv.stop();
+    }
+  }, 180_000);
+});
