@@ -155,6 +155,8 @@ export interface PreviewJob {
   abort(): boolean;
   /** The caller's call returned without cancelling: it no longer holds the job, which runs to its end. */
   release(): void;
+  /** Every caller let it go cancelling: it is being stopped (not settled yet), and nobody may join it. */
+  stopping?: boolean;
   /** Called on every progress step, and when a cut becomes ready to play. */
   listeners: Set<(fraction: number, message: string) => void>;
   /** How many cuts the edit has. */
@@ -204,12 +206,13 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   const slot = jobKey(rt, key);
   for (let pending = running.get(slot); pending; pending = running.get(slot)) {
     const joined = await pending.catch(() => undefined);
-    if (joined && !joined.settled) {
+    // (A job being stopped is not joined: it ends "cancelled" in a moment, whoever joins it.)
+    if (joined && !joined.settled && !joined.stopping) {
       joined.holders++;
       opts.debug?.(`preview ${joined.id}: the same edit is being previewed; joining it`);
       return joined;
     }
-    // Settled meanwhile (or failed to start): another job, unless someone began one while this waited.
+    // Settled or stopping meanwhile (or failed to start): another job, unless someone began one while this waited.
     if (running.get(slot) === pending) running.delete(slot);
   }
   // (Nothing is awaited between the look above and this: two calls never both begin one.)
@@ -258,6 +261,7 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     // cancelling (a preview handed over to preview_edit {preview_id}, a view's next cuts), it runs to its end.
     abort: () => {
       if (--job.holders > 0 || kept) return false;
+      job.stopping = true;
       ac.abort();
       return true;
     },

@@ -55,6 +55,31 @@ async function untilDone(client: Client, r: Called): Promise<Called> {
 }
 
 describe('preview jobs: races', () => {
+  it('the same edit asked right after a cancelled call gets a preview, not the cancelled job as it stops', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug', FFMPEG_PATH: wrap.path });
+    try {
+      await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      slowVoice(6000);
+      wrap.set('slow-term', true);
+      const ac = new AbortController();
+      let ready = false;
+      const leaving = s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { signal: ac.signal, timeout: 120_000, onprogress: (p) => void (/ready to play/.test(p.message ?? '') && (ready = true)) });
+      await expect.poll(() => ready, { timeout: 60_000 }).toBe(true);
+      ac.abort();
+      await expect(leaving).rejects.toThrow();
+      // Asked again at once: the cancelled job takes a moment to stop (its ffmpeg processes end), and is no job to join.
+      const again = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      expect(textOf(again)).not.toMatch(/cancelled/);
+      const done = await untilDone(s.client, again);
+      expect(done.structuredContent).toMatchObject({ status: 'done' });
+    } finally {
+      wrap.set('slow-term', false);
+      service.reset();
+      await s.close();
+    }
+  }, 180_000);
+
   it("over HTTP, a cut's clip that fails says so without naming the server's files", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cutroom-clipfail-'));
     const srv = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
