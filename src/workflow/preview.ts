@@ -249,6 +249,13 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
   const ac = new AbortController();
   const clips = new Map<number, Promise<string>>();
   const clipTurns = new Limiter(CLIPS_AT_ONCE);
+  // Clips stop with the job, and when it fails: their processes write in its folder, which a failure removes.
+  const clipStop = new AbortController();
+  ac.signal.addEventListener('abort', () => clipStop.abort(), { once: true });
+  const stopClips = async () => {
+    clipStop.abort();
+    await Promise.allSettled([...clips.values()]);
+  };
   const segmentOf: (string | undefined)[] = [];
   let kept = false;
   const job: PreviewJob & { holders: number } = {
@@ -275,11 +282,17 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     clip: (index) => {
       const segment = segmentOf[index];
       if (!job.ready.includes(index) || !segment) return Promise.reject(new UserFacingError(`cut ${index + 1} is not rendered yet`));
+      if (clipStop.signal.aborted) return Promise.reject(new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why'));
       let made = clips.get(index);
       if (!made) {
         const out = join(dir, clipFile(index));
         const seconds = (plan.cuts[index]!.frames * plan.fpsDen) / plan.fpsNum;
-        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, ac.signal)).then(() => out);
+        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, clipStop.signal)).then(
+          () => out,
+          (err: unknown) => {
+            throw err instanceof RenderError && err.cancelled ? new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why') : err;
+          },
+        );
         clips.set(index, made);
         // A failure is not kept: the next asking tries again.
         made.catch(() => clips.delete(index));
@@ -299,7 +312,7 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     job.ready.push(index);
     report(job.progress, `${job.ready.length} of ${job.cuts} cuts ready to play (cut ${index + 1}: ${cutClipUri(id, index)})`);
   };
-  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report, onReady }).then(
+  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report, onReady, beforeCleanup: stopClips }).then(
     (result) => ((job.settled = { result }), result),
     (err: Error) => {
       job.settled = { error: err };
@@ -321,7 +334,7 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string, clip?: string) => void },
+  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string, clip?: string) => void; beforeCleanup: () => Promise<void> },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -442,7 +455,8 @@ async function makePreview(
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
   } catch (err) {
-    // Nothing half-made stays in the cache.
+    // Nothing half-made stays in the cache (the clips' processes stopped first: they write in it).
+    await opts.beforeCleanup();
     await rm(dir, { recursive: true, force: true });
     if (noSpace(err)) throw fullDisk(rt);
     if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`);

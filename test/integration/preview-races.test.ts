@@ -1,7 +1,7 @@
 // Races around a preview job that the everyday tests rarely hit (review of issue 34): a call that comes right after
 // a cancelled one for the same edit, while the cancelled job is still stopping; and, over HTTP, a cut's clip that
 // fails. An ffmpeg wrapper (test/helpers/ffmpeg-wrapper.ts) makes them happen every time: a slow stop, a failing clip.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf } from '../helpers/harness.js';
 import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 import { ffmpegWrapper } from '../helpers/ffmpeg-wrapper.js';
+import { pidsMatching } from '../helpers/processes.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 
 let service: FakeService;
@@ -106,6 +107,39 @@ describe('preview jobs: races', () => {
       service.reset();
       await client.close();
       await srv.stop();
+    }
+  }, 180_000);
+
+  it("a preview that fails stops the cut clips being made (they write in its folder) and leaves nothing behind", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
+    try {
+      await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      // The voiceover refuses, 6 s late: the preview fails once its cuts are ready.
+      service.fail({ delayMs: 6000, status: 403, body: 'denied', contentType: 'text/plain' }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      wrap.set('slow-clip', true);
+      let r = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      const id = (r.structuredContent as { preview_id: string }).preview_id;
+      for (let i = 0; i < 30 && !r.isError && !((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0); i++) {
+        r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
+      }
+      expect(r.structuredContent).toMatchObject({ status: 'rendering' });
+      const clip = s.client.readResource({ uri: `cutroom://previews/${id}/cuts/0.mp4` }, { timeout: 120_000 }).then(
+        () => 'read',
+        (err: Error) => err.message,
+      );
+      await expect.poll(() => pidsMatching(`${id}/cut-0.mp4`).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      for (let i = 0; i < 30 && !r.isError; i++) r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/the preview failed/);
+      // The clip's process is stopped with the preview, and says so; the failed preview's folder is gone.
+      await expect.poll(() => pidsMatching(`${id}/cut-0.mp4`), { timeout: 4000 }).toEqual([]);
+      expect(await clip).toMatch(/stopped or failed/);
+      expect(existsSync(join(dir, 'previews', id))).toBe(false);
+    } finally {
+      wrap.set('slow-clip', false);
+      service.reset();
+      await s.close();
     }
   }, 180_000);
 });
