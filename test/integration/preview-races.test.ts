@@ -91,11 +91,12 @@ describe('preview jobs: races', () => {
       wrap.set('fail-clip', true);
       let r = await client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
       const id = (r.structuredContent as { preview_id: string }).preview_id;
-      for (let i = 0; i < 30 && !((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0); i++) {
+      for (let i = 0; i < 30 && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3; i++) {
         r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       }
+      // (Cut 1's clip is made on asking; the first cut's was written by its own segment process.)
       expect(r.structuredContent).toMatchObject({ status: 'rendering' });
-      const failed = await client.readResource({ uri: `cutroom://previews/${id}/cuts/0.mp4` }).then(
+      const failed = await client.readResource({ uri: `cutroom://previews/${id}/cuts/1.mp4` }).then(
         () => '',
         (err: Error) => err.message,
       );
@@ -115,25 +116,25 @@ describe('preview jobs: races', () => {
     const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
     try {
       await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
-      // The voiceover refuses, 6 s late: the preview fails once its cuts are ready.
-      service.fail({ delayMs: 6000, status: 403, body: 'denied', contentType: 'text/plain' }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      // The voiceover refuses, 8 s late: the preview fails once its cuts are ready.
+      service.fail({ delayMs: 8000, status: 403, body: 'denied', contentType: 'text/plain' }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
       wrap.set('slow-clip', true);
       let r = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
       const id = (r.structuredContent as { preview_id: string }).preview_id;
-      for (let i = 0; i < 30 && !r.isError && !((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0); i++) {
+      for (let i = 0; i < 30 && !r.isError && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3; i++) {
         r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       }
       expect(r.structuredContent).toMatchObject({ status: 'rendering' });
-      const clip = s.client.readResource({ uri: `cutroom://previews/${id}/cuts/0.mp4` }, { timeout: 120_000 }).then(
+      const clip = s.client.readResource({ uri: `cutroom://previews/${id}/cuts/1.mp4` }, { timeout: 120_000 }).then(
         () => 'read',
         (err: Error) => err.message,
       );
-      await expect.poll(() => pidsMatching(`${id}/cut-0.mp4`).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => pidsMatching(`${id}/cut-1.mp4`).length, { timeout: 10_000 }).toBeGreaterThan(0);
       for (let i = 0; i < 30 && !r.isError; i++) r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/the preview failed/);
       // The clip's process is stopped with the preview, and says so; the failed preview's folder is gone.
-      await expect.poll(() => pidsMatching(`${id}/cut-0.mp4`), { timeout: 4000 }).toEqual([]);
+      await expect.poll(() => pidsMatching(`${id}/cut-1.mp4`), { timeout: 4000 }).toEqual([]);
       expect(await clip).toMatch(/stopped or failed/);
       expect(existsSync(join(dir, 'previews', id))).toBe(false);
     } finally {
