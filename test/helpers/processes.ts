@@ -1,5 +1,6 @@
-// Which processes are running with some text in their command line, read from /proc (no procps needed).
-import { readFileSync, readdirSync } from 'node:fs';
+// Which processes are running with some text in their command line (or working in a folder whose path holds it: an
+// ffmpeg run in cutroom's segment folder may name its files there relative to it), read from /proc (no procps needed).
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 export function pidsMatching(text: string): number[] {
   const pids: number[] = [];
@@ -10,7 +11,14 @@ export function pidsMatching(text: string): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // Zombies have exited already; they only wait for their parent to notice.
       if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
-      if (cmdline.includes(text)) pids.push(Number(entry));
+      const cwd = (() => {
+        try {
+          return readlinkSync(`/proc/${entry}/cwd`);
+        } catch {
+          return '';
+        }
+      })();
+      if (cmdline.includes(text) || cwd.includes(text)) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }

@@ -32,7 +32,7 @@ afterAll(() => {
   }
 });
 
-/** The ffmpeg processes whose command line names a path under `dir`. */
+/** The ffmpeg processes whose command line names a path under `dir`, or that work in a folder under it. */
 function ffmpegsUnder(dir: string): number[] {
   return pidsMatching(dir).filter((pid) => {
     try {
