@@ -48,6 +48,11 @@ export interface EncodeSettings {
   /** ffmpeg's AAC coder: 'fast' takes half the time of the default on busy sound (bench/README.md), for previews. */
   aacCoder?: 'fast' | 'twoloop';
   /**
+   * false: no mid/side stereo (-aac_ms 0). ffmpeg's search for it is about half the encoder's time; a preview turns
+   * it off and takes a higher bitrate instead (bench/README.md: the mix benchmark's sound, SNR 36 -> 43 dB at 128k).
+   */
+  aacMidSide?: false;
+  /**
    * mp4 for delivery; nut for intermediate chunks: it keeps each stream's own time base (1001/30000 at 29.97),
    * where matroska rounds every timestamp to the millisecond.
    */
@@ -369,8 +374,13 @@ const measureCutVideo = (k: number) =>
   `freezedetect=${FREEZE},${print(`fs_${k}`, 'freezedetect.freeze_start')},${print(`fe_${k}`, 'freezedetect.freeze_end')},nullsink`;
 
 /** The sound's encoder options of these settings. */
+/** The AAC encoder's options of these settings, for the audio streams `spec` selects ('' for all, ':a:1'...). */
+export function aacArgs(e: EncodeSettings, spec = ''): string[] {
+  return [`-c:a${spec}`, 'aac', ...(e.aacCoder ? [`-aac_coder${spec}`, e.aacCoder] : []), ...(e.aacMidSide === false ? [`-aac_ms${spec}`, '0'] : []), `-b:a${spec}`, e.audioBitrate ?? '128k'];
+}
+
 function audioEncodeArgs(e: EncodeSettings): string[] {
-  const codec = e.audio === 'aac' ? ['-c:a', 'aac', ...(e.aacCoder ? ['-aac_coder', e.aacCoder] : []), '-b:a', e.audioBitrate ?? '128k'] : ['-c:a', 'pcm_s16le'];
+  const codec = e.audio === 'aac' ? aacArgs(e) : ['-c:a', 'pcm_s16le'];
   return [...codec, '-ar', String(SAMPLE_RATE), '-ac', '2'];
 }
 
@@ -703,7 +713,7 @@ export function segmentsArgs(job: SegmentsJob): string[] {
       // files), its sound as AAC from the cut's first frame for as long as its picture.
       const samples = Math.round((cut.frames * plan.fpsDen * SAMPLE_RATE) / plan.fpsNum);
       g.push(`[ac${k}]atrim=end_sample=${samples}[acc${k}]`);
-      outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, '-map', `[acc${k}]`, ...videoEncodeArgs(job.encode, plan), '-c:a:0', 'pcm_s16le', '-c:a:1', 'aac', '-aac_coder:a:1', 'fast', '-b:a:1', '96k', '-ar', String(SAMPLE_RATE), '-ac', '2', ...one);
+      outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, '-map', `[acc${k}]`, ...videoEncodeArgs(job.encode, plan), '-c:a:0', 'pcm_s16le', ...aacArgs(job.encode, ':a:1'), '-ar', String(SAMPLE_RATE), '-ac', '2', ...one);
       outs.push('-f', 'tee', `[f=nut:select=\\'v:0,a:0\\']${file}|[f=mp4:movflags=+faststart:select=\\'v:0,a:1\\']${clip}`);
     } else outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);

@@ -56,7 +56,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
  * A preview is a check, not a deliverable: libx264's fastest preset. At CRF 30 and 640 px its pictures stay
  * readable on the sheet and in the file (ultrafast spends bits, not quality, to save time); measured in bench/.
  */
-export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '96k', aacCoder: 'fast', container: 'mp4', scaleFlags: 'area' };
+export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '128k', aacCoder: 'fast', aacMidSide: false, container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
 const PREVIEW_VERSION = 9;
@@ -287,7 +287,7 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
       if (!made) {
         const out = join(dir, clipFile(index));
         const seconds = (plan.cuts[index]!.frames * plan.fpsDen) / plan.fpsNum;
-        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, clipStop.signal)).then(
+        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, PREVIEW_ENCODE, clipStop.signal)).then(
           () => out,
           (err: unknown) => {
             throw err instanceof RenderError && err.cancelled ? new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why') : err;
