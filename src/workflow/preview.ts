@@ -15,6 +15,7 @@ import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf 
 import { edgeFlags, judgeCut, mixFlags, mixLoudness, type Measurements } from '../media/measure.js';
 import { Limiter, type MediaProber } from '../media/probe.js';
 import { makeCutClip } from '../media/cut-clip.js';
+import { mp4Seconds } from '../media/mp4-duration.js';
 import { runProcess, whyFailed } from '../media/process.js';
 import { RenderError } from '../media/render.js';
 import { renderSegmented } from '../media/segmented-render.js';
@@ -116,8 +117,10 @@ export function inputsFor(checked: CheckedEdit, plan: RenderPlan): { cutInputs: 
   return { cutInputs: plan.cuts.map((c) => spec(c.assetId)), overlayInputs: plan.overlays.map((o) => spec(o.assetId)) };
 }
 
+/** How long the made preview lasts: as its movie header says (what ffprobe would report), else as ffprobe says. */
 async function measuredSeconds(ffprobe: string | undefined, path: string): Promise<number | undefined> {
-  if (!ffprobe) return undefined;
+  const said = await mp4Seconds(path);
+  if (said !== undefined || !ffprobe) return said;
   const r = await runProcess(ffprobe, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', '-protocol_whitelist', 'file', `file:${path}`], { timeoutMs: 20_000 });
   const s = Number(r.stdout.toString().trim());
   return r.code === 0 && Number.isFinite(s) ? s : undefined;
