@@ -19,6 +19,7 @@ import type { StoredTranscript } from './workflow/transcribe.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
+import type { JobRunner } from './workflow/jobs.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
 export interface Shared {
@@ -27,6 +28,8 @@ export interface Shared {
   media: MediaTools;
   font?: string;
   limiter: Limiter;
+  /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers, for every caller. */
+  jobs?: JobRunner;
 }
 
 /** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
@@ -106,5 +109,6 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     ...(hosted ? { hosted } : {}),
     edits: new EditStore(join(dataDir, 'edits')),
     serverFolders: [config.cacheDir, config.dataDir],
+    ...(shared.jobs ? { jobs: shared.jobs } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
-import { ConfigError, childEnvironment, loadConfig, type Config } from './config.js';
+import { ConfigError, childEnvironment, loadConfig, parseArgs, type Config } from './config.js';
 import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { addSecret, createLogger, type Logger } from './log.js';
@@ -17,14 +17,39 @@ import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
+import type { JobRunner } from './workflow/jobs.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
 
+const USAGE = `Usage: cutroom                 serve MCP over stdio
+       cutroom --http [--port N] [--host H]   serve MCP over Streamable HTTP
+       cutroom worker        run the job queue's previews (with CUTROOM_QUEUE_URL)
+Configured by the environment (README: Configuration).
+`;
+
+const WORKER_USAGE = `Usage: cutroom worker
+
+Runs the jobs of cutroom's job queue (previews), which servers started with the same CUTROOM_QUEUE_URL put in it.
+Run any number, on any machine that shares CUTROOM_CACHE_DIR with the servers; each needs ffmpeg.
+
+  CUTROOM_QUEUE_URL            redis:// or rediss:// URL of the queue's Redis (required)
+  CUTROOM_CACHE_DIR            the cache dir shared with the servers
+  CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
+  CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
+  CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
+  CUTROOM_LOG_LEVEL            error, warn, info (default) or debug; logs go to stderr
+`;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
+    const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      process.stdout.write(args.worker ? WORKER_USAGE : USAGE);
+      process.exit(0);
+    }
     config = loadConfig(process.env, process.argv.slice(2));
     if (config.http) checkHttpConfig(config);
   } catch (err) {
@@ -33,6 +58,7 @@ async function main(): Promise<void> {
   }
   addSecret(config.apiKey);
   addSecret(config.http?.token);
+  if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
   setChildEnvironment(childEnvironment(process.env));
   const logger = createLogger(config.logLevel);
@@ -45,7 +71,10 @@ async function main(): Promise<void> {
   if (speech) media.speech = speech;
   else logger.info(`no speech engine found: transcribe_asset is unavailable; ${SPEECH_INSTALL_HINT}`);
   // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
-  const shared: Shared = { config, logger, media, limiter: new Limiter(config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  // A worker's limit on ffmpeg processes follows its cores (CUTROOM_WORKER_CONCURRENCY), a server's CUTROOM_MAX_FFMPEG.
+  const shared: Shared = { config, logger, media, limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  if (config.worker) return runWorker(shared, config.worker);
+  if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
   if (config.http) return serveHttp(shared, config.http);
 
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
@@ -80,6 +109,7 @@ async function main(): Promise<void> {
     await transport.finish(why === 'stdin closed' ? ANSWER_GRACE_MS : 0);
     await handle.close().catch(() => {});
     await backend.close().catch(() => {});
+    await shared.jobs?.close().catch(() => {});
     await stopAll(logger);
     process.exit(0);
   };
@@ -150,12 +180,56 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     server.closeAllConnections();
     await app.close().catch(() => {});
     await callers.close();
+    await shared.jobs?.close().catch(() => {});
     await stopAll(logger);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
   keepAlive(logger);
   void sweepAfterTheDead(logger);
+}
+
+/** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
+async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
+  const { QueueJobs } = await import('./jobs/queue.js');
+  const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs });
+  await jobs.ready();
+  return jobs;
+}
+
+/** `cutroom worker`: runs the queue's jobs until SIGTERM, then lets the jobs in flight finish (up to its drain). */
+async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): Promise<void> {
+  const { config, logger } = shared;
+  if (!shared.media.ffmpeg) {
+    logger.error(`ffmpeg not found: a worker makes previews with it; ${INSTALL_HINT}`);
+    process.exit(1);
+  }
+  const { startWorker } = await import('./jobs/worker.js');
+  keepAlive(logger);
+  await sweepAfterTheDead(logger);
+  const worker = await startWorker({
+    url: config.queueUrl!,
+    logger,
+    concurrency: opts.concurrency,
+    cacheDir: config.cacheDir,
+    lockMs: opts.lockMs,
+    runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
+  });
+  // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.
+  setInterval(() => void sweepAfterTheDead(logger), 10_000).unref();
+  let closing = false;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
+      logger.info(`${signal}: finishing the jobs in flight (up to ${opts.drainMs} ms), taking no new ones`);
+      void worker
+        .close(opts.drainMs)
+        .then(() => stopAll(logger))
+        .finally(() => process.exit(0));
+    });
+  }
+  // The worker's connections keep it running; stdin is not its (it may be closed or a terminal).
 }
 
 /** A request Node could not parse gets a JSON answer that says why (the default would be an empty reply or none). */

@@ -1,0 +1,130 @@
+// `cutroom worker`: runs the queue's jobs with the same workflow functions a server runs in-process, on the cache
+// dir it shares with the servers. Each job passes its progress on (job progress, heard by the servers' QueueEvents);
+// a cancel published by a server stops the job's ffmpeg here; a job whose worker died is taken up by another
+// (BullMQ's stalled-job check, once its lock lapses).
+import { resolve, sep } from 'node:path';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from '../log.js';
+import { startPreview, type MediaRuntime } from '../workflow/preview.js';
+import { decode } from './codec.js';
+import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
+import { jobFailure } from './failures.js';
+import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
+
+export interface WorkerOptions {
+  url: string;
+  logger: Logger;
+  /** Jobs at once. */
+  concurrency: number;
+  /** The cache dir every job's folder must be in (CUTROOM_CACHE_DIR, shared with the servers). */
+  cacheDir: string;
+  /** The media runtime of a cache dir (one per caller's folder over HTTP), made once and kept. */
+  runtimeFor(cacheDir: string): MediaRuntime | undefined;
+  /** How long a job's lock lasts unrenewed: a dead worker's job is taken up this long (and a check) after. */
+  lockMs: number;
+}
+
+const CANCELLED = 'the preview was cancelled; nothing was kept';
+/** Progress is passed on at most this often (each is a Redis write and an event every server reads). */
+const PROGRESS_EVERY_MS = 250;
+
+export interface RunningWorker {
+  close(graceMs: number): Promise<void>;
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  const { logger } = opts;
+  const conn = connect(opts.url, 'cutroom-worker');
+  conn.on('error', () => {});
+  const root = resolve(opts.cacheDir);
+  const runtimes = new Map<string, MediaRuntime>();
+
+  const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
+    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(CANCELLED);
+    const { cacheDir, checked, opts: o } = decode<PreviewData>(job.data.payload);
+    // A job names the folder it writes in: only ever one inside this worker's own cache dir.
+    const dir = resolve(cacheDir);
+    if (dir !== root && !dir.startsWith(root + sep)) throw new UnrecoverableError(`the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`);
+    let rt = runtimes.get(dir);
+    if (!rt) {
+      rt = opts.runtimeFor(dir);
+      if (!rt) throw new Error('this worker has no ffmpeg: previews need it');
+      runtimes.set(dir, rt);
+    }
+    if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
+    const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
+    logger.info(`job ${job.id}: preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    let sentAt = 0;
+    let pending: NodeJS.Timeout | undefined;
+    const send = () => {
+      sentAt = Date.now();
+      pending = undefined;
+      const progress: PreviewProgress = { id: p.id, fraction: p.progress, message: p.message, cuts: p.cuts, ready: [...p.ready] };
+      void job.updateProgress(progress as never).catch(() => {});
+    };
+    const listener = () => {
+      if (pending) return;
+      pending = setTimeout(send, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+    };
+    p.listeners.add(listener);
+    send();
+    const onAbort = () => {
+      logger.info(`job ${job.id}: cancelled; stopping preview ${p.id}`);
+      p.abort();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { sheetBytes: _s, ffmpegMaxRssKiB, ...made } = await p.done;
+      return { preview: made, ...(ffmpegMaxRssKiB ? { ffmpegMaxRssKiB } : {}) };
+    } catch (err) {
+      const failure = jobFailure(err, signal?.aborted === true, CANCELLED);
+      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+      throw failure;
+    } finally {
+      clearTimeout(pending);
+      p.listeners.delete(listener);
+      signal?.removeEventListener('abort', onAbort);
+      // (The job ended here one way or the other: nothing in this process holds the preview any more.)
+      if (!signal?.aborted) p.release();
+    }
+  };
+
+  const worker = new Worker(
+    QUEUE_NAME,
+    async (job, _token, signal) => {
+      if (job.name === PREVIEW) return preview(job, signal);
+      throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
+    },
+    {
+      connection: connect(opts.url, 'cutroom-worker-jobs'),
+      prefix: PREFIX,
+      concurrency: opts.concurrency,
+      lockDuration: opts.lockMs,
+      // A dead worker's job is looked for a few times per lock period, and failed after it stalled twice.
+      stalledInterval: Math.max(1000, Math.round(opts.lockMs / 3)),
+      maxStalledCount: 2,
+      autorun: false,
+    },
+  );
+  worker.on('error', (err) => logger.warn(`queue: ${err.message}`));
+  const sub = conn.duplicate();
+  sub.on('error', () => {});
+  sub.on('message', (_channel, jobId: string) => {
+    if (worker.cancelJob(jobId, 'cancelled')) logger.debug(`job ${jobId}: a cancel came`);
+  });
+  await sub.subscribe(CANCEL_CHANNEL);
+  void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
+  await worker.waitUntilReady();
+  logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root})`);
+
+  return {
+    close: async (graceMs) => {
+      // Jobs in flight may finish within the grace; those that do not stall, and another worker takes them up.
+      const closing = worker.close();
+      const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), graceMs).unref());
+      if ((await Promise.race([closing.then(() => 'closed' as const), timer])) === 'late') logger.warn(`jobs still running after ${graceMs} ms; stopping anyway (another worker takes them up)`);
+      sub.disconnect();
+      conn.disconnect();
+    },
+  };
+}

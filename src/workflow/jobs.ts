@@ -1,0 +1,20 @@
+// The seam between the tools and where the heavy work runs (DESIGN.md, jobs/). With no queue configured the tools
+// call workflow/ directly, in this process, as on one machine; with CUTROOM_QUEUE_URL they call a JobRunner, whose
+// jobs run the same workflow functions on `cutroom worker`s sharing the cache dir.
+import type { CheckedEdit } from './check-edit.js';
+import type { MediaRuntime, PreviewJob, PreviewOptions } from './preview.js';
+
+export interface PreviewRunner {
+  /**
+   * As startPreview: starts the preview of a checked edit, or joins the one of the same edit already running
+   * (anywhere). Resolves once the preview has an id; `signal` ends the wait for it (the job is then let go).
+   */
+  start(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob>;
+  /** A preview started through this runner from this process, by its id, while it is followed. */
+  job(rt: MediaRuntime, id: string): PreviewJob | undefined;
+}
+
+export interface JobRunner {
+  preview: PreviewRunner;
+  close(): Promise<void>;
+}
