@@ -53,7 +53,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     }
     if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
-    logger.info(`job ${job.id}: preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     let sentAt = 0;
     let pending: NodeJS.Timeout | undefined;
     const send = () => {

@@ -1,0 +1,199 @@
+// The job queue (issue 35): with CUTROOM_QUEUE_URL, previews run as BullMQ jobs on `cutroom worker`s, and the
+// caller sees what it sees in-process. A real redis-server on a free loopback port, real workers as child processes,
+// the media served by the test service (the voiceover slowed when a preview must stay running).
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { Queue } from 'bullmq';
+import { FakeService } from '../fixtures/service.mjs';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { commandOf, pidsMatching } from '../helpers/processes.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+
+let service: FakeService;
+let redis: RedisServer;
+let projectId: string;
+let ids: Record<MediaName, string>;
+const cleanup: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  service = await new FakeService().start();
+  ({ projectId, ids } = mediaProject(service));
+});
+afterEach(async () => {
+  service.reset();
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
+});
+afterAll(async () => {
+  await service?.stop();
+  await redis?.stop();
+});
+
+const timeline = (end = 3) => ({
+  project_id: projectId,
+  resolution: '640x360',
+  fps: 25,
+  clips: [
+    { asset_id: ids.red, start: 1, end },
+    { asset_id: ids.blue, start: 0, end: 2, volume: 0 },
+    { asset_id: ids.black, start: 0, end: 1.5 },
+  ],
+  overlays: [{ asset_id: ids.voice, at: 3, until: 4 }],
+});
+/** The voiceover served slowly: the preview's sound waits for it, so the preview stays running that long. */
+const slowVoice = (ms: number) => service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+
+type Called = Awaited<ReturnType<Client['callTool']>>;
+const structured = (r: Called) => r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string };
+
+async function server(cacheDir: string, queue = true, extra: Record<string, string> = {}): Promise<Spawned> {
+  const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', ...(queue ? { CUTROOM_QUEUE_URL: redis.url } : {}), ...extra });
+  cleanup.push(() => s.close());
+  return s;
+}
+async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
+  const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', CUTROOM_WORKER_LOCK_MS: '3000', ...extra });
+  cleanup.push(() => w.stop());
+  return w;
+}
+/** Every ffmpeg still working for this cache dir or reading the voiceover. */
+const ffmpegOf = (cacheDir: string) => [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`/media/voice-`)])].filter((p) => /ffmpeg/.test(commandOf(p)));
+/** The jobs the workers said they started: "job <id>: preview <preview id>". */
+const started = (w: WorkerProcess) => [...w.stderr().matchAll(/job (preview-[0-9a-f]+): started preview (\S+)/g)].map((m) => ({ job: m[1]!, preview: m[2]! }));
+
+async function untilDone(client: Client, r: Called): Promise<Called> {
+  for (let i = 0; i < 20 && !r.isError && structured(r)?.status === 'rendering'; i++) {
+    r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: structured(r).preview_id } }, { timeout: 120_000 });
+  }
+  if (r.isError) throw new Error(textOf(r));
+  return r;
+}
+
+/** A first preview of the same media, so that the server has probed it (a slowed voiceover then slows the worker only). */
+async function primed(s: Spawned): Promise<void> {
+  await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(1.9) }, { timeout: 120_000 }));
+}
+
+/** A result without what names where it was made (its id and paths). */
+function comparable(r: Called): unknown {
+  const { preview_id: _i, path: _p, sheet_path: _s, ...rest } = structured(r);
+  const content = (r.content as { type: string; text?: string; data?: string }[]).map((c) => (c.type === 'text' ? { ...c, text: c.text!.replace(/\/\S+preview\.mp4/g, 'PATH') } : c.type === 'resource_link' ? { type: c.type } : c));
+  return { rest, content };
+}
+
+describe('the job queue', () => {
+  it('a preview through the queue is the one made in-process', async () => {
+    const local = await server(mkdtempSync(join(tmpdir(), 'cutroom-q-local-')), false);
+    const inProcess = await untilDone(local.client, await local.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const w = await worker(cacheDir);
+    const s = await server(cacheDir);
+    const queued = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
+    expect(structured(queued).status).toBe('done');
+    // Made by the worker (the server only queued it), in the shared cache dir, with the same result.
+    expect(started(w)).toHaveLength(1);
+    expect(s.stderr()).toMatch(/preview job preview-[0-9a-f]+: queued/);
+    expect(existsSync(structured(queued).path as string)).toBe(true);
+    expect(comparable(queued)).toEqual(comparable(inProcess));
+    expect(w.stderr()).not.toMatch(/\[stdout/);
+  });
+
+  it('the same edit asked by two servers at once is one job, made once', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const w = await worker(cacheDir);
+    const [a, b] = [await server(cacheDir), await server(cacheDir)];
+    slowVoice(3000);
+    const edit = timeline(2.8);
+    const [ra, rb] = await Promise.all([a, b].map(async (s) => untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: edit }, { timeout: 120_000 }))));
+    expect(structured(ra!).status).toBe('done');
+    expect(structured(ra!).preview_id).toBe(structured(rb!).preview_id);
+    const jobs = started(w);
+    expect(jobs).toHaveLength(1);
+    // One job in the queue for both.
+    const q = new Queue('media', { connection: { url: redis.url }, prefix: 'cutroom' });
+    try {
+      const counts = await q.getJobCounts('completed', 'failed', 'active', 'waiting');
+      expect(counts.failed).toBe(0);
+      expect(await q.getJob(jobs[0]!.job)).toBeTruthy();
+    } finally {
+      await q.close();
+    }
+  });
+
+  it('a cancelled call stops its job on the worker within 2 s, and the job is not tried again', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const w = await worker(cacheDir);
+    const s = await server(cacheDir);
+    await primed(s);
+    slowVoice(20_000);
+    const ac = new AbortController();
+    const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { signal: ac.signal, timeout: 120_000 });
+    call.catch(() => {});
+    await expect.poll(() => started(w).length, { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => ffmpegOf(cacheDir).length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const at = Date.now();
+    ac.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => ffmpegOf(cacheDir).length, { timeout: 10_000, interval: 50 }).toBe(0);
+    expect(Date.now() - at).toBeLessThan(2000);
+    const { job } = started(w)[1]!;
+    const q = new Queue('media', { connection: { url: redis.url }, prefix: 'cutroom' });
+    try {
+      await expect.poll(async () => (await q.getJob(job))?.finishedOn, { timeout: 10_000 }).toBeTruthy();
+      const failed = (await q.getJob(job))!;
+      expect(await failed.getState()).toBe('failed');
+      expect(failed.failedReason).toMatch(/cancelled/);
+      expect(failed.attemptsMade).toBeLessThanOrEqual(1);
+    } finally {
+      await q.close();
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(started(w)).toHaveLength(2);
+  });
+
+  it('a worker killed with kill -9 mid-preview: another finishes it and the caller gets it whole', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const first = await worker(cacheDir);
+    const s = await server(cacheDir, true, { CUTROOM_RENDER_WAIT_MS: '55000' });
+    await primed(s);
+    slowVoice(6000);
+    const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.4) }, { timeout: 120_000 });
+    await expect.poll(() => started(first).length, { timeout: 60_000 }).toBe(2);
+    const second = await worker(cacheDir);
+    first.proc.kill('SIGKILL');
+    const done = await untilDone(s.client, await call);
+    expect(structured(done).status).toBe('done');
+    expect(started(second)).toHaveLength(1);
+    expect(started(second)[0]!.job).toBe(started(first)[1]!.job);
+    // The result is the second worker's preview, whole; the first one's folder is never served.
+    expect(structured(done).preview_id).toBe(started(second)[0]!.preview);
+    expect(structured(done).preview_id).not.toBe(started(first)[1]!.preview);
+    expect(readFileSync(structured(done).path as string).length).toBeGreaterThan(1000);
+    expect(structured(done).measured_seconds).toBeCloseTo(structured(done).planned_seconds as number, 1);
+  });
+
+  it('Redis restarted mid-job: the call ends (a result or a clear error), and the queue works again after', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const w = await worker(cacheDir);
+    const s = await server(cacheDir, true, { CUTROOM_RENDER_WAIT_MS: '55000' });
+    await primed(s);
+    slowVoice(6000);
+    const at = Date.now();
+    const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.2) }, { timeout: 120_000 });
+    await expect.poll(() => started(w).length, { timeout: 60_000 }).toBe(2);
+    await redis.restart();
+    const r = await call;
+    expect(Date.now() - at).toBeLessThan(60_000);
+    // The job was lost with Redis' memory (no persistence here): said in one line, not waited for.
+    if (r.isError) expect(textOf(r)).toMatch(/gone from the queue|has not answered/);
+    else expect(structured(r).status).toMatch(/done|rendering/);
+    service.reset();
+    // A new request after the restart is queued and made.
+    const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.1) }, { timeout: 120_000 }));
+    expect(structured(again).status).toBe('done');
+  });
+});
