@@ -139,11 +139,11 @@ export function parseArgs(argv: string[]): Args {
       if (v === undefined || v.startsWith('--')) throw new ConfigError(`${flag} needs a value`);
       return v;
     };
+    if (out.worker && flag !== '--help' && flag !== '-h') throw new ConfigError(`unknown argument ${flag}: cutroom worker takes no arguments but --help (it is configured by the environment)`);
     if (flag === '--http') out.http = true;
     else if (flag === '--port') out.port = value();
     else if (flag === '--host') out.host = value();
     else if (flag === '--help' || flag === '-h') out.help = true;
-    else if (out.worker) throw new ConfigError(`unknown argument ${flag}: cutroom worker takes no arguments but --help (it is configured by the environment)`);
     else throw new ConfigError(`unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`);
   }
   return out;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { childEnvironment, loadConfig } from '../../src/config.js';
 import { addSecret, createLogger, redact } from '../../src/log.js';
 import { VERSION } from '../../src/version.js';
 
@@ -72,6 +72,20 @@ describe('config', () => {
       expect(String(e)).not.toContain('secret-looking-value');
     }
   });
+  it('takes the job queue from CUTROOM_QUEUE_URL, and `worker` runs its jobs (only with one)', () => {
+    expect(loadConfig({}).queueUrl).toBeUndefined();
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://:pw@10.0.0.5:6379/2' }).queueUrl).toBe('redis://:pw@10.0.0.5:6379/2');
+    expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'http://10.0.0.5' })).toThrow(/CUTROOM_QUEUE_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => loadConfig({}, ['worker'])).toThrow(/cutroom worker runs the job queue's jobs: set CUTROOM_QUEUE_URL/);
+    const w = loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379', CUTROOM_WORKER_CONCURRENCY: '3' }, ['worker']);
+    expect(w.worker).toEqual({ concurrency: 3, lockMs: 15_000, drainMs: 30_000 });
+    expect(w.http).toBeUndefined();
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker']).worker!.concurrency).toBeGreaterThan(0);
+    expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker', '--http'])).toThrow(/cutroom worker takes no arguments but --help/);
+    // The URL may hold Redis' password: no child is given it.
+    expect(childEnvironment({ CUTROOM_QUEUE_URL: 'redis://:pw@h', PATH: '/bin' })).toEqual({ PATH: '/bin' });
+  });
+
   it('keeps src/version.ts equal to package.json', () => {
     expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version).toBe(VERSION);
   });
