@@ -8,9 +8,10 @@ import type { Redis } from 'ioredis';
 import { UserFacingError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
-import type { JobRunner, PreviewRunner } from '../workflow/jobs.js';
+import type { JobCall, JobKind, JobRunner, PreviewRunner } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
 import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, shownUrl } from './connection.js';
+import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
 import { PREVIEW, previewJobData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
 
@@ -35,22 +36,30 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
 }
 
-/** One caller's hold on a preview job: a PreviewJob for the tools, fed by the queue's events and a poll. */
-interface Followed extends PreviewJob {
+/** Whoever waits on a job here, fed by the queue's events and a poll. */
+interface Waiter {
+  onProgress(p: never): void;
+  onCompleted(r: never): void;
+  onFailed(reason: string | undefined): void;
+}
+
+/** One caller's hold on a preview job: a PreviewJob for the tools. */
+interface Followed extends PreviewJob, Waiter {
   jobId: string;
   onProgress(p: PreviewProgress): void;
   onCompleted(r: PreviewReturn): void;
-  onFailed(reason: string | undefined): void;
   /** The worker started the job: its preview's id is known. */
   started: Promise<void>;
 }
+
+const WHAT: Record<JobKind, string> = { inspect: 'inspection' };
 
 export class QueueJobs implements JobRunner {
   readonly preview: PreviewRunner;
   private readonly conn: Redis;
   private readonly queue: Queue;
   private readonly events: QueueEvents;
-  private readonly following = new Map<string, Set<Followed>>();
+  private readonly following = new Map<string, Set<Waiter>>();
   private readonly byPreview = new Map<string, Followed>();
   private readonly attempts: number;
   private readonly pollMs: number;
@@ -84,15 +93,83 @@ export class QueueJobs implements JobRunner {
     this.conn.disconnect();
   }
 
-  private each(jobId: string, fn: (f: Followed) => void): void {
-    for (const f of this.following.get(jobId) ?? []) fn(f);
+  private each(jobId: string, fn: (f: Waiter & Followed) => void): void {
+    for (const f of this.following.get(jobId) ?? []) fn(f as Waiter & Followed);
+  }
+
+  /** A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled. */
+  async run<T>(kind: JobKind, rt: MediaRuntime, what: unknown, call: JobCall): Promise<T> {
+    const cacheDir = rt.cache.opts.dir;
+    const jobId = jobIdOf(kind, { cacheDir, what });
+    const name = WHAT[kind];
+    let settled = false;
+    let started = false;
+    let lastReached = Date.now();
+    let finish!: (outcome: { value: T } | { error: Error }) => void;
+    const outcome = new Promise<T>((resolve, reject) => (finish = (o) => ('value' in o ? resolve(o.value) : reject(o.error))));
+    const waiter: Waiter = {
+      onProgress: (p: { fraction?: number; message?: string }) => {
+        started = true;
+        if (p && typeof p === 'object' && typeof p.fraction === 'number') call.onProgress?.(p.fraction, p.message ?? '');
+      },
+      onCompleted: (r: T) => end({ value: parsed(r) as T }),
+      onFailed: (reason) => end({ error: new UserFacingError(failureForCaller(reason, name)) }),
+    };
+    const end = (o: { value: T } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      clearTimeout(noWorker);
+      call.signal?.removeEventListener('abort', onAbort);
+      this.following.get(jobId)?.delete(waiter);
+      if (!this.following.get(jobId)?.size) this.following.delete(jobId);
+      finish(o);
+    };
+    const onAbort = () => {
+      end({ error: new UserFacingError(`the ${name} was cancelled`) });
+      void this.letGo(jobId, true);
+    };
+    let set = this.following.get(jobId);
+    if (!set) this.following.set(jobId, (set = new Set()));
+    set.add(waiter);
+    const poll = setInterval(() => {
+      void (async () => {
+        try {
+          const job = await within(this.queue.getJob(jobId), Math.max(2000, this.pollMs));
+          lastReached = Date.now();
+          if (settled) return;
+          if (!job) return end({ error: new UserFacingError(`the ${name}'s job is gone from the queue (its Redis was restarted or emptied); call again`) });
+          if (job.processedOn) started = true;
+          const state = await within(job.getState(), 2000);
+          if (state === 'completed') waiter.onCompleted(job.returnvalue as never);
+          else if (state === 'failed') waiter.onFailed(job.failedReason);
+        } catch {
+          if (Date.now() - lastReached > this.unreachableMs) end({ error: new UserFacingError(`the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: call again once it is back`) });
+        }
+      })();
+    }, this.pollMs);
+    poll.unref();
+    // A job no worker starts is not waited for for ever: it stays queued, and the same call later joins it.
+    const noWorker = setTimeout(() => {
+      if (started || settled) return;
+      end({ error: new UserFacingError(`no cutroom worker has started the ${name} within ${Math.round(this.opts.startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`) });
+      void this.letGo(jobId, false);
+    }, this.opts.startWaitMs);
+    if (call.signal?.aborted) onAbort();
+    else call.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await within(this.enqueue(jobId, kind, { payload: encode({ cacheDir, what }) }), this.unreachableMs);
+    } catch (err) {
+      end({ error: new UserFacingError(`the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`) });
+    }
+    return outcome;
   }
 
   private async startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob> {
     const { jobId, data } = previewJobData(rt, checked, opts);
     const f = this.follow(rt, jobId, checked.timeline?.cuts.length ?? 0);
     try {
-      await within(this.enqueue(jobId, data), this.unreachableMs).catch((err: Error) => {
+      await within(this.enqueue(jobId, PREVIEW, data), this.unreachableMs).catch((err: Error) => {
         throw new UserFacingError(`the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`);
       });
       opts.debug?.(`preview job ${jobId}: queued (or joined)`);
@@ -131,7 +208,7 @@ export class QueueJobs implements JobRunner {
   }
 
   /** Adds the job, unless the same work is queued or running (then this joins it). A finished one is done anew. */
-  private async enqueue(jobId: string, data: { payload: string }): Promise<void> {
+  private async enqueue(jobId: string, kind: string, data: { payload: string }): Promise<void> {
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       const state = await existing.getState();
@@ -141,7 +218,7 @@ export class QueueJobs implements JobRunner {
       if (stopping || state === 'completed' || state === 'failed') await existing.remove().catch(() => {});
     }
     await this.conn.multi().del(cancelledKey(jobId), keptKey(jobId)).incr(holdersKey(jobId)).expire(holdersKey(jobId), MARK_TTL_S).exec();
-    await this.queue.add(PREVIEW, data, {
+    await this.queue.add(kind, data, {
       jobId,
       attempts: this.attempts,
       backoff: { type: 'exponential', delay: 2000 },

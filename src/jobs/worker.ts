@@ -5,6 +5,7 @@
 import { resolve, sep } from 'node:path';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../log.js';
+import { scanJob, type ScanWork } from '../workflow/inspect.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
 import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
@@ -28,6 +29,23 @@ const CANCELLED = 'the preview was cancelled; nothing was kept';
 /** Progress is passed on at most this often (each is a Redis write and an event every server reads). */
 const PROGRESS_EVERY_MS = 250;
 
+/** Progress passed on at most every PROGRESS_EVERY_MS, the last one always. */
+function throttled(send: (fraction: number, message: string) => void): ((fraction: number, message: string) => void) & { stop(): void } {
+  let sentAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let last: [number, string] = [0, ''];
+  const fn = (fraction: number, message: string) => {
+    last = [fraction, message];
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      sentAt = Date.now();
+      send(...last);
+    }, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+  };
+  return Object.assign(fn, { stop: () => clearTimeout(timer) });
+}
+
 export interface RunningWorker {
   close(graceMs: number): Promise<void>;
 }
@@ -39,18 +57,44 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const root = resolve(opts.cacheDir);
   const runtimes = new Map<string, MediaRuntime>();
 
-  const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
-    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(CANCELLED);
-    const { cacheDir, checked, opts: o } = decode<PreviewData>(job.data.payload);
-    // A job names the folder it writes in: only ever one inside this worker's own cache dir.
+  /** The runtime of a job's cache dir: only ever one inside this worker's own cache dir. */
+  const runtimeOf = (cacheDir: string): MediaRuntime => {
     const dir = resolve(cacheDir);
     if (dir !== root && !dir.startsWith(root + sep)) throw new UnrecoverableError(`the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`);
     let rt = runtimes.get(dir);
     if (!rt) {
       rt = opts.runtimeFor(dir);
-      if (!rt) throw new Error('this worker has no ffmpeg: previews need it');
+      if (!rt) throw new Error('this worker has no ffmpeg');
       runtimes.set(dir, rt);
     }
+    return rt;
+  };
+
+  /** An inspection's scan (workflow/inspect.ts scanJob), its progress passed on, stopped by a cancel. */
+  const scan = async (job: Job, signal?: AbortSignal): Promise<unknown> => {
+    const cancelled = 'the inspection was cancelled';
+    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(cancelled);
+    const { cacheDir, what } = decode<{ cacheDir: string; what: ScanWork }>(job.data.payload);
+    const rt = runtimeOf(cacheDir);
+    if (!rt.prober) throw new Error('this worker has no ffprobe: inspections need it');
+    logger.info(`job ${job.id}: started inspecting ${what.asset.id}`);
+    const send = throttled((fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}));
+    send(0, 'started on a worker');
+    try {
+      return await scanJob({ runtime: rt, prober: rt.prober }, what, { signal, onProgress: send, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
+    } catch (err) {
+      const failure = jobFailure(err, signal?.aborted === true, cancelled);
+      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+      throw failure;
+    } finally {
+      send.stop();
+    }
+  };
+
+  const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
+    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(CANCELLED);
+    const { cacheDir, checked, opts: o } = decode<PreviewData>(job.data.payload);
+    const rt = runtimeOf(cacheDir);
     if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
     logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
@@ -93,6 +137,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     QUEUE_NAME,
     async (job, _token, signal) => {
       if (job.name === PREVIEW) return preview(job, signal);
+      if (job.name === 'inspect') return scan(job, signal);
       throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
     },
     {

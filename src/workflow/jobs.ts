@@ -14,7 +14,21 @@ export interface PreviewRunner {
   job(rt: MediaRuntime, id: string): PreviewJob | undefined;
 }
 
+/** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
+export interface JobCall {
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message: string) => void;
+}
+
 export interface JobRunner {
   preview: PreviewRunner;
+  /**
+   * Runs a job of a kind the workers know (jobs/worker.ts), on the media runtime's cache dir, and resolves with what
+   * it returned. The same work asked meanwhile (anywhere) joins it; when every caller cancelled, it is stopped.
+   */
+  run<T>(kind: JobKind, rt: MediaRuntime, what: unknown, call: JobCall): Promise<T>;
   close(): Promise<void>;
 }
+
+/** The kinds of job besides previews: an asset's scan for inspect_asset. */
+export type JobKind = 'inspect';

@@ -102,6 +102,23 @@ describe('the job queue', () => {
     expect(w.stderr()).not.toMatch(/\[stdout/);
   });
 
+  it('an inspection through the queue is the one made in-process', async () => {
+    const local = await server(mkdtempSync(join(tmpdir(), 'cutroom-q-local-')), false);
+    const ask = (s: Spawned) => s.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000 });
+    const inProcess = await ask(local);
+    expect(inProcess.isError, textOf(inProcess)).toBeFalsy();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    const w = await worker(cacheDir);
+    const s = await server(cacheDir);
+    const progress: string[] = [];
+    const queued = await s.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') });
+    expect(queued.isError, textOf(queued)).toBeFalsy();
+    expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started inspecting/);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(queued.structuredContent).toEqual(inProcess.structuredContent);
+    expect(queued.content).toEqual(inProcess.content);
+  });
+
   it('the same edit asked by two servers at once is one job, made once', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
