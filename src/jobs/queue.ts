@@ -52,7 +52,7 @@ interface Followed extends PreviewJob, Waiter {
   started: Promise<void>;
 }
 
-const WHAT: Record<JobKind, string> = { inspect: 'inspection' };
+const WHAT: Record<JobKind, string> = { inspect: 'inspection', transcribe: 'transcription' };
 
 export class QueueJobs implements JobRunner {
   readonly preview: PreviewRunner;

@@ -6,6 +6,7 @@ import { resolve, sep } from 'node:path';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../log.js';
 import { scanJob, type ScanWork } from '../workflow/inspect.js';
+import { hearJob, type HearWork } from '../workflow/transcribe.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
 import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
@@ -70,18 +71,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     return rt;
   };
 
-  /** An inspection's scan (workflow/inspect.ts scanJob), its progress passed on, stopped by a cancel. */
-  const scan = async (job: Job, signal?: AbortSignal): Promise<unknown> => {
-    const cancelled = 'the inspection was cancelled';
+  /**
+   * A job of a kind besides previews: `work` run on its cache dir's runtime, its progress passed on, stopped by a
+   * cancel (then not tried again), a failure for the machine thrown to be tried again.
+   */
+  const generic = async (job: Job, signal: AbortSignal | undefined, what: string, work: (rt: MediaRuntime, data: never, signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<unknown>): Promise<unknown> => {
+    const cancelled = `the ${what} was cancelled; nothing was kept`;
     if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(cancelled);
-    const { cacheDir, what } = decode<{ cacheDir: string; what: ScanWork }>(job.data.payload);
+    const { cacheDir, what: data } = decode<{ cacheDir: string; what: never }>(job.data.payload);
     const rt = runtimeOf(cacheDir);
-    if (!rt.prober) throw new Error('this worker has no ffprobe: inspections need it');
-    logger.info(`job ${job.id}: started inspecting ${what.asset.id}`);
+    logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     const send = throttled((fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}));
     send(0, 'started on a worker');
     try {
-      return await scanJob({ runtime: rt, prober: rt.prober }, what, { signal, onProgress: send, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
+      return await work(rt, data, signal ?? new AbortController().signal, send);
     } catch (err) {
       const failure = jobFailure(err, signal?.aborted === true, cancelled);
       logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
@@ -89,6 +92,21 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     } finally {
       send.stop();
     }
+  };
+  const debugOf = (job: Job) => (m: string) => logger.debug(`job ${job.id}: ${m}`);
+  const kinds: Record<string, (job: Job, signal?: AbortSignal) => Promise<unknown>> = {
+    inspect: (job, signal) =>
+      generic(job, signal, 'inspection', (rt, work: ScanWork, sig, onProgress) => {
+        if (!rt.prober) throw new Error('this worker has no ffprobe: inspections need it');
+        return scanJob({ runtime: rt, prober: rt.prober }, work, { signal: sig, onProgress, debug: debugOf(job) });
+      }),
+    transcribe: (job, signal) =>
+      generic(job, signal, 'transcription', (rt, work: HearWork, sig, onProgress) => {
+        if (!rt.prober) throw new Error('this worker has no ffprobe: transcriptions need it');
+        // (Another worker may have one: tried again, maybe there.)
+        if (!rt.speech) throw new Error('this worker has no speech engine: install PocketSphinx on every worker');
+        return hearJob({ runtime: rt, prober: rt.prober }, work, sig, onProgress, debugOf(job));
+      }),
   };
 
   const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
@@ -137,7 +155,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     QUEUE_NAME,
     async (job, _token, signal) => {
       if (job.name === PREVIEW) return preview(job, signal);
-      if (job.name === 'inspect') return scan(job, signal);
+      const kind = kinds[job.name];
+      if (kind) return kind(job, signal);
       throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
     },
     {

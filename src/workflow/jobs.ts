@@ -30,5 +30,5 @@ export interface JobRunner {
   close(): Promise<void>;
 }
 
-/** The kinds of job besides previews: an asset's scan for inspect_asset. */
-export type JobKind = 'inspect';
+/** The kinds of job besides previews: an asset's scan (inspect_asset), and a transcription (transcribe_asset). */
+export type JobKind = 'inspect' | 'transcribe';

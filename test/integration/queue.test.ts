@@ -1,7 +1,7 @@
 // The job queue (issue 35): with CUTROOM_QUEUE_URL, previews run as BullMQ jobs on `cutroom worker`s, and the
 // caller sees what it sees in-process. A real redis-server on a free loopback port, real workers as child processes,
 // the media served by the test service (the voiceover slowed when a preview must stay running).
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import { makeSpeechMedia } from '../helpers/speech-media.js';
 
 let service: FakeService;
 let redis: RedisServer;
@@ -113,10 +114,35 @@ describe('the job queue', () => {
     const progress: string[] = [];
     const queued = await s.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') });
     expect(queued.isError, textOf(queued)).toBeFalsy();
-    expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started inspecting/);
+    expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started the inspection/);
     expect(progress.length).toBeGreaterThan(0);
     expect(queued.structuredContent).toEqual(inProcess.structuredContent);
     expect(queued.content).toEqual(inProcess.content);
+  });
+
+  it('a transcription through the queue hears what it hears in-process', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cutroom-q-speech-'));
+    const allowed = join(root, 'allowed');
+    mkdirSync(allowed, { recursive: true });
+    const media = makeSpeechMedia(allowed);
+    const hear = async (s: Spawned) => {
+      const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+      const project = (await call('create_project', { name: 'talk', description: 'speech' })).structuredContent as { project: { id: string } };
+      const asset = (await call('import_media', { project_id: project.project.id, path: media.wav })).structuredContent as { asset: { id: string } };
+      const r = await call('transcribe_asset', { project_id: project.project.id, asset_id: asset.asset.id });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      const { asset_id: _a, ...rest } = r.structuredContent as Record<string, unknown>;
+      return rest;
+    };
+    const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
+    const alone = await spawnServer(localEnv('alone'));
+    cleanup.push(() => alone.close());
+    const inProcess = await hear(alone);
+    const w = await worker(join(root, 'cache-queued'));
+    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: redis.url });
+    cleanup.push(() => queued.close());
+    expect(await hear(queued)).toEqual(inProcess);
+    expect(w.stderr()).toMatch(/job transcribe-[0-9a-f]+: started the transcription/);
   });
 
   it('the same edit asked by two servers at once is one job, made once', async () => {
