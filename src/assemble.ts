@@ -20,6 +20,7 @@ import type { MediaRuntime } from './workflow/preview.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
 import type { JobRunner } from './workflow/jobs.js';
+import { queuedRenderer } from './jobs/render-job.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
 export interface Shared {
@@ -83,7 +84,8 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
     dataDir: config.dataDir,
     allowedDirs: config.allowedDirs,
     prober,
-    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
+    // With a job queue, renders run on its workers (which share the data dir the render is written in).
+    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs, ...(shared.jobs ? { render: queuedRenderer(shared.jobs, config.cacheDir) } : {}) } } : {}),
     logger,
   });
 }

@@ -212,6 +212,7 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     logger,
     concurrency: opts.concurrency,
     cacheDir: config.cacheDir,
+    dataDir: config.dataDir,
     lockMs: opts.lockMs,
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });

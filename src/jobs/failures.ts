@@ -3,12 +3,15 @@
 // be read) and a cancellation are not: they would fail the same way again.
 import { UnrecoverableError } from 'bullmq';
 import { UserFacingError } from '../errors.js';
+import { RenderError } from '../media/render-error.js';
 
 const MACHINE = /disk holding the cache dir .* is full|no space left on device|killed by SIG|out of memory|ENOSPC|EIO\b|EMFILE|ENFILE/i;
 
 export function isMachineFailure(err: unknown): boolean {
   if (!(err instanceof Error)) return true;
   if (err instanceof UserFacingError) return MACHINE.test(err.message);
+  // ffmpeg's own failures are the input's unless the disk filled or the process was killed.
+  if (err instanceof RenderError) return err.noSpace || MACHINE.test(err.message);
   return true;
 }
 

@@ -52,7 +52,7 @@ interface Followed extends PreviewJob, Waiter {
   started: Promise<void>;
 }
 
-const WHAT: Record<JobKind, string> = { inspect: 'inspection', transcribe: 'transcription' };
+const WHAT: Record<JobKind, string> = { inspect: 'inspection', transcribe: 'transcription', render: 'render' };
 
 export class QueueJobs implements JobRunner {
   readonly preview: PreviewRunner;
@@ -98,10 +98,10 @@ export class QueueJobs implements JobRunner {
   }
 
   /** A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled. */
-  async run<T>(kind: JobKind, rt: MediaRuntime, what: unknown, call: JobCall): Promise<T> {
-    const cacheDir = rt.cache.opts.dir;
+  async run<T>(kind: JobKind, cacheDir: string, what: unknown, call: JobCall): Promise<T> {
     const jobId = jobIdOf(kind, { cacheDir, what });
     const name = WHAT[kind];
+    const startWaitMs = call.startWaitMs ?? this.opts.startWaitMs;
     let settled = false;
     let started = false;
     let lastReached = Date.now();
@@ -152,9 +152,9 @@ export class QueueJobs implements JobRunner {
     // A job no worker starts is not waited for for ever: it stays queued, and the same call later joins it.
     const noWorker = setTimeout(() => {
       if (started || settled) return;
-      end({ error: new UserFacingError(`no cutroom worker has started the ${name} within ${Math.round(this.opts.startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`) });
+      end({ error: new UserFacingError(`no cutroom worker has started the ${name} within ${Math.round(startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`) });
       void this.letGo(jobId, false);
-    }, this.opts.startWaitMs);
+    }, startWaitMs);
     if (call.signal?.aborted) onAbort();
     else call.signal?.addEventListener('abort', onAbort, { once: true });
     try {

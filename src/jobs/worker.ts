@@ -7,6 +7,8 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../log.js';
 import { scanJob, type ScanWork } from '../workflow/inspect.js';
 import { hearJob, type HearWork } from '../workflow/transcribe.js';
+import { renderTimeline } from '../media/render.js';
+import type { RenderWork } from './render-job.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
 import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
@@ -20,6 +22,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** The cache dir every job's folder must be in (CUTROOM_CACHE_DIR, shared with the servers). */
   cacheDir: string;
+  /** The data dir local renders are written in (CUTROOM_DATA_DIR, shared with the servers). */
+  dataDir: string;
   /** The media runtime of a cache dir (one per caller's folder over HTTP), made once and kept. */
   runtimeFor(cacheDir: string): MediaRuntime | undefined;
   /** How long a job's lock lasts unrenewed: a dead worker's job is taken up this long (and a check) after. */
@@ -56,6 +60,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const conn = connect(opts.url, 'cutroom-worker');
   conn.on('error', () => {});
   const root = resolve(opts.cacheDir);
+  const dataRoot = resolve(opts.dataDir);
   const runtimes = new Map<string, MediaRuntime>();
 
   /** The runtime of a job's cache dir: only ever one inside this worker's own cache dir. */
@@ -99,6 +104,14 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       generic(job, signal, 'inspection', (rt, work: ScanWork, sig, onProgress) => {
         if (!rt.prober) throw new Error('this worker has no ffprobe: inspections need it');
         return scanJob({ runtime: rt, prober: rt.prober }, work, { signal: sig, onProgress, debug: debugOf(job) });
+      }),
+    render: (job, signal) =>
+      generic(job, signal, 'render', async (rt, work: RenderWork, sig, onProgress) => {
+        // A render writes in the data dir it shares with the servers: never anywhere else.
+        const out = resolve(work.output);
+        if (!out.startsWith(dataRoot + sep)) throw new UnrecoverableError(`the render's output is not inside this worker's CUTROOM_DATA_DIR (${dataRoot}): servers and workers must share it`);
+        const { verify, ...req } = work;
+        return rt.limiter.run(() => renderTimeline({ ...req, ffmpeg: rt.ffmpeg, signal: sig, onProgress: (f) => onProgress(f, 'rendering'), ...(verify && rt.prober ? { verifyWith: rt.prober.ffprobe } : {}) }));
       }),
     transcribe: (job, signal) =>
       generic(job, signal, 'transcription', (rt, work: HearWork, sig, onProgress) => {

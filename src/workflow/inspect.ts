@@ -163,7 +163,7 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
   // With a job queue the scan runs on a worker (scanJob there), its result in the cache dir both share.
   const jobs = deps.jobs;
   const stored = await joinScan(key, opts, (signal, onProgress) =>
-    jobs ? jobs.run<StoredInspection>('inspect', rt, { asset, src, key } satisfies ScanWork, { signal, onProgress }) : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
+    jobs ? jobs.run<StoredInspection>('inspect', rt.cache.opts.dir, { asset, src, key } satisfies ScanWork, { signal, onProgress }) : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
   );
   return { stored, cached: false, src, key };
 }

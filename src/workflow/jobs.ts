@@ -18,17 +18,20 @@ export interface PreviewRunner {
 export interface JobCall {
   signal?: AbortSignal;
   onProgress?: (fraction: number, message: string) => void;
+  /** How long to wait for a worker to start it before failing (default CUTROOM_RENDER_WAIT_MS). */
+  startWaitMs?: number;
 }
 
 export interface JobRunner {
   preview: PreviewRunner;
   /**
-   * Runs a job of a kind the workers know (jobs/worker.ts), on the media runtime's cache dir, and resolves with what
-   * it returned. The same work asked meanwhile (anywhere) joins it; when every caller cancelled, it is stopped.
+   * Runs a job of a kind the workers know (jobs/worker.ts), on a cache dir (a caller's, over HTTP), and resolves
+   * with what it returned. The same work asked meanwhile (anywhere) joins it; when every caller cancelled, it is
+   * stopped.
    */
-  run<T>(kind: JobKind, rt: MediaRuntime, what: unknown, call: JobCall): Promise<T>;
+  run<T>(kind: JobKind, cacheDir: string, what: unknown, call: JobCall): Promise<T>;
   close(): Promise<void>;
 }
 
-/** The kinds of job besides previews: an asset's scan (inspect_asset), and a transcription (transcribe_asset). */
-export type JobKind = 'inspect' | 'transcribe';
+/** The kinds of job besides previews: an asset's scan (inspect_asset), a transcription (transcribe_asset), a local render. */
+export type JobKind = 'inspect' | 'transcribe' | 'render';

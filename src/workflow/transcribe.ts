@@ -302,7 +302,7 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
         progress(0, 'waiting for the alignment asked for before');
         await before.done.catch(() => {});
       }
-      if (queue) return queue.run<Made>('transcribe', rt, work, { signal, onProgress: progress });
+      if (queue) return queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
       return hear(deps, work, signal, progress, opts.debug);
     });
   }

@@ -2,12 +2,15 @@
 // caller sees what it sees in-process. A real redis-server on a free loopback port, real workers as child processes,
 // the media served by the test service (the voiceover slowed when a preview must stay running).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { Queue } from 'bullmq';
 import { FakeService } from '../fixtures/service.mjs';
+import { makeMedium } from '../fixtures/media.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
@@ -143,6 +146,35 @@ describe('the job queue', () => {
     cleanup.push(() => queued.close());
     expect(await hear(queued)).toEqual(inProcess);
     expect(w.stderr()).toMatch(/job transcribe-[0-9a-f]+: started the transcription/);
+  });
+
+  it('a local render through the queue is the one made in-process', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cutroom-q-render-'));
+    const allowed = join(root, 'allowed');
+    mkdirSync(allowed, { recursive: true });
+    const red = makeMedium('red', undefined, allowed);
+    const blue = makeMedium('blue', undefined, allowed);
+    const render = async (s: Spawned) => {
+      const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+      const project = (await call('create_project', { name: 'cut', description: 'render' })).structuredContent as { project: { id: string } };
+      const id = async (path: string) => ((await call('import_media', { project_id: project.project.id, path })).structuredContent as { asset: { id: string } }).asset.id;
+      const [r, b] = [await id(red), await id(blue)];
+      const made = await call('render_edit', { project_id: project.project.id, resolution: '320x180', clips: [{ asset_id: r, start: 0, end: 1 }, { asset_id: b, start: 0.5, end: 1.5 }], wait: true });
+      expect(made.isError, textOf(made)).toBeFalsy();
+      const out = (made.structuredContent as { render: { done: boolean; url: string } }).render;
+      expect(out.done).toBe(true);
+      return readFileSync(fileURLToPath(out.url));
+    };
+    const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
+    const alone = await spawnServer(localEnv('alone'));
+    cleanup.push(() => alone.close());
+    const inProcess = await render(alone);
+    const w = await worker(join(root, 'cache-queued'), { CUTROOM_DATA_DIR: join(root, 'data-queued') });
+    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: redis.url });
+    cleanup.push(() => queued.close());
+    const file = await render(queued);
+    expect(w.stderr()).toMatch(/job render-[0-9a-f]+: started the render/);
+    expect(createHash('sha256').update(file).digest('hex')).toBe(createHash('sha256').update(inProcess).digest('hex'));
   });
 
   it('the same edit asked by two servers at once is one job, made once', async () => {

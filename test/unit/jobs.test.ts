@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decode, encode, jobIdOf } from '../../src/jobs/codec.js';
 import { failureForCaller, isMachineFailure, jobFailure } from '../../src/jobs/failures.js';
 import { UserFacingError } from '../../src/errors.js';
+import { RenderError } from '../../src/media/render-error.js';
 
 describe('job data', () => {
   it('keeps Maps and Sets through JSON', () => {
@@ -32,6 +33,10 @@ describe('which failures are tried again', () => {
     expect(isMachineFailure(new UserFacingError('the preview failed: x; killed by SIGKILL (out of memory, or stopped from outside)'))).toBe(true);
     expect(isMachineFailure(new Error('EIO: i/o error'))).toBe(true);
     expect(isMachineFailure(new UserFacingError('asset a could not be read (404)'))).toBe(false);
+    // ffmpeg's own failure is the input's, unless the disk filled or the process was killed.
+    expect(isMachineFailure(new RenderError('Invalid data found when processing input; exit code 1'))).toBe(false);
+    expect(isMachineFailure(new RenderError('x', false, true))).toBe(true);
+    expect(isMachineFailure(new RenderError('killed by SIGKILL (out of memory, or stopped from outside), with nothing on stderr'))).toBe(true);
     expect(jobFailure(new UserFacingError('asset a could not be read'), false, 'cancelled')).toBeInstanceOf(UnrecoverableError);
     expect(jobFailure(new Error('ENOSPC'), false, 'cancelled')).not.toBeInstanceOf(UnrecoverableError);
     const cancelled = jobFailure(new Error('ENOSPC'), true, 'the preview was cancelled');
