@@ -25,17 +25,19 @@ import { NAME, VERSION } from './version.js';
 
 const USAGE = `Usage: cutroom                 serve MCP over stdio
        cutroom --http [--port N] [--host H]   serve MCP over Streamable HTTP
-       cutroom worker        run the job queue's previews (with CUTROOM_QUEUE_URL)
+       cutroom worker        run the job queue's jobs (with CUTROOM_QUEUE_URL; cutroom worker --help)
 Configured by the environment (README: Configuration).
 `;
 
 const WORKER_USAGE = `Usage: cutroom worker
 
-Runs the jobs of cutroom's job queue (previews), which servers started with the same CUTROOM_QUEUE_URL put in it.
-Run any number, on any machine that shares CUTROOM_CACHE_DIR with the servers; each needs ffmpeg.
+Runs the jobs of cutroom's job queue (previews, local renders, inspections, transcriptions), which servers started
+with the same CUTROOM_QUEUE_URL put in it. Run any number, on any machine that shares CUTROOM_CACHE_DIR (and, on
+the local backend, CUTROOM_DATA_DIR) with the servers; each needs ffmpeg, and PocketSphinx for transcriptions.
 
   CUTROOM_QUEUE_URL            redis:// or rediss:// URL of the queue's Redis (required)
   CUTROOM_CACHE_DIR            the cache dir shared with the servers
+  CUTROOM_DATA_DIR             the data dir shared with the servers (local renders are written there)
   CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
   CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
   CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
