@@ -194,7 +194,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
 async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   const { QueueJobs } = await import('./jobs/queue.js');
-  const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs });
+  const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs, ...(shared.config.http ? { callerLimit: shared.config.http.callerFfmpeg } : {}) });
   await jobs.ready();
   return jobs;
 }

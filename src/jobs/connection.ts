@@ -9,6 +9,8 @@ export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
 export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
 export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
 export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
+/** The jobs of one caller running now on any worker (a sorted set: job id -> lease time). */
+export const callerKey = (caller: string) => `${PREFIX}:caller:${caller}`;
 /** How long the keys above outlive their job at most (a job runs 10 minutes at most). */
 export const MARK_TTL_S = 3600;
 

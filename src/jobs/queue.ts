@@ -1,6 +1,7 @@
 // The server's side of the job queue: previews are put in it (one job per edit, whoever asks) and followed there,
 // progress passed on from whichever worker runs them; a caller who leaves lets go of the job, and the last one to
 // leave before anyone kept it has it stopped on its worker.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue, QueueEvents, type Job } from 'bullmq';
@@ -26,6 +27,8 @@ export interface QueueOptions {
   pollMs?: number;
   /** How long Redis may not answer before a followed job is given up with an error that says so. */
   unreachableMs?: number;
+  /** Jobs one caller (one cache folder) may have running at once across all workers (CUTROOM_HTTP_CALLER_FFMPEG). */
+  callerLimit?: number;
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
@@ -158,7 +161,7 @@ export class QueueJobs implements JobRunner {
     if (call.signal?.aborted) onAbort();
     else call.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await within(this.enqueue(jobId, kind, { payload: encode({ cacheDir, what }) }), this.unreachableMs);
+      await within(this.enqueue(jobId, kind, { payload: encode({ cacheDir, what }), ...this.callerOf(cacheDir) }), this.unreachableMs);
     } catch (err) {
       end({ error: new UserFacingError(`the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`) });
     }
@@ -169,7 +172,7 @@ export class QueueJobs implements JobRunner {
     const { jobId, data } = previewJobData(rt, checked, opts);
     const f = this.follow(rt, jobId, checked.timeline?.cuts.length ?? 0);
     try {
-      await within(this.enqueue(jobId, PREVIEW, data), this.unreachableMs).catch((err: Error) => {
+      await within(this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(rt.cache.opts.dir) }), this.unreachableMs).catch((err: Error) => {
         throw new UserFacingError(`the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`);
       });
       opts.debug?.(`preview job ${jobId}: queued (or joined)`);
@@ -208,7 +211,12 @@ export class QueueJobs implements JobRunner {
   }
 
   /** Adds the job, unless the same work is queued or running (then this joins it). A finished one is done anew. */
-  private async enqueue(jobId: string, kind: string, data: { payload: string }): Promise<void> {
+  /** Who a job is for (a caller's cache folder, hashed) and how many of theirs may run at once, for the workers. */
+  private callerOf(cacheDir: string): { caller?: string; callerLimit?: number } {
+    return this.opts.callerLimit ? { caller: createHash('sha256').update(cacheDir).digest('hex').slice(0, 24), callerLimit: this.opts.callerLimit } : {};
+  }
+
+  private async enqueue(jobId: string, kind: string, data: { payload: string; caller?: string; callerLimit?: number }): Promise<void> {
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       const state = await existing.getState();

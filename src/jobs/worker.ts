@@ -3,7 +3,7 @@
 // a cancel published by a server stops the job's ffmpeg here; a job whose worker died is taken up by another
 // (BullMQ's stalled-job check, once its lock lapses).
 import { resolve, sep } from 'node:path';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../log.js';
 import { scanJob, type ScanWork } from '../workflow/inspect.js';
 import { hearJob, type HearWork } from '../workflow/transcribe.js';
@@ -12,6 +12,7 @@ import type { RenderWork } from './render-job.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
 import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
+import { takeCallerSlot } from './fair.js';
 import { jobFailure } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
 
@@ -164,13 +165,28 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     }
   };
 
+  const dispatch = async (job: Job, signal?: AbortSignal): Promise<unknown> => {
+    if (job.name === PREVIEW) return preview(job, signal);
+    const kind = kinds[job.name];
+    if (kind) return kind(job, signal);
+    throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
+  };
+
   const worker = new Worker(
     QUEUE_NAME,
-    async (job, _token, signal) => {
-      if (job.name === PREVIEW) return preview(job, signal);
-      const kind = kinds[job.name];
-      if (kind) return kind(job, signal);
-      throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
+    async (job, token, signal) => {
+      // A caller whose jobs fill their share waits (the job is put back a moment), letting other callers' run.
+      const { caller, callerLimit } = job.data as { caller?: string; callerLimit?: number };
+      const lease = caller && callerLimit ? await takeCallerSlot(conn, caller, callerLimit, job.id!, opts.lockMs * 2) : undefined;
+      if (caller && callerLimit && !lease) {
+        await job.moveToDelayed(Date.now() + 300 + Math.floor(Math.random() * 400), token);
+        throw new DelayedError();
+      }
+      try {
+        return await dispatch(job, signal);
+      } finally {
+        await lease?.release();
+      }
     },
     {
       connection: connect(opts.url, 'cutroom-worker-jobs'),

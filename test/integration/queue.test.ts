@@ -15,6 +15,7 @@ import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
 
 let service: FakeService;
@@ -197,6 +198,34 @@ describe('the job queue', () => {
     } finally {
       await q.close();
     }
+  });
+
+  it('fair between callers: one caller\'s many previews do not hold every worker (CUTROOM_HTTP_CALLER_FFMPEG across workers)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
+    await worker(cacheDir, { CUTROOM_WORKER_CONCURRENCY: '2' });
+    const http = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: redis.url, CUTROOM_HTTP_CALLER_FFMPEG: '1', CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'debug' });
+    cleanup.push(() => http.stop());
+    // Caller B: another account with the same media in a project of its own.
+    const keyB = 'caller-b-key-0123456789';
+    const owner = service.addTenant(keyB);
+    const projectB = service.addProject({ name: 'b', owner });
+    const assetB = (media: MediaName) => service.addAsset(projectB.id, { keyname: [...service.media.keys()].find((k) => k.startsWith(`${media}-`)), asset_type: 'generated_video', ext: 'mp4' }).id as string;
+    const [redB, blueB] = [assetB('red'), assetB('blue')];
+    const a = await connectHttp(http.url, { 'x-api-key': service.apiKey });
+    const b = await connectHttp(http.url, { 'x-api-key': keyB });
+    cleanup.push(async () => void (await Promise.allSettled([a.close(), b.close()])));
+    const edit = (project: string, red: string, blue: string, end: number) => ({ project_id: project, resolution: '640x360', fps: 25, clips: [{ asset_id: red, start: 0, end }, { asset_id: blue, start: 0, end: 2 }] });
+    const finished: string[] = [];
+    const ask = async (client: Client, who: string, args: Record<string, unknown>) => {
+      await untilDone(client, await client.callTool({ name: 'preview_edit', arguments: args }, { timeout: 120_000 }));
+      finished.push(who);
+    };
+    // A asks for four previews at once, B for one a moment later: B's runs beside A's first, not after all four.
+    const asks = [0, 1, 2, 3].map((i) => ask(a, `a${i}`, edit(projectId, ids.red, ids.blue, 2.5 + i * 0.1)));
+    await new Promise((r) => setTimeout(r, 300));
+    asks.push(ask(b, 'b', edit(projectB.id, redB, blueB, 2.5)));
+    await Promise.all(asks);
+    expect(finished.indexOf('b'), finished.join(' ')).toBeLessThan(3);
   });
 
   it('a cancelled call stops its job on the worker within 2 s, and the job is not tried again', async () => {
