@@ -217,15 +217,19 @@ export class QueueJobs implements JobRunner {
   }
 
   private async enqueue(jobId: string, kind: string, data: { payload: string; caller?: string; callerLimit?: number }): Promise<void> {
+    let joining = false;
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       const state = await existing.getState();
       // A job being stopped (cancelled) is not joined: it ends "cancelled" whoever joins it.
       const stopping = (await this.conn.exists(cancelledKey(jobId))) === 1;
-      if (stopping && (state === 'active' || state === 'waiting' || state === 'prioritized')) await this.settledOrGone(existing, 10_000);
-      if (stopping || state === 'completed' || state === 'failed') await existing.remove().catch(() => {});
+      if (stopping && (state === 'active' || state === 'waiting' || state === 'prioritized' || state === 'delayed')) await this.settledOrGone(existing, 10_000);
+      if (stopping || state === 'completed' || state === 'failed' || state === 'unknown') await existing.remove().catch(() => {});
+      else joining = true;
     }
-    await this.conn.multi().del(cancelledKey(jobId), keptKey(jobId)).incr(holdersKey(jobId)).expire(holdersKey(jobId), MARK_TTL_S).exec();
+    // Joining counts one more holder (a keep by an earlier caller stands); a new job starts its marks afresh.
+    if (joining) await this.conn.multi().incr(holdersKey(jobId)).expire(holdersKey(jobId), MARK_TTL_S).exec();
+    else await this.conn.multi().del(cancelledKey(jobId), keptKey(jobId)).set(holdersKey(jobId), 1, 'EX', MARK_TTL_S).exec();
     await this.queue.add(kind, data, {
       jobId,
       attempts: this.attempts,
@@ -241,7 +245,7 @@ export class QueueJobs implements JobRunner {
     const until = Date.now() + ms;
     while (Date.now() < until) {
       const state = await job.getState().catch(() => 'unknown');
-      if (state !== 'active' && state !== 'waiting' && state !== 'prioritized') return;
+      if (state !== 'active' && state !== 'waiting' && state !== 'prioritized' && state !== 'delayed') return;
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -257,6 +257,11 @@ describe('the job queue', () => {
     }
     await new Promise((r) => setTimeout(r, 3000));
     expect(started(w)).toHaveLength(2);
+    // The same edit asked again: a new job (not the cancelled one), made to its end.
+    service.reset();
+    const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { timeout: 120_000 }));
+    expect(structured(again).status).toBe('done');
+    expect(started(w)).toHaveLength(3);
   });
 
   it('a worker killed with kill -9 mid-preview: another finishes it and the caller gets it whole', async () => {
