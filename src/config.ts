@@ -69,6 +69,9 @@ export const ConfigSchema = z.object({
       lockMs: positiveInt('CUTROOM_WORKER_LOCK_MS', 1000, 600_000),
       /** How long SIGTERM lets the jobs in flight finish (those that do not are taken up by another worker). */
       drainMs: positiveInt('CUTROOM_WORKER_DRAIN_MS', 0, 600_000),
+      /** Where the worker answers GET /healthz (CUTROOM_WORKER_HEALTH_PORT; 0: a free port; absent: not at all). */
+      healthPort: positiveInt('CUTROOM_WORKER_HEALTH_PORT', 0, 65_535).optional(),
+      healthHost: z.string().min(1),
     })
     .optional(),
   /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
@@ -198,6 +201,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             concurrency: blank(env.CUTROOM_WORKER_CONCURRENCY) ?? availableParallelism(),
             lockMs: blank(env.CUTROOM_WORKER_LOCK_MS) ?? 15_000,
             drainMs: blank(env.CUTROOM_WORKER_DRAIN_MS) ?? 30_000,
+            healthPort: blank(env.CUTROOM_WORKER_HEALTH_PORT),
+            healthHost: blank(env.CUTROOM_WORKER_HEALTH_HOST) ?? '127.0.0.1',
           },
         }
       : {}),

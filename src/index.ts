@@ -41,6 +41,8 @@ the local backend, CUTROOM_DATA_DIR) with the servers; each needs ffmpeg, and Po
   CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
   CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
   CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
+  CUTROOM_WORKER_HEALTH_PORT   answer GET /healthz on this port (0: any free one; default: no listener)
+  CUTROOM_WORKER_HEALTH_HOST   its address (default 127.0.0.1)
   CUTROOM_LOG_LEVEL            error, warn, info (default) or debug; logs go to stderr
 `;
 
@@ -218,6 +220,24 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     lockMs: opts.lockMs,
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
+  if (opts.healthPort !== undefined) {
+    // GET /healthz: 200 while the worker takes jobs and reaches Redis, else 503 (an orchestrator restarts it).
+    const health = createHttpServer((req, res) => {
+      if (req.method !== 'GET' || req.url !== '/healthz') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"only GET /healthz is served here"}');
+      const h = worker.health();
+      res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: h.ok ? 'ok' : 'unavailable', redis: h.redis, jobs_active: h.active, draining: h.draining }));
+    });
+    await new Promise<void>((resolve, reject) => {
+      health.once('error', reject);
+      health.listen(opts.healthPort, opts.healthHost, resolve);
+    }).catch((err: NodeJS.ErrnoException) => {
+      logger.error(`cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+      process.exit(1);
+    });
+    health.unref();
+    const { port } = health.address() as AddressInfo;
+    logger.announce(`cutroom worker: health on http://${opts.healthHost.includes(':') ? `[${opts.healthHost}]` : opts.healthHost}:${port}/healthz`);
+  }
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.
   setInterval(() => void sweepAfterTheDead(logger), 10_000).unref();
   let closing = false;

@@ -54,6 +54,8 @@ function throttled(send: (fraction: number, message: string) => void): ((fractio
 
 export interface RunningWorker {
   close(graceMs: number): Promise<void>;
+  /** For /healthz: healthy while it takes jobs and its Redis answers. */
+  health(): { ok: boolean; redis: string; active: number; draining: boolean };
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
@@ -63,6 +65,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const root = resolve(opts.cacheDir);
   const dataRoot = resolve(opts.dataDir);
   const runtimes = new Map<string, MediaRuntime>();
+  let active = 0;
+  let draining = false;
 
   /** The runtime of a job's cache dir: only ever one inside this worker's own cache dir. */
   const runtimeOf = (cacheDir: string): MediaRuntime => {
@@ -182,9 +186,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         await job.moveToDelayed(Date.now() + 300 + Math.floor(Math.random() * 400), token);
         throw new DelayedError();
       }
+      active++;
       try {
         return await dispatch(job, signal);
       } finally {
+        active--;
         await lease?.release();
       }
     },
@@ -211,7 +217,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root})`);
 
   return {
+    health: () => ({ ok: !draining && conn.status === 'ready' && worker.isRunning(), redis: conn.status, active, draining }),
     close: async (graceMs) => {
+      draining = true;
       // Jobs in flight may finish within the grace; those that do not stall, and another worker takes them up.
       const closing = worker.close();
       const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), graceMs).unref());

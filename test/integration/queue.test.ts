@@ -11,7 +11,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { Queue } from 'bullmq';
 import { FakeService } from '../fixtures/service.mjs';
 import { makeMedium } from '../fixtures/media.mjs';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { BIN, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnSync } from 'node:child_process';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
@@ -283,6 +284,27 @@ describe('the job queue', () => {
     expect(structured(done).preview_id).not.toBe(started(first)[1]!.preview);
     expect(readFileSync(structured(done).path as string).length).toBeGreaterThan(1000);
     expect(structured(done).measured_seconds).toBeCloseTo(structured(done).planned_seconds as number, 1);
+  });
+
+  it('a worker answers /healthz: 200 while it reaches Redis, 503 once it does not; its --help says how it is run', async () => {
+    const own = await startRedis();
+    try {
+      const w = await startWorker({ CUTROOM_QUEUE_URL: own.url, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-q-')), CUTROOM_WORKER_HEALTH_PORT: '0' });
+      cleanup.push(() => w.stop());
+      await expect.poll(() => /health on (http:\S+\/healthz)/.exec(w.stderr())?.[1], { timeout: 10_000 }).toBeTruthy();
+      const url = /health on (http:\S+\/healthz)/.exec(w.stderr())![1]!;
+      const ok = await fetch(url);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ status: 'ok', redis: 'ready', jobs_active: 0 });
+      await own.stop();
+      await expect.poll(async () => (await fetch(url)).status, { timeout: 15_000 }).toBe(503);
+    } finally {
+      await own.stop();
+    }
+    const help = spawnSync(process.execPath, [BIN, 'worker', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/CUTROOM_QUEUE_URL/);
+    expect(help.stdout).toMatch(/CUTROOM_WORKER_HEALTH_PORT/);
   });
 
   it('Redis restarted mid-job: the call ends (a result or a clear error), and the queue works again after', async () => {

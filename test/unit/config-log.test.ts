@@ -78,7 +78,8 @@ describe('config', () => {
     expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'http://10.0.0.5' })).toThrow(/CUTROOM_QUEUE_URL must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => loadConfig({}, ['worker'])).toThrow(/cutroom worker runs the job queue's jobs: set CUTROOM_QUEUE_URL/);
     const w = loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379', CUTROOM_WORKER_CONCURRENCY: '3' }, ['worker']);
-    expect(w.worker).toEqual({ concurrency: 3, lockMs: 15_000, drainMs: 30_000 });
+    expect(w.worker).toEqual({ concurrency: 3, lockMs: 15_000, drainMs: 30_000, healthHost: '127.0.0.1', healthPort: undefined });
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379', CUTROOM_WORKER_HEALTH_PORT: '9090' }, ['worker']).worker!.healthPort).toBe(9090);
     expect(w.http).toBeUndefined();
     expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker']).worker!.concurrency).toBeGreaterThan(0);
     expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker', '--http'])).toThrow(/cutroom worker takes no arguments but --help/);
