@@ -61,6 +61,8 @@ export const ConfigSchema = z.object({
       }
     }, 'CUTROOM_QUEUE_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
     .optional(),
+  /** How often a server with a queue logs its depth and its oldest waiting job's age (CUTROOM_QUEUE_LOG_MS). */
+  queueLogMs: positiveInt('CUTROOM_QUEUE_LOG_MS', 1000, 86_400_000),
   /** `cutroom worker`: runs the queue's jobs; at most this many at once (CUTROOM_WORKER_CONCURRENCY, default the cores). */
   worker: z
     .object({
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     // 3 MiB is 4 MiB in base64: half the 8 MiB a message may carry (a host may wrap it again to relay it).
     resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
     queueUrl: blank(env.CUTROOM_QUEUE_URL),
+    queueLogMs: blank(env.CUTROOM_QUEUE_LOG_MS) ?? 60_000,
     // A worker runs as many jobs at once as the machine has cores (each job's ffmpeg work is bounded by them too).
     ...(args.worker
       ? {

@@ -198,6 +198,8 @@ async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   const { QueueJobs } = await import('./jobs/queue.js');
   const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs, ...(shared.config.http ? { callerLimit: shared.config.http.callerFfmpeg } : {}) });
   await jobs.ready();
+  // The queue's depth in the log at an interval: a backlog (too few workers) shows before callers time out.
+  setInterval(() => void jobs.depth().then((line) => shared.logger.info(line), (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`)), shared.config.queueLogMs).unref();
   return jobs;
 }
 

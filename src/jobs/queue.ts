@@ -90,6 +90,15 @@ export class QueueJobs implements JobRunner {
     await within(Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]), 10_000).catch((err: Error) => this.opts.logger.warn(`the job queue at ${shownUrl(this.opts.url)} does not answer yet (${err.message}); previews wait for it`));
   }
 
+  /** The queue's depth and its oldest waiting job's age, for the log (an operator sees a backlog grow). */
+  async depth(): Promise<string> {
+    const counts = await within(this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'), 5000);
+    const [oldest] = await within(this.queue.getJobs(['waiting'], 0, 0, true), 5000);
+    const age = oldest ? Math.round((Date.now() - oldest.timestamp) / 1000) : undefined;
+    const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+    return `job queue: ${waiting} waiting${age !== undefined ? ` (the oldest for ${age} s)` : ''}, ${counts.delayed ?? 0} delayed, ${counts.active ?? 0} running, ${counts.failed ?? 0} failed in the last hour`;
+  }
+
   async close(): Promise<void> {
     for (const set of this.following.values()) for (const f of set) f.onFailed('the server is stopping');
     await Promise.allSettled([this.events.close(), this.queue.close()]);

@@ -97,12 +97,14 @@ describe('the job queue', () => {
     const inProcess = await untilDone(local.client, await local.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
-    const s = await server(cacheDir);
+    const s = await server(cacheDir, true, { CUTROOM_QUEUE_LOG_MS: '1000' });
     const queued = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
     expect(structured(queued).status).toBe('done');
     // Made by the worker (the server only queued it), in the shared cache dir, with the same result.
     expect(started(w)).toHaveLength(1);
     expect(s.stderr()).toMatch(/preview job preview-[0-9a-f]+: queued/);
+    // The queue's depth, logged at an interval (CUTROOM_QUEUE_LOG_MS).
+    await expect.poll(() => s.stderr(), { timeout: 10_000 }).toMatch(/job queue: \d+ waiting.*\d+ running, \d+ failed/);
     expect(existsSync(structured(queued).path as string)).toBe(true);
     expect(comparable(queued)).toEqual(comparable(inProcess));
     expect(w.stderr()).not.toMatch(/\[stdout/);

@@ -37,7 +37,7 @@ describe('config', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
       backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],
       apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000, renderPollMs: 1000,
-      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048, resourcePartBytes: 3145728,
+      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048, resourcePartBytes: 3145728, queueLogMs: 60000,
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
     expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');
