@@ -234,6 +234,14 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   return parsed.data;
 }
 
+/**
+ * No native addons: msgpackr (under BullMQ) loads a prebuilt native accelerator when npm installed its optional
+ * package; its own switch keeps it to JavaScript. Called before the job queue's modules are loaded.
+ */
+export function noNativeAddons(env: Env = process.env): void {
+  env.MSGPACKR_NATIVE_ACCELERATION_DISABLED = 'true';
+}
+
 /** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
 const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_QUEUE_URL'];
 

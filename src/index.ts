@@ -8,7 +8,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
-import { ConfigError, childEnvironment, loadConfig, parseArgs, type Config } from './config.js';
+import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
 import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { addSecret, createLogger, type Logger } from './log.js';
@@ -77,6 +77,8 @@ async function main(): Promise<void> {
   // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
   // A worker's limit on ffmpeg processes follows its cores (CUTROOM_WORKER_CONCURRENCY), a server's CUTROOM_MAX_FFMPEG.
   const shared: Shared = { config, logger, media, limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  // (Before BullMQ is loaded, by the worker or the queue's client.)
+  if (config.queueUrl) noNativeAddons();
   if (config.worker) return runWorker(shared, config.worker);
   if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
   if (config.http) return serveHttp(shared, config.http);

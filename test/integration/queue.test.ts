@@ -295,6 +295,8 @@ describe('the job queue', () => {
       cleanup.push(() => w.stop());
       await expect.poll(() => /health on (http:\S+\/healthz)/.exec(w.stderr())?.[1], { timeout: 10_000 }).toBeTruthy();
       const url = /health on (http:\S+\/healthz)/.exec(w.stderr())![1]!;
+      // No native addon in a worker (msgpackr's optional accelerator, which npm installs, is kept off).
+      expect(readFileSync(`/proc/${w.pid}/maps`, 'utf8').split('\n').filter((l) => /\.node$/.test(l))).toEqual([]);
       const ok = await fetch(url);
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ status: 'ok', redis: 'ready', jobs_active: 0 });
