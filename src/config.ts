@@ -84,6 +84,8 @@ export const ConfigSchema = z.object({
       /** The bearer token every request must carry (the local backend requires one). */
       // Sent as `Authorization: Bearer <token>`: a header carries visible ASCII, and a bearer token no spaces.
       token: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
+      /** The bearer token a scraper sends for /metrics (CUTROOM_HTTP_TOKEN works too), so that it need not hold that one. */
+      metricsToken: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_METRICS_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
       /** Browser origins allowed besides the server's own (scheme://host[:port]). */
       allowedOrigins: z.array(
         z.string().transform((o, ctx) => {
@@ -215,6 +217,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             port: port ?? 8808,
             host: host ?? '127.0.0.1',
             token: blank(env.CUTROOM_HTTP_TOKEN),
+            metricsToken: blank(env.CUTROOM_METRICS_TOKEN),
             allowedOrigins: list(env.CUTROOM_HTTP_ALLOWED_ORIGINS),
             allowedHosts: list(env.CUTROOM_HTTP_ALLOWED_HOSTS),
             useServerKey: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_USE_SERVER_KEY) ?? ''),
@@ -243,7 +246,7 @@ export function noNativeAddons(env: Env = process.env): void {
 }
 
 /** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
-const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_QUEUE_URL'];
+const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_METRICS_TOKEN', 'CUTROOM_QUEUE_URL'];
 
 /**
  * The environment children run with: the server's own, less its secrets (a child's environment is readable in

@@ -11,6 +11,7 @@ import type { Backend } from './backend/types.js';
 import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
 import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
+import { workerHealthListener } from './http/worker-health.js';
 import { addSecret, createLogger, type Logger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
 import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
@@ -41,9 +42,16 @@ the local backend, CUTROOM_DATA_DIR) with the servers; each needs ffmpeg, and Po
   CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
   CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
   CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
-  CUTROOM_WORKER_HEALTH_PORT   answer GET /healthz on this port (0: any free one; default: no listener)
-  CUTROOM_WORKER_HEALTH_HOST   its address (default 127.0.0.1)
+  CUTROOM_WORKER_HEALTH_PORT   answer GET /healthz on this port (default: none): 200 {"status":"ok",...}, or 503
+                               when Redis does not answer within 1 s or the worker is draining
+  CUTROOM_WORKER_HEALTH_HOST   the address /healthz listens on (default 127.0.0.1; 0.0.0.0 for probes from outside)
   CUTROOM_LOG_LEVEL            error, warn, info (default) or debug; logs go to stderr
+  FFMPEG_PATH, FFPROBE_PATH    ffmpeg and ffprobe to use (default: found on PATH)
+  CUTROOM_FFMPEG_MAX_INPUTS    inputs per ffmpeg process; longer timelines render in chunks (default 16)
+  CUTROOM_PREVIEW_KEEP         finished previews kept in the cache dir (default 20)
+  CUTROOM_PREVIEW_MAX_MB       size cap of the kept previews, and of the kept segments (default 2048)
+  CUTROOM_POCKETSPHINX_MODEL   PocketSphinx model folder for transcriptions (default: the system's)
+  CUTROOM_WHISPER_MODEL        a whisper.cpp model: transcriptions use whisper-cli when it is on PATH
 `;
 
 async function main(): Promise<void> {
@@ -147,12 +155,13 @@ function checkHttpConfig(config: Config): void {
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
   const { config, logger } = shared;
   const callers = new Callers(shared);
+  const queueMetrics = config.queueUrl ? await openQueueMetrics(config.queueUrl) : undefined;
   if (config.backend === 'local') {
     const local = callers.forLocal().backend as LocalBackend;
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     void local.sweepLeftovers();
   }
-  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger });
+  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger, ...(queueMetrics ? { queueMetrics } : {}) });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
   // Checked every 2 s (Node's default, 30 s, let a 60 s limit run to 90).
@@ -187,6 +196,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     await app.close().catch(() => {});
     await callers.close();
     await shared.jobs?.close().catch(() => {});
+    await queueMetrics?.close().catch(() => {});
     await stopAll(logger);
     process.exit(0);
   };
@@ -203,6 +213,14 @@ async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   // The queue's depth in the log at an interval: a backlog (too few workers) shows before callers time out.
   setInterval(() => void jobs.depth().then((line) => shared.logger.info(line), (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`)), shared.config.queueLogMs).unref();
   return jobs;
+}
+
+/** The queue's figures for /metrics and the log (loaded only when a queue is configured, like the queue itself). */
+async function openQueueMetrics(url: string) {
+  const { QueueMetrics, BUCKETS } = await import('./jobs/metrics.js');
+  const metrics = new QueueMetrics(url);
+  await metrics.ready();
+  return { snapshot: () => metrics.snapshot(), buckets: BUCKETS, close: () => metrics.close() };
 }
 
 /** `cutroom worker`: runs the queue's jobs until SIGTERM, then lets the jobs in flight finish (up to its drain). */
@@ -224,27 +242,23 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     lockMs: opts.lockMs,
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
-  if (opts.healthPort !== undefined) {
-    // GET /healthz: 200 while the worker takes jobs and reaches Redis, else 503 (an orchestrator restarts it).
-    const health = createHttpServer((req, res) => {
-      if (req.method !== 'GET' || req.url !== '/healthz') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"only GET /healthz is served here"}');
-      const h = worker.health();
-      res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: h.ok ? 'ok' : 'unavailable', redis: h.redis, jobs_active: h.active, draining: h.draining }));
-    });
-    await new Promise<void>((resolve, reject) => {
-      health.once('error', reject);
-      health.listen(opts.healthPort, opts.healthHost, resolve);
-    }).catch((err: NodeJS.ErrnoException) => {
-      logger.error(`cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
-      process.exit(1);
-    });
-    health.unref();
-    const { port } = health.address() as AddressInfo;
-    logger.announce(`cutroom worker: health on http://${opts.healthHost.includes(':') ? `[${opts.healthHost}]` : opts.healthHost}:${port}/healthz`);
-  }
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.
   setInterval(() => void sweepAfterTheDead(logger), 10_000).unref();
   let closing = false;
+  if (opts.healthPort !== undefined) {
+    const health = createHttpServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, workerHealthListener({ health: () => worker.health(), startedAt: Date.now() }));
+    await new Promise<void>((resolve) => {
+      health.once('error', (err: NodeJS.ErrnoException) => {
+        logger.error(`cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+        process.exit(1);
+      });
+      health.listen(opts.healthPort, opts.healthHost, () => resolve());
+    });
+    const shown = opts.healthHost.includes(':') ? `[${opts.healthHost}]` : opts.healthHost;
+    logger.announce(`cutroom worker: health on http://${shown}:${(health.address() as AddressInfo).port}/healthz`);
+    // Not a reason to stay up: the worker's own connections are.
+    health.unref();
+  }
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       if (closing) return;

@@ -54,8 +54,19 @@ function throttled(send: (fraction: number, message: string) => void): ((fractio
 
 export interface RunningWorker {
   close(graceMs: number): Promise<void>;
-  /** For /healthz: healthy while it takes jobs and its Redis answers. */
-  health(): { ok: boolean; redis: string; active: number; draining: boolean };
+  /** For /healthz: healthy while it takes jobs and its Redis answers (a PING, within a second). */
+  health(): Promise<WorkerHealth>;
+}
+
+export interface WorkerHealth {
+  ok: boolean;
+  /** The connection's state ('ready', 'reconnecting', ...): 'ready' also while a hung Redis answers nothing. */
+  redis: string;
+  /** Whether Redis answered a PING within a second. */
+  answers: boolean;
+  active: number;
+  draining: boolean;
+  concurrency: number;
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
@@ -217,7 +228,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root})`);
 
   return {
-    health: () => ({ ok: !draining && conn.status === 'ready' && worker.isRunning(), redis: conn.status, active, draining }),
+    health: async () => {
+      // A PING waits for a Redis that is away (the connection retries): bounded here, since a probe must answer.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), 1000)));
+      const answers = await Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timeout]).finally(() => clearTimeout(timer));
+      return { ok: !draining && answers && worker.isRunning(), redis: conn.status, answers, active, draining, concurrency: opts.concurrency };
+    },
     close: async (graceMs) => {
       draining = true;
       // Jobs in flight may finish within the grace; those that do not stall, and another worker takes them up.

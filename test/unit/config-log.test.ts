@@ -87,6 +87,16 @@ describe('config', () => {
     expect(childEnvironment({ CUTROOM_QUEUE_URL: 'redis://:pw@h', PATH: '/bin' })).toEqual({ PATH: '/bin' });
   });
 
+  it('reads the settings of running a queue: /healthz of workers, /metrics\' token', () => {
+    const q = { CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' };
+    expect(loadConfig({ ...q, CUTROOM_WORKER_HEALTH_PORT: '8809', CUTROOM_WORKER_HEALTH_HOST: '0.0.0.0' }, ['worker']).worker).toMatchObject({ healthPort: 8809, healthHost: '0.0.0.0' });
+    expect(loadConfig(q, ['worker']).worker!.healthPort).toBeUndefined();
+    expect(() => loadConfig({ ...q, CUTROOM_WORKER_HEALTH_PORT: '70000' }, ['worker'])).toThrow(/CUTROOM_WORKER_HEALTH_PORT must be at most 65535/);
+    expect(loadConfig({ CUTROOM_METRICS_TOKEN: 'm'.repeat(16) }, ['--http']).http!.metricsToken).toBe('m'.repeat(16));
+    expect(() => loadConfig({ CUTROOM_METRICS_TOKEN: 'short' }, ['--http'])).toThrow(/CUTROOM_METRICS_TOKEN must be at least 16/);
+    expect(childEnvironment({ CUTROOM_METRICS_TOKEN: 'm'.repeat(16), PATH: '/bin' })).toEqual({ PATH: '/bin' });
+  });
+
   it('keeps src/version.ts equal to package.json', () => {
     expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version).toBe(VERSION);
   });
