@@ -54,7 +54,7 @@ export function exposition(server: ServerFigures, queue: QueueSnapshot | undefin
   if (queue.up) {
     w.family('cutroom_queue_jobs', 'gauge', 'Jobs in the queue by kind and state (failed: those kept, the last hour at most); the whole queue, the same from every replica.');
     for (const j of queue.jobs) w.sample('cutroom_queue_jobs', { kind: j.kind, state: j.state }, j.count);
-    w.family('cutroom_queue_oldest_waiting_seconds', 'gauge', 'Age of the oldest job waiting for a worker (0 when none waits).').sample('cutroom_queue_oldest_waiting_seconds', {}, queue.oldestWaitingS);
+    w.family('cutroom_queue_oldest_waiting_seconds', 'gauge', 'Age of the oldest job not running yet: waiting for a worker, or delayed (a retry\'s backoff, its caller\'s share); 0 when none.').sample('cutroom_queue_oldest_waiting_seconds', {}, queue.oldestWaitingS);
   }
   w.family('cutroom_queue_job_duration_seconds', 'histogram', "Completed jobs' run time on a worker, by kind, heard since this server started (every replica hears every job: do not sum replicas).");
   for (const [kind, h] of queue.durations) w.histogram('cutroom_queue_job_duration_seconds', { kind }, h, bounds);

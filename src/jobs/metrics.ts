@@ -25,7 +25,7 @@ export interface QueueSnapshot {
   up: boolean;
   /** Jobs by kind and state; a kind is the first part of its content-addressed id (preview-…, inspect-…). */
   jobs: { kind: string; state: State; count: number }[];
-  /** Age of the oldest job waiting for a worker, in seconds (0 when none waits). */
+  /** Age of the oldest job not running yet (waiting or delayed), in seconds (0 when none). */
   oldestWaitingS: number;
   /** Completed jobs heard since this process started: seconds from a worker's start to its end, by kind. */
   durations: Map<string, Histogram>;
@@ -110,14 +110,16 @@ export class QueueMetrics {
     return { jobs, oldestWaitingS: await this.oldestWaiting() };
   }
 
-  /** The oldest waiting job: the far end of the wait list, and the oldest of the prioritized ones (few, if any). */
+  /**
+   * The oldest job not running yet: waiting (the far end of the wait list, the prioritized ones), or delayed (a
+   * retry's backoff, or a job put back for its caller's share, which is put back again and again while that caller
+   * has its share running: a wait as real as any). Delayed jobs are ordered by when they are due, not by age: the
+   * first few hundred due are looked at.
+   */
   private async oldestWaiting(): Promise<number> {
-    const ids = [...(await this.queue.getRanges(['wait'], 0, 0, true)), ...(await this.queue.getRanges(['prioritized'], 0, 99))];
-    let oldest = Infinity;
-    for (const id of ids) {
-      const job = await this.queue.getJob(id);
-      if (job?.timestamp) oldest = Math.min(oldest, job.timestamp);
-    }
+    const ids = [...(await this.queue.getRanges(['wait'], 0, 0, true)), ...(await this.queue.getRanges(['prioritized'], 0, 99)), ...(await this.queue.getRanges(['delayed'], 0, 299, true))];
+    const jobs = await Promise.all(ids.map((id) => this.queue.getJob(id)));
+    const oldest = Math.min(...jobs.map((j) => j?.timestamp ?? Infinity));
     return oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
   }
 

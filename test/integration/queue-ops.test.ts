@@ -93,21 +93,24 @@ describe('/metrics on the HTTP server', () => {
     const cache = fresh();
     const s = await server(cache, { CUTROOM_LOG_LEVEL: 'info', CUTROOM_QUEUE_LOG_MS: '1000' });
     const q = testQueue();
-    // No worker yet: two jobs wait (the first a second longer), one is delayed (as a retry is).
+    // No worker yet: two jobs wait, the first a second longer.
     await q.add('preview', { payload: '{}' }, { jobId: `preview-${hex40(1)}` });
     await sleep(1200);
     await q.add('inspect', { payload: '{}' }, { jobId: `inspect-${hex40(2)}` });
-    await q.add('preview', { payload: '{}' }, { jobId: `preview-${hex40(3)}`, delay: 600_000 });
     const m = await scrape(s);
     expect(m.status).toBe(200);
     expect(m.type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(m.samples.get('cutroom_queue_up')).toBe(1);
     expect(m.samples.get('cutroom_queue_jobs{kind="preview",state="waiting"}')).toBe(1);
     expect(m.samples.get('cutroom_queue_jobs{kind="inspect",state="waiting"}')).toBe(1);
-    expect(m.samples.get('cutroom_queue_jobs{kind="preview",state="delayed"}')).toBe(1);
     expect(m.samples.get('cutroom_queue_oldest_waiting_seconds')).toBeGreaterThanOrEqual(1);
     expect(m.samples.get('cutroom_queue_oldest_waiting_seconds')).toBeLessThan(30);
     expect(m.types.get('cutroom_queue_job_duration_seconds')).toBe('histogram');
+    // A job delayed (as a retry, or one put back for its caller's share) is not running either: queued a minute ago.
+    await q.add('preview', { payload: '{}' }, { jobId: `preview-${hex40(3)}`, delay: 600_000, timestamp: Date.now() - 60_000 });
+    const d = await scrape(s);
+    expect(d.samples.get('cutroom_queue_jobs{kind="preview",state="delayed"}')).toBe(1);
+    expect(d.samples.get('cutroom_queue_oldest_waiting_seconds')).toBeGreaterThanOrEqual(60);
     // The log says it too, in one line, at the interval (CUTROOM_QUEUE_LOG_MS).
     await until('a log line of the queue', async () => /job queue: 2 waiting \(the oldest for \d+ s\), 1 delayed, 0 running, 0 failed/.test(s.stderr()), 5000);
     await q.obliterate({ force: true });
