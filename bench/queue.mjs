@@ -8,6 +8,7 @@
 // 2. The queue's own cost per job: the same preview asked again (the worker finds it made, as the server alone
 //    does), queued against in-process, in turn A B A B; what the queue adds is the difference, pair by pair.
 //    Target: at most 50 ms per job.
+// BENCH_QUEUE_ONLY=N runs one batch with N workers (0: no queue) and stops, to be timed as a whole process.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -106,6 +107,11 @@ export async function run() {
         for (const w of ws) await w.stop();
       }
     };
+    // One batch alone (BENCH_QUEUE_ONLY=0|1|2 workers), for timing the whole process from outside (its CPU included).
+    if (process.env.BENCH_QUEUE_ONLY !== undefined) {
+      console.log(`previews per minute, ${process.env.BENCH_QUEUE_ONLY} worker(s): ${(await batch(Number(process.env.BENCH_QUEUE_ONLY))).toFixed(1)}`);
+      return;
+    }
     const rates = { 0: [], 1: [], 2: [] };
     for (let round = 0; round < Number(process.env.BENCH_REPS ?? 2); round++) for (const n of [1, 2, 0]) rates[n].push(await batch(n));
     const f = (xs) => `median ${stats(xs).median.toFixed(1)} (${xs.map((x) => x.toFixed(1)).join(', ')})`;
