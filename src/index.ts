@@ -215,11 +215,11 @@ async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   return jobs;
 }
 
-/** The queue's figures for /metrics and the log (loaded only when a queue is configured, like the queue itself). */
+/** The queue's figures for /metrics (loaded only when a queue is configured, like the queue itself). */
 async function openQueueMetrics(url: string) {
   const { QueueMetrics, BUCKETS } = await import('./jobs/metrics.js');
+  // Not waited for: the queue's own client already waited for Redis (a Redis away at start is said once, there).
   const metrics = new QueueMetrics(url);
-  await metrics.ready();
   return { snapshot: () => metrics.snapshot(), buckets: BUCKETS, close: () => metrics.close() };
 }
 

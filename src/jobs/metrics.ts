@@ -84,10 +84,6 @@ export class QueueMetrics {
     this.events.on('failed', ({ jobId }) => void this.failedTotal.set(kindOf(jobId), (this.failedTotal.get(kindOf(jobId)) ?? 0) + 1));
   }
 
-  async ready(): Promise<void> {
-    await within(this.events.waitUntilReady(), 10_000).catch(() => {});
-  }
-
   /** The queue now: one round of reads, bounded in time (Redis away: `up` false, no counts). */
   async snapshot(): Promise<QueueSnapshot> {
     const heard = { durations: this.durations, waits: this.waits, failedTotal: this.failedTotal };
