@@ -140,6 +140,18 @@ describe('/metrics on the HTTP server', () => {
     expect(s.stderr()).not.toContain(service.apiKey);
   }, 180_000);
 
+  it('two replicas report the same queue (every replica sees the whole of it: never to be summed)', async () => {
+    const [a, b] = await Promise.all([server(fresh()), server(fresh())]);
+    const q = testQueue();
+    await q.obliterate({ force: true });
+    for (let i = 0; i < 3; i++) await q.add('transcribe', { payload: '{}' }, { jobId: `transcribe-${hex40(10 + i)}` });
+    const jobs = (m: Awaited<ReturnType<typeof scrape>>) => [...m.samples].filter(([k]) => k.startsWith('cutroom_queue_jobs{'));
+    const [ma, mb] = await Promise.all([scrape(a), scrape(b)]);
+    expect(jobs(ma)).toEqual([['cutroom_queue_jobs{kind="transcribe",state="waiting"}', 3]]);
+    expect(jobs(mb)).toEqual(jobs(ma));
+    await q.obliterate({ force: true });
+  }, 60_000);
+
   it('without a queue it answers with the server\'s own figures and no queue metric; a token, when set, is asked for', async () => {
     const s = await startHttpServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: fresh(), CUTROOM_HTTP_TOKEN: 'operator-token-0123456789', CUTROOM_METRICS_TOKEN: 'metrics-token-0123456789' });
     cleanup.push(() => s.stop());
