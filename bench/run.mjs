@@ -16,6 +16,7 @@ const all = {
   search: () => import('./search.mjs'),
   mix: () => import('./mix.mjs'),
   'first-frame': () => import('./first-frame.mjs'),
+  queue: () => import('./queue.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

@@ -10,7 +10,7 @@ if ! command -v node >/dev/null 2>&1 || [ "$(node -p 'process.versions.node.spli
   exit 1
 fi
 
-# ffmpeg, PocketSphinx and its English model, flite: from the system's packages when missing.
+# ffmpeg, PocketSphinx and its English model, flite, chromium, redis-server: from the system's packages when missing.
 . scripts/system-deps.sh
 install_system_deps
 

@@ -19,6 +19,8 @@ import type { StoredTranscript } from './workflow/transcribe.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
+import type { JobRunner } from './workflow/jobs.js';
+import { queuedRenderer } from './jobs/render-job.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
 export interface Shared {
@@ -27,6 +29,8 @@ export interface Shared {
   media: MediaTools;
   font?: string;
   limiter: Limiter;
+  /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers, for every caller. */
+  jobs?: JobRunner;
 }
 
 /** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
@@ -80,7 +84,8 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
     dataDir: config.dataDir,
     allowedDirs: config.allowedDirs,
     prober,
-    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs } } : {}),
+    // With a job queue, renders run on its workers (which share the data dir the render is written in).
+    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs, ...(shared.jobs ? { render: queuedRenderer(shared.jobs, config.cacheDir) } : {}) } } : {}),
     logger,
   });
 }
@@ -106,5 +111,6 @@ export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: M
     ...(hosted ? { hosted } : {}),
     edits: new EditStore(join(dataDir, 'edits')),
     serverFolders: [config.cacheDir, config.dataDir],
+    ...(shared.jobs ? { jobs: shared.jobs } : {}),
   };
 }

@@ -1,5 +1,5 @@
 // The only reader of process.env. Everything else receives a validated Config.
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -46,6 +46,36 @@ export const ConfigSchema = z.object({
   resourcePartBytes: positiveInt('CUTROOM_RESOURCE_PART_BYTES', 3 * 1024, 3 * 1024 * 1024).refine((n) => n % 3 === 0, 'CUTROOM_RESOURCE_PART_BYTES must be a multiple of 3 (so that the parts\' base64 joins)'),
   dataDir: z.string().refine((p) => isAbsolute(p), 'CUTROOM_DATA_DIR must be an absolute path'),
   allowedDirs: z.array(z.string()).min(1, 'CUTROOM_ALLOWED_DIRS must name at least one folder'),
+  /**
+   * The job queue (CUTROOM_QUEUE_URL, redis:// or rediss://): previews run as BullMQ jobs on `cutroom worker`s
+   * sharing the cache dir. Absent: everything runs in this process, as on one machine.
+   */
+  queueUrl: z
+    .string()
+    .refine((u) => {
+      try {
+        const p = new URL(u).protocol;
+        return p === 'redis:' || p === 'rediss:';
+      } catch {
+        return false;
+      }
+    }, 'CUTROOM_QUEUE_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
+    .optional(),
+  /** How often a server with a queue logs its depth and its oldest waiting job's age (CUTROOM_QUEUE_LOG_MS). */
+  queueLogMs: positiveInt('CUTROOM_QUEUE_LOG_MS', 1000, 86_400_000),
+  /** `cutroom worker`: runs the queue's jobs; at most this many at once (CUTROOM_WORKER_CONCURRENCY, default the cores). */
+  worker: z
+    .object({
+      concurrency: positiveInt('CUTROOM_WORKER_CONCURRENCY', 1, 256),
+      /** A job's lock, renewed while it runs: a killed worker's job is taken up by another about this long after. */
+      lockMs: positiveInt('CUTROOM_WORKER_LOCK_MS', 1000, 600_000),
+      /** How long SIGTERM lets the jobs in flight finish (those that do not are taken up by another worker). */
+      drainMs: positiveInt('CUTROOM_WORKER_DRAIN_MS', 0, 600_000),
+      /** Where the worker answers GET /healthz (CUTROOM_WORKER_HEALTH_PORT; 0: a free port; absent: not at all). */
+      healthPort: positiveInt('CUTROOM_WORKER_HEALTH_PORT', 0, 65_535).optional(),
+      healthHost: z.string().min(1),
+    })
+    .optional(),
   /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
   http: z
     .object({
@@ -54,6 +84,8 @@ export const ConfigSchema = z.object({
       /** The bearer token every request must carry (the local backend requires one). */
       // Sent as `Authorization: Bearer <token>`: a header carries visible ASCII, and a bearer token no spaces.
       token: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
+      /** The bearer token a scraper sends for /metrics (CUTROOM_HTTP_TOKEN works too), so that it need not hold that one. */
+      metricsToken: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_METRICS_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
       /** Browser origins allowed besides the server's own (scheme://host[:port]). */
       allowedOrigins: z.array(
         z.string().transform((o, ctx) => {
@@ -90,19 +122,35 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** The command line: `--http [--port N] [--host H]` (also --port=N); anything else is an error. */
-export function parseArgs(argv: string[]): { http: boolean; port?: string; host?: string } {
-  const out: { http: boolean; port?: string; host?: string } = { http: false };
-  for (let i = 0; i < argv.length; i++) {
+export interface Args {
+  http: boolean;
+  port?: string;
+  host?: string;
+  /** `cutroom worker`: run the job queue's jobs instead of serving. */
+  worker?: boolean;
+  help?: boolean;
+}
+
+/** The command line: `[worker] [--help]`, or `--http [--port N] [--host H]` (also --port=N); anything else is an error. */
+export function parseArgs(argv: string[]): Args {
+  const out: Args = { http: false };
+  let i = 0;
+  if (argv[0] === 'worker') {
+    out.worker = true;
+    i = 1;
+  }
+  for (; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = () => {
       const v = inline ?? argv[++i];
       if (v === undefined || v.startsWith('--')) throw new ConfigError(`${flag} needs a value`);
       return v;
     };
+    if (out.worker && flag !== '--help' && flag !== '-h') throw new ConfigError(`unknown argument ${flag}: cutroom worker takes no arguments but --help (it is configured by the environment)`);
     if (flag === '--http') out.http = true;
     else if (flag === '--port') out.port = value();
     else if (flag === '--host') out.host = value();
+    else if (flag === '--help' || flag === '-h') out.help = true;
     else throw new ConfigError(`unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`);
   }
   return out;
@@ -117,7 +165,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   const port = args.port ?? blank(env.CUTROOM_HTTP_PORT);
   const host = args.host ?? blank(env.CUTROOM_HTTP_HOST);
   // --http, or a port or host set for it, serves HTTP.
-  const http = args.http || args.port !== undefined || args.host !== undefined;
+  const http = !args.worker && (args.http || args.port !== undefined || args.host !== undefined);
+  if (args.worker && !blank(env.CUTROOM_QUEUE_URL) && !args.help) throw new ConfigError('cutroom worker runs the job queue\'s jobs: set CUTROOM_QUEUE_URL (e.g. redis://127.0.0.1:6379), the same as the servers\'');
   const apiKey = blank(env.VJ_API_KEY);
   const home = blank(env.HOME) ?? homedir();
   const raw = {
@@ -148,12 +197,27 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     previewMaxMb: blank(env.CUTROOM_PREVIEW_MAX_MB) ?? 2048,
     // 3 MiB is 4 MiB in base64: half the 8 MiB a message may carry (a host may wrap it again to relay it).
     resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
+    queueUrl: blank(env.CUTROOM_QUEUE_URL),
+    queueLogMs: blank(env.CUTROOM_QUEUE_LOG_MS) ?? 60_000,
+    // A worker runs as many jobs at once as the machine has cores (each job's ffmpeg work is bounded by them too).
+    ...(args.worker
+      ? {
+          worker: {
+            concurrency: blank(env.CUTROOM_WORKER_CONCURRENCY) ?? availableParallelism(),
+            lockMs: blank(env.CUTROOM_WORKER_LOCK_MS) ?? 15_000,
+            drainMs: blank(env.CUTROOM_WORKER_DRAIN_MS) ?? 30_000,
+            healthPort: blank(env.CUTROOM_WORKER_HEALTH_PORT),
+            healthHost: blank(env.CUTROOM_WORKER_HEALTH_HOST) ?? '127.0.0.1',
+          },
+        }
+      : {}),
     ...(http
       ? {
           http: {
             port: port ?? 8808,
             host: host ?? '127.0.0.1',
             token: blank(env.CUTROOM_HTTP_TOKEN),
+            metricsToken: blank(env.CUTROOM_METRICS_TOKEN),
             allowedOrigins: list(env.CUTROOM_HTTP_ALLOWED_ORIGINS),
             allowedHosts: list(env.CUTROOM_HTTP_ALLOWED_HOSTS),
             useServerKey: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_USE_SERVER_KEY) ?? ''),
@@ -173,8 +237,16 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   return parsed.data;
 }
 
+/**
+ * No native addons: msgpackr (under BullMQ) loads a prebuilt native accelerator when npm installed its optional
+ * package; its own switch keeps it to JavaScript. Called before the job queue's modules are loaded.
+ */
+export function noNativeAddons(env: Env = process.env): void {
+  env.MSGPACKR_NATIVE_ACCELERATION_DISABLED = 'true';
+}
+
 /** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
-const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN'];
+const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_METRICS_TOKEN', 'CUTROOM_QUEUE_URL'];
 
 /**
  * The environment children run with: the server's own, less its secrets (a child's environment is readable in

@@ -8,23 +8,60 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, type Shared } from './assemble.js';
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
-import { ConfigError, childEnvironment, loadConfig, type Config } from './config.js';
+import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
 import { Callers } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
+import { workerHealthListener } from './http/worker-health.js';
 import { addSecret, createLogger, type Logger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
 import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
+import type { JobRunner } from './workflow/jobs.js';
 import type { MediaRuntime } from './workflow/preview.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';
 
+const USAGE = `Usage: cutroom                 serve MCP over stdio
+       cutroom --http [--port N] [--host H]   serve MCP over Streamable HTTP
+       cutroom worker        run the job queue's jobs (with CUTROOM_QUEUE_URL; cutroom worker --help)
+Configured by the environment (README: Configuration).
+`;
+
+const WORKER_USAGE = `Usage: cutroom worker
+
+Runs the jobs of cutroom's job queue (previews, local renders, inspections, transcriptions), which servers started
+with the same CUTROOM_QUEUE_URL put in it. Run any number, on any machine that shares CUTROOM_CACHE_DIR (and, on
+the local backend, CUTROOM_DATA_DIR) with the servers; each needs ffmpeg, and PocketSphinx for transcriptions.
+
+  CUTROOM_QUEUE_URL            redis:// or rediss:// URL of the queue's Redis (required)
+  CUTROOM_CACHE_DIR            the cache dir shared with the servers
+  CUTROOM_DATA_DIR             the data dir shared with the servers (local renders are written there)
+  CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
+  CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
+  CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
+  CUTROOM_WORKER_HEALTH_PORT   answer GET /healthz on this port (default: none): 200 {"status":"ok",...}, or 503
+                               when Redis does not answer within 1 s or the worker is draining
+  CUTROOM_WORKER_HEALTH_HOST   the address /healthz listens on (default 127.0.0.1; 0.0.0.0 for probes from outside)
+  CUTROOM_LOG_LEVEL            error, warn, info (default) or debug; logs go to stderr
+  FFMPEG_PATH, FFPROBE_PATH    ffmpeg and ffprobe to use (default: found on PATH)
+  CUTROOM_FFMPEG_MAX_INPUTS    inputs per ffmpeg process; longer timelines render in chunks (default 16)
+  CUTROOM_PREVIEW_KEEP         finished previews kept in the cache dir (default 20)
+  CUTROOM_PREVIEW_MAX_MB       size cap of the kept previews, and of the kept segments (default 2048)
+  CUTROOM_POCKETSPHINX_MODEL   PocketSphinx model folder for transcriptions (default: the system's)
+  CUTROOM_WHISPER_MODEL        a whisper.cpp model: transcriptions use whisper-cli when it is on PATH
+`;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
+    const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      process.stdout.write(args.worker ? WORKER_USAGE : USAGE);
+      process.exit(0);
+    }
     config = loadConfig(process.env, process.argv.slice(2));
     if (config.http) checkHttpConfig(config);
   } catch (err) {
@@ -33,6 +70,7 @@ async function main(): Promise<void> {
   }
   addSecret(config.apiKey);
   addSecret(config.http?.token);
+  if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
   setChildEnvironment(childEnvironment(process.env));
   const logger = createLogger(config.logLevel);
@@ -45,7 +83,12 @@ async function main(): Promise<void> {
   if (speech) media.speech = speech;
   else logger.info(`no speech engine found: transcribe_asset is unavailable; ${SPEECH_INSTALL_HINT}`);
   // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
-  const shared: Shared = { config, logger, media, limiter: new Limiter(config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  // A worker's limit on ffmpeg processes follows its cores (CUTROOM_WORKER_CONCURRENCY), a server's CUTROOM_MAX_FFMPEG.
+  const shared: Shared = { config, logger, media, limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  // (Before BullMQ is loaded, by the worker or the queue's client.)
+  if (config.queueUrl) noNativeAddons();
+  if (config.worker) return runWorker(shared, config.worker);
+  if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
   if (config.http) return serveHttp(shared, config.http);
 
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
@@ -80,6 +123,7 @@ async function main(): Promise<void> {
     await transport.finish(why === 'stdin closed' ? ANSWER_GRACE_MS : 0);
     await handle.close().catch(() => {});
     await backend.close().catch(() => {});
+    await shared.jobs?.close().catch(() => {});
     await stopAll(logger);
     process.exit(0);
   };
@@ -111,12 +155,13 @@ function checkHttpConfig(config: Config): void {
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
   const { config, logger } = shared;
   const callers = new Callers(shared);
+  const queueMetrics = config.queueUrl ? await openQueueMetrics(config.queueUrl) : undefined;
   if (config.backend === 'local') {
     const local = callers.forLocal().backend as LocalBackend;
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     void local.sweepLeftovers();
   }
-  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger });
+  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger, ...(queueMetrics ? { queueMetrics } : {}) });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
   // Checked every 2 s (Node's default, 30 s, let a 60 s limit run to 90).
@@ -150,12 +195,82 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     server.closeAllConnections();
     await app.close().catch(() => {});
     await callers.close();
+    await shared.jobs?.close().catch(() => {});
+    await queueMetrics?.close().catch(() => {});
     await stopAll(logger);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
   keepAlive(logger);
   void sweepAfterTheDead(logger);
+}
+
+/** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
+async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
+  const { QueueJobs } = await import('./jobs/queue.js');
+  const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs, ...(shared.config.http ? { callerLimit: shared.config.http.callerFfmpeg } : {}) });
+  await jobs.ready();
+  // The queue's depth in the log at an interval: a backlog (too few workers) shows before callers time out.
+  setInterval(() => void jobs.depth().then((line) => shared.logger.info(line), (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`)), shared.config.queueLogMs).unref();
+  return jobs;
+}
+
+/** The queue's figures for /metrics (loaded only when a queue is configured, like the queue itself). */
+async function openQueueMetrics(url: string) {
+  const { QueueMetrics, BUCKETS } = await import('./jobs/metrics.js');
+  // Not waited for: the queue's own client already waited for Redis (a Redis away at start is said once, there).
+  const metrics = new QueueMetrics(url);
+  return { snapshot: () => metrics.snapshot(), buckets: BUCKETS, close: () => metrics.close() };
+}
+
+/** `cutroom worker`: runs the queue's jobs until SIGTERM, then lets the jobs in flight finish (up to its drain). */
+async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): Promise<void> {
+  const { config, logger } = shared;
+  if (!shared.media.ffmpeg) {
+    logger.error(`ffmpeg not found: a worker makes previews with it; ${INSTALL_HINT}`);
+    process.exit(1);
+  }
+  const { startWorker } = await import('./jobs/worker.js');
+  keepAlive(logger);
+  await sweepAfterTheDead(logger);
+  const worker = await startWorker({
+    url: config.queueUrl!,
+    logger,
+    concurrency: opts.concurrency,
+    cacheDir: config.cacheDir,
+    dataDir: config.dataDir,
+    lockMs: opts.lockMs,
+    runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
+  });
+  // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.
+  setInterval(() => void sweepAfterTheDead(logger), 10_000).unref();
+  let closing = false;
+  if (opts.healthPort !== undefined) {
+    const health = createHttpServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, workerHealthListener({ health: () => worker.health(), startedAt: Date.now() }));
+    await new Promise<void>((resolve) => {
+      health.once('error', (err: NodeJS.ErrnoException) => {
+        logger.error(`cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+        process.exit(1);
+      });
+      health.listen(opts.healthPort, opts.healthHost, () => resolve());
+    });
+    const shown = opts.healthHost.includes(':') ? `[${opts.healthHost}]` : opts.healthHost;
+    logger.announce(`cutroom worker: health on http://${shown}:${(health.address() as AddressInfo).port}/healthz`);
+    // Not a reason to stay up: the worker's own connections are.
+    health.unref();
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
+      logger.info(`${signal}: finishing the jobs in flight (up to ${opts.drainMs} ms), taking no new ones`);
+      void worker
+        .close(opts.drainMs)
+        .then(() => stopAll(logger))
+        .finally(() => process.exit(0));
+    });
+  }
+  // The worker's connections keep it running; stdin is not its (it may be closed or a terminal).
 }
 
 /** A request Node could not parse gets a JSON answer that says why (the default would be an empty reply or none). */

@@ -34,6 +34,7 @@ import * as tightenTools from './tools/tighten.js';
 import * as viewTools from './tools/view.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
 import { NAME, VERSION } from './version.js';
+import type { JobRunner } from './workflow/jobs.js';
 
 export interface ServerDeps {
   backend: Backend;
@@ -60,6 +61,8 @@ export interface ServerDeps {
   http?: { protocolVersion?: string };
   /** The server's own folders (cache, data): over HTTP, results show no path in them (workflow/remote-paths.ts). */
   serverFolders?: string[];
+  /** The job queue (CUTROOM_QUEUE_URL); absent: the heavy work runs in this process. */
+  jobs?: JobRunner;
 }
 
 /**
@@ -152,7 +155,7 @@ export function instructions(backend: Backend): string {
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http, serverFolders }: ServerDeps): McpServer {
+export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http, serverFolders, jobs }: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
@@ -162,7 +165,7 @@ export function createServer({ backend, logger = silentLogger, media = {}, probe
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}) };
+  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}), ...(jobs ? { jobs } : {}) };
   logToolFailures(server);
   // After logToolFailures: a failure's log line is the result as shown.
   if (http && serverFolders?.length) hideServerPaths(server, serverFolders);

@@ -7,10 +7,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
+import type { QueueSnapshot } from '../jobs/metrics.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
+import { VERSION } from '../version.js';
 import { boundResponse, type MethodOf } from './bound-response.js';
 import type { Callers } from './callers.js';
+import { CONTENT_TYPE, exposition } from './prometheus.js';
 
 type HttpConfig = NonNullable<Config['http']>;
 
@@ -21,6 +24,8 @@ export interface HttpOptions {
   serverKey?: string;
   callers: Callers;
   logger: Logger;
+  /** The job queue's figures for /metrics, when a queue is configured; and the histograms' bucket bounds. */
+  queueMetrics?: { snapshot(): Promise<QueueSnapshot>; buckets: number[] };
 }
 
 export interface HttpApp {
@@ -145,6 +150,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   // another server instance), so it is matched here and stops the call it names, as hanging up would.
   const calls = new Map<string, AbortController>();
   const callKey = (caller: string, id: unknown) => `${caller}\0${typeof id}:${String(id)}`;
+  const startedAt = Date.now();
 
   const handler = createMcpHandler(
     (ctx) => {
@@ -182,8 +188,9 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
       return draining ? send(res, 503, { status: 'draining' }, { connection: 'close' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
     }
-    if (url.pathname !== '/mcp') return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz)` });
-    if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+    if (url.pathname !== '/mcp' && url.pathname !== '/metrics') return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });
+    // /metrics is read while draining too (it serves no call); it passes the Host and Origin gates below first.
+    if (draining && url.pathname === '/mcp') return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
 
     // Host: against DNS rebinding, a name this server answers to (localhost names when it listens on loopback).
     const hostname = requestHost(req.headers.host);
@@ -195,6 +202,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     if (origin !== undefined && !originAllowed) {
       return send(res, 403, { error: `Origin ${origin} is not allowed (CUTROOM_HTTP_ALLOWED_ORIGINS)` });
     }
+    if (url.pathname === '/metrics') return metrics(req, res);
     // A preflight (a browser asking before a call with a token or a JSON body) carries no credentials, so it is
     // answered before the token is asked for; it says what may be sent and serves nothing.
     if (req.method === 'OPTIONS') {
@@ -278,6 +286,27 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       // The body (and what was parsed from it) is held until the answer is sent: only then is its share free.
       if (read && 'release' in read) read.release();
     }
+  }
+
+  /**
+   * /metrics: read-only figures for a scraper. It carries no caller key (a caller's key names a caller, and this
+   * serves none), so it takes a token of the operator's: CUTROOM_METRICS_TOKEN (a scraper need not hold the key to
+   * /mcp) or CUTROOM_HTTP_TOKEN. With neither it is served on loopback only.
+   */
+  async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /metrics' }, { allow: 'GET, HEAD' });
+    const tokens = [http.metricsToken, http.token].filter((t): t is string => !!t);
+    if (tokens.length) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      // Each token compared (in constant time), whichever matched.
+      if (!m || !tokens.map((t) => same(m[1]!, t)).includes(true)) return send(res, 401, { error: 'GET /metrics needs Authorization: Bearer <CUTROOM_METRICS_TOKEN> (or CUTROOM_HTTP_TOKEN)' }, challenge('the bearer token is missing or wrong'));
+    } else if (!onLoopback) {
+      return send(res, 403, { error: 'this server listens beyond loopback without a token for /metrics: set CUTROOM_METRICS_TOKEN (at least 16 characters) and have the scraper send it as a bearer token' });
+    }
+    const queue = opts.queueMetrics ? await opts.queueMetrics.snapshot() : undefined;
+    const text = exposition({ version: VERSION, backend: opts.backendKind, inFlight, draining, uptimeS: Math.round((Date.now() - startedAt) / 1000) }, queue, opts.queueMetrics?.buckets ?? []);
+    res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+    res.end(req.method === 'HEAD' ? undefined : text);
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }, abort: AbortController, methodOf: MethodOf): Promise<void> {

@@ -175,7 +175,9 @@ export const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
 export async function startCheckedPreview(deps: ToolDeps, rt: MediaRuntime, checked: CheckedEdit, width: number | undefined, signal: AbortSignal): Promise<PreviewJob> {
   const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
   const speechWords = await dialogueWords(deps, checked, signal);
-  return startPreview(rt, checked, { width: width ?? 640, debug: (m) => deps.logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) });
+  const opts = { width: width ?? 640, debug: (m: string) => deps.logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) };
+  // Through the job queue when there is one: the same preview, made by a worker.
+  return deps.jobs ? deps.jobs.preview.start(rt, checked, opts, signal) : startPreview(rt, checked, opts);
 }
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
@@ -200,7 +202,7 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   const rt = needRuntime(deps, 'preview_edit');
   const id = previewId.trim();
   if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
-  const job = previewJob(rt, id);
+  const job = previewJob(rt, id) ?? deps.jobs?.preview.job(rt, id);
   if (job) {
     const progress = progressFor(ctx);
     // Cancelling this call stops the waiting, not the preview.

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { EditStore } from './edit-store.js';
+import type { JobRunner } from './jobs.js';
 import type { MediaRuntime } from './preview.js';
 
 export interface ToolDeps {
@@ -28,4 +29,6 @@ export interface ToolDeps {
   hosted?: boolean;
   /** Checked edits by edit_id (CUTROOM_DATA_DIR/edits, per caller over HTTP). */
   edits?: EditStore;
+  /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers. Absent: in this process. */
+  jobs?: JobRunner;
 }

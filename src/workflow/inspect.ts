@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Asset } from '../api/models.js';
+import type { JobRunner } from './jobs.js';
 import type { Backend } from '../backend/types.js';
 import { classifyAsset } from '../edit/lint.js';
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
@@ -103,6 +104,8 @@ export interface InspectDeps {
   backend: Backend;
   prober?: MediaProber;
   runtime?: MediaRuntime;
+  /** The job queue: scans run on its workers (scanJob). */
+  jobs?: JobRunner;
 }
 
 export interface InspectOptions {
@@ -157,7 +160,11 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
     opts.debug?.(`inspect ${asset.id}: reusing the inspection cached for ${key.split('|')[0]}`);
     return { stored: await withMotion(deps, hit, src, key, opts.signal), cached: true, src, key };
   }
-  const stored = await joinScan(key, opts, (signal, onProgress) => scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }));
+  // With a job queue the scan runs on a worker (scanJob there), its result in the cache dir both share.
+  const jobs = deps.jobs;
+  const stored = await joinScan(key, opts, (signal, onProgress) =>
+    jobs ? jobs.run<StoredInspection>('inspect', rt.cache.opts.dir, { asset, src, key } satisfies ScanWork, { signal, onProgress }) : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
+  );
   return { stored, cached: false, src, key };
 }
 
@@ -223,6 +230,17 @@ function joinScan(key: string, opts: InspectOptions, start: (signal: AbortSignal
     );
   });
 }
+
+/** An asset's scan as a job's work: what scanAsset is given besides the runtime. */
+export interface ScanWork {
+  asset: Asset;
+  src: MediaSource;
+  key: string;
+}
+
+/** The scan of an inspection, run by a worker of the job queue (on the cache dir the server shares). */
+export const scanJob = (deps: Omit<InspectDeps, 'backend' | 'jobs'>, work: ScanWork, opts: InspectOptions): Promise<StoredInspection> =>
+  scanAsset(deps as InspectDeps, work.asset, work.src, work.key, opts);
 
 /** Scans an asset's media now (shots, silences, loudness) and caches what it found. */
 async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key: string, opts: InspectOptions): Promise<StoredInspection> {

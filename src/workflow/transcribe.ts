@@ -7,10 +7,11 @@ import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
-import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TimedWord } from '../edit/words.js';
+import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TextWord, type TimedWord } from '../edit/words.js';
 import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import type { InspectionCache } from '../media/inspect-cache.js';
+import type { MediaSource } from '../media/input.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { TranscriptionJobs } from './transcription-jobs.js';
 import { projectOrSuggestion } from './suggest.js';
@@ -250,7 +251,7 @@ const jobsOf = (cache: InspectionCache<StoredTranscript>) => {
  * order they were asked for. At most `listening.limit` transcriptions run at once; the rest wait their turn.
  */
 export async function transcribe(deps: InspectDeps, projectId: string, assetId: string, opts: TranscribeOptions = {}): Promise<Transcript> {
-  const { rt, cache, engine, prober, scratchDir, listening } = tools(deps);
+  const { rt, cache, engine, prober } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   let facts;
   try {
@@ -293,78 +294,107 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
   let job = text ? jobs.find(`${alignments}${textHash}`) : (jobs.latest(alignments) ?? jobs.find(heardKey(cacheKey)));
   if (!job) {
     const before = text ? jobs.latest(alignments) : undefined;
+    const work: HearWork = { assetId: asset.id, src, from, to, duration, cacheKey, ...(text ? { text, textHash } : {}), ...(held ? { held } : {}) };
+    // With a job queue the listening runs on a worker (hearJob there), which writes the transcript in the cache dir.
+    const queue = deps.jobs;
     job = jobs.start(text ? `${alignments}${textHash}` : heardKey(cacheKey), async (signal, progress): Promise<Made> => {
       if (before) {
         progress(0, 'waiting for the alignment asked for before');
         await before.done.catch(() => {});
       }
-      progress(0, `waiting for a free slot (${listening.limit} transcription${listening.limit === 1 ? '' : 's'} at once)`);
-      return listening.run(async () => {
-        if (signal.aborted) throw new UserFacingError('the transcription was cancelled; nothing was kept');
-        const t0 = performance.now();
-        progress(0, 'listening');
-        let heard;
-        let language;
-        let cleaned;
-        try {
-          ({ words: heard, language, cleaned } = await recognize({
-            ffmpeg: rt.ffmpeg,
-            engine,
-            limiter: rt.limiter,
-            source: src,
-            fromSec: from,
-            toSec: to,
-            ...(held ? { words: held } : {}),
-            scratchDir,
-            pieces: Math.max(1, rt.limiter.limit),
-            timeoutMs: Math.max(120_000, (to - from) * 4000),
-            signal,
-            onProgress: (f) => progress(f * 0.98, 'listening'),
-          }));
-        } catch (err) {
-          if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
-          if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
-          throw err;
-        }
-        opts.debug?.(`transcribe ${asset.id}: heard ${heard.length} words${cleaned ? ' (a bed or noise taken off first)' : ''} in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
-        const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
-
-        let words: TimedWord[];
-        let unplaced: number[] | undefined;
-        let doubtful: number[] | undefined;
-        if (text) {
-          ({ words, unplaced, doubtful } = alignText(text, inside, { from, to }));
-        } else {
-          words = heardWords(inside);
-        }
-        const transcript: Omit<Transcript, 'cached'> = {
-          asset_id: asset.id,
-          engine: { name: engine.name, model: engine.modelName },
-          language,
-          duration_seconds: Math.round(duration * 1000) / 1000,
-          from_seconds: Math.round(from * 1000) / 1000,
-          to_seconds: Math.round(to * 1000) / 1000,
-          aligned: !!text,
-          words,
-          sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
-          ...(unplaced ? { unplaced } : {}),
-          ...(cleaned ? { cleaned: true as const } : {}),
-          ...(doubtful?.length ? { doubtful } : {}),
-        };
-        if (text) {
-          const stored = { transcript, textHash };
-          await cache.set(cacheKey, stored);
-          return { stored, made: true };
-        }
-        // An alignment written meanwhile (by this process or another) is the asset's transcript: it is the answer.
-        const now = await cache.get(cacheKey);
-        if (now?.transcript.aligned) return { stored: now, made: false };
-        const stored = { transcript };
-        await cache.set(heardKey(cacheKey), stored);
-        return { stored, made: true };
-      });
+      if (queue) return queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
+      return hear(deps, work, signal, progress, opts.debug);
     });
   }
   const { stored, made } = await jobs.follow(job, opts, (j) => new StillTranscribing(asset.id, j.progress, j.message, (Date.now() - j.started) / 1000));
   return { ...stored.transcript, cached: !made };
 }
+
+/** What one transcription hears: an asset's media, a span, and the text to align to it (when given). */
+export interface HearWork {
+  assetId: string;
+  src: MediaSource;
+  from: number;
+  to: number;
+  duration: number;
+  cacheKey: string;
+  text?: TextWord[];
+  textHash?: string;
+  /** The text's words the engine knows (PocketSphinx: recognition is held to them). */
+  held?: string[];
+}
+
+/** Listens now, in this process (a turn of the listening limit), and writes the transcript in the cache. */
+async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, progress: (fraction: number, message: string) => void, debug?: (msg: string) => void): Promise<Made> {
+  const { rt, cache, engine, scratchDir, listening } = tools(deps);
+  const { assetId, src, from, to, duration, cacheKey, text, textHash, held } = work;
+  progress(0, `waiting for a free slot (${listening.limit} transcription${listening.limit === 1 ? '' : 's'} at once)`);
+  return listening.run(async () => {
+    if (signal.aborted) throw new UserFacingError('the transcription was cancelled; nothing was kept');
+    const t0 = performance.now();
+    progress(0, 'listening');
+    let heard;
+    let language;
+    let cleaned;
+    try {
+      ({ words: heard, language, cleaned } = await recognize({
+        ffmpeg: rt.ffmpeg,
+        engine,
+        limiter: rt.limiter,
+        source: src,
+        fromSec: from,
+        toSec: to,
+        ...(held ? { words: held } : {}),
+        scratchDir,
+        pieces: Math.max(1, rt.limiter.limit),
+        timeoutMs: Math.max(120_000, (to - from) * 4000),
+        signal,
+        onProgress: (f) => progress(f * 0.98, 'listening'),
+      }));
+    } catch (err) {
+      if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
+      if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
+      throw err;
+    }
+    debug?.(`transcribe ${assetId}: heard ${heard.length} words${cleaned ? ' (a bed or noise taken off first)' : ''} in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
+    const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
+
+    let words: TimedWord[];
+    let unplaced: number[] | undefined;
+    let doubtful: number[] | undefined;
+    if (text) {
+      ({ words, unplaced, doubtful } = alignText(text, inside, { from, to }));
+    } else {
+      words = heardWords(inside);
+    }
+    const transcript: Omit<Transcript, 'cached'> = {
+      asset_id: assetId,
+      engine: { name: engine.name, model: engine.modelName },
+      language,
+      duration_seconds: Math.round(duration * 1000) / 1000,
+      from_seconds: Math.round(from * 1000) / 1000,
+      to_seconds: Math.round(to * 1000) / 1000,
+      aligned: !!text,
+      words,
+      sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
+      ...(unplaced ? { unplaced } : {}),
+      ...(cleaned ? { cleaned: true as const } : {}),
+      ...(doubtful?.length ? { doubtful } : {}),
+    };
+    if (text) {
+      const stored = { transcript, textHash };
+      await cache.set(cacheKey, stored);
+      return { stored, made: true };
+    }
+    // An alignment written meanwhile (by this process or another) is the asset's transcript: it is the answer.
+    const now = await cache.get(cacheKey);
+    if (now?.transcript.aligned) return { stored: now, made: false };
+    const stored = { transcript };
+    await cache.set(heardKey(cacheKey), stored);
+    return { stored, made: true };
+  });
+}
+
+/** A transcription run by a worker of the job queue (on the cache dir the server shares). */
+export const hearJob = (deps: Omit<InspectDeps, 'backend' | 'jobs'>, work: HearWork, signal: AbortSignal, progress: (fraction: number, message: string) => void, debug?: (msg: string) => void) =>
+  hear(deps as InspectDeps, work, signal, progress, debug);

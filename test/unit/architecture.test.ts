@@ -1,6 +1,7 @@
 // ARCHITECTURE.md's rules of the house, checked on the imports of every source file: dependencies point down the
-// list of rooms, the pure rooms do no I/O, only media/ spawns, only api/ calls out over HTTP, only config.ts reads
-// the environment, and tools and resources share code through a room below both.
+// list of rooms, the pure rooms do no I/O, only media/ spawns, only api/ calls out over HTTP, only jobs/ talks to
+// the queue's Redis, only config.ts reads the environment, and tools and resources share code through a room below
+// both.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(import.meta.dirname, '../../src');
 
 /** The rooms, top to bottom, as ARCHITECTURE.md lists them; the leaves last, usable by all. */
-const ROOMS = ['index.ts', 'http/', 'assemble.ts', 'stdio-wire.ts', 'server.ts', 'config.ts', 'tools/', 'resources/', 'prompts/', 'views/', 'workflow/', 'backend/', 'api/', 'media/', 'interchange/', 'analysis/', 'edit/'];
+const ROOMS = ['index.ts', 'http/', 'assemble.ts', 'stdio-wire.ts', 'server.ts', 'config.ts', 'jobs/', 'tools/', 'resources/', 'prompts/', 'views/', 'workflow/', 'backend/', 'api/', 'media/', 'interchange/', 'analysis/', 'edit/'];
 const LEAVES = ['log.ts', 'errors.ts', 'owners.ts', 'open-allowed.ts', 'did-you-mean.ts', 'message-bound.ts', 'plain-errors.ts', 'version.ts'];
 
 function sources(dir = SRC): string[] {
@@ -63,6 +64,8 @@ describe('the rooms of the house', () => {
     expect([...new Set(spawns)]).toEqual(['media/']);
     const http = files.filter((f) => f.specifiers.includes('undici')).map((f) => f.room);
     expect([...new Set(http)]).toEqual(['api/']);
+    const queue = files.filter((f) => f.specifiers.some((s) => s === 'bullmq' || s === 'ioredis')).map((f) => f.room);
+    expect([...new Set(queue)]).toEqual(['jobs/']);
     // The bin hands process.env to config.ts (and the children's environment it derives); nobody else reads it.
     const env = files.filter((f) => /process\.env\b/.test(f.text) && !['config.ts', 'index.ts'].includes(f.file)).map((f) => f.file);
     expect(env).toEqual([]);

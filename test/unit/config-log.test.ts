@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { childEnvironment, loadConfig } from '../../src/config.js';
 import { addSecret, createLogger, redact } from '../../src/log.js';
 import { VERSION } from '../../src/version.js';
 
@@ -37,7 +37,7 @@ describe('config', () => {
     expect(loadConfig({ HOME: '/home/u' })).toEqual({
       backend: 'local', dataDir: '/home/u/.local/share/cutroom', allowedDirs: [process.cwd()],
       apiUrl: 'https://api.video-jungle.com', authHeader: 'x-api-key', timeoutMs: 30000, logLevel: 'info', apiKey: undefined, renderWaitMs: 45000, renderPollMs: 1000,
-      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048, resourcePartBytes: 3145728,
+      cacheDir: '/home/u/.cache/cutroom', maxFfmpeg: 2, ffmpegMaxInputs: 16, previewKeep: 20, previewMaxMb: 2048, resourcePartBytes: 3145728, queueLogMs: 60000,
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
     expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');
@@ -72,6 +72,31 @@ describe('config', () => {
       expect(String(e)).not.toContain('secret-looking-value');
     }
   });
+  it('takes the job queue from CUTROOM_QUEUE_URL, and `worker` runs its jobs (only with one)', () => {
+    expect(loadConfig({}).queueUrl).toBeUndefined();
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://:pw@10.0.0.5:6379/2' }).queueUrl).toBe('redis://:pw@10.0.0.5:6379/2');
+    expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'http://10.0.0.5' })).toThrow(/CUTROOM_QUEUE_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => loadConfig({}, ['worker'])).toThrow(/cutroom worker runs the job queue's jobs: set CUTROOM_QUEUE_URL/);
+    const w = loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379', CUTROOM_WORKER_CONCURRENCY: '3' }, ['worker']);
+    expect(w.worker).toEqual({ concurrency: 3, lockMs: 15_000, drainMs: 30_000, healthHost: '127.0.0.1', healthPort: undefined });
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379', CUTROOM_WORKER_HEALTH_PORT: '9090' }, ['worker']).worker!.healthPort).toBe(9090);
+    expect(w.http).toBeUndefined();
+    expect(loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker']).worker!.concurrency).toBeGreaterThan(0);
+    expect(() => loadConfig({ CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' }, ['worker', '--http'])).toThrow(/cutroom worker takes no arguments but --help/);
+    // The URL may hold Redis' password: no child is given it.
+    expect(childEnvironment({ CUTROOM_QUEUE_URL: 'redis://:pw@h', PATH: '/bin' })).toEqual({ PATH: '/bin' });
+  });
+
+  it('reads the settings of running a queue: /healthz of workers, /metrics\' token', () => {
+    const q = { CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' };
+    expect(loadConfig({ ...q, CUTROOM_WORKER_HEALTH_PORT: '8809', CUTROOM_WORKER_HEALTH_HOST: '0.0.0.0' }, ['worker']).worker).toMatchObject({ healthPort: 8809, healthHost: '0.0.0.0' });
+    expect(loadConfig(q, ['worker']).worker!.healthPort).toBeUndefined();
+    expect(() => loadConfig({ ...q, CUTROOM_WORKER_HEALTH_PORT: '70000' }, ['worker'])).toThrow(/CUTROOM_WORKER_HEALTH_PORT must be at most 65535/);
+    expect(loadConfig({ CUTROOM_METRICS_TOKEN: 'm'.repeat(16) }, ['--http']).http!.metricsToken).toBe('m'.repeat(16));
+    expect(() => loadConfig({ CUTROOM_METRICS_TOKEN: 'short' }, ['--http'])).toThrow(/CUTROOM_METRICS_TOKEN must be at least 16/);
+    expect(childEnvironment({ CUTROOM_METRICS_TOKEN: 'm'.repeat(16), PATH: '/bin' })).toEqual({ PATH: '/bin' });
+  });
+
   it('keeps src/version.ts equal to package.json', () => {
     expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version).toBe(VERSION);
   });

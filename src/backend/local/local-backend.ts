@@ -16,7 +16,7 @@ import { INSTALL_HINT } from '../../media/locate.js';
 import type { Limiter, MediaProber } from '../../media/probe.js';
 import { EtaEstimator } from '../../media/eta.js';
 import { killOrphans } from '../../media/process.js';
-import { renderTimeline } from '../../media/render.js';
+import { renderTimeline, type RenderOutcome, type RenderRequest } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import { ducks, speechOnTimeline } from '../../media/ducking.js';
 import { reframed, reframes } from '../../media/reframe.js';
@@ -40,6 +40,11 @@ export interface LocalRuntime {
   ffmpeg: string;
   limiter: Limiter;
   maxInputs: number;
+  /**
+   * Renders elsewhere (a worker of the job queue) instead of renderTimeline here; it brings its own ffmpeg and
+   * process limit.
+   */
+  render?: (req: RenderRequest) => Promise<RenderOutcome>;
 }
 
 export interface LocalBackendOptions {
@@ -629,13 +634,13 @@ export class LocalBackend implements Backend {
           });
           await mkdir(folder);
         });
-        const outcome = await rt.limiter.run(() => {
+        const go = () => {
           // The clock starts when ffmpeg does, not while the render waits for its turn.
           const eta = new EtaEstimator(Date.now());
           job.eta = eta;
           sidecar = new ProgressSidecar(folder, () => ({ fraction: eta.done, ...etaField(eta.etaSeconds(Date.now())) }));
           sidecar.changed();
-          return renderTimeline({
+          return (rt.render ?? renderTimeline)({
             ffmpeg: rt.ffmpeg,
             plan,
             cutInputs,
@@ -653,7 +658,9 @@ export class LocalBackend implements Backend {
             // Uploaded only when the file has what was asked: its streams, and its length to the frame.
             ...(this.opts.prober ? { verifyWith: this.opts.prober.ffprobe } : {}),
           });
-        });
+        };
+        // (A render on a worker takes a slot of the worker's, not of this server's.)
+        const outcome = await (rt.render ? go() : rt.limiter.run(go));
         const f = outcome.finish;
         const loudness = f?.lufs !== undefined && f.truePeakDb !== undefined && plan.loudness ? { lufs: f.lufs, true_peak_db: f.truePeakDb, target_lufs: plan.loudness.targetLufs } : undefined;
         await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height, ...(loudness ? { loudness } : {}) });

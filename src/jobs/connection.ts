@@ -1,0 +1,41 @@
+// The queue's Redis: one place that turns CUTROOM_QUEUE_URL into connections, and the names cutroom uses in it.
+import { Redis } from 'ioredis';
+
+/** The BullMQ queue every server and worker shares, and the prefix of every key cutroom writes. */
+export const QUEUE_NAME = 'media';
+export const PREFIX = 'cutroom';
+/** Where a server says "stop this job" to whichever worker runs it (pub/sub: every worker hears it). */
+export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
+export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
+export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
+export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
+/** The jobs of one caller running now on any worker (a sorted set: job id -> lease time). */
+export const callerKey = (caller: string) => `${PREFIX}:caller:${caller}`;
+/** How long the keys above outlive their job at most (a job runs 10 minutes at most). */
+export const MARK_TTL_S = 3600;
+
+/**
+ * A connection that keeps trying while Redis is away (restarted, failed over): commands wait for it instead of
+ * failing at once; whoever waits bounds the wait itself (jobs/queue.ts). BullMQ needs maxRetriesPerRequest null
+ * for its blocking reads.
+ */
+export function connect(url: string, name: string): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: null,
+    connectionName: name,
+    retryStrategy: (times) => Math.min(200 * times, 2000),
+    // An unreachable Redis is retried quietly; callers say what it means.
+    lazyConnect: false,
+  });
+}
+
+/** The URL without its password, for logs. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'CUTROOM_QUEUE_URL';
+  }
+}

@@ -1,0 +1,403 @@
+// The server's side of the job queue: previews are put in it (one job per edit, whoever asks) and followed there,
+// progress passed on from whichever worker runs them; a caller who leaves lets go of the job, and the last one to
+// leave before anyone kept it has it stopped on its worker.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Queue, QueueEvents, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { UserFacingError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CheckedEdit } from '../workflow/check-edit.js';
+import type { JobCall, JobKind, JobRunner, PreviewRunner } from '../workflow/jobs.js';
+import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
+import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, shownUrl } from './connection.js';
+import { encode, jobIdOf } from './codec.js';
+import { failureForCaller } from './failures.js';
+import { PREVIEW, previewJobData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
+
+export interface QueueOptions {
+  url: string;
+  logger: Logger;
+  /** How long a call waits for a worker to take its job before saying none did (CUTROOM_RENDER_WAIT_MS). */
+  startWaitMs: number;
+  /** Tries of a job that fails for the machine (the first included). */
+  attempts?: number;
+  /** How often a followed job's state is read (besides its events), to notice a lost job or an unreachable Redis. */
+  pollMs?: number;
+  /** How long Redis may not answer before a followed job is given up with an error that says so. */
+  unreachableMs?: number;
+  /** Jobs one caller (one cache folder) may have running at once across all workers (CUTROOM_HTTP_CALLER_FFMPEG). */
+  callerLimit?: number;
+}
+
+const CANCELLED = 'the preview was cancelled; nothing was kept';
+
+/** Resolves with the promise's value, or rejects after `ms` (a command waiting for a Redis that is away). */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Whoever waits on a job here, fed by the queue's events and a poll. */
+interface Waiter {
+  onProgress(p: never): void;
+  onCompleted(r: never): void;
+  onFailed(reason: string | undefined): void;
+}
+
+/** One caller's hold on a preview job: a PreviewJob for the tools. */
+interface Followed extends PreviewJob, Waiter {
+  jobId: string;
+  onProgress(p: PreviewProgress): void;
+  onCompleted(r: PreviewReturn): void;
+  /** The worker started the job: its preview's id is known. */
+  started: Promise<void>;
+}
+
+const WHAT: Record<JobKind, string> = { inspect: 'inspection', transcribe: 'transcription', render: 'render' };
+
+export class QueueJobs implements JobRunner {
+  readonly preview: PreviewRunner;
+  private readonly conn: Redis;
+  private readonly queue: Queue;
+  private readonly events: QueueEvents;
+  private readonly following = new Map<string, Set<Waiter>>();
+  private readonly byPreview = new Map<string, Followed>();
+  private readonly attempts: number;
+  private readonly pollMs: number;
+  private readonly unreachableMs: number;
+
+  constructor(private readonly opts: QueueOptions) {
+    this.conn = connect(opts.url, 'cutroom-server');
+    this.conn.on('error', () => {});
+    this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix: PREFIX });
+    this.queue.on('error', () => {});
+    this.events = new QueueEvents(QUEUE_NAME, { connection: connect(opts.url, 'cutroom-server-events'), prefix: PREFIX });
+    this.events.on('error', () => {});
+    this.attempts = opts.attempts ?? 3;
+    this.pollMs = opts.pollMs ?? 1000;
+    this.unreachableMs = opts.unreachableMs ?? 20_000;
+    this.events.on('progress', ({ jobId, data }) => this.each(jobId, (f) => f.onProgress(data as unknown as PreviewProgress)));
+    this.events.on('completed', ({ jobId, returnvalue }) => this.each(jobId, (f) => f.onCompleted(parsed(returnvalue) as PreviewReturn)));
+    this.events.on('failed', ({ jobId, failedReason }) => this.each(jobId, (f) => f.onFailed(failedReason)));
+    this.preview = { start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal), job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`) };
+    opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
+  }
+
+  /** Resolves once the queue's Redis answered (an unreachable one is said in the log, not fatal). */
+  async ready(): Promise<void> {
+    await within(Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]), 10_000).catch((err: Error) => this.opts.logger.warn(`the job queue at ${shownUrl(this.opts.url)} does not answer yet (${err.message}); previews wait for it`));
+  }
+
+  /** The queue's depth and its oldest waiting job's age, for the log (an operator sees a backlog grow). */
+  async depth(): Promise<string> {
+    const counts = await within(this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'), 5000);
+    const [oldest] = await within(this.queue.getJobs(['waiting'], 0, 0, true), 5000);
+    const age = oldest ? Math.round((Date.now() - oldest.timestamp) / 1000) : undefined;
+    const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+    return `job queue: ${waiting} waiting${age !== undefined ? ` (the oldest for ${age} s)` : ''}, ${counts.delayed ?? 0} delayed, ${counts.active ?? 0} running, ${counts.failed ?? 0} failed in the last hour`;
+  }
+
+  async close(): Promise<void> {
+    for (const set of this.following.values()) for (const f of set) f.onFailed('the server is stopping');
+    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    this.conn.disconnect();
+  }
+
+  private each(jobId: string, fn: (f: Waiter & Followed) => void): void {
+    for (const f of this.following.get(jobId) ?? []) fn(f as Waiter & Followed);
+  }
+
+  /** A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled. */
+  async run<T>(kind: JobKind, cacheDir: string, what: unknown, call: JobCall): Promise<T> {
+    const jobId = jobIdOf(kind, { cacheDir, what });
+    const name = WHAT[kind];
+    const startWaitMs = call.startWaitMs ?? this.opts.startWaitMs;
+    let settled = false;
+    let started = false;
+    let lastReached = Date.now();
+    let finish!: (outcome: { value: T } | { error: Error }) => void;
+    const outcome = new Promise<T>((resolve, reject) => (finish = (o) => ('value' in o ? resolve(o.value) : reject(o.error))));
+    const waiter: Waiter = {
+      onProgress: (p: { fraction?: number; message?: string }) => {
+        started = true;
+        if (p && typeof p === 'object' && typeof p.fraction === 'number') call.onProgress?.(p.fraction, p.message ?? '');
+      },
+      onCompleted: (r: T) => end({ value: parsed(r) as T }),
+      onFailed: (reason) => end({ error: new UserFacingError(failureForCaller(reason, name)) }),
+    };
+    const end = (o: { value: T } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      clearTimeout(noWorker);
+      call.signal?.removeEventListener('abort', onAbort);
+      this.following.get(jobId)?.delete(waiter);
+      if (!this.following.get(jobId)?.size) this.following.delete(jobId);
+      finish(o);
+    };
+    const onAbort = () => {
+      end({ error: new UserFacingError(`the ${name} was cancelled`) });
+      void this.letGo(jobId, true);
+    };
+    let set = this.following.get(jobId);
+    if (!set) this.following.set(jobId, (set = new Set()));
+    set.add(waiter);
+    const poll = setInterval(() => {
+      void (async () => {
+        try {
+          const job = await within(this.queue.getJob(jobId), Math.max(2000, this.pollMs));
+          lastReached = Date.now();
+          if (settled) return;
+          if (!job) return end({ error: new UserFacingError(`the ${name}'s job is gone from the queue (its Redis was restarted or emptied); call again`) });
+          if (job.processedOn) started = true;
+          const state = await within(job.getState(), 2000);
+          if (state === 'completed') waiter.onCompleted(job.returnvalue as never);
+          else if (state === 'failed') waiter.onFailed(job.failedReason);
+        } catch {
+          if (Date.now() - lastReached > this.unreachableMs) end({ error: new UserFacingError(`the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: call again once it is back`) });
+        }
+      })();
+    }, this.pollMs);
+    poll.unref();
+    // A job no worker starts is not waited for for ever: it stays queued, and the same call later joins it.
+    const noWorker = setTimeout(() => {
+      if (started || settled) return;
+      end({ error: new UserFacingError(`no cutroom worker has started the ${name} within ${Math.round(startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`) });
+      void this.letGo(jobId, false);
+    }, startWaitMs);
+    if (call.signal?.aborted) onAbort();
+    else call.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await within(this.enqueue(jobId, kind, { payload: encode({ cacheDir, what }), ...this.callerOf(cacheDir) }), this.unreachableMs);
+    } catch (err) {
+      end({ error: new UserFacingError(`the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`) });
+    }
+    return outcome;
+  }
+
+  private async startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob> {
+    const { jobId, data } = previewJobData(rt, checked, opts);
+    const f = this.follow(rt, jobId, checked.timeline?.cuts.length ?? 0);
+    try {
+      await within(this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(rt.cache.opts.dir) }), this.unreachableMs).catch((err: Error) => {
+        throw new UserFacingError(`the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`);
+      });
+      opts.debug?.(`preview job ${jobId}: queued (or joined)`);
+      // Until a worker starts it, the job has no preview id to hand over.
+      const waited = await new Promise<'started' | 'timeout' | 'cancelled'>((resolve) => {
+        const timer = setTimeout(() => resolve('timeout'), this.opts.startWaitMs);
+        const onAbort = () => resolve('cancelled');
+        signal?.addEventListener('abort', onAbort, { once: true });
+        f.started.then(
+          () => resolve('started'),
+          () => resolve('started'),
+        );
+        void f.done.catch(() => {});
+        if (signal?.aborted) resolve('cancelled');
+        void Promise.race([f.started, f.done]).finally(() => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        });
+      });
+      if (waited === 'cancelled') {
+        f.abort();
+        throw new UserFacingError(CANCELLED);
+      }
+      if (waited === 'timeout') {
+        const waiting = await within(this.queue.getWaitingCount(), 2000).catch(() => undefined);
+        f.release();
+        f.stopFollowing();
+        throw new UserFacingError(`no cutroom worker has started the preview within ${Math.round(this.opts.startWaitMs / 1000)} s${waiting !== undefined ? ` (${waiting} job(s) wait in the queue)` : ''}; it stays queued: call preview_edit again with the same edit to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`);
+      }
+      if (f.settled && 'error' in f.settled && !f.id) throw f.settled.error;
+      return f;
+    } catch (err) {
+      f.stopFollowing();
+      throw err;
+    }
+  }
+
+  /** Adds the job, unless the same work is queued or running (then this joins it). A finished one is done anew. */
+  /** Who a job is for (a caller's cache folder, hashed) and how many of theirs may run at once, for the workers. */
+  private callerOf(cacheDir: string): { caller?: string; callerLimit?: number } {
+    return this.opts.callerLimit ? { caller: createHash('sha256').update(cacheDir).digest('hex').slice(0, 24), callerLimit: this.opts.callerLimit } : {};
+  }
+
+  private async enqueue(jobId: string, kind: string, data: { payload: string; caller?: string; callerLimit?: number }): Promise<void> {
+    let joining = false;
+    const existing = await this.queue.getJob(jobId);
+    if (existing) {
+      const state = await existing.getState();
+      // A job being stopped (cancelled) is not joined: it ends "cancelled" whoever joins it.
+      const stopping = (await this.conn.exists(cancelledKey(jobId))) === 1;
+      if (stopping && (state === 'active' || state === 'waiting' || state === 'prioritized' || state === 'delayed')) await this.settledOrGone(existing, 10_000);
+      if (stopping || state === 'completed' || state === 'failed' || state === 'unknown') await existing.remove().catch(() => {});
+      else joining = true;
+    }
+    // Joining counts one more holder (a keep by an earlier caller stands); a new job starts its marks afresh.
+    if (joining) await this.conn.multi().incr(holdersKey(jobId)).expire(holdersKey(jobId), MARK_TTL_S).exec();
+    else await this.conn.multi().del(cancelledKey(jobId), keptKey(jobId)).set(holdersKey(jobId), 1, 'EX', MARK_TTL_S).exec();
+    await this.queue.add(kind, data, {
+      jobId,
+      attempts: this.attempts,
+      backoff: { type: 'exponential', delay: 2000 },
+      // Kept a while, so that a caller who comes back reads how it ended; a new request for a finished one redoes it
+      // (the worker then finds the finished preview in the cache dir at once).
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 3600, count: 1000 },
+    });
+  }
+
+  private async settledOrGone(job: Job, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const state = await job.getState().catch(() => 'unknown');
+      if (state !== 'active' && state !== 'waiting' && state !== 'prioritized' && state !== 'delayed') return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  private follow(rt: MediaRuntime, jobId: string, cuts: number): Followed & { stopFollowing(): void } {
+    let resolveDone!: (r: PreviewResult) => void;
+    let rejectDone!: (e: Error) => void;
+    let startedResolve!: () => void;
+    const done = new Promise<PreviewResult>((res, rej) => ((resolveDone = res), (rejectDone = rej)));
+    const started = new Promise<void>((res) => (startedResolve = res));
+    let left = false;
+    let lastReached = Date.now();
+    const ids = new Set<string>();
+    const key = (id: string) => `${rt.cache.root}\0${id}`;
+    const stopFollowing = () => {
+      clearInterval(poll);
+      this.following.get(jobId)?.delete(f);
+      if (!this.following.get(jobId)?.size) this.following.delete(jobId);
+      // Kept a minute after, for preview_edit {preview_id} to read how it ended.
+      setTimeout(() => ids.forEach((id) => this.byPreview.get(key(id)) === f && this.byPreview.delete(key(id))), 60_000).unref();
+    };
+    const settle = (outcome: { result: PreviewResult } | { error: Error }) => {
+      if (f.settled) return;
+      f.settled = outcome;
+      startedResolve();
+      stopFollowing();
+      if ('result' in outcome) resolveDone(outcome.result);
+      else rejectDone(outcome.error);
+    };
+    const setId = (id: string) => {
+      if (!id || f.id === id) return;
+      f.id = id;
+      ids.add(id);
+      this.byPreview.set(key(id), f);
+      startedResolve();
+    };
+    const f: Followed & { stopFollowing(): void } = {
+      jobId,
+      id: '',
+      progress: 0,
+      message: 'queued: waiting for a cutroom worker',
+      done,
+      listeners: new Set(),
+      cuts,
+      ready: [],
+      started,
+      stopFollowing,
+      onProgress: (p) => {
+        if (!p || typeof p !== 'object') return;
+        // A worker that took the job over from one that died starts a preview of its own: a new id, progress anew.
+        if (p.id && p.id !== f.id && f.id) f.ready = [];
+        setId(p.id);
+        f.progress = Math.max(f.progress, p.fraction ?? 0);
+        f.message = p.message ?? f.message;
+        f.cuts = p.cuts ?? f.cuts;
+        f.ready = p.ready ?? f.ready;
+        for (const l of f.listeners) l(f.progress, f.message);
+      },
+      onCompleted: (r) => {
+        if (f.settled || !r?.preview) return;
+        setId(r.preview.preview_id);
+        void readFile(join(rt.cache.root, r.preview.preview_id, 'sheet.jpg')).then(
+          (sheetBytes) => settle({ result: { ...r.preview, sheetBytes, ...(r.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: r.ffmpegMaxRssKiB } : {}) } }),
+          () => settle({ error: new UserFacingError(`preview ${r.preview.preview_id} was made by a worker but is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR`) }),
+        );
+      },
+      onFailed: (reason) => settle({ error: new UserFacingError(left ? CANCELLED : failureForCaller(reason, 'preview')) }),
+      abort: () => {
+        if (left || f.settled) return false;
+        left = true;
+        // This caller stops waiting now; the job stops if nobody else holds it and nobody kept it.
+        settle({ error: new UserFacingError(CANCELLED) });
+        void this.letGo(jobId, true);
+        return true;
+      },
+      release: () => {
+        if (left) return;
+        left = true;
+        void this.letGo(jobId, false);
+      },
+      clip: async (index) => {
+        // A cut's clip is made by the worker that renders it; the tools read the ones it kept in the shared folder.
+        throw new UserFacingError(`cut ${index + 1}'s clip is made on the worker rendering the preview: follow preview_edit {preview_id} to its end and play preview.mp4`);
+      },
+    };
+    const poll = setInterval(() => void this.check(f, jobId, () => lastReached, (t) => (lastReached = t), settle), this.pollMs);
+    poll.unref();
+    let set = this.following.get(jobId);
+    if (!set) this.following.set(jobId, (set = new Set()));
+    set.add(f);
+    return f;
+  }
+
+  /** The poll: a job that vanished (Redis restarted empty) or a Redis that stopped answering ends the wait clearly. */
+  private async check(f: Followed, jobId: string, lastReached: () => number, reached: (t: number) => void, settle: (o: { error: Error }) => void): Promise<void> {
+    if (f.settled) return;
+    try {
+      const job = await within(this.queue.getJob(jobId), Math.max(2000, this.pollMs));
+      reached(Date.now());
+      if (f.settled) return;
+      if (!job) {
+        // Look again in a moment before saying so: a finished job may be removed just as its event is on its way.
+        await new Promise((r) => setTimeout(r, 500));
+        if (f.settled || (await within(this.queue.getJob(jobId), 2000).catch(() => undefined))) return;
+        settle({ error: new UserFacingError('the preview\'s job is gone from the queue (its Redis was restarted or emptied); nothing of it was kept: call preview_edit again') });
+        return;
+      }
+      if (typeof job.progress === 'object' && job.progress) f.onProgress(job.progress as unknown as PreviewProgress);
+      const state = await within(job.getState(), 2000);
+      if (state === 'completed') f.onCompleted(job.returnvalue as PreviewReturn);
+      else if (state === 'failed') f.onFailed(job.failedReason);
+    } catch {
+      if (Date.now() - lastReached() > this.unreachableMs) {
+        settle({ error: new UserFacingError(`the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: the preview's fate is unknown; call preview_edit again once it is back (a finished preview is then found at once)`) });
+      }
+    }
+  }
+
+  /** A caller lets go of a job: kept (it runs to its end), or cancelled, which stops it when no one else holds it. */
+  private async letGo(jobId: string, cancel: boolean): Promise<void> {
+    try {
+      if (!cancel) {
+        await within(this.conn.multi().set(keptKey(jobId), '1', 'EX', MARK_TTL_S).decr(holdersKey(jobId)).exec(), 5000);
+        return;
+      }
+      const [[, left], [, kept]] = (await within(this.conn.multi().decr(holdersKey(jobId)).exists(keptKey(jobId)).exec(), 5000)) as [[null, number], [null, number]];
+      if (left > 0 || kept) return;
+      await within(this.conn.multi().set(cancelledKey(jobId), '1', 'EX', MARK_TTL_S).publish(CANCEL_CHANNEL, jobId).exec(), 5000);
+      // Not started yet: taken out of the queue (an active one is locked by its worker, which the message stops).
+      const job = await this.queue.getJob(jobId);
+      if (job && (await job.getState()) !== 'active') await job.remove().catch(() => {});
+      this.opts.logger.debug(`preview job ${jobId}: cancelled by its last caller`);
+    } catch (err) {
+      this.opts.logger.warn(`preview job ${jobId}: could not tell the queue (${(err as Error).message})`);
+    }
+  }
+}
+
+const parsed = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+};

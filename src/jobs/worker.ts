@@ -1,0 +1,248 @@
+// `cutroom worker`: runs the queue's jobs with the same workflow functions a server runs in-process, on the cache
+// dir it shares with the servers. Each job passes its progress on (job progress, heard by the servers' QueueEvents);
+// a cancel published by a server stops the job's ffmpeg here; a job whose worker died is taken up by another
+// (BullMQ's stalled-job check, once its lock lapses).
+import { resolve, sep } from 'node:path';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from '../log.js';
+import { scanJob, type ScanWork } from '../workflow/inspect.js';
+import { hearJob, type HearWork } from '../workflow/transcribe.js';
+import { renderTimeline } from '../media/render.js';
+import type { RenderWork } from './render-job.js';
+import { startPreview, type MediaRuntime } from '../workflow/preview.js';
+import { decode } from './codec.js';
+import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
+import { takeCallerSlot } from './fair.js';
+import { jobFailure } from './failures.js';
+import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
+
+export interface WorkerOptions {
+  url: string;
+  logger: Logger;
+  /** Jobs at once. */
+  concurrency: number;
+  /** The cache dir every job's folder must be in (CUTROOM_CACHE_DIR, shared with the servers). */
+  cacheDir: string;
+  /** The data dir local renders are written in (CUTROOM_DATA_DIR, shared with the servers). */
+  dataDir: string;
+  /** The media runtime of a cache dir (one per caller's folder over HTTP), made once and kept. */
+  runtimeFor(cacheDir: string): MediaRuntime | undefined;
+  /** How long a job's lock lasts unrenewed: a dead worker's job is taken up this long (and a check) after. */
+  lockMs: number;
+}
+
+const CANCELLED = 'the preview was cancelled; nothing was kept';
+/** Progress is passed on at most this often (each is a Redis write and an event every server reads). */
+const PROGRESS_EVERY_MS = 250;
+
+/** Progress passed on at most every PROGRESS_EVERY_MS, the last one always. */
+function throttled(send: (fraction: number, message: string) => void): ((fraction: number, message: string) => void) & { stop(): void } {
+  let sentAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let last: [number, string] = [0, ''];
+  const fn = (fraction: number, message: string) => {
+    last = [fraction, message];
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      sentAt = Date.now();
+      send(...last);
+    }, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+  };
+  return Object.assign(fn, { stop: () => clearTimeout(timer) });
+}
+
+export interface RunningWorker {
+  close(graceMs: number): Promise<void>;
+  /** For /healthz: healthy while it takes jobs and its Redis answers (a PING, within a second). */
+  health(): Promise<WorkerHealth>;
+}
+
+export interface WorkerHealth {
+  ok: boolean;
+  /** The connection's state ('ready', 'reconnecting', ...): 'ready' also while a hung Redis answers nothing. */
+  redis: string;
+  /** Whether Redis answered a PING within a second. */
+  answers: boolean;
+  active: number;
+  draining: boolean;
+  concurrency: number;
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
+  const { logger } = opts;
+  const conn = connect(opts.url, 'cutroom-worker');
+  conn.on('error', () => {});
+  const root = resolve(opts.cacheDir);
+  const dataRoot = resolve(opts.dataDir);
+  const runtimes = new Map<string, MediaRuntime>();
+  let active = 0;
+  let draining = false;
+
+  /** The runtime of a job's cache dir: only ever one inside this worker's own cache dir. */
+  const runtimeOf = (cacheDir: string): MediaRuntime => {
+    const dir = resolve(cacheDir);
+    if (dir !== root && !dir.startsWith(root + sep)) throw new UnrecoverableError(`the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`);
+    let rt = runtimes.get(dir);
+    if (!rt) {
+      rt = opts.runtimeFor(dir);
+      if (!rt) throw new Error('this worker has no ffmpeg');
+      runtimes.set(dir, rt);
+    }
+    return rt;
+  };
+
+  /**
+   * A job of a kind besides previews: `work` run on its cache dir's runtime, its progress passed on, stopped by a
+   * cancel (then not tried again), a failure for the machine thrown to be tried again.
+   */
+  const generic = async (job: Job, signal: AbortSignal | undefined, what: string, work: (rt: MediaRuntime, data: never, signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<unknown>): Promise<unknown> => {
+    const cancelled = `the ${what} was cancelled; nothing was kept`;
+    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(cancelled);
+    const { cacheDir, what: data } = decode<{ cacheDir: string; what: never }>(job.data.payload);
+    const rt = runtimeOf(cacheDir);
+    logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    const send = throttled((fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}));
+    send(0, 'started on a worker');
+    try {
+      return await work(rt, data, signal ?? new AbortController().signal, send);
+    } catch (err) {
+      const failure = jobFailure(err, signal?.aborted === true, cancelled);
+      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+      throw failure;
+    } finally {
+      send.stop();
+    }
+  };
+  const debugOf = (job: Job) => (m: string) => logger.debug(`job ${job.id}: ${m}`);
+  const kinds: Record<string, (job: Job, signal?: AbortSignal) => Promise<unknown>> = {
+    inspect: (job, signal) =>
+      generic(job, signal, 'inspection', (rt, work: ScanWork, sig, onProgress) => {
+        if (!rt.prober) throw new Error('this worker has no ffprobe: inspections need it');
+        return scanJob({ runtime: rt, prober: rt.prober }, work, { signal: sig, onProgress, debug: debugOf(job) });
+      }),
+    render: (job, signal) =>
+      generic(job, signal, 'render', async (rt, work: RenderWork, sig, onProgress) => {
+        // A render writes in the data dir it shares with the servers: never anywhere else.
+        const out = resolve(work.output);
+        if (!out.startsWith(dataRoot + sep)) throw new UnrecoverableError(`the render's output is not inside this worker's CUTROOM_DATA_DIR (${dataRoot}): servers and workers must share it`);
+        const { verify, ...req } = work;
+        return rt.limiter.run(() => renderTimeline({ ...req, ffmpeg: rt.ffmpeg, signal: sig, onProgress: (f) => onProgress(f, 'rendering'), ...(verify && rt.prober ? { verifyWith: rt.prober.ffprobe } : {}) }));
+      }),
+    transcribe: (job, signal) =>
+      generic(job, signal, 'transcription', (rt, work: HearWork, sig, onProgress) => {
+        if (!rt.prober) throw new Error('this worker has no ffprobe: transcriptions need it');
+        // (Another worker may have one: tried again, maybe there.)
+        if (!rt.speech) throw new Error('this worker has no speech engine: install PocketSphinx on every worker');
+        return hearJob({ runtime: rt, prober: rt.prober }, work, sig, onProgress, debugOf(job));
+      }),
+  };
+
+  const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
+    if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(CANCELLED);
+    const { cacheDir, checked, opts: o } = decode<PreviewData>(job.data.payload);
+    const rt = runtimeOf(cacheDir);
+    if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
+    const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
+    logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    let sentAt = 0;
+    let pending: NodeJS.Timeout | undefined;
+    const send = () => {
+      sentAt = Date.now();
+      pending = undefined;
+      const progress: PreviewProgress = { id: p.id, fraction: p.progress, message: p.message, cuts: p.cuts, ready: [...p.ready] };
+      void job.updateProgress(progress as never).catch(() => {});
+    };
+    const listener = () => {
+      if (pending) return;
+      pending = setTimeout(send, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+    };
+    p.listeners.add(listener);
+    send();
+    const onAbort = () => {
+      logger.info(`job ${job.id}: cancelled; stopping preview ${p.id}`);
+      p.abort();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { sheetBytes: _s, ffmpegMaxRssKiB, ...made } = await p.done;
+      return { preview: made, ...(ffmpegMaxRssKiB ? { ffmpegMaxRssKiB } : {}) };
+    } catch (err) {
+      const failure = jobFailure(err, signal?.aborted === true, CANCELLED);
+      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+      throw failure;
+    } finally {
+      clearTimeout(pending);
+      p.listeners.delete(listener);
+      signal?.removeEventListener('abort', onAbort);
+      // (The job ended here one way or the other: nothing in this process holds the preview any more.)
+      if (!signal?.aborted) p.release();
+    }
+  };
+
+  const dispatch = async (job: Job, signal?: AbortSignal): Promise<unknown> => {
+    if (job.name === PREVIEW) return preview(job, signal);
+    const kind = kinds[job.name];
+    if (kind) return kind(job, signal);
+    throw new UnrecoverableError(`this worker does not know jobs of kind "${job.name}" (an older cutroom?)`);
+  };
+
+  const worker = new Worker(
+    QUEUE_NAME,
+    async (job, token, signal) => {
+      // A caller whose jobs fill their share waits (the job is put back a moment), letting other callers' run.
+      const { caller, callerLimit } = job.data as { caller?: string; callerLimit?: number };
+      const lease = caller && callerLimit ? await takeCallerSlot(conn, caller, callerLimit, job.id!, opts.lockMs * 2) : undefined;
+      if (caller && callerLimit && !lease) {
+        await job.moveToDelayed(Date.now() + 300 + Math.floor(Math.random() * 400), token);
+        throw new DelayedError();
+      }
+      active++;
+      try {
+        return await dispatch(job, signal);
+      } finally {
+        active--;
+        await lease?.release();
+      }
+    },
+    {
+      connection: connect(opts.url, 'cutroom-worker-jobs'),
+      prefix: PREFIX,
+      concurrency: opts.concurrency,
+      lockDuration: opts.lockMs,
+      // A dead worker's job is looked for a few times per lock period, and failed after it stalled twice.
+      stalledInterval: Math.max(1000, Math.round(opts.lockMs / 3)),
+      maxStalledCount: 2,
+      autorun: false,
+    },
+  );
+  worker.on('error', (err) => logger.warn(`queue: ${err.message}`));
+  const sub = conn.duplicate();
+  sub.on('error', () => {});
+  sub.on('message', (_channel, jobId: string) => {
+    if (worker.cancelJob(jobId, 'cancelled')) logger.debug(`job ${jobId}: a cancel came`);
+  });
+  await sub.subscribe(CANCEL_CHANNEL);
+  void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
+  await worker.waitUntilReady();
+  logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root})`);
+
+  return {
+    health: async () => {
+      // A PING waits for a Redis that is away (the connection retries): bounded here, since a probe must answer.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), 1000)));
+      const answers = await Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timeout]).finally(() => clearTimeout(timer));
+      return { ok: !draining && answers && worker.isRunning(), redis: conn.status, answers, active, draining, concurrency: opts.concurrency };
+    },
+    close: async (graceMs) => {
+      draining = true;
+      // Jobs in flight may finish within the grace; those that do not stall, and another worker takes them up.
+      const closing = worker.close();
+      const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), graceMs).unref());
+      if ((await Promise.race([closing.then(() => 'closed' as const), timer])) === 'late') logger.warn(`jobs still running after ${graceMs} ms; stopping anyway (another worker takes them up)`);
+      sub.disconnect();
+      conn.disconnect();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// The seam between the tools and where the heavy work runs (DESIGN.md, jobs/). With no queue configured the tools
+// call workflow/ directly, in this process, as on one machine; with CUTROOM_QUEUE_URL they call a JobRunner, whose
+// jobs run the same workflow functions on `cutroom worker`s sharing the cache dir.
+import type { CheckedEdit } from './check-edit.js';
+import type { MediaRuntime, PreviewJob, PreviewOptions } from './preview.js';
+
+export interface PreviewRunner {
+  /**
+   * As startPreview: starts the preview of a checked edit, or joins the one of the same edit already running
+   * (anywhere). Resolves once the preview has an id; `signal` ends the wait for it (the job is then let go).
+   */
+  start(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob>;
+  /** A preview started through this runner from this process, by its id, while it is followed. */
+  job(rt: MediaRuntime, id: string): PreviewJob | undefined;
+}
+
+/** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
+export interface JobCall {
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message: string) => void;
+  /** How long to wait for a worker to start it before failing (default CUTROOM_RENDER_WAIT_MS). */
+  startWaitMs?: number;
+}
+
+export interface JobRunner {
+  preview: PreviewRunner;
+  /**
+   * Runs a job of a kind the workers know (jobs/worker.ts), on a cache dir (a caller's, over HTTP), and resolves
+   * with what it returned. The same work asked meanwhile (anywhere) joins it; when every caller cancelled, it is
+   * stopped.
+   */
+  run<T>(kind: JobKind, cacheDir: string, what: unknown, call: JobCall): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The kinds of job besides previews: an asset's scan (inspect_asset), a transcription (transcribe_asset), a local render. */
+export type JobKind = 'inspect' | 'transcribe' | 'render';
