@@ -1,0 +1,171 @@
+// Previews kept in an S3-compatible object store (issue 35, item 6): a worker and HTTP servers with separate cache
+// dirs (no shared volume) and CUTROOM_S3_*: the worker puts what it made in the bucket, and servers read it back
+// through cutroom's resources. A real redis-server, a real worker, and s3rver (a local S3 API server from npm,
+// behind a proxy that records every request). s3rver checks the access key id but not V4 signatures: what it
+// cannot show is said in the README.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import S3rver from 's3rver';
+import { FakeService } from '../fixtures/service.mjs';
+import { textOf } from '../helpers/harness.js';
+import { mediaProject, type MediaName } from '../helpers/media-project.js';
+import { freePort, startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
+
+const BUCKET = 'cutroom-previews';
+// s3rver knows one account, S3RVER; it does not check the secret (V4 signatures), so any secret passes: this one
+// is looked for in every output.
+const SECRET = 'secret-that-must-never-show-0123456789';
+const S3_ENV = { CUTROOM_S3_BUCKET: BUCKET, CUTROOM_S3_PREFIX: 'team/previews', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: SECRET };
+
+let service: FakeService;
+let redis: RedisServer;
+let s3: S3rver;
+let proxy: Server;
+let endpoint: string;
+let projectId: string;
+let ids: Record<MediaName, string>;
+/** Every request the store received: method, path and query, and the names of its headers. */
+const seen: { method: string; url: string; headers: Record<string, string | string[] | undefined> }[] = [];
+const cleanup: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  service = await new FakeService().start();
+  ({ projectId, ids } = mediaProject(service));
+  s3 = new S3rver({ port: await freePort(), address: '127.0.0.1', silent: true, directory: mkdtempSync(join(tmpdir(), 'cutroom-s3rver-')), configureBuckets: [{ name: BUCKET }] });
+  const { port } = (await s3.run()) as AddressInfo;
+  // A recording pass-through in front of it: what cutroom asked the store is then known exactly.
+  proxy = createServer((req, res) => {
+    seen.push({ method: req.method!, url: req.url!, headers: req.headers });
+    const up = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}, 60_000);
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
+});
+afterAll(async () => {
+  await new Promise((r) => proxy?.close(r));
+  await s3?.close();
+  await service?.stop();
+  await redis?.stop();
+});
+
+async function httpServer(cacheDir: string, extra: Record<string, string> = {}): Promise<{ srv: HttpServer; client: Client }> {
+  const srv = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: redis.url, CUTROOM_S3_ENDPOINT: endpoint, CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'debug', ...S3_ENV, ...extra });
+  cleanup.push(() => srv.stop());
+  const client = await connectHttp(srv.url, { 'x-api-key': service.apiKey });
+  cleanup.push(() => client.close());
+  return { srv, client };
+}
+async function worker(cacheDir: string): Promise<WorkerProcess> {
+  const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_S3_ENDPOINT: endpoint, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', ...S3_ENV });
+  cleanup.push(() => w.stop());
+  return w;
+}
+
+type Called = Awaited<ReturnType<Client['callTool']>>;
+const structured = (r: Called) => r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string };
+
+async function untilDone(client: Client, r: Called): Promise<Called> {
+  for (let i = 0; i < 20 && !r.isError && structured(r)?.status === 'rendering'; i++) {
+    r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: structured(r).preview_id } }, { timeout: 120_000 });
+  }
+  if (r.isError) throw new Error(textOf(r));
+  return r;
+}
+
+/** A resource's bytes (a preview's files are far under one part). */
+async function bytesOf(client: Client, uri: string): Promise<Buffer> {
+  const c = (await client.readResource({ uri })).contents[0] as { blob?: string; text?: string };
+  return c.blob !== undefined ? Buffer.from(c.blob, 'base64') : Buffer.from(c.text ?? '', 'utf8');
+}
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The folder a preview was made in under a cache dir (a caller's folder over HTTP). */
+function folderOf(cacheDir: string, id: string): string {
+  const callers = join(cacheDir, 'callers');
+  for (const c of readdirSync(callers)) if (existsSync(join(callers, c, 'previews', id))) return join(callers, c, 'previews', id);
+  throw new Error(`preview ${id} is not under ${cacheDir}`);
+}
+
+describe('previews in an object store', () => {
+  it('a worker with its own cache dir puts the preview in the bucket; servers with theirs serve the same bytes', async () => {
+    const workerDir = mkdtempSync(join(tmpdir(), 'cutroom-s3-worker-'));
+    const dirA = mkdtempSync(join(tmpdir(), 'cutroom-s3-a-'));
+    const dirB = mkdtempSync(join(tmpdir(), 'cutroom-s3-b-'));
+    const w = await worker(workerDir);
+    const a = await httpServer(dirA);
+    const edit = { project_id: projectId, resolution: '640x360', fps: 25, clips: [{ asset_id: ids.red, start: 1, end: 3 }, { asset_id: ids.blue, start: 0, end: 2 }] };
+    const done = await untilDone(a.client, await a.client.callTool({ name: 'preview_edit', arguments: edit }, { timeout: 120_000 }));
+    const id = structured(done).preview_id;
+    expect(structured(done).status).toBe('done');
+    expect(w.stderr()).toMatch(new RegExp(`preview ${id} put in the object store`));
+    // A hosted caller sees resources, never a bucket's link or a path.
+    expect(JSON.stringify(done)).not.toMatch(/127\.0\.0\.1|team\/previews|X-Amz/i);
+
+    const made = folderOf(workerDir, id);
+    const files = ['preview.mp4', 'sheet.jpg'];
+    for (const f of files) expect(sha(await bytesOf(a.client, `cutroom://previews/${id}/${f}`)), f).toBe(sha(readFileSync(join(made, f))));
+    // The first cut's clip, kept with the finished preview, and the levels a view draws came along.
+    expect(sha(await bytesOf(a.client, `cutroom://previews/${id}/cuts/0.mp4`))).toBe(sha(readFileSync(join(made, 'cut-0.mp4'))));
+    expect(readFileSync(join(folderOf(dirA, id), 'levels.json'), 'utf8')).toBe(readFileSync(join(made, 'levels.json'), 'utf8'));
+    // The record names this server's folder, not the worker's.
+    const record = JSON.parse(readFileSync(join(folderOf(dirA, id), 'preview.json'), 'utf8')) as { path: string };
+    expect(record.path.startsWith(dirA)).toBe(true);
+
+    // Another replica, with a cache dir of its own, never told of the job: it fetches the preview when asked.
+    const b = await httpServer(dirB);
+    const again = await b.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 60_000 });
+    expect(again.isError, textOf(again)).toBeFalsy();
+    expect(structured(again).status).toBe('done');
+    for (const f of files) expect(sha(await bytesOf(b.client, `cutroom://previews/${id}/${f}`)), f).toBe(sha(readFileSync(join(made, f))));
+    const whole = JSON.parse((await bytesOf(b.client, `cutroom://previews/${id}/preview.json`)).toString('utf8')) as { preview_id: string; cuts: unknown[] };
+    expect(whole.preview_id).toBe(id);
+    expect(whole.cuts).toHaveLength(2);
+
+    // Nothing made public: no ACL, no policy, no presigned link asked of the store; every request signed.
+    expect(seen.length).toBeGreaterThan(0);
+    for (const r of seen) {
+      expect(Object.keys(r.headers).filter((h) => /acl|grant/i.test(h)), r.url).toEqual([]);
+      expect(r.url, r.method).not.toMatch(/[?&](acl|policy|X-Amz-Signature)/i);
+      expect(String(r.headers.authorization ?? '')).toMatch(/^AWS4-HMAC-SHA256 Credential=S3RVER\//);
+    }
+    // Keys mirror the cache dir under the prefix: a caller's previews under their own folder.
+    expect(seen.some((r) => r.method === 'PUT' && new RegExp(`^/${BUCKET}/team/previews/callers/[^/]+/previews/${id}/preview\\.mp4`).test(r.url))).toBe(true);
+    // The secret never shows.
+    for (const out of [w.stderr(), a.srv.stderr(), b.srv.stderr(), JSON.stringify(done), JSON.stringify(again)]) expect(out).not.toContain(SECRET);
+  });
+
+  it('a preview missing from the store, or a store that does not answer, is a clear error, not a crash', async () => {
+    const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-c-')));
+    const ghost = '20260101000000-0badf00d';
+    const r = await a.client.callTool({ name: 'preview_edit', arguments: { preview_id: ghost } }, { timeout: 60_000 });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/is gone|run preview_edit again/);
+    await expect(a.client.readResource({ uri: `cutroom://previews/${ghost}/preview.mp4` })).rejects.toThrow(/gone|run preview_edit again/);
+
+    // A store that is not there: the server starts (and says so), and a read fails with the store named.
+    const dead = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-d-')), { CUTROOM_S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` });
+    expect(dead.srv.stderr()).toMatch(/the object store s3:\/\/cutroom-previews\/team\/previews\/ at 127\.0\.0\.1:\d+ could not reach the bucket/);
+    const down = await dead.client.callTool({ name: 'preview_edit', arguments: { preview_id: ghost } }, { timeout: 60_000 });
+    expect(down.isError).toBe(true);
+    expect(textOf(down)).toMatch(/could not be read back: the object store s3:\/\/cutroom-previews\/team\/previews\//);
+    await expect(dead.client.readResource({ uri: `cutroom://previews/${ghost}/sheet.jpg` })).rejects.toThrow(/object store/);
+    expect(dead.srv.proc.exitCode).toBe(null);
+    for (const out of [a.srv.stderr(), dead.srv.stderr(), textOf(down)]) expect(out).not.toContain(SECRET);
+  });
+});
