@@ -137,6 +137,17 @@ describe('previews in an object store', () => {
     expect(whole.preview_id).toBe(id);
     expect(whole.cuts).toHaveLength(2);
 
+    // Other jobs run in the worker's own cache folder too, their results carried back by the queue.
+    const inspected = await a.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000 });
+    expect(inspected.isError, textOf(inspected)).toBeFalsy();
+    expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started the inspection/);
+    expect((inspected.content as { type: string }[]).map((c) => c.type)).toContain('image');
+    // Kept by the server too: asked again, it is answered here, with no second job.
+    const twice = await a.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000 });
+    expect(twice.isError, textOf(twice)).toBeFalsy();
+    expect((twice.structuredContent as { cached?: boolean }).cached).toBe(true);
+    expect([...w.stderr().matchAll(/started the inspection/g)]).toHaveLength(1);
+
     // Nothing made public: no ACL, no policy, no presigned link asked of the store; every request signed.
     expect(seen.length).toBeGreaterThan(0);
     for (const r of seen) {
