@@ -4,7 +4,7 @@
 // behind a proxy that records every request). s3rver checks the access key id but not V4 signatures: what it
 // cannot show is said in the README.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import S3rver from 's3rver';
 import { FakeService } from '../fixtures/service.mjs';
-import { textOf } from '../helpers/harness.js';
+import { spawnServer, textOf } from '../helpers/harness.js';
+import { makeSpeechMedia } from '../helpers/speech-media.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
 import { freePort, startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
@@ -159,6 +160,34 @@ describe('previews in an object store', () => {
     expect(seen.some((r) => r.method === 'PUT' && new RegExp(`^/${BUCKET}/team/previews/callers/[^/]+/previews/${id}/preview\\.mp4`).test(r.url))).toBe(true);
     // The secret never shows.
     for (const out of [w.stderr(), a.srv.stderr(), b.srv.stderr(), JSON.stringify(done), JSON.stringify(again)]) expect(out).not.toContain(SECRET);
+  });
+
+  it('on the local backend over stdio (the data dir shared, the cache dirs not): a preview and a transcript come back', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cutroom-s3-local-'));
+    const allowed = join(root, 'allowed');
+    mkdirSync(allowed, { recursive: true });
+    const media = makeSpeechMedia(allowed);
+    const shared = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed };
+    const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: join(root, 'cache-worker'), CUTROOM_S3_ENDPOINT: endpoint, CUTROOM_LOG_LEVEL: 'debug', ...shared, ...S3_ENV });
+    cleanup.push(() => w.stop());
+    const s = await spawnServer({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: join(root, 'cache-server'), CUTROOM_S3_ENDPOINT: endpoint, CUTROOM_LOG_LEVEL: 'debug', ...shared, ...S3_ENV });
+    cleanup.push(() => s.close());
+    const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+    const project = ((await call('create_project', { name: 'talk', description: 'speech' })).structuredContent as { project: { id: string } }).project.id;
+    const asset = ((await call('import_media', { project_id: project, path: media.wav })).structuredContent as { asset: { id: string } }).asset.id;
+    const heard = await call('transcribe_asset', { project_id: project, asset_id: asset });
+    expect(heard.isError, textOf(heard)).toBeFalsy();
+    const again = await call('transcribe_asset', { project_id: project, asset_id: asset });
+    expect((again.structuredContent as { cached?: boolean }).cached).toBe(true);
+    expect((again.structuredContent as { words: unknown[] }).words).toEqual((heard.structuredContent as { words: unknown[] }).words);
+    expect([...w.stderr().matchAll(/started the transcription/g)]).toHaveLength(1);
+    // Over stdio the result names this server's own file, fetched from the store.
+    const video = ((await call('import_media', { project_id: project, path: media.video })).structuredContent as { asset: { id: string } }).asset.id;
+    const done = await untilDone(s.client, await call('preview_edit', { project_id: project, resolution: '320x180', fps: 25, clips: [{ asset_id: video, start: 0, end: 1.5 }] }));
+    const path = structured(done).path as string;
+    expect(path.startsWith(join(root, 'cache-server'))).toBe(true);
+    expect(sha(readFileSync(path))).toBe(sha(readFileSync(join(root, 'cache-worker', 'previews', structured(done).preview_id, 'preview.mp4'))));
+    expect(s.stderr()).not.toContain(SECRET);
   });
 
   it('a preview missing from the store, or a store that does not answer, is a clear error, not a crash', async () => {
