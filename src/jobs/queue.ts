@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
-import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl } from './connection.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
 import { PREVIEW, previewJobData, type JobPlace, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -88,7 +88,11 @@ export class QueueJobs implements JobRunner {
     this.events.on('progress', ({ jobId, data }) => this.each(jobId, (f) => f.onProgress(data as unknown as PreviewProgress)));
     this.events.on('completed', ({ jobId, returnvalue }) => this.each(jobId, (f) => f.onCompleted(parsed(returnvalue) as PreviewReturn)));
     this.events.on('failed', ({ jobId, failedReason }) => this.each(jobId, (f) => f.onFailed(failedReason)));
-    this.preview = { start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal), job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`) };
+    this.preview = {
+      start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
+      job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
+      rendering: async (rt, id) => (await within(this.conn.exists(makingKey(this.placeOf(rt.cache.opts.dir).cacheDir, id)), 2000).catch(() => 0)) === 1,
+    };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
   }
 

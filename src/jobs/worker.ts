@@ -11,7 +11,7 @@ import { renderTimeline } from '../media/render.js';
 import type { RenderWork } from './render-job.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
-import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, MAKING_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, makingKey, shownUrl } from './connection.js';
 import { takeCallerSlot } from './fair.js';
 import { jobFailure } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -147,6 +147,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
     logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    void conn.set(makingKey(cacheDir, p.id), job.id!, 'EX', MAKING_TTL_S).catch(() => {});
     let sentAt = 0;
     let pending: NodeJS.Timeout | undefined;
     const send = () => {
@@ -184,6 +185,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       throw failure;
     } finally {
       clearTimeout(pending);
+      // (Removed once the preview is in the store, or failed: a reader then finds it there, or finds it gone.)
+      void conn.del(makingKey(cacheDir, p.id)).catch(() => {});
       p.listeners.delete(listener);
       signal?.removeEventListener('abort', onAbort);
       // (The job ended here one way or the other: nothing in this process holds the preview any more.)

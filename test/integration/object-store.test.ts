@@ -190,6 +190,31 @@ describe('previews in an object store', () => {
     expect(s.stderr()).not.toContain(SECRET);
   });
 
+  it('a preview still rendering on a worker is "rendering" on a replica that did not start it, then done there', async () => {
+    const w = await worker(mkdtempSync(join(tmpdir(), 'cutroom-s3-worker-')));
+    const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-a-')), { CUTROOM_RENDER_WAIT_MS: '1000' });
+    const b = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-b-')), { CUTROOM_RENDER_WAIT_MS: '1000' });
+    const edit = (end: number) => ({ project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: ids.red, start: 0, end }], overlays: [{ asset_id: ids.voice, at: 0.5, until: 1.5 }] });
+    // The media probed first (by server A), then the voiceover slowed: the worker's preview stays running a while.
+    await untilDone(a.client, await a.client.callTool({ name: 'preview_edit', arguments: edit(1.9) }, { timeout: 120_000 }));
+    service.fail({ delayMs: 5000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+    try {
+      const first = await a.client.callTool({ name: 'preview_edit', arguments: edit(2.5) }, { timeout: 120_000 });
+      expect(structured(first).status, textOf(first)).toBe('rendering');
+      const id = structured(first).preview_id;
+      const there = await b.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 60_000 });
+      expect(there.isError, textOf(there)).toBeFalsy();
+      expect(structured(there).status).toBe('rendering');
+      expect(textOf(there)).toMatch(/on a cutroom worker/);
+      await untilDone(a.client, first);
+      const done = await b.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 60_000 });
+      expect(structured(done).status, textOf(done)).toBe('done');
+      expect(w.stderr()).toMatch(new RegExp(`preview ${id} put in the object store`));
+    } finally {
+      service.reset();
+    }
+  });
+
   it('a preview missing from the store, or a store that does not answer, is a clear error, not a crash', async () => {
     const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-c-')));
     const ghost = '20260101000000-0badf00d';
