@@ -215,6 +215,16 @@ describe('previews in an object store', () => {
     }
   });
 
+  it('a worker without the servers\' object store fails the job at once, saying why (not tried again)', async () => {
+    const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-s3-nostore-')), CUTROOM_LOG_LEVEL: 'debug' });
+    cleanup.push(() => w.stop());
+    const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-a-')));
+    const r = await a.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: ids.black, start: 0, end: 1.2 }] } }, { timeout: 120_000 });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/kept in the object store s3:\/\/cutroom-previews\/team\/previews\/.*but this worker has none: give servers and workers the same CUTROOM_S3_BUCKET/);
+    expect([...w.stderr().matchAll(/to be tried again/g)]).toHaveLength(0);
+  });
+
   it('a preview missing from the store, or a store that does not answer, is a clear error, not a crash', async () => {
     const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-c-')));
     const ghost = '20260101000000-0badf00d';
