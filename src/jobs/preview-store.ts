@@ -42,7 +42,13 @@ export function previewStore(objects: ObjectStore, cache: PreviewCache, place: s
       await mkdir(tmp, { recursive: true });
       try {
         await writeFile(join(tmp, MARKER), `${writerTag()}\n`);
-        for (let i = 0; i < names.length; i += AT_ONCE) await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.getFile(base + n, join(tmp, n))));
+        let whole = true;
+        for (let i = 0; i < names.length; i += AT_ONCE) for (const got of await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.getFile(base + n, join(tmp, n))))) whole &&= got;
+        // An object gone between the listing and its read (expired by the bucket's lifecycle): the preview is gone.
+        if (!whole) {
+          await rm(tmp, { recursive: true, force: true });
+          return false;
+        }
         // The record names the worker's paths: this server's own, as a preview made here would.
         const record = JSON.parse(await readFile(join(tmp, RESULT_FILE), 'utf8')) as Record<string, unknown>;
         await writeFile(join(tmp, RESULT_FILE), JSON.stringify({ ...record, path: join(final, 'preview.mp4'), sheet_path: join(final, 'sheet.jpg') }));
