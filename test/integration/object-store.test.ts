@@ -158,6 +158,8 @@ describe('previews in an object store', () => {
     }
     // Keys mirror the cache dir under the prefix: a caller's previews under their own folder.
     expect(seen.some((r) => r.method === 'PUT' && new RegExp(`^/${BUCKET}/team/previews/callers/[^/]+/previews/${id}/preview\\.mp4`).test(r.url))).toBe(true);
+    // No native addon loaded with the store's SDK either (the worker's memory map).
+    expect(readFileSync(`/proc/${w.pid}/maps`, 'utf8').split('\n').filter((l) => /\.node$/.test(l))).toEqual([]);
     // The secret never shows.
     for (const out of [w.stderr(), a.srv.stderr(), b.srv.stderr(), JSON.stringify(done), JSON.stringify(again)]) expect(out).not.toContain(SECRET);
   });
