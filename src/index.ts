@@ -223,8 +223,8 @@ async function openStore(shared: Shared, s3: NonNullable<Config['s3']>): Promise
   const { hide: _h, ...where } = s3;
   const store = new ObjectStore(where);
   await store.check().then(
-    () => shared.logger.info(`finished previews are kept in the object store ${store.shown}`),
-    (err: Error) => shared.logger.warn(`${err.message}; previews that need it fail until it answers`),
+    () => shared.logger.info(`finished previews are kept in the object store ${store.where}`),
+    (err: Error) => shared.logger.warn(`${err.message} (${store.where}); previews that need it fail until it answers`),
   );
   return store;
 }

@@ -23,6 +23,9 @@ export class StoreError extends Error {
   override name = 'StoreError';
 }
 
+/** The last part of a key (a file's name, a preview's id): errors name no caller's folder. */
+const nameOf = (key: string) => key.split('/').filter(Boolean).pop() ?? key;
+
 const missing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
@@ -42,10 +45,17 @@ export class ObjectStore {
     });
   }
 
-  /** Where it is, for logs and errors: the bucket and prefix, and the endpoint's host only. */
+  /**
+   * The bucket and prefix: what errors name (a caller over HTTP may read them; the endpoint's address is the
+   * operator's), and what servers and workers compare to know they keep previews in the same place.
+   */
   get shown(): string {
-    const at = this.opts.endpoint ? ` at ${new URL(this.opts.endpoint).host}` : '';
-    return `s3://${this.opts.bucket}/${this.opts.prefix}${at}`;
+    return `s3://${this.opts.bucket}/${this.opts.prefix}`;
+  }
+
+  /** For the log: with the endpoint's host (never credentials, which are not in it). */
+  get where(): string {
+    return `${this.shown}${this.opts.endpoint ? ` at ${new URL(this.opts.endpoint).host}` : ''}`;
   }
 
   /** Whether the bucket answers with these credentials; throws a StoreError that says why not. */
@@ -56,7 +66,7 @@ export class ObjectStore {
   /** Uploads a file, streamed (previews are far under the 5 GB one PUT may carry). */
   async putFile(key: string, path: string): Promise<void> {
     const { size } = await stat(path);
-    await this.call(`store ${key}`, () => this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key, Body: createReadStream(path), ContentLength: size })));
+    await this.call(`store ${nameOf(key)}`, () => this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key, Body: createReadStream(path), ContentLength: size })));
   }
 
   /** Downloads an object to `path` (a temporary name, renamed when whole); false when there is no such object. */
@@ -66,7 +76,7 @@ export class ObjectStore {
       res = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key }));
     } catch (err) {
       if (missing(err)) return false;
-      throw this.failure(`read ${key}`, err);
+      throw this.failure(`read ${nameOf(key)}`, err);
     }
     await mkdir(dirname(path), { recursive: true });
     const tmp = `${path}.part-${randomBytes(4).toString('hex')}`;
@@ -75,7 +85,7 @@ export class ObjectStore {
       await rename(tmp, path);
     } catch (err) {
       await unlink(tmp).catch(() => {});
-      throw (err as NodeJS.ErrnoException).code ? err : this.failure(`read ${key}`, err);
+      throw (err as NodeJS.ErrnoException).code ? err : this.failure(`read ${nameOf(key)}`, err);
     }
     return true;
   }
@@ -86,7 +96,7 @@ export class ObjectStore {
       return true;
     } catch (err) {
       if (missing(err)) return false;
-      throw this.failure(`look for ${key}`, err);
+      throw this.failure(`look for ${nameOf(key)}`, err);
     }
   }
 
@@ -95,7 +105,7 @@ export class ObjectStore {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call(`list ${folder}`, () => this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: this.opts.prefix + folder, ContinuationToken: token })));
+      const page = await this.call(`list the files of ${nameOf(folder)}`, () => this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: this.opts.prefix + folder, ContinuationToken: token })));
       for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(this.opts.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -116,7 +126,9 @@ export class ObjectStore {
 
   /** An error that says what could not be done where, in the store's words (which never carry the secret). */
   private failure(what: string, err: unknown): StoreError {
-    const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+    const e = err as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+    // A network failure names the store's address in its message: only its code is said (the log at start has the address).
+    if (!e?.$metadata?.httpStatusCode && e?.code) return new StoreError(`the object store ${this.shown} could not ${what}: it did not answer (${e.code})`);
     const status = e?.$metadata?.httpStatusCode;
     const why = e?.name === 'NoSuchBucket' || (what === 'reach the bucket' && status === 404) ? 'the bucket does not exist' : status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch' ? `access denied (${e?.name ?? 403}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY` : `${e?.name ?? 'error'}: ${e?.message ?? String(err)}`;
     return new StoreError(`the object store ${this.shown} could not ${what}: ${why}`);
