@@ -1,6 +1,6 @@
 // Builds what a server instance needs from the config: the backend, the media runtime and the folders. Shared by
 // stdio (one caller) and HTTP (a context per caller). Constructs objects only: nothing here listens or spawns.
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { LocalBackend } from './backend/local/local-backend.js';
 import { RememberedAssets } from './backend/remembered-assets.js';
 import { RemoteBackend } from './backend/remote.js';
@@ -21,6 +21,8 @@ import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
 import type { JobRunner } from './workflow/jobs.js';
 import { queuedRenderer } from './jobs/render-job.js';
+import type { ObjectStore } from './jobs/object-store.js';
+import { previewStore } from './jobs/preview-store.js';
 
 /** What every caller of one process shares: the config, ffmpeg, and the limit on ffmpeg processes in total. */
 export interface Shared {
@@ -31,17 +33,23 @@ export interface Shared {
   limiter: Limiter;
   /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers, for every caller. */
   jobs?: JobRunner;
+  /** The object store (CUTROOM_S3_*): finished previews kept there for every replica. */
+  objects?: ObjectStore;
 }
 
 /** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
 export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter): { prober?: MediaProber; runtime?: MediaRuntime } {
   const { config, media } = shared;
   const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
+  const cache = new PreviewCache({ dir: cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 });
+  // The store names a folder as it lies under CUTROOM_CACHE_DIR: the same on every replica and worker.
+  const place = relative(config.cacheDir, cacheDir).split(sep).join('/');
   const runtime: MediaRuntime | undefined = media.ffmpeg
     ? {
         ffmpeg: media.ffmpeg,
         limiter,
-        cache: new PreviewCache({ dir: cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 }),
+        cache,
+        ...(shared.objects ? { store: previewStore(shared.objects, cache, place) } : {}),
         segments: new SegmentStore(join(cacheDir, 'segments'), config.previewMaxMb * 1024 * 1024),
         maxInputs: config.ffmpegMaxInputs,
         ...(shared.font ? { font: shared.font } : {}),

@@ -63,6 +63,36 @@ export const ConfigSchema = z.object({
     .optional(),
   /** How often a server with a queue logs its depth and its oldest waiting job's age (CUTROOM_QUEUE_LOG_MS). */
   queueLogMs: positiveInt('CUTROOM_QUEUE_LOG_MS', 1000, 86_400_000),
+  /**
+   * Where finished previews are kept for every replica (CUTROOM_S3_*): an S3-compatible bucket, read back only
+   * through cutroom's resources. Absent: servers and workers share the cache dir. Credentials are not here: the
+   * AWS SDK's default chain reads them (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+   */
+  s3: z
+    .object({
+      bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'CUTROOM_S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
+      region: z.string().regex(/^[a-z0-9-]{1,40}$/, 'CUTROOM_S3_REGION must be a region name such as us-east-1'),
+      endpoint: z
+        .string()
+        .refine((u) => {
+          try {
+            const url = new URL(u);
+            return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search;
+          } catch {
+            return false;
+          }
+          // (Never echoed: a URL with credentials in it would show them.)
+        }, 'CUTROOM_S3_ENDPOINT must be an http(s) URL without credentials or query (credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), e.g. http://minio:9000')
+        .transform((u) => u.replace(/\/+$/, ''))
+        .optional(),
+      /** Every key starts with it ('' or ending in /). */
+      prefix: z
+        .string()
+        .regex(/^((?!\.{1,2}\/)[A-Za-z0-9._-]+\/)*$/, 'CUTROOM_S3_PREFIX must be folder names of letters, digits, ".", "_" and "-" joined by "/", e.g. cutroom/prod'),
+      /** The secret the SDK will read, only to keep it out of logs and errors. */
+      hide: z.array(z.string()),
+    })
+    .optional(),
   /** `cutroom worker`: runs the queue's jobs; at most this many at once (CUTROOM_WORKER_CONCURRENCY, default the cores). */
   worker: z
     .object({
@@ -166,6 +196,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   const host = args.host ?? blank(env.CUTROOM_HTTP_HOST);
   // --http, or a port or host set for it, serves HTTP.
   const http = !args.worker && (args.http || args.port !== undefined || args.host !== undefined);
+  const s3Set = ['CUTROOM_S3_ENDPOINT', 'CUTROOM_S3_REGION', 'CUTROOM_S3_PREFIX'].filter((k) => blank(env[k]));
+  if (!blank(env.CUTROOM_S3_BUCKET) && s3Set.length) throw new ConfigError(`${s3Set.join(', ')} ${s3Set.length > 1 ? 'are' : 'is'} set but CUTROOM_S3_BUCKET is not: name the bucket that keeps the previews`);
+  if (blank(env.CUTROOM_S3_BUCKET) && !blank(env.CUTROOM_QUEUE_URL) && !args.help) throw new ConfigError('CUTROOM_S3_BUCKET keeps what the job queue\'s workers make: it needs CUTROOM_QUEUE_URL too (without a queue, everything is made and kept on this machine)');
   if (args.worker && !blank(env.CUTROOM_QUEUE_URL) && !args.help) throw new ConfigError('cutroom worker runs the job queue\'s jobs: set CUTROOM_QUEUE_URL (e.g. redis://127.0.0.1:6379), the same as the servers\'');
   const apiKey = blank(env.VJ_API_KEY);
   const home = blank(env.HOME) ?? homedir();
@@ -199,6 +232,17 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
     queueUrl: blank(env.CUTROOM_QUEUE_URL),
     queueLogMs: blank(env.CUTROOM_QUEUE_LOG_MS) ?? 60_000,
+    ...(blank(env.CUTROOM_S3_BUCKET)
+      ? {
+          s3: {
+            bucket: blank(env.CUTROOM_S3_BUCKET),
+            region: blank(env.CUTROOM_S3_REGION) ?? blank(env.AWS_REGION) ?? 'us-east-1',
+            endpoint: blank(env.CUTROOM_S3_ENDPOINT),
+            prefix: (blank(env.CUTROOM_S3_PREFIX) ?? '').replace(/^\/+|\/+$/g, '').replace(/(.)$/, '$1/'),
+            hide: [blank(env.AWS_SECRET_ACCESS_KEY), blank(env.AWS_SESSION_TOKEN)].filter((v): v is string => !!v),
+          },
+        }
+      : {}),
     // A worker runs as many jobs at once as the machine has cores (each job's ffmpeg work is bounded by them too).
     ...(args.worker
       ? {
@@ -246,7 +290,7 @@ export function noNativeAddons(env: Env = process.env): void {
 }
 
 /** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
-const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_METRICS_TOKEN', 'CUTROOM_QUEUE_URL'];
+const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_METRICS_TOKEN', 'CUTROOM_QUEUE_URL', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
 
 /**
  * The environment children run with: the server's own, less its secrets (a child's environment is readable in

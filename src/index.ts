@@ -33,12 +33,16 @@ Configured by the environment (README: Configuration).
 const WORKER_USAGE = `Usage: cutroom worker
 
 Runs the jobs of cutroom's job queue (previews, local renders, inspections, transcriptions), which servers started
-with the same CUTROOM_QUEUE_URL put in it. Run any number, on any machine that shares CUTROOM_CACHE_DIR (and, on
-the local backend, CUTROOM_DATA_DIR) with the servers; each needs ffmpeg, and PocketSphinx for transcriptions.
+with the same CUTROOM_QUEUE_URL put in it. Run any number, on any machine that shares CUTROOM_CACHE_DIR (or the
+object store, CUTROOM_S3_*) and, on the local backend, CUTROOM_DATA_DIR with the servers; each needs ffmpeg, and
+PocketSphinx for transcriptions.
 
   CUTROOM_QUEUE_URL            redis:// or rediss:// URL of the queue's Redis (required)
   CUTROOM_CACHE_DIR            the cache dir shared with the servers
   CUTROOM_DATA_DIR             the data dir shared with the servers (local renders are written there)
+  CUTROOM_S3_BUCKET            keep finished previews in this S3 bucket (the servers' too): no shared cache dir
+  CUTROOM_S3_ENDPOINT          an S3-compatible store's URL (MinIO, Ceph...); CUTROOM_S3_REGION, CUTROOM_S3_PREFIX
+                               (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or the AWS SDK's default chain)
   CUTROOM_WORKER_CONCURRENCY   jobs at once, and ffmpeg processes at once (default: the cores)
   CUTROOM_WORKER_LOCK_MS       a job's lock; a killed worker's job is taken up about this long after (default 15000)
   CUTROOM_WORKER_DRAIN_MS      how long SIGTERM lets jobs in flight finish (default 30000)
@@ -71,6 +75,7 @@ async function main(): Promise<void> {
   addSecret(config.apiKey);
   addSecret(config.http?.token);
   if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
+  for (const secret of config.s3?.hide ?? []) addSecret(secret);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
   setChildEnvironment(childEnvironment(process.env));
   const logger = createLogger(config.logLevel);
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
   const shared: Shared = { config, logger, media, limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
   // (Before BullMQ is loaded, by the worker or the queue's client.)
   if (config.queueUrl) noNativeAddons();
+  if (config.s3) shared.objects = await openStore(shared, config.s3);
   if (config.worker) return runWorker(shared, config.worker);
   if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
   if (config.http) return serveHttp(shared, config.http);
@@ -208,7 +214,13 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
 async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   const { QueueJobs } = await import('./jobs/queue.js');
-  const jobs = new QueueJobs({ url, logger: shared.logger, startWaitMs: shared.config.renderWaitMs, ...(shared.config.http ? { callerLimit: shared.config.http.callerFfmpeg } : {}) });
+  const jobs = new QueueJobs({
+    url,
+    logger: shared.logger,
+    startWaitMs: shared.config.renderWaitMs,
+    ...(shared.config.http ? { callerLimit: shared.config.http.callerFfmpeg } : {}),
+    ...(shared.objects ? { store: { shown: shared.objects.shown, cacheRoot: shared.config.cacheDir } } : {}),
+  });
   await jobs.ready();
   // The queue's depth in the log at an interval: a backlog (too few workers) shows before callers time out.
   setInterval(() => void jobs.depth().then((line) => shared.logger.info(line), (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`)), shared.config.queueLogMs).unref();
@@ -221,6 +233,18 @@ async function openQueueMetrics(url: string) {
   // Not waited for: the queue's own client already waited for Redis (a Redis away at start is said once, there).
   const metrics = new QueueMetrics(url);
   return { snapshot: () => metrics.snapshot(), buckets: BUCKETS, close: () => metrics.close() };
+}
+
+/** The object store (loaded only when a bucket is configured); one that does not answer yet is said, not fatal. */
+async function openStore(shared: Shared, s3: NonNullable<Config['s3']>): Promise<NonNullable<Shared['objects']>> {
+  const { ObjectStore } = await import('./jobs/object-store.js');
+  const { hide: _h, ...where } = s3;
+  const store = new ObjectStore(where);
+  await store.check().then(
+    () => shared.logger.info(`finished previews are kept in the object store ${store.where}`),
+    (err: Error) => shared.logger.warn(`${err.message} (${store.where}); previews that need it fail until it answers`),
+  );
+  return store;
 }
 
 /** `cutroom worker`: runs the queue's jobs until SIGTERM, then lets the jobs in flight finish (up to its drain). */
@@ -240,6 +264,7 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     cacheDir: config.cacheDir,
     dataDir: config.dataDir,
     lockMs: opts.lockMs,
+    ...(shared.objects ? { store: shared.objects.shown } : {}),
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.

@@ -9,6 +9,10 @@ export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
 export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
 export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
 export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
+/** A preview a worker is making, by its job's cache folder and its id: a replica that never followed its job sees it. */
+export const makingKey = (cacheDir: string, previewId: string) => `${PREFIX}:making:${cacheDir}:${previewId}`;
+/** How long that mark outlives a worker killed before removing it (a job runs 10 minutes at most). */
+export const MAKING_TTL_S = 600;
 /** The jobs of one caller running now on any worker (a sorted set: job id -> lease time). */
 export const callerKey = (caller: string) => `${PREFIX}:caller:${caller}`;
 /** How long the keys above outlive their job at most (a job runs 10 minutes at most). */

@@ -7,7 +7,10 @@ export const PREVIEW = 'preview';
 
 /** startPreview's arguments, less what cannot travel (the debug hook) and the runtime (named by its cache dir). */
 export interface PreviewData {
+  /** The server's cache folder; with an object store, that folder relative to CUTROOM_CACHE_DIR (JobPlace). */
   cacheDir: string;
+  /** The object store the preview is to be put in (its bucket and prefix), when the server has one. */
+  store?: string;
   checked: CheckedEdit;
   opts: Omit<PreviewOptions, 'debug'>;
 }
@@ -27,9 +30,19 @@ export interface PreviewReturn {
   ffmpegMaxRssKiB?: number;
 }
 
-export function previewJobData(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): { jobId: string; data: { payload: string } } {
+/**
+ * Where a job works. On a shared volume, the server's own cache folder (a path workers see too). With an object
+ * store, that folder relative to CUTROOM_CACHE_DIR, which each worker resolves under its own: no volume is shared,
+ * and replicas with different dirs give the same work the same job id.
+ */
+export interface JobPlace {
+  cacheDir: string;
+  store?: string;
+}
+
+export function previewJobData(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, place: JobPlace = { cacheDir: rt.cache.opts.dir }): { jobId: string; data: { payload: string } } {
   const { debug: _d, ...rest } = opts;
-  const data: PreviewData = { cacheDir: rt.cache.opts.dir, checked, opts: rest };
+  const data: PreviewData = { ...place, checked, opts: rest };
   // The project record (its dates, its other assets) does not change what is previewed.
   const { project: _p, ...what } = checked;
   return { jobId: jobIdOf(PREVIEW, { cacheDir: data.cacheDir, checked: what, opts: rest }), data: { payload: encode(data) } };

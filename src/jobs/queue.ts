@@ -11,10 +11,12 @@ import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
-import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl } from './connection.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
-import { PREVIEW, previewJobData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
+import { PREVIEW, previewJobData, type JobPlace, type PreviewProgress, type PreviewReturn } from './preview-job.js';
+import { previewHere } from '../workflow/preview.js';
+import { relative, sep } from 'node:path';
 
 export interface QueueOptions {
   url: string;
@@ -29,6 +31,11 @@ export interface QueueOptions {
   unreachableMs?: number;
   /** Jobs one caller (one cache folder) may have running at once across all workers (CUTROOM_HTTP_CALLER_FFMPEG). */
   callerLimit?: number;
+  /**
+   * The object store finished previews are put in (its bucket and prefix, as ObjectStore.shown), with this server's
+   * CUTROOM_CACHE_DIR: jobs then name their folder relative to it, and workers need not share it.
+   */
+  store?: { shown: string; cacheRoot: string };
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
@@ -81,7 +88,11 @@ export class QueueJobs implements JobRunner {
     this.events.on('progress', ({ jobId, data }) => this.each(jobId, (f) => f.onProgress(data as unknown as PreviewProgress)));
     this.events.on('completed', ({ jobId, returnvalue }) => this.each(jobId, (f) => f.onCompleted(parsed(returnvalue) as PreviewReturn)));
     this.events.on('failed', ({ jobId, failedReason }) => this.each(jobId, (f) => f.onFailed(failedReason)));
-    this.preview = { start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal), job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`) };
+    this.preview = {
+      start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
+      job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
+      rendering: async (rt, id) => (await within(this.conn.exists(makingKey(this.placeOf(rt.cache.opts.dir).cacheDir, id)), 2000).catch(() => 0)) === 1,
+    };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
   }
 
@@ -110,7 +121,17 @@ export class QueueJobs implements JobRunner {
   }
 
   /** A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled. */
-  async run<T>(kind: JobKind, cacheDir: string, what: unknown, call: JobCall): Promise<T> {
+  /** Where a job on this cache folder works (see JobPlace). */
+  private placeOf(cacheDir: string): JobPlace {
+    if (!this.opts.store) return { cacheDir };
+    const rel = relative(this.opts.store.cacheRoot, cacheDir);
+    if (rel.startsWith('..')) throw new UserFacingError('this cache folder is not inside CUTROOM_CACHE_DIR');
+    return { cacheDir: rel.split(sep).join('/'), store: this.opts.store.shown };
+  }
+
+  async run<T>(kind: JobKind, serverDir: string, what: unknown, call: JobCall): Promise<T> {
+    const place = this.placeOf(serverDir);
+    const { cacheDir } = place;
     const jobId = jobIdOf(kind, { cacheDir, what });
     const name = WHAT[kind];
     const startWaitMs = call.startWaitMs ?? this.opts.startWaitMs;
@@ -170,7 +191,7 @@ export class QueueJobs implements JobRunner {
     if (call.signal?.aborted) onAbort();
     else call.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await within(this.enqueue(jobId, kind, { payload: encode({ cacheDir, what }), ...this.callerOf(cacheDir) }), this.unreachableMs);
+      await within(this.enqueue(jobId, kind, { payload: encode({ ...place, what }), ...this.callerOf(cacheDir) }), this.unreachableMs);
     } catch (err) {
       end({ error: new UserFacingError(`the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`) });
     }
@@ -178,10 +199,10 @@ export class QueueJobs implements JobRunner {
   }
 
   private async startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob> {
-    const { jobId, data } = previewJobData(rt, checked, opts);
+    const { jobId, data } = previewJobData(rt, checked, opts, this.placeOf(rt.cache.opts.dir));
     const f = this.follow(rt, jobId, checked.timeline?.cuts.length ?? 0);
     try {
-      await within(this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(rt.cache.opts.dir) }), this.unreachableMs).catch((err: Error) => {
+      await within(this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(this.placeOf(rt.cache.opts.dir).cacheDir) }), this.unreachableMs).catch((err: Error) => {
         throw new UserFacingError(`the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`);
       });
       opts.debug?.(`preview job ${jobId}: queued (or joined)`);
@@ -315,11 +336,24 @@ export class QueueJobs implements JobRunner {
       },
       onCompleted: (r) => {
         if (f.settled || !r?.preview) return;
-        setId(r.preview.preview_id);
-        void readFile(join(rt.cache.root, r.preview.preview_id, 'sheet.jpg')).then(
-          (sheetBytes) => settle({ result: { ...r.preview, sheetBytes, ...(r.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: r.ffmpegMaxRssKiB } : {}) } }),
-          () => settle({ error: new UserFacingError(`preview ${r.preview.preview_id} was made by a worker but is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR`) }),
-        );
+        const id = r.preview.preview_id;
+        setId(id);
+        const dir = join(rt.cache.root, id);
+        // With an object store, the worker put the preview there before its job completed: fetched into this
+        // server's cache dir, and served from it as one made here (its paths this server's).
+        const here = rt.store ? previewHere(rt, id) : Promise.resolve(true);
+        void here
+          .then((found) => {
+            if (!found) throw new UserFacingError(`preview ${id} was made by a worker but is not in the object store ${this.opts.store?.shown ?? ''}: do the worker and this server have the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX?`);
+            return readFile(join(dir, 'sheet.jpg'));
+          })
+          .then(
+            (sheetBytes) => {
+              const paths = rt.store ? { path: join(dir, 'preview.mp4'), sheet_path: join(dir, 'sheet.jpg') } : {};
+              settle({ result: { ...r.preview, ...paths, sheetBytes, ...(r.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: r.ffmpegMaxRssKiB } : {}) } });
+            },
+            (err: Error) => settle({ error: err instanceof UserFacingError ? err : new UserFacingError(`preview ${id} was made by a worker but is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR, or an object store (CUTROOM_S3_BUCKET)`) }),
+          );
       },
       onFailed: (reason) => settle({ error: new UserFacingError(left ? CANCELLED : failureForCaller(reason, 'preview')) }),
       abort: () => {

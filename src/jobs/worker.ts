@@ -11,7 +11,7 @@ import { renderTimeline } from '../media/render.js';
 import type { RenderWork } from './render-job.js';
 import { startPreview, type MediaRuntime } from '../workflow/preview.js';
 import { decode } from './codec.js';
-import { CANCEL_CHANNEL, PREFIX, QUEUE_NAME, cancelledKey, connect, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, MAKING_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, makingKey, shownUrl } from './connection.js';
 import { takeCallerSlot } from './fair.js';
 import { jobFailure } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -29,6 +29,8 @@ export interface WorkerOptions {
   runtimeFor(cacheDir: string): MediaRuntime | undefined;
   /** How long a job's lock lasts unrenewed: a dead worker's job is taken up this long (and a check) after. */
   lockMs: number;
+  /** The object store previews are put in (ObjectStore.shown), when this worker has one: then jobs name their folder relative to cacheDir. */
+  store?: string;
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
@@ -79,9 +81,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let active = 0;
   let draining = false;
 
-  /** The runtime of a job's cache dir: only ever one inside this worker's own cache dir. */
-  const runtimeOf = (cacheDir: string): MediaRuntime => {
-    const dir = resolve(cacheDir);
+  /**
+   * The runtime of a job's cache folder: only ever one inside this worker's own cache dir. With an object store the
+   * job names it relative to CUTROOM_CACHE_DIR (JobPlace), and this worker works in its own; both sides must agree.
+   */
+  const runtimeOf = (cacheDir: string, store?: string): MediaRuntime => {
+    if ((store ?? '') !== (opts.store ?? '')) {
+      throw new UnrecoverableError(
+        store
+          ? `the job's preview is to be kept in the object store ${store}, ${opts.store ? `but this worker's is ${opts.store}` : 'but this worker has none'}: give servers and workers the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX`
+          : `this worker keeps previews in the object store ${opts.store}, but the server that queued the job has none: give servers and workers the same CUTROOM_S3_BUCKET, or share CUTROOM_CACHE_DIR and set it on neither`,
+      );
+    }
+    if (store && (cacheDir.startsWith('/') || cacheDir.split('/').includes('..'))) throw new UnrecoverableError('the job names a cache folder outside CUTROOM_CACHE_DIR');
+    const dir = store ? resolve(root, cacheDir) : resolve(cacheDir);
     if (dir !== root && !dir.startsWith(root + sep)) throw new UnrecoverableError(`the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`);
     let rt = runtimes.get(dir);
     if (!rt) {
@@ -99,8 +112,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const generic = async (job: Job, signal: AbortSignal | undefined, what: string, work: (rt: MediaRuntime, data: never, signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<unknown>): Promise<unknown> => {
     const cancelled = `the ${what} was cancelled; nothing was kept`;
     if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(cancelled);
-    const { cacheDir, what: data } = decode<{ cacheDir: string; what: never }>(job.data.payload);
-    const rt = runtimeOf(cacheDir);
+    const { cacheDir, store, what: data } = decode<{ cacheDir: string; store?: string; what: never }>(job.data.payload);
+    const rt = runtimeOf(cacheDir, store);
     logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     const send = throttled((fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}));
     send(0, 'started on a worker');
@@ -140,11 +153,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
   const preview = async (job: Job, signal?: AbortSignal): Promise<PreviewReturn> => {
     if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(CANCELLED);
-    const { cacheDir, checked, opts: o } = decode<PreviewData>(job.data.payload);
-    const rt = runtimeOf(cacheDir);
+    const { cacheDir, store, checked, opts: o } = decode<PreviewData>(job.data.payload);
+    const rt = runtimeOf(cacheDir, store);
     if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
     logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    void conn.set(makingKey(cacheDir, p.id), job.id!, 'EX', MAKING_TTL_S).catch(() => {});
     let sentAt = 0;
     let pending: NodeJS.Timeout | undefined;
     const send = () => {
@@ -166,6 +180,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const { sheetBytes: _s, ffmpegMaxRssKiB, ...made } = await p.done;
+      if (rt.store) {
+        // Put in the store before the job completes: a server told it is done finds it there. Held meanwhile, so
+        // that eviction here does not take it mid-upload; a store that fails is the machine's (tried again).
+        await rt.cache.hold(made.preview_id).catch(() => {});
+        await rt.store.put(made.preview_id).catch((err: Error) => {
+          throw new Error(`the preview was made, but could not be put in the object store: ${err.message}`);
+        });
+        logger.debug(`job ${job.id}: preview ${made.preview_id} put in the object store`);
+      }
       return { preview: made, ...(ffmpegMaxRssKiB ? { ffmpegMaxRssKiB } : {}) };
     } catch (err) {
       const failure = jobFailure(err, signal?.aborted === true, CANCELLED);
@@ -173,6 +196,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       throw failure;
     } finally {
       clearTimeout(pending);
+      // (Removed once the preview is in the store, or failed: a reader then finds it there, or finds it gone.)
+      void conn.del(makingKey(cacheDir, p.id)).catch(() => {});
       p.listeners.delete(listener);
       signal?.removeEventListener('abort', onAbort);
       // (The job ended here one way or the other: nothing in this process holds the preview any more.)
@@ -225,7 +250,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   await sub.subscribe(CANCEL_CHANNEL);
   void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
   await worker.waitUntilReady();
-  logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root})`);
+  logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root}${opts.store ? `; previews kept in ${opts.store}` : ''})`);
 
   return {
     health: async () => {

@@ -11,7 +11,7 @@ import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 import { renderStatus } from '../workflow/render-status.js';
 import { stat } from 'node:fs/promises';
 import { DEFAULT_PART_BYTES, registerParted, textBody } from './parts.js';
-import { cutClipPath, readFinishedPreview } from '../workflow/preview.js';
+import { cutClipPath, previewHere, readFinishedPreview } from '../workflow/preview.js';
 import { openInside } from './read-inside.js';
 
 const COMPLETION_LIMIT = 100;
@@ -187,7 +187,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
         const id = one(variables.preview_id);
         if (one(variables.file) === 'preview.json' && deps.runtime) {
           // The whole result, every cut listed (a tool result lists the first that fit); a hosted caller sees no path of the server's.
-          const finished = await readFinishedPreview(deps.runtime, id);
+          const finished = await readFinishedPreview(deps.runtime, id).catch((err: unknown) => {
+            throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
+          });
           if (!finished) throw new ResourceNotFoundError(uri.href, (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'no such preview (older previews are evicted); run preview_edit again');
           const { sheetBytes: _sheet, ffmpegMaxRssKiB: _rss, ...result } = finished;
           const shown = deps.hosted ? { ...result, path: `cutroom://previews/${id}/preview.mp4`, sheet_path: `cutroom://previews/${id}/sheet.jpg` } : result;
@@ -195,6 +197,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
         }
         const path = cache.fileOf(id, one(variables.file));
         if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
+        // Made by a worker (or evicted here) and kept in the object store: fetched into this cache dir first.
+        if (deps.runtime?.store) await previewHere(deps.runtime, id).catch((err: unknown) => {
+          throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
+        });
         const body = await openInside(path, cache.root);
         if (!body) {
           const why = (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';

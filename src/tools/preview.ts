@@ -212,6 +212,8 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   const finished = await readFinishedPreview(rt, id);
   if (finished) return doneResult(finished, { hosted: deps.hosted });
   if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
+  // Made on a worker for another replica (no shared cache dir to see it in): the queue knows.
+  if (await deps.jobs?.preview.rendering?.(rt, id)) return renderingResult(id, undefined, { who: ' on a cutroom worker' });
   throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
 }
 

@@ -165,6 +165,9 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
   const stored = await joinScan(key, opts, (signal, onProgress) =>
     jobs ? jobs.run<StoredInspection>('inspect', rt.cache.opts.dir, { asset, src, key } satisfies ScanWork, { signal, onProgress }) : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
   );
+  // With an object store the worker's cache dir is its own: the result is kept here too, for the next call and the
+  // inspection resource.
+  if (jobs && rt.store) await rt.inspections.set(key, stored).catch(() => {});
   return { stored, cached: false, src, key };
 }
 

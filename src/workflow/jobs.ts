@@ -12,6 +12,8 @@ export interface PreviewRunner {
   start(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob>;
   /** A preview started through this runner from this process, by its id, while it is followed. */
   job(rt: MediaRuntime, id: string): PreviewJob | undefined;
+  /** Whether a worker is making the preview of this id now (started by any server): a replica that did not follow it asks. */
+  rendering?(rt: MediaRuntime, id: string): Promise<boolean>;
 }
 
 /** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */

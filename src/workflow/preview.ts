@@ -49,6 +49,42 @@ export interface MediaRuntime {
   listening: Limiter;
   /** cutroom's scratch folder for intermediate files (decoded sound). */
   scratchDir?: string;
+  /** Where finished previews are kept for every replica (CUTROOM_S3_*); absent, the cache dir is shared. */
+  store?: PreviewStore;
+}
+
+/** A store of finished previews beside the cache dir (jobs/preview-store.ts): workers put, servers fetch. */
+export interface PreviewStore {
+  /** Copies a finished preview's folder from this cache dir to the store (its record last); kept there once. */
+  put(id: string): Promise<void>;
+  /** Brings a finished preview from the store into this cache dir; false when the store has none of that id. */
+  fetch(id: string): Promise<boolean>;
+}
+
+/** Fetches of this process in flight, by folder: a preview asked for by several reads is fetched once. */
+const fetching = new Map<string, Promise<boolean>>();
+
+/**
+ * Makes sure a finished preview is in this cache dir: with a store, one this server does not hold (made by a worker,
+ * or evicted here) is fetched from it. True when it is here now. A store that fails says so (a UserFacingError).
+ */
+export async function previewHere(rt: MediaRuntime, id: string): Promise<boolean> {
+  if (!isPreviewId(id)) return false;
+  const here = () => stat(join(rt.cache.root, id, RESULT_FILE)).then(() => true, () => false);
+  if (await here()) return true;
+  if (!rt.store) return false;
+  const slot = join(rt.cache.root, id);
+  let pending = fetching.get(slot);
+  if (!pending) {
+    const store = rt.store;
+    pending = store.fetch(id).finally(() => fetching.delete(slot));
+    fetching.set(slot, pending);
+  }
+  try {
+    return await pending;
+  } catch (err) {
+    throw new UserFacingError(`preview ${id} could not be read back: ${(err as Error).message}`);
+  }
 }
 
 const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
@@ -501,6 +537,7 @@ async function finishedPreviewOf(rt: MediaRuntime, key: string): Promise<Preview
 
 /** A finished preview of any server sharing the cache dir, from its folder; undefined when it is not there. */
 export async function readFinishedPreview(rt: MediaRuntime, id: string): Promise<PreviewResult | undefined> {
+  await previewHere(rt, id);
   const json = rt.cache.fileOf(id, 'sheet.jpg') && (await readFile(join(rt.cache.root, id, RESULT_FILE), 'utf8').catch(() => undefined));
   if (!json) return undefined;
   let record: unknown;
@@ -535,6 +572,7 @@ function levelsOf(plan: RenderPlan, m: Measurements): PreviewLevels {
 /** The sound levels a view draws under each cut, once the preview is done; undefined before, or when gone. */
 export async function previewLevels(rt: MediaRuntime, id: string): Promise<PreviewLevels | undefined> {
   if (!isPreviewId(id)) return undefined;
+  if (!previewJob(rt, id)) await previewHere(rt, id).catch(() => false);
   const text = await readFile(join(rt.cache.root, id, LEVELS_FILE), 'utf8').catch(() => undefined);
   if (!text) return undefined;
   try {
@@ -552,6 +590,7 @@ export async function cutClipPath(rt: MediaRuntime, id: string, index: number): 
   if (!isPreviewId(id) || !Number.isInteger(index) || index < 0) return undefined;
   const job = previewJob(rt, id);
   if (job && !job.settled && job.ready.includes(index)) return job.clip(index);
+  if (!job || job.settled) await previewHere(rt, id);
   const kept = join(rt.cache.root, id, clipFile(index));
   return (await stat(kept).then((st) => st.isFile(), () => false)) ? kept : undefined;
 }

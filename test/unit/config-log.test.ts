@@ -97,6 +97,28 @@ describe('config', () => {
     expect(childEnvironment({ CUTROOM_METRICS_TOKEN: 'm'.repeat(16), PATH: '/bin' })).toEqual({ PATH: '/bin' });
   });
 
+  it('takes the object store from CUTROOM_S3_* (with a queue), never echoing a value; children get no AWS credentials', () => {
+    const q = { CUTROOM_QUEUE_URL: 'redis://127.0.0.1:6379' };
+    expect(loadConfig(q).s3).toBeUndefined();
+    const c = loadConfig({ ...q, CUTROOM_S3_BUCKET: 'cutroom-previews', CUTROOM_S3_ENDPOINT: 'http://minio:9000/', CUTROOM_S3_PREFIX: '/team/prod/', AWS_SECRET_ACCESS_KEY: 'sekrit-value' });
+    expect(c.s3).toEqual({ bucket: 'cutroom-previews', region: 'us-east-1', endpoint: 'http://minio:9000', prefix: 'team/prod/', hide: ['sekrit-value'] });
+    expect(loadConfig({ ...q, CUTROOM_S3_BUCKET: 'b-1', CUTROOM_S3_REGION: 'eu-west-3' }).s3).toMatchObject({ region: 'eu-west-3', prefix: '' });
+    expect(() => loadConfig({ CUTROOM_S3_BUCKET: 'cutroom-previews' })).toThrow(/CUTROOM_S3_BUCKET .* needs CUTROOM_QUEUE_URL/);
+    expect(() => loadConfig({ ...q, CUTROOM_S3_ENDPOINT: 'http://minio:9000' })).toThrow(/CUTROOM_S3_ENDPOINT is set but CUTROOM_S3_BUCKET is not/);
+    expect(() => loadConfig({ ...q, CUTROOM_S3_BUCKET: 'Bad_Bucket' })).toThrow(/CUTROOM_S3_BUCKET must be a bucket name/);
+    expect(() => loadConfig({ ...q, CUTROOM_S3_BUCKET: 'b-1', CUTROOM_S3_PREFIX: 'a/../b' })).toThrow(/CUTROOM_S3_PREFIX must be folder names/);
+    expect(() => loadConfig({ ...q, CUTROOM_S3_BUCKET: 'b-1', CUTROOM_S3_PREFIX: 'a b' })).toThrow(/CUTROOM_S3_PREFIX must be folder names/);
+    // Credentials belong in AWS_*: an endpoint carrying them is refused, and not shown.
+    try {
+      loadConfig({ ...q, CUTROOM_S3_BUCKET: 'b-1', CUTROOM_S3_ENDPOINT: 'http://key:hunter2-secret@minio:9000' });
+      expect.unreachable();
+    } catch (e) {
+      expect(String(e)).toMatch(/CUTROOM_S3_ENDPOINT must be an http\(s\) URL without credentials/);
+      expect(String(e)).not.toContain('hunter2-secret');
+    }
+    expect(childEnvironment({ AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's', AWS_SESSION_TOKEN: 't', PATH: '/bin' })).toEqual({ PATH: '/bin' });
+  });
+
   it('keeps src/version.ts equal to package.json', () => {
     expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version).toBe(VERSION);
   });
