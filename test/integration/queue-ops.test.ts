@@ -237,7 +237,7 @@ describe('a worker\'s /healthz and --help', () => {
     const help = r.stdout;
     const config = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
     const read = new Set([...config.matchAll(/env\.([A-Z0-9_]+)/g)].map((m) => m[1]!));
-    const named = [...help.matchAll(/\b((?:CUTROOM|FFMPEG|FFPROBE|VJ)_[A-Z0-9_]+)/g)].map((m) => m[1]!);
+    const named = [...help.matchAll(/\b((?:CUTROOM|FFMPEG|FFPROBE|VJ)_[A-Z0-9_]*[A-Z0-9])(?![A-Z0-9_])/g)].map((m) => m[1]!);
     for (const v of named) expect(read, `${v} is named by --help`).toContain(v);
     for (const v of [...read].filter((v) => /^CUTROOM_WORKER_/.test(v))) expect(named, `${v} is read`).toContain(v);
     for (const v of ['CUTROOM_QUEUE_URL', 'CUTROOM_CACHE_DIR', 'CUTROOM_LOG_LEVEL', 'FFMPEG_PATH']) expect(named).toContain(v);
