@@ -262,11 +262,16 @@ export const LEVEL_MAX_DB = 12;
 /** Cuts quieter than the loudest by more than this are ambience or silence, not speech to level: left as they are. */
 export const LEVEL_RANGE_LU = 20;
 
+/** The loudness cuts are levelled to is their median on this grid (LU). */
+export const LEVEL_REFERENCE_STEP = 0.5;
+
 /**
  * Levelling (level_dialogue): the gain (dB) that brings each cut's own sound to the median loudness of the cuts
  * levelled, given each cut's integrated loudness (LUFS; undefined where nothing is loud enough to measure). A cut more
  * than LEVEL_RANGE_LU under the loudest, or unmeasured, is left as it is; no gain goes past ±LEVEL_MAX_DB. Cuts of one
- * speaker already within 0.5 LU of the median are left alone (no change to hear).
+ * speaker already within 0.5 LU of the median are left alone (no change to hear). The median is taken to the nearest
+ * LEVEL_REFERENCE_STEP (at most 0.25 LU off, not heard): changing one cut then seldom moves the others' gains, so
+ * the rest of the timeline's sound stays as it was and a re-preview measures only around the change.
  */
 export function levelGains(lufs: (number | undefined)[]): number[] {
   const loudest = Math.max(-Infinity, ...lufs.filter((l): l is number => l !== undefined));
@@ -274,7 +279,8 @@ export function levelGains(lufs: (number | undefined)[]): number[] {
   const sorted = lufs.filter((l, i): l is number => levelled[i]! && l !== undefined).sort((a, b) => a - b);
   if (sorted.length < 2) return lufs.map(() => 0);
   const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const exact = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const median = Math.round(exact / LEVEL_REFERENCE_STEP) * LEVEL_REFERENCE_STEP;
   return lufs.map((l, i) => {
     if (!levelled[i] || l === undefined || Math.abs(median - l) < 0.5) return 0;
     return Math.round(Math.max(-LEVEL_MAX_DB, Math.min(LEVEL_MAX_DB, median - l)) * 10) / 10;

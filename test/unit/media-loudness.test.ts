@@ -13,6 +13,13 @@ describe('levelGains', () => {
     expect(levelGains([-20])).toEqual([0]);
     expect(levelGains([-20, -20.4])).toEqual([0, 0]);
   });
+  it('levels to the median on a 0.5 LU grid: one cut changed a little leaves the others\' gains as they were', () => {
+    // Median -23.65 (-23.5 on the grid): the loudest down 3.5, the quietest up 2.5, one 0.2 LU off left alone.
+    expect(levelGains([-20, -23.3, -26, -24])).toEqual([-3.5, 0, 2.5, 0.5]);
+    // The last cut 0.2 LU quieter: the median moves 0.1 LU, the grid's does not; only that cut's gain follows it.
+    expect(levelGains([-20, -23.3, -26, -24.2])).toEqual([-3.5, 0, 2.5, 0.7]);
+    // (Off the grid, the loudest would have had -3.6 dB, then -3.7: every gain moved by the change of one cut.)
+  });
   it(`never moves a cut by more than ${LEVEL_MAX_DB} dB`, () => {
     expect(levelGains([-10, -10, -28])).toEqual([0, 0, LEVEL_MAX_DB]);
   });
