@@ -16,8 +16,9 @@ import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
-import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundPart } from './timeline-args.js';
+import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundJob, type SoundPart } from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
+import { mergeMeasured, mixIdentity, type MixIdentity, type MixReuse } from './mix-memory.js';
 
 export interface SegmentedRequest {
   ffmpeg: string;
@@ -47,6 +48,11 @@ export interface SegmentedRequest {
   onReady?: (cut: number, clip?: string) => void;
   /** Where the clip of the first cut rendered goes: its process writes it beside the segment (no process after). */
   headClip?: (cut: number) => string;
+  /**
+   * What the timeline's sound is besides its cuts (its overlays' media and the plan but its cuts): given, its
+   * measurements are remembered, and a later timeline that differs in some cuts measures only around them (mix-memory.ts).
+   */
+  mixKey?: string;
 }
 
 export interface SegmentedOutcome {
@@ -62,6 +68,8 @@ export interface SegmentedOutcome {
   firstAlone: boolean;
   /** The timeline's sound was made while the lone cut to render rendered; the join only copied. */
   soundFirst: boolean;
+  /** Seconds of the timeline's sound measured (the rest taken from an earlier timeline's measurements). */
+  soundMeasuredSec: number;
   /** The segment processes ran on one thread each (they filled the ffmpeg slots). */
   oneThreadEach: boolean;
   reused: number;
@@ -289,6 +297,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // whose sound is made before its segment, is measured from its source, sound only), and the gains that even the
   // cuts out, applied where the sound is placed (the segments keep their own).
   let sounds = soundPlan(plan, req.cutInputs);
+  let identity: MixIdentity | undefined;
+  let reuse: MixReuse | undefined;
   const level = async () => {
     if (plan.levelDialogue) {
       const lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
@@ -296,6 +306,16 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     }
     // Where each cut's sound plays (the join places each segment's sound in its slot).
     sounds = soundPlan(plan, req.cutInputs);
+    // What of it an earlier timeline's measurements give (mix-memory.ts).
+    if (req.mixKey) {
+      identity = mixIdentity(req.mixKey, plan, req.keys, sounds);
+      reuse = store.mixes.reuse(identity);
+    }
+  };
+  /** The measuring process's job: the span to measure, or none when nothing changed (see mix-memory.ts). */
+  const measuring = (job: SoundJob): SoundJob | undefined => {
+    if (!reuse) return job;
+    return reuse.span.to > reuse.span.from ? { ...job, span: reuse.span } : undefined;
   };
   // A lone cut to render (one cut changed): the timeline's sound is encoded and measured while it renders (its own
   // sound read from its source by the chain its segment process uses, the same samples), and the join only copies
@@ -314,7 +334,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         await levelling;
         const parts: SoundPart[] = records.map((r, i) => (r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! }));
         const job = { plan, parts, sounds, overlayInputs: req.overlayInputs };
-        await together([(signal) => run(soundArgs({ ...job, output: { file: soundFile, encode: req.encode } }), dir, () => {}, () => {}, signal), (signal) => run(soundArgs(job), dir, (c) => parser.push(c), () => {}, signal)], undefined, stopEarly.signal);
+        const measure = measuring(job);
+        await together([(signal) => run(soundArgs({ ...job, output: { file: soundFile, encode: req.encode } }), dir, () => {}, () => {}, signal), ...(measure ? [(signal: AbortSignal) => run(soundArgs(measure), dir, (c) => parser.push(c), () => {}, signal)] : [])], undefined, stopEarly.signal);
       })();
       early.catch(() => {});
     }
@@ -362,14 +383,19 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       await together([(signal) => run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, onSeconds, signal)], req.whileJoining?.());
     } else {
       const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
+      const measure = measuring({ plan, parts, sounds, overlayInputs: req.overlayInputs });
       await together(
         [
           (signal) => run(concatArgs({ plan, listFile: list, sound: { parts, plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: false }), dir, () => {}, onSeconds, signal),
-          (signal) => run(soundArgs({ plan, parts, sounds, overlayInputs: req.overlayInputs }), dir, (c) => parser.push(c), () => {}, signal),
+          ...(measure ? [(signal: AbortSignal) => run(soundArgs(measure), dir, (c) => parser.push(c), () => {}, signal)] : []),
         ],
         req.whileJoining?.(),
       );
     }
+    // The whole timeline's sound measurements (what was measured, the rest from the earlier timeline), remembered.
+    if (reuse) Object.assign(parser.result, mergeMeasured(reuse, parser.result));
+    if (identity) store.mixes.remember(identity, { mixLevels: parser.result.mixLevels, blocks: parser.result.blocks, truePeaks: parser.result.truePeaks });
+    const soundMeasuredSec = reuse ? (reuse.span.to - reuse.span.from) / SAMPLE_RATE : plan.totalSec;
     // A loudness target: the sound brought to it in a last pass (the picture copied).
     const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
     await rename(finish?.file ?? tmp, req.output);
@@ -378,7 +404,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, soundMeasuredSec, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }

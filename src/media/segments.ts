@@ -8,6 +8,7 @@ import { readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import type { LevelSample, Span } from './measure.js';
 import { TAG, writerGone, writerTag } from '../owners.js';
+import { MixMemory } from './mix-memory.js';
 
 export interface SegmentRecord {
   /** Frames of picture (its sound is its range's, rangeSamples long: the join places it). */
@@ -30,6 +31,9 @@ const IDLE_MS = 10 * 60_000;
 const SCRATCH = new RegExp(`^\\.[0-9a-f]{40}\\.${TAG}\\.[0-9a-f]{8}\\.`);
 
 export class SegmentStore {
+  /** The sound measurements of the last timelines joined from these segments (a re-preview's reuse: mix-memory.ts). */
+  readonly mixes = new MixMemory();
+
   constructor(
     readonly dir: string,
     private readonly maxBytes: number,

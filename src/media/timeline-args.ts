@@ -474,8 +474,10 @@ const segmentSoundInput = (file: string) => ['-f', 'nut', '-protocol_whitelist',
  * (dialogue: the cuts' own sound and the overlays of no other role; music; effects) and of the mix, with its true
  * peak. Returns the graph's chains and the label to encode.
  */
-function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], firstOverlay: number, measure: boolean): { chains: string[]; out: string } {
-  const chains = [`${joined}${JOINED_AUDIO},${fitToPicture(plan)}[amixin]`];
+function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], firstOverlay: number, measure: boolean, span?: SampleSpan): { chains: string[]; out: string } {
+  // A span: the sound made whole (each part's samples as in the whole mix), then only [from, to) of it mixed and measured.
+  const trim = span ? `,atrim=start_sample=${span.from}:end_sample=${span.to}` : '';
+  const chains = [`${joined}${JOINED_AUDIO},${fitToPicture(plan)}${trim}[amixin]`];
   const stems: Record<string, string[]> = { dialogue: [], music: [], effects: [] };
   let cutSound = '[amixin]';
   if (measure && plan.overlays.length) {
@@ -487,8 +489,13 @@ function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], 
   if (plan.overlays.length) {
     const inMix = plan.overlays.map((o, k) => {
       chains.push(overlayChain(firstOverlay + k, k, o, overlayInputs[k]));
-      if (!measure) return `[o${k}]`;
-      chains.push(`[o${k}]asplit=2[o${k}m][o${k}s]`);
+      let label = `[o${k}]`;
+      if (span) {
+        chains.push(`${label}${trim.slice(1)}[o${k}t]`);
+        label = `[o${k}t]`;
+      }
+      if (!measure) return label;
+      chains.push(`${label}asplit=2[o${k}m][o${k}s]`);
       stems[o.role ?? 'dialogue']!.push(`[o${k}s]`);
       return `[o${k}m]`;
     });
@@ -601,6 +608,14 @@ export interface SoundJob {
   overlayInputs: InputSpec[];
   /** Encoded (AAC, the sound of `encode`) to this mp4; none: measured only. */
   output?: { file: string; encode: EncodeSettings };
+  /** Measured only: just these samples of the timeline (see mix-memory.ts), on 100 ms window bounds. */
+  span?: SampleSpan;
+}
+
+/** Samples [from, to) of a timeline's sound. */
+export interface SampleSpan {
+  from: number;
+  to: number;
 }
 
 /**
@@ -612,7 +627,7 @@ export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
   const made = soundFromParts(plan, job.parts, job.sounds, 0);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, !job.output);
+  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, !job.output, job.output ? undefined : job.span);
   const output = job.output ? [...audioEncodeArgs(job.output.encode), '-f', 'mp4', job.output.file] : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
   args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...output);
   return args;

@@ -96,7 +96,7 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
 export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '128k', aacCoder: 'fast', aacMidSide: false, container: 'mp4', scaleFlags: 'area' };
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
-const PREVIEW_VERSION = 9;
+const PREVIEW_VERSION = 10;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -424,8 +424,9 @@ async function makePreview(
       whileJoining: tileSheet,
       onReady: (i, clip) => opts.onReady(i, rt.segments.videoOf(keys[i]!), clip),
       headClip: (i) => join(dir, clipFile(i)),
+      mixKey: SegmentStore.key({ v: PREVIEW_VERSION, plan: { ...plan, cuts: [] }, overlays: await Promise.all(overlayInputs.map(async ({ source, ...spec }) => ({ media: await mediaIdentity(source), spec }))) }),
     });
-    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? ', the sound made meanwhile' : ''}`);
+    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? ', the sound made meanwhile' : ''}, ${outcome.soundMeasuredSec.toFixed(1)} s of its sound measured`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');

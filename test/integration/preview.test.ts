@@ -24,6 +24,7 @@ type Preview = {
   planned_seconds: number;
   measured_seconds: number;
   cuts: { index: number; timeline_start: string; loudness?: { mean_db: number; peak_db: number }; flags: string[] }[];
+  mix?: { lufs?: number; true_peak_db?: number };
   warnings: string[];
 };
 
@@ -260,13 +261,13 @@ describe('the edit-preview loop', () => {
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
       // The changed cut alone, with its threads, while the sound is encoded and measured; then the join copies.
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile$`, 'm'));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, 8.1 s of its sound measured$`, 'm'));
       expect(second.planned_seconds).toBe(8.1);
 
       // The same edit previewed from nothing, on a server with an empty cache dir.
       const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
       // ... the usual way: the first cut alone and first, then two segment processes filling the ffmpeg slots.
-      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 5 ffmpeg process\\(es\\), the segments on one thread each, the first alone$`, 'm'));
+      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered [\\d.]+ s in \\d+ ms: 5 cut\\(s\\) rendered, 0 reused, 5 ffmpeg process\\(es\\), the segments on one thread each, the first alone, 8.1 s of its sound measured$`, 'm'));
       expect(second.measured_seconds).toBeCloseTo(reference.measured_seconds, 2);
       // The same in what plays: every picture and sound sample, and the sound's packets and their times.
       const [mine, theirs] = [playedContent(second.path), playedContent(reference.path)];
@@ -296,7 +297,42 @@ describe('the edit-preview loop', () => {
       shorter.clips[3] = { ...shorter.clips[3]!, end: 0.8 };
       const third = (await preview(loop.client, shorter)).structuredContent as Preview;
       expect(third.planned_seconds).toBe(7.9);
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile$`, 'm'));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, 7.9 s of its sound measured$`, 'm'));
+    } finally {
+      await loop.close();
+      await fresh.close();
+    }
+  }, 180_000);
+
+  it('a cut changed in place (the same length): only the sound around it is measured, and every figure is a fresh preview\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const env = { VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug' };
+    const loop = await spawnServer(env);
+    const fresh = await spawnServer({ ...env, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-cache-')) });
+    try {
+      // Levelling off: here the red tone is the only cut levelled against the others, so a change to it moves them.
+      const edit = () => ({ ...timeline(), level_dialogue: false });
+      const first = (await preview(loop.client, edit())).structuredContent as Preview;
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${first.preview_id}: rendered .*, 8.5 s of its sound measured$`, 'm'));
+      // The red cut from later in its source and 8 dB down: its sound changes, its length does not.
+      const changed = edit();
+      changed.clips[0] = { ...changed.clips[0]!, start: 3, end: 5, volume: 0.4 };
+      const second = (await preview(loop.client, changed)).structuredContent as Preview;
+      // Its slot (2 s) and a little after it (the loudness blocks that reach back into it): under 3 s of 8.5.
+      const line = new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, ([\\d.]+) s of its sound measured$`, 'm').exec(loop.stderr());
+      expect(line, loop.stderr()).not.toBeNull();
+      expect(Number(line![1])).toBeGreaterThanOrEqual(2);
+      expect(Number(line![1])).toBeLessThan(3);
+      const reference = (await preview(fresh.client, changed)).structuredContent as Preview;
+      expect(fresh.stderr()).toMatch(new RegExp(`preview ${reference.preview_id}: rendered .*, 8.5 s of its sound measured$`, 'm'));
+      // Every figure of the sound (each cut's loudness, peaks and flags, the mix's), to the digit.
+      expect(second.cuts).toEqual(reference.cuts);
+      expect(second.mix).toEqual(reference.mix);
+      expect(second.mix?.lufs).toBeDefined();
+      // And they did change: the red cut is quieter than in the first preview.
+      expect(second.cuts[0]!.loudness!.mean_db).toBeLessThan(first.cuts[0]!.loudness!.mean_db - 2);
+      expect(second.mix).not.toEqual(first.mix);
+      expect(playedContent(second.path).audioPackets).toEqual(playedContent(reference.path).audioPackets);
     } finally {
       await loop.close();
       await fresh.close();
