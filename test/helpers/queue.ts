@@ -157,7 +157,7 @@ export function queueSuite(opts: { service?: boolean } = {}): QueueSuite {
       service = await new FakeService().start();
       project = mediaProject(service);
     }
-  }, 60_000);
+  });
   afterEach(async () => {
     service?.reset();
     for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
