@@ -27,7 +27,7 @@ const dirs = { allowed: join(root, 'allowed'), cache: join(root, 'cache'), data:
 /** What the replicas' ffmpeg and speech engine were asked to do: a line per call, "<replica> <command> <args>". */
 const replicaLog = join(dirs.replicaBin, 'calls.log');
 const replicaCalls = () => (existsSync(replicaLog) ? readFileSync(replicaLog, 'utf8').split('\n').filter(Boolean) : []);
-/** Set, the workers' next ffmpeg waits 4 s before it starts (a preview that takes a while); it takes the flag away. */
+/** Set, the workers' next ffmpeg waits 6 s before it starts (a preview that takes a while); it takes the flag away. */
 const slowFlag = join(dirs.workerBin, 'slow');
 
 let media: { video: string; tone: string };
@@ -106,7 +106,7 @@ beforeAll(async () => {
     script(join(dirs.replicaBin, r, 'ffmpeg'), [`echo "${r} ffmpeg $*" >> ${JSON.stringify(replicaLog)}`, `exec ${ffmpeg} "$@"`]);
   }
   // The workers' ffmpeg: the real one, late to start while the flag is set.
-  script(join(dirs.workerBin, 'ffmpeg'), ['if [[ -e "$(dirname "$0")/slow" ]]; then rm -f "$(dirname "$0")/slow"; sleep 4 </dev/null >/dev/null 2>&1; fi', `exec ${ffmpeg} "$@"`]);
+  script(join(dirs.workerBin, 'ffmpeg'), ['if [[ -e "$(dirname "$0")/slow" ]]; then rm -f "$(dirname "$0")/slow"; sleep 6 </dev/null >/dev/null 2>&1; fi', `exec ${ffmpeg} "$@"`]);
 
   const shared = { CUTROOM_CACHE_DIR: dirs.cache, CUTROOM_DATA_DIR: dirs.data, CUTROOM_ALLOWED_DIRS: dirs.allowed, CUTROOM_QUEUE_URL: suite.redis.url, CUTROOM_LOG_LEVEL: 'debug' };
   const replica = (r: string) =>
@@ -172,23 +172,24 @@ describe('the whole workflow through two replicas and two workers', () => {
     });
     const EDIT_SECONDS = 5.5;
 
-    // The preview asked on B, its worker's first ffmpeg slow to start: B hands over "rendering" after its 3 s.
+    // The preview asked on B, its worker's first ffmpeg slow to start. While B waits (3 s), the worker that started
+    // it is killed with -9 as that ffmpeg works (a child of it, waiting to start); B then hands over "rendering".
     type Preview = { status?: string; preview_id: string; path: string; measured_seconds: number; planned_seconds: number };
     writeFileSync(slowFlag, '');
-    const asked = await ok<Preview>(cb, 'preview_edit', { edit_id: composed.edit_id, project_id: project });
-    expect(asked.status).toBe('rendering');
-    const firstId = asked.preview_id;
-    // The worker that started it, killed with -9 while its ffmpeg works (a child of it, waiting to start).
-    const making = await until('a worker making the preview', () => workers.find((w) => startedJobs(w).some((j) => j.preview === firstId)));
+    const asking = ok<Preview>(cb, 'preview_edit', { edit_id: composed.edit_id, project_id: project });
+    const making = await until('a worker making the preview', () => workers.find((w) => startedJobs(w).some((j) => j.kind === 'preview')));
     const other = workers.find((w) => w !== making)!;
-    const job = startedJobs(making).find((j) => j.preview === firstId)!.job;
+    const { job, preview: firstId } = startedJobs(making).find((j) => j.kind === 'preview')!;
     await until('the preview\'s ffmpeg running under its worker', () => pidsMatching(dirs.workerBin).some((p) => parentOf(p) === making.pid));
     making.proc.kill('SIGKILL');
+    const asked = await asking;
+    expect(asked.status).toBe('rendering');
+    expect(asked.preview_id).toBe(firstId);
 
     // Followed on B by the id B gave: it ends done, made by the other worker, which took the same job over (so the
     // kill came mid-job: a finished job is not run again), as a preview of its own.
-    let followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId });
-    for (let i = 0; i < 20 && followed.status === 'rendering'; i++) followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId });
+    let followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId! });
+    for (let i = 0; i < 20 && followed.status === 'rendering'; i++) followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId! });
     expect(followed.status ?? 'done').toBe('done');
     const taken = await until('the other worker taking the job over', () => startedJobs(other).find((j) => j.job === job));
     expect(followed.preview_id).toBe(taken.preview);
