@@ -203,13 +203,17 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   const id = previewId.trim();
   if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
   const job = previewJob(rt, id) ?? deps.jobs?.preview.job(rt, id);
+  // The preview the job made: a worker that took the job over from one that died made it under an id of its own,
+  // and the id the caller was given names the job.
+  let made = id;
   if (job) {
     const progress = progressFor(ctx);
     // Cancelling this call stops the waiting, not the preview.
     if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress, { job });
     if ('error' in job.settled!) throw job.settled.error;
+    made = job.settled!.result.preview_id;
   }
-  const finished = await readFinishedPreview(rt, id);
+  const finished = await readFinishedPreview(rt, made);
   if (finished) return doneResult(finished, { hosted: deps.hosted });
   if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
   // Made on a worker for another replica (no shared cache dir to see it in): the queue knows.

@@ -2,7 +2,10 @@
 // it, as a lost Redis does), and real `cutroom worker`s as child processes.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { FakeService } from '../fixtures/service.mjs';
 import { BIN, baseEnv } from './harness.js';
+import { mediaProject, type MediaName } from './media-project.js';
 
 /** Fails (never skips) when redis-server is missing: CI installs it (scripts/system-deps.sh). */
 export function requireRedisServer(): void {
@@ -107,4 +110,81 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
       clearTimeout(timer);
     },
   };
+}
+
+/** A job a worker said it started: "job <kind>-<hex>: started preview <id>" or "... started the <what>". */
+export interface StartedJob {
+  job: string;
+  kind: string;
+  /** The preview's id, for a preview. */
+  preview?: string;
+}
+export function startedJobs(w: WorkerProcess): StartedJob[] {
+  return [...w.stderr().matchAll(/job ((\w+)-[0-9a-f]+): started (?:preview (\S+)|the \w+)/g)].map((m) => ({ job: m[1]!, kind: m[2]!, ...(m[3] ? { preview: m[3] } : {}) }));
+}
+
+export interface QueueSuite {
+  /** The suite's redis-server (started before the file's tests, stopped after them). */
+  readonly redis: RedisServer;
+  /** The test service with the generated media in a project (only with `service: true`); reset after each test. */
+  readonly service: FakeService;
+  readonly projectId: string;
+  readonly ids: Record<MediaName, string>;
+  /** Runs `fn` after the current test, the last deferred first (processes, clients, queues). */
+  defer(fn: () => Promise<void>): void;
+  /** A `cutroom worker` on the suite's Redis, stopped after the test. */
+  worker(env: Record<string, string>): Promise<WorkerProcess>;
+}
+
+/**
+ * The setup the job queue's test files share: one real redis-server for the file, the test service with the
+ * generated media (unless `service: false`), and what each test started stopped after it. Call it at the top of a
+ * test file; its fields are there once the file's tests run.
+ */
+export function queueSuite(opts: { service?: boolean } = {}): QueueSuite {
+  const withService = opts.service !== false;
+  let redis: RedisServer | undefined;
+  let service: FakeService | undefined;
+  let project: { projectId: string; ids: Record<MediaName, string> } | undefined;
+  const cleanup: (() => Promise<void>)[] = [];
+  const there = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`queueSuite: ${what} is there once the file's tests run${what === 'the service' && !withService ? ' (and only with service: true)' : ''}`);
+    return v;
+  };
+  beforeAll(async () => {
+    redis = await startRedis();
+    if (withService) {
+      service = await new FakeService().start();
+      project = mediaProject(service);
+    }
+  });
+  afterEach(async () => {
+    service?.reset();
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await redis?.stop();
+  });
+  const suite: QueueSuite = {
+    get redis() {
+      return there(redis, 'Redis');
+    },
+    get service() {
+      return there(service, 'the service');
+    },
+    get projectId() {
+      return there(project, 'the service').projectId;
+    },
+    get ids() {
+      return there(project, 'the service').ids;
+    },
+    defer: (fn) => void cleanup.push(fn),
+    worker: async (env) => {
+      const w = await startWorker({ CUTROOM_QUEUE_URL: suite.redis.url, ...env });
+      cleanup.push(() => w.stop());
+      return w;
+    },
+  };
+  return suite;
 }

@@ -5,45 +5,24 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { FakeService } from '../fixtures/service.mjs';
 import { BIN, ROOT, baseEnv } from '../helpers/harness.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
-import { mediaProject, type MediaName } from '../helpers/media-project.js';
-import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import { queueSuite, type WorkerProcess } from '../helpers/queue.js';
 
-let service: FakeService;
-let redis: RedisServer;
-let projectId: string;
-let ids: Record<MediaName, string>;
-const cleanup: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  service = await new FakeService().start();
-  ({ projectId, ids } = mediaProject(service));
-});
-afterEach(async () => {
-  service.reset();
-  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
-});
-afterAll(async () => {
-  await service?.stop();
-  await redis?.stop();
-});
+const suite = queueSuite();
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'cutroom-queue-ops-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function server(cacheDir: string, extra: Record<string, string> = {}): Promise<HttpServer> {
-  const s = await startHttpServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: redis.url, ...extra });
-  cleanup.push(() => s.stop());
+  const s = await startHttpServer({ VJ_API_KEY: suite.service.apiKey, VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: suite.redis.url, ...extra });
+  suite.defer(() => s.stop());
   return s;
 }
 async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess & { health: string }> {
-  const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_WORKER_CONCURRENCY: '1', CUTROOM_WORKER_LOCK_MS: '3000', CUTROOM_WORKER_HEALTH_PORT: '0', ...extra });
-  cleanup.push(() => w.stop());
+  const w = await suite.worker({ CUTROOM_CACHE_DIR: cacheDir, CUTROOM_WORKER_CONCURRENCY: '1', CUTROOM_WORKER_LOCK_MS: '3000', CUTROOM_WORKER_HEALTH_PORT: '0', ...extra });
   const started = Date.now();
   let m: RegExpExecArray | null = null;
   while (!(m = /health on (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(w.stderr())) && Date.now() - started < 10_000) await sleep(50);
@@ -52,8 +31,8 @@ async function worker(cacheDir: string, extra: Record<string, string> = {}): Pro
 }
 /** A queue of the test's own on the same Redis (BullMQ's names and prefix as cutroom's: jobs/connection.ts). */
 function testQueue(): Queue {
-  const q = new Queue('media', { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: 'cutroom' });
-  cleanup.push(() => q.close());
+  const q = new Queue('media', { connection: { url: suite.redis.url, maxRetriesPerRequest: null }, prefix: 'cutroom' });
+  suite.defer(() => q.close());
   return q;
 }
 
@@ -118,9 +97,9 @@ describe('/metrics on the HTTP server', () => {
     // A worker: a job it cannot read fails for good (one try), and a real preview completes.
     await worker(cache);
     await q.add('inspect', { payload: 'not json' }, { jobId: `inspect-${hex40(4)}`, attempts: 1 });
-    const client = await connectHttp(s.url, { authorization: `Bearer ${service.apiKey}` });
-    cleanup.push(() => client.close());
-    const r = await client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: ids.red, start: 0, end: 1 }] } }, { timeout: 120_000 });
+    const client = await connectHttp(s.url, { authorization: `Bearer ${suite.service.apiKey}` });
+    suite.defer(() => client.close());
+    const r = await client.callTool({ name: 'preview_edit', arguments: { project_id: suite.projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: suite.ids.red, start: 0, end: 1 }] } }, { timeout: 120_000 });
     expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     expect((r.structuredContent as { status: string }).status).toBe('done');
     await until('the completed preview in the histogram', async () => ((await scrape(s)).samples.get('cutroom_queue_job_duration_seconds_count{kind="preview"}') ?? 0) >= 1);
@@ -137,7 +116,7 @@ describe('/metrics on the HTTP server', () => {
     expect(sum).toBeGreaterThan(0);
     expect(sum).toBeLessThan(120);
     expect(after.samples.get('cutroom_queue_job_wait_seconds_count{kind="preview"}')).toBe(1);
-    expect(s.stderr()).not.toContain(service.apiKey);
+    expect(s.stderr()).not.toContain(suite.service.apiKey);
   }, 180_000);
 
   it('two replicas report the same queue (every replica sees the whole of it: never to be summed)', async () => {
@@ -153,11 +132,11 @@ describe('/metrics on the HTTP server', () => {
   }, 60_000);
 
   it('without a queue it answers with the server\'s own figures and no queue metric; a token, when set, is asked for', async () => {
-    const s = await startHttpServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: fresh(), CUTROOM_HTTP_TOKEN: 'operator-token-0123456789', CUTROOM_METRICS_TOKEN: 'metrics-token-0123456789' });
-    cleanup.push(() => s.stop());
+    const s = await startHttpServer({ VJ_API_KEY: suite.service.apiKey, VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: fresh(), CUTROOM_HTTP_TOKEN: 'operator-token-0123456789', CUTROOM_METRICS_TOKEN: 'metrics-token-0123456789' });
+    suite.defer(() => s.stop());
     expect((await scrape(s)).status).toBe(401);
     // A caller's service key is not a token for /metrics.
-    expect((await scrape(s, { authorization: `Bearer ${service.apiKey}` })).status).toBe(401);
+    expect((await scrape(s, { authorization: `Bearer ${suite.service.apiKey}` })).status).toBe(401);
     for (const token of ['metrics-token-0123456789', 'operator-token-0123456789']) {
       const m = await scrape(s, { authorization: `Bearer ${token}` });
       expect(m.status).toBe(200);
@@ -185,9 +164,11 @@ describe('a worker\'s /healthz and --help', () => {
     expect(ok.body).toMatchObject({ status: 'ok', redis: 'ready', redis_answers: true, jobs_active: 0, concurrency: 1, draining: false });
     expect(typeof ok.body.uptime_s).toBe('number');
     expect((await fetch(w.health.replace('/healthz', '/metrics'))).status).toBe(404);
+    // No native addon in a worker (msgpackr's optional accelerator, which npm installs, is kept off): its memory map.
+    expect(readFileSync(`/proc/${w.pid}/maps`, 'utf8').split('\n').filter((l) => /\.node$/.test(l))).toEqual([]);
 
     // Hung (SIGSTOP: connections open, nothing answers): the probe still answers, within its bound.
-    redis.proc().kill('SIGSTOP');
+    suite.redis.proc().kill('SIGSTOP');
     try {
       const t = Date.now();
       const hung = await get();
@@ -199,14 +180,14 @@ describe('a worker\'s /healthz and --help', () => {
       expect(m.samples.get('cutroom_queue_up')).toBe(0);
       await until('the log line saying the queue could not be read', async () => /job queue: its depth could not be read/.test(s.stderr()), 10_000);
     } finally {
-      redis.proc().kill('SIGCONT');
+      suite.redis.proc().kill('SIGCONT');
     }
     await until('200 once Redis answers again', async () => (await get()).status === 200, 10_000);
 
     // Gone (killed; an empty one started on the same port after).
-    await redis.stop();
+    await suite.redis.stop();
     expect((await get()).status).toBe(503);
-    await redis.restart();
+    await suite.redis.restart();
     await until('200 once Redis is back', async () => (await get()).status === 200, 15_000);
     expect(w.stderr()).not.toMatch(/\[stdout/);
   }, 90_000);
@@ -215,13 +196,13 @@ describe('a worker\'s /healthz and --help', () => {
     const cache = fresh();
     const w = await worker(cache, { CUTROOM_WORKER_DRAIN_MS: '3000' });
     const s = await server(cache);
-    const client = await connectHttp(s.url, { authorization: `Bearer ${service.apiKey}` });
-    cleanup.push(() => client.close());
-    const preview = (end: number) => client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: ids.red, start: 0, end }], overlays: [{ asset_id: ids.voice, at: 0, until: 1 }] } }, { timeout: 60_000 });
+    const client = await connectHttp(s.url, { authorization: `Bearer ${suite.service.apiKey}` });
+    suite.defer(() => client.close());
+    const preview = (end: number) => client.callTool({ name: 'preview_edit', arguments: { project_id: suite.projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: suite.ids.red, start: 0, end }], overlays: [{ asset_id: suite.ids.voice, at: 0, until: 1 }] } }, { timeout: 60_000 });
     // Once with the media as served (the server has probed it), then with the voiceover served slowly: the worker's
     // job waits for it, and stays running.
     expect((await preview(1)).isError).toBeFalsy();
-    service.fail({ delayMs: 8000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+    suite.service.fail({ delayMs: 8000 }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
     void preview(1.5).catch(() => {});
     await until('the worker running the job', async () => ((await (await fetch(w.health)).json()) as { jobs_active: number }).jobs_active === 1, 30_000);
     w.proc.kill('SIGTERM');

@@ -6,65 +6,43 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { Queue } from 'bullmq';
-import { FakeService } from '../fixtures/service.mjs';
 import { makeMedium } from '../fixtures/media.mjs';
-import { BIN, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
-import { spawnSync } from 'node:child_process';
+import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { commandOf, pidsMatching } from '../helpers/processes.js';
-import { mediaProject, type MediaName } from '../helpers/media-project.js';
-import { startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import type { MediaName } from '../helpers/media-project.js';
+import { queueSuite, type WorkerProcess } from '../helpers/queue.js';
 import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
 
-let service: FakeService;
-let redis: RedisServer;
-let projectId: string;
-let ids: Record<MediaName, string>;
-const cleanup: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  service = await new FakeService().start();
-  ({ projectId, ids } = mediaProject(service));
-});
-afterEach(async () => {
-  service.reset();
-  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
-});
-afterAll(async () => {
-  await service?.stop();
-  await redis?.stop();
-});
+const suite = queueSuite();
 
 const timeline = (end = 3) => ({
-  project_id: projectId,
+  project_id: suite.projectId,
   resolution: '640x360',
   fps: 25,
   clips: [
-    { asset_id: ids.red, start: 1, end },
-    { asset_id: ids.blue, start: 0, end: 2, volume: 0 },
-    { asset_id: ids.black, start: 0, end: 1.5 },
+    { asset_id: suite.ids.red, start: 1, end },
+    { asset_id: suite.ids.blue, start: 0, end: 2, volume: 0 },
+    { asset_id: suite.ids.black, start: 0, end: 1.5 },
   ],
-  overlays: [{ asset_id: ids.voice, at: 3, until: 4 }],
+  overlays: [{ asset_id: suite.ids.voice, at: 3, until: 4 }],
 });
 /** The voiceover served slowly: the preview's sound waits for it, so the preview stays running that long. */
-const slowVoice = (ms: number) => service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+const slowVoice = (ms: number) => suite.service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
 const structured = (r: Called) => r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string };
 
 async function server(cacheDir: string, queue = true, extra: Record<string, string> = {}): Promise<Spawned> {
-  const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', ...(queue ? { CUTROOM_QUEUE_URL: redis.url } : {}), ...extra });
-  cleanup.push(() => s.close());
+  const s = await spawnServer({ VJ_API_KEY: suite.service.apiKey, VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', ...(queue ? { CUTROOM_QUEUE_URL: suite.redis.url } : {}), ...extra });
+  suite.defer(() => s.close());
   return s;
 }
 async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
-  const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', CUTROOM_WORKER_LOCK_MS: '3000', ...extra });
-  cleanup.push(() => w.stop());
-  return w;
+  return suite.worker({ CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', CUTROOM_WORKER_LOCK_MS: '3000', ...extra });
 }
 /** Every ffmpeg still working for this cache dir or reading the voiceover. */
 const ffmpegOf = (cacheDir: string) => [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`/media/voice-`)])].filter((p) => /ffmpeg/.test(commandOf(p)));
@@ -112,14 +90,14 @@ describe('the job queue', () => {
 
   it('an inspection through the queue is the one made in-process', async () => {
     const local = await server(mkdtempSync(join(tmpdir(), 'cutroom-q-local-')), false);
-    const ask = (s: Spawned) => s.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000 });
+    const ask = (s: Spawned) => s.client.callTool({ name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } }, { timeout: 120_000 });
     const inProcess = await ask(local);
     expect(inProcess.isError, textOf(inProcess)).toBeFalsy();
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
     const s = await server(cacheDir);
     const progress: string[] = [];
-    const queued = await s.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids.red } }, { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') });
+    const queued = await s.client.callTool({ name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } }, { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') });
     expect(queued.isError, textOf(queued)).toBeFalsy();
     expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started the inspection/);
     expect(progress.length).toBeGreaterThan(0);
@@ -143,11 +121,11 @@ describe('the job queue', () => {
     };
     const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
     const alone = await spawnServer(localEnv('alone'));
-    cleanup.push(() => alone.close());
+    suite.defer(() => alone.close());
     const inProcess = await hear(alone);
     const w = await worker(join(root, 'cache-queued'));
-    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: redis.url });
-    cleanup.push(() => queued.close());
+    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: suite.redis.url });
+    suite.defer(() => queued.close());
     expect(await hear(queued)).toEqual(inProcess);
     expect(w.stderr()).toMatch(/job transcribe-[0-9a-f]+: started the transcription/);
   });
@@ -171,11 +149,11 @@ describe('the job queue', () => {
     };
     const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
     const alone = await spawnServer(localEnv('alone'));
-    cleanup.push(() => alone.close());
+    suite.defer(() => alone.close());
     const inProcess = await render(alone);
     const w = await worker(join(root, 'cache-queued'), { CUTROOM_DATA_DIR: join(root, 'data-queued') });
-    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: redis.url });
-    cleanup.push(() => queued.close());
+    const queued = await spawnServer({ ...localEnv('queued'), CUTROOM_QUEUE_URL: suite.redis.url });
+    suite.defer(() => queued.close());
     const file = await render(queued);
     expect(w.stderr()).toMatch(/job render-[0-9a-f]+: started the render/);
     expect(createHash('sha256').update(file).digest('hex')).toBe(createHash('sha256').update(inProcess).digest('hex'));
@@ -193,7 +171,7 @@ describe('the job queue', () => {
     const jobs = started(w);
     expect(jobs).toHaveLength(1);
     // One job in the queue for both.
-    const q = new Queue('media', { connection: { url: redis.url }, prefix: 'cutroom' });
+    const q = new Queue('media', { connection: { url: suite.redis.url }, prefix: 'cutroom' });
     try {
       const counts = await q.getJobCounts('completed', 'failed', 'active', 'waiting');
       expect(counts.failed).toBe(0);
@@ -206,17 +184,17 @@ describe('the job queue', () => {
   it('fair between callers: one caller\'s many previews do not hold every worker (CUTROOM_HTTP_CALLER_FFMPEG across workers)', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     await worker(cacheDir, { CUTROOM_WORKER_CONCURRENCY: '2' });
-    const http = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: redis.url, CUTROOM_HTTP_CALLER_FFMPEG: '1', CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'debug' });
-    cleanup.push(() => http.stop());
+    const http = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: suite.redis.url, CUTROOM_HTTP_CALLER_FFMPEG: '1', CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'debug' });
+    suite.defer(() => http.stop());
     // Caller B: another account with the same media in a project of its own.
     const keyB = 'caller-b-key-0123456789';
-    const owner = service.addTenant(keyB);
-    const projectB = service.addProject({ name: 'b', owner });
-    const assetB = (media: MediaName) => service.addAsset(projectB.id, { keyname: [...service.media.keys()].find((k) => k.startsWith(`${media}-`)), asset_type: 'generated_video', ext: 'mp4' }).id as string;
+    const owner = suite.service.addTenant(keyB);
+    const projectB = suite.service.addProject({ name: 'b', owner });
+    const assetB = (media: MediaName) => suite.service.addAsset(projectB.id, { keyname: [...suite.service.media.keys()].find((k) => k.startsWith(`${media}-`)), asset_type: 'generated_video', ext: 'mp4' }).id as string;
     const [redB, blueB] = [assetB('red'), assetB('blue')];
-    const a = await connectHttp(http.url, { 'x-api-key': service.apiKey });
+    const a = await connectHttp(http.url, { 'x-api-key': suite.service.apiKey });
     const b = await connectHttp(http.url, { 'x-api-key': keyB });
-    cleanup.push(async () => void (await Promise.allSettled([a.close(), b.close()])));
+    suite.defer(async () => void (await Promise.allSettled([a.close(), b.close()])));
     const edit = (project: string, red: string, blue: string, end: number) => ({ project_id: project, resolution: '640x360', fps: 25, clips: [{ asset_id: red, start: 0, end }, { asset_id: blue, start: 0, end: 2 }] });
     const finished: string[] = [];
     const ask = async (client: Client, who: string, args: Record<string, unknown>) => {
@@ -224,7 +202,7 @@ describe('the job queue', () => {
       finished.push(who);
     };
     // A asks for four previews at once, B for one a moment later: B's runs beside A's first, not after all four.
-    const asks = [0, 1, 2, 3].map((i) => ask(a, `a${i}`, edit(projectId, ids.red, ids.blue, 2.5 + i * 0.1)));
+    const asks = [0, 1, 2, 3].map((i) => ask(a, `a${i}`, edit(suite.projectId, suite.ids.red, suite.ids.blue, 2.5 + i * 0.1)));
     await new Promise((r) => setTimeout(r, 300));
     asks.push(ask(b, 'b', edit(projectB.id, redB, blueB, 2.5)));
     await Promise.all(asks);
@@ -248,7 +226,7 @@ describe('the job queue', () => {
     await expect.poll(() => ffmpegOf(cacheDir).length, { timeout: 10_000, interval: 50 }).toBe(0);
     expect(Date.now() - at).toBeLessThan(2000);
     const { job } = started(w)[1]!;
-    const q = new Queue('media', { connection: { url: redis.url }, prefix: 'cutroom' });
+    const q = new Queue('media', { connection: { url: suite.redis.url }, prefix: 'cutroom' });
     try {
       await expect.poll(async () => (await q.getJob(job))?.finishedOn, { timeout: 10_000 }).toBeTruthy();
       const failed = (await q.getJob(job))!;
@@ -261,7 +239,7 @@ describe('the job queue', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(started(w)).toHaveLength(2);
     // The same edit asked again: a new job (not the cancelled one), made to its end.
-    service.reset();
+    suite.service.reset();
     const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { timeout: 120_000 }));
     expect(structured(again).status).toBe('done');
     expect(started(w)).toHaveLength(3);
@@ -288,29 +266,6 @@ describe('the job queue', () => {
     expect(structured(done).measured_seconds).toBeCloseTo(structured(done).planned_seconds as number, 1);
   });
 
-  it('a worker answers /healthz: 200 while it reaches Redis, 503 once it does not; its --help says how it is run', async () => {
-    const own = await startRedis();
-    try {
-      const w = await startWorker({ CUTROOM_QUEUE_URL: own.url, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-q-')), CUTROOM_WORKER_HEALTH_PORT: '0' });
-      cleanup.push(() => w.stop());
-      await expect.poll(() => /health on (http:\S+\/healthz)/.exec(w.stderr())?.[1], { timeout: 10_000 }).toBeTruthy();
-      const url = /health on (http:\S+\/healthz)/.exec(w.stderr())![1]!;
-      // No native addon in a worker (msgpackr's optional accelerator, which npm installs, is kept off).
-      expect(readFileSync(`/proc/${w.pid}/maps`, 'utf8').split('\n').filter((l) => /\.node$/.test(l))).toEqual([]);
-      const ok = await fetch(url);
-      expect(ok.status).toBe(200);
-      expect(await ok.json()).toMatchObject({ status: 'ok', redis: 'ready', jobs_active: 0 });
-      await own.stop();
-      await expect.poll(async () => (await fetch(url)).status, { timeout: 15_000 }).toBe(503);
-    } finally {
-      await own.stop();
-    }
-    const help = spawnSync(process.execPath, [BIN, 'worker', '--help'], { encoding: 'utf8' });
-    expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/CUTROOM_QUEUE_URL/);
-    expect(help.stdout).toMatch(/CUTROOM_WORKER_HEALTH_PORT/);
-  });
-
   it('Redis restarted mid-job: the call ends (a result or a clear error), and the queue works again after', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
@@ -320,13 +275,13 @@ describe('the job queue', () => {
     const at = Date.now();
     const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.2) }, { timeout: 120_000 });
     await expect.poll(() => started(w).length, { timeout: 60_000 }).toBe(2);
-    await redis.restart();
+    await suite.redis.restart();
     const r = await call;
     expect(Date.now() - at).toBeLessThan(60_000);
     // The job was lost with Redis' memory (no persistence here): said in one line, not waited for.
     if (r.isError) expect(textOf(r)).toMatch(/gone from the queue|has not answered/);
     else expect(structured(r).status).toMatch(/done|rendering/);
-    service.reset();
+    suite.service.reset();
     // A new request after the restart is queued and made.
     const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.1) }, { timeout: 120_000 }));
     expect(structured(again).status).toBe('done');
