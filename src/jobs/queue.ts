@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { UserFacingError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
-import type { JobCall, JobKind, JobRunner, PreviewRunner } from '../workflow/jobs.js';
+import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
 import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl } from './connection.js';
 import { encode, jobIdOf } from './codec.js';
@@ -91,9 +91,27 @@ export class QueueJobs implements JobRunner {
     this.preview = {
       start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
       job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
-      rendering: async (rt, id) => (await within(this.conn.exists(makingKey(this.placeOf(rt.cache.opts.dir).cacheDir, id)), 2000).catch(() => 0)) === 1,
+      rendering: (rt, id) => this.queued(rt, id).catch(() => undefined),
     };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
+  }
+
+  /**
+   * A preview started anywhere, by the job its worker marked it with: still being made (by that worker or, taken over,
+   * under another id), made (under which id), or failed. A mark is removed when its job ends, but not by a worker killed.
+   */
+  private async queued(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined> {
+    const jobId = await within(this.conn.get(makingKey(this.placeOf(rt.cache.opts.dir).cacheDir, id)), 2000);
+    if (!jobId) return undefined;
+    const job = await within(this.queue.getJob(jobId), 2000);
+    if (!job) return undefined;
+    const state = await within(job.getState(), 2000);
+    if (state === 'completed') {
+      const made = (parsed(job.returnvalue) as PreviewReturn | undefined)?.preview?.preview_id;
+      return made ? { state: 'made', id: made } : undefined;
+    }
+    if (state === 'failed') return { state: 'failed', reason: failureForCaller(job.failedReason, 'preview') };
+    return { state: 'rendering' };
   }
 
   /** Resolves once the queue's Redis answered (an unreachable one is said in the log, not fatal). */

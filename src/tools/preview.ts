@@ -216,8 +216,13 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   const finished = await readFinishedPreview(rt, made);
   if (finished) return doneResult(finished, { hosted: deps.hosted });
   if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
-  // Made on a worker for another replica (no shared cache dir to see it in): the queue knows.
-  if (await deps.jobs?.preview.rendering?.(rt, id)) return renderingResult(id, undefined, { who: ' on a cutroom worker' });
+  // Made on a worker for another replica (no shared cache dir to see it in), or under another id by a worker that
+  // took its job over from one that died: the queue knows.
+  const queued = await deps.jobs?.preview.rendering?.(rt, id);
+  if (queued?.state === 'rendering') return renderingResult(id, undefined, { who: ' on a cutroom worker' });
+  if (queued?.state === 'failed') throw new ToolError(queued.reason);
+  const taken = queued?.state === 'made' && queued.id !== made ? await readFinishedPreview(rt, queued.id) : undefined;
+  if (taken) return doneResult(taken, { hosted: deps.hosted });
   throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
 }
 

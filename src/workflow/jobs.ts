@@ -12,9 +12,15 @@ export interface PreviewRunner {
   start(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob>;
   /** A preview started through this runner from this process, by its id, while it is followed. */
   job(rt: MediaRuntime, id: string): PreviewJob | undefined;
-  /** Whether a worker is making the preview of this id now (started by any server): a replica that did not follow it asks. */
-  rendering?(rt: MediaRuntime, id: string): Promise<boolean>;
+  /**
+   * Where the preview of this id stands on the queue (started by any server), asked by a replica that did not follow
+   * it: a worker is making it; it was made, under another id when a worker took the job over from one that died;
+   * it failed; or the queue knows nothing of it (undefined).
+   */
+  rendering?(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined>;
 }
+
+export type QueuedPreview = { state: 'rendering' } | { state: 'made'; id: string } | { state: 'failed'; reason: string };
 
 /** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
 export interface JobCall {

@@ -200,6 +200,11 @@ describe('the whole workflow through two replicas and two workers', () => {
     const onA = await ok<Preview>(ca, 'preview_edit', { preview_id: followed.preview_id });
     expect(onA.status ?? 'done').toBe('done');
     expect(onA.measured_seconds).toBe(followed.measured_seconds);
+    // And by the id B gave, though A followed nothing: the dead worker's mark names the job, whose result names the
+    // preview the other worker made (not "rendering" until the mark lapses).
+    const byFirstOnA = await ok<Preview>(ca, 'preview_edit', { preview_id: firstId! });
+    expect(byFirstOnA.status ?? 'done').toBe('done');
+    expect(byFirstOnA.preview_id).toBe(followed.preview_id);
 
     // Another preview (the same edit, narrower) asked on B, "rendering" there, followed on A until done: A did not
     // start it, and sees it being made through the queue.
