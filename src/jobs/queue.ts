@@ -111,7 +111,8 @@ export class QueueJobs implements JobRunner {
       return made ? { state: 'made', id: made } : undefined;
     }
     if (state === 'failed') return { state: 'failed', reason: failureForCaller(job.failedReason, 'preview') };
-    return { state: 'rendering' };
+    const p = (typeof job.progress === 'object' ? job.progress : {}) as Partial<PreviewProgress>;
+    return { state: 'rendering', fraction: p.fraction ?? 0, message: p.message ?? 'queued: waiting for a cutroom worker' };
   }
 
   /** Resolves once the queue's Redis answered (an unreachable one is said in the log, not fatal). */

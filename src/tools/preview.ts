@@ -197,6 +197,21 @@ function editArguments(input: Record<string, unknown>): string[] {
     .map(([k]) => k);
 }
 
+/** How often a preview being made on a worker for another replica is asked after, while preview_edit waits for it. */
+const QUEUE_ASK_MS = 500;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
 /** preview_edit {preview_id}: waits for a preview still rendering, or answers a finished one from the cache dir. */
 async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<typeof progressFor>[0]): Promise<CallToolResult> {
   const rt = needRuntime(deps, 'preview_edit');
@@ -218,11 +233,29 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
   // Made on a worker for another replica (no shared cache dir to see it in), or under another id by a worker that
   // took its job over from one that died: the queue knows.
-  const queued = await deps.jobs?.preview.rendering?.(rt, id);
-  if (queued?.state === 'rendering') return renderingResult(id, undefined, { who: ' on a cutroom worker' });
-  if (queued?.state === 'failed') throw new ToolError(queued.reason);
-  const taken = queued?.state === 'made' && queued.id !== made ? await readFinishedPreview(rt, queued.id) : undefined;
-  if (taken) return doneResult(taken, { hosted: deps.hosted });
+  const ask = deps.jobs?.preview.rendering;
+  if (ask) {
+    let queued = await ask(rt, id);
+    if (queued?.state === 'rendering') {
+      // Waited for as a preview this server follows is (up to CUTROOM_RENDER_WAIT_MS), asking the queue meanwhile.
+      const beat = beating(progressFor(ctx));
+      const until = Date.now() + deps.renderWaitMs;
+      try {
+        while (queued?.state === 'rendering' && Date.now() < until && !ctx.mcpReq.signal.aborted) {
+          beat.update(queued.fraction, queued.message);
+          await pause(QUEUE_ASK_MS, ctx.mcpReq.signal);
+          queued = await ask(rt, id);
+        }
+      } finally {
+        beat.stop();
+      }
+      if (queued?.state === 'rendering') return renderingResult(id, queued.fraction, { who: ' on a cutroom worker' });
+    }
+    if (queued?.state === 'failed') throw new ToolError(queued.reason);
+    // Made: under the id asked (its worker removed the mark on finishing), or under another.
+    const done = await readFinishedPreview(rt, queued?.state === 'made' ? queued.id : made);
+    if (done) return doneResult(done, { hosted: deps.hosted });
+  }
   throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
 }
 

@@ -20,7 +20,7 @@ export interface PreviewRunner {
   rendering?(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined>;
 }
 
-export type QueuedPreview = { state: 'rendering' } | { state: 'made'; id: string } | { state: 'failed'; reason: string };
+export type QueuedPreview = { state: 'rendering'; fraction: number; message: string } | { state: 'made'; id: string } | { state: 'failed'; reason: string };
 
 /** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
 export interface JobCall {

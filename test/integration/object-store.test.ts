@@ -192,10 +192,11 @@ describe('previews in an object store', () => {
     expect(s.stderr()).not.toContain(SECRET);
   });
 
-  it('a preview still rendering on a worker is "rendering" on a replica that did not start it, then done there', async () => {
+  it('a preview still rendering on a worker is "rendering" on a replica that did not start it (waited for, given time), then done there', async () => {
     const w = await worker(mkdtempSync(join(tmpdir(), 'cutroom-s3-worker-')));
     const a = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-a-')), { CUTROOM_RENDER_WAIT_MS: '1000' });
     const b = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-b-')), { CUTROOM_RENDER_WAIT_MS: '1000' });
+    const c = await httpServer(mkdtempSync(join(tmpdir(), 'cutroom-s3-c-')), { CUTROOM_RENDER_WAIT_MS: '55000' });
     const edit = (end: number) => ({ project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: ids.red, start: 0, end }], overlays: [{ asset_id: ids.voice, at: 0.5, until: 1.5 }] });
     // The media probed first (by server A), then the voiceover slowed: the worker's preview stays running a while.
     await untilDone(a.client, await a.client.callTool({ name: 'preview_edit', arguments: edit(1.9) }, { timeout: 120_000 }));
@@ -208,6 +209,12 @@ describe('previews in an object store', () => {
       expect(there.isError, textOf(there)).toBeFalsy();
       expect(structured(there).status).toBe('rendering');
       expect(textOf(there)).toMatch(/on a cutroom worker/);
+      // A replica given time (its CUTROOM_RENDER_WAIT_MS) waits for it as the one following it does, with progress.
+      const progress: number[] = [];
+      const waited = await c.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 60_000, onprogress: (p) => progress.push(p.progress) });
+      expect(structured(waited).status, textOf(waited)).toBe('done');
+      expect(structured(waited).preview_id).toBe(id);
+      expect(progress.length).toBeGreaterThan(0);
       await untilDone(a.client, first);
       const done = await b.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 60_000 });
       expect(structured(done).status, textOf(done)).toBe('done');
