@@ -14,6 +14,11 @@ export interface PreviewRunner {
   job(rt: MediaRuntime, id: string): PreviewJob | undefined;
   /** Whether a worker is making the preview of this id now (started by any server): a replica that did not follow it asks. */
   rendering?(rt: MediaRuntime, id: string): Promise<boolean>;
+  /**
+   * The path here of a ready cut's clip of a preview a worker is making (started by any server), made on first
+   * asking; undefined when no worker is making that preview, or that cut is not rendered yet.
+   */
+  clip?(rt: MediaRuntime, id: string, index: number): Promise<string | undefined>;
 }
 
 /** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
