@@ -188,6 +188,12 @@ describe("a cut's clip while its preview renders on a worker", () => {
     expect(existsSync(join(folder, 'cut-2.mp4')) && existsSync(join(folder, 'cut-3.mp4'))).toBe(true);
     const sha = (f: string) => createHash('sha256').update(spawnSync('cat', [f]).stdout).digest('hex');
     expect(sha(await clipOf(a.client, id, 2, cacheDir, 'a'))).toBe(sha(fromB));
+    // Two replicas asking for the same cut at once: one clip each, whole, the same.
+    const [x, y] = await Promise.all([clipOf(a.client, id, 4, cacheDir, 'a'), clipOf(b.client, id, 4, cacheDir, 'b')]);
+    expect(sha(x)).toBe(sha(y));
+    expect(probe(x)).toMatchObject({ width: 640, height: 360 });
+    expect(Math.abs(probe(x).videoFrames - 25)).toBeLessThanOrEqual(1);
+    expect(colourName(colourAt(x, 0.1))).toBe('yellow');
     // A cut that is not rendered (there is no tenth): a clear answer, and the replica serves on.
     await expect(b.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(/that cut is not rendered yet/);
     expect(await clipOf(b.client, id, 3, cacheDir, 'b-again')).toBeTruthy();
@@ -214,6 +220,9 @@ describe("a cut's clip while its preview renders on a worker", () => {
     };
     const a = await server(mkdtempSync(join(tmpdir(), 'cutroom-qc-a-')));
     const b = await server(mkdtempSync(join(tmpdir(), 'cutroom-qc-b-')));
+    // A failure says what the processes said (a server that ended, a worker that failed).
+    const said = () => [['worker', w.stderr()], ['a', a.srv.stderr()], ['b', b.srv.stderr()]].map(([n, t]) => `--- ${n} (exit ${n === 'a' ? a.srv.proc.exitCode : n === 'b' ? b.srv.proc.exitCode : w.proc.exitCode}):\n${t!.slice(-2500)}`).join('\n');
+    try {
     const conforms = await conformer(a.client);
     await untilDone(a.client, await call(a.client, other(), conforms), conforms);
     const id = await renderingWithCutsReady(a.client, conforms);
@@ -234,5 +243,8 @@ describe("a cut's clip while its preview renders on a worker", () => {
     expect(structured(done).status).toBe('done');
     // Once done, a cut's clip made meanwhile comes with the finished preview.
     expect(facts(await clipOf(b.client, id, 2, b.dir, 'b-done'))).toEqual(facts(fromB));
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${said()}`, { cause: err });
+    }
   }, 300_000);
 });
