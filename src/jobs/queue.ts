@@ -41,7 +41,6 @@ export interface QueueOptions {
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
 
-
 /** Whoever waits on a job here, fed by the queue's events and a poll. */
 interface Waiter {
   onProgress(p: never): void;
