@@ -59,6 +59,52 @@ describe("a cut's clip from a worker's progress", () => {
   });
 });
 
+describe("a cut's clip asked of the worker (an object store)", () => {
+  /** A Redis where the job makes preview ID, whose worker answers `answer` (or nothing), heard by `heard` workers. */
+  function asking(opts: { heard: number; answer?: string; made?: boolean; stillMaking?: boolean; waitMs?: number }) {
+    const { rt } = setup(progress([], [0, 1]));
+    const got: string[] = [];
+    const store = { getFile: async (_id: string, name: string, to: string) => (got.push(name), writeFileSync(to, 'clip'), true) };
+    const published: string[] = [];
+    const conn = {
+      get: async () => 'preview-1',
+      exists: async (key: string) => (key.includes(':making:') ? (opts.stillMaking === false ? 0 : 1) : opts.made ? 1 : 0),
+      publish: async (_c: string, m: string) => (published.push(m), opts.heard),
+      multi: () => ({ exists: () => ({ get: () => ({ exec: async () => [[null, opts.made ? 1 : 0], [null, opts.answer ?? null]] }) }) }),
+    } as unknown as Redis;
+    const queue = { getJob: async () => ({ progress: progress([], [0, 1]) }) } as unknown as Queue;
+    return { rt: { ...rt, store } as unknown as MediaRuntime, clips: new QueueClips(conn, queue, opts.waitMs ?? 30_000), published, got };
+  }
+
+  it('says so when no worker hears the request', async () => {
+    const { rt, clips } = asking({ heard: 0 });
+    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(/no cutroom worker heard the request for cut 2's clip/);
+  });
+
+  it("gives the worker's answer when it could not make it", async () => {
+    const { rt, clips, published } = asking({ heard: 1, answer: 'cut 2 is not rendered yet' });
+    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(/^cut 2 is not rendered yet$/);
+    expect(JSON.parse(published[0]!)).toMatchObject({ job: 'preview-1', preview: ID, cut: 1 });
+  });
+
+  it('bounds the wait for an answer with an error that says so', async () => {
+    const { rt, clips } = asking({ heard: 1, waitMs: 600 });
+    const at = Date.now();
+    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(/did not make cut 2's clip within 1 s: ask again/);
+    expect(Date.now() - at).toBeLessThan(3000);
+  });
+
+  it('reads back a clip the worker made (asked before or now), and stops asking once the preview is no longer being made', async () => {
+    const made = asking({ heard: 1, made: true });
+    const path = await made.clips.clip(made.rt, 'place', ID, 1);
+    expect(path).toMatch(/\.clips\/.*-cut-1\.mp4$/);
+    expect(made.got).toEqual(['cut-1.mp4']);
+    expect(made.published).toEqual([]);
+    const finished = asking({ heard: 1, stillMaking: false });
+    expect(await finished.clips.clip(finished.rt, 'place', ID, 1)).toBeUndefined();
+  });
+});
+
 describe('a request for a clip, as a worker reads it', () => {
   it('is taken only in its shape', () => {
     const ok = { job: 'preview-1', preview: ID, cut: 2, ask: 'ab'.repeat(12) };
