@@ -507,9 +507,10 @@ async function makePreview(
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
   } catch (err) {
-    // Nothing half-made stays in the cache (the clips' processes stopped first: they write in it).
+    // Nothing half-made stays in the cache (the clips' processes stopped first: they write in it). With a queue, a
+    // server sharing the cache dir may be making a clip here meanwhile: a file it adds mid-way is removed on a retry.
     await opts.beforeCleanup();
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     if (noSpace(err)) throw fullDisk(rt);
     if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`);
     throw err;
