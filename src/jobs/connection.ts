@@ -13,6 +13,15 @@ export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
 export const makingKey = (cacheDir: string, previewId: string) => `${PREFIX}:making:${cacheDir}:${previewId}`;
 /** How long that mark outlives a worker killed before removing it (a job runs 10 minutes at most). */
 export const MAKING_TTL_S = 600;
+/**
+ * Where a server asks the worker running a preview's job for a cut's clip (pub/sub: every worker hears it, the one
+ * running the job answers). A message is JSON: { job, preview, cut, ask } (ask: the request's token).
+ */
+export const CLIP_CHANNEL = `${PREFIX}:clip`;
+/** Set by the worker once a cut's clip is in the object store: every replica then reads it from there. */
+export const clipMadeKey = (jobId: string, previewId: string, cut: number) => `${PREFIX}:clip:${jobId}:${previewId}:${cut}`;
+/** Why one request for a clip failed (by its token): a failure is that request's answer, never a later one's. */
+export const clipFailedKey = (ask: string) => `${PREFIX}:clip-failed:${ask}`;
 /** The jobs of one caller running now on any worker (a sorted set: job id -> lease time). */
 export const callerKey = (caller: string) => `${PREFIX}:caller:${caller}`;
 /** How long the keys above outlive their job at most (a job runs 10 minutes at most). */
@@ -31,6 +40,12 @@ export function connect(url: string, name: string): Redis {
     // An unreachable Redis is retried quietly; callers say what it means.
     lazyConnect: false,
   });
+}
+
+/** Resolves with the promise's value, or rejects after `ms` (a command waiting for a Redis that is away). */
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** The URL without its password, for logs. */

@@ -22,6 +22,11 @@ export interface PreviewProgress {
   message: string;
   cuts: number;
   ready: number[];
+  /**
+   * Without an object store (a shared cache dir): each ready cut's segment, by its key in the segment store (never
+   * a path), and its clip's length, so that any server makes the clip itself as in-process.
+   */
+  segments?: { cut: number; key: string; seconds: number }[];
 }
 
 /** The job's return value: the preview as made (its sheet is read from the shared cache dir, not carried). */

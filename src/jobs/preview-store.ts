@@ -25,9 +25,19 @@ export function previewStore(objects: ObjectStore, cache: PreviewCache, place: s
       // A preview made before (the same edit asked again) is there already: its record is written last.
       if (await objects.exists(base + RESULT_FILE)) return;
       const dir = join(cache.root, id);
-      const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name !== MARKER && e.name !== RESULT_FILE && !e.name.includes('.part-')).map((e) => e.name);
+      const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name !== MARKER && e.name !== RESULT_FILE && !e.name.includes('.part-') && !e.name.endsWith('.part')).map((e) => e.name);
       for (let i = 0; i < names.length; i += AT_ONCE) await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.putFile(base + n, join(dir, n))));
       await objects.putFile(base + RESULT_FILE, join(dir, RESULT_FILE));
+    },
+    // One file of a preview still being made (a cut's clip asked for meanwhile): its record is not written, so no
+    // reader takes the folder as a finished preview; put again whole with the rest when it is done.
+    putFile: async (id, name) => {
+      if (!isPreviewId(id) || !/^[\w.-]+$/.test(name)) throw new Error(`not a preview's file: ${id}/${name}`);
+      await objects.putFile(folder(id) + name, join(cache.root, id, name));
+    },
+    getFile: async (id, name, to) => {
+      if (!isPreviewId(id) || !/^[\w.-]+$/.test(name)) return false;
+      return objects.getFile(folder(id) + name, to);
     },
     fetch: async (id) => {
       if (!isPreviewId(id)) return false;

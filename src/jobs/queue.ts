@@ -11,7 +11,8 @@ import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
-import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl, within } from './connection.js';
+import { QueueClips } from './queue-clips.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
 import { PREVIEW, previewJobData, type JobPlace, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -39,12 +40,6 @@ export interface QueueOptions {
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
-
-/** Resolves with the promise's value, or rejects after `ms` (a command waiting for a Redis that is away). */
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
-}
 
 /** Whoever waits on a job here, fed by the queue's events and a poll. */
 interface Waiter {
@@ -74,6 +69,7 @@ export class QueueJobs implements JobRunner {
   private readonly attempts: number;
   private readonly pollMs: number;
   private readonly unreachableMs: number;
+  private readonly clips: QueueClips;
 
   constructor(private readonly opts: QueueOptions) {
     this.conn = connect(opts.url, 'cutroom-server');
@@ -82,6 +78,7 @@ export class QueueJobs implements JobRunner {
     this.queue.on('error', () => {});
     this.events = new QueueEvents(QUEUE_NAME, { connection: connect(opts.url, 'cutroom-server-events'), prefix: PREFIX });
     this.events.on('error', () => {});
+    this.clips = new QueueClips(this.conn, this.queue);
     this.attempts = opts.attempts ?? 3;
     this.pollMs = opts.pollMs ?? 1000;
     this.unreachableMs = opts.unreachableMs ?? 20_000;
@@ -92,6 +89,7 @@ export class QueueJobs implements JobRunner {
       start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
       job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
       rendering: (rt, id) => this.queued(rt, id).catch(() => undefined),
+      clip: (rt, id, index) => this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, id, index),
     };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
   }
@@ -322,7 +320,11 @@ export class QueueJobs implements JobRunner {
       startedResolve();
       stopFollowing();
       if ('result' in outcome) resolveDone(outcome.result);
-      else rejectDone(outcome.error);
+      else {
+        // Its clips being made here stop: the worker removes a failed preview's folder.
+        if (f.id) this.clips.stop(rt, f.id);
+        rejectDone(outcome.error);
+      }
     };
     const setId = (id: string) => {
       if (!id || f.id === id) return;
@@ -389,8 +391,9 @@ export class QueueJobs implements JobRunner {
         void this.letGo(jobId, false);
       },
       clip: async (index) => {
-        // A cut's clip is made by the worker that renders it; the tools read the ones it kept in the shared folder.
-        throw new UserFacingError(`cut ${index + 1}'s clip is made on the worker rendering the preview: follow preview_edit {preview_id} to its end and play preview.mp4`);
+        const path = f.id ? await this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, f.id, index) : undefined;
+        if (!path) throw new UserFacingError(`cut ${index + 1} is not rendered yet`);
+        return path;
       },
     };
     const poll = setInterval(() => void this.check(f, jobId, () => lastReached, (t) => (lastReached = t), settle), this.pollMs);

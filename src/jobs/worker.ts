@@ -9,9 +9,10 @@ import { scanJob, type ScanWork } from '../workflow/inspect.js';
 import { hearJob, type HearWork } from '../workflow/transcribe.js';
 import { renderTimeline } from '../media/render.js';
 import type { RenderWork } from './render-job.js';
-import { startPreview, type MediaRuntime } from '../workflow/preview.js';
+import { startPreview, type MediaRuntime, type PreviewJob } from '../workflow/preview.js';
 import { decode } from './codec.js';
-import { CANCEL_CHANNEL, MAKING_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, makingKey, shownUrl } from './connection.js';
+import { CANCEL_CHANNEL, CLIP_CHANNEL, MAKING_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, makingKey, shownUrl } from './connection.js';
+import { answerClips } from './worker-clips.js';
 import { takeCallerSlot } from './fair.js';
 import { jobFailure } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -78,6 +79,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const root = resolve(opts.cacheDir);
   const dataRoot = resolve(opts.dataDir);
   const runtimes = new Map<string, MediaRuntime>();
+  /** The previews this worker is making, by job id: asked for a cut's clip, it makes it (worker-clips.ts). */
+  const making = new Map<string, { preview: PreviewJob; rt: MediaRuntime }>();
   let active = 0;
   let draining = false;
 
@@ -165,6 +168,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       sentAt = Date.now();
       pending = undefined;
       const progress: PreviewProgress = { id: p.id, fraction: p.progress, message: p.message, cuts: p.cuts, ready: [...p.ready] };
+      // (With an object store no server can read the segments: it asks this worker instead.)
+      if (!rt.store) progress.segments = p.ready.flatMap((cut) => ((s) => (s ? [{ cut, ...s }] : []))(p.segment?.(cut)));
       void job.updateProgress(progress as never).catch(() => {});
     };
     const listener = () => {
@@ -172,6 +177,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       pending = setTimeout(send, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
     };
     p.listeners.add(listener);
+    making.set(job.id!, { preview: p, rt });
     send();
     const onAbort = () => {
       logger.info(`job ${job.id}: cancelled; stopping preview ${p.id}`);
@@ -199,6 +205,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       // (Removed once the preview is in the store, or failed: a reader then finds it there, or finds it gone.)
       void conn.del(makingKey(cacheDir, p.id)).catch(() => {});
       p.listeners.delete(listener);
+      if (making.get(job.id!)?.preview === p) making.delete(job.id!);
       signal?.removeEventListener('abort', onAbort);
       // (The job ended here one way or the other: nothing in this process holds the preview any more.)
       if (!signal?.aborted) p.release();
@@ -244,10 +251,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   worker.on('error', (err) => logger.warn(`queue: ${err.message}`));
   const sub = conn.duplicate();
   sub.on('error', () => {});
-  sub.on('message', (_channel, jobId: string) => {
-    if (worker.cancelJob(jobId, 'cancelled')) logger.debug(`job ${jobId}: a cancel came`);
+  const onClipAsked = answerClips(conn, making, logger);
+  sub.on('message', (channel: string, message: string) => {
+    if (channel === CLIP_CHANNEL) return onClipAsked(message);
+    if (worker.cancelJob(message, 'cancelled')) logger.debug(`job ${message}: a cancel came`);
   });
-  await sub.subscribe(CANCEL_CHANNEL);
+  await sub.subscribe(CANCEL_CHANNEL, CLIP_CHANNEL);
   void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
   await worker.waitUntilReady();
   logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root}${opts.store ? `; previews kept in ${opts.store}` : ''})`);

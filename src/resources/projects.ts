@@ -221,12 +221,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
         const rt = deps.runtime!;
         const id = one(variables.preview_id);
         const clip = /^(\d{1,5})\.mp4$/.exec(one(variables.clip));
-        const path = clip ? await cutClipPath(rt, id, Number(clip[1])).catch((err: unknown) => {
+        const path = clip ? await cutClipPath(rt, id, Number(clip[1]), deps.jobs?.preview).catch((err: unknown) => {
           throw new ResourceNotFoundError(uri.href, explain(err));
         }) : undefined;
         const body = path && (await openInside(path, cache.root));
         if (!body) {
-          const why = (await cache.inProgress(id)) ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
+          // (Being made on a worker, with a queue, counts as in progress: a replica that did not start it asks Redis.)
+          const why = (await cache.inProgress(id)) || (await deps.jobs?.preview.rendering?.(rt, id)) ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: 'video/mp4', text: false };

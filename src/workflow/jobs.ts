@@ -18,6 +18,11 @@ export interface PreviewRunner {
    * it failed; or the queue knows nothing of it (undefined).
    */
   rendering?(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined>;
+  /**
+   * The path here of a ready cut's clip of a preview a worker is making (started by any server), made on first
+   * asking; undefined when no worker is making that preview, or that cut is not rendered yet.
+   */
+  clip?(rt: MediaRuntime, id: string, index: number): Promise<string | undefined>;
 }
 
 export type QueuedPreview = { state: 'rendering'; fraction: number; message: string } | { state: 'made'; id: string } | { state: 'failed'; reason: string };

@@ -26,6 +26,7 @@ import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import type { StoredInspection } from './inspect.js';
 import type { StoredTranscript } from './transcribe.js';
 import type { SpeechEngine } from '../media/speech.js';
+import type { PreviewRunner } from './jobs.js';
 
 export interface MediaRuntime {
   ffmpeg: string;
@@ -59,6 +60,10 @@ export interface PreviewStore {
   put(id: string): Promise<void>;
   /** Brings a finished preview from the store into this cache dir; false when the store has none of that id. */
   fetch(id: string): Promise<boolean>;
+  /** Copies one file of a preview still being made (a cut's clip, asked for meanwhile) to the store. */
+  putFile(id: string, name: string): Promise<void>;
+  /** Reads one file of a preview from the store to `to` (renamed when whole); false when the store has none. */
+  getFile(id: string, name: string, to: string): Promise<boolean>;
 }
 
 /** Fetches of this process in flight, by folder: a preview asked for by several reads is fetched once. */
@@ -204,11 +209,16 @@ export interface PreviewJob {
   ready: number[];
   /** The path of a ready cut's clip (an mp4 of its picture and its own sound), made on first asking. */
   clip(index: number): Promise<string>;
+  /**
+   * A ready cut's segment (its key in the segment store) and the clip's length: what a worker passes on, so that a
+   * server sharing its cache dir makes the clip itself (jobs/queue-clips.ts).
+   */
+  segment?(index: number): { key: string; seconds: number } | undefined;
 }
 
 /** A cut's clip, while its preview renders: cutroom://previews/{id}/cuts/{n}.mp4. */
 export const cutClipUri = (id: string, index: number) => `cutroom://previews/${id}/cuts/${index}.mp4`;
-const clipFile = (index: number) => `cut-${index}.mp4`;
+export const clipFile = (index: number) => `cut-${index}.mp4`;
 /** The per-cut sound levels a view draws (previewLevels), written beside a finished preview. */
 const LEVELS_FILE = 'levels.json';
 /** Clips made at once for one preview (each a small process outside the ffmpeg slots, which its segments hold). */
@@ -296,6 +306,8 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     await Promise.allSettled([...clips.values()]);
   };
   const segmentOf: (string | undefined)[] = [];
+  const keyOf: (string | undefined)[] = [];
+  const clipSeconds = (index: number) => (plan.cuts[index]!.frames * plan.fpsDen) / plan.fpsNum;
   let kept = false;
   const job: PreviewJob & { holders: number } = {
     id,
@@ -325,8 +337,7 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
       let made = clips.get(index);
       if (!made) {
         const out = join(dir, clipFile(index));
-        const seconds = (plan.cuts[index]!.frames * plan.fpsDen) / plan.fpsNum;
-        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, seconds, out, PREVIEW_ENCODE, clipStop.signal)).then(
+        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, clipSeconds(index), out, PREVIEW_ENCODE, clipStop.signal)).then(
           () => out,
           (err: unknown) => {
             throw err instanceof RenderError && err.cancelled ? new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why') : err;
@@ -338,14 +349,16 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
       }
       return made;
     },
+    segment: (index) => (job.ready.includes(index) && keyOf[index] ? { key: keyOf[index]!, seconds: clipSeconds(index) } : undefined),
   };
   const report = (fraction: number, message: string) => {
     job.progress = Math.max(job.progress, fraction);
     job.message = message;
     for (const l of job.listeners) l(job.progress, message);
   };
-  const onReady = (index: number, segment: string, clip?: string) => {
-    segmentOf[index] = segment;
+  const onReady = (index: number, key: string, clip?: string) => {
+    keyOf[index] = key;
+    segmentOf[index] = rt.segments.videoOf(key);
     if (clip && !clips.has(index)) clips.set(index, Promise.resolve(clip));
     if (job.ready.includes(index)) return;
     job.ready.push(index);
@@ -373,7 +386,7 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segment: string, clip?: string) => void; beforeCleanup: () => Promise<void> },
+  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segmentKey: string, clip?: string) => void; beforeCleanup: () => Promise<void> },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -422,7 +435,7 @@ async function makePreview(
       onProgress: (f) => opts.onProgress(f * 0.97, 'rendering'),
       trackRss: opts.trackRss,
       whileJoining: tileSheet,
-      onReady: (i, clip) => opts.onReady(i, rt.segments.videoOf(keys[i]!), clip),
+      onReady: (i, clip) => opts.onReady(i, keys[i]!, clip),
       headClip: (i) => join(dir, clipFile(i)),
       mixKey: SegmentStore.key({ v: PREVIEW_VERSION, plan: { ...plan, cuts: [] }, overlays: await Promise.all(overlayInputs.map(async ({ source, ...spec }) => ({ media: await mediaIdentity(source), spec }))) }),
     });
@@ -495,9 +508,10 @@ async function makePreview(
     await rt.cache.complete(id, JSON.stringify(preview));
     return { ...preview, sheetBytes, ...(outcome.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: outcome.ffmpegMaxRssKiB } : {}) };
   } catch (err) {
-    // Nothing half-made stays in the cache (the clips' processes stopped first: they write in it).
+    // Nothing half-made stays in the cache (the clips' processes stopped first: they write in it). With a queue, a
+    // server sharing the cache dir may be making a clip here meanwhile: a file it adds mid-way is removed on a retry.
     await opts.beforeCleanup();
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     if (noSpace(err)) throw fullDisk(rt);
     if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`);
     throw err;
@@ -587,10 +601,15 @@ export async function previewLevels(rt: MediaRuntime, id: string): Promise<Previ
  * The path of a cut's clip (cutClipUri): made from its segment while its preview renders in this process, or the
  * one made then, kept in the preview's folder. Undefined when there is none (a finished preview plays preview.mp4).
  */
-export async function cutClipPath(rt: MediaRuntime, id: string, index: number): Promise<string | undefined> {
+export async function cutClipPath(rt: MediaRuntime, id: string, index: number, runner?: PreviewRunner): Promise<string | undefined> {
   if (!isPreviewId(id) || !Number.isInteger(index) || index < 0) return undefined;
   const job = previewJob(rt, id);
   if (job && !job.settled && job.ready.includes(index)) return job.clip(index);
+  // Rendering on a worker (with a queue): made there or here, on asking, as in this process.
+  if (!job) {
+    const queued = await runner?.clip?.(rt, id, index);
+    if (queued) return queued;
+  }
   if (!job || job.settled) await previewHere(rt, id);
   const kept = join(rt.cache.root, id, clipFile(index));
   return (await stat(kept).then((st) => st.isFile(), () => false)) ? kept : undefined;
