@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { RenderPlan } from '../edit/plan.js';
 import type { Measurements } from './measure.js';
 import { SAMPLE_RATE, type CutSound } from './sound-plan.js';
-import type { SampleSpan } from './timeline-args.js';
+import type { SampleSpan, SoundJob } from './timeline-args.js';
 
 /** One measurement window: 100 ms. */
 export const WINDOW_SAMPLES = SAMPLE_RATE / 10;
@@ -108,6 +108,18 @@ export function mergeMeasured(reuse: MixReuse, fresh: MixMeasured): MixMeasured 
   const blocks = names.size ? Object.fromEntries([...names].map((n) => [n, take(reuse.earlier.blocks?.[n], fresh.blocks?.[n], block) ?? []])) : undefined;
   const truePeaks = take(reuse.earlier.truePeaks, fresh.truePeaks, level);
   return { mixLevels: take(reuse.earlier.mixLevels, fresh.mixLevels, level)!, ...(blocks ? { blocks } : {}), ...(truePeaks ? { truePeaks } : {}) };
+}
+
+/**
+ * The job that measures a span of a timeline's sound: the cuts whose slots lie outside it are silence (not read nor
+ * placed: only the span's own samples matter, and they are the same).
+ */
+export function spanJob(job: SoundJob, span: SampleSpan): SoundJob {
+  const parts = job.parts.map((p) => {
+    const s = job.sounds[p.cut]!;
+    return s.slotStart + s.slot <= span.from || s.slotStart >= span.to ? { cut: p.cut, silent: true as const } : p;
+  });
+  return { ...job, parts, span };
 }
 
 /** The measurements of the last few timelines measured (of one cache dir, in memory). */

@@ -18,7 +18,7 @@ import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
 import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundJob, type SoundPart } from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
-import { mergeMeasured, mixIdentity, type MixIdentity, type MixReuse } from './mix-memory.js';
+import { mergeMeasured, mixIdentity, spanJob, type MixIdentity, type MixReuse } from './mix-memory.js';
 
 export interface SegmentedRequest {
   ffmpeg: string;
@@ -68,6 +68,8 @@ export interface SegmentedOutcome {
   firstAlone: boolean;
   /** The timeline's sound was made while the lone cut to render rendered; the join only copied. */
   soundFirst: boolean;
+  /** That cut rendered on one thread (short against the timeline: the sound's encode is the longer). */
+  headOneThread: boolean;
   /** Seconds of the timeline's sound measured (the rest taken from an earlier timeline's measurements). */
   soundMeasuredSec: number;
   /** The segment processes ran on one thread each (they filled the ffmpeg slots). */
@@ -175,7 +177,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const missingSec = missing.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
   const done = new Map<number, number>();
   const report = () => req.onProgress?.(missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85);
-  // The first cut to render goes alone and first, with every thread: it is what a person watching sees first (a
+  // The first cut to render goes alone and first, with every thread (but see headOneThread): it is what a person watching sees first (a
   // clip of it plays while the rest render). The rest, in timeline order, spread over as many processes as may run
   // at once: one process's filter graph runs on one thread, so twelve cuts in one process leave the other core half
   // idle (bench/README.md: 8 s as two processes of six, 9.6 s as one).
@@ -315,12 +317,15 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   /** The measuring process's job: the span to measure, or none when nothing changed (see mix-memory.ts). */
   const measuring = (job: SoundJob): SoundJob | undefined => {
     if (!reuse) return job;
-    return reuse.span.to > reuse.span.from ? { ...job, span: reuse.span } : undefined;
+    return reuse.span.to > reuse.span.from ? spanJob(job, reuse.span) : undefined;
   };
   // A lone cut to render (one cut changed): the timeline's sound is encoded and measured while it renders (its own
   // sound read from its source by the chain its segment process uses, the same samples), and the join only copies
   // (bench/README.md). Otherwise the segments fill the ffmpeg slots, and the sound follows them.
   const soundFirst = missing.length === 1 && plan.cuts.length > 1;
+  // A short lone cut renders on one thread, leaving the other core to the sound's encode, which is then the longer
+  // (bench/README.md, first-frame); a long one keeps its threads (it is the longer: "A lone long cut").
+  const headOneThread = soundFirst && plan.cuts[missing[0]!]!.durationSec * 4 <= plan.totalSec;
   const soundFile = scratch('sound.m4a');
   const stopEarly = new AbortController();
   try {
@@ -340,7 +345,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       early.catch(() => {});
     }
     try {
-      if (head.length) await renderBatch(head, -1, false, true);
+      if (head.length) await renderBatch(head, -1, headOneThread, true);
       await Promise.all(batches.map((batch, b) => renderBatch(batch, b, oneThreadEach)));
     } catch (err) {
       stopEarly.abort();
@@ -404,7 +409,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, soundMeasuredSec, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, headOneThread, soundMeasuredSec, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }

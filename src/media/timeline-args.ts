@@ -534,7 +534,7 @@ const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overl
  * One part of a timeline's sound, in timeline order: a cut's rendered segment (its range's sound, 16-bit PCM), or a
  * cut whose segment is not yet made (read from its source by the chain its segment process uses).
  */
-export type SoundPart = { cut: number; segment: string } | { cut: number; input: InputSpec };
+export type SoundPart = { cut: number; segment: string } | { cut: number; input: InputSpec } | { cut: number; silent: true };
 
 /**
  * The inputs and chains that make the timeline's sound from its parts, each placed in its slot (soundPlan), to
@@ -546,6 +546,11 @@ function soundFromParts(plan: RenderPlan, parts: SoundPart[], sounds: CutSound[]
   let input = first;
   parts.forEach((part, i) => {
     const cut = plan.cuts[part.cut]!;
+    if ('silent' in part) {
+      // (Its slot left silent: a span measured apart from it, see mix-memory.ts.)
+      chains.push(`anullsrc=r=${SAMPLE_RATE}:cl=stereo,aformat=sample_fmts=fltp,atrim=end_sample=${sounds[part.cut]!.slot}[a${i}]`);
+      return;
+    }
     if ('segment' in part) {
       args.push(...segmentSoundInput(part.segment));
       chains.push(placeChain(`[${input++}:a]${JOINED_AUDIO},`, `a${i}`, cut, sounds[part.cut]!));

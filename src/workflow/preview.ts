@@ -439,7 +439,7 @@ async function makePreview(
       headClip: (i) => join(dir, clipFile(i)),
       mixKey: SegmentStore.key({ v: PREVIEW_VERSION, plan: { ...plan, cuts: [] }, overlays: await Promise.all(overlayInputs.map(async ({ source, ...spec }) => ({ media: await mediaIdentity(source), spec }))) }),
     });
-    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? ', the sound made meanwhile' : ''}, ${outcome.soundMeasuredSec.toFixed(1)} s of its sound measured`);
+    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? `, the sound made meanwhile${outcome.headOneThread ? ' (the cut on one thread)' : ''}` : ''}, ${outcome.soundMeasuredSec.toFixed(1)} s of its sound measured`);
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan, type RenderPlan } from '../../src/edit/plan.js';
 import { MeasureParser } from '../../src/media/measure.js';
-import { mergeMeasured, mixIdentity, reuseFor, WINDOW_SAMPLES, type MixMeasured } from '../../src/media/mix-memory.js';
+import { mergeMeasured, mixIdentity, reuseFor, spanJob, WINDOW_SAMPLES, type MixMeasured } from '../../src/media/mix-memory.js';
 import { soundPlan } from '../../src/media/sound-plan.js';
 import { soundArgs, type InputSpec, type SampleSpan } from '../../src/media/timeline-args.js';
 
@@ -33,9 +33,9 @@ beforeAll(() => {
 const cutInput: InputSpec = { source: { kind: 'file', path: video }, hasAudio: true, frameRate: { num: 25, den: 1 }, videoStartSec: 0, audioChannels: 2 };
 const bedInput: InputSpec = { source: { kind: 'file', path: bed }, hasAudio: true, audioChannels: 1 };
 
-/** Four 2 s cuts of the talk with the bed under all of them; `second` is where the second cut starts in its source. */
-function planOf(second: number): RenderPlan {
-  const ranges = [0, second, 6, 9].map((s) => ({ video_id: 'v', video_start_time: s, video_end_time: s + 2 }));
+/** Four 2 s cuts of the talk with the bed under all of them; `third` is where the third cut starts in its source. */
+function planOf(third: number): RenderPlan {
+  const ranges = [0, 3, third, 9].map((s) => ({ video_id: 'v', video_start_time: s, video_end_time: s + 2 }));
   const lint = lintEdit({ video_output_fps: 25, video_output_resolution: '160x90', video_series_sequential: ranges, audio_overlay: [{ audio_id: 'a', audio_start_time: 0, audio_end_time: 8, gain_db: -6 }] });
   expect(lint.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return toRenderPlan(lint.timeline!);
@@ -44,7 +44,8 @@ function planOf(second: number): RenderPlan {
 function measure(plan: RenderPlan, span?: SampleSpan): MixMeasured {
   const inputs = plan.cuts.map(() => cutInput);
   const sounds = soundPlan(plan, inputs);
-  const args = soundArgs({ plan, parts: plan.cuts.map((_, i) => ({ cut: i, input: cutInput })), sounds, overlayInputs: [bedInput], ...(span ? { span } : {}) });
+  const job = { plan, parts: plan.cuts.map((_, i) => ({ cut: i, input: cutInput })), sounds, overlayInputs: [bedInput] };
+  const args = soundArgs(span ? spanJob(job, span) : job);
   const parser = new MeasureParser();
   parser.push(ffmpeg(args) + '\n');
   const { mixLevels, blocks, truePeaks } = parser.result;
@@ -58,15 +59,17 @@ const identityOf = (plan: RenderPlan) => {
 
 describe('measuring only around a changed cut', () => {
   it('gives, merged with the earlier timeline\'s measurements, every window the changed timeline gives measured whole', () => {
-    const before = planOf(3);
-    const after = planOf(3.5);
+    const before = planOf(6);
+    const after = planOf(6.5);
     const earlier = measure(before);
     const whole = measure(after);
     const reuse = reuseFor(identityOf(after), identityOf(before), earlier);
     expect(reuse).toBeDefined();
-    // The second cut's slot is [2, 4) s: measured from a second before it to most of a second after it.
-    expect(reuse!.span.from).toBe(9 * WINDOW_SAMPLES);
-    expect(reuse!.span.to).toBe(48 * WINDOW_SAMPLES);
+    // The third cut's slot is [4, 6) s: measured from a second before it to most of a second after it (the first
+    // cut's sound is then not read: its slot ends before).
+    expect(reuse!.span.from).toBe(29 * WINDOW_SAMPLES);
+    expect(reuse!.span.to).toBe(68 * WINDOW_SAMPLES);
+    expect(spanJob({ plan: after, parts: after.cuts.map((_, i) => ({ cut: i, input: cutInput })), sounds: soundPlan(after, after.cuts.map(() => cutInput)), overlayInputs: [bedInput] }, reuse!.span).parts.map((p) => 'silent' in p)).toEqual([true, false, false, false]);
     const merged = mergeMeasured(reuse!, measure(after, reuse!.span));
     expect(Object.keys(merged.blocks ?? {}).sort()).toEqual(['dialogue', 'mix']);
     expect(merged.mixLevels).toHaveLength(80);
@@ -75,12 +78,12 @@ describe('measuring only around a changed cut', () => {
     // into it from the next cut (which were measured again), and nowhere else.
     const differ = (a: { lufs: number; end: number }[], b: { lufs: number }[]) => a.flatMap((x, i) => (x.lufs !== b[i]!.lufs ? [Math.round(x.end * 10) - 1] : []));
     const changed = differ(whole.blocks!.mix!, earlier.blocks!.mix!);
-    expect(Math.min(...changed)).toBe(20);
-    expect(Math.max(...changed)).toBe(42);
+    expect(Math.min(...changed)).toBe(40);
+    expect(Math.max(...changed)).toBe(62);
   }, 120_000);
 
   it('reuses nothing when what is not a cut changed, the length changed, or most of it would be measured again; and measures nothing when no cut changed', () => {
-    const plan = planOf(3);
+    const plan = planOf(6);
     const id = identityOf(plan);
     const m: MixMeasured = { mixLevels: [] };
     expect(reuseFor({ ...id, whole: 'another bed' }, id, m)).toBeUndefined();

@@ -260,7 +260,8 @@ describe('the edit-preview loop', () => {
       changed.clips[1] = { ...changed.clips[1]!, end: 2.6 };
       service.linkLifetimeSeconds += 600;
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      // The changed cut alone, with its threads, while the sound is encoded and measured; then the join copies.
+      // The changed cut alone (with its threads: it is more than a quarter of the timeline) while the sound is
+      // encoded and measured; then the join copies.
       expect(loop.stderr()).toMatch(new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, 8.1 s of its sound measured$`, 'm'));
       expect(second.planned_seconds).toBe(8.1);
 
@@ -291,13 +292,13 @@ describe('the edit-preview loop', () => {
         else expect(Math.abs(x - y), `sound ${a}-${b} s`).toBeLessThanOrEqual(0.5);
       }
 
-      // A short cut changed (0.8 s of 7.9): rendered alone too.
+      // A short cut changed (0.8 s of 7.9): rendered alone too, on one thread (the sound's encode is the longer).
       const shorter = timeline();
       shorter.clips[1] = changed.clips[1]!;
       shorter.clips[3] = { ...shorter.clips[3]!, end: 0.8 };
       const third = (await preview(loop.client, shorter)).structuredContent as Preview;
       expect(third.planned_seconds).toBe(7.9);
-      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, 7.9 s of its sound measured$`, 'm'));
+      expect(loop.stderr()).toMatch(new RegExp(`preview ${third.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile \\(the cut on one thread\\), 7.9 s of its sound measured$`, 'm'));
     } finally {
       await loop.close();
       await fresh.close();
@@ -318,8 +319,9 @@ describe('the edit-preview loop', () => {
       const changed = edit();
       changed.clips[0] = { ...changed.clips[0]!, start: 3, end: 5, volume: 0.4 };
       const second = (await preview(loop.client, changed)).structuredContent as Preview;
-      // Its slot (2 s) and a little after it (the loudness blocks that reach back into it): under 3 s of 8.5.
-      const line = new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile, ([\\d.]+) s of its sound measured$`, 'm').exec(loop.stderr());
+      // The cut (2 s of 8.5) on one thread beside the sound's encode. Its slot and a little after it (the loudness
+      // blocks that reach back into it) measured: under 3 s of 8.5.
+      const line = new RegExp(`preview ${second.preview_id}: rendered [\\d.]+ s in \\d+ ms: 1 cut\\(s\\) rendered, 4 reused, 4 ffmpeg process\\(es\\), the sound made meanwhile \\(the cut on one thread\\), ([\\d.]+) s of its sound measured$`, 'm').exec(loop.stderr());
       expect(line, loop.stderr()).not.toBeNull();
       expect(Number(line![1])).toBeGreaterThanOrEqual(2);
       expect(Number(line![1])).toBeLessThan(3);
