@@ -83,7 +83,7 @@ export async function run() {
   const p0 = { ...(await prepared(video, bed)), media: join(video, '..') };
   console.log('60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it, previewed at 640x360; fresh cache each round');
   await round(BIN, p0); // warm-up
-  const rows = { first: [], watchable: [], whole: [], loopFirst: [], loop: [], loopRatio: [], base: [], vsBase: [], baseLoopRatio: [] };
+  const rows = { first: [], watchable: [], whole: [], loopFirst: [], loop: [], loopRatio: [], base: [], vsBase: [], baseLoopRatio: [], baseWatchable: [] };
   for (let i = 0; i < REPS; i++) {
     const r = await round(BIN, p0);
     rows.first.push(r.fresh.first);
@@ -97,6 +97,7 @@ export async function run() {
       rows.base.push(b.fresh.whole);
       rows.vsBase.push(r.fresh.whole / b.fresh.whole);
       rows.baseLoopRatio.push(b.loop.whole / b.fresh.whole);
+      rows.baseWatchable.push(b.fresh.watchable);
     }
     console.log(`round ${i + 1}: first cut ready ${r.fresh.first.toFixed(2)} s, its clip read ${r.fresh.watchable.toFixed(2)} s, whole ${r.fresh.whole.toFixed(2)} s; one cut changed: first ready ${r.loop.first.toFixed(2)} s, whole ${r.loop.whole.toFixed(2)} s${BASE ? `; base whole ${rows.base.at(-1).toFixed(2)} s, one cut changed ${rows.baseLoopRatio.at(-1).toFixed(2)}x` : ''}`);
   }
@@ -108,4 +109,5 @@ export async function run() {
   console.log(`one cut changed, whole:               ${f(stats(rows.loop))} s => ${f(stats(rows.loopRatio))}x of a new preview, pair by pair (target <= 0.3x)`);
   if (BASE) console.log(`base build, new preview whole:        ${f(stats(rows.base))} s => this / base ${f(stats(rows.vsBase))}x pair by pair (target <= 1x)`);
   if (BASE) console.log(`base build, one cut changed:          ${f(stats(rows.baseLoopRatio))}x of its new preview`);
+  if (BASE) console.log(`base build, first cut's clip read:    ${f(stats(rows.baseWatchable))} s`);
 }

@@ -38,21 +38,23 @@ const CANCELLED = 'the preview was cancelled; nothing was kept';
 /** Progress is passed on at most this often (each is a Redis write and an event every server reads). */
 const PROGRESS_EVERY_MS = 250;
 
-/** Progress passed on at most every PROGRESS_EVERY_MS, the last one always. */
-function throttled(send: (fraction: number, message: string) => void): ((fraction: number, message: string) => void) & { stop(): void } {
+/** Progress passed on at most every PROGRESS_EVERY_MS, the last one always (`now`: at once). */
+function throttled<A extends unknown[]>(send: (...args: A) => void): ((...args: A) => void) & { now(...args: A): void; stop(): void } {
   let sentAt = 0;
   let timer: NodeJS.Timeout | undefined;
-  let last: [number, string] = [0, ''];
-  const fn = (fraction: number, message: string) => {
-    last = [fraction, message];
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      sentAt = Date.now();
-      send(...last);
-    }, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+  let last: A | undefined;
+  const now = (...args: A) => {
+    clearTimeout(timer);
+    timer = undefined;
+    sentAt = Date.now();
+    send(...args);
   };
-  return Object.assign(fn, { stop: () => clearTimeout(timer) });
+  const fn = (...args: A) => {
+    last = args;
+    if (timer) return;
+    timer = setTimeout(() => now(...last!), Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
+  };
+  return Object.assign(fn, { now, stop: () => clearTimeout(timer) });
 }
 
 export interface RunningWorker {
@@ -162,23 +164,16 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
     logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     void conn.set(makingKey(cacheDir, p.id), job.id!, 'EX', MAKING_TTL_S).catch(() => {});
-    let sentAt = 0;
-    let pending: NodeJS.Timeout | undefined;
-    const send = () => {
-      sentAt = Date.now();
-      pending = undefined;
+    const send = throttled(() => {
       const progress: PreviewProgress = { id: p.id, fraction: p.progress, message: p.message, cuts: p.cuts, ready: [...p.ready] };
       // (With an object store no server can read the segments: it asks this worker instead.)
       if (!rt.store) progress.segments = p.ready.flatMap((cut) => ((s) => (s ? [{ cut, ...s }] : []))(p.segment?.(cut)));
       void job.updateProgress(progress as never).catch(() => {});
-    };
-    const listener = () => {
-      if (pending) return;
-      pending = setTimeout(send, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - sentAt)));
-    };
+    });
+    const listener = () => send();
     p.listeners.add(listener);
     making.set(job.id!, { preview: p, rt });
-    send();
+    send.now();
     const onAbort = () => {
       logger.info(`job ${job.id}: cancelled; stopping preview ${p.id}`);
       p.abort();
@@ -201,7 +196,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
       throw failure;
     } finally {
-      clearTimeout(pending);
+      send.stop();
       // (Removed once the preview is in the store, or failed: a reader then finds it there, or finds it gone.)
       void conn.del(makingKey(cacheDir, p.id)).catch(() => {});
       p.listeners.delete(listener);
