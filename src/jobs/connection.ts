@@ -1,4 +1,5 @@
 // The queue's Redis: one place that turns CUTROOM_QUEUE_URL into connections, and the names cutroom uses in it.
+import type { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 
 /** The BullMQ queue every server and worker shares, and the prefix of every key cutroom writes. */
@@ -13,6 +14,13 @@ export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
 export const makingKey = (cacheDir: string, previewId: string) => `${PREFIX}:making:${cacheDir}:${previewId}`;
 /** How long that mark outlives a worker killed before removing it (a job runs 10 minutes at most). */
 export const MAKING_TTL_S = 600;
+
+/** The job (and its id) whose worker marked preview `previewId` of a cache folder as being made (it may have ended since). */
+export async function makingJob(conn: Redis, queue: Queue, cacheDir: string, previewId: string): Promise<{ id: string; job: Job } | undefined> {
+  const id = await within(conn.get(makingKey(cacheDir, previewId)), 2000);
+  const job = id ? await within(queue.getJob(id), 2000) : undefined;
+  return id && job ? { id, job } : undefined;
+}
 /**
  * Where a server asks the worker running a preview's job for a cut's clip (pub/sub: every worker hears it, the one
  * running the job answers). A message is JSON: { job, preview, cut, ask } (ask: the request's token).

@@ -13,7 +13,7 @@ import { Limiter } from '../media/probe.js';
 import { RenderError } from '../media/render-error.js';
 import { isPreviewId } from '../media/cache.js';
 import { PREVIEW_ENCODE, clipFile, type MediaRuntime } from '../workflow/preview.js';
-import { CLIP_CHANNEL, clipFailedKey, clipMadeKey, makingKey, within } from './connection.js';
+import { CLIP_CHANNEL, clipFailedKey, clipMadeKey, makingJob, makingKey, within } from './connection.js';
 import type { PreviewProgress } from './preview-job.js';
 
 /** How long a server waits for the worker to make and store a clip (a copy and a few seconds of sound encoded). */
@@ -54,10 +54,10 @@ export class QueueClips {
    */
   async clip(rt: MediaRuntime, place: string, id: string, index: number): Promise<string | undefined> {
     if (!isPreviewId(id) || !Number.isInteger(index) || index < 0) return undefined;
-    const jobId = await within(this.conn.get(makingKey(place, id)), 2000).catch(() => null);
-    if (!jobId) return undefined;
-    const job = await within(this.queue.getJob(jobId), 2000).catch(() => undefined);
-    const p = job?.progress as PreviewProgress | undefined;
+    const marked = await makingJob(this.conn, this.queue, place, id).catch(() => undefined);
+    if (!marked) return undefined;
+    const jobId = marked.id;
+    const p = marked.job.progress as PreviewProgress | undefined;
     if (!p || typeof p !== 'object' || p.id !== id || !Array.isArray(p.ready) || !p.ready.includes(index)) return undefined;
     return rt.store ? this.fromWorker(rt, place, jobId, id, index) : this.madeHere(rt, id, index, p);
   }

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
-import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingKey, shownUrl, within } from './connection.js';
+import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingJob, shownUrl, within } from './connection.js';
 import { QueueClips } from './queue-clips.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
@@ -88,7 +88,7 @@ export class QueueJobs implements JobRunner {
     this.preview = {
       start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
       job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
-      rendering: (rt, id) => this.queued(rt, id).catch(() => undefined),
+      onQueue: (rt, id) => this.queued(rt, id).catch(() => undefined),
       clip: (rt, id, index) => this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, id, index),
     };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
@@ -99,9 +99,7 @@ export class QueueJobs implements JobRunner {
    * under another id), made (under which id), or failed. A mark is removed when its job ends, but not by a worker killed.
    */
   private async queued(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined> {
-    const jobId = await within(this.conn.get(makingKey(this.placeOf(rt.cache.opts.dir).cacheDir, id)), 2000);
-    if (!jobId) return undefined;
-    const job = await within(this.queue.getJob(jobId), 2000);
+    const job = (await makingJob(this.conn, this.queue, this.placeOf(rt.cache.opts.dir).cacheDir, id))?.job;
     if (!job) return undefined;
     const state = await within(job.getState(), 2000);
     if (state === 'completed') {

@@ -227,7 +227,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
         const body = path && (await openInside(path, cache.root));
         if (!body) {
           // (Being made on a worker, with a queue, counts as in progress: a replica that did not start it asks Redis.)
-          const why = (await cache.inProgress(id)) || (await deps.jobs?.preview.rendering?.(rt, id)) ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
+          const why = (await cache.inProgress(id)) || (await deps.jobs?.preview.onQueue?.(rt, id))?.state === 'rendering' ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: 'video/mp4', text: false };

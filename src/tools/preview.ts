@@ -9,6 +9,7 @@ import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { PreviewSchema, cutClipUri, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
+import { pause } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { LeftOutSchema, refuseEdit } from './edit-results.js';
 import { afterStage, beating, progressFor, type Progress } from './progress.js';
@@ -200,18 +201,6 @@ function editArguments(input: Record<string, unknown>): string[] {
 /** How often a preview being made on a worker for another replica is asked after, while preview_edit waits for it. */
 const QUEUE_ASK_MS = 500;
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /** preview_edit {preview_id}: waits for a preview still rendering, or answers a finished one from the cache dir. */
 async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<typeof progressFor>[0]): Promise<CallToolResult> {
   const rt = needRuntime(deps, 'preview_edit');
@@ -233,7 +222,7 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
   // Made on a worker for another replica (no shared cache dir to see it in), or under another id by a worker that
   // took its job over from one that died: the queue knows.
-  const ask = deps.jobs?.preview.rendering;
+  const ask = deps.jobs?.preview.onQueue;
   if (ask) {
     let queued = await ask(rt, id);
     if (queued?.state === 'rendering') {

@@ -17,7 +17,7 @@ export interface PreviewRunner {
    * it: a worker is making it; it was made, under another id when a worker took the job over from one that died;
    * it failed; or the queue knows nothing of it (undefined).
    */
-  rendering?(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined>;
+  onQueue?(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined>;
   /**
    * The path here of a ready cut's clip of a preview a worker is making (started by any server), made on first
    * asking; undefined when no worker is making that preview, or that cut is not rendered yet.
