@@ -110,6 +110,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     return rt;
   };
 
+  /** What a job's error is thrown as (a cancel or the input's: not tried again; the machine's: tried again), logged. */
+  const failed = (job: Job, err: unknown, signal: AbortSignal | undefined, cancelled: string): Error => {
+    const failure = jobFailure(err, signal?.aborted === true, cancelled);
+    logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+    return failure;
+  };
+
   /**
    * A job of a kind besides previews: `work` run on its cache dir's runtime, its progress passed on, stopped by a
    * cancel (then not tried again), a failure for the machine thrown to be tried again.
@@ -125,9 +132,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     try {
       return await work(rt, data, signal ?? new AbortController().signal, send);
     } catch (err) {
-      const failure = jobFailure(err, signal?.aborted === true, cancelled);
-      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
-      throw failure;
+      throw failed(job, err, signal, cancelled);
     } finally {
       send.stop();
     }
@@ -192,9 +197,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       }
       return { preview: made, ...(ffmpegMaxRssKiB ? { ffmpegMaxRssKiB } : {}) };
     } catch (err) {
-      const failure = jobFailure(err, signal?.aborted === true, CANCELLED);
-      logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
-      throw failure;
+      throw failed(job, err, signal, CANCELLED);
     } finally {
       send.stop();
       // (Removed once the preview is in the store, or failed: a reader then finds it there, or finds it gone.)
