@@ -44,8 +44,8 @@ async function server(cacheDir: string, queue = true, extra: Record<string, stri
 async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
   return suite.worker({ CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', CUTROOM_WORKER_LOCK_MS: '3000', ...extra });
 }
-/** Every ffmpeg still working for this cache dir or reading the voiceover. */
-const ffmpegOf = (cacheDir: string) => [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`/media/voice-`)])].filter((p) => /ffmpeg/.test(commandOf(p)));
+/** Every ffmpeg still working for this cache dir or reading this file's voiceover (other files' services serve one too). */
+const ffmpegOf = (cacheDir: string) => [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`${suite.service.url}/media/voice-`)])].filter((p) => /ffmpeg/.test(commandOf(p)));
 /** The jobs the workers said they started: "job <id>: preview <preview id>". */
 const started = (w: WorkerProcess) => [...w.stderr().matchAll(/job (preview-[0-9a-f]+): started preview (\S+)/g)].map((m) => ({ job: m[1]!, preview: m[2]! }));
 
