@@ -9,7 +9,9 @@ import { z } from 'zod';
 const Input = z.object({ limit: z.number().int().optional() });
 const make = () => {
   const server = new McpServer({ name: 'bare', version: '1.0.0' });
-  server.registerTool('list_projects', { inputSchema: Input }, async () => ({ content: [{ type: 'text', text: 'no projects' }] }));
+  server.registerTool('list_projects', { inputSchema: Input }, async () => ({
+    content: [{ type: 'text', text: 'no projects' }],
+  }));
   return server;
 };
 
@@ -23,7 +25,10 @@ if (!process.argv.includes('--http')) {
     const body = Buffer.concat(chunks);
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const r = await handler.fetch(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers }), body.length ? { parsedBody: JSON.parse(body) } : {});
+    const r = await handler.fetch(
+      new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers }),
+      body.length ? { parsedBody: JSON.parse(body) } : {},
+    );
     res.writeHead(r.status, Object.fromEntries(r.headers));
     res.end(Buffer.from(await r.arrayBuffer()));
   });

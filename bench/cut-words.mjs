@@ -39,9 +39,13 @@ function sayWithWordTimes(text, wav, voice) {
   let k = 0;
   let prevEnd = 0;
   for (const word of spokenWords(text)) {
-    const want = flite(['-voice', voice, '-t', word, 'none', '-ps']).trim().split(/\s+/).filter((p) => p && p !== 'pau').length;
+    const want = flite(['-voice', voice, '-t', word, 'none', '-ps'])
+      .trim()
+      .split(/\s+/)
+      .filter((p) => p && p !== 'pau').length;
     while (k < segments.length && segments[k].phone === 'pau') prevEnd = segments[k++].end;
-    if (segments.slice(k, k + want).some((s) => s.phone === 'pau') || k + want > segments.length) throw new Error(`"${word}" was said otherwise in context`);
+    if (segments.slice(k, k + want).some((s) => s.phone === 'pau') || k + want > segments.length)
+      throw new Error(`"${word}" was said otherwise in context`);
     out.push({ word, start: prevEnd, end: segments[k + want - 1].end });
     prevEnd = segments[k + want - 1].end;
     k += want;
@@ -56,7 +60,9 @@ const pcm = (file) => {
 const rmsDb = (s, words) => {
   let sum = 0;
   let n = 0;
-  for (const w of words) for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++) (sum += (s[i] / 32768) ** 2), n++;
+  for (const w of words)
+    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++)
+      ((sum += (s[i] / 32768) ** 2), n++);
   return 10 * Math.log10(sum / n);
 };
 
@@ -66,7 +72,20 @@ export function makeMedia(dir, voice, bed) {
   const list = [];
   let t = 0.7;
   const lead = join(dir, 'lead.wav');
-  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.7', '-c:a', 'pcm_s16le', lead]);
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=16000:cl=mono',
+    '-t',
+    '0.7',
+    '-c:a',
+    'pcm_s16le',
+    lead,
+  ]);
   list.push(`file '${lead}'`);
   SENTENCES.forEach((text, i) => {
     const wav = join(dir, `s${i}.wav`);
@@ -74,30 +93,106 @@ export function makeMedia(dir, voice, bed) {
     // flite's own sample rate is 16 kHz for these voices (kal is 8 kHz): resample to 16 kHz before joining.
     const even = join(dir, `s${i}-16k.wav`);
     exec('ffmpeg', ['-v', 'error', '-y', '-i', wav, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', even]);
-    const sec = Number(exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', even]).toString());
+    const sec = Number(
+      exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', even]).toString(),
+    );
     for (const w of ws) words.push({ word: w.word, start: t + w.start, end: t + w.end, sentence: i });
     const gap = join(dir, `gap${i}.wav`);
-    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', String(GAPS[i]), '-c:a', 'pcm_s16le', gap]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono',
+      '-t',
+      String(GAPS[i]),
+      '-c:a',
+      'pcm_s16le',
+      gap,
+    ]);
     list.push(`file '${even}'`, `file '${gap}'`);
     t += sec + GAPS[i];
   });
   writeFileSync(join(dir, 'list.txt'), `${list.join('\n')}\n`);
   const speech = join(dir, 'speech.wav');
-  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', join(dir, 'list.txt'), '-c:a', 'pcm_s16le', speech]);
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    join(dir, 'list.txt'),
+    '-c:a',
+    'pcm_s16le',
+    speech,
+  ]);
   let sound = speech;
   if (bed !== 'clean') {
     // Three sines (a minor chord) under a slow swell, at `bed` dB under the speech's RMS over its words.
     const speechDb = rmsDb(pcm(speech), words);
     const chord = `sine=f=220:r=16000,volume=1[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))'`;
     const raw = join(dir, 'bed-raw.wav');
-    exec('ffmpeg', ['-v', 'error', '-y', '-filter_complex', `${chord},atrim=0:${t.toFixed(3)}[o]`, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-filter_complex',
+      `${chord},atrim=0:${t.toFixed(3)}[o]`,
+      '-map',
+      '[o]',
+      '-c:a',
+      'pcm_s16le',
+      raw,
+    ]);
     const bedDb = rmsDb(pcm(raw), [{ start: 0, end: t }]);
     const gain = speechDb - Number(bed) - bedDb;
     sound = join(dir, 'mix.wav');
-    exec('ffmpeg', ['-v', 'error', '-y', '-i', speech, '-i', raw, '-filter_complex', `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[o]`, '-map', '[o]', '-c:a', 'pcm_s16le', sound]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      speech,
+      '-i',
+      raw,
+      '-filter_complex',
+      `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[o]`,
+      '-map',
+      '[o]',
+      '-c:a',
+      'pcm_s16le',
+      sound,
+    ]);
   }
   const video = join(dir, `talk-${voice}-${bed}.mp4`);
-  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=160x90:r=${FPS}:d=${(t + 0.5).toFixed(3)}`, '-i', sound, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '128k', '-af', 'apad', '-shortest', video]);
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=160x90:r=${FPS}:d=${(t + 0.5).toFixed(3)}`,
+    '-i',
+    sound,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-af',
+    'apad',
+    '-shortest',
+    video,
+  ]);
   return { video, words };
 }
 
@@ -140,7 +235,12 @@ export async function run() {
         const dir = join(root, `${voice}-${bed}`);
         mkdirSync(dir);
         const { video, words } = makeMedia(dir, voice, bed);
-        const { client } = await connect({ CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: dir, CUTROOM_LOG_LEVEL: 'error' });
+        const { client } = await connect({
+          CUTROOM_DATA_DIR: join(dir, 'data'),
+          CUTROOM_CACHE_DIR: join(dir, 'cache'),
+          CUTROOM_ALLOWED_DIRS: dir,
+          CUTROOM_LOG_LEVEL: 'error',
+        });
         const call = async (name, args) => {
           const r = await client.callTool({ name, arguments: args }, { timeout: 600_000 });
           if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -148,7 +248,12 @@ export async function run() {
         };
         const project = (await call('create_project', { name: 'bench', description: 'cuts by words' })).project.id;
         const asset = (await call('import_media', { project_id: project, path: video })).asset.id;
-        const tr = await call('transcribe_asset', { project_id: project, asset_id: asset, text: SENTENCES.join(' '), words: true });
+        const tr = await call('transcribe_asset', {
+          project_id: project,
+          asset_id: asset,
+          text: SENTENCES.join(' '),
+          words: true,
+        });
         const heardWords = tr.transcript?.words ?? tr.words ?? [];
         // Every sentence whole, and a run of words inside each (from its third word to three before its end).
         const spans = [];
@@ -159,14 +264,28 @@ export async function run() {
         });
         // One compose per clip: a clip whose words were not heard is refused (a diagnostic), and counted as such.
         for (const s of spans) {
-          const r = await client.callTool({ name: 'compose_edit', arguments: { project_id: project, resolution: '160x90', fps: FPS, clips: [{ asset_id: asset, words: [s.first, s.last] }] } }, { timeout: 600_000 });
+          const r = await client.callTool(
+            {
+              name: 'compose_edit',
+              arguments: {
+                project_id: project,
+                resolution: '160x90',
+                fps: FPS,
+                clips: [{ asset_id: asset, words: [s.first, s.last] }],
+              },
+            },
+            { timeout: 600_000 },
+          );
           const c = r.structuredContent;
           if (!c?.ready) {
-            if (!c?.diagnostics?.some((d) => d.message.startsWith('not heard'))) throw new Error(`compose_edit: ${r.content[0].text.slice(0, 300)}`);
+            if (!c?.diagnostics?.some((d) => d.message.startsWith('not heard')))
+              throw new Error(`compose_edit: ${r.content[0].text.slice(0, 300)}`);
             rows.push({ voice, bed, kind: s.kind, refused: true });
             continue;
           }
-          const edit = JSON.parse((await client.readResource({ uri: `cutroom://edits/${c.edit_id}` })).contents[0].text);
+          const edit = JSON.parse(
+            (await client.readResource({ uri: `cutroom://edits/${c.edit_id}` })).contents[0].text,
+          );
           const { inSec, outSec, heard, full } = heardSpan((edit.edit ?? edit).video_series_sequential[0]);
           const onset = words[s.first].start;
           const end = words[s.last].end;
@@ -174,8 +293,10 @@ export async function run() {
             // Per cut: true times of the neighbours and the cut's edges, the transcript's, and where the sound was cut.
             const f = (x) => (x === undefined ? '-' : x.toFixed(3));
             const tw = (i) => heardWords[i];
-            console.log(`${voice} ${bed} ${s.kind} w${s.first}-${s.last} head: true prevEnd ${f(words[s.first - 1]?.end)} onset ${f(onset)} | transcript prevEnd ${f(tw(s.first - 1)?.end_seconds)} start ${f(tw(s.first)?.start_seconds)} | sound in ${f(heard.from)} full ${f(full.from)} (${Math.round((full.from - onset) * 1000)} ms)` +
-              ` || tail: true end ${f(end)} nextStart ${f(words[s.last + 1]?.start)} | transcript end ${f(tw(s.last)?.end_seconds)} nextStart ${f(tw(s.last + 1)?.start_seconds)} | sound out ${f(heard.to)} full ${f(full.to)} (${Math.round((end - full.to) * 1000)} ms)`);
+            console.log(
+              `${voice} ${bed} ${s.kind} w${s.first}-${s.last} head: true prevEnd ${f(words[s.first - 1]?.end)} onset ${f(onset)} | transcript prevEnd ${f(tw(s.first - 1)?.end_seconds)} start ${f(tw(s.first)?.start_seconds)} | sound in ${f(heard.from)} full ${f(full.from)} (${Math.round((full.from - onset) * 1000)} ms)` +
+                ` || tail: true end ${f(end)} nextStart ${f(words[s.last + 1]?.start)} | transcript end ${f(tw(s.last)?.end_seconds)} nextStart ${f(tw(s.last + 1)?.start_seconds)} | sound out ${f(heard.to)} full ${f(full.to)} (${Math.round((end - full.to) * 1000)} ms)`,
+            );
           }
           rows.push({
             voice,
@@ -210,7 +331,19 @@ export async function run() {
         ` | dead air max head ${air('airHead')} ms, tail ${air('airTail')} ms, ${over} over the handle | muted picture max ${air('mutedHead')}/${air('mutedTail')} ms`,
     );
   };
-  console.log(`clips cut by words (aligned text), ${FPS} fps source, handle ${handle * 1000} ms, tolerance ${TOLERANCE * 1000} ms`);
-  for (const voice of VOICES) for (const bed of BEDS) for (const kind of ['sentence', 'inside']) line(`${voice} ${bed === 'clean' ? 'clean' : `bed -${bed} dB`} ${kind}`, rows.filter((r) => r.voice === voice && r.bed === bed && r.kind === kind));
-  for (const kind of ['sentence', 'inside']) line(`all ${kind}`, rows.filter((r) => r.kind === kind));
+  console.log(
+    `clips cut by words (aligned text), ${FPS} fps source, handle ${handle * 1000} ms, tolerance ${TOLERANCE * 1000} ms`,
+  );
+  for (const voice of VOICES)
+    for (const bed of BEDS)
+      for (const kind of ['sentence', 'inside'])
+        line(
+          `${voice} ${bed === 'clean' ? 'clean' : `bed -${bed} dB`} ${kind}`,
+          rows.filter((r) => r.voice === voice && r.bed === bed && r.kind === kind),
+        );
+  for (const kind of ['sentence', 'inside'])
+    line(
+      `all ${kind}`,
+      rows.filter((r) => r.kind === kind),
+    );
 }

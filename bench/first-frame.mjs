@@ -36,19 +36,22 @@ async function timedPreview(client, args) {
   const t = performance.now();
   let first;
   let watchable;
-  const r = await client.callTool({ name: 'preview_edit', arguments: args }, {
-    timeout: 600_000,
-    resetTimeoutOnProgress: true,
-    onprogress: (p) => {
-      const uri = /ready to play \(cut \d+: (\S+)\)/.exec(p.message ?? '')?.[1];
-      if (first !== undefined || !uri) return;
-      first = (performance.now() - t) / 1000;
-      watchable = client.readResource({ uri }).then((c) => {
-        if (!c.contents[0]?.blob && !c.contents[0]?._meta) throw new Error('the clip came back empty');
-        return (performance.now() - t) / 1000;
-      });
+  const r = await client.callTool(
+    { name: 'preview_edit', arguments: args },
+    {
+      timeout: 600_000,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => {
+        const uri = /ready to play \(cut \d+: (\S+)\)/.exec(p.message ?? '')?.[1];
+        if (first !== undefined || !uri) return;
+        first = (performance.now() - t) / 1000;
+        watchable = client.readResource({ uri }).then((c) => {
+          if (!c.contents[0]?.blob && !c.contents[0]?._meta) throw new Error('the clip came back empty');
+          return (performance.now() - t) / 1000;
+        });
+      },
     },
-  });
+  );
   const whole = (performance.now() - t) / 1000;
   if (r.isError) throw new Error(`preview_edit: ${r.content[0].text}`);
   if (r.structuredContent.status !== 'done') throw new Error(`preview ${r.structuredContent.status}`);
@@ -65,9 +68,20 @@ async function composedPreview(client, edit) {
 async function round(bin, p0) {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-bench-first-'));
   try {
-    const client = await connect(bin, { CUTROOM_DATA_DIR: p0.data, CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: p0.media, CUTROOM_LOG_LEVEL: process.env.BENCH_DEBUG ? 'debug' : 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+    const client = await connect(bin, {
+      CUTROOM_DATA_DIR: p0.data,
+      CUTROOM_CACHE_DIR: join(dir, 'cache'),
+      CUTROOM_ALLOWED_DIRS: p0.media,
+      CUTROOM_LOG_LEVEL: process.env.BENCH_DEBUG ? 'debug' : 'error',
+      CUTROOM_RENDER_WAIT_MS: '55000',
+    });
     const clips = Array.from({ length: 12 }, (_, i) => ({ asset_id: p0.v, start: i * 6, end: i * 6 + 5 }));
-    const edit = { project_id: p0.project, resolution: '1280x720', fps: 30, overlays: [{ asset_id: p0.b, at: 0, until: 60, gain_db: -6 }] };
+    const edit = {
+      project_id: p0.project,
+      resolution: '1280x720',
+      fps: 30,
+      overlays: [{ asset_id: p0.b, at: 0, until: 60, gain_db: -6 }],
+    };
     const fresh = await composedPreview(client, { ...edit, clips });
     const changed = clips.map((c, i) => (i === 6 ? { ...c, start: c.start + 0.5, end: c.end + 0.5 } : c));
     const loop = await composedPreview(client, { ...edit, clips: changed });
@@ -81,9 +95,22 @@ async function round(bin, p0) {
 export async function run() {
   const { video, bed } = media();
   const p0 = { ...(await prepared(video, bed)), media: join(video, '..') };
-  console.log('60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it, previewed at 640x360; fresh cache each round');
+  console.log(
+    '60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it, previewed at 640x360; fresh cache each round',
+  );
   await round(BIN, p0); // warm-up
-  const rows = { first: [], watchable: [], whole: [], loopFirst: [], loop: [], loopRatio: [], base: [], vsBase: [], baseLoopRatio: [], baseWatchable: [] };
+  const rows = {
+    first: [],
+    watchable: [],
+    whole: [],
+    loopFirst: [],
+    loop: [],
+    loopRatio: [],
+    base: [],
+    vsBase: [],
+    baseLoopRatio: [],
+    baseWatchable: [],
+  };
   for (let i = 0; i < REPS; i++) {
     const r = await round(BIN, p0);
     rows.first.push(r.fresh.first);
@@ -99,15 +126,22 @@ export async function run() {
       rows.baseLoopRatio.push(b.loop.whole / b.fresh.whole);
       rows.baseWatchable.push(b.fresh.watchable);
     }
-    console.log(`round ${i + 1}: first cut ready ${r.fresh.first.toFixed(2)} s, its clip read ${r.fresh.watchable.toFixed(2)} s, whole ${r.fresh.whole.toFixed(2)} s; one cut changed: first ready ${r.loop.first.toFixed(2)} s, whole ${r.loop.whole.toFixed(2)} s${BASE ? `; base whole ${rows.base.at(-1).toFixed(2)} s, one cut changed ${rows.baseLoopRatio.at(-1).toFixed(2)}x` : ''}`);
+    console.log(
+      `round ${i + 1}: first cut ready ${r.fresh.first.toFixed(2)} s, its clip read ${r.fresh.watchable.toFixed(2)} s, whole ${r.fresh.whole.toFixed(2)} s; one cut changed: first ready ${r.loop.first.toFixed(2)} s, whole ${r.loop.whole.toFixed(2)} s${BASE ? `; base whole ${rows.base.at(-1).toFixed(2)} s, one cut changed ${rows.baseLoopRatio.at(-1).toFixed(2)}x` : ''}`,
+    );
   }
   const f = (s) => `median ${s.median.toFixed(2)} (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
   console.log(`new preview, first cut ready to play: ${f(stats(rows.first))} s`);
   console.log(`new preview, first cut's clip read:   ${f(stats(rows.watchable))} s (target <= 1 s)`);
   console.log(`new preview, whole:                   ${f(stats(rows.whole))} s`);
   console.log(`one cut changed, first ready:         ${f(stats(rows.loopFirst))} s`);
-  console.log(`one cut changed, whole:               ${f(stats(rows.loop))} s => ${f(stats(rows.loopRatio))}x of a new preview, pair by pair (target <= 0.3x)`);
-  if (BASE) console.log(`base build, new preview whole:        ${f(stats(rows.base))} s => this / base ${f(stats(rows.vsBase))}x pair by pair (target <= 1x)`);
+  console.log(
+    `one cut changed, whole:               ${f(stats(rows.loop))} s => ${f(stats(rows.loopRatio))}x of a new preview, pair by pair (target <= 0.3x)`,
+  );
+  if (BASE)
+    console.log(
+      `base build, new preview whole:        ${f(stats(rows.base))} s => this / base ${f(stats(rows.vsBase))}x pair by pair (target <= 1x)`,
+    );
   if (BASE) console.log(`base build, one cut changed:          ${f(stats(rows.baseLoopRatio))}x of its new preview`);
   if (BASE) console.log(`base build, first cut's clip read:    ${f(stats(rows.baseWatchable))} s`);
 }

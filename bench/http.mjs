@@ -20,13 +20,18 @@ const CALLERS = 50;
 const CALLS_PER_CALLER = 20;
 
 async function startService(tenants) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/service-process.mjs'), KEY, String(tenants)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench/service-process.mjs'), KEY, String(tenants)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const [line] = await once(child.stdout, 'data');
   return { url: String(line).trim(), stop: () => child.stdin.end() };
 }
 
 async function startHttp(env, script = BIN) {
-  const child = spawn(process.execPath, [script, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [script, '--http', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -41,7 +46,9 @@ async function startHttp(env, script = BIN) {
 
 async function httpClient(url, key) {
   const client = new Client({ name: 'cutroom-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
@@ -57,14 +64,17 @@ async function timed(fn) {
 
 /** 50 callers at once, each with their own key, each making calls back to back; replicas taken in turn. */
 async function crowd(urls) {
-  const clients = await Promise.all(Array.from({ length: CALLERS }, (_, i) => httpClient(urls[i % urls.length], `bench-tenant-${i}`)));
+  const clients = await Promise.all(
+    Array.from({ length: CALLERS }, (_, i) => httpClient(urls[i % urls.length], `bench-tenant-${i}`)),
+  );
   // One call each first: every caller's context exists before the clock starts.
   await Promise.all(clients.map(async (c) => check(await c.callTool(listArgs))));
   const latencies = [];
   const t = performance.now();
   await Promise.all(
     clients.map(async (c) => {
-      for (let k = 0; k < CALLS_PER_CALLER; k++) latencies.push(await timed(async () => check(await c.callTool(listArgs))));
+      for (let k = 0; k < CALLS_PER_CALLER; k++)
+        latencies.push(await timed(async () => check(await c.callTool(listArgs))));
     }),
   );
   const wall = performance.now() - t;
@@ -103,19 +113,28 @@ export async function run() {
   const [s, h, d, bs, bh, bd] = [t.stdio, t.http, t.diff, t.bareStdio, t.bareHttp, t.bareDiff].map(stats);
   console.log(`list_projects over stdio:  median ${fmt(s.median)}  p90 ${fmt(s.p90)}`);
   console.log(`list_projects over HTTP:   median ${fmt(h.median)}  p90 ${fmt(h.p90)}`);
-  console.log(`  => HTTP adds (median of paired differences): ${fmt(d.median)}; difference of medians ${fmt(h.median - s.median)} (target <= 1 ms)`);
+  console.log(
+    `  => HTTP adds (median of paired differences): ${fmt(d.median)}; difference of medians ${fmt(h.median - s.median)} (target <= 1 ms)`,
+  );
   console.log(`bare SDK server, one tool: stdio median ${fmt(bs.median)}, HTTP median ${fmt(bh.median)}`);
-  console.log(`  => HTTP adds to the bare server: ${fmt(bd.median)}; cutroom's own share: ${fmt(d.median - bd.median)}`);
+  console.log(
+    `  => HTTP adds to the bare server: ${fmt(bd.median)}; cutroom's own share: ${fmt(d.median - bd.median)}`,
+  );
 
   // 2. 50 concurrent callers: one replica, then two (same cache dir, callers spread over them), same run.
   const cache = mkdtempSync(join(tmpdir(), 'cutroom-bench-replicas-'));
   const b = await startHttp({ ...env, CUTROOM_CACHE_DIR: cache });
   const one = await crowd([a.url]);
   const two = await crowd([a.url, b.url]);
-  const line = (name, r) => console.log(`${name}: ${CALLERS} callers x ${CALLS_PER_CALLER} calls in ${(r.wall / 1000).toFixed(2)} s, ${r.throughput.toFixed(0)} calls/s, latency median ${fmt(r.median)} p95 ${fmt(r.p95)}`);
+  const line = (name, r) =>
+    console.log(
+      `${name}: ${CALLERS} callers x ${CALLS_PER_CALLER} calls in ${(r.wall / 1000).toFixed(2)} s, ${r.throughput.toFixed(0)} calls/s, latency median ${fmt(r.median)} p95 ${fmt(r.p95)}`,
+    );
   line('one replica ', one);
   line('two replicas', two);
-  console.log(`  => two replicas / one: throughput x${(two.throughput / one.throughput).toFixed(2)}, p95 x${(two.p95 / one.p95).toFixed(2)}`);
+  console.log(
+    `  => two replicas / one: throughput x${(two.throughput / one.throughput).toFixed(2)}, p95 x${(two.p95 / one.p95).toFixed(2)}`,
+  );
   a.stop();
   b.stop();
   service.stop();

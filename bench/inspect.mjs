@@ -14,7 +14,17 @@ const FPS = 30;
 const SECONDS = 600;
 const THRESHOLD = 10;
 /** Simple, cheap sources; a few move (testsrc2, testsrc), most hold still between cuts. */
-const SOURCES = ['smptehdbars', 'testsrc2', 'rgbtestsrc', 'color=c=0x3060a0', 'testsrc', 'yuvtestsrc', 'pal75bars', 'color=c=0xc08040', 'smptebars'];
+const SOURCES = [
+  'smptehdbars',
+  'testsrc2',
+  'rgbtestsrc',
+  'color=c=0x3060a0',
+  'testsrc',
+  'yuvtestsrc',
+  'pal75bars',
+  'color=c=0xc08040',
+  'smptebars',
+];
 
 /** Shot starts (frames): every 13-23 s at frames that are not keyframes, plus cut-and-backs inside a GOP. */
 function plan() {
@@ -51,9 +61,40 @@ export function make10min() {
   const graph = `${chains.join(';')};${shots.map((_, k) => `[v${k}]`).join('')}concat=n=${shots.length}:v=1:a=0[v]`;
   const tmp = `${out}.part.mp4`;
   console.log(`making a 10-minute 1080p source with ${shots.length - 1} cuts (once; cached in ${MEDIA})...`);
-  const r = spawnSync('ffmpeg', [...args, '-filter_complex', graph, '-map', '[v]', '-map', `${shots.length}:a`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '96k', '-t', String(SECONDS), '-movflags', '+faststart', tmp], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      ...args,
+      '-filter_complex',
+      graph,
+      '-map',
+      '[v]',
+      '-map',
+      `${shots.length}:a`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-g',
+      '60',
+      '-keyint_min',
+      '60',
+      '-sc_threshold',
+      '0',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-t',
+      String(SECONDS),
+      '-movflags',
+      '+faststart',
+      tmp,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
   if (r.status !== 0) throw new Error(`making the source: ${r.stderr}`);
   renameSync(tmp, out);
   return out;
@@ -65,7 +106,28 @@ function makeHour(tenMin) {
   const list = join(MEDIA, 'inspect-hour.txt');
   writeFileSync(list, Array.from({ length: 6 }, () => `file '${tenMin}'`).join('\n'));
   const tmp = `${out}.part.mp4`;
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-movflags', '+faststart', tmp], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      list,
+      '-c',
+      'copy',
+      '-movflags',
+      '+faststart',
+      tmp,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`making the hour: ${r.stderr}`);
   renameSync(tmp, out);
   return out;
@@ -75,23 +137,58 @@ function makeHour(tenMin) {
 function reference(file) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-nostats', '-i', file, '-map', '0:v:0', '-vf', `scdet=threshold=${THRESHOLD},metadata=mode=print:key=lavfi.scd.time`, '-f', 'null', '-'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-nostats',
+        '-i',
+        file,
+        '-map',
+        '0:v:0',
+        '-vf',
+        `scdet=threshold=${THRESHOLD},metadata=mode=print:key=lavfi.scd.time`,
+        '-f',
+        'null',
+        '-',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     c.stderr.on('data', (d) => (err += d));
-    c.on('close', (code) => (code === 0 ? resolve({ seconds: (performance.now() - t) / 1000, cuts: [...err.matchAll(/pts_time:(\S+)/g)].map((m) => Number(m[1])) }) : reject(new Error(err.slice(-500)))));
+    c.on('close', (code) =>
+      code === 0
+        ? resolve({
+            seconds: (performance.now() - t) / 1000,
+            cuts: [...err.matchAll(/pts_time:(\S+)/g)].map((m) => Number(m[1])),
+          })
+        : reject(new Error(err.slice(-500))),
+    );
   });
 }
 
 async function inspectOnce(file) {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-inspect-'));
-  const { client } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error' });
+  const { client } = await connect({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_ALLOWED_DIRS: MEDIA,
+    CUTROOM_LOG_LEVEL: 'error',
+  });
   try {
     const p = await client.callTool({ name: 'create_project', arguments: { name: 'bench', description: 'inspect' } });
     const projectId = p.structuredContent.project.id;
-    const imp = await client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: file } }, { timeout: 600_000 });
+    const imp = await client.callTool(
+      { name: 'import_media', arguments: { project_id: projectId, path: file } },
+      { timeout: 600_000 },
+    );
     if (imp.isError) throw new Error(JSON.stringify(imp.content));
     const t = performance.now();
-    const r = await client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: imp.structuredContent.asset.id } }, { timeout: 3_600_000, resetTimeoutOnProgress: true, onprogress: () => {} });
+    const r = await client.callTool(
+      { name: 'inspect_asset', arguments: { project_id: projectId, asset_id: imp.structuredContent.asset.id } },
+      { timeout: 3_600_000, resetTimeoutOnProgress: true, onprogress: () => {} },
+    );
     const seconds = (performance.now() - t) / 1000;
     if (r.isError) throw new Error(JSON.stringify(r.content));
     return { seconds, result: r.structuredContent };
@@ -105,7 +202,9 @@ function compare(label, cuts, ref) {
   const found = cuts.map((s) => s.start_seconds).slice(1);
   const half = 0.5 / FPS;
   const same = found.length === ref.length && found.every((t, i) => Math.abs(t - ref[i]) < half);
-  console.log(`${label}: ${found.length} cuts found, reference ${ref.length}: ${same ? 'the same cuts, to the frame' : 'DIFFERENT'}`);
+  console.log(
+    `${label}: ${found.length} cuts found, reference ${ref.length}: ${same ? 'the same cuts, to the frame' : 'DIFFERENT'}`,
+  );
   if (!same) {
     const missing = ref.filter((t) => !found.some((f) => Math.abs(f - t) < half));
     const extra = found.filter((t) => !ref.some((f) => Math.abs(f - t) < half));
@@ -122,13 +221,18 @@ async function paired(file, label) {
   let last;
   for (let i = 0; i < REPS; i++) {
     // Alternate the order so that drifting load does not favour either side.
-    const pair = i % 2 === 0 ? [await reference(file), await inspectOnce(file)] : (([b, a]) => [a, b])([await inspectOnce(file), await reference(file)]);
+    const pair =
+      i % 2 === 0
+        ? [await reference(file), await inspectOnce(file)]
+        : (([b, a]) => [a, b])([await inspectOnce(file), await reference(file)]);
     const [ref, ins] = pair;
     refs.push(ref.seconds);
     mine.push(ins.seconds);
     ratios.push(ins.seconds / ref.seconds);
     last = { ref, ins };
-    console.log(`${label} round ${i + 1}: full scdet pass ${ref.seconds.toFixed(1)} s, inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded) => ${(ins.seconds / ref.seconds).toFixed(3)}x`);
+    console.log(
+      `${label} round ${i + 1}: full scdet pass ${ref.seconds.toFixed(1)} s, inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded) => ${(ins.seconds / ref.seconds).toFixed(3)}x`,
+    );
   }
   return { last, r: stats(refs), m: stats(mine), ratio: stats(ratios).median };
 }
@@ -183,15 +287,50 @@ export function makeMoving() {
     const frames = (shots[k + 1]?.[0] ?? MOVING_SECONDS * FPS) - first;
     const [src, motion] = MOVING[si];
     args.push('-f', 'lavfi', '-i', `${src}${src.includes('=') ? ':' : '='}s=1280x720:r=${FPS}`);
-    chains.push(`[${k}:v]trim=end_frame=${frames},setpts=PTS-STARTPTS,format=yuv420p${motion ? `,${motion}` : ''}${GRAIN ? ',noise=alls=6:allf=t' : ''},setsar=1[v${k}]`);
+    chains.push(
+      `[${k}:v]trim=end_frame=${frames},setpts=PTS-STARTPTS,format=yuv420p${motion ? `,${motion}` : ''}${GRAIN ? ',noise=alls=6:allf=t' : ''},setsar=1[v${k}]`,
+    );
   });
   args.push('-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${MOVING_SECONDS}`);
   const graph = `${chains.join(';')};${shots.map((_, k) => `[v${k}]`).join('')}concat=n=${shots.length}:v=1:a=0[v]`;
   const tmp = `${out}.part.mp4`;
   console.log(`making 3 minutes of moving 720p with ${shots.length - 1} cuts (once; cached in ${MEDIA})...`);
-  const r = spawnSync('ffmpeg', [...args, '-filter_complex', graph, '-map', '[v]', '-map', `${shots.length}:a`,
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '96k', '-t', String(MOVING_SECONDS), '-movflags', '+faststart', tmp], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      ...args,
+      '-filter_complex',
+      graph,
+      '-map',
+      '[v]',
+      '-map',
+      `${shots.length}:a`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-crf',
+      '23',
+      '-g',
+      '60',
+      '-keyint_min',
+      '60',
+      '-sc_threshold',
+      '0',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-t',
+      String(MOVING_SECONDS),
+      '-movflags',
+      '+faststart',
+      tmp,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
   if (r.status !== 0) throw new Error(`making the moving source: ${r.stderr}`);
   renameSync(tmp, out);
   return out;
@@ -204,7 +343,9 @@ async function runMoving() {
   console.log(`moving: the reference finds ${last.ref.cuts.length} of the ${planMoving().length - 1} cuts planned`);
   compare('inspect_asset, moving 3 min', last.ins.result.shots, last.ref.cuts);
   console.log(`moving: full scdet pass median ${r.median.toFixed(1)} s, inspect_asset median ${m.median.toFixed(1)} s`);
-  console.log(`=> ${(m.median / r.median).toFixed(3)}x of medians, ${ratio.toFixed(3)}x median of paired rounds (target <= 0.4x)`);
+  console.log(
+    `=> ${(m.median / r.median).toFixed(3)}x of medians, ${ratio.toFixed(3)}x median of paired rounds (target <= 0.4x)`,
+  );
 }
 
 export async function run() {
@@ -212,23 +353,34 @@ export async function run() {
   if (process.env.BENCH_INSPECT !== 'still') await runMoving();
   if (process.env.BENCH_INSPECT === 'moving') return;
   const file = make10min();
-  const expected = plan().slice(1).map(([f]) => f / FPS);
+  const expected = plan()
+    .slice(1)
+    .map(([f]) => f / FPS);
   const { last, r, m, ratio } = await paired(file, '10 min');
-  const refMatchesPlan = last.ref.cuts.length === expected.length && last.ref.cuts.every((t, i) => Math.abs(t - expected[i]) < 0.5 / FPS);
-  console.log(`reference vs the cuts the source was made with: ${refMatchesPlan ? 'equal' : 'DIFFERENT'} (${last.ref.cuts.length} vs ${expected.length})`);
+  const refMatchesPlan =
+    last.ref.cuts.length === expected.length && last.ref.cuts.every((t, i) => Math.abs(t - expected[i]) < 0.5 / FPS);
+  console.log(
+    `reference vs the cuts the source was made with: ${refMatchesPlan ? 'equal' : 'DIFFERENT'} (${last.ref.cuts.length} vs ${expected.length})`,
+  );
   compare('inspect_asset, 10 min', last.ins.result.shots, last.ref.cuts);
   console.log(`full scdet pass, 10 min 1080p: median ${r.median.toFixed(1)} s over ${REPS}`);
   console.log(`inspect_asset (whole tool call: scan, sound, sheet): median ${m.median.toFixed(1)} s`);
-  console.log(`=> ${(m.median / r.median).toFixed(3)}x of medians, ${ratio.toFixed(3)}x median of paired rounds (target <= 0.25x)`);
+  console.log(
+    `=> ${(m.median / r.median).toFixed(3)}x of medians, ${ratio.toFixed(3)}x median of paired rounds (target <= 0.25x)`,
+  );
 
   if (process.env.BENCH_HOUR !== '0') {
     const hour = makeHour(file);
     const ins = await inspectOnce(hour);
-    console.log(`an hour (the 10 min six times, stream copy): inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded, ${ins.result.shots.length} shots); ` +
-      `a full scdet pass, extrapolated from 10 min: ~${(6 * r.median).toFixed(0)} s`);
+    console.log(
+      `an hour (the 10 min six times, stream copy): inspect_asset ${ins.seconds.toFixed(1)} s (${ins.result.scan.shots}, ${ins.result.scan.frames_decoded}/${ins.result.scan.frames_total} frames decoded, ${ins.result.shots.length} shots); ` +
+        `a full scdet pass, extrapolated from 10 min: ~${(6 * r.median).toFixed(0)} s`,
+    );
     if (process.env.BENCH_HOUR_REFERENCE === '1') {
       const ref = await reference(hour);
-      console.log(`an hour, full scdet pass measured: ${ref.seconds.toFixed(1)} s => ${(ins.seconds / ref.seconds).toFixed(3)}x`);
+      console.log(
+        `an hour, full scdet pass measured: ${ref.seconds.toFixed(1)} s => ${(ins.seconds / ref.seconds).toFixed(3)}x`,
+      );
       compare('inspect_asset, an hour', ins.result.shots, ref.cuts);
     }
   }

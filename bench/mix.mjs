@@ -35,16 +35,72 @@ export function media() {
     }
     const list = join(MEDIA, 'list.txt');
     const gap = join(MEDIA, 'gap.wav');
-    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.8', '-c:a', 'pcm_s16le', gap]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono',
+      '-t',
+      '0.8',
+      '-c:a',
+      'pcm_s16le',
+      gap,
+    ]);
     writeFileSync(list, parts.flatMap((p) => [`file '${p}'`, `file '${gap}'`]).join('\n'));
     const speech = join(MEDIA, 'speech.wav');
-    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-ar', '48000', '-c:a', 'pcm_s16le', speech]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      list,
+      '-ar',
+      '48000',
+      '-c:a',
+      'pcm_s16le',
+      speech,
+    ]);
     const tmp = `${video}.part.mp4`;
-    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=75', '-i', speech, '-af', 'apad', '-t', '75', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', tmp]);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=s=1280x720:r=30:d=75',
+      '-i',
+      speech,
+      '-af',
+      'apad',
+      '-t',
+      '75',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-g',
+      '60',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '128k',
+      tmp,
+    ]);
     renameSync(tmp, video);
   }
   if (!existsSync(bed)) {
-    const chord = "aevalsrc='0.2*sin(2*PI*(220+55*floor(mod(t,8)/2))*t)+0.15*sin(2*PI*(277+55*floor(mod(t,8)/2))*t)+0.12*sin(2*PI*330*t)':s=48000:d=65";
+    const chord =
+      "aevalsrc='0.2*sin(2*PI*(220+55*floor(mod(t,8)/2))*t)+0.15*sin(2*PI*(277+55*floor(mod(t,8)/2))*t)+0.12*sin(2*PI*330*t)':s=48000:d=65";
     exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', chord, '-c:a', 'pcm_s16le', `${bed}.part.wav`]);
     renameSync(`${bed}.part.wav`, bed);
   }
@@ -63,7 +119,13 @@ export async function prepared(video, bed) {
   if (existsSync(idsFile)) return { data, cache, ...JSON.parse(readFileSync(idsFile, 'utf8')) };
   rmSync(data, { recursive: true, force: true });
   rmSync(cache, { recursive: true, force: true });
-  const { client } = await connect({ CUTROOM_DATA_DIR: data, CUTROOM_CACHE_DIR: cache, CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+  const { client } = await connect({
+    CUTROOM_DATA_DIR: data,
+    CUTROOM_CACHE_DIR: cache,
+    CUTROOM_ALLOWED_DIRS: MEDIA,
+    CUTROOM_LOG_LEVEL: 'error',
+    CUTROOM_RENDER_WAIT_MS: '55000',
+  });
   const call = async (name, args) => {
     const r = await client.callTool({ name, arguments: args }, { timeout: 900_000 });
     if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -83,7 +145,13 @@ async function previewOnce(p0, finished) {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-bench-mix-'));
   try {
     cpSync(join(p0.cache, 'inspections'), join(dir, 'cache', 'inspections'), { recursive: true });
-    const { client } = await connect({ CUTROOM_DATA_DIR: p0.data, CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000' });
+    const { client } = await connect({
+      CUTROOM_DATA_DIR: p0.data,
+      CUTROOM_CACHE_DIR: join(dir, 'cache'),
+      CUTROOM_ALLOWED_DIRS: MEDIA,
+      CUTROOM_LOG_LEVEL: 'error',
+      CUTROOM_RENDER_WAIT_MS: '55000',
+    });
     const call = async (name, args) => {
       const r = await client.callTool({ name, arguments: args }, { timeout: 600_000 });
       if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -93,10 +161,18 @@ async function previewOnce(p0, finished) {
     const clips = Array.from({ length: 12 }, (_, i) => ({ asset_id: v, start: i * 6, end: i * 6 + 5 }));
     const overlay = { asset_id: b, at: 0, until: 60, gain_db: -6, ...(finished ? { role: 'music' } : {}) };
     const t = performance.now();
-    const p = await call('preview_edit', { project_id: project, resolution: '1280x720', fps: 30, clips, overlays: [overlay], ...(finished ? { captions: { burn: true } } : {}) });
+    const p = await call('preview_edit', {
+      project_id: project,
+      resolution: '1280x720',
+      fps: 30,
+      clips,
+      overlays: [overlay],
+      ...(finished ? { captions: { burn: true } } : {}),
+    });
     const seconds = (performance.now() - t) / 1000;
     if (p.status !== 'done') throw new Error(`preview ${p.status}`);
-    if (finished && p.warnings.some((w) => /transcri/.test(w))) throw new Error(`captions had no transcript: ${p.warnings.join('; ')}`);
+    if (finished && p.warnings.some((w) => /transcri/.test(w)))
+      throw new Error(`captions had no transcript: ${p.warnings.join('; ')}`);
     await client.close();
     return seconds;
   } finally {
@@ -107,7 +183,9 @@ async function previewOnce(p0, finished) {
 export async function run() {
   const { video, bed } = media();
   const p0 = await prepared(video, bed);
-  console.log('60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it; new previews, fresh cache each');
+  console.log(
+    '60 s edit, 12 cuts of 5 s from a 720p moving picture with speech (flite slt), a chord bed over it; new previews, fresh cache each',
+  );
   await previewOnce(p0, true); // warm-up (file cache, first ffmpeg start)
   const plain = [];
   const ducked = [];
@@ -123,5 +201,7 @@ export async function run() {
   console.log(`plain overlay:          ${f(stats(plain))}`);
   console.log(`ducked + captions:      ${f(stats(ducked))}`);
   const r = stats(ratios);
-  console.log(`finished / plain, pair by pair: median ${r.median.toFixed(2)}x (min ${r.min.toFixed(2)}, max ${r.max.toFixed(2)}), n=${r.n} (target <= 1.3x)`);
+  console.log(
+    `finished / plain, pair by pair: median ${r.median.toFixed(2)}x (min ${r.min.toFixed(2)}, max ${r.max.toFixed(2)}), n=${r.n} (target <= 1.3x)`,
+  );
 }

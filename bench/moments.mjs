@@ -22,7 +22,8 @@ const CONDITIONS = [
   { voice: 'slt', bedDb: 10 },
   { voice: 'rms', noiseDb: 21 },
 ];
-const label = (c) => `${c.voice}${c.bedDb !== undefined ? `, music bed ${c.bedDb} dB under` : ''}${c.noiseDb !== undefined ? `, white noise ${c.noiseDb} dB under` : ''}`;
+const label = (c) =>
+  `${c.voice}${c.bedDb !== undefined ? `, music bed ${c.bedDb} dB under` : ''}${c.noiseDb !== undefined ? `, white noise ${c.noiseDb} dB under` : ''}`;
 
 export async function run() {
   const rows = [];
@@ -32,7 +33,12 @@ export async function run() {
     const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-moments-'));
     const allowed = join(root, 'allowed');
     const media = makeMomentMedia(allowed, c);
-    const { client } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_LOG_LEVEL: 'error' });
+    const { client } = await connect({
+      CUTROOM_DATA_DIR: join(root, 'data'),
+      CUTROOM_CACHE_DIR: join(root, 'cache'),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      CUTROOM_LOG_LEVEL: 'error',
+    });
     const call = async (name, args) => {
       const r = await client.callTool({ name, arguments: args }, { timeout: 1_800_000 });
       if (r.isError) throw new Error(r.content[0].text);
@@ -40,7 +46,8 @@ export async function run() {
     };
     const project = (await call('create_project', { name: 'bench', description: 'moments' })).project.id;
     const asset = (await call('import_media', { project_id: project, path: media.video })).asset.id;
-    const plantOf = (m) => media.plants.find((p) => shareIn({ start: m.start_seconds, end: m.end_seconds }, p) >= 0.6)?.name;
+    const plantOf = (m) =>
+      media.plants.find((p) => shareIn({ start: m.start_seconds, end: m.end_seconds }, p) >= 0.6)?.name;
     const figures = (found) => {
       const ms = found.moments;
       const rank = (name) => ms.findIndex((m) => plantOf(m) === name) + 1 || '-';
@@ -50,20 +57,44 @@ export async function run() {
       return {
         A: rank('A'),
         B: rank('B'),
-        first: lastInside >= 0 && (firstOutside < 0 || lastInside < firstOutside) && rank('A') !== '-' && rank('B') !== '-',
+        first:
+          lastInside >= 0 && (firstOutside < 0 || lastInside < firstOutside) && rank('A') !== '-' && rank('B') !== '-',
         about: about.length ? Math.min(...about).toFixed(2) : '-',
-        decoy: ms.findIndex((m) => shareIn({ start: m.start_seconds, end: m.end_seconds }, media.decoy) >= 0.6) + 1 || '-',
+        decoy:
+          ms.findIndex((m) => shareIn({ start: m.start_seconds, end: m.end_seconds }, media.decoy) >= 0.6) + 1 || '-',
       };
     };
     const t0 = performance.now();
-    const found = await call('find_moments', { project_id: project, about: ABOUT, count: 10, min_seconds: 2, max_seconds: 12 });
+    const found = await call('find_moments', {
+      project_id: project,
+      about: ABOUT,
+      count: 10,
+      min_seconds: 2,
+      max_seconds: 12,
+    });
     const withAbout = figures(found);
     const first = performance.now() - t0;
-    const without = figures(await call('find_moments', { project_id: project, count: 10, min_seconds: 2, max_seconds: 12 }));
-    const transcript = await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` }).then((r) => JSON.parse(r.contents[0].text), () => ({ words: [], sentences: [] }));
-    const heard = transcript.words.filter((w) => /^light/i.test(w.word)).map((w) => w.word).join(' ');
+    const without = figures(
+      await call('find_moments', { project_id: project, count: 10, min_seconds: 2, max_seconds: 12 }),
+    );
+    const transcript = await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` }).then(
+      (r) => JSON.parse(r.contents[0].text),
+      () => ({ words: [], sentences: [] }),
+    );
+    const heard = transcript.words
+      .filter((w) => /^light/i.test(w.word))
+      .map((w) => w.word)
+      .join(' ');
     for (const m of found.missing ?? []) console.log(`  missing: ${m.reason}`);
-    if (!withAbout.first) console.log(`  ${transcript.words.length} words, ${transcript.sentences.length} sentences heard; top moments: ${found.moments.slice(0, 4).map((m) => `${m.start_seconds}-${m.end_seconds} (${m.score})`).join(', ')}; plants ${media.plants.map((p) => `${p.name} ${p.start.toFixed(2)}-${p.end.toFixed(2)}`).join(', ')}`);
+    if (!withAbout.first)
+      console.log(
+        `  ${transcript.words.length} words, ${transcript.sentences.length} sentences heard; top moments: ${found.moments
+          .slice(0, 4)
+          .map((m) => `${m.start_seconds}-${m.end_seconds} (${m.score})`)
+          .join(
+            ', ',
+          )}; plants ${media.plants.map((p) => `${p.name} ${p.start.toFixed(2)}-${p.end.toFixed(2)}`).join(', ')}`,
+      );
     rows.push({ c, withAbout, without, heard });
     console.log(
       `${label(c)}: about: A #${withAbout.A}, B #${withAbout.B}, plants first ${withAbout.first ? 'yes' : 'NO'}, about signal >= ${withAbout.about}; ` +

@@ -5,7 +5,16 @@
 // Also reported: times realtime, peak RSS of the server and of ffmpeg, and the naive way (re-encode each cut,
 // then join with the concat demuxer).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeService } from '../test/fixtures/service.mjs';
@@ -26,8 +35,30 @@ function make(name, args) {
 }
 
 const source = (name, size, seconds, freq) =>
-  make(name, ['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=30:d=${seconds}`, '-f', 'lavfi', '-i', `sine=f=${freq}:r=48000:d=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart']);
+  make(name, [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=s=${size}:r=30:d=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=${freq}:r=48000:d=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '60',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-movflags',
+    '+faststart',
+  ]);
 
 /** Samples peak RSS (VmHWM) of every running ffmpeg, and of one pid, until stopped. */
 function rssSampler(pid) {
@@ -60,7 +91,9 @@ function time(fn) {
 
 function ffmpeg(args) {
   return new Promise((resolve, reject) => {
-    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     c.stderr.on('data', (d) => (err += d));
     c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err))));
@@ -78,16 +111,25 @@ export async function run() {
   const service = await new FakeService().start();
   const project = service.addProject({ name: 'bench' });
   const asset = (file, type, ext) => {
-    const key = file.split('/').pop().replace(/\.[^.]+$/, '');
+    const key = file
+      .split('/')
+      .pop()
+      .replace(/\.[^.]+$/, '');
     service.media.set(key, file);
     return service.addAsset(project.id, { keyname: key, asset_type: type, ext }).id;
   };
-  const ids = { a720: asset(src.a720, 'generated_video', 'mp4'), b1080: asset(src.b1080, 'generated_video', 'mp4'), a720short: asset(src.a720short, 'generated_video', 'mp4'), voice: asset(src.voice, 'audio', 'm4a') };
+  const ids = {
+    a720: asset(src.a720, 'generated_video', 'mp4'),
+    b1080: asset(src.b1080, 'generated_video', 'mp4'),
+    a720short: asset(src.a720short, 'generated_video', 'mp4'),
+    voice: asset(src.voice, 'audio', 'm4a'),
+  };
   const urlOf = (id) => service.projects.get(project.id).assets.find((a) => a.id === id).url;
 
   // The edit: 12 cuts of 5 s, alternating sources, seeking all over them, with a voiceover under all of it. Each
   // round shifts every cut by a tenth of a second: a new edit, which no preview made before can stand in for.
-  const cutsOf = (round) => Array.from({ length: 12 }, (_, i) => ({ asset: i % 2 ? 'b1080' : 'a720', start: 5 + i * 6.5 + round * 0.1 }));
+  const cutsOf = (round) =>
+    Array.from({ length: 12 }, (_, i) => ({ asset: i % 2 ? 'b1080' : 'a720', start: 5 + i * 6.5 + round * 0.1 }));
   const argsOf = (round) => ({
     project_id: project.id,
     resolution: '1280x720',
@@ -99,7 +141,12 @@ export async function run() {
   const cuts = cutsOf(0);
 
   const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-bench-cache-'));
-  const { client, transport } = await connect({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'error' });
+  const { client, transport } = await connect({
+    VJ_API_KEY: service.apiKey,
+    VJ_API_URL: service.url,
+    CUTROOM_CACHE_DIR: cacheDir,
+    CUTROOM_LOG_LEVEL: 'error',
+  });
   const call = async (a) => {
     const r = await client.callTool({ name: 'preview_edit', arguments: a }, { timeout: 600_000 });
     if (r.isError) throw new Error(JSON.stringify(r.content));
@@ -110,15 +157,40 @@ export async function run() {
   // 2. The hand-written command: the same cuts, one graph, no measurement, libx264 ultrafast (the preview's own
   // preset and quality).
   const handOut = join(cacheDir, 'hand.mp4');
-  const W = 640, H = 360;
+  const W = 640,
+    H = 360;
   const handArgsOf = (round) => {
     const a = [];
     cutsOf(round).forEach((c) => a.push('-ss', String(c.start), '-t', '5', '-i', urlOf(ids[c.asset])));
     a.push('-t', '60', '-i', urlOf(ids.voice));
-    const g = cuts.map((_, i) => `[${i}:v]scale=${W}:${H},setsar=1,fps=30[v${i}];[${i}:a]aresample=48000,atrim=0:5[a${i}]`);
+    const g = cuts.map(
+      (_, i) => `[${i}:v]scale=${W}:${H},setsar=1,fps=30[v${i}];[${i}:a]aresample=48000,atrim=0:5[a${i}]`,
+    );
     g.push(`${cuts.map((_, i) => `[v${i}][a${i}]`).join('')}concat=n=12:v=1:a=1[v][a]`);
     g.push('[12:a]aresample=48000,volume=0.5[o];[a][o]amix=inputs=2:duration=first:normalize=0[m]');
-    a.push('-filter_complex', g.join(';'), '-map', '[v]', '-map', '[m]', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', '-movflags', '+faststart', handOut);
+    a.push(
+      '-filter_complex',
+      g.join(';'),
+      '-map',
+      '[v]',
+      '-map',
+      '[m]',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-crf',
+      '30',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-movflags',
+      '+faststart',
+      handOut,
+    );
     return a;
   };
   const handArgs = handArgsOf(0);
@@ -127,11 +199,55 @@ export async function run() {
     const parts = [];
     for (const [k, c] of cuts.entries()) {
       const part = join(cacheDir, `part${k}.mp4`);
-      await ffmpeg(['-ss', String(c.start), '-t', '5', '-i', urlOf(ids[c.asset]), '-vf', `scale=${W}:${H},setsar=1,fps=30`, '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30', '-c:a', 'aac', '-b:a', '96k', '-ar', '48000', part]);
+      await ffmpeg([
+        '-ss',
+        String(c.start),
+        '-t',
+        '5',
+        '-i',
+        urlOf(ids[c.asset]),
+        '-vf',
+        `scale=${W}:${H},setsar=1,fps=30`,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-crf',
+        '30',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '96k',
+        '-ar',
+        '48000',
+        part,
+      ]);
       parts.push(part);
     }
     writeFileSync(join(cacheDir, 'list.txt'), parts.map((p) => `file '${p}'`).join('\n'));
-    await ffmpeg(['-f', 'concat', '-safe', '0', '-i', join(cacheDir, 'list.txt'), '-i', urlOf(ids.voice), '-filter_complex', '[1:a]volume=0.5[o];[0:a][o]amix=inputs=2:duration=first:normalize=0[m]', '-map', '0:v', '-map', '[m]', '-c:v', 'copy', '-c:a', 'aac', '-b:a', '96k', join(cacheDir, 'naive.mp4')]);
+    await ffmpeg([
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      join(cacheDir, 'list.txt'),
+      '-i',
+      urlOf(ids.voice),
+      '-filter_complex',
+      '[1:a]volume=0.5[o];[0:a][o]amix=inputs=2:duration=first:normalize=0[m]',
+      '-map',
+      '0:v',
+      '-map',
+      '[m]',
+      '-c:v',
+      'copy',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      join(cacheDir, 'naive.mp4'),
+    ]);
   };
 
   // 1-3, interleaved so that each round sees the same load on this shared machine; then the same edit again.
@@ -161,9 +277,15 @@ export async function run() {
   const handRss = handSampler.stop();
 
   // 4. Source length: one 5 s cut from the 8 s source, and the same from the 90 s source.
-  const one = (id, start) => ({ project_id: project.id, resolution: '1280x720', fps: 30, clips: [{ asset_id: id, start, end: start + 5 }] });
+  const one = (id, start) => ({
+    project_id: project.id,
+    resolution: '1280x720',
+    fps: 30,
+    clips: [{ asset_id: id, start, end: start + 5 }],
+  });
   await call(one(ids.a720short, 2.5));
-  const short = [], long = [];
+  const short = [],
+    long = [];
   for (let i = 0; i < REPS; i++) {
     // Another in point each time: a new edit, rendered.
     short.push(await time(() => call(one(ids.a720short, 2 - i * 0.1))));
@@ -178,7 +300,10 @@ export async function run() {
   const plan = toRenderPlan(lintEdit(composeEdit(args)).timeline, { maxWidth: 640 });
   const font = await findLabelFont();
   const sheet = [];
-  for (let i = 0; i < REPS; i++) sheet.push(await time(() => ffmpeg(contactSheetArgs(last.path, plan, join(cacheDir, 'sheet.jpg'), font, 3).args.slice(6))));
+  for (let i = 0; i < REPS; i++)
+    sheet.push(
+      await time(() => ffmpeg(contactSheetArgs(last.path, plan, join(cacheDir, 'sheet.jpg'), font, 3).args.slice(6))),
+    );
 
   await client.close();
   await service.stop();
@@ -209,14 +334,26 @@ export async function run() {
     hand_ffmpeg_peak_rss_mib: handRss.ffmpegMiB,
     measured_seconds: last.measured_seconds,
   };
-  console.log(`preview_edit, 60 s / 12 cuts (720p+1080p over HTTP) -> 640x360: median ${out.preview_s.toFixed(2)} s (${out.times_realtime.toFixed(1)}x realtime) over ${REPS}`);
+  console.log(
+    `preview_edit, 60 s / 12 cuts (720p+1080p over HTTP) -> 640x360: median ${out.preview_s.toFixed(2)} s (${out.times_realtime.toFixed(1)}x realtime) over ${REPS}`,
+  );
   console.log(`hand-written single ffmpeg command, same edit, libx264 ultrafast: median ${out.hand_s.toFixed(2)} s`);
   console.log(`naive (re-encode each cut, concat demuxer):                  median ${out.naive_s.toFixed(2)} s`);
-  console.log(`=> cutroom / hand-written: ${out.ratio_to_hand.toFixed(2)}x of medians, ${out.paired_ratio_to_hand.toFixed(2)}x median of paired rounds (target <= 1.0x); naive / hand-written: ${out.ratio_naive_to_hand.toFixed(2)}x`);
-  console.log(`one cut of 12 changed, previewed again: median ${out.one_cut_s.toFixed(2)} s => ${out.one_cut_ratio.toFixed(3)}x of a new preview (${out.paired_one_cut_ratio.toFixed(3)}x paired; target <= 0.3x)`);
-  console.log(`the same edit previewed again: median ${out.same_edit_s.toFixed(3)} s => ${out.same_edit_ratio.toFixed(3)}x of a new preview (${out.paired_same_edit_ratio.toFixed(3)}x paired; target <= 0.1x)`);
-  console.log(`5 s cut from an 8 s source: ${out.cut_from_8s_s.toFixed(2)} s; from a 90 s source: ${out.cut_from_90s_s.toFixed(2)} s => ${out.source_length_ratio.toFixed(2)}x`);
+  console.log(
+    `=> cutroom / hand-written: ${out.ratio_to_hand.toFixed(2)}x of medians, ${out.paired_ratio_to_hand.toFixed(2)}x median of paired rounds (target <= 1.0x); naive / hand-written: ${out.ratio_naive_to_hand.toFixed(2)}x`,
+  );
+  console.log(
+    `one cut of 12 changed, previewed again: median ${out.one_cut_s.toFixed(2)} s => ${out.one_cut_ratio.toFixed(3)}x of a new preview (${out.paired_one_cut_ratio.toFixed(3)}x paired; target <= 0.3x)`,
+  );
+  console.log(
+    `the same edit previewed again: median ${out.same_edit_s.toFixed(3)} s => ${out.same_edit_ratio.toFixed(3)}x of a new preview (${out.paired_same_edit_ratio.toFixed(3)}x paired; target <= 0.1x)`,
+  );
+  console.log(
+    `5 s cut from an 8 s source: ${out.cut_from_8s_s.toFixed(2)} s; from a 90 s source: ${out.cut_from_90s_s.toFixed(2)} s => ${out.source_length_ratio.toFixed(2)}x`,
+  );
   console.log(`contact sheet alone: median ${out.sheet_s.toFixed(2)} s (target < 1 s)`);
-  console.log(`peak RSS: server ${out.server_peak_rss_mib.toFixed(0)} MiB, ffmpeg ${out.ffmpeg_peak_rss_mib.toFixed(0)} MiB (hand-written: ${out.hand_ffmpeg_peak_rss_mib.toFixed(0)} MiB); measured duration ${out.measured_seconds} s`);
+  console.log(
+    `peak RSS: server ${out.server_peak_rss_mib.toFixed(0)} MiB, ffmpeg ${out.ffmpeg_peak_rss_mib.toFixed(0)} MiB (hand-written: ${out.hand_ffmpeg_peak_rss_mib.toFixed(0)} MiB); measured duration ${out.measured_seconds} s`,
+  );
   return out;
 }

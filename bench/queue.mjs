@@ -33,7 +33,10 @@ const freePort = () =>
 
 /** A child that is ready once its output says `ready`; stopped (and waited for) by stop(). */
 function child(cmd, args, env, ready) {
-  const proc = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const started = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${cmd} did not start in 20 s:\n${out}`)), 20_000);
@@ -66,7 +69,12 @@ export async function run() {
   service.media.set('talk-720p', video);
   const asset = service.addAsset(project.id, { keyname: 'talk-720p', asset_type: 'generated_video', ext: 'mp4' }).id;
   const port = await freePort();
-  const redis = await child('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, /Ready to accept connections/i);
+  const redis = await child(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {},
+    /Ready to accept connections/i,
+  );
   const url = `redis://127.0.0.1:${port}`;
   const dirs = [];
   const cacheDir = () => {
@@ -74,23 +82,51 @@ export async function run() {
     dirs.push(d);
     return d;
   };
-  const serverEnv = (cache, queue) => ({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cache, CUTROOM_LOG_LEVEL: 'error', CUTROOM_RENDER_WAIT_MS: '55000', ...(queue ? { CUTROOM_QUEUE_URL: url } : {}) });
-  const worker = (cache) => child(process.execPath, [BIN, 'worker'], { CUTROOM_QUEUE_URL: url, CUTROOM_CACHE_DIR: cache, CUTROOM_LOG_LEVEL: 'info', CUTROOM_WORKER_CONCURRENCY: '1' }, /cutroom worker: running/);
+  const serverEnv = (cache, queue) => ({
+    VJ_API_KEY: service.apiKey,
+    VJ_API_URL: service.url,
+    CUTROOM_CACHE_DIR: cache,
+    CUTROOM_LOG_LEVEL: 'error',
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    ...(queue ? { CUTROOM_QUEUE_URL: url } : {}),
+  });
+  const worker = (cache) =>
+    child(
+      process.execPath,
+      [BIN, 'worker'],
+      { CUTROOM_QUEUE_URL: url, CUTROOM_CACHE_DIR: cache, CUTROOM_LOG_LEVEL: 'info', CUTROOM_WORKER_CONCURRENCY: '1' },
+      /cutroom worker: running/,
+    );
   // Every preview of the run its own cut ranges (the source is 75 s): no segment of one serves another.
   let nth = 0;
   const edit = () => {
     const n = nth++;
-    return { project_id: project.id, resolution: '640x360', fps: 25, clips: Array.from({ length: 4 }, (_, k) => ({ asset_id: asset, start: +((k * 17 + n * 0.37) % 65).toFixed(2), end: +(((k * 17 + n * 0.37) % 65) + 5).toFixed(2) })) };
+    return {
+      project_id: project.id,
+      resolution: '640x360',
+      fps: 25,
+      clips: Array.from({ length: 4 }, (_, k) => ({
+        asset_id: asset,
+        start: +((k * 17 + n * 0.37) % 65).toFixed(2),
+        end: +(((k * 17 + n * 0.37) % 65) + 5).toFixed(2),
+      })),
+    };
   };
   const preview = async (client, args) => {
     let r = await client.callTool({ name: 'preview_edit', arguments: args }, { timeout: 600_000 });
-    while (!r.isError && r.structuredContent?.status === 'rendering') r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: r.structuredContent.preview_id } }, { timeout: 600_000 });
+    while (!r.isError && r.structuredContent?.status === 'rendering')
+      r = await client.callTool(
+        { name: 'preview_edit', arguments: { preview_id: r.structuredContent.preview_id } },
+        { timeout: 600_000 },
+      );
     if (r.isError) throw new Error(r.content[0].text);
     return r.structuredContent;
   };
   const stops = [redis.stop];
   try {
-    console.log(`${PREVIEWS} new previews at once, each 20 s (4 cuts of 5 s from a 720p moving picture with speech) -> 640x360`);
+    console.log(
+      `${PREVIEWS} new previews at once, each 20 s (4 cuts of 5 s from a 720p moving picture with speech) -> 640x360`,
+    );
     /** PREVIEWS new previews asked at once: previews per minute, from the first ask to the last answer. */
     const batch = async (workers) => {
       const cache = cacheDir();
@@ -109,11 +145,14 @@ export async function run() {
     };
     // One batch alone (BENCH_QUEUE_ONLY=0|1|2 workers), for timing the whole process from outside (its CPU included).
     if (process.env.BENCH_QUEUE_ONLY !== undefined) {
-      console.log(`previews per minute, ${process.env.BENCH_QUEUE_ONLY} worker(s): ${(await batch(Number(process.env.BENCH_QUEUE_ONLY))).toFixed(1)}`);
+      console.log(
+        `previews per minute, ${process.env.BENCH_QUEUE_ONLY} worker(s): ${(await batch(Number(process.env.BENCH_QUEUE_ONLY))).toFixed(1)}`,
+      );
       return;
     }
     const rates = { 0: [], 1: [], 2: [] };
-    for (let round = 0; round < Number(process.env.BENCH_REPS ?? 2); round++) for (const n of [1, 2, 0]) rates[n].push(await batch(n));
+    for (let round = 0; round < Number(process.env.BENCH_REPS ?? 2); round++)
+      for (const n of [1, 2, 0]) rates[n].push(await batch(n));
     const f = (xs) => `median ${stats(xs).median.toFixed(1)} (${xs.map((x) => x.toFixed(1)).join(', ')})`;
     console.log(`previews per minute, 1 worker:          ${f(rates[1])}`);
     console.log(`previews per minute, 2 workers:         ${f(rates[2])}`);

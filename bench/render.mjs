@@ -23,12 +23,36 @@ function make(name, args) {
 }
 // The same sources as the preview benchmark (cached between runs).
 const source = (name, size, seconds, freq) =>
-  make(name, ['-f', 'lavfi', '-i', `testsrc2=s=${size}:r=30:d=${seconds}`, '-f', 'lavfi', '-i', `sine=f=${freq}:r=48000:d=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart']);
+  make(name, [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=s=${size}:r=30:d=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=${freq}:r=48000:d=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '60',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-movflags',
+    '+faststart',
+  ]);
 
 function ffmpeg(args) {
   return new Promise((resolve, reject) => {
-    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     c.stderr.on('data', (d) => (err += d));
     c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err))));
@@ -43,29 +67,41 @@ export async function run() {
   };
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-render-'));
   const { client } = await connect({
-    CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA,
-    CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_RENDER_POLL_MS: '20', CUTROOM_LOG_LEVEL: 'error',
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_ALLOWED_DIRS: MEDIA,
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    CUTROOM_RENDER_POLL_MS: '20',
+    CUTROOM_LOG_LEVEL: 'error',
   });
   const tool = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args }, { timeout: 600_000, resetTimeoutOnProgress: true, onprogress: () => {} });
+    const r = await client.callTool(
+      { name, arguments: args },
+      { timeout: 600_000, resetTimeoutOnProgress: true, onprogress: () => {} },
+    );
     if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
     return r.structuredContent;
   };
   try {
     const project = (await tool('create_project', { name: 'bench', description: 'render' })).project.id;
     const ids = {};
-    for (const [k, file] of Object.entries(src)) ids[k] = (await tool('import_media', { project_id: project, path: file })).asset.id;
+    for (const [k, file] of Object.entries(src))
+      ids[k] = (await tool('import_media', { project_id: project, path: file })).asset.id;
 
-    const cutsOf = (round) => Array.from({ length: 12 }, (_, i) => ({ asset: i % 2 ? 'b1080' : 'a720', start: 5 + i * 6.5 + round * 0.1 }));
+    const cutsOf = (round) =>
+      Array.from({ length: 12 }, (_, i) => ({ asset: i % 2 ? 'b1080' : 'a720', start: 5 + i * 6.5 + round * 0.1 }));
     const edit = (round) => ({
-      project_id: project, resolution: '1280x720', fps: 30,
+      project_id: project,
+      resolution: '1280x720',
+      fps: 30,
       clips: cutsOf(round).map((c) => ({ asset_id: ids[c.asset], start: c.start, end: c.start + 5 })),
       overlays: [{ asset_id: ids.voice, at: 0, volume: 0.5 }],
     });
     const renderOnce = async (round) => {
       const t = performance.now();
       let r = (await tool('render_edit', { ...edit(round), wait: true })).render;
-      while (!r.done && !r.failed) r = (await tool('get_render_status', { project_id: project, asset_id: r.asset_id })).render ?? r;
+      while (!r.done && !r.failed)
+        r = (await tool('get_render_status', { project_id: project, asset_id: r.asset_id })).render ?? r;
       if (r.failed) throw new Error(`render failed: ${JSON.stringify(r)}`);
       return (performance.now() - t) / 1000;
     };
@@ -75,11 +111,34 @@ export async function run() {
       const cuts = cutsOf(round);
       cuts.forEach((c) => a.push('-ss', String(c.start), '-t', '5', '-i', src[c.asset]));
       a.push('-t', '60', '-i', src.voice);
-      const g = cuts.map((_, i) => `[${i}:v]scale=1280:720,setsar=1,fps=30[v${i}];[${i}:a]aresample=48000,atrim=0:5[a${i}]`);
+      const g = cuts.map(
+        (_, i) => `[${i}:v]scale=1280:720,setsar=1,fps=30[v${i}];[${i}:a]aresample=48000,atrim=0:5[a${i}]`,
+      );
       g.push(`${cuts.map((_, i) => `[v${i}][a${i}]`).join('')}concat=n=12:v=1:a=1[v][a]`);
       g.push('[12:a]aresample=48000,volume=0.5[o];[a][o]amix=inputs=2:duration=first:normalize=0[m]');
-      a.push('-filter_complex', g.join(';'), '-map', '[v]', '-map', '[m]', '-c:v', 'libx264', '-preset', 'fast', '-crf', '20', '-pix_fmt', 'yuv420p',
-        '-c:a', 'aac', '-b:a', '192k', '-movflags', '+faststart', handOut);
+      a.push(
+        '-filter_complex',
+        g.join(';'),
+        '-map',
+        '[v]',
+        '-map',
+        '[m]',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'fast',
+        '-crf',
+        '20',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '192k',
+        '-movflags',
+        '+faststart',
+        handOut,
+      );
       const t = performance.now();
       await ffmpeg(a);
       return (performance.now() - t) / 1000;
@@ -96,11 +155,20 @@ export async function run() {
         hand.push(await handOnce(i + 1));
         ours.push(await renderOnce(i + 1));
       }
-      console.log(`round ${i + 1}: render_edit ${ours[i].toFixed(1)} s, hand-written ${hand[i].toFixed(1)} s => ${(ours[i] / hand[i]).toFixed(3)}x`);
+      console.log(
+        `round ${i + 1}: render_edit ${ours[i].toFixed(1)} s, hand-written ${hand[i].toFixed(1)} s => ${(ours[i] / hand[i]).toFixed(3)}x`,
+      );
     }
     const m = (a) => stats(a).median;
-    const out = { render_s: m(ours), hand_s: m(hand), ratio: m(ours) / m(hand), paired_ratio: m(ours.map((o, i) => o / hand[i])) };
-    console.log(`local render_edit, 60 s / 12 cuts at 1280x720 (fast, crf 20): median ${out.render_s.toFixed(1)} s; hand-written: ${out.hand_s.toFixed(1)} s`);
+    const out = {
+      render_s: m(ours),
+      hand_s: m(hand),
+      ratio: m(ours) / m(hand),
+      paired_ratio: m(ours.map((o, i) => o / hand[i])),
+    };
+    console.log(
+      `local render_edit, 60 s / 12 cuts at 1280x720 (fast, crf 20): median ${out.render_s.toFixed(1)} s; hand-written: ${out.hand_s.toFixed(1)} s`,
+    );
     console.log(`=> ${out.ratio.toFixed(3)}x of medians, ${out.paired_ratio.toFixed(3)}x median of paired rounds`);
     return out;
   } finally {

@@ -20,7 +20,9 @@ const all = {
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
-console.log(`node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
+console.log(
+  `node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+);
 for (const name of wanted) {
   if (!all[name]) {
     console.error(`unknown benchmark ${name}; choose from ${Object.keys(all).join(', ')}`);

@@ -28,9 +28,31 @@ export const LINES = [
   'The postman brought a parcel from the island.',
 ];
 /** Words planted in the lines: every occurrence must be found. */
-export const PLANTED = ['lighthouse', 'keeper', 'harbour', 'captain', 'fisherman', 'heron', 'postman', 'island', 'market', 'parcel'];
+export const PLANTED = [
+  'lighthouse',
+  'keeper',
+  'harbour',
+  'captain',
+  'fisherman',
+  'heron',
+  'postman',
+  'island',
+  'market',
+  'parcel',
+];
 /** Words never said: any hit for them is a false one. */
-export const DECOYS = ['mountain', 'teacher', 'bicycle', 'doctor', 'garden', 'station', 'window', 'kitchen', 'blanket', 'dinosaur'];
+export const DECOYS = [
+  'mountain',
+  'teacher',
+  'bicycle',
+  'doctor',
+  'garden',
+  'station',
+  'window',
+  'kitchen',
+  'blanket',
+  'dinosaur',
+];
 
 export const VOICES = ['slt', 'rms', 'awb', 'kal'];
 /** The conditions: clean, a music bed 20 and 10 dB under the speech, and noise 25 dB under. */
@@ -42,7 +64,11 @@ export const CONDITIONS = [
 ];
 
 const words = (text) => text.split(/[^A-Za-z']+/).filter(Boolean);
-const phonesAlone = (word, voice) => run('flite', ['-voice', voice, '-t', word, 'none', '-ps']).trim().split(/\s+/).filter((p) => p && p !== 'pau');
+const phonesAlone = (word, voice) =>
+  run('flite', ['-voice', voice, '-t', word, 'none', '-ps'])
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p && p !== 'pau');
 
 /** Says `text` in `voice` into `wav`; every word with its true start and end (as test/helpers/flite-words.ts). */
 export function sayWithWordTimes(text, wav, voice) {
@@ -56,7 +82,8 @@ export function sayWithWordTimes(text, wav, voice) {
   for (const word of words(text)) {
     const want = phonesAlone(word, voice).length;
     while (k < segments.length && segments[k].phone === 'pau') prevEnd = segments[k++].end;
-    if (segments.slice(k, k + want).some((s) => s.phone === 'pau') || k + want > segments.length) throw new Error(`"${word}" was said otherwise in context`);
+    if (segments.slice(k, k + want).some((s) => s.phone === 'pau') || k + want > segments.length)
+      throw new Error(`"${word}" was said otherwise in context`);
     out.push({ word: word.toLowerCase(), start: prevEnd, end: segments[k + want - 1].end });
     prevEnd = segments[k + want - 1].end;
     k += want;
@@ -66,7 +93,21 @@ export function sayWithWordTimes(text, wav, voice) {
 
 /** A file's RMS level, dB. */
 const rmsDb = (file) => {
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-i', file, '-af', 'astats=measure_overall=RMS_level:measure_perchannel=none', '-f', 'null', '-'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-i',
+      file,
+      '-af',
+      'astats=measure_overall=RMS_level:measure_perchannel=none',
+      '-f',
+      'null',
+      '-',
+    ],
+    { encoding: 'utf8' },
+  );
   return Number(/RMS level dB: (-?[\d.]+)/.exec(r.stderr)[1]);
 };
 
@@ -78,7 +119,22 @@ export function makeRecording(dir, voice, condition) {
   mkdirSync(dir, { recursive: true });
   const clean = join(dir, `${voice}-clean.wav`);
   const truth = sayWithWordTimes(LINES.join(' '), join(dir, `${voice}-flite.wav`), voice);
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-i', join(dir, `${voice}-flite.wav`), '-af', 'apad=pad_dur=0.5', '-ar', '16000', '-ac', '1', clean]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    join(dir, `${voice}-flite.wav`),
+    '-af',
+    'apad=pad_dur=0.5',
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    clean,
+  ]);
   if (!condition.bed) return { wav: clean, truth };
   const duration = truth.at(-1).end + 0.5;
   const speechDb = rmsDb(clean);
@@ -91,6 +147,25 @@ export function makeRecording(dir, voice, condition) {
   run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', src, '-ac', '1', bed]);
   const gain = speechDb - condition.under - rmsDb(bed);
   const out = join(dir, `${voice}-${condition.bed}-${condition.under}.wav`);
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-i', clean, '-i', bed, '-filter_complex', `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[a]`, '-map', '[a]', '-ar', '16000', '-ac', '1', out]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    clean,
+    '-i',
+    bed,
+    '-filter_complex',
+    `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[a]`,
+    '-map',
+    '[a]',
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    out,
+  ]);
   return { wav: out, truth };
 }

@@ -11,13 +11,20 @@ import { connect } from './lib.mjs';
 import { CONDITIONS, DECOYS, PLANTED, VOICES, makeRecording } from './search-media.mjs';
 
 const voices = process.env.BENCH_VOICES?.split(',') ?? VOICES;
-const conditions = CONDITIONS.filter((c) => !process.env.BENCH_CONDITIONS || process.env.BENCH_CONDITIONS.split(',').includes(c.name));
+const conditions = CONDITIONS.filter(
+  (c) => !process.env.BENCH_CONDITIONS || process.env.BENCH_CONDITIONS.split(',').includes(c.name),
+);
 const MATCHES = ['exact', 'sounds_like', 'heard'];
 
 export async function run() {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-search-'));
   const media = join(root, 'media');
-  const { client } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: media, CUTROOM_LOG_LEVEL: 'error' });
+  const { client } = await connect({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_ALLOWED_DIRS: media,
+    CUTROOM_LOG_LEVEL: 'error',
+  });
   const call = async (name, args) => {
     const r = await client.callTool({ name, arguments: args }, { timeout: 1_800_000 });
     if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -28,13 +35,29 @@ export async function run() {
     for (const condition of conditions) {
       for (const voice of voices) {
         const { wav, truth } = makeRecording(join(media, condition.name.replace(/\W+/g, '-')), voice, condition);
-        const project = (await call('create_project', { name: `${voice} ${condition.name}`, description: 'search bench' })).project.id;
+        const project = (
+          await call('create_project', { name: `${voice} ${condition.name}`, description: 'search bench' })
+        ).project.id;
         const asset = (await call('import_media', { project_id: project, path: wav })).asset.id;
         await call('transcribe_asset', { project_id: project, asset_id: asset });
         for (const listen of [false, true]) {
-          const tally = { said: 0, found: 0, right: 0, wrong: 0, near: 0, missed: [], false: [], by: Object.fromEntries(MATCHES.map((m) => [m, 0])) };
+          const tally = {
+            said: 0,
+            found: 0,
+            right: 0,
+            wrong: 0,
+            near: 0,
+            missed: [],
+            false: [],
+            by: Object.fromEntries(MATCHES.map((m) => [m, 0])),
+          };
           for (const query of [...PLANTED, ...DECOYS]) {
-            const r = await call('search_transcripts', { project_id: project, query, asset_ids: [asset], ...(listen ? { listen: true } : {}) });
+            const r = await call('search_transcripts', {
+              project_id: project,
+              query,
+              asset_ids: [asset],
+              ...(listen ? { listen: true } : {}),
+            });
             if (r.next_offset !== undefined) throw new Error('more hits than a page');
             const said = truth.filter((w) => w.word === query);
             const isRight = (h) => said.some((w) => Math.abs(h.start_seconds - w.start) <= 0.3);
@@ -67,7 +90,10 @@ export async function run() {
       }
     }
     console.log('\nper condition, all voices:');
-    for (const [key, t] of Object.entries(total)) console.log(`${key}: recall ${t.found}/${t.said} = ${(t.found / t.said).toFixed(2)}, precision ${(t.right / Math.max(1, t.right + t.wrong)).toFixed(2)} (${t.wrong} false), near misses ${t.near}`);
+    for (const [key, t] of Object.entries(total))
+      console.log(
+        `${key}: recall ${t.found}/${t.said} = ${(t.found / t.said).toFixed(2)}, precision ${(t.right / Math.max(1, t.right + t.wrong)).toFixed(2)} (${t.wrong} false), near misses ${t.near}`,
+      );
   } finally {
     await client.close();
     rmSync(root, { recursive: true, force: true });

@@ -14,7 +14,9 @@ const timeIt = (n, fn) => timeRuns(n, fn, WARMUP);
 const KEY = 'bench-key-123456';
 
 async function startService() {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/service-process.mjs'), KEY], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench/service-process.mjs'), KEY], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const [line] = await once(child.stdout, 'data');
   return { url: String(line).trim(), stop: () => child.stdin.end() };
 }
@@ -90,12 +92,18 @@ export async function run() {
   const own = inProcess.median - direct.median - inProcessPing.median;
   const s = stats(starts);
   console.log(`service round trip, direct (keep-alive):         median ${fmt(direct.median)}  p90 ${fmt(direct.p90)}`);
-  console.log(`list_projects in-process (in-memory transport):  median ${fmt(inProcess.median)}  p90 ${fmt(inProcess.p90)}`);
+  console.log(
+    `list_projects in-process (in-memory transport):  median ${fmt(inProcess.median)}  p90 ${fmt(inProcess.p90)}`,
+  );
   console.log(`  ping in-process (SDK dispatch only):           median ${fmt(inProcessPing.median)}`);
   console.log(`  => cutroom's own work per call:                ${fmt(own)}`);
-  console.log(`list_projects over stdio:                        median ${fmt(viaStdio.median)}  p90 ${fmt(viaStdio.p90)}`);
+  console.log(
+    `list_projects over stdio:                        median ${fmt(viaStdio.median)}  p90 ${fmt(viaStdio.p90)}`,
+  );
   console.log(`  ping over stdio (transport only):              median ${fmt(ping.median)}`);
-  console.log(`  => added to the service round trip over stdio: ${fmt(viaStdio.median - direct.median - ping.median)} beyond one stdio ping`);
+  console.log(
+    `  => added to the service round trip over stdio: ${fmt(viaStdio.median - direct.median - ping.median)} beyond one stdio ping`,
+  );
   console.log(`TCP connections the server opened for 100 calls: ${serverConnections}`);
   console.log(`start to first answer (spawn, initialize, tools/list): median ${fmt(s.median)}  max ${fmt(s.max)}`);
   console.log(`bare node spawn, for scale:                      median ${fmt(stats(bare).median)}`);

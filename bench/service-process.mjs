@@ -7,7 +7,8 @@ for (let i = 0; i < 10; i++) service.addProject({ name: `project ${i}`, descript
 // Other accounts, for benchmarks of many callers: bench-tenant-0 ... with 10 projects each.
 for (let t = 0; t < Number(process.argv[3] ?? 0); t++) {
   const owner = service.addTenant(`bench-tenant-${t}`);
-  for (let i = 0; i < 10; i++) service.addProject({ name: `tenant ${t} project ${i}`, description: 'benchmark', assets: [{}, {}], owner });
+  for (let i = 0; i < 10; i++)
+    service.addProject({ name: `tenant ${t} project ${i}`, description: 'benchmark', assets: [{}, {}], owner });
 }
 process.stdout.write(`${service.url}\n`);
 process.stdin.resume();

@@ -18,12 +18,24 @@ export async function run() {
   const { soundLevels } = await import(join(ROOT, 'dist/media/speech-cleaning.js'));
   const { Limiter } = await import(join(ROOT, 'dist/media/probe.js'));
   const engine = await locateSpeechEngine({ searchPath: process.env.PATH });
-  if (engine?.name !== 'pocketsphinx') throw new Error('PocketSphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');
+  if (engine?.name !== 'pocketsphinx')
+    throw new Error('PocketSphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-bench-noise-'));
   const limiter = new Limiter(2);
   const said = BED_LINES.join(' ');
   const hear = async (file, clean) => {
-    const r = await recognize({ ffmpeg: 'ffmpeg', engine, limiter, source: { kind: 'file', path: file }, fromSec: 0, toSec: 1e6, scratchDir: dir, pieces: 1, timeoutMs: 600_000, clean });
+    const r = await recognize({
+      ffmpeg: 'ffmpeg',
+      engine,
+      limiter,
+      source: { kind: 'file', path: file },
+      fromSec: 0,
+      toSec: 1e6,
+      scratchDir: dir,
+      pieces: 1,
+      timeoutMs: 600_000,
+      clean,
+    });
     return { wer: wordErrorRate(said, r.words.map((w) => w.word).join(' ')), cleaned: r.cleaned };
   };
   const pct = (x) => `${(x * 100).toFixed(0)}%`.padStart(4);
@@ -52,19 +64,27 @@ export async function run() {
     }
     // Two recognitions at a time (the limiter), one job after another per slot.
     let next = 0;
-    await Promise.all([0, 1].map(async () => {
-      while (next < jobs.length) await jobs[next++]();
-    }));
-    console.log(`${BED_LINES.length} lines, ${BED_LINES.join(' ').split(' ').length} words per voice; WER before -> after (cleaned?), pauses' level under the speech`);
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (next < jobs.length) await jobs[next++]();
+      }),
+    );
+    console.log(
+      `${BED_LINES.length} lines, ${BED_LINES.join(' ').split(' ').length} words per voice; WER before -> after (cleaned?), pauses' level under the speech`,
+    );
     for (const r of rows) {
-      console.log(`${r.voice.padEnd(4)} ${r.condition.padEnd(18)} ${pct(r.before)} -> ${pct(r.after)} ${r.cleaned ? 'cleaned' : 'as is  '}  pauses ${r.gap > 99 ? 'silent' : `${r.gap.toFixed(1)} dB under`}${r.forced !== undefined ? `; cleaning forced: ${pct(r.forced)}` : ''}`);
+      console.log(
+        `${r.voice.padEnd(4)} ${r.condition.padEnd(18)} ${pct(r.before)} -> ${pct(r.after)} ${r.cleaned ? 'cleaned' : 'as is  '}  pauses ${r.gap > 99 ? 'silent' : `${r.gap.toFixed(1)} dB under`}${r.forced !== undefined ? `; cleaning forced: ${pct(r.forced)}` : ''}`,
+      );
     }
     for (const condition of Object.keys(CONDITIONS)) {
       const of = rows.filter((r) => r.condition === condition);
       const mean = (k) => of.reduce((a, r) => a + r[k], 0) / of.length;
       const noKal = of.filter((r) => r.voice !== 'kal');
       const meanNoKal = (k) => noKal.reduce((a, r) => a + r[k], 0) / (noKal.length || 1);
-      console.log(`mean ${condition.padEnd(18)} ${pct(mean('before'))} -> ${pct(mean('after'))}   (slt, rms, awb: ${pct(meanNoKal('before'))} -> ${pct(meanNoKal('after'))})`);
+      console.log(
+        `mean ${condition.padEnd(18)} ${pct(mean('before'))} -> ${pct(mean('after'))}   (slt, rms, awb: ${pct(meanNoKal('before'))} -> ${pct(meanNoKal('after'))})`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -22,10 +22,42 @@ function buildDataDir(root) {
     mkdirSync(join(dir, 'assets'), { recursive: true });
     mkdirSync(join(dir, 'scripts'), { recursive: true });
     const created = new Date(t0 + p * 60_000).toISOString().replace('Z', '000');
-    writeFileSync(join(dir, 'project.json'), JSON.stringify({ id, name: `project ${p}`, description: 'a benchmark project with a description of ordinary length', data: '', created_at: created, owner_id: '00000000-0000-4000-8000-00000000c0de', asset_count: ASSETS }, null, 2));
+    writeFileSync(
+      join(dir, 'project.json'),
+      JSON.stringify(
+        {
+          id,
+          name: `project ${p}`,
+          description: 'a benchmark project with a description of ordinary length',
+          data: '',
+          created_at: created,
+          owner_id: '00000000-0000-4000-8000-00000000c0de',
+          asset_count: ASSETS,
+        },
+        null,
+        2,
+      ),
+    );
     for (let a = 0; a < ASSETS; a++) {
       const aid = randomUUID();
-      writeFileSync(join(dir, 'assets', `${aid}.json`), JSON.stringify({ id: aid, keyname: aid, asset_type: 'video', status: 'uploaded', uploaded: true, created_at: created, file: join(dir, 'media', `${aid}.mp4`), original_name: `clip${a}.mp4`, duration_ms: 8000 }, null, 2));
+      writeFileSync(
+        join(dir, 'assets', `${aid}.json`),
+        JSON.stringify(
+          {
+            id: aid,
+            keyname: aid,
+            asset_type: 'video',
+            status: 'uploaded',
+            uploaded: true,
+            created_at: created,
+            file: join(dir, 'media', `${aid}.mp4`),
+            original_name: `clip${a}.mp4`,
+            duration_ms: 8000,
+          },
+          null,
+          2,
+        ),
+      );
     }
   }
   return dataDir;
@@ -35,10 +67,15 @@ export async function run() {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-store-'));
   try {
     const dataDir = buildDataDir(root);
-    const { client } = await connect({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: root, CUTROOM_CACHE_DIR: join(root, 'cache') });
+    const { client } = await connect({
+      CUTROOM_DATA_DIR: dataDir,
+      CUTROOM_ALLOWED_DIRS: root,
+      CUTROOM_CACHE_DIR: join(root, 'cache'),
+    });
     const list = async () => {
       const r = await client.callTool({ name: 'list_projects', arguments: { limit: 100 } });
-      if (r.isError || r.structuredContent.projects.length !== 100) throw new Error(`list_projects failed: ${JSON.stringify(r.content)}`);
+      if (r.isError || r.structuredContent.projects.length !== 100)
+        throw new Error(`list_projects failed: ${JSON.stringify(r.content)}`);
       return r;
     };
     // The first listing finds no index and builds it from the 1,000 records.
@@ -70,10 +107,16 @@ export async function run() {
 
     console.log(`data dir: ${PROJECTS} projects x ${ASSETS} assets; list_projects limit 100 over stdio`);
     console.log(`first listing (builds the index from every record):  ${fmt(first)}`);
-    console.log(`list_projects, index unchanged:         median ${fmt(steady.median)}  p95 ${fmt(steady.p95)}  (n=${steady.n})`);
+    console.log(
+      `list_projects, index unchanged:         median ${fmt(steady.median)}  p95 ${fmt(steady.p95)}  (n=${steady.n})`,
+    );
     console.log(`  ping over stdio (transport only):     median ${fmt(ping.median)}`);
-    console.log(`list_projects after a create_project:   median ${fmt(changed.median)}  p95 ${fmt(changed.p95)}  (n=${changed.n})`);
-    console.log(`list_projects with the index removed:   median ${fmt(rebuilt.median)}  p95 ${fmt(rebuilt.p95)}  (n=${rebuilt.n}; rebuilt every call)`);
+    console.log(
+      `list_projects after a create_project:   median ${fmt(changed.median)}  p95 ${fmt(changed.p95)}  (n=${changed.n})`,
+    );
+    console.log(
+      `list_projects with the index removed:   median ${fmt(rebuilt.median)}  p95 ${fmt(rebuilt.p95)}  (n=${rebuilt.n}; rebuilt every call)`,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -19,7 +19,20 @@ function make() {
     const file = join(MEDIA, `tones-1h-${hz}.flac`);
     if (existsSync(file)) return file;
     const tmp = `${file}.part.flac`;
-    const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=${hz}:r=16000:d=${SECONDS},volume='if(lt(mod(t,10),1),0.5,0)':eval=frame`, '-ac', '1', '-c:a', 'flac', tmp]);
+    const r = spawnSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=f=${hz}:r=16000:d=${SECONDS},volume='if(lt(mod(t,10),1),0.5,0)':eval=frame`,
+      '-ac',
+      '1',
+      '-c:a',
+      'flac',
+      tmp,
+    ]);
     if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
     renameSync(tmp, file);
     return file;
@@ -35,13 +48,21 @@ export async function run() {
   const files = make();
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-transcribe-memory-'));
   const maxFfmpeg = process.env.BENCH_MAX_FFMPEG ?? '4';
-  const { client, transport } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: MEDIA, CUTROOM_LOG_LEVEL: 'error', CUTROOM_MAX_FFMPEG: maxFfmpeg });
+  const { client, transport } = await connect({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_ALLOWED_DIRS: MEDIA,
+    CUTROOM_LOG_LEVEL: 'error',
+    CUTROOM_MAX_FFMPEG: maxFfmpeg,
+  });
   try {
     const pid = transport.pid;
     const call = (name, args) => client.callTool({ name, arguments: args }, { timeout: 3_600_000 });
-    const project = (await call('create_project', { name: 'bench', description: 'memory' })).structuredContent.project.id;
+    const project = (await call('create_project', { name: 'bench', description: 'memory' })).structuredContent.project
+      .id;
     const assets = [];
-    for (const f of files) assets.push((await call('import_media', { project_id: project, path: f })).structuredContent.asset.id);
+    for (const f of files)
+      assets.push((await call('import_media', { project_id: project, path: f })).structuredContent.asset.id);
     const idle = kib(status(pid), 'VmRSS');
     let sampled = idle;
     const timer = setInterval(() => {
@@ -52,13 +73,19 @@ export async function run() {
       }
     }, 100);
     const t0 = performance.now();
-    const results = await Promise.all(assets.map((asset_id) => call('transcribe_asset', { project_id: project, asset_id })));
+    const results = await Promise.all(
+      assets.map((asset_id) => call('transcribe_asset', { project_id: project, asset_id })),
+    );
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(timer);
     for (const r of results) if (r.isError) throw new Error(r.content[0].text);
     const end = status(pid);
-    console.log(`server ${BIN === join(import.meta.dirname, '..', 'dist/index.js') ? '(this build)' : BIN}, CUTROOM_MAX_FFMPEG=${maxFfmpeg}: four ${SECONDS} s transcriptions at once in ${seconds.toFixed(0)} s`);
-    console.log(`server RSS: ${mib(idle)} idle before them; peak ${mib(Math.max(sampled, kib(end, 'VmHWM')))} (VmHWM ${mib(kib(end, 'VmHWM'))}, sampled ${mib(sampled)}); ${mib(kib(end, 'VmRSS'))} after (target: peak < 400 MB)`);
+    console.log(
+      `server ${BIN === join(import.meta.dirname, '..', 'dist/index.js') ? '(this build)' : BIN}, CUTROOM_MAX_FFMPEG=${maxFfmpeg}: four ${SECONDS} s transcriptions at once in ${seconds.toFixed(0)} s`,
+    );
+    console.log(
+      `server RSS: ${mib(idle)} idle before them; peak ${mib(Math.max(sampled, kib(end, 'VmHWM')))} (VmHWM ${mib(kib(end, 'VmHWM'))}, sampled ${mib(sampled)}); ${mib(kib(end, 'VmRSS'))} after (target: peak < 400 MB)`,
+    );
   } finally {
     await client.close();
     rmSync(root, { recursive: true, force: true });

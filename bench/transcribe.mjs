@@ -53,20 +53,84 @@ function make() {
   const said = [];
   let t = 0;
   for (let i = 0; t < SECONDS; i++) {
-    const dur = Number(spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', parts[i % LINES.length]]).stdout.toString());
+    const dur = Number(
+      spawnSync('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'format=duration',
+        '-of',
+        'csv=p=0',
+        parts[i % LINES.length],
+      ]).stdout.toString(),
+    );
     if (t + dur > SECONDS) break;
     list.push(`file '${parts[i % LINES.length]}'`, `file '${join(dir, 'gap.wav')}'`);
     said.push(LINES[i % LINES.length]);
     t += dur + 0.6;
   }
-  spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.6', '-c:a', 'pcm_s16le', join(dir, 'gap.wav')]);
+  spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=16000:cl=mono',
+    '-t',
+    '0.6',
+    '-c:a',
+    'pcm_s16le',
+    join(dir, 'gap.wav'),
+  ]);
   writeFileSync(join(dir, 'list.txt'), `${list.join('\n')}\n`);
   const tmp = `${wav}.part.wav`;
-  let r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', join(dir, 'list.txt'), '-af', `apad=whole_dur=${SECONDS}`, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', tmp]);
+  let r = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    join(dir, 'list.txt'),
+    '-af',
+    `apad=whole_dur=${SECONDS}`,
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    tmp,
+  ]);
   if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
   renameSync(tmp, wav);
   const vtmp = `${video}.part.mp4`;
-  r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=s=1280x720:r=30:d=${SECONDS}`, '-i', wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-c:a', 'aac', '-b:a', '128k', '-shortest', vtmp]);
+  r = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=s=1280x720:r=30:d=${SECONDS}`,
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '60',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-shortest',
+    vtmp,
+  ]);
   if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
   renameSync(vtmp, video);
   writeFileSync(text, said.join(' '));
@@ -74,14 +138,20 @@ function make() {
   return { wav, video, text };
 }
 
-const keys = (s) => s.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
+const keys = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z' ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 /** Words of `truth` found in `heard` in order (longest common subsequence), as a fraction of `truth`. */
 function accuracy(truth, heard) {
   let prev = new Uint16Array(heard.length + 1);
   for (let i = truth.length - 1; i >= 0; i--) {
     const row = new Uint16Array(heard.length + 1);
-    for (let j = heard.length - 1; j >= 0; j--) row[j] = truth[i] === heard[j] ? prev[j + 1] + 1 : Math.max(prev[j], row[j + 1]);
+    for (let j = heard.length - 1; j >= 0; j--)
+      row[j] = truth[i] === heard[j] ? prev[j + 1] + 1 : Math.max(prev[j], row[j + 1]);
     prev = row;
   }
   return prev[0] / truth.length;
@@ -94,23 +164,38 @@ export async function run() {
   const text = readFileSync(media.text, 'utf8');
   const truth = keys(text);
   const allowed = MEDIA;
-  for (const [label, file] of [['16 kHz WAV', media.wav], ['720p video, AAC sound', media.video]]) {
+  for (const [label, file] of [
+    ['16 kHz WAV', media.wav],
+    ['720p video, AAC sound', media.video],
+  ]) {
     const firsts = [];
     const seconds = [];
     let acc = 0;
     for (let rep = 0; rep < REPS; rep++) {
       const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-transcribe-'));
-      const { client } = await connect({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_LOG_LEVEL: 'error' });
+      const { client } = await connect({
+        CUTROOM_DATA_DIR: join(root, 'data'),
+        CUTROOM_CACHE_DIR: join(root, 'cache'),
+        CUTROOM_ALLOWED_DIRS: allowed,
+        CUTROOM_LOG_LEVEL: 'error',
+      });
       const call = (name, args) => client.callTool({ name, arguments: args }, { timeout: 1_800_000 });
-      const project = (await call('create_project', { name: 'bench', description: 'speech' })).structuredContent.project.id;
+      const project = (await call('create_project', { name: 'bench', description: 'speech' })).structuredContent.project
+        .id;
       const asset = (await call('import_media', { project_id: project, path: file })).structuredContent.asset.id;
       let t0 = performance.now();
       const r = await call('transcribe_asset', { project_id: project, asset_id: asset });
       firsts.push(performance.now() - t0);
       if (r.isError) throw new Error(r.content[0].text);
       // The result is paged (sentences first); the resource has every word.
-      const whole = async () => JSON.parse((await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` })).contents[0].text);
-      acc = accuracy(truth, (await whole()).words.map((w) => w.word.toLowerCase()));
+      const whole = async () =>
+        JSON.parse(
+          (await client.readResource({ uri: `vj://projects/${project}/assets/${asset}/transcript` })).contents[0].text,
+        );
+      acc = accuracy(
+        truth,
+        (await whole()).words.map((w) => w.word.toLowerCase()),
+      );
       t0 = performance.now();
       await call('transcribe_asset', { project_id: project, asset_id: asset });
       seconds.push(performance.now() - t0);
@@ -121,14 +206,20 @@ export async function run() {
         if (a.isError) throw new Error(a.content[0].text);
         const aligned = await whole();
         const w = aligned.words.length;
-        console.log(`${label}: aligning the known text (${w} words): ${(ms / 1000).toFixed(1)} s (${(ms / 1000 / SECONDS).toFixed(3)}x real time), ${w - (aligned.unplaced?.length ?? 0)} of ${w} words heard`);
+        console.log(
+          `${label}: aligning the known text (${w} words): ${(ms / 1000).toFixed(1)} s (${(ms / 1000 / SECONDS).toFixed(3)}x real time), ${w - (aligned.unplaced?.length ?? 0)} of ${w} words heard`,
+        );
       }
       await client.close();
       rmSync(root, { recursive: true, force: true });
     }
     const f = stats(firsts);
     const s = stats(seconds);
-    console.log(`${label}: free recognition of ${SECONDS} s: median ${(f.median / 1000).toFixed(1)} s over ${REPS} => ${(f.median / 1000 / SECONDS).toFixed(3)}x real time (target <= 0.5x); word accuracy ${(acc * 100).toFixed(1)}%`);
-    console.log(`${label}: the same call again (cached): median ${s.median.toFixed(0)} ms => ${(s.median / f.median).toFixed(4)}x the first (target <= 0.1x)`);
+    console.log(
+      `${label}: free recognition of ${SECONDS} s: median ${(f.median / 1000).toFixed(1)} s over ${REPS} => ${(f.median / 1000 / SECONDS).toFixed(3)}x real time (target <= 0.5x); word accuracy ${(acc * 100).toFixed(1)}%`,
+    );
+    console.log(
+      `${label}: the same call again (cached): median ${s.median.toFixed(0)} ms => ${(s.median / f.median).toFixed(4)}x the first (target <= 0.1x)`,
+    );
   }
 }

@@ -23,6 +23,9 @@ for (const name of VIEWS) {
   const script = out.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
   const html = readFileSync(join(root, 'src/views', `${name}.html`), 'utf8');
   if (!html.includes('/*__VIEW_SCRIPT__*/')) throw new Error(`${name}.html has no /*__VIEW_SCRIPT__*/ slot`);
-  writeFileSync(join(root, 'dist/views', `${name}.html`), html.replace('/*__VIEW_SCRIPT__*/', () => script));
+  writeFileSync(
+    join(root, 'dist/views', `${name}.html`),
+    html.replace('/*__VIEW_SCRIPT__*/', () => script),
+  );
   console.error(`views: ${name}.html, ${(Buffer.byteLength(html) + Buffer.byteLength(script)) >> 10} KiB`);
 }

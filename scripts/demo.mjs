@@ -27,7 +27,16 @@ if (spawnSync('ffmpeg', ['-version']).status !== 0) fail('ffmpeg is not installe
 const SAMPLES = {
   'city.mp4': ['-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=6', '-f', 'lavfi', '-i', 'sine=f=330:r=48000:d=6'],
   'fractal.mp4': ['-f', 'lavfi', '-i', 'mandelbrot=s=1280x720:r=30', '-f', 'lavfi', '-i', 'sine=f=440:r=48000:d=6'],
-  'garden.mp4': ['-f', 'lavfi', '-i', 'life=s=1280x720:r=30:mold=10:ratio=0.1:life_color=#40c040:death_color=#203020', '-f', 'lavfi', '-i', 'sine=f=550:r=48000:d=6'],
+  'garden.mp4': [
+    '-f',
+    'lavfi',
+    '-i',
+    'life=s=1280x720:r=30:mold=10:ratio=0.1:life_color=#40c040:death_color=#203020',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=f=550:r=48000:d=6',
+  ],
   'voiceover.m4a': ['-f', 'lavfi', '-i', 'sine=f=220:r=48000:d=10,tremolo=f=3:d=0.6'],
 };
 mkdirSync(demoDir, { recursive: true });
@@ -36,9 +45,28 @@ for (const [name, input] of Object.entries(SAMPLES)) {
   const out = join(demoDir, name);
   if (existsSync(out)) continue;
   const isAudio = name.endsWith('.m4a');
-  const encode = isAudio ? ['-c:a', 'aac', '-b:a', '128k'] : ['-t', '6', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart'];
+  const encode = isAudio
+    ? ['-c:a', 'aac', '-b:a', '128k']
+    : [
+        '-t',
+        '6',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '128k',
+        '-movflags',
+        '+faststart',
+      ];
   const tmp = join(demoDir, `.${name}.part${name.slice(name.lastIndexOf('.'))}`);
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...input, ...encode, tmp], { encoding: 'utf8' });
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...input, ...encode, tmp], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) fail(`making ${name}: ${r.stderr}`);
   renameSync(tmp, out);
   say(`  made ${name}`);
@@ -56,7 +84,10 @@ await client.connect(transport);
 
 async function call(name, args) {
   const r = await client.callTool({ name, arguments: args }, { timeout: 300_000 });
-  const text = r.content?.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const text = r.content
+    ?.filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
   if (r.isError) {
     await client.close();
     fail(`${name} failed: ${text}\n--- server log ---\n${serverLog}`);
@@ -65,8 +96,13 @@ async function call(name, args) {
 }
 
 try {
-  say(`\nServer: ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}, tools: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`);
-  const { data: created } = await call('create_project', { name: `cutroom demo ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`, description: 'Three moments over a voiceover' });
+  say(
+    `\nServer: ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}, tools: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`,
+  );
+  const { data: created } = await call('create_project', {
+    name: `cutroom demo ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
+    description: 'Three moments over a voiceover',
+  });
   const projectId = created.project.id;
   say(`\nProject ${created.project.name} (${projectId})`);
 
@@ -91,8 +127,11 @@ try {
     overlays: [{ asset_id: ids['voiceover.m4a'], at: 0.5, until: 8.5, volume: 0.9 }],
   };
   const { data: composed } = await call('compose_edit', edit);
-  say(`\nComposed: ready=${composed.ready}, ${composed.summary.cuts.length} cuts, ${composed.summary.total_duration}${composed.diagnostics.length ? `, ${composed.diagnostics.length} diagnostics` : ''}`);
-  for (const c of composed.summary.cuts) say(`  ${c.index + 1}. ${c.timeline_start}-${c.timeline_end} from ${c.source_in}-${c.source_out}`);
+  say(
+    `\nComposed: ready=${composed.ready}, ${composed.summary.cuts.length} cuts, ${composed.summary.total_duration}${composed.diagnostics.length ? `, ${composed.diagnostics.length} diagnostics` : ''}`,
+  );
+  for (const c of composed.summary.cuts)
+    say(`  ${c.index + 1}. ${c.timeline_start}-${c.timeline_end} from ${c.source_in}-${c.source_out}`);
 
   let { data: preview } = await call('preview_edit', edit);
   // A slow machine may hand the preview over before it is done: follow it as an assistant would.
@@ -103,7 +142,10 @@ try {
   say(`\nPreview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s)`);
   say(`  video:         ${preview.path}`);
   say(`  contact sheet: ${preview.sheet_path}`);
-  for (const c of preview.cuts) say(`  cut ${c.index + 1}: mean ${c.loudness?.mean_db} dB, peak ${c.loudness?.peak_db} dB${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`);
+  for (const c of preview.cuts)
+    say(
+      `  cut ${c.index + 1}: mean ${c.loudness?.mean_db} dB, peak ${c.loudness?.peak_db} dB${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`,
+    );
 
   let { data: rendered } = await call('render_edit', { ...edit, wait: true });
   let status = rendered.render;
@@ -113,7 +155,23 @@ try {
   }
   if (status.failed) fail(`the render failed: ${status.reason ?? status.status}`);
   const file = fileURLToPath(status.url);
-  const probe = JSON.parse(spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'format=duration:stream=width,height', '-of', 'json', file], { encoding: 'utf8' }).stdout);
+  const probe = JSON.parse(
+    spawnSync(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'format=duration:stream=width,height',
+        '-of',
+        'json',
+        file,
+      ],
+      { encoding: 'utf8' },
+    ).stdout,
+  );
   say(`\nRendered: ${file}`);
   say(`  ${probe.streams[0].width}x${probe.streams[0].height}, ${Number(probe.format.duration)} s`);
   say(`\nDone. Connect a client to the same data (README, "Connect a client") and ask: "show me my projects".`);

@@ -38,10 +38,18 @@ export interface Shared {
 }
 
 /** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
-export function mediaRuntime(shared: Shared, cacheDir: string, limiter: Limiter): { prober?: MediaProber; runtime?: MediaRuntime } {
+export function mediaRuntime(
+  shared: Shared,
+  cacheDir: string,
+  limiter: Limiter,
+): { prober?: MediaProber; runtime?: MediaRuntime } {
   const { config, media } = shared;
   const prober = media.ffprobe ? new MediaProber(media.ffprobe) : undefined;
-  const cache = new PreviewCache({ dir: cacheDir, keep: config.previewKeep, maxBytes: config.previewMaxMb * 1024 * 1024 });
+  const cache = new PreviewCache({
+    dir: cacheDir,
+    keep: config.previewKeep,
+    maxBytes: config.previewMaxMb * 1024 * 1024,
+  });
   // The store names a folder as it lies under CUTROOM_CACHE_DIR: the same on every replica and worker.
   const place = relative(config.cacheDir, cacheDir).split(sep).join('/');
   const runtime: MediaRuntime | undefined = media.ffmpeg
@@ -93,7 +101,16 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
     allowedDirs: config.allowedDirs,
     prober,
     // With a job queue, renders run on its workers (which share the data dir the render is written in).
-    ...(media.ffmpeg ? { runtime: { ffmpeg: media.ffmpeg, limiter: shared.limiter, maxInputs: config.ffmpegMaxInputs, ...(shared.jobs ? { render: queuedRenderer(shared.jobs, config.cacheDir) } : {}) } } : {}),
+    ...(media.ffmpeg
+      ? {
+          runtime: {
+            ffmpeg: media.ffmpeg,
+            limiter: shared.limiter,
+            maxInputs: config.ffmpegMaxInputs,
+            ...(shared.jobs ? { render: queuedRenderer(shared.jobs, config.cacheDir) } : {}),
+          },
+        }
+      : {}),
     logger,
   });
 }
@@ -103,7 +120,14 @@ export function localBackend(shared: Shared, prober: MediaProber | undefined): L
  * `dataDir`. `hosted`: the deps of one caller of a hosted server, who may not read this machine's folders
  * (CUTROOM_ALLOWED_DIRS).
  */
-export function serverDeps(shared: Shared, backend: Backend, parts: { prober?: MediaProber; runtime?: MediaRuntime }, cacheDir: string, hosted = false, dataDir = shared.config.dataDir): ServerDeps {
+export function serverDeps(
+  shared: Shared,
+  backend: Backend,
+  parts: { prober?: MediaProber; runtime?: MediaRuntime },
+  cacheDir: string,
+  hosted = false,
+  dataDir = shared.config.dataDir,
+): ServerDeps {
   const { config, logger, media } = shared;
   return {
     backend,

@@ -37,13 +37,18 @@ export const ConfigSchema = z.object({
   whisperModel: z.string().optional(),
   renderWaitMs: positiveInt('CUTROOM_RENDER_WAIT_MS', 0, 55_000),
   renderPollMs: positiveInt('CUTROOM_RENDER_POLL_MS', 20, 5_000),
-  cacheDir: z.string().refine((p) => p.startsWith('/') || /^[a-z]:[\\/]/i.test(p), 'CUTROOM_CACHE_DIR must be an absolute path'),
+  cacheDir: z
+    .string()
+    .refine((p) => p.startsWith('/') || /^[a-z]:[\\/]/i.test(p), 'CUTROOM_CACHE_DIR must be an absolute path'),
   maxFfmpeg: positiveInt('CUTROOM_MAX_FFMPEG', 1, 16),
   ffmpegMaxInputs: positiveInt('CUTROOM_FFMPEG_MAX_INPUTS', 2, 200),
   previewKeep: positiveInt('CUTROOM_PREVIEW_KEEP', 1, 10_000),
   previewMaxMb: positiveInt('CUTROOM_PREVIEW_MAX_MB', 10, 1_000_000),
   /** A resource larger than this is served in parts of (at least) this many bytes (each message far under 8 MiB). */
-  resourcePartBytes: positiveInt('CUTROOM_RESOURCE_PART_BYTES', 3 * 1024, 3 * 1024 * 1024).refine((n) => n % 3 === 0, 'CUTROOM_RESOURCE_PART_BYTES must be a multiple of 3 (so that the parts\' base64 joins)'),
+  resourcePartBytes: positiveInt('CUTROOM_RESOURCE_PART_BYTES', 3 * 1024, 3 * 1024 * 1024).refine(
+    (n) => n % 3 === 0,
+    "CUTROOM_RESOURCE_PART_BYTES must be a multiple of 3 (so that the parts' base64 joins)",
+  ),
   dataDir: z.string().refine((p) => isAbsolute(p), 'CUTROOM_DATA_DIR must be an absolute path'),
   allowedDirs: z.array(z.string()).min(1, 'CUTROOM_ALLOWED_DIRS must name at least one folder'),
   /**
@@ -70,14 +75,21 @@ export const ConfigSchema = z.object({
    */
   s3: z
     .object({
-      bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'CUTROOM_S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
+      bucket: z
+        .string()
+        .regex(
+          /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+          'CUTROOM_S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
+        ),
       region: z.string().regex(/^[a-z0-9-]{1,40}$/, 'CUTROOM_S3_REGION must be a region name such as us-east-1'),
       endpoint: z
         .string()
         .refine((u) => {
           try {
             const url = new URL(u);
-            return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search;
+            return (
+              (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search
+            );
           } catch {
             return false;
           }
@@ -88,7 +100,10 @@ export const ConfigSchema = z.object({
       /** Every key starts with it ('' or ending in /). */
       prefix: z
         .string()
-        .regex(/^((?!\.{1,2}\/)[A-Za-z0-9._-]+\/)*$/, 'CUTROOM_S3_PREFIX must be folder names of letters, digits, ".", "_" and "-" joined by "/", e.g. cutroom/prod'),
+        .regex(
+          /^((?!\.{1,2}\/)[A-Za-z0-9._-]+\/)*$/,
+          'CUTROOM_S3_PREFIX must be folder names of letters, digits, ".", "_" and "-" joined by "/", e.g. cutroom/prod',
+        ),
       /** The secret the SDK will read, only to keep it out of logs and errors. */
       hide: z.array(z.string()),
     })
@@ -113,9 +128,21 @@ export const ConfigSchema = z.object({
       host: z.string().min(1, 'CUTROOM_HTTP_HOST (--host) must name an address'),
       /** The bearer token every request must carry (the local backend requires one). */
       // Sent as `Authorization: Bearer <token>`: a header carries visible ASCII, and a bearer token no spaces.
-      token: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
+      token: z
+        .string()
+        .regex(
+          /^[\x21-\x7e]{16,}$/,
+          'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`',
+        )
+        .optional(),
       /** The bearer token a scraper sends for /metrics (CUTROOM_HTTP_TOKEN works too), so that it need not hold that one. */
-      metricsToken: z.string().regex(/^[\x21-\x7e]{16,}$/, 'CUTROOM_METRICS_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`').optional(),
+      metricsToken: z
+        .string()
+        .regex(
+          /^[\x21-\x7e]{16,}$/,
+          'CUTROOM_METRICS_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`',
+        )
+        .optional(),
       /** Browser origins allowed besides the server's own (scheme://host[:port]). */
       allowedOrigins: z.array(
         z.string().transform((o, ctx) => {
@@ -123,11 +150,20 @@ export const ConfigSchema = z.object({
           // no default port, no path.
           try {
             const u = new URL(o);
-            if ((u.protocol === 'http:' || u.protocol === 'https:') && `${u.pathname}${u.search}${u.hash}` === '/' && !u.username && !u.password) return u.origin;
+            if (
+              (u.protocol === 'http:' || u.protocol === 'https:') &&
+              `${u.pathname}${u.search}${u.hash}` === '/' &&
+              !u.username &&
+              !u.password
+            )
+              return u.origin;
           } catch {
             /* said below */
           }
-          ctx.addIssue({ code: 'custom', message: `CUTROOM_HTTP_ALLOWED_ORIGINS lists origins such as https://app.example.com (scheme, host, port; no path, no "*")` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `CUTROOM_HTTP_ALLOWED_ORIGINS lists origins such as https://app.example.com (scheme, host, port; no path, no "*")`,
+          });
           return z.NEVER;
         }),
       ),
@@ -176,17 +212,27 @@ export function parseArgs(argv: string[]): Args {
       if (v === undefined || v.startsWith('--')) throw new ConfigError(`${flag} needs a value`);
       return v;
     };
-    if (out.worker && flag !== '--help' && flag !== '-h') throw new ConfigError(`unknown argument ${flag}: cutroom worker takes no arguments but --help (it is configured by the environment)`);
+    if (out.worker && flag !== '--help' && flag !== '-h')
+      throw new ConfigError(
+        `unknown argument ${flag}: cutroom worker takes no arguments but --help (it is configured by the environment)`,
+      );
     if (flag === '--http') out.http = true;
     else if (flag === '--port') out.port = value();
     else if (flag === '--host') out.host = value();
     else if (flag === '--help' || flag === '-h') out.help = true;
-    else throw new ConfigError(`unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`);
+    else
+      throw new ConfigError(
+        `unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`,
+      );
   }
   return out;
 }
 
-const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Reads and validates the environment (and the command line); throws ConfigError with one line per bad value. */
 export function loadConfig(env: Env = process.env, argv: string[] = []): Config {
@@ -197,9 +243,18 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   // --http, or a port or host set for it, serves HTTP.
   const http = !args.worker && (args.http || args.port !== undefined || args.host !== undefined);
   const s3Set = ['CUTROOM_S3_ENDPOINT', 'CUTROOM_S3_REGION', 'CUTROOM_S3_PREFIX'].filter((k) => blank(env[k]));
-  if (!blank(env.CUTROOM_S3_BUCKET) && s3Set.length) throw new ConfigError(`${s3Set.join(', ')} ${s3Set.length > 1 ? 'are' : 'is'} set but CUTROOM_S3_BUCKET is not: name the bucket that keeps the previews`);
-  if (blank(env.CUTROOM_S3_BUCKET) && !blank(env.CUTROOM_QUEUE_URL) && !args.help) throw new ConfigError('CUTROOM_S3_BUCKET keeps what the job queue\'s workers make: it needs CUTROOM_QUEUE_URL too (without a queue, everything is made and kept on this machine)');
-  if (args.worker && !blank(env.CUTROOM_QUEUE_URL) && !args.help) throw new ConfigError('cutroom worker runs the job queue\'s jobs: set CUTROOM_QUEUE_URL (e.g. redis://127.0.0.1:6379), the same as the servers\'');
+  if (!blank(env.CUTROOM_S3_BUCKET) && s3Set.length)
+    throw new ConfigError(
+      `${s3Set.join(', ')} ${s3Set.length > 1 ? 'are' : 'is'} set but CUTROOM_S3_BUCKET is not: name the bucket that keeps the previews`,
+    );
+  if (blank(env.CUTROOM_S3_BUCKET) && !blank(env.CUTROOM_QUEUE_URL) && !args.help)
+    throw new ConfigError(
+      "CUTROOM_S3_BUCKET keeps what the job queue's workers make: it needs CUTROOM_QUEUE_URL too (without a queue, everything is made and kept on this machine)",
+    );
+  if (args.worker && !blank(env.CUTROOM_QUEUE_URL) && !args.help)
+    throw new ConfigError(
+      "cutroom worker runs the job queue's jobs: set CUTROOM_QUEUE_URL (e.g. redis://127.0.0.1:6379), the same as the servers'",
+    );
   const apiKey = blank(env.VJ_API_KEY);
   const home = blank(env.HOME) ?? homedir();
   const raw = {
@@ -222,7 +277,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     cacheDir: blank(env.CUTROOM_CACHE_DIR) ?? join(blank(env.XDG_CACHE_HOME) ?? join(home, '.cache'), 'cutroom'),
     dataDir: blank(env.CUTROOM_DATA_DIR) ?? join(blank(env.XDG_DATA_HOME) ?? join(home, '.local', 'share'), 'cutroom'),
     // A path list like PATH; relative entries are taken from the working directory.
-    allowedDirs: (blank(env.CUTROOM_ALLOWED_DIRS) ?? process.cwd()).split(delimiter).filter(Boolean).map((d) => resolve(d)),
+    allowedDirs: (blank(env.CUTROOM_ALLOWED_DIRS) ?? process.cwd())
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => resolve(d)),
     maxFfmpeg: blank(env.CUTROOM_MAX_FFMPEG) ?? 2,
     // Each input costs ffmpeg tens of MB: longer timelines are rendered in chunks of this many inputs.
     ffmpegMaxInputs: blank(env.CUTROOM_FFMPEG_MAX_INPUTS) ?? 16,
@@ -290,7 +348,15 @@ export function noNativeAddons(env: Env = process.env): void {
 }
 
 /** Secrets cutroom reads that no child (ffmpeg, a speech engine) is given. */
-const SECRETS = ['VJ_API_KEY', 'CUTROOM_HTTP_TOKEN', 'CUTROOM_METRICS_TOKEN', 'CUTROOM_QUEUE_URL', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
+const SECRETS = [
+  'VJ_API_KEY',
+  'CUTROOM_HTTP_TOKEN',
+  'CUTROOM_METRICS_TOKEN',
+  'CUTROOM_QUEUE_URL',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+];
 
 /**
  * The environment children run with: the server's own, less its secrets (a child's environment is readable in

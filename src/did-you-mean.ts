@@ -47,7 +47,8 @@ export function closestIds<T extends Known>(given: string, known: readonly T[]):
 
 /** A name as a suggestion shows it: enough to recognise (a file's name can be 255 bytes, a service's any length). */
 const NAME_CHARS = 60;
-const label = (k: Known) => (k.name ? `${k.id} (${k.name.length > NAME_CHARS ? `${k.name.slice(0, NAME_CHARS - 1)}…` : k.name})` : k.id);
+const label = (k: Known) =>
+  k.name ? `${k.id} (${k.name.length > NAME_CHARS ? `${k.name.slice(0, NAME_CHARS - 1)}…` : k.name})` : k.id;
 
 /** "did you mean X (name)?" for an id that names nothing, or undefined when nothing is close. */
 export function didYouMean(given: string, known: readonly Known[]): string | undefined {

@@ -17,7 +17,9 @@ export const isUuid = (v: string) => UUID.test(v);
 export function requireUuid(value: string, field: string, listedBy: string): string {
   const v = value.trim();
   if (!UUID.test(v)) {
-    throw new UserFacingError(`${field} "${shown(v)}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`);
+    throw new UserFacingError(
+      `${field} "${shown(v)}" is not a UUID (like 3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e); ${listedBy} shows the ids you can use`,
+    );
   }
   return v;
 }
@@ -25,7 +27,11 @@ export function requireUuid(value: string, field: string, listedBy: string): str
 /** A failure because a disk (or the user's quota) is full: an errno of ENOSPC or EDQUOT, or ffmpeg saying so. */
 export function isDiskFull(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || /No space left on device|ENOSPC|Disk quota exceeded/i.test((err as Error | undefined)?.message ?? '');
+  return (
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    /No space left on device|ENOSPC|Disk quota exceeded/i.test((err as Error | undefined)?.message ?? '')
+  );
 }
 
 /** What a tool says when the disk under cutroom's cache dir filled up while it worked. */

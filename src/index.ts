@@ -80,16 +80,34 @@ async function main(): Promise<void> {
   setChildEnvironment(childEnvironment(process.env));
   const logger = createLogger(config.logLevel);
 
-  const media = await locateMediaTools({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, searchPath: config.searchPath });
-  if (!media.ffprobe) logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
+  const media = await locateMediaTools({
+    ffmpegPath: config.ffmpegPath,
+    ffprobePath: config.ffprobePath,
+    searchPath: config.searchPath,
+  });
+  if (!media.ffprobe)
+    logger.warn(`ffprobe not found: edits are checked without measuring their media; ${INSTALL_HINT}`);
   if (!media.ffmpeg) logger.warn(`ffmpeg not found: preview_edit and local renders are unavailable; ${INSTALL_HINT}`);
-  const speech = await locateSpeechEngine({ searchPath: config.searchPath, modelDir: config.pocketsphinxModel, whisperModel: config.whisperModel });
-  if (config.whisperModel && speech?.name !== 'whisper.cpp') logger.warn(`CUTROOM_WHISPER_MODEL is set, but ${existsSync(config.whisperModel) ? 'no whisper.cpp command line (whisper-cli) is on PATH' : 'its file does not exist'}: transcripts use ${speech ? 'PocketSphinx' : 'no engine'}`);
+  const speech = await locateSpeechEngine({
+    searchPath: config.searchPath,
+    modelDir: config.pocketsphinxModel,
+    whisperModel: config.whisperModel,
+  });
+  if (config.whisperModel && speech?.name !== 'whisper.cpp')
+    logger.warn(
+      `CUTROOM_WHISPER_MODEL is set, but ${existsSync(config.whisperModel) ? 'no whisper.cpp command line (whisper-cli) is on PATH' : 'its file does not exist'}: transcripts use ${speech ? 'PocketSphinx' : 'no engine'}`,
+    );
   if (speech) media.speech = speech;
   else logger.info(`no speech engine found: transcribe_asset is unavailable; ${SPEECH_INSTALL_HINT}`);
   // One limit on ffmpeg processes for previews and local renders together (over HTTP: all callers together).
   // A worker's limit on ffmpeg processes follows its cores (CUTROOM_WORKER_CONCURRENCY), a server's CUTROOM_MAX_FFMPEG.
-  const shared: Shared = { config, logger, media, limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg), ...(media.ffmpeg ? { font: await findLabelFont() } : {}) };
+  const shared: Shared = {
+    config,
+    logger,
+    media,
+    limiter: new Limiter(config.worker?.concurrency ?? config.maxFfmpeg),
+    ...(media.ffmpeg ? { font: await findLabelFont() } : {}),
+  };
   // (Before BullMQ is loaded, by the worker or the queue's client.)
   if (config.queueUrl) noNativeAddons();
   if (config.s3) shared.objects = await openStore(shared, config.s3);
@@ -153,9 +171,12 @@ function checkHttpConfig(config: Config): void {
   const http = config.http!;
   if (config.backend === 'local' && !http.token) {
     // On loopback too: any local process (or a page that gets past the Origin check) could reach your files.
-    throw new ConfigError(`over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? '' : `; refusing to listen on ${http.host} without one`}`);
+    throw new ConfigError(
+      `over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? '' : `; refusing to listen on ${http.host} without one`}`,
+    );
   }
-  if (http.useServerKey && !config.apiKey) throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+  if (http.useServerKey && !config.apiKey)
+    throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
 }
 
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
@@ -167,22 +188,37 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     void local.sweepLeftovers();
   }
-  const app = createHttpApp({ backendKind: config.backend, http, serverKey: config.apiKey, callers, logger, ...(queueMetrics ? { queueMetrics } : {}) });
+  const app = createHttpApp({
+    backendKind: config.backend,
+    http,
+    serverKey: config.apiKey,
+    callers,
+    logger,
+    ...(queueMetrics ? { queueMetrics } : {}),
+  });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
   // Checked every 2 s (Node's default, 30 s, let a 60 s limit run to 90).
-  const server = createHttpServer({ requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 }, app.listener);
+  const server = createHttpServer(
+    { requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    app.listener,
+  );
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(http.port, http.host, () => resolve());
   }).catch((err: NodeJS.ErrnoException) => {
-    logger.error(`cannot listen on ${http.host}:${http.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+    logger.error(
+      `cannot listen on ${http.host}:${http.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`,
+    );
     process.exit(1);
   });
   const { port } = server.address() as AddressInfo;
   const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
-  const keys = config.backend === 'local' ? 'the local backend, behind CUTROOM_HTTP_TOKEN' : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
+  const keys =
+    config.backend === 'local'
+      ? 'the local backend, behind CUTROOM_HTTP_TOKEN'
+      : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
   logger.announce(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
 
   let closing = false;
@@ -223,7 +259,14 @@ async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
   });
   await jobs.ready();
   // The queue's depth in the log at an interval: a backlog (too few workers) shows before callers time out.
-  setInterval(() => void jobs.depth().then((line) => shared.logger.info(line), (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`)), shared.config.queueLogMs).unref();
+  setInterval(
+    () =>
+      void jobs.depth().then(
+        (line) => shared.logger.info(line),
+        (err: Error) => shared.logger.warn(`job queue: its depth could not be read (${err.message})`),
+      ),
+    shared.config.queueLogMs,
+  ).unref();
   return jobs;
 }
 
@@ -271,10 +314,15 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
   setInterval(() => void sweepAfterTheDead(logger), 10_000).unref();
   let closing = false;
   if (opts.healthPort !== undefined) {
-    const health = createHttpServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, workerHealthListener({ health: () => worker.health(), startedAt: Date.now() }));
+    const health = createHttpServer(
+      { requestTimeout: 10_000, headersTimeout: 5_000 },
+      workerHealthListener({ health: () => worker.health(), startedAt: Date.now() }),
+    );
     await new Promise<void>((resolve) => {
       health.once('error', (err: NodeJS.ErrnoException) => {
-        logger.error(`cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`);
+        logger.error(
+          `cannot listen on ${opts.healthHost}:${opts.healthPort} for /healthz: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`,
+        );
         process.exit(1);
       });
       health.listen(opts.healthPort, opts.healthHost, () => resolve());
@@ -308,7 +356,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
         ? [408, 'the request did not arrive in time (its headers within 20 s, all of it within 60 s)']
         : [400, `the request is not valid HTTP (${err.code ?? 'malformed'})`];
   const body = JSON.stringify({ error });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Nothing cutroom started outlives it: every child still running (a background preview, a render) is stopped. */

@@ -33,7 +33,10 @@ export interface Logger {
   outward?(text: string): string;
 }
 
-export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
   const at = (lvl: LogLevel) => (msg: string) => {
     if (ORDER[lvl] > ORDER[level]) return;
     write(`cutroom ${lvl}: ${redact(msg)}\n`);

@@ -7,7 +7,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const INTERNAL_ERROR = -32603;
 
-const sized = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
+const sized = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 
 /** The UTF-8 length of `json`, or 0 when it is certainly within `limit` (no need to count). */
 export function overLimit(json: string, limit = MAX_MESSAGE_BYTES): number {
@@ -19,25 +20,40 @@ export function overLimit(json: string, limit = MAX_MESSAGE_BYTES): number {
 /** A result's own small fields besides its content (resultType, which 2026-07-28 requires; a short _meta). */
 function envelope(result: unknown): Record<string, unknown> {
   if (!result || typeof result !== 'object') return {};
-  return Object.fromEntries(Object.entries(result).filter(([k, v]) => k !== 'content' && k !== 'structuredContent' && JSON.stringify(v ?? null).length <= 1024));
+  return Object.fromEntries(
+    Object.entries(result).filter(
+      ([k, v]) => k !== 'content' && k !== 'structuredContent' && JSON.stringify(v ?? null).length <= 1024,
+    ),
+  );
 }
 
 /**
  * What to send instead of `message`, whose JSON is `bytes` long (over `limit`): `method` is that of the request it
  * answers, when known. No `replacement`: the message is dropped. `log` is one line for stderr.
  */
-export function overBound(message: JSONRPCMessage, bytes: number, method: string | undefined, limit = MAX_MESSAGE_BYTES): { replacement?: JSONRPCMessage; log: string } {
+export function overBound(
+  message: JSONRPCMessage,
+  bytes: number,
+  method: string | undefined,
+  limit = MAX_MESSAGE_BYTES,
+): { replacement?: JSONRPCMessage; log: string } {
   const m = message as { id?: string | number; method?: string; result?: unknown; error?: unknown };
   const size = `${sized(bytes)} (${bytes} bytes)`;
   if (!('result' in m) && !('error' in m)) {
-    return { log: `dropped a ${m.method ?? 'message'} ${'id' in m ? 'request' : 'notification'} of ${size}: over the ${sized(limit)} a message may carry` };
+    return {
+      log: `dropped a ${m.method ?? 'message'} ${'id' in m ? 'request' : 'notification'} of ${size}: over the ${sized(limit)} a message may carry`,
+    };
   }
   const what = method ? `the answer to ${method}` : 'the answer';
   const text = `${what} was ${size}, over the ${sized(limit)} one message may carry, so it was not sent: ask for less (a smaller limit, page or range; large resources are read in parts)`;
   const log = `${what} (id ${String(m.id)}) was ${size}: answered with an error instead`;
   const replacement =
     method === 'tools/call' && 'result' in m
-      ? { jsonrpc: '2.0', id: m.id, result: { ...envelope(m.result), content: [{ type: 'text', text }], isError: true } }
+      ? {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { ...envelope(m.result), content: [{ type: 'text', text }], isError: true },
+        }
       : { jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: text } };
   return { replacement: replacement as JSONRPCMessage, log };
 }

@@ -34,7 +34,8 @@ const ESCAPES = new RegExp(ESCAPE.source, 'g');
 const LITERAL_BACKSLASH = /\\(?=x(?:[89a-fA-F][0-9a-fA-F]|5[cC]))/g;
 
 /** The bytes a lead byte says its UTF-8 sequence has, or 0 for a byte that cannot start one. */
-const sequenceLength = (b: number) => (b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0);
+const sequenceLength = (b: number) =>
+  b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
 
 /**
  * A path (or a name) as the tools show it. UTF-8 comes as it is; a byte that is not part of valid UTF-8 is shown as
@@ -49,7 +50,7 @@ export function displayPath(raw: Buffer): string {
   let out = '';
   let run = 0;
   const flush = (end: number) => void (out += raw.toString('utf8', run, end).replace(LITERAL_BACKSLASH, '\\x5C'));
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     const n = sequenceLength(raw[i]!);
     if (n && i + n <= raw.length && isUtf8(raw.subarray(i, i + n))) {
       i += n;
@@ -87,14 +88,18 @@ export function notReadable(path: string, err: unknown, what = 'file'): UserFaci
       return new UserFacingError(`no ${what} at ${asked}`);
     case 'EACCES':
     case 'EPERM':
-      return new UserFacingError(`permission denied: cutroom's user may not read ${asked} (or a folder on its way); give it read access`);
+      return new UserFacingError(
+        `permission denied: cutroom's user may not read ${asked} (or a folder on its way); give it read access`,
+      );
     case 'ELOOP':
       return new UserFacingError(`${asked} is a loop of links`);
     case 'ENAMETOOLONG':
       return new UserFacingError(`${asked} is too long a name for this machine's file system`);
     default:
       // The system's own message names the path again, whole: say the code instead.
-      return new UserFacingError(`cannot open ${asked} (${code(err) ?? shown((err as Error).message ?? String(err), 200)})`);
+      return new UserFacingError(
+        `cannot open ${asked} (${code(err) ?? shown((err as Error).message ?? String(err), 200)})`,
+      );
   }
 }
 
@@ -113,7 +118,9 @@ export async function realPathOf(shown: string): Promise<Buffer> {
 }
 
 const changed = (asked: string) =>
-  new UserFacingError(`${shown(asked, PATH_CHARS)} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`);
+  new UserFacingError(
+    `${shown(asked, PATH_CHARS)} changed while cutroom was opening it (it was replaced, or became a link); nothing was imported: try again once it stays put`,
+  );
 
 /**
  * Resolves `asked` (symlinks and .. included), checks that it is inside `allowed`, and opens it without
@@ -121,7 +128,10 @@ const changed = (asked: string) =>
  * that the checked path names, and (on Linux, where /proc says) at a path inside the allowed folders.
  * `real` is the resolved path as the tools show it (displayPath).
  */
-export async function openAllowed(asked: string, allowed: string[]): Promise<{ fh: FileHandle; real: string; size: number }> {
+export async function openAllowed(
+  asked: string,
+  allowed: string[],
+): Promise<{ fh: FileHandle; real: string; size: number }> {
   let raw: Buffer;
   try {
     raw = await realPathOf(asked);
@@ -130,7 +140,9 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
   }
   const real = displayPath(raw);
   if (!isInside(allowed, raw)) {
-    throw new UserFacingError(`${shown(asked, PATH_CHARS)}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`);
+    throw new UserFacingError(
+      `${shown(asked, PATH_CHARS)}${real !== asked ? ` (which is ${real})` : ''} is outside the folders cutroom may read (${allowed.join(', ')}); move it there or add its folder to CUTROOM_ALLOWED_DIRS`,
+    );
   }
   let fh: FileHandle;
   try {
@@ -147,7 +159,10 @@ export async function openAllowed(asked: string, allowed: string[]): Promise<{ f
     if (!named || named.dev !== st.dev || named.ino !== st.ino) throw changed(asked);
     const where = await readlink(`/proc/self/fd/${fh.fd}`, { encoding: 'buffer' }).catch(() => undefined);
     const deleted = Buffer.from(' (deleted)');
-    const at = where && where.length > deleted.length && where.subarray(-deleted.length).equals(deleted) ? where.subarray(0, -deleted.length) : where;
+    const at =
+      where && where.length > deleted.length && where.subarray(-deleted.length).equals(deleted)
+        ? where.subarray(0, -deleted.length)
+        : where;
     if (at !== undefined && !isInside(allowed, at)) throw changed(asked);
     return { fh, real, size: st.size };
   } catch (err) {

@@ -62,7 +62,11 @@ export const isOurSpace = (w: Writer): boolean => w.space === undefined || w.spa
  * tag is judged by its lease alone. With `leased` (the marker's lease is kept while its work runs), a stale lease
  * is a dead writer's in our space too: a pid reused by another process, or a writer frozen for a minute.
  */
-export function writerGone(tag: string | Writer | undefined, touchedMs: number, opts: { leased?: boolean; staleMs?: number; now?: number } = {}): boolean {
+export function writerGone(
+  tag: string | Writer | undefined,
+  touchedMs: number,
+  opts: { leased?: boolean; staleMs?: number; now?: number } = {},
+): boolean {
   const w = typeof tag === 'string' ? parseTag(tag) : tag;
   const stale = (opts.now ?? Date.now()) - touchedMs > (opts.staleMs ?? LEASE_STALE_MS);
   if (w && isOurSpace(w)) return w.pid !== process.pid && (!processAlive(w.pid) || (!!opts.leased && stale));

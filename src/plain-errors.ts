@@ -20,7 +20,11 @@ function issuesOf(text: string): Issue[] | undefined {
   try {
     const parsed = JSON.parse(text) as unknown;
     if (!Array.isArray(parsed) || !parsed.length) return undefined;
-    return parsed.every((i) => i && typeof i === 'object' && typeof (i as Issue).message === 'string' && Array.isArray((i as Issue).path)) ? (parsed as Issue[]) : undefined;
+    return parsed.every(
+      (i) => i && typeof i === 'object' && typeof (i as Issue).message === 'string' && Array.isArray((i as Issue).path),
+    )
+      ? (parsed as Issue[])
+      : undefined;
   } catch {
     return undefined;
   }
@@ -29,7 +33,10 @@ function issuesOf(text: string): Issue[] | undefined {
 /** One line for a dump's issues: "arguments.project_id: expected string, received number". */
 export function issuesLine(issues: Issue[], max = 3): string {
   const line = (i: Issue) => {
-    const path = (i.path ?? []).filter((p, k) => !(k === 0 && p === 'params')).map(String).join('.');
+    const path = (i.path ?? [])
+      .filter((p, k) => !(k === 0 && p === 'params'))
+      .map(String)
+      .join('.');
     return `${path || '(the params)'}: ${(i.message ?? '').replace(/^Invalid input: /, '')}`;
   };
   return `${issues.slice(0, max).map(line).join('; ')}${issues.length > max ? `; and ${issues.length - max} more` : ''}`;
@@ -41,7 +48,10 @@ export function plainError(message: JSONRPCMessage): JSONRPCMessage {
   if (m.error?.code !== INTERNAL_ERROR || typeof m.error.message !== 'string') return message;
   const issues = issuesOf(m.error.message);
   if (!issues) return message;
-  return { ...message, error: { code: INVALID_PARAMS, message: `Invalid params: ${issuesLine(issues)}` } } as JSONRPCMessage;
+  return {
+    ...message,
+    error: { code: INVALID_PARAMS, message: `Invalid params: ${issuesLine(issues)}` },
+  } as JSONRPCMessage;
 }
 
 /** The same for a message's JSON text (HTTP bodies and events): unchanged unless it is such an answer. */

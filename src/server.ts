@@ -85,7 +85,11 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
   showTextBodies(server, paths.text);
   const registerTool = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   type Handler = (...a: unknown[]) => Promise<CallToolResult>;
-  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>
+  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (
+    name,
+    config,
+    handler,
+  ) =>
     registerTool(name, config, async (...args: unknown[]) => {
       try {
         return paths.value(await handler(...args));
@@ -94,7 +98,10 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
       }
     });
   const registerResource = server.registerResource.bind(server) as (...a: unknown[]) => unknown;
-  type Read = (uri: URL, ...rest: unknown[]) => Promise<{ contents: { uri: string; _meta?: Record<string, unknown> }[] }>;
+  type Read = (
+    uri: URL,
+    ...rest: unknown[]
+  ) => Promise<{ contents: { uri: string; _meta?: Record<string, unknown> }[] }>;
   (server as unknown as { registerResource: (...a: unknown[]) => unknown }).registerResource = (...a: unknown[]) => {
     const read = a.at(-1) as Read;
     const shown: Read = async (uri, ...rest) => {
@@ -104,7 +111,9 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
       } catch (err) {
         throw shownFailure(err);
       }
-      const parted = /\/parts\/\d+$/.test(uri.pathname) || r.contents.some((c) => c._meta && Object.keys(c._meta).some((k) => /manifest|parts/i.test(k)));
+      const parted =
+        /\/parts\/\d+$/.test(uri.pathname) ||
+        r.contents.some((c) => c._meta && Object.keys(c._meta).some((k) => /manifest|parts/i.test(k)));
       return parted ? r : paths.value(r);
     };
     return registerResource(...a.slice(0, -1), shown);
@@ -114,12 +123,20 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
 function logToolFailures(server: McpServer): void {
   const register = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   type Handler = (...a: unknown[]) => Promise<CallToolResult>;
-  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (name, config, handler) =>
+  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (
+    name,
+    config,
+    handler,
+  ) =>
     register(name, config, async (...args: unknown[]) => {
       const result = await handler(...args);
-      const ctx = args.at(-1) as { mcpReq?: { log?: (level: 'error', data: unknown, logger?: string) => Promise<void> } } | undefined;
+      const ctx = args.at(-1) as
+        { mcpReq?: { log?: (level: 'error', data: unknown, logger?: string) => Promise<void> } } | undefined;
       if (result.isError) {
-        const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ').trim();
+        const text = result.content
+          .map((c) => (c.type === 'text' ? c.text : ''))
+          .join(' ')
+          .trim();
         await ctx?.mcpReq?.log?.('error', `${name}: ${text}`, 'cutroom').catch(() => {});
       }
       return result;
@@ -137,9 +154,9 @@ export function instructions(backend: Backend): string {
       '(words with times) to see and hear a source; compose_edit until ready, which keeps the edit and returns its edit_id; preview_edit {edit_id} for a ' +
       'local dry run (contact sheet, loudness and flags per cut); render_edit {edit_id}, then get_render_status until done. Renders are slow and costly: preview first. ' +
       'export_edit and import_edit hand a cut to an editor (OTIO, FCPXML, EDL) and take it back.',
-    'Times are seconds (65.25) or HH:MM:SS(.mmm). A clip\'s start and end are in and out points in its source; an overlay\'s at and until are on the ' +
+    "Times are seconds (65.25) or HH:MM:SS(.mmm). A clip's start and end are in and out points in its source; an overlay's at and until are on the " +
       'output timeline, and its audio plays from its own beginning, or from `from` (a time in the audio). ' +
-      'Sound: gain_db (dB, -60 to 24) multiplies with volume 0-1 and audio_levels; fade_in and fade_out are seconds of fade at an item\'s start ' +
+      "Sound: gain_db (dB, -60 to 24) multiplies with volume 0-1 and audio_levels; fade_in and fade_out are seconds of fade at an item's start " +
       'and end; an overlay with role "music" ducks duck_db (default 12) under speech (the cuts\' sound and dialogue overlays, heard in the sound). ' +
       'Cuts\' loudness is evened out (level_dialogue, default true); loudness "web" (-14 LUFS), "podcast" (-16) or "broadcast" (-23) brings the ' +
       'output there; the preview reports LUFS of dialogue, music and mix per cut and flags music too close under speech. captions {burn: true} ' +
@@ -149,23 +166,60 @@ export function instructions(backend: Backend): string {
     'Long results are bounded: left_out says what a result leaves out and how to get it (a page, or a resource with the whole).',
     'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',
     ...(backend.kind === 'local'
-      ? ['Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.']
+      ? [
+          'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
+        ]
       : []),
     'Every failure is an error result that says what to do next.',
   ].join('\n');
 }
 
-export function createServer({ backend, logger = silentLogger, media = {}, prober, renderWaitMs = 45_000, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, hosted, edits, http, serverFolders, jobs }: ServerDeps): McpServer {
+export function createServer({
+  backend,
+  logger = silentLogger,
+  media = {},
+  prober,
+  renderWaitMs = 45_000,
+  renderPollMs,
+  runtime,
+  exportsDir,
+  allowedDirs,
+  partBytes,
+  hosted,
+  edits,
+  http,
+  serverFolders,
+  jobs,
+}: ServerDeps): McpServer {
   const server = new McpServer(
     { name: NAME, version: VERSION, title: 'cutroom — a cutting room for video projects' },
     {
       // (tools: declared below, once registered: McpServer sets its tools/list handler when a capability names tools,
       // and listAppOnlyToolsToAppHosts must see it set.)
-      capabilities: { resources: { listChanged: !http }, prompts: { listChanged: false }, completions: {}, logging: {} },
+      capabilities: {
+        resources: { listChanged: !http },
+        prompts: { listChanged: false },
+        completions: {},
+        logging: {},
+      },
       instructions: instructions(backend),
     },
   );
-  const deps: ToolDeps = { backend, logger, media, prober, renderWaitMs, renderPollMs, runtime, exportsDir, allowedDirs, partBytes, ...(hosted ? { hosted } : {}), ...(edits ? { edits } : {}), ...(jobs ? { jobs } : {}) };
+  const deps: ToolDeps = {
+    backend,
+    logger,
+    media,
+    prober,
+    renderWaitMs,
+    renderPollMs,
+    runtime,
+    exportsDir,
+    allowedDirs,
+    partBytes,
+    ...(hosted ? { hosted } : {}),
+    ...(edits ? { edits } : {}),
+    ...(jobs ? { jobs } : {}),
+  };
   logToolFailures(server);
   // After logToolFailures: a failure's log line is the result as shown.
   if (http && serverFolders?.length) hideServerPaths(server, serverFolders);

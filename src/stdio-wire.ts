@@ -3,7 +3,12 @@
 // oversized line is dropped as it streams in (never buffered whole) and answered -32600; a line that is not
 // JSON is answered -32700; JSON that is not a JSON-RPC 2.0 message is answered -32600. Then the next line is read.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse, serializeMessage } from '@modelcontextprotocol/server';
+import {
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+  serializeMessage,
+} from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
 import { MAX_MESSAGE_BYTES, overBound, overLimit } from './message-bound.js';
 import { plainError } from './plain-errors.js';
@@ -61,8 +66,15 @@ export class LineSplitter {
       return;
     }
     // Past the cap: keep the head, drop the rest as it arrives.
-    const head = Buffer.concat([...this.chunks, part.subarray(0, Math.max(0, this.headBytes - this.size))]).subarray(0, this.headBytes);
-    this.oversized = { head: Buffer.from(head), tail: Buffer.from(part.subarray(-TAIL_BYTES)), bytes: this.size + part.length };
+    const head = Buffer.concat([...this.chunks, part.subarray(0, Math.max(0, this.headBytes - this.size))]).subarray(
+      0,
+      this.headBytes,
+    );
+    this.oversized = {
+      head: Buffer.from(head),
+      tail: Buffer.from(part.subarray(-TAIL_BYTES)),
+      bytes: this.size + part.length,
+    };
     this.chunks = [];
     this.size = 0;
   }
@@ -174,7 +186,9 @@ export interface WireReply {
  * What one line is: a message to deliver, an error to answer, or nothing to do (a blank line, or a malformed
  * response: a response is never answered). `log` says what was wrong, for one line on stderr.
  */
-export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply: WireReply; log: string } | { log?: string } {
+export function classifyLine(
+  line: Line,
+): { message: JSONRPCMessage } | { reply: WireReply; log: string } | { log?: string } {
   if (line.kind === 'oversized') {
     const mib = MAX_LINE_BYTES / (1024 * 1024);
     const log = `dropped a message of ${line.bytes} bytes (the limit is ${MAX_LINE_BYTES})`;
@@ -183,7 +197,11 @@ export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply:
     const id = read.id ?? idFromTail(line.tail ?? '');
     if (response) return { log: `${log}: a response, not answered` };
     return {
-      reply: { code: INVALID_REQUEST, message: `Invalid Request: the message is too large (${line.bytes} bytes; the limit is ${MAX_LINE_BYTES} bytes, ${mib} MiB)`, id },
+      reply: {
+        code: INVALID_REQUEST,
+        message: `Invalid Request: the message is too large (${line.bytes} bytes; the limit is ${MAX_LINE_BYTES} bytes, ${mib} MiB)`,
+        id,
+      },
       log,
     };
   }
@@ -192,10 +210,17 @@ export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply:
   try {
     value = JSON.parse(line.text);
   } catch {
-    return { reply: { code: PARSE_ERROR, message: 'Parse error: the line is not JSON', id: null }, log: `a line of ${line.text.length} characters is not JSON` };
+    return {
+      reply: { code: PARSE_ERROR, message: 'Parse error: the line is not JSON', id: null },
+      log: `a line of ${line.text.length} characters is not JSON`,
+    };
   }
-  if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value)) return { message: value as JSONRPCMessage };
-  const obj = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value))
+    return { message: value as JSONRPCMessage };
+  const obj =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   if (obj && ('result' in obj || 'error' in obj)) return { log: 'dropped a malformed JSON-RPC response' };
   const id = obj && (typeof obj.id === 'string' || typeof obj.id === 'number') ? obj.id : null;
   const why = Array.isArray(value)
@@ -207,7 +232,10 @@ export function classifyLine(line: Line): { message: JSONRPCMessage } | { reply:
         : typeof obj.method !== 'string'
           ? 'a request needs a method'
           : 'the message does not have the shape of a JSON-RPC 2.0 request or notification';
-  return { reply: { code: INVALID_REQUEST, message: `Invalid Request: ${why}`, id }, log: `answered an invalid message: ${why}` };
+  return {
+    reply: { code: INVALID_REQUEST, message: `Invalid Request: ${why}`, id },
+    log: `answered an invalid message: ${why}`,
+  };
 }
 
 /** How long requests read before stdin ended may take to be answered before the process stops them. */
@@ -272,7 +300,9 @@ export class StdioWireTransport implements Transport {
       if ('reply' in what) {
         const { id, code, message } = what.reply;
         // A reply lost to a broken stdout is reported through onerror by send; nothing else to do here.
-        this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((err: Error) => this.onerror?.(err));
+        this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((err: Error) =>
+          this.onerror?.(err),
+        );
       }
     }
   };
@@ -301,7 +331,8 @@ export class StdioWireTransport implements Transport {
     const message = plainError(original);
     const m = message as { id?: unknown; result?: unknown; error?: unknown };
     const answers = 'result' in m || 'error' in m;
-    const method = answers && (typeof m.id === 'string' || typeof m.id === 'number') ? this.pending.get(idKey(m.id)) : undefined;
+    const method =
+      answers && (typeof m.id === 'string' || typeof m.id === 'number') ? this.pending.get(idKey(m.id)) : undefined;
     if (answers) this.settle(m.id);
     let line = serializeMessage(message);
     const bytes = overLimit(line.slice(0, -1), this.maxMessageBytes);
@@ -357,7 +388,8 @@ export class StdioWireTransport implements Transport {
           this.answered = done;
           this.stopWaiting = done;
         });
-        if (this.pending.size) this.log(`stdin closed: ${this.pending.size} request(s) still unanswered after ${graceMs} ms; stopping`);
+        if (this.pending.size)
+          this.log(`stdin closed: ${this.pending.size} request(s) still unanswered after ${graceMs} ms; stopping`);
       }
       await flushed(this.stdout, FLUSH_LIMIT_MS);
     })();

@@ -4,8 +4,45 @@
 
 /** The 39 ARPAbet phones of cmudict (no stress), in a fixed order: a phone is its index here. */
 export const PHONES = [
-  'AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH', 'IY', 'JH', 'K',
-  'L', 'M', 'N', 'NG', 'OW', 'OY', 'P', 'R', 'S', 'SH', 'T', 'TH', 'UH', 'UW', 'V', 'W', 'Y', 'Z', 'ZH',
+  'AA',
+  'AE',
+  'AH',
+  'AO',
+  'AW',
+  'AY',
+  'B',
+  'CH',
+  'D',
+  'DH',
+  'EH',
+  'ER',
+  'EY',
+  'F',
+  'G',
+  'HH',
+  'IH',
+  'IY',
+  'JH',
+  'K',
+  'L',
+  'M',
+  'N',
+  'NG',
+  'OW',
+  'OY',
+  'P',
+  'R',
+  'S',
+  'SH',
+  'T',
+  'TH',
+  'UH',
+  'UW',
+  'V',
+  'W',
+  'Y',
+  'Z',
+  'ZH',
 ] as const;
 export type PhoneName = (typeof PHONES)[number];
 
@@ -47,7 +84,7 @@ export function parseCmudict(text: string): Cmudict {
   const first = new Map<string, number>();
   const last = new Map<string, number>();
   let used = 0;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     let end = text.indexOf('\n', at);
     if (end < 0) end = text.length;
     const line = text.slice(at, end);
@@ -83,7 +120,8 @@ export function parseCmudict(text: string): Cmudict {
     has: (word) => first.has(word.toLowerCase()),
     lookup(word) {
       const out: Uint8Array[] = [];
-      for (let e = first.get(word.toLowerCase()) ?? -1; e >= 0; e = link[e]!) out.push(store.subarray(begin[e]!, begin[e + 1]!));
+      for (let e = first.get(word.toLowerCase()) ?? -1; e >= 0; e = link[e]!)
+        out.push(store.subarray(begin[e]!, begin[e + 1]!));
       return out;
     },
   };

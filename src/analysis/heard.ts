@@ -6,7 +6,13 @@
 // found while the spotter's false alarms and sound-alike runs ("capture" for "captain") stay out. Measured in
 // bench/search.mjs.
 import type { TimedWord } from '../edit/words.js';
-import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, type SoundSearch } from './sound-search.js';
+import {
+  DOUBTFUL_CONFIDENCE,
+  searchBySound,
+  type Pronouncer,
+  type SoundHit,
+  type SoundSearch,
+} from './sound-search.js';
 
 /**
  * Keyword spotting's threshold for a query of this many phones: 1e-(4 x phones), so 1e-24 for "lighthouse". A
@@ -14,7 +20,8 @@ import { DOUBTFUL_CONFIDENCE, searchBySound, type Pronouncer, type SoundHit, typ
  * missed a few planted words and 5 x phones doubled the false alarms (bench/README.md).
  */
 export const SPOT_THRESHOLD_PER_PHONE = 4;
-export const spotThreshold = (phones: number): number => Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
+export const spotThreshold = (phones: number): number =>
+  Number(`1e-${Math.max(1, Math.round(SPOT_THRESHOLD_PER_PHONE * phones))}`);
 
 /** A detection the spotter was not sure of, lasting under this per phone of the query, is too short to be it. */
 export const MIN_SECONDS_PER_PHONE = 0.06;
@@ -76,8 +83,10 @@ export function joinDetections(detections: Detection[]): Detection[] {
 }
 
 const unsureOf = (ws: TimedWord[]) => ws.some((w) => w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE);
-const overlaps = (a: { start_seconds: number; end_seconds: number }, d: Detection) => a.start_seconds < d.end && a.end_seconds > d.start;
-const wordsOver = (words: TimedWord[], d: Detection) => words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
+const overlaps = (a: { start_seconds: number; end_seconds: number }, d: Detection) =>
+  a.start_seconds < d.end && a.end_seconds > d.start;
+const wordsOver = (words: TimedWord[], d: Detection) =>
+  words.filter((w) => w.end_seconds > d.start && w.start_seconds < d.end);
 
 /** A detection to settle by spotting, on `from`-`to` (seconds) only, the query against the words `heard` there. */
 export interface Contest {
@@ -95,14 +104,24 @@ export const CONTEST_MARGIN = 0.3;
  * was sure of that are not a hit of the transcript. Each with the words heard there, to spot against the query on
  * that span alone (media/keywords.ts spotContests); mergeHeard keeps one whose query outscores them by `margin`.
  */
-export function contestsOf(words: TimedWord[], found: SoundSearch, detections: Detection[], rules: HeardRules = HEARD_RULES): Contest[] {
+export function contestsOf(
+  words: TimedWord[],
+  found: SoundSearch,
+  detections: Detection[],
+  rules: HeardRules = HEARD_RULES,
+): Contest[] {
   const out: Contest[] = [];
   for (const d of joinDetections(detections.filter((x) => x.confidence >= rules.likely && x.confidence < rules.sure))) {
     if (found.hits.some((h) => overlaps(h, d))) continue;
     const inside = wordsOver(words, d);
     if (!inside.length || unsureOf(inside)) continue;
     const from = Math.max(0, Math.min(d.start, inside[0]!.start_seconds) - CONTEST_MARGIN);
-    out.push({ detection: d, heard: inside.map((w) => w.word).join(' '), from, to: Math.max(d.end, inside.at(-1)!.end_seconds) + CONTEST_MARGIN });
+    out.push({
+      detection: d,
+      heard: inside.map((w) => w.word).join(' '),
+      from,
+      to: Math.max(d.end, inside.at(-1)!.end_seconds) + CONTEST_MARGIN,
+    });
   }
   return out;
 }
@@ -115,10 +134,20 @@ export function contestsOf(words: TimedWord[], found: SoundSearch, detections: D
  * unsure of the words there and they sound like the query (a near miss there always does), or the query won its
  * contest against the words recognition was sure of there (`rival`); else a `heard` near miss.
  */
-export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: Detection[], query: string, queryPhones: number, pronouncer: Pronouncer, rules: HeardRules = HEARD_RULES): { hits: FoundHit[]; near_misses: FoundHit[] } {
-  const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) => h.start_seconds < d.end && h.end_seconds > d.start;
+export function mergeHeard(
+  words: TimedWord[],
+  found: SoundSearch,
+  detections: Detection[],
+  query: string,
+  queryPhones: number,
+  pronouncer: Pronouncer,
+  rules: HeardRules = HEARD_RULES,
+): { hits: FoundHit[]; near_misses: FoundHit[] } {
+  const over = (h: { start_seconds: number; end_seconds: number }, d: Detection) =>
+    h.start_seconds < d.end && h.end_seconds > d.start;
   const heard = joinDetections(detections.filter((d) => d.confidence >= rules.likely));
-  const wordsOf = (h: FoundHit) => (h.words ? words.filter((w) => w.index >= h.words![0] && w.index <= h.words![1]) : []);
+  const wordsOf = (h: FoundHit) =>
+    h.words ? words.filter((w) => w.index >= h.words![0] && w.index <= h.words![1]) : [];
   const hits: FoundHit[] = [];
   const nearMisses: FoundHit[] = [...found.near_misses];
   for (const h of found.hits) {
@@ -136,12 +165,19 @@ export function mergeHeard(words: TimedWord[], found: SoundSearch, detections: D
     const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (sure || (long && (unsure || wins))) hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
+      if (sure || (long && (unsure || wins)))
+        hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
     const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
-    const likeness = Math.max(0, ...searchBySound(there, query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map((h) => h.score));
-    const coincide = inside.length > 0 && Math.abs(inside[0]!.start_seconds - d.start) <= COINCIDE && Math.abs(inside.at(-1)!.end_seconds - d.end) <= COINCIDE;
+    const likeness = Math.max(
+      0,
+      ...searchBySound(there, query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map((h) => h.score),
+    );
+    const coincide =
+      inside.length > 0 &&
+      Math.abs(inside[0]!.start_seconds - d.start) <= COINCIDE &&
+      Math.abs(inside.at(-1)!.end_seconds - d.end) <= COINCIDE;
     const hit: FoundHit = {
       ...(coincide ? { words: [inside[0]!.index, inside.at(-1)!.index] as [number, number] } : {}),
       start_seconds: round(d.start),

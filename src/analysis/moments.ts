@@ -71,7 +71,11 @@ const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
 const toDb = (power: number) => (power > 0 ? 10 * Math.log10(power) : -100);
 
-const STOP = new Set('a an and are as at be but by for from has have he her his i in is it its me my of on or our she so that the their them they this to was we were what when where which who will with you your'.split(' '));
+const STOP = new Set(
+  'a an and are as at be but by for from has have he her his i in is it its me my of on or our she so that the their them they this to was we were what when where which who will with you your'.split(
+    ' ',
+  ),
+);
 
 /** A unit spans are built from: a sentence, a shot or a stretch of sound. */
 interface Unit {
@@ -96,11 +100,16 @@ function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
     // A sentence longer than the longest moment (free recognition may hear no pause long enough to end one) is split,
     // then at its longest pauses between words until its pieces fit: never inside a word.
     const split = (first: number, last: number): Unit[] => {
-      const unit = { start: words[first]!.start_seconds, end: words[last]!.end_seconds, words: [first, last] as [number, number] };
+      const unit = {
+        start: words[first]!.start_seconds,
+        end: words[last]!.end_seconds,
+        words: [first, last] as [number, number],
+      };
       if (last === first || unit.end - unit.start <= maxSeconds) return [unit];
       let at = first;
       for (let i = first + 1; i < last; i++) {
-        if (words[i + 1]!.start_seconds - words[i]!.end_seconds > words[at + 1]!.start_seconds - words[at]!.end_seconds) at = i;
+        if (words[i + 1]!.start_seconds - words[i]!.end_seconds > words[at + 1]!.start_seconds - words[at]!.end_seconds)
+          at = i;
       }
       return [...split(first, at), ...split(at + 1, last)];
     };
@@ -116,7 +125,9 @@ function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
       return [first, ...bounds].map((a, k) => [a, (bounds[k] ?? last + 1) - 1]);
     };
     return src.sentences.flatMap((s) =>
-      s.end_seconds - s.start_seconds > maxSeconds ? atSilences(s.first_word, s.last_word).flatMap(([a, b]) => split(a, b)) : split(s.first_word, s.last_word),
+      s.end_seconds - s.start_seconds > maxSeconds
+        ? atSilences(s.first_word, s.last_word).flatMap(([a, b]) => split(a, b))
+        : split(s.first_word, s.last_word),
     );
   }
   let spans: { start: number; end: number }[];
@@ -137,7 +148,10 @@ function unitsOf(src: MomentSource, maxSeconds: number): Unit[] {
     const n = Math.ceil((u.end - u.start) / maxSeconds - 1e-9);
     if (n <= 1) return [u];
     const d = (u.end - u.start) / n;
-    return Array.from({ length: n }, (_, k) => ({ start: round(u.start + k * d), end: round(k + 1 === n ? u.end : u.start + (k + 1) * d) }));
+    return Array.from({ length: n }, (_, k) => ({
+      start: round(u.start + k * d),
+      end: round(k + 1 === n ? u.end : u.start + (k + 1) * d),
+    }));
   });
 }
 
@@ -194,14 +208,31 @@ function measure(src: MomentSource, opts: MomentOptions): Measured {
     aboutTerms = terms.length || 1;
     const queries = all.length > 1 && terms.length > 1 ? [opts.about, ...terms] : [opts.about];
     for (const q of queries) {
-      aboutHits.push(words.length ? searchBySound(words, q, opts.pronouncer).hits.map((h) => ({ first: h.words[0], last: h.words[1], score: h.score, text: h.text })) : []);
+      aboutHits.push(
+        words.length
+          ? searchBySound(words, q, opts.pronouncer).hits.map((h) => ({
+              first: h.words[0],
+              last: h.words[1],
+              score: h.score,
+              text: h.text,
+            }))
+          : [],
+      );
     }
   }
   const loud = src.loudness ?? [];
   const window = src.loudnessWindow ?? (loud.length > 1 ? loud[1]!.start_seconds - loud[0]!.start_seconds : 0);
-  const measured: Measured = { src, aboutHits, aboutTerms, cuts: (src.shots ?? []).slice(1).map((s) => s.start_seconds) };
+  const measured: Measured = {
+    src,
+    aboutHits,
+    aboutTerms,
+    cuts: (src.shots ?? []).slice(1).map((s) => s.start_seconds),
+  };
   if (loud.length && window > 0) {
-    measured.power = new Curve(window, loud.map((l) => 10 ** (l.mean_db / 10)));
+    measured.power = new Curve(
+      window,
+      loud.map((l) => 10 ** (l.mean_db / 10)),
+    );
     measured.peaks = loud.map((l) => ({ start: l.start_seconds, peak: l.peak_db }));
     measured.medianDb = median(loud.filter((l) => l.mean_db > -90).map((l) => l.mean_db));
   }
@@ -214,19 +245,28 @@ function measure(src: MomentSource, opts: MomentOptions): Measured {
 }
 
 /** A span measured: its signals and the 0-1 part each contributes. */
-function signalsOf(m: Measured, start: number, end: number, wordRange: [number, number] | undefined, opts: MomentOptions): { signals: MomentSignals; parts: Partial<Record<keyof typeof WEIGHTS, number>> } {
+function signalsOf(
+  m: Measured,
+  start: number,
+  end: number,
+  wordRange: [number, number] | undefined,
+  opts: MomentOptions,
+): { signals: MomentSignals; parts: Partial<Record<keyof typeof WEIGHTS, number>> } {
   const { src } = m;
   const signals: MomentSignals = {};
   const parts: Partial<Record<keyof typeof WEIGHTS, number>> = {};
   const seconds = Math.max(1e-3, end - start);
   const words = src.words ?? [];
   // Words inside the span: by their range when the span is one, else by their times.
-  const [wf, wl] = wordRange ?? (() => {
-    const inside = words.filter((w) => w.start_seconds >= start - 1e-6 && w.end_seconds <= end + 1e-6);
-    return inside.length ? [inside[0]!.index, inside.at(-1)!.index] : [0, -1];
-  })();
+  const [wf, wl] =
+    wordRange ??
+    (() => {
+      const inside = words.filter((w) => w.start_seconds >= start - 1e-6 && w.end_seconds <= end + 1e-6);
+      return inside.length ? [inside[0]!.index, inside.at(-1)!.index] : [0, -1];
+    })();
   if (opts.about && opts.pronouncer) {
-    const best = (hits: Measured['aboutHits'][number]) => hits.filter((h) => h.first >= wf && h.last <= wl).sort((a, b) => b.score - a.score || a.first - b.first)[0];
+    const best = (hits: Measured['aboutHits'][number]) =>
+      hits.filter((h) => h.first >= wf && h.last <= wl).sort((a, b) => b.score - a.score || a.first - b.first)[0];
     const phrase = m.aboutHits[0] ? best(m.aboutHits[0]) : undefined;
     const terms = m.aboutHits.slice(1).map(best);
     const termScore = terms.length ? terms.reduce((s, h) => s + (h?.score ?? 0), 0) / m.aboutTerms : 0;
@@ -243,7 +283,12 @@ function signalsOf(m: Measured, start: number, end: number, wordRange: [number, 
     parts.speech = clamp01(count / seconds / 2.5);
     const sentences = src.sentences ?? [];
     const inside = sentences.filter((s) => s.start_seconds >= start - 1e-6 && s.end_seconds <= end + 1e-6).length;
-    const cut = sentences.filter((s) => s.end_seconds > start + 1e-6 && s.start_seconds < end - 1e-6 && !(s.start_seconds >= start - 1e-6 && s.end_seconds <= end + 1e-6)).length;
+    const cut = sentences.filter(
+      (s) =>
+        s.end_seconds > start + 1e-6 &&
+        s.start_seconds < end - 1e-6 &&
+        !(s.start_seconds >= start - 1e-6 && s.end_seconds <= end + 1e-6),
+    ).length;
     signals.sentences = inside;
     signals.sentences_cut = cut;
     parts.whole = inside + cut ? inside / (inside + cut) : 0;
@@ -302,11 +347,25 @@ function scoreOf(parts: Partial<Record<keyof typeof WEIGHTS, number>>, about: bo
 /** The one line that says why: the signals that lifted it most, in words. */
 function reasonOf(s: MomentSignals, parts: Partial<Record<keyof typeof WEIGHTS, number>>): string {
   const said: [number, string][] = [];
-  if (s.about !== undefined) said.push([WEIGHTS.about * (parts.about ?? 0) + 1, s.about > 0 ? `says ${s.about === 1 ? '' : 'something like '}"${s.about_heard}"` : 'does not mention the subject']);
-  if (s.sentences !== undefined) said.push([WEIGHTS.whole * (parts.whole ?? 0), `${s.sentences} whole sentence${s.sentences === 1 ? '' : 's'}${s.sentences_cut ? `, ${s.sentences_cut} cut` : ''}, ${s.words_per_second} words/s`]);
-  if (s.louder_than_source_db !== undefined) said.push([WEIGHTS.loud * (parts.loud ?? 0), `${Math.abs(s.louder_than_source_db)} dB ${s.louder_than_source_db >= 0 ? 'louder' : 'quieter'} than the source's median (peak ${s.peak_db} dBFS)`]);
-  if (s.motion !== undefined) said.push([WEIGHTS.motion * (parts.motion ?? 0), `motion ${s.motion}x the source's median`]);
-  if (s.cuts !== undefined) said.push([WEIGHTS.cuts * (parts.cuts ?? 0), `${s.cuts} cut${s.cuts === 1 ? '' : 's'} (${s.cuts_per_minute}/min)`]);
+  if (s.about !== undefined)
+    said.push([
+      WEIGHTS.about * (parts.about ?? 0) + 1,
+      s.about > 0 ? `says ${s.about === 1 ? '' : 'something like '}"${s.about_heard}"` : 'does not mention the subject',
+    ]);
+  if (s.sentences !== undefined)
+    said.push([
+      WEIGHTS.whole * (parts.whole ?? 0),
+      `${s.sentences} whole sentence${s.sentences === 1 ? '' : 's'}${s.sentences_cut ? `, ${s.sentences_cut} cut` : ''}, ${s.words_per_second} words/s`,
+    ]);
+  if (s.louder_than_source_db !== undefined)
+    said.push([
+      WEIGHTS.loud * (parts.loud ?? 0),
+      `${Math.abs(s.louder_than_source_db)} dB ${s.louder_than_source_db >= 0 ? 'louder' : 'quieter'} than the source's median (peak ${s.peak_db} dBFS)`,
+    ]);
+  if (s.motion !== undefined)
+    said.push([WEIGHTS.motion * (parts.motion ?? 0), `motion ${s.motion}x the source's median`]);
+  if (s.cuts !== undefined)
+    said.push([WEIGHTS.cuts * (parts.cuts ?? 0), `${s.cuts} cut${s.cuts === 1 ? '' : 's'} (${s.cuts_per_minute}/min)`]);
   return said
     .sort((a, b) => b[0] - a[0])
     .slice(0, 4)
@@ -319,7 +378,11 @@ function reasonOf(s: MomentSignals, parts: Partial<Record<keyof typeof WEIGHTS, 
  * of consecutive units (sentences, shots or stretches of sound) from minSeconds to maxSeconds long (a single unit
  * longer than maxSeconds stands alone only where it is one word: unitsOf splits longer sentences between words).
  */
-export function findMoments(sources: MomentSource[], count: number, opts: MomentOptions): { moments: Moment[]; candidates: number } {
+export function findMoments(
+  sources: MomentSource[],
+  count: number,
+  opts: MomentOptions,
+): { moments: Moment[]; candidates: number } {
   const all: Moment[] = [];
   for (const src of sources) {
     const m = measure(src, opts);
@@ -337,7 +400,12 @@ export function findMoments(sources: MomentSource[], count: number, opts: Moment
         const span = range ? clipAroundWords(words, range[0], range[1], src.duration) : { start: a.start, end: b.end };
         const { signals, parts } = signalsOf(m, span.start, span.end, range, opts);
         const score = round(scoreOf(parts, !!opts.about));
-        const text = range ? words.slice(range[0], range[1] + 1).map((w) => w.word).join(' ') : undefined;
+        const text = range
+          ? words
+              .slice(range[0], range[1] + 1)
+              .map((w) => w.word)
+              .join(' ')
+          : undefined;
         all.push({
           asset_id: src.asset_id,
           start_seconds: round(span.start),
@@ -345,7 +413,9 @@ export function findMoments(sources: MomentSource[], count: number, opts: Moment
           score,
           signals,
           reason: reasonOf(signals, parts),
-          clip: range ? { asset_id: src.asset_id, words: range } : { asset_id: src.asset_id, start: round(span.start), end: round(span.end) },
+          clip: range
+            ? { asset_id: src.asset_id, words: range }
+            : { asset_id: src.asset_id, start: round(span.start), end: round(span.end) },
           ...(text ? { text: text.length > 160 ? `${text.slice(0, 159)}…` : text } : {}),
         });
       }
@@ -363,7 +433,12 @@ export function findMoments(sources: MomentSource[], count: number, opts: Moment
   const chosen: Moment[] = [];
   for (const c of all) {
     if (chosen.length >= count) break;
-    if (chosen.some((k) => k.asset_id === c.asset_id && k.start_seconds < c.end_seconds && c.start_seconds < k.end_seconds)) continue;
+    if (
+      chosen.some(
+        (k) => k.asset_id === c.asset_id && k.start_seconds < c.end_seconds && c.start_seconds < k.end_seconds,
+      )
+    )
+      continue;
     chosen.push(c);
   }
   return { moments: chosen, candidates: all.length };

@@ -169,7 +169,10 @@ function simplify(keys: FocusKey[], tol: number): FocusKey[] {
     let far = tol;
     for (let i = a + 1; i < b; i++) {
       const f = (keys[i]!.t - keys[a]!.t) / (keys[b]!.t - keys[a]!.t || 1);
-      const d = Math.max(Math.abs(keys[a]!.x + (keys[b]!.x - keys[a]!.x) * f - keys[i]!.x), Math.abs(keys[a]!.y + (keys[b]!.y - keys[a]!.y) * f - keys[i]!.y));
+      const d = Math.max(
+        Math.abs(keys[a]!.x + (keys[b]!.x - keys[a]!.x) * f - keys[i]!.x),
+        Math.abs(keys[a]!.y + (keys[b]!.y - keys[a]!.y) * f - keys[i]!.y),
+      );
       if (d > far) {
         far = d;
         worst = i;
@@ -203,8 +206,18 @@ export function reframePath(samples: Interest[], win: FrameWindow, durationSec: 
   shots.forEach((shot, k) => {
     const ts = shot.map((s) => s.t);
     const weights = shot.map((s) => (s.shotChange ? 0 : s.weight));
-    const xs = followAxis(ts, shot.map((s) => s.x), weights, win.w);
-    const ys = followAxis(ts, shot.map((s) => s.y), weights, win.h);
+    const xs = followAxis(
+      ts,
+      shot.map((s) => s.x),
+      weights,
+      win.w,
+    );
+    const ys = followAxis(
+      ts,
+      shot.map((s) => s.y),
+      weights,
+      win.h,
+    );
     const path = ts.map((t, i) => ({ t, x: xs[i]!, y: ys[i]! }));
     // The shot's path held from its start (the cut's start, or the shot change) to the next shot's start.
     const from = k === 0 ? 0 : shot[0]!.t;
@@ -239,6 +252,12 @@ export function interests(samples: PictureSample[]): Interest[] {
   return samples.map((s, i) => {
     const shotChange = i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual;
     const it = interestOf(s.profile);
-    return { t: s.t, x: round4(it.x), y: round4(it.y), weight: shotChange ? 0 : round4(it.weight), ...(shotChange ? { shotChange } : {}) };
+    return {
+      t: s.t,
+      x: round4(it.x),
+      y: round4(it.y),
+      weight: shotChange ? 0 : round4(it.weight),
+      ...(shotChange ? { shotChange } : {}),
+    };
   });
 }

@@ -24,7 +24,9 @@ export function createPronouncer(dict?: Cmudict): Pronouncer {
     if (known?.length) return known;
     let guess = guessed.get(key);
     if (!guess) {
-      guess = [/^\d{1,6}$/.test(key) ? concat(numberWords(Number(key)).map((w) => pronounce(w)[0]!)) : lettersToPhones(key)];
+      guess = [
+        /^\d{1,6}$/.test(key) ? concat(numberWords(Number(key)).map((w) => pronounce(w)[0]!)) : lettersToPhones(key),
+      ];
       if (guessed.size >= 50_000) guessed.clear();
       guessed.set(key, guess);
     }
@@ -42,7 +44,9 @@ const concat = (parts: Uint8Array[]) => {
 // ---- How alike two phones sound -------------------------------------------------------------------------------
 
 const id = (name: string) => PHONES.indexOf(name as (typeof PHONES)[number]);
-const VOWELS = new Set(['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW'].map(id));
+const VOWELS = new Set(
+  ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW'].map(id),
+);
 const STOPS = new Set(['P', 'B', 'T', 'D', 'K', 'G'].map(id));
 const FRICATIVES = new Set(['F', 'V', 'TH', 'DH', 'S', 'Z', 'SH', 'ZH', 'HH', 'CH', 'JH'].map(id));
 
@@ -88,7 +92,18 @@ for (let a = 0; a < N; a++) {
   for (let b = 0; b < N; b++) {
     const vowels = Number(VOWELS.has(a)) + Number(VOWELS.has(b));
     const sameManner = (STOPS.has(a) && STOPS.has(b)) || (FRICATIVES.has(a) && FRICATIVES.has(b));
-    SUBSTITUTE[a * N + b] = a === b ? 0 : vowels === 2 ? (a === id('AH') || b === id('AH') ? 0.35 : 0.5) : vowels === 1 ? 1 : sameManner ? 0.7 : 1;
+    SUBSTITUTE[a * N + b] =
+      a === b
+        ? 0
+        : vowels === 2
+          ? a === id('AH') || b === id('AH')
+            ? 0.35
+            : 0.5
+          : vowels === 1
+            ? 1
+            : sameManner
+              ? 0.7
+              : 1;
   }
 }
 for (const [cost, pairs] of CLOSE) {
@@ -120,7 +135,14 @@ function firstColumn(query: ArrayLike<number>, onset: number): Float64Array {
 }
 
 /** One column of the alignment, written to `out`: the query against what was heard so far and one more phone, p. */
-function step(col: Float64Array, out: Float64Array, query: ArrayLike<number>, p: number, insert: number, onset: number): Float64Array {
+function step(
+  col: Float64Array,
+  out: Float64Array,
+  query: ArrayLike<number>,
+  p: number,
+  insert: number,
+  onset: number,
+): Float64Array {
   out[0] = col[0]! + insert;
   for (let q = 1; q < col.length; q++) {
     const qp = query[q - 1]!;
@@ -202,7 +224,9 @@ function soundsOf(pronouncer: Pronouncer): (word: string) => Uint8Array[] {
   return (word) => {
     let sounds = memo.get(word);
     if (!sounds) {
-      sounds = pronouncer.pronounce(word).map((v) => (v.includes(ER) ? concat(Array.from(v, (p) => (p === ER ? AH_R : Uint8Array.of(p)))) : v));
+      sounds = pronouncer
+        .pronounce(word)
+        .map((v) => (v.includes(ER) ? concat(Array.from(v, (p) => (p === ER ? AH_R : Uint8Array.of(p)))) : v));
       memo.set(word, sounds);
     }
     return sounds;
@@ -233,7 +257,12 @@ interface Candidate {
  * them), then runs of 1..k heard words that sound like it, best first, none overlapping another; then the near
  * misses. Each list in time order. Deterministic; the work is about query phones x heard phones x k.
  */
-export function searchBySound(words: TimedWord[], query: string, pronouncer: Pronouncer, options: SoundSearchOptions = {}): SoundSearch {
+export function searchBySound(
+  words: TimedWord[],
+  query: string,
+  pronouncer: Pronouncer,
+  options: SoundSearchOptions = {},
+): SoundSearch {
   const accept = options.accept ?? acceptScore;
   const band = options.nearBand ?? NEAR_MISS_BAND;
   const below = options.doubtfulBelow ?? DOUBTFUL_CONFIDENCE;
@@ -245,7 +274,10 @@ export function searchBySound(words: TimedWord[], query: string, pronouncer: Pro
       words: [words[first]!.index, words[last]!.index],
       start_seconds: words[first]!.start_seconds,
       end_seconds: words[last]!.end_seconds,
-      text: words.slice(first, last + 1).map((w) => w.word).join(' '),
+      text: words
+        .slice(first, last + 1)
+        .map((w) => w.word)
+        .join(' '),
       match,
       score: Math.round(score * 1000) / 1000,
       ...(doubtful.length ? { doubtful } : {}),
@@ -256,7 +288,9 @@ export function searchBySound(words: TimedWord[], query: string, pronouncer: Pro
     taken.fill(1, first, last + 1);
     return true;
   };
-  const hits = findPhrase(words, query).filter(([f, l]) => claim(f, l)).map(([f, l]) => hit(f, l, 'exact', 1));
+  const hits = findPhrase(words, query)
+    .filter(([f, l]) => claim(f, l))
+    .map(([f, l]) => hit(f, l, 'exact', 1));
   const near_misses: SoundHit[] = [];
   const sounds = soundsOf(pronouncer);
   const queries = sequencePronunciations(queryWords, sounds, MAX_QUERY_VARIANTS)
@@ -264,7 +298,9 @@ export function searchBySound(words: TimedWord[], query: string, pronouncer: Pro
     .map((phones) => ({ phones, needs: accept(phones.length) - band }));
   if (queries.length && words.length) {
     const candidates = runsLike(words, queries, sounds, queryWords.length + (options.extraWords ?? 2));
-    candidates.sort((a, b) => b.margin - a.margin || b.score - a.score || a.last - a.first - (b.last - b.first) || a.first - b.first);
+    candidates.sort(
+      (a, b) => b.margin - a.margin || b.score - a.score || a.last - a.first - (b.last - b.first) || a.first - b.first,
+    );
     for (const c of candidates) {
       if (!claim(c.first, c.last)) continue;
       (c.margin >= band - 1e-9 ? hits : near_misses).push(hit(c.first, c.last, 'sounds_like', c.score));
@@ -279,7 +315,12 @@ export function searchBySound(words: TimedWord[], query: string, pronouncer: Pro
  * / query phones and kept with its margin over `needs`: the best over the query's pronunciations, each heard word's
  * variants taken as a lattice (the alignment goes on from the cheapest).
  */
-function runsLike(words: TimedWord[], queries: { phones: Uint8Array; needs: number }[], sounds: (word: string) => Uint8Array[], maxWords: number): Candidate[] {
+function runsLike(
+  words: TimedWord[],
+  queries: { phones: Uint8Array; needs: number }[],
+  sounds: (word: string) => Uint8Array[],
+  maxWords: number,
+): Candidate[] {
   const heard = words.map((w) => sounds(wordKey(w.word)));
   const best = new Map<number, Candidate>();
   for (const { phones: q, needs } of queries) {
@@ -294,7 +335,8 @@ function runsLike(words: TimedWord[], queries: { phones: Uint8Array; needs: numb
       for (let k = 0; k < maxWords && first + k < words.length; k++) {
         const variants = heard[first + k]!;
         const end = ends[k]!;
-        if (!variants.length) end.set(col); // a word without phones (no letters) adds nothing
+        if (!variants.length)
+          end.set(col); // a word without phones (no letters) adds nothing
         else end.fill(Infinity);
         for (const v of variants) {
           let c = col;

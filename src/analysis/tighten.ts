@@ -67,18 +67,33 @@ export interface TightenSource {
  * words' times may abut there: the silence is what the sound says), else in the pause around the words
  * (clipAroundWords, as every clip by words).
  */
-function cutPoints(src: TightenSource, last: number, next: number, around: (first: number, last: number) => { start: number; end: number }): { out: number; in: number } {
+function cutPoints(
+  src: TightenSource,
+  last: number,
+  next: number,
+  around: (first: number, last: number) => { start: number; end: number },
+): { out: number; in: number } {
   const { words } = src;
   const out = around(last, last).end;
   const inn = around(next, next).start;
-  const between = (src.silences ?? []).filter((q) => q.end_seconds > words[last]!.start_seconds && q.start_seconds < words[next]!.end_seconds && q.start_seconds > words[last]!.start_seconds && q.end_seconds < words[next]!.end_seconds);
+  const between = (src.silences ?? []).filter(
+    (q) =>
+      q.end_seconds > words[last]!.start_seconds &&
+      q.start_seconds < words[next]!.end_seconds &&
+      q.start_seconds > words[last]!.start_seconds &&
+      q.end_seconds < words[next]!.end_seconds,
+  );
   if (!between.length) return { out, in: inn };
   const first = between[0]!;
   const final = between.at(-1)!;
-  const handle = (q: { start_seconds: number; end_seconds: number }) => Math.min(DEFAULT_WORD_HANDLE, (q.end_seconds - q.start_seconds) / 2);
+  const handle = (q: { start_seconds: number; end_seconds: number }) =>
+    Math.min(DEFAULT_WORD_HANDLE, (q.end_seconds - q.start_seconds) / 2);
   // The later of the two out points and the earlier of the two in points: each is after the word's true end (before
   // its true start) by one of the two measures, and never inside the silence's far side.
-  return { out: ms(Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds)), in: ms(Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds)) };
+  return {
+    out: ms(Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds)),
+    in: ms(Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds)),
+  };
 }
 
 /**
@@ -116,7 +131,8 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     inside.forEach((i, k) => {
       const key = wordKey(words[i]!.word);
       if (fillers.has(key)) drop.set(i, `filler "${words[i]!.word}"`);
-      else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key) drop.set(i, `"${words[i]!.word}" said twice`);
+      else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
+        drop.set(i, `"${words[i]!.word}" said twice`);
     });
     // Runs of kept words, split where words are dropped or a pause is too long.
     const runs: [number, number][] = [];
@@ -138,7 +154,13 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     }
     if (!runs.length) {
       // Nothing but fillers: the cut goes.
-      removals.push({ cut, asset_id: seg.video_id, start_seconds: ms(from), end_seconds: ms(to), reason: `only fillers (${[...drop.values()].join(', ')})` });
+      removals.push({
+        cut,
+        asset_id: seg.video_id,
+        start_seconds: ms(from),
+        end_seconds: ms(to),
+        reason: `only fillers (${[...drop.values()].join(', ')})`,
+      });
       saved += to - from;
       return;
     }
@@ -151,24 +173,44 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     // Each gap with the words between its two runs (the dropped ones among them say why).
     const gaps = [
       { start: from, end: pieces[0]!.start, after: inside[0]! - 1, before: runs[0]![0] },
-      ...pieces.slice(1).map((p, k) => ({ start: pieces[k]!.end, end: p.start, after: runs[k]![1], before: runs[k + 1]![0] })),
+      ...pieces
+        .slice(1)
+        .map((p, k) => ({ start: pieces[k]!.end, end: p.start, after: runs[k]![1], before: runs[k + 1]![0] })),
       { start: pieces.at(-1)!.end, end: to, after: runs.at(-1)![1], before: inside.at(-1)! + 1 },
     ];
     for (const g of gaps) {
       if (g.end - g.start <= 1e-6) continue;
-      const why = [...drop.entries()].filter(([i]) => i > g.after && i < g.before).sort(([a], [b]) => a - b).map(([, r]) => r);
+      const why = [...drop.entries()]
+        .filter(([i]) => i > g.after && i < g.before)
+        .sort(([a], [b]) => a - b)
+        .map(([, r]) => r);
       // Long silences it takes out: measured where the inspection found them, else between the words' times.
-      const silences = src.silences ?? inside.slice(1).map((i) => ({ start_seconds: words[i - 1]!.end_seconds, end_seconds: words[i]!.start_seconds }));
+      const silences =
+        src.silences ??
+        inside
+          .slice(1)
+          .map((i) => ({ start_seconds: words[i - 1]!.end_seconds, end_seconds: words[i]!.start_seconds }));
       for (const q of silences) {
         const long = q.end_seconds - q.start_seconds;
         const within = Math.min(q.end_seconds, g.end) - Math.max(q.start_seconds, g.start);
         if (long > maxPause && within > long / 2) why.push(`pause of ${long.toFixed(2)} s`);
       }
-      removals.push({ cut, asset_id: seg.video_id, start_seconds: ms(g.start), end_seconds: ms(g.end), reason: why.join(', ') || 'between removals' });
+      removals.push({
+        cut,
+        asset_id: seg.video_id,
+        start_seconds: ms(g.start),
+        end_seconds: ms(g.end),
+        reason: why.join(', ') || 'between removals',
+      });
       saved += g.end - g.start;
     }
     for (const p of pieces) {
-      out.push({ ...seg, video_start_time: tc(p.start), video_end_time: tc(p.end), audio_levels: levelsWithin(seg.audio_levels, p.start, p.end) });
+      out.push({
+        ...seg,
+        video_start_time: tc(p.start),
+        video_end_time: tc(p.end),
+        audio_levels: levelsWithin(seg.audio_levels, p.start, p.end),
+      });
     }
   });
   return { edit: { ...edit, video_series_sequential: out }, removals, untranscribed, saved_seconds: ms(saved) };
@@ -184,7 +226,10 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
       ...(q.end_seconds < b ? [[Math.max(a, q.end_seconds), b] as [number, number]] : []),
     ]);
   }
-  const [a, b] = parts.filter(([x, y]) => y > x).sort((p, q) => q[1] - q[0] - (p[1] - p[0]))[0] ?? [w.start_seconds, w.end_seconds];
+  const [a, b] = parts.filter(([x, y]) => y > x).sort((p, q) => q[1] - q[0] - (p[1] - p[0]))[0] ?? [
+    w.start_seconds,
+    w.end_seconds,
+  ];
   return (a + b) / 2;
 }
 

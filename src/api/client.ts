@@ -45,7 +45,9 @@ export class ServiceClient {
   }
 
   private getPool(): Promise<Pool> {
-    this.pool ??= import('undici').then(({ Pool }) => new Pool(this.origin, { connections: 8, keepAliveTimeout: 30_000, pipelining: 1 }));
+    this.pool ??= import('undici').then(
+      ({ Pool }) => new Pool(this.origin, { connections: 8, keepAliveTimeout: 30_000, pipelining: 1 }),
+    );
     return this.pool;
   }
 
@@ -69,7 +71,10 @@ export class ServiceClient {
     return this.parseOne(body, ProjectSchema, 'GET /projects/:id');
   }
 
-  async createProject(input: { name: string; description: string; prompt_id?: string }, call: CallOptions = {}): Promise<Project> {
+  async createProject(
+    input: { name: string; description: string; prompt_id?: string },
+    call: CallOptions = {},
+  ): Promise<Project> {
     const body = await this.request('POST', '/projects', { json: input, ...call });
     return this.parseOne(body, ProjectSchema, 'POST /projects');
   }
@@ -79,7 +84,10 @@ export class ServiceClient {
   }
 
   async listScripts(projectId: string, limit: number | undefined, call: CallOptions = {}): Promise<Script[]> {
-    const body = await this.request('GET', `/projects/${encodeURIComponent(projectId)}/scripts`, { query: { limit }, ...call });
+    const body = await this.request('GET', `/projects/${encodeURIComponent(projectId)}/scripts`, {
+      query: { limit },
+      ...call,
+    });
     return this.parseList(body, ScriptSchema, 'GET /projects/:id/scripts');
   }
 
@@ -147,7 +155,11 @@ export class ServiceClient {
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        throw new ServiceError({ kind: 'timeout', message: `the service did not answer within ${seconds}`, maybeApplied: !retryable });
+        throw new ServiceError({
+          kind: 'timeout',
+          message: `the service did not answer within ${seconds}`,
+          maybeApplied: !retryable,
+        });
       }
       const timeout = AbortSignal.timeout(remaining);
       const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
@@ -166,13 +178,18 @@ export class ServiceClient {
         });
         const text = await readText(res.body);
         const contentType = headerValue(res.headers['content-type']);
-        this.log.debug(`${method} ${this.origin}${fullPath} -> ${res.statusCode} in ${(performance.now() - started).toFixed(1)} ms`);
+        this.log.debug(
+          `${method} ${this.origin}${fullPath} -> ${res.statusCode} in ${(performance.now() - started).toFixed(1)} ms`,
+        );
         if (res.statusCode >= 200 && res.statusCode < 300) {
           if (!text.trim()) return undefined;
           try {
             return JSON.parse(text);
           } catch {
-            throw new ServiceError({ kind: 'invalid_response', message: `the service answered ${res.statusCode} with a body that is not JSON` });
+            throw new ServiceError({
+              kind: 'invalid_response',
+              message: `the service answered ${res.statusCode} with a body that is not JSON`,
+            });
           }
         }
         failure = httpError(res.statusCode, text, contentType);
@@ -185,7 +202,11 @@ export class ServiceClient {
         } else if (opts.signal?.aborted) {
           throw new ServiceError({ kind: 'cancelled', message: 'the request was cancelled', maybeApplied: !retryable });
         } else if (timeout.aborted || isTimeoutError(err)) {
-          throw new ServiceError({ kind: 'timeout', message: `the service did not answer within ${seconds}`, maybeApplied: !retryable });
+          throw new ServiceError({
+            kind: 'timeout',
+            message: `the service did not answer within ${seconds}`,
+            maybeApplied: !retryable,
+          });
         } else {
           const code = (err as { code?: string }).code ?? (err as Error).message;
           failure = new ServiceError({
@@ -213,7 +234,8 @@ async function readText(body: AsyncIterable<Buffer> & { text(): Promise<string> 
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ServiceError({ kind: 'invalid_response', message: 'the service sent a body larger than 32 MiB' });
+    if (size > MAX_BODY_BYTES)
+      throw new ServiceError({ kind: 'invalid_response', message: 'the service sent a body larger than 32 MiB' });
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -48,15 +48,25 @@ function notMedia(contentType: string, head: Buffer): string | undefined {
   const type = contentType.toLowerCase();
   const text = head.subarray(0, 64).toString('latin1').trimStart().toLowerCase();
   if (type.includes('mpegurl') || text.startsWith('#extm3u')) return 'a playlist (HLS), not a media file';
-  if (type.startsWith('text/html') || type.includes('xhtml') || text.startsWith('<!doctype html') || text.startsWith('<html')) {
+  if (
+    type.startsWith('text/html') ||
+    type.includes('xhtml') ||
+    text.startsWith('<!doctype html') ||
+    text.startsWith('<html')
+  ) {
     return 'a web page, not a media file: the link may have expired or need a login';
   }
   return undefined;
 }
 
-export async function downloadTo(url: string, dest: string, opts: DownloadOptions): Promise<{ bytes: number; requests: number }> {
+export async function downloadTo(
+  url: string,
+  dest: string,
+  opts: DownloadOptions,
+): Promise<{ bytes: number; requests: number }> {
   const u = new URL(url);
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new DownloadError(`${shown(url)} is not an http(s) link`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new DownloadError(`${shown(url)} is not an http(s) link`);
   const { request } = await import('undici');
   const chunk = opts.chunkBytes ?? 16 * 1024 * 1024;
   const attempts = opts.attempts ?? 3;
@@ -76,7 +86,10 @@ export async function downloadTo(url: string, dest: string, opts: DownloadOption
   let lastError: unknown;
   try {
     while (total === undefined || written < total) {
-      if (fruitless >= attempts) throw fail(`could not be read: ${attempts} requests in a row brought nothing new (${(lastError as Error)?.message ?? 'no data'})`);
+      if (fruitless >= attempts)
+        throw fail(
+          `could not be read: ${attempts} requests in a row brought nothing new (${(lastError as Error)?.message ?? 'no data'})`,
+        );
       opts.signal?.throwIfAborted();
       requests++;
       const before = furthest;
@@ -100,11 +113,15 @@ export async function downloadTo(url: string, dest: string, opts: DownloadOption
             total = written;
             break;
           }
-          throw fail(written === 0 ? 'has no bytes (416 for its first byte)' : `answered 416 at byte ${written} of ${total}`);
+          throw fail(
+            written === 0 ? 'has no bytes (416 for its first byte)' : `answered 416 at byte ${written} of ${total}`,
+          );
         }
         if (status !== 206 && status !== 200) {
           await res.body.dump();
-          throw fail(`answered ${status}${status === 403 ? ' (the signed link may have expired: call again to sign it anew)' : ''}`);
+          throw fail(
+            `answered ${status}${status === 403 ? ' (the signed link may have expired: call again to sign it anew)' : ''}`,
+          );
         }
         let said: number | undefined;
         let span = Infinity;
@@ -134,7 +151,9 @@ export async function downloadTo(url: string, dest: string, opts: DownloadOption
         }
         if (total !== undefined && total > opts.maxBytes) {
           await res.body.dump();
-          throw fail(`is ${Math.round(total / 1e6)} MB, over the ${Math.round(opts.maxBytes / 1e6)} MB an export fetches per file`);
+          throw fail(
+            `is ${Math.round(total / 1e6)} MB, over the ${Math.round(opts.maxBytes / 1e6)} MB an export fetches per file`,
+          );
         }
         let got = 0;
         let windowStart = Date.now();
@@ -146,13 +165,15 @@ export async function downloadTo(url: string, dest: string, opts: DownloadOption
           }
           got += data.length;
           if (got > span) throw fail(`sent more than the range it named (${String(res.headers['content-range'])})`);
-          if (written + data.length > opts.maxBytes) throw fail(`is over the ${Math.round(opts.maxBytes / 1e6)} MB an export fetches per file`);
+          if (written + data.length > opts.maxBytes)
+            throw fail(`is over the ${Math.round(opts.maxBytes / 1e6)} MB an export fetches per file`);
           await fh.write(data, 0, data.length, written);
           written += data.length;
           furthest = Math.max(furthest, written);
           windowBytes += data.length;
           if (Date.now() - windowStart >= stallMs) {
-            if (windowBytes < stallBytes) throw fail(`sent ${windowBytes} bytes in ${Math.round(stallMs / 1000)} s: too slow to fetch`);
+            if (windowBytes < stallBytes)
+              throw fail(`sent ${windowBytes} bytes in ${Math.round(stallMs / 1000)} s: too slow to fetch`);
             windowStart = Date.now();
             windowBytes = 0;
           }

@@ -16,7 +16,13 @@ export class ServiceError extends Error {
   /** Whether the request may have reached the service (matters for POSTs that must not be resent). */
   readonly maybeApplied: boolean;
 
-  constructor(opts: { kind: ServiceErrorKind; message: string; status?: number; detail?: string; maybeApplied?: boolean }) {
+  constructor(opts: {
+    kind: ServiceErrorKind;
+    message: string;
+    status?: number;
+    detail?: string;
+    maybeApplied?: boolean;
+  }) {
     super(opts.message);
     this.kind = opts.kind;
     this.status = opts.status;
@@ -77,7 +83,9 @@ export function describeErrorBody(body: string, contentType = ''): string | unde
     const h1 = /<h1[^>]*>([^<]*)<\/h1>/i.exec(trimmed)?.[1];
     const picked = (title ?? h1 ?? '').trim();
     if (picked) return oneLine(picked);
-    const textOnly = trimmed.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ').replace(/<[^>]+>/g, ' ');
+    const textOnly = trimmed
+      .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
+      .replace(/<[^>]+>/g, ' ');
     return oneLine(textOnly) || undefined;
   }
   return oneLine(trimmed);

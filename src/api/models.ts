@@ -46,9 +46,7 @@ export type ScriptInput = z.infer<typeof InputSchema>;
 export const GraphNodeSchema = z.looseObject({
   id: z.string(),
   type: text,
-  data: z
-    .looseObject({ job: text, data: z.unknown().optional(), face: text, name: text })
-    .nullish(),
+  data: z.looseObject({ job: text, data: z.unknown().optional(), face: text, name: text }).nullish(),
 });
 export const GraphEdgeSchema = z.looseObject({
   id: z.string().nullish(),

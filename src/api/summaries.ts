@@ -116,7 +116,8 @@ export function assetKind(a: Asset): 'video' | 'audio' | 'image' | undefined {
   const facts = a as { width?: unknown; duration_ms?: unknown; has_audio?: unknown };
   const kind = classifyAsset(a.asset_type);
   if (kind !== 'unknown') return kind;
-  if (typeof facts.width === 'number') return typeof facts.duration_ms === 'number' && facts.duration_ms > 0 ? 'video' : 'image';
+  if (typeof facts.width === 'number')
+    return typeof facts.duration_ms === 'number' && facts.duration_ms > 0 ? 'video' : 'image';
   if (facts.has_audio === true) return 'audio';
   return undefined;
 }
@@ -169,7 +170,7 @@ export function viewAsset(a: Asset): AssetView {
 /** One line per asset: name, kind, duration and size, then the id (and the status when it is not ready). */
 export function assetLine(a: AssetView): string {
   const facts = [
-    a.render ? 'render' : a.kind ?? a.asset_type ?? 'asset',
+    a.render ? 'render' : (a.kind ?? a.asset_type ?? 'asset'),
     a.duration_seconds !== undefined ? `${+a.duration_seconds.toFixed(3)} s` : undefined,
     a.width && a.height ? `${a.width}x${a.height}` : undefined,
   ].filter(Boolean);
@@ -181,7 +182,10 @@ export function assetLine(a: AssetView): string {
 export function detailProject(p: Project, offset = 0, limit = 50): ProjectDetail {
   const all = p.assets ?? [];
   const shown = all.slice(offset, offset + limit).map(viewAsset);
-  const expiries = shown.map((a) => a.links_expire_at).filter((x): x is string => !!x).sort();
+  const expiries = shown
+    .map((a) => a.links_expire_at)
+    .filter((x): x is string => !!x)
+    .sort();
   const next = offset + shown.length;
   return {
     ...summarizeProject(p),
@@ -256,7 +260,8 @@ export function summarizeScript(s: Script, projectId: string): ScriptSummary {
   const inputs = Array.isArray(s.inputs) ? s.inputs : [];
   const { steps } = outlineGraph(s.value);
   const lines = steps.slice(0, MAX_STEPS_LISTED).map((st) => `${st.order}. ${st.name} [${st.job}]`);
-  if (steps.length > MAX_STEPS_LISTED) lines.push(`… ${steps.length - MAX_STEPS_LISTED} more in ${scriptUri(projectId, s.id)}`);
+  if (steps.length > MAX_STEPS_LISTED)
+    lines.push(`… ${steps.length - MAX_STEPS_LISTED} more in ${scriptUri(projectId, s.id)}`);
   return {
     id: s.id,
     name: s.name ?? undefined,
@@ -278,10 +283,15 @@ export function scriptOutlineMarkdown(s: Script): string {
   const inputs = Array.isArray(s.inputs) ? s.inputs : [];
   const out = [`# ${s.name ?? s.id}`, '', '## Inputs'];
   if (!inputs.length) out.push('(none)');
-  for (const i of inputs) out.push(`- ${i.name ?? '?'} (${i.type ?? 'text'})${i.label ? `: ${i.label}` : ''}${i.example ? ` — e.g. "${i.example}"` : ''}`);
+  for (const i of inputs)
+    out.push(
+      `- ${i.name ?? '?'} (${i.type ?? 'text'})${i.label ? `: ${i.label}` : ''}${i.example ? ` — e.g. "${i.example}"` : ''}`,
+    );
   out.push('', '## Steps, in dependency order');
   if (!steps.length) out.push('(the graph has no steps)');
-  for (const st of steps) out.push(`${st.order}. ${st.name} — ${st.job}${st.after.length ? ` (after ${st.after.join(', ')})` : ''}`);
-  if (cycle) out.push('', 'Note: the graph has a cycle; the steps caught in it are listed last, in their stored order.');
+  for (const st of steps)
+    out.push(`${st.order}. ${st.name} — ${st.job}${st.after.length ? ` (after ${st.after.join(', ')})` : ''}`);
+  if (cycle)
+    out.push('', 'Note: the graph has a cycle; the steps caught in it are listed last, in their stored order.');
   return out.join('\n');
 }

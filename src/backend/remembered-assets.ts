@@ -17,7 +17,10 @@ export interface Remembered {
 const MAX_IN_MEMORY = 10_000;
 
 const isRemembered = (v: unknown): v is Remembered =>
-  !!v && typeof (v as Remembered).name === 'string' && (v as Remembered).name.length > 0 && typeof (v as Remembered).render === 'boolean';
+  !!v &&
+  typeof (v as Remembered).name === 'string' &&
+  (v as Remembered).name.length > 0 &&
+  typeof (v as Remembered).render === 'boolean';
 
 export class RememberedAssets {
   private readonly memory = new Map<string, Remembered>();

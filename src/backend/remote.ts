@@ -49,8 +49,11 @@ export class RemoteBackend implements Backend {
   async createEdit(projectId: string, edit: Edit, call?: CallOptions, render: RenderOptions = {}) {
     // cutroom's own mix fields are not the service's: what it can carry is folded in, the rest left out (render_edit
     // says which in its warnings).
-    const receipt = parseRenderReceipt(await this.client.createEdit(projectId, forService(edit, render.sources).edit, call));
-    if (receipt.asset_id && edit.video_output_filename) await this.remembered?.remember(receipt.asset_id, { name: edit.video_output_filename, render: true });
+    const receipt = parseRenderReceipt(
+      await this.client.createEdit(projectId, forService(edit, render.sources).edit, call),
+    );
+    if (receipt.asset_id && edit.video_output_filename)
+      await this.remembered?.remember(receipt.asset_id, { name: edit.video_output_filename, render: true });
     return receipt;
   }
   close() {

@@ -44,7 +44,8 @@ export interface Cue {
 
 const ENDS_SENTENCE = /[.!?]["')\]\u201d\u2019]*$/;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const levelAt = (levels: { level: number; startMs: number; endMs: number }[], ms: number) => levels.find((l) => ms >= l.startMs && ms < l.endMs)?.level ?? 1;
+const levelAt = (levels: { level: number; startMs: number; endMs: number }[], ms: number) =>
+  levels.find((l) => ms >= l.startMs && ms < l.endMs)?.level ?? 1;
 
 /**
  * The words the output plays, in time order: each cut's words whose middle lies inside its source range and is heard
@@ -62,7 +63,14 @@ export function wordsOnTimeline(t: Timeline, words: Map<string, TimedWord[]>): P
       const mid = ((w.start_seconds + w.end_seconds) / 2) * 1000;
       if (mid < c.inMs || mid >= c.outMs || levelAt(c.levels, mid) <= MUTED_LEVEL) continue;
       const at = (s: number) => r3(Math.min(endMs, Math.max(startMs, startMs + s * 1000 - c.inMs)) / 1000);
-      out.push({ word: w.word, start: at(w.start_seconds), end: at(w.end_seconds), endsSentence: ENDS_SENTENCE.test(w.word), item: `c${c.index}`, itemEnd: endMs / 1000 });
+      out.push({
+        word: w.word,
+        start: at(w.start_seconds),
+        end: at(w.end_seconds),
+        endsSentence: ENDS_SENTENCE.test(w.word),
+        item: `c${c.index}`,
+        itemEnd: endMs / 1000,
+      });
     }
   }
   for (const o of t.overlays) {
@@ -72,7 +80,14 @@ export function wordsOnTimeline(t: Timeline, words: Map<string, TimedWord[]>): P
       const mid = ((w.start_seconds + w.end_seconds) / 2) * 1000 + shift;
       if (mid < o.startMs || mid >= o.endMs || levelAt(o.levels, mid) <= MUTED_LEVEL) continue;
       const at = (s: number) => r3(Math.min(o.endMs, Math.max(o.startMs, s * 1000 + shift)) / 1000);
-      out.push({ word: w.word, start: at(w.start_seconds), end: at(w.end_seconds), endsSentence: ENDS_SENTENCE.test(w.word), item: `o${o.index}`, itemEnd: o.endMs / 1000 });
+      out.push({
+        word: w.word,
+        start: at(w.start_seconds),
+        end: at(w.end_seconds),
+        endsSentence: ENDS_SENTENCE.test(w.word),
+        item: `o${o.index}`,
+        itemEnd: o.endMs / 1000,
+      });
     }
   }
   return out.sort((a, b) => a.start - b.start || a.end - b.end);
@@ -92,7 +107,12 @@ export function captionLines(words: string[], lineChars = CAPTION_RULES.lineChar
     const b = words.slice(i).join(' ');
     if (a.length > lineChars || b.length > lineChars) continue;
     const worse = (x: string[]) => Math.max(x[0]!.length, x[1]!.length);
-    if (!best || worse([a, b]) < worse(best) || (worse([a, b]) === worse(best) && a.length < b.length && best[0]!.length >= best[1]!.length)) best = [a, b];
+    if (
+      !best ||
+      worse([a, b]) < worse(best) ||
+      (worse([a, b]) === worse(best) && a.length < b.length && best[0]!.length >= best[1]!.length)
+    )
+      best = [a, b];
   }
   if (best) return best;
   const lines: string[] = [];
@@ -118,7 +138,11 @@ export function cuesOf(words: PlacedWord[], rules = CAPTION_RULES): Cue[] {
     if (last) {
       const runsOn = !last.endsSentence && w.start - last.end < rules.pauseSec;
       const otherItem = w.item !== last.item && !(runsOn && w.item[0] === 'c' && last.item[0] === 'c');
-      const tooLong = captionLines([...group, w].map((x) => x.word), rules.lineChars).length > rules.lines || w.end - group[0]!.start > rules.maxSec;
+      const tooLong =
+        captionLines(
+          [...group, w].map((x) => x.word),
+          rules.lineChars,
+        ).length > rules.lines || w.end - group[0]!.start > rules.maxSec;
       if (!runsOn || otherItem || tooLong || w.start < last.end - 1e-9) {
         groups.push(group);
         group = [];
@@ -135,7 +159,14 @@ export function cuesOf(words: PlacedWord[], rules = CAPTION_RULES): Cue[] {
     let end = Math.min(last.end, start + rules.maxSec);
     if (end - start < rules.minSec) end = Math.max(end, Math.min(start + rules.minSec, next, last.itemEnd));
     if (end <= start) return;
-    cues.push({ start: r3(start), end: r3(end), lines: captionLines(g.map((w) => w.word), rules.lineChars) });
+    cues.push({
+      start: r3(start),
+      end: r3(end),
+      lines: captionLines(
+        g.map((w) => w.word),
+        rules.lineChars,
+      ),
+    });
   });
   return cues;
 }
@@ -184,5 +215,7 @@ export function captionLayout(style: CaptionStyle, width: number, height: number
 
 /** Cues within [from, to) of the output clock, their times from `from` (clipped to the span). */
 export function cuesWithin(cues: Cue[], from: number, to: number): Cue[] {
-  return cues.filter((c) => c.end > from + 1e-9 && c.start < to - 1e-9).map((c) => ({ start: r3(Math.max(c.start, from) - from), end: r3(Math.min(c.end, to) - from), lines: c.lines }));
+  return cues
+    .filter((c) => c.end > from + 1e-9 && c.start < to - 1e-9)
+    .map((c) => ({ start: r3(Math.max(c.start, from) - from), end: r3(Math.min(c.end, to) - from), lines: c.lines }));
 }

@@ -33,20 +33,38 @@ export function applyChanges(edit: Edit, changes: EditChange[]): Applied {
   for (const [k, ch] of changes.entries()) {
     const where = changes.length > 1 ? `change ${k + 1}: ` : '';
     const c = cuts[ch.cut];
-    if (!c) return { ok: false, reason: `${where}there is no cut ${ch.cut} (index from 0; the edit has ${cuts.length} cuts)` };
+    if (!c)
+      return {
+        ok: false,
+        reason: `${where}there is no cut ${ch.cut} (index from 0; the edit has ${cuts.length} cuts)`,
+      };
     const n = ch.cut + 1;
-    const kinds = [ch.in !== undefined || ch.out !== undefined, ch.drop === true, ch.move_to !== undefined].filter(Boolean).length;
-    if (kinds === 0) return { ok: false, reason: `${where}say what to do with cut ${ch.cut}: in and/or out (a trim), drop: true, or move_to` };
-    if (kinds > 1) return { ok: false, reason: `${where}one change at a time for cut ${ch.cut}: a trim (in/out), drop or move_to; give the others as further changes` };
+    const kinds = [ch.in !== undefined || ch.out !== undefined, ch.drop === true, ch.move_to !== undefined].filter(
+      Boolean,
+    ).length;
+    if (kinds === 0)
+      return {
+        ok: false,
+        reason: `${where}say what to do with cut ${ch.cut}: in and/or out (a trim), drop: true, or move_to`,
+      };
+    if (kinds > 1)
+      return {
+        ok: false,
+        reason: `${where}one change at a time for cut ${ch.cut}: a trim (in/out), drop or move_to; give the others as further changes`,
+      };
     if (ch.drop) {
       if (cuts.length === 1) return { ok: false, reason: `${where}cut ${ch.cut} is the only cut; an edit needs one` };
       cuts.splice(ch.cut, 1);
-      said.push(`dropped cut ${n} (${c.video_id.slice(0, 8)} ${formatShort(ms(c.video_start_time))}-${formatShort(ms(c.video_end_time))})`);
+      said.push(
+        `dropped cut ${n} (${c.video_id.slice(0, 8)} ${formatShort(ms(c.video_start_time))}-${formatShort(ms(c.video_end_time))})`,
+      );
       continue;
     }
     if (ch.move_to !== undefined) {
-      if (ch.move_to >= cuts.length) return { ok: false, reason: `${where}move_to ${ch.move_to} is past the last place (${cuts.length - 1})` };
-      if (ch.move_to === ch.cut) return { ok: false, reason: `${where}cut ${ch.cut} is already at place ${ch.move_to}` };
+      if (ch.move_to >= cuts.length)
+        return { ok: false, reason: `${where}move_to ${ch.move_to} is past the last place (${cuts.length - 1})` };
+      if (ch.move_to === ch.cut)
+        return { ok: false, reason: `${where}cut ${ch.cut} is already at place ${ch.move_to}` };
       cuts.splice(ch.cut, 1);
       cuts.splice(ch.move_to, 0, c);
       said.push(`moved cut ${n} to place ${ch.move_to + 1}`);
@@ -56,7 +74,10 @@ export function applyChanges(edit: Edit, changes: EditChange[]): Applied {
     const outMs = ms(c.video_end_time);
     let newIn = inMs;
     let newOut = outMs;
-    for (const [name, v] of [['in', ch.in], ['out', ch.out]] as const) {
+    for (const [name, v] of [
+      ['in', ch.in],
+      ['out', ch.out],
+    ] as const) {
       if (v === undefined) continue;
       const t = parseTimecode(v);
       if (!t.ok) return { ok: false, reason: `${where}cut ${ch.cut}'s ${name} point ${t.reason}` };
@@ -64,7 +85,10 @@ export function applyChanges(edit: Edit, changes: EditChange[]): Applied {
       else newOut = t.ms;
     }
     if (newIn >= newOut) {
-      return { ok: false, reason: `${where}cut ${ch.cut}'s in point (${formatShort(newIn)}) must be before its out point (${formatShort(newOut)}): it would show nothing` };
+      return {
+        ok: false,
+        reason: `${where}cut ${ch.cut}'s in point (${formatShort(newIn)}) must be before its out point (${formatShort(newOut)}): it would show nothing`,
+      };
     }
     c.video_start_time = formatTimecode(newIn);
     c.video_end_time = formatTimecode(newOut);
@@ -72,7 +96,11 @@ export function applyChanges(edit: Edit, changes: EditChange[]): Applied {
       ...(newIn !== inMs ? [`in ${formatShort(inMs)} → ${formatShort(newIn)}`] : []),
       ...(newOut !== outMs ? [`out ${formatShort(outMs)} → ${formatShort(newOut)}`] : []),
     ];
-    said.push(moved.length ? `trimmed cut ${n}: ${moved.join(', ')} (now ${formatShort(newOut - newIn)})` : `cut ${n} unchanged`);
+    said.push(
+      moved.length
+        ? `trimmed cut ${n}: ${moved.join(', ')} (now ${formatShort(newOut - newIn)})`
+        : `cut ${n} unchanged`,
+    );
   }
   // The overlays fit the new length of the timeline.
   const totalMs = cuts.reduce((s, c) => s + ms(c.video_end_time) - ms(c.video_start_time), 0);
@@ -89,6 +117,11 @@ export function applyChanges(edit: Edit, changes: EditChange[]): Applied {
       overlays.push({ ...o, audio_end_time: formatTimecode(totalMs) });
     } else overlays.push(o);
   }
-  if (clipped) said.push(`${clipped} overlay${clipped > 1 ? 's' : ''} fitted to the new length (${formatShort(totalMs)})`);
-  return { ok: true, edit: { ...edit, video_series_sequential: cuts, audio_overlay: overlays }, changed: said.join('; ') };
+  if (clipped)
+    said.push(`${clipped} overlay${clipped > 1 ? 's' : ''} fitted to the new length (${formatShort(totalMs)})`);
+  return {
+    ok: true,
+    edit: { ...edit, video_series_sequential: cuts, audio_overlay: overlays },
+    changed: said.join('; '),
+  };
 }

@@ -1,17 +1,39 @@
 // Building an edit definition from a short list of clips and overlays, the way an agent thinks of a cut.
 // Pure: the result goes through normalizeEdit/lintEdit like any edit written by hand.
 import { z } from 'zod';
-import { CropSchema, FocusSchema, MixFields, type Captions, RoleFields, DEFAULT_FILENAME, DEFAULT_FPS, DEFAULT_RESOLUTION, EDIT_VERSION, OUTPUT_FORMAT, TimeInputSchema as TimeInput } from './model.js';
+import {
+  CropSchema,
+  FocusSchema,
+  MixFields,
+  type Captions,
+  RoleFields,
+  DEFAULT_FILENAME,
+  DEFAULT_FPS,
+  DEFAULT_RESOLUTION,
+  EDIT_VERSION,
+  OUTPUT_FORMAT,
+  TimeInputSchema as TimeInput,
+} from './model.js';
 import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
   asset_id: z.string().describe('A video asset'),
   start: TimeInput.optional().describe('In point (source time)'),
   end: TimeInput.optional().describe('Out point (source time)'),
-  shot: z.number().int().min(1).optional().describe('A shot as inspect_asset numbers them; start/end then offsets in it'),
+  shot: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('A shot as inspect_asset numbers them; start/end then offsets in it'),
   phrase: z.string().optional().describe("Instead of start/end: cut where this is said (the asset's transcript)"),
   occurrence: z.number().int().min(1).optional().describe('Which time phrase is said; default 1'),
-  words: z.array(z.number().int().min(0)).min(2).max(2).optional().describe('Instead of start/end: [first, last] word indices of its transcript'),
+  words: z
+    .array(z.number().int().min(0))
+    .min(2)
+    .max(2)
+    .optional()
+    .describe('Instead of start/end: [first, last] word indices of its transcript'),
   handle: z.number().min(0).max(2).optional().describe('By words: seconds of pause kept around them; default 0.15'),
   volume: z.number().optional().describe('0-1; default 1'),
   crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
@@ -76,7 +98,10 @@ const mixOf = (m: { gain_db?: number; fade_in?: number; fade_out?: number }) => 
 });
 
 /** audioDurations: measured lengths (seconds) of audio assets, when known, to end overlays with their audio. */
-export function composeEdit(input: ComposeInput, audioDurations: Map<string, number> = new Map()): Record<string, unknown> {
+export function composeEdit(
+  input: ComposeInput,
+  audioDurations: Map<string, number> = new Map(),
+): Record<string, unknown> {
   const clips = input.clips.map((c) => {
     const seg: Record<string, unknown> = {
       video_id: c.asset_id,
@@ -84,7 +109,11 @@ export function composeEdit(input: ComposeInput, audioDurations: Map<string, num
       video_start_time: c.start,
       video_end_time: c.end,
       audio_levels: c.levels
-        ? c.levels.map((l) => ({ audio_level: Math.round(l.level * (c.volume ?? 1) * 1000) / 1000, start_time: l.from, end_time: l.to }))
+        ? c.levels.map((l) => ({
+            audio_level: Math.round(l.level * (c.volume ?? 1) * 1000) / 1000,
+            start_time: l.from,
+            end_time: l.to,
+          }))
         : c.volume === undefined
           ? []
           : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
@@ -151,10 +180,17 @@ export function clipFromShot(clip: ClipInput, shot: ShotSpan): { clip: ClipInput
   const to = clip.end === undefined ? length : seconds(clip.end);
   const at = (offset: number) => Math.round((shot.start_seconds + offset) * 1000) / 1000;
   // An offset that does not parse is left for the linter to report in the usual way.
-  const resolved: ClipInput = { ...clip, shot: undefined, start: from === undefined ? clip.start : at(from), end: to === undefined ? clip.end : at(to) };
+  const resolved: ClipInput = {
+    ...clip,
+    shot: undefined,
+    start: from === undefined ? clip.start : at(from),
+    end: to === undefined ? clip.end : at(to),
+  };
   delete resolved.shot;
   let problem: string | undefined;
-  if (from !== undefined && from >= length) problem = `start offset ${from} s is not inside shot ${shot.index}, which lasts ${length} s`;
-  else if (to !== undefined && to > length + 0.001) problem = `end offset ${to} s is past the end of shot ${shot.index} (it lasts ${length} s): the clip runs into the next shot`;
+  if (from !== undefined && from >= length)
+    problem = `start offset ${from} s is not inside shot ${shot.index}, which lasts ${length} s`;
+  else if (to !== undefined && to > length + 0.001)
+    problem = `end offset ${to} s is past the end of shot ${shot.index} (it lasts ${length} s): the clip runs into the next shot`;
   return { clip: resolved, ...(problem ? { problem } : {}) };
 }

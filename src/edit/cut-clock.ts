@@ -40,7 +40,8 @@ export function cutClock(cut: { inSec: number }, spec: ClockSource): { inSec: nu
       let frameAt = start + (k * r.den) / r.num;
       const tb = spec.videoTimeBase;
       // A coarse time base (Matroska's millisecond) rounds the frame times: use the rounded one, as stored.
-      if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5) frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
+      if (tb && tb.num > 0 && tb.den > 0 && tb.num / tb.den > 1e-5)
+        frameAt = (Math.round((frameAt * tb.den) / tb.num) * tb.num) / tb.den;
       if (frameAt >= cut.inSec - IN_POINT_ROUNDING) inSec = frameAt;
     }
   }

@@ -16,7 +16,10 @@ export interface FrameWindow {
 }
 
 /** The window a frame of the output's shape covers in a source of another shape (zoom 1: the frame is covered). */
-export function frameWindow(source: { width: number; height: number }, output: { width: number; height: number }): FrameWindow {
+export function frameWindow(
+  source: { width: number; height: number },
+  output: { width: number; height: number },
+): FrameWindow {
   const s = source.width / source.height;
   const o = output.width / output.height;
   return { w: Math.min(1, o / s), h: Math.min(1, s / o) };

@@ -69,17 +69,34 @@ function idsOfKind(assets: Map<string, AssetInfo>, kind: AssetKind): string {
  * when it can. Clips given by shot or by words are checked with it before anything else, so their one problem is
  * said once, in the same words as for clips given by time.
  */
-export function assetProblem(id: string, assets: Map<string, AssetInfo>, needs: 'video' | 'audio'): { message: string; hint: string } | undefined {
+export function assetProblem(
+  id: string,
+  assets: Map<string, AssetInfo>,
+  needs: 'video' | 'audio',
+): { message: string; hint: string } | undefined {
   const asset = assets.get(id);
   if (!asset) {
-    const close = didYouMean(id, [...assets.values()].map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })));
-    return { message: `no asset ${shown(id)} in this project${close ? `; ${close}` : ''}`, hint: `get_project lists the assets; ${idsOfKind(assets, needs)}` };
+    const close = didYouMean(
+      id,
+      [...assets.values()].map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })),
+    );
+    return {
+      message: `no asset ${shown(id)} in this project${close ? `; ${close}` : ''}`,
+      hint: `get_project lists the assets; ${idsOfKind(assets, needs)}`,
+    };
   }
   if (needs === 'video' && (asset.kind === 'audio' || asset.kind === 'image')) {
-    return { message: `asset ${id} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`, hint: asset.kind === 'audio' ? 'lay audio over the timeline as an overlay' : idsOfKind(assets, 'video') };
+    return {
+      message: `asset ${id} is ${asset.kind === 'audio' ? 'audio' : 'an image'}; a cut needs a video`,
+      hint: asset.kind === 'audio' ? 'lay audio over the timeline as an overlay' : idsOfKind(assets, 'video'),
+    };
   }
   if (needs === 'audio' && (asset.kind === 'video' || asset.kind === 'image')) {
-    return { message: `asset ${id} is ${asset.kind === 'video' ? 'a video' : 'an image'}; an overlay needs an audio asset`, hint: asset.kind === 'video' ? 'put videos in the cuts; their own sound plays with them' : idsOfKind(assets, 'audio') };
+    return {
+      message: `asset ${id} is ${asset.kind === 'video' ? 'a video' : 'an image'}; an overlay needs an audio asset`,
+      hint:
+        asset.kind === 'video' ? 'put videos in the cuts; their own sound plays with them' : idsOfKind(assets, 'audio'),
+    };
   }
   return undefined;
 }
@@ -92,8 +109,10 @@ function aspectLabel(w: number, h: number): string {
 
 export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetInfo>): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const err = (path: string, message: string, hint?: string) => out.push({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
-  const warn = (path: string, message: string, hint?: string) => out.push({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
+  const err = (path: string, message: string, hint?: string) =>
+    out.push({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+  const warn = (path: string, message: string, hint?: string) =>
+    out.push({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
   const outAspect = timeline.width / timeline.height;
   const aspectWarned = new Set<string>();
 
@@ -105,7 +124,8 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
       continue;
     }
     const asset = assets.get(cut.assetId)!;
-    if (asset.probeError) warn(`${p}/video_id`, `could not measure asset ${cut.assetId}: ${asset.probeError}; its length was not checked`);
+    if (asset.probeError)
+      warn(`${p}/video_id`, `could not measure asset ${cut.assetId}: ${asset.probeError}; its length was not checked`);
     const f = asset.facts;
     if (!f) continue;
     if (!f.hasVideo) {
@@ -113,8 +133,18 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
       continue;
     }
     if (f.durationMs !== undefined) {
-      if (cut.inMs >= f.durationMs) err(`${p}/video_start_time`, `the in point ${formatShort(cut.inMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `in and out points are source times within 00:00:00.000-${formatTimecode(f.durationMs)}`);
-      else if (cut.outMs > f.durationMs + TOLERANCE_MS) err(`${p}/video_end_time`, `the out point ${formatShort(cut.outMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`, `end the cut by ${formatTimecode(f.durationMs)}`);
+      if (cut.inMs >= f.durationMs)
+        err(
+          `${p}/video_start_time`,
+          `the in point ${formatShort(cut.inMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`,
+          `in and out points are source times within 00:00:00.000-${formatTimecode(f.durationMs)}`,
+        );
+      else if (cut.outMs > f.durationMs + TOLERANCE_MS)
+        err(
+          `${p}/video_end_time`,
+          `the out point ${formatShort(cut.outMs)} is past the end of the clip (it lasts ${formatShort(f.durationMs)})`,
+          `end the cut by ${formatTimecode(f.durationMs)}`,
+        );
     }
     if (!cut.crop && !cut.focus && f.width && f.height) {
       const srcAspect = f.width / f.height;
@@ -131,8 +161,16 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
   }
 
   // An output larger than every source it shows is upscaled: softer pictures, and a bigger file, for nothing.
-  const sizes = timeline.cuts.map((c) => assets.get(c.assetId)).filter((a) => a?.kind === 'video').map((a) => a!.facts).filter((f): f is MediaFacts => !!f?.hasVideo && !!f.width && !!f.height);
-  if (sizes.length && sizes.length === timeline.cuts.length && sizes.every((f) => timeline.width > f.width! && timeline.height > f.height!)) {
+  const sizes = timeline.cuts
+    .map((c) => assets.get(c.assetId))
+    .filter((a) => a?.kind === 'video')
+    .map((a) => a!.facts)
+    .filter((f): f is MediaFacts => !!f?.hasVideo && !!f.width && !!f.height);
+  if (
+    sizes.length &&
+    sizes.length === timeline.cuts.length &&
+    sizes.every((f) => timeline.width > f.width! && timeline.height > f.height!)
+  ) {
     const largest = sizes.reduce((m, f) => (f.width! * f.height! > m.width! * m.height! ? f : m));
     warn(
       '/video_output_resolution',
@@ -149,7 +187,8 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
       continue;
     }
     const asset = assets.get(ov.assetId)!;
-    if (asset.probeError) warn(`${p}/audio_id`, `could not measure asset ${ov.assetId}: ${asset.probeError}; its length was not checked`);
+    if (asset.probeError)
+      warn(`${p}/audio_id`, `could not measure asset ${ov.assetId}: ${asset.probeError}; its length was not checked`);
     const f = asset.facts;
     if (!f) continue;
     if (!f.hasAudio) {
@@ -159,10 +198,18 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
     const window = ov.endMs - ov.startMs;
     const from = ov.fromMs ?? 0;
     if (f.durationMs !== undefined && from >= f.durationMs) {
-      err(`${p}/from`, `from (${formatShort(from)}) is past the end of the audio (${formatShort(f.durationMs)})`, `give a time under ${formatShort(f.durationMs)}`);
+      err(
+        `${p}/from`,
+        `from (${formatShort(from)}) is past the end of the audio (${formatShort(f.durationMs)})`,
+        `give a time under ${formatShort(f.durationMs)}`,
+      );
     } else if (f.durationMs !== undefined && f.durationMs - from + TOLERANCE_MS < window) {
       const left = f.durationMs - from;
-      warn(`${p}/audio_end_time`, `the audio lasts ${formatShort(left)}${from ? ` from ${formatShort(from)}` : ''} but its window is ${formatShort(window)}: silence from ${formatShort(ov.startMs + left)}`, `overlays play from ${from ? 'from' : "the audio's beginning"}; shorten the window or pick a longer audio`);
+      warn(
+        `${p}/audio_end_time`,
+        `the audio lasts ${formatShort(left)}${from ? ` from ${formatShort(from)}` : ''} but its window is ${formatShort(window)}: silence from ${formatShort(ov.startMs + left)}`,
+        `overlays play from ${from ? 'from' : "the audio's beginning"}; shorten the window or pick a longer audio`,
+      );
     }
   }
   return out;
@@ -182,5 +229,10 @@ export function lintEdit(raw: unknown, assets?: Map<string, AssetInfo>): LintRes
   const diagnostics = [...n.diagnostics, ...(n.timeline && assets ? lintAgainstAssets(n.timeline, assets) : [])];
   diagnostics.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
   const ready = !diagnostics.some((d) => d.severity === 'error') && !!n.edit;
-  return { ...(n.edit && ready ? { edit: n.edit } : {}), ...(n.timeline ? { timeline: n.timeline } : {}), diagnostics, ready };
+  return {
+    ...(n.edit && ready ? { edit: n.edit } : {}),
+    ...(n.timeline ? { timeline: n.timeline } : {}),
+    diagnostics,
+    ready,
+  };
 }

@@ -53,7 +53,9 @@ export const VideoSegmentSchema = z.object({
   type: z.literal('videofile'),
   video_start_time: Timecode.describe('In point in the source clip'),
   video_end_time: Timecode.describe('Out point in the source clip'),
-  audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the source clip\'s clock; 1.0 outside every window'),
+  audio_levels: z
+    .array(AudioLevelSchema)
+    .describe("Volume windows, on the source clip's clock; 1.0 outside every window"),
   crop: CropSchema.optional(),
   focus: FocusSchema.optional(),
   ...MixFields,
@@ -66,7 +68,7 @@ export const AudioSegmentSchema = z.object({
   audio_start_time: Timecode.describe('Where the overlay starts on the output timeline'),
   audio_end_time: Timecode.describe('Where the overlay ends on the output timeline'),
   audio_levels: z.array(AudioLevelSchema).describe('Volume windows, on the output timeline clock'),
-  from: Timecode.optional().describe("Where in the audio it starts playing; default its beginning"),
+  from: Timecode.optional().describe('Where in the audio it starts playing; default its beginning'),
   ...MixFields,
   ...RoleFields,
 });

@@ -105,9 +105,20 @@ export const MAX_WIDTH = 7680;
 export const MAX_HEIGHT = 4320;
 export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
-  'video_edit_version', 'video_output_format', 'video_output_resolution', 'video_output_fps', 'video_output_filename',
-  'video_series_sequential', 'audio_overlay', 'name', 'description', 'skip_rendering', 'subtitle_from_audio_overlay',
-  'loudness', 'level_dialogue', 'captions',
+  'video_edit_version',
+  'video_output_format',
+  'video_output_resolution',
+  'video_output_fps',
+  'video_output_filename',
+  'video_series_sequential',
+  'audio_overlay',
+  'name',
+  'description',
+  'skip_rendering',
+  'subtitle_from_audio_overlay',
+  'loudness',
+  'level_dialogue',
+  'captions',
 ]);
 
 class Collector {
@@ -134,7 +145,8 @@ export function parseResolution(value: unknown): { width: number; height: number
   const height = Number(m[2]);
   if (width < 2 || height < 2) return { reason: `${width}x${height} is too small` };
   if (width % 2 || height % 2) return { reason: `${width}x${height} has an odd side; H.264 needs even numbers` };
-  if (width > MAX_WIDTH || height > MAX_HEIGHT) return { reason: `${width}x${height} is beyond 8K (${MAX_WIDTH}x${MAX_HEIGHT})` };
+  if (width > MAX_WIDTH || height > MAX_HEIGHT)
+    return { reason: `${width}x${height} is beyond 8K (${MAX_WIDTH}x${MAX_HEIGHT})` };
   return { width, height };
 }
 
@@ -169,7 +181,11 @@ function checkFilename(value: unknown, c: Collector): string | undefined {
     return undefined;
   }
   if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value)) {
-    c.error(path, `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`, `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`);
+    c.error(
+      path,
+      `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`,
+      `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`,
+    );
     return undefined;
   }
   if (value.length > 200) {
@@ -178,7 +194,11 @@ function checkFilename(value: unknown, c: Collector): string | undefined {
   }
   const ext = /\.([^.]+)$/.exec(value)?.[1]?.toLowerCase();
   if (ext !== OUTPUT_FORMAT) {
-    c.error(path, `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`, `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`);
+    c.error(
+      path,
+      `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`,
+      `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`,
+    );
     return undefined;
   }
   return value;
@@ -201,7 +221,14 @@ function time(value: unknown, path: string, what: string, c: Collector): number 
  * Volume windows of one segment. `lo`/`hi` bound them on the segment's own clock (source time for video cuts,
  * timeline time for overlays). Windows must sit inside and must not overlap.
  */
-function levels(raw: unknown, base: string, lo: number | undefined, hi: number | undefined, clock: string, c: Collector): { windows: LevelWindow[]; canonical: AudioLevel[] } {
+function levels(
+  raw: unknown,
+  base: string,
+  lo: number | undefined,
+  hi: number | undefined,
+  clock: string,
+  c: Collector,
+): { windows: LevelWindow[]; canonical: AudioLevel[] } {
   const windows: LevelWindow[] = [];
   const canonical: AudioLevel[] = [];
   if (raw === undefined || raw === null) return { windows, canonical };
@@ -218,10 +245,20 @@ function levels(raw: unknown, base: string, lo: number | undefined, hi: number |
     const level = item.audio_level;
     let okLevel = true;
     if (typeof level !== 'number' || !Number.isFinite(level)) {
-      c.error(`${p}/audio_level`, `audio_level must be a number from 0 to 1, not ${JSON.stringify(level)?.slice(0, 30) ?? 'nothing'}`, typeof level === 'string' && Number.isFinite(Number(level)) ? `write it as a number: ${Number(level)}` : '0 is silent, 1 is as recorded');
+      c.error(
+        `${p}/audio_level`,
+        `audio_level must be a number from 0 to 1, not ${JSON.stringify(level)?.slice(0, 30) ?? 'nothing'}`,
+        typeof level === 'string' && Number.isFinite(Number(level))
+          ? `write it as a number: ${Number(level)}`
+          : '0 is silent, 1 is as recorded',
+      );
       okLevel = false;
     } else if (level < 0 || level > 1) {
-      c.error(`${p}/audio_level`, `audio_level ${level} is outside 0..1`, level > 1 && level <= 100 ? `for ${level}% write ${level / 100}` : '0 is silent, 1 is as recorded');
+      c.error(
+        `${p}/audio_level`,
+        `audio_level ${level} is outside 0..1`,
+        level > 1 && level <= 100 ? `for ${level}% write ${level / 100}` : '0 is silent, 1 is as recorded',
+      );
       okLevel = false;
     }
     const s = time(item.start_time, `${p}/start_time`, 'start_time', c);
@@ -232,7 +269,11 @@ function levels(raw: unknown, base: string, lo: number | undefined, hi: number |
       return;
     }
     if (lo !== undefined && hi !== undefined && (s < lo || e > hi)) {
-      c.error(p, `the level window ${formatShort(s)}-${formatShort(e)} is outside its segment (${formatShort(lo)}-${formatShort(hi)} on the ${clock} clock)`, `windows use the ${clock} clock; keep them within ${formatTimecode(lo)}-${formatTimecode(hi)}`);
+      c.error(
+        p,
+        `the level window ${formatShort(s)}-${formatShort(e)} is outside its segment (${formatShort(lo)}-${formatShort(hi)} on the ${clock} clock)`,
+        `windows use the ${clock} clock; keep them within ${formatTimecode(lo)}-${formatTimecode(hi)}`,
+      );
     }
     windows.push({ level: level as number, startMs: s, endMs: e });
     canonical.push({ audio_level: level as number, start_time: formatTimecode(s), end_time: formatTimecode(e) });
@@ -242,7 +283,11 @@ function levels(raw: unknown, base: string, lo: number | undefined, hi: number |
     const prev = sorted[k - 1]!;
     const cur = sorted[k]!;
     if (cur.startMs < prev.endMs) {
-      c.error(`${base}/${cur.j}`, `level windows ${prev.j} and ${cur.j} overlap (${formatShort(cur.startMs)}-${formatShort(Math.min(prev.endMs, cur.endMs))})`, 'make each window end where the next begins');
+      c.error(
+        `${base}/${cur.j}`,
+        `level windows ${prev.j} and ${cur.j} overlap (${formatShort(cur.startMs)}-${formatShort(Math.min(prev.endMs, cur.endMs))})`,
+        'make each window end where the next begins',
+      );
     }
   }
   return { windows, canonical };
@@ -272,13 +317,21 @@ function crop(raw: unknown, path: string, c: Collector): Crop | undefined {
 function focus(raw: unknown, path: string, hasCrop: boolean, c: Collector): Focus | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (hasCrop) {
-    c.error(path, 'a cut takes crop or focus, not both', 'focus frames the picture by itself (a crop of zoom 1); leave crop out');
+    c.error(
+      path,
+      'a cut takes crop or focus, not both',
+      'focus frames the picture by itself (a crop of zoom 1); leave crop out',
+    );
     return undefined;
   }
   if (raw === 'auto') return 'auto';
   const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1;
   if (!isObject(raw) || !ok(raw.x) || !ok(raw.y)) {
-    c.error(path, `focus must be {x, y} (each 0 to 1 of the source picture, from its left and top) or "auto", not ${JSON.stringify(raw)?.slice(0, 40)}`, '{x: 0.5, y: 0.5} is the centre; "auto" follows the action');
+    c.error(
+      path,
+      `focus must be {x, y} (each 0 to 1 of the source picture, from its left and top) or "auto", not ${JSON.stringify(raw)?.slice(0, 40)}`,
+      '{x: 0.5, y: 0.5} is the centre; "auto" follows the action',
+    );
     return undefined;
   }
   return { x: Math.round(raw.x * 1e4) / 1e4, y: Math.round(raw.y * 1e4) / 1e4 };
@@ -288,13 +341,23 @@ function focus(raw: unknown, path: string, hasCrop: boolean, c: Collector): Focu
  * gain_db, fade_in and fade_out of a cut or an overlay (lengthMs: its length, when known): checked, in the timeline's
  * milliseconds and the canonical edit's seconds. A gain of 0 and fades of 0 are left out (the same as none).
  */
-function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefined, what: 'cut' | 'overlay', c: Collector): { timeline: Mix; canonical: { gain_db?: number; fade_in?: number; fade_out?: number } } {
+function mix(
+  seg: Record<string, unknown>,
+  p: string,
+  lengthMs: number | undefined,
+  what: 'cut' | 'overlay',
+  c: Collector,
+): { timeline: Mix; canonical: { gain_db?: number; fade_in?: number; fade_out?: number } } {
   const timeline: Mix = {};
   const canonical: { gain_db?: number; fade_in?: number; fade_out?: number } = {};
   const g = seg.gain_db;
   if (g !== undefined) {
     if (typeof g !== 'number' || !Number.isFinite(g) || g < MIN_GAIN_DB || g > MAX_GAIN_DB) {
-      c.error(`${p}/gain_db`, `gain_db must be a number of dB from ${MIN_GAIN_DB} to ${MAX_GAIN_DB}, not ${JSON.stringify(g)?.slice(0, 30)}`, '-6 halves the amplitude, -12 is a bed under speech, 0 leaves it as it is');
+      c.error(
+        `${p}/gain_db`,
+        `gain_db must be a number of dB from ${MIN_GAIN_DB} to ${MAX_GAIN_DB}, not ${JSON.stringify(g)?.slice(0, 30)}`,
+        '-6 halves the amplitude, -12 is a bed under speech, 0 leaves it as it is',
+      );
     } else if (Math.round(g * 100) !== 0) {
       const db = Math.round(g * 100) / 100;
       timeline.gainDb = db;
@@ -306,7 +369,11 @@ function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefin
     const v = seg[k];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-      c.error(`${p}/${k}`, `${k} must be a number of seconds, 0 or more, not ${JSON.stringify(v)?.slice(0, 30)}`, 'e.g. 0.5 for half a second');
+      c.error(
+        `${p}/${k}`,
+        `${k} must be a number of seconds, 0 or more, not ${JSON.stringify(v)?.slice(0, 30)}`,
+        'e.g. 0.5 for half a second',
+      );
       continue;
     }
     const ms = Math.round(v * 1000);
@@ -318,24 +385,49 @@ function mix(seg: Record<string, unknown>, p: string, lengthMs: number | undefin
   const total = fades.reduce((a, b) => a + b, 0);
   if (lengthMs !== undefined && total > lengthMs) {
     const said = total > MAX_MS ? 'the fades' : `the fades (${formatShort(total)})`;
-    c.error(`${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`, `${said} are longer than the ${what} (${formatShort(lengthMs)})`, `keep fade_in + fade_out within ${formatShort(lengthMs)}`);
+    c.error(
+      `${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`,
+      `${said} are longer than the ${what} (${formatShort(lengthMs)})`,
+      `keep fade_in + fade_out within ${formatShort(lengthMs)}`,
+    );
   }
   return { timeline, canonical };
 }
 
 /** An overlay's role and, for music, how far it ducks under speech (DEFAULT_DUCK_DB unless said; 0: not at all). */
-function role(seg: Record<string, unknown>, p: string, c: Collector): { timeline: { role?: (typeof ROLES)[number]; duckDb?: number }; canonical: { role?: (typeof ROLES)[number]; duck_db?: number } } {
+function role(
+  seg: Record<string, unknown>,
+  p: string,
+  c: Collector,
+): {
+  timeline: { role?: (typeof ROLES)[number]; duckDb?: number };
+  canonical: { role?: (typeof ROLES)[number]; duck_db?: number };
+} {
   const r = seg.role;
   const d = seg.duck_db;
   if (r !== undefined && !ROLES.includes(r as (typeof ROLES)[number])) {
-    c.error(`${p}/role`, `role must be one of ${ROLES.join(', ')}, not ${JSON.stringify(r)?.slice(0, 30)}`, 'music is lowered under speech (duck_db)');
+    c.error(
+      `${p}/role`,
+      `role must be one of ${ROLES.join(', ')}, not ${JSON.stringify(r)?.slice(0, 30)}`,
+      'music is lowered under speech (duck_db)',
+    );
     return { timeline: {}, canonical: {} };
   }
   const known = r as (typeof ROLES)[number] | undefined;
   let duck: number | undefined;
   if (d !== undefined) {
-    if (typeof d !== 'number' || !Number.isFinite(d) || d < 0 || d > MAX_DUCK_DB) c.error(`${p}/duck_db`, `duck_db must be a number of dB from 0 to ${MAX_DUCK_DB}, not ${JSON.stringify(d)?.slice(0, 30)}`, `${DEFAULT_DUCK_DB} is the default; 0 does not duck`);
-    else if (known !== 'music') c.warning(`${p}/duck_db`, 'duck_db does nothing without role "music": only music is lowered under speech', 'add role: "music", or leave duck_db out');
+    if (typeof d !== 'number' || !Number.isFinite(d) || d < 0 || d > MAX_DUCK_DB)
+      c.error(
+        `${p}/duck_db`,
+        `duck_db must be a number of dB from 0 to ${MAX_DUCK_DB}, not ${JSON.stringify(d)?.slice(0, 30)}`,
+        `${DEFAULT_DUCK_DB} is the default; 0 does not duck`,
+      );
+    else if (known !== 'music')
+      c.warning(
+        `${p}/duck_db`,
+        'duck_db does nothing without role "music": only music is lowered under speech',
+        'add role: "music", or leave duck_db out',
+      );
     else duck = Math.round(d * 100) / 100 || 0;
   }
   const duckDb = known === 'music' ? (duck ?? DEFAULT_DUCK_DB) : undefined;
@@ -352,7 +444,12 @@ function loudnessOf(raw: unknown, c: Collector): Loudness | undefined {
   const names = Object.keys(LOUDNESS_PRESETS);
   if (typeof raw === 'string') {
     const preset = LOUDNESS_PRESETS[raw.trim().toLowerCase() as keyof typeof LOUDNESS_PRESETS];
-    if (!preset) c.error(p, `loudness "${raw.slice(0, 30)}" is not a preset (${names.join(', ')})`, 'or give {target_lufs, true_peak_db}, e.g. {target_lufs: -14, true_peak_db: -1}');
+    if (!preset)
+      c.error(
+        p,
+        `loudness "${raw.slice(0, 30)}" is not a preset (${names.join(', ')})`,
+        'or give {target_lufs, true_peak_db}, e.g. {target_lufs: -14, true_peak_db: -1}',
+      );
     return preset ? { ...preset } : undefined;
   }
   if (!isObject(raw)) {
@@ -363,25 +460,44 @@ function loudnessOf(raw: unknown, c: Collector): Loudness | undefined {
   const tp = raw.true_peak_db ?? -1;
   let ok = true;
   if (typeof t !== 'number' || !Number.isFinite(t) || t < MIN_TARGET_LUFS || t > MAX_TARGET_LUFS) {
-    c.error(`${p}/target_lufs`, `target_lufs must be a number of LUFS from ${MIN_TARGET_LUFS} to ${MAX_TARGET_LUFS}, not ${JSON.stringify(t)?.slice(0, 30) ?? 'nothing'}`, '-14 for the web, -16 for podcasts, -23 for broadcast (EBU R128)');
+    c.error(
+      `${p}/target_lufs`,
+      `target_lufs must be a number of LUFS from ${MIN_TARGET_LUFS} to ${MAX_TARGET_LUFS}, not ${JSON.stringify(t)?.slice(0, 30) ?? 'nothing'}`,
+      '-14 for the web, -16 for podcasts, -23 for broadcast (EBU R128)',
+    );
     ok = false;
   }
   if (typeof tp !== 'number' || !Number.isFinite(tp) || tp < MIN_TRUE_PEAK_DB || tp > MAX_TRUE_PEAK_DB) {
-    c.error(`${p}/true_peak_db`, `true_peak_db must be a number of dBTP from ${MIN_TRUE_PEAK_DB} to ${MAX_TRUE_PEAK_DB}, not ${JSON.stringify(tp)?.slice(0, 30)}`, '-1 is the usual ceiling');
+    c.error(
+      `${p}/true_peak_db`,
+      `true_peak_db must be a number of dBTP from ${MIN_TRUE_PEAK_DB} to ${MAX_TRUE_PEAK_DB}, not ${JSON.stringify(tp)?.slice(0, 30)}`,
+      '-1 is the usual ceiling',
+    );
     ok = false;
   }
-  return ok ? { target_lufs: Math.round((t as number) * 10) / 10, true_peak_db: Math.round((tp as number) * 10) / 10 } : undefined;
+  return ok
+    ? { target_lufs: Math.round((t as number) * 10) / 10, true_peak_db: Math.round((tp as number) * 10) / 10 }
+    : undefined;
 }
 
 /** The edit's captions field: checked, in the timeline's terms and the canonical edit's (only what was given). */
-function captions(raw: unknown, c: Collector): { timeline: NonNullable<Timeline['captions']>; canonical: Captions } | undefined {
+function captions(
+  raw: unknown,
+  c: Collector,
+): { timeline: NonNullable<Timeline['captions']>; canonical: Captions } | undefined {
   const p = '/captions';
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) {
     c.error(p, 'captions must be an object {burn?, style?: {size?, color?}}', 'e.g. {burn: true}');
     return undefined;
   }
-  for (const k of Object.keys(raw)) if (k !== 'burn' && k !== 'style') c.warning(`${p}/${k}`, `unknown field "${k}" of captions is left out`, 'captions take burn and style {size, color}');
+  for (const k of Object.keys(raw))
+    if (k !== 'burn' && k !== 'style')
+      c.warning(
+        `${p}/${k}`,
+        `unknown field "${k}" of captions is left out`,
+        'captions take burn and style {size, color}',
+      );
   let ok = true;
   const burn = raw.burn ?? true;
   if (typeof burn !== 'boolean') {
@@ -395,17 +511,36 @@ function captions(raw: unknown, c: Collector): { timeline: NonNullable<Timeline[
     c.error(`${p}/style`, 'style must be an object {size?, color?}');
     ok = false;
   } else if (s) {
-    for (const k of Object.keys(s)) if (k !== 'size' && k !== 'color') c.warning(`${p}/style/${k}`, `unknown field "${k}" of the caption style is left out`, 'the style takes size (% of the picture height) and color (#RRGGBB)');
+    for (const k of Object.keys(s))
+      if (k !== 'size' && k !== 'color')
+        c.warning(
+          `${p}/style/${k}`,
+          `unknown field "${k}" of the caption style is left out`,
+          'the style takes size (% of the picture height) and color (#RRGGBB)',
+        );
     if (s.size !== undefined) {
-      if (typeof s.size !== 'number' || !Number.isFinite(s.size) || s.size < MIN_CAPTION_SIZE || s.size > MAX_CAPTION_SIZE) {
-        c.error(`${p}/style/size`, `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height), not ${JSON.stringify(s.size)?.slice(0, 30)}`, `${DEFAULT_CAPTION_STYLE.size} is the default`);
+      if (
+        typeof s.size !== 'number' ||
+        !Number.isFinite(s.size) ||
+        s.size < MIN_CAPTION_SIZE ||
+        s.size > MAX_CAPTION_SIZE
+      ) {
+        c.error(
+          `${p}/style/size`,
+          `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height), not ${JSON.stringify(s.size)?.slice(0, 30)}`,
+          `${DEFAULT_CAPTION_STYLE.size} is the default`,
+        );
         ok = false;
       } else style.size = canonicalStyle.size = Math.round(s.size * 10) / 10;
     }
     if (s.color !== undefined) {
       const m = typeof s.color === 'string' ? /^#?([0-9a-f]{6})$/i.exec(s.color.trim()) : null;
       if (!m) {
-        c.error(`${p}/style/color`, `color must be #RRGGBB, not ${JSON.stringify(s.color)?.slice(0, 30)}`, 'e.g. "#FFFF00" for yellow; white is the default');
+        c.error(
+          `${p}/style/color`,
+          `color must be #RRGGBB, not ${JSON.stringify(s.color)?.slice(0, 30)}`,
+          'e.g. "#FFFF00" for yellow; white is the default',
+        );
         ok = false;
       } else {
         style.color = m[1]!.toUpperCase();
@@ -414,7 +549,10 @@ function captions(raw: unknown, c: Collector): { timeline: NonNullable<Timeline[
     }
   }
   if (!ok) return undefined;
-  return { timeline: { burn: burn as boolean, style }, canonical: { burn: burn as boolean, ...(Object.keys(canonicalStyle).length ? { style: canonicalStyle } : {}) } };
+  return {
+    timeline: { burn: burn as boolean, style },
+    canonical: { burn: burn as boolean, ...(Object.keys(canonicalStyle).length ? { style: canonicalStyle } : {}) },
+  };
 }
 
 export function normalizeEdit(raw: unknown): Normalized {
@@ -424,25 +562,40 @@ export function normalizeEdit(raw: unknown): Normalized {
     return { diagnostics: c.list };
   }
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_TOP.has(key)) c.warning(`/${key}`, `unknown field "${key}" is not part of the edit format and is left out`);
+    if (!KNOWN_TOP.has(key))
+      c.warning(`/${key}`, `unknown field "${key}" is not part of the edit format and is left out`);
   }
 
   const version = raw.video_edit_version ?? EDIT_VERSION;
-  if (version !== EDIT_VERSION) c.warning('/video_edit_version', `edit version ${JSON.stringify(version)} is not the one the service is known to take ("${EDIT_VERSION}")`);
+  if (version !== EDIT_VERSION)
+    c.warning(
+      '/video_edit_version',
+      `edit version ${JSON.stringify(version)} is not the one the service is known to take ("${EDIT_VERSION}")`,
+    );
   const format = raw.video_output_format ?? OUTPUT_FORMAT;
-  if (format !== OUTPUT_FORMAT) c.error('/video_output_format', `output format ${JSON.stringify(format)} is not supported; use "${OUTPUT_FORMAT}"`);
+  if (format !== OUTPUT_FORMAT)
+    c.error('/video_output_format', `output format ${JSON.stringify(format)} is not supported; use "${OUTPUT_FORMAT}"`);
 
   let width = 0;
   let height = 0;
   const resolution = parseResolution(raw.video_output_resolution ?? '1920x1080');
-  if ('reason' in resolution) c.error('/video_output_resolution', `video_output_resolution ${resolution.reason}`, 'e.g. "1920x1080", "1280x720" or "1080x1920" for vertical');
+  if ('reason' in resolution)
+    c.error(
+      '/video_output_resolution',
+      `video_output_resolution ${resolution.reason}`,
+      'e.g. "1920x1080", "1280x720" or "1080x1920" for vertical',
+    );
   else ({ width, height } = resolution);
 
   const fpsRaw = raw.video_output_fps ?? DEFAULT_FPS;
   let fps: Fps | undefined;
   // Below 1 fps a frame outlasts a second: never a video, and tiny values would make nonsense frame counts.
   if (typeof fpsRaw !== 'number' || !Number.isFinite(fpsRaw) || fpsRaw < MIN_FPS || fpsRaw > MAX_FPS) {
-    c.error('/video_output_fps', `video_output_fps must be a number from ${MIN_FPS} to ${MAX_FPS}, not ${JSON.stringify(fpsRaw)?.slice(0, 30)}`, 'e.g. 24, 25, 29.97, 30 or 60');
+    c.error(
+      '/video_output_fps',
+      `video_output_fps must be a number from ${MIN_FPS} to ${MAX_FPS}, not ${JSON.stringify(fpsRaw)?.slice(0, 30)}`,
+      'e.g. 24, 25, 29.97, 30 or 60',
+    );
   } else fps = fpsRational(fpsRaw);
 
   const filename = checkFilename(raw.video_output_filename, c);
@@ -452,7 +605,13 @@ export function normalizeEdit(raw: unknown): Normalized {
   const videoSegments: VideoSegment[] = [];
   const seq = raw.video_series_sequential;
   if (!Array.isArray(seq) || seq.length === 0) {
-    c.error('/video_series_sequential', Array.isArray(seq) || seq === undefined ? 'the timeline is empty: add at least one video cut' : 'video_series_sequential must be a list of video cuts', 'each cut is {video_id, video_start_time, video_end_time}');
+    c.error(
+      '/video_series_sequential',
+      Array.isArray(seq) || seq === undefined
+        ? 'the timeline is empty: add at least one video cut'
+        : 'video_series_sequential must be a list of video cuts',
+      'each cut is {video_id, video_start_time, video_end_time}',
+    );
   }
   let cursor = 0;
   (Array.isArray(seq) ? seq : []).forEach((seg, i) => {
@@ -461,21 +620,48 @@ export function normalizeEdit(raw: unknown): Normalized {
       c.error(p, 'each cut must be an object {video_id, video_start_time, video_end_time, audio_levels?}');
       return;
     }
-    if (seg.type !== undefined && seg.type !== 'videofile') c.error(`${p}/type`, `a video cut has type "videofile", not ${JSON.stringify(seg.type)}`, seg.type === 'audio' ? 'audio belongs in audio_overlay' : undefined);
+    if (seg.type !== undefined && seg.type !== 'videofile')
+      c.error(
+        `${p}/type`,
+        `a video cut has type "videofile", not ${JSON.stringify(seg.type)}`,
+        seg.type === 'audio' ? 'audio belongs in audio_overlay' : undefined,
+      );
     const id = seg.video_id;
-    if (typeof id !== 'string' || !id.trim()) c.error(`${p}/video_id`, 'video_id is missing', 'use the id of a video asset from get_project');
+    if (typeof id !== 'string' || !id.trim())
+      c.error(`${p}/video_id`, 'video_id is missing', 'use the id of a video asset from get_project');
     const inMs = time(seg.video_start_time, `${p}/video_start_time`, 'the in point (video_start_time)', c);
     const outMs = time(seg.video_end_time, `${p}/video_end_time`, 'the out point (video_end_time)', c);
     if (inMs !== undefined && outMs !== undefined && outMs <= inMs) {
-      c.error(`${p}/video_end_time`, `the cut ends (${formatShort(outMs)}) ${outMs === inMs ? 'where' : 'before'} it starts (${formatShort(inMs)})`, 'the out point must be after the in point, both in source time');
+      c.error(
+        `${p}/video_end_time`,
+        `the cut ends (${formatShort(outMs)}) ${outMs === inMs ? 'where' : 'before'} it starts (${formatShort(inMs)})`,
+        'the out point must be after the in point, both in source time',
+      );
     }
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, inMs, outMs, 'source clip', c);
     const cr = crop(seg.crop, `${p}/crop`, c);
     const fo = focus(seg.focus, `${p}/focus`, seg.crop !== undefined && seg.crop !== null, c);
-    const mx = mix(seg, p, inMs !== undefined && outMs !== undefined && outMs > inMs ? outMs - inMs : undefined, 'cut', c);
+    const mx = mix(
+      seg,
+      p,
+      inMs !== undefined && outMs !== undefined && outMs > inMs ? outMs - inMs : undefined,
+      'cut',
+      c,
+    );
     if (typeof id !== 'string' || inMs === undefined || outMs === undefined || outMs <= inMs) return;
     const duration = outMs - inMs;
-    cuts.push({ index: i, assetId: id.trim(), inMs, outMs, startMs: cursor, endMs: cursor + duration, levels: lv.windows, ...(cr ? { crop: cr } : {}), ...(fo ? { focus: fo } : {}), ...mx.timeline });
+    cuts.push({
+      index: i,
+      assetId: id.trim(),
+      inMs,
+      outMs,
+      startMs: cursor,
+      endMs: cursor + duration,
+      levels: lv.windows,
+      ...(cr ? { crop: cr } : {}),
+      ...(fo ? { focus: fo } : {}),
+      ...mx.timeline,
+    });
     videoSegments.push({
       video_id: id.trim(),
       type: 'videofile',
@@ -490,7 +676,10 @@ export function normalizeEdit(raw: unknown): Normalized {
   });
   const totalMs = cursor;
   // A cut shorter than one frame would show nothing: the frame rate cannot carry this timeline.
-  const shortest = cuts.reduce<TimelineCut | undefined>((m, cut) => (!m || cut.outMs - cut.inMs < m.outMs - m.inMs ? cut : m), undefined);
+  const shortest = cuts.reduce<TimelineCut | undefined>(
+    (m, cut) => (!m || cut.outMs - cut.inMs < m.outMs - m.inMs ? cut : m),
+    undefined,
+  );
   if (fps && shortest && (shortest.outMs - shortest.inMs) * fps.value < 1000) {
     const frameMs = 1000 / fps.value;
     c.error(
@@ -499,40 +688,67 @@ export function normalizeEdit(raw: unknown): Normalized {
       `lengthen that cut to at least ${formatShort(Math.ceil(frameMs))}, or raise video_output_fps`,
     );
   }
-  if (totalMs > LONG_EDIT_MS) c.warning('/video_series_sequential', `the edit lasts ${formatShort(totalMs)}, over 10 minutes`, 'long renders are slow and costly; check this is intended');
+  if (totalMs > LONG_EDIT_MS)
+    c.warning(
+      '/video_series_sequential',
+      `the edit lasts ${formatShort(totalMs)}, over 10 minutes`,
+      'long renders are slow and costly; check this is intended',
+    );
 
   // Audio laid over the timeline.
   const overlays: TimelineOverlay[] = [];
   const audioSegments: AudioSegment[] = [];
   const ov = raw.audio_overlay ?? [];
-  if (!Array.isArray(ov)) c.error('/audio_overlay', 'audio_overlay must be a list of {audio_id, audio_start_time, audio_end_time}');
+  if (!Array.isArray(ov))
+    c.error('/audio_overlay', 'audio_overlay must be a list of {audio_id, audio_start_time, audio_end_time}');
   (Array.isArray(ov) ? ov : []).forEach((seg, k) => {
     const p = `/audio_overlay/${k}`;
     if (!isObject(seg)) {
       c.error(p, 'each overlay must be an object {audio_id, audio_start_time, audio_end_time, audio_levels?}');
       return;
     }
-    if (seg.type !== undefined && seg.type !== 'audio') c.error(`${p}/type`, `an overlay has type "audio", not ${JSON.stringify(seg.type)}`);
+    if (seg.type !== undefined && seg.type !== 'audio')
+      c.error(`${p}/type`, `an overlay has type "audio", not ${JSON.stringify(seg.type)}`);
     const id = seg.audio_id;
-    if (typeof id !== 'string' || !id.trim()) c.error(`${p}/audio_id`, 'audio_id is missing', 'use the id of an audio asset from get_project');
+    if (typeof id !== 'string' || !id.trim())
+      c.error(`${p}/audio_id`, 'audio_id is missing', 'use the id of an audio asset from get_project');
     const s = time(seg.audio_start_time, `${p}/audio_start_time`, 'the overlay start (audio_start_time)', c);
     const e = time(seg.audio_end_time, `${p}/audio_end_time`, 'the overlay end (audio_end_time)', c);
     let placed = s !== undefined && e !== undefined;
     if (s !== undefined && e !== undefined && e <= s) {
-      c.error(`${p}/audio_end_time`, `the overlay ends (${formatShort(e)}) ${e === s ? 'where' : 'before'} it starts (${formatShort(s)})`);
+      c.error(
+        `${p}/audio_end_time`,
+        `the overlay ends (${formatShort(e)}) ${e === s ? 'where' : 'before'} it starts (${formatShort(s)})`,
+      );
       placed = false;
     }
     if (placed && totalMs > 0 && e! > totalMs) {
       const past = s! >= totalMs;
-      c.error(`${p}/${past ? 'audio_start_time' : 'audio_end_time'}`, `the overlay ${past ? 'starts' : 'ends'} at ${formatShort(past ? s! : e!)}, past the end of the timeline (${formatShort(totalMs)})`, `overlays are placed on the output timeline; end it by ${formatTimecode(totalMs)}`);
+      c.error(
+        `${p}/${past ? 'audio_start_time' : 'audio_end_time'}`,
+        `the overlay ${past ? 'starts' : 'ends'} at ${formatShort(past ? s! : e!)}, past the end of the timeline (${formatShort(totalMs)})`,
+        `overlays are placed on the output timeline; end it by ${formatTimecode(totalMs)}`,
+      );
     }
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, s, e, 'output timeline', c);
     const mx = mix(seg, p, placed ? e! - s! : undefined, 'overlay', c);
-    const fromMs = seg.from === undefined ? undefined : time(seg.from, `${p}/from`, 'where the overlay starts in its audio (from)', c);
+    const fromMs =
+      seg.from === undefined
+        ? undefined
+        : time(seg.from, `${p}/from`, 'where the overlay starts in its audio (from)', c);
     const rl = role(seg, p, c);
     if (typeof id !== 'string' || !placed) return;
     const from = fromMs ? { fromMs } : {};
-    overlays.push({ index: k, assetId: id.trim(), startMs: s!, endMs: e!, levels: lv.windows, ...from, ...mx.timeline, ...rl.timeline });
+    overlays.push({
+      index: k,
+      assetId: id.trim(),
+      startMs: s!,
+      endMs: e!,
+      levels: lv.windows,
+      ...from,
+      ...mx.timeline,
+      ...rl.timeline,
+    });
     audioSegments.push({
       audio_id: id.trim(),
       type: 'audio',
@@ -554,7 +770,12 @@ export function normalizeEdit(raw: unknown): Normalized {
   const loud = loudnessOf(raw.loudness, c);
   if (loud) optional.loudness = loud;
   if (raw.level_dialogue !== undefined) {
-    if (typeof raw.level_dialogue !== 'boolean') c.error('/level_dialogue', 'level_dialogue must be true or false', 'true (the default) levels the cuts\' speech to one loudness');
+    if (typeof raw.level_dialogue !== 'boolean')
+      c.error(
+        '/level_dialogue',
+        'level_dialogue must be true or false',
+        "true (the default) levels the cuts' speech to one loudness",
+      );
     else if (!raw.level_dialogue) optional.level_dialogue = false;
   }
   for (const k of ['skip_rendering', 'subtitle_from_audio_overlay'] as const) {
@@ -583,7 +804,13 @@ export function normalizeEdit(raw: unknown): Normalized {
   const timeline: Timeline | undefined =
     fps && width && cuts.length
       ? {
-          width, height, fps, filename: filename ?? DEFAULT_FILENAME, cuts, overlays, totalMs,
+          width,
+          height,
+          fps,
+          filename: filename ?? DEFAULT_FILENAME,
+          cuts,
+          overlays,
+          totalMs,
           ...(loud ? { loudness: { targetLufs: loud.target_lufs, truePeakDb: loud.true_peak_db } } : {}),
           levelDialogue: optional.level_dialogue !== false,
           ...(cap ? { captions: cap.timeline } : {}),

@@ -22,7 +22,9 @@ export const TimelineSummarySchema = z.object({
   resolution: z.string(),
   fps: z.number(),
   cuts: z.array(CutPlacementSchema),
-  overlays: z.array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() })),
+  overlays: z.array(
+    z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() }),
+  ),
   cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
   overlays_total: z.number().int().optional(),
 });
@@ -48,7 +50,12 @@ export function summarizeTimeline(t: Timeline): TimelineSummary {
       timeline_end: formatTimecode(at(c.endMs)),
       seconds: (c.outMs - c.inMs) / 1000,
     })),
-    overlays: t.overlays.map((o) => ({ index: o.index, asset_id: o.assetId, timeline_start: formatTimecode(o.startMs), timeline_end: formatTimecode(o.endMs) })),
+    overlays: t.overlays.map((o) => ({
+      index: o.index,
+      asset_id: o.assetId,
+      timeline_start: formatTimecode(o.startMs),
+      timeline_end: formatTimecode(o.endMs),
+    })),
   };
 }
 
@@ -197,7 +204,9 @@ export function duckSpans(speech: Span[]): Span[] {
 
 /** Speech spans (timeline s) that touch [from, to], from `from`, with a second either side (a duck ramps there). */
 function speechWithin(speech: Span[], from: number, to: number): Span[] {
-  return speech.filter((s) => s.to > from - 1 && s.from < to + 1).map((s) => ({ from: +(s.from - from).toFixed(3), to: +(s.to - from).toFixed(3) }));
+  return speech
+    .filter((s) => s.to > from - 1 && s.from < to + 1)
+    .map((s) => ({ from: +(s.from - from).toFixed(3), to: +(s.to - from).toFixed(3) }));
 }
 
 /** The mix fields a cut or overlay has (none present when none asked: a plan, and a segment's key, as before). */
@@ -243,15 +252,28 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     assetId: o.assetId,
     startSec: o.startMs / 1000,
     durationSec: (o.endMs - o.startMs) / 1000,
-    levels: o.levels.map((l) => ({ level: l.level, from: (l.startMs - o.startMs) / 1000, to: (l.endMs - o.startMs) / 1000 })),
+    levels: o.levels.map((l) => ({
+      level: l.level,
+      from: (l.startMs - o.startMs) / 1000,
+      to: (l.endMs - o.startMs) / 1000,
+    })),
     fadeSec: fadeFor(fadeMs, (o.endMs - o.startMs) / 1000),
     ...planMix(o),
     ...(o.fromMs ? { fromSec: o.fromMs / 1000 } : {}),
     ...(o.role && o.role !== 'dialogue' ? { role: o.role } : {}),
-    ...(o.duckDb && opts.speech ? { duck: { db: o.duckDb, speech: duckSpans(speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000)) } } : {}),
+    ...(o.duckDb && opts.speech
+      ? { duck: { db: o.duckDb, speech: duckSpans(speechWithin(opts.speech, o.startMs / 1000, o.endMs / 1000)) } }
+      : {}),
   }));
   return {
-    width, height, fpsNum: t.fps.num, fpsDen: t.fps.den, totalSec: t.totalMs / 1000, totalFrames: frameAt(t.totalMs), cuts, overlays,
+    width,
+    height,
+    fpsNum: t.fps.num,
+    fpsDen: t.fps.den,
+    totalSec: t.totalMs / 1000,
+    totalFrames: frameAt(t.totalMs),
+    cuts,
+    overlays,
     ...(t.levelDialogue ? { levelDialogue: true } : {}),
     ...(t.loudness ? { loudness: t.loudness } : {}),
   };

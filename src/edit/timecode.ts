@@ -15,7 +15,11 @@ export function parseTimecode(value: unknown): TimecodeResult {
     if (value < 0) return { ok: false, reason: 'is negative' };
     return inRange(Math.round(value * 1000));
   }
-  if (typeof value !== 'string') return { ok: false, reason: `must be a time such as "00:01:05.250" or a number of seconds, not ${describe(value)}` };
+  if (typeof value !== 'string')
+    return {
+      ok: false,
+      reason: `must be a time such as "00:01:05.250" or a number of seconds, not ${describe(value)}`,
+    };
   const v = value.trim();
   if (v.startsWith('-')) return { ok: false, reason: 'is negative' };
   if (SECONDS.test(v)) return inRange(Math.round(Number(v) * 1000));

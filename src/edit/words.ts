@@ -41,7 +41,11 @@ export function textWords(text: string): TextWord[] {
     .split(/[\s\u2013\u2014/]+|(?<=\p{L})-(?=\p{L})/u)
     .map((w) => w.trim())
     .filter((w) => wordKey(w))
-    .map((w) => ({ word: w.replace(/^[("'\u201c\u2018[]+|[)"'\u201d\u2019\],;:]+$/gu, '') || w, key: wordKey(w), endsSentence: /[.!?]["')\u201d\u2019\]]*$/.test(w) }));
+    .map((w) => ({
+      word: w.replace(/^[("'\u201c\u2018[]+|[)"'\u201d\u2019\],;:]+$/gu, '') || w,
+      key: wordKey(w),
+      endsSentence: /[.!?]["')\u201d\u2019\]]*$/.test(w),
+    }));
 }
 
 /**
@@ -92,7 +96,9 @@ function unsupportedWords(words: TimedWord[], placed: boolean[]): number[] {
   words.forEach((w, i) => {
     if (!placed[i]) return;
     const besideUnheard = (i > 0 && !placed[i - 1]) || (i + 1 < words.length && !placed[i + 1]);
-    const weak = w.end_seconds - w.start_seconds < SQUEEZED_SECONDS || (w.confidence !== undefined && w.confidence < LOW_CONFIDENCE);
+    const weak =
+      w.end_seconds - w.start_seconds < SQUEEZED_SECONDS ||
+      (w.confidence !== undefined && w.confidence < LOW_CONFIDENCE);
     if ((besideUnheard && weak) || w.start_seconds < prevEnd - 0.01) out.push(i);
     prevEnd = Math.max(prevEnd, w.end_seconds);
   });
@@ -104,14 +110,27 @@ function unsupportedWords(words: TimedWord[], placed: boolean[]): number[] {
  * (`unplaced`) share the time between their placed neighbours by their length in letters. Placed words the sound
  * does not support are listed as `doubtful` (unsupportedWords).
  */
-export function alignText(text: TextWord[], heard: HeardWordLike[], span: { from: number; to: number }): { words: TimedWord[]; unplaced: number[]; doubtful: number[] } {
-  const match = matchWords(text.map((w) => w.key), heard.map((h) => wordKey(h.word)));
+export function alignText(
+  text: TextWord[],
+  heard: HeardWordLike[],
+  span: { from: number; to: number },
+): { words: TimedWord[]; unplaced: number[]; doubtful: number[] } {
+  const match = matchWords(
+    text.map((w) => w.key),
+    heard.map((h) => wordKey(h.word)),
+  );
   const words: TimedWord[] = text.map((w, i) => {
     const h = match[i]! >= 0 ? heard[match[i]!]! : undefined;
-    return { index: i, word: w.word, start_seconds: h?.start ?? NaN, end_seconds: h?.end ?? NaN, ...(h?.confidence !== undefined ? { confidence: h.confidence } : {}) };
+    return {
+      index: i,
+      word: w.word,
+      start_seconds: h?.start ?? NaN,
+      end_seconds: h?.end ?? NaN,
+      ...(h?.confidence !== undefined ? { confidence: h.confidence } : {}),
+    };
   });
   const unplaced = match.flatMap((j, i) => (j < 0 ? [i] : []));
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     if (!Number.isNaN(words[i]!.start_seconds)) {
       i++;
       continue;
@@ -131,7 +150,14 @@ export function alignText(text: TextWord[], heard: HeardWordLike[], span: { from
     i = k;
   }
   const rounded = words.map(roundTimes);
-  return { words: rounded, unplaced, doubtful: unsupportedWords(rounded, match.map((j) => j >= 0)) };
+  return {
+    words: rounded,
+    unplaced,
+    doubtful: unsupportedWords(
+      rounded,
+      match.map((j) => j >= 0),
+    ),
+  };
 }
 
 /** Unplaced words in a run this long are taken for words never said (one or two alone: words the engine missed). */
@@ -144,7 +170,7 @@ const UNSAID_RUN = 3;
 export function unheardWords(words: TimedWord[], unplaced: number[] = [], doubtful: number[] = []): Set<number> {
   const out = new Set(doubtful);
   const off = new Set([...unplaced, ...doubtful]);
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     if (!off.has(i)) {
       i++;
       continue;
@@ -168,9 +194,13 @@ export function unheardSpan(words: TimedWord[], first: number, last: number, unh
     for (let i = from; i >= 0 && i < words.length; i += step) if (!unheard.has(i)) return words[i]!;
     return undefined;
   };
-  const show = (w: TimedWord | undefined) => (w ? `"${w.word}" (word ${w.index}, ${w.start_seconds}-${w.end_seconds} s)` : undefined);
+  const show = (w: TimedWord | undefined) =>
+    w ? `"${w.word}" (word ${w.index}, ${w.start_seconds}-${w.end_seconds} s)` : undefined;
   const around = [show(near(first - 1, -1)), show(near(last + 1, 1))].filter(Boolean);
-  const said = words.slice(first, last + 1).map((w) => w.word).join(' ');
+  const said = words
+    .slice(first, last + 1)
+    .map((w) => w.word)
+    .join(' ');
   return `not heard: "${said.length > 80 ? `${said.slice(0, 80)}…` : said}" (words ${first}-${last}: ${inside} of ${last - first + 1} not placed in the sound, or doubtful)${around.length ? `; the nearest heard words are ${around.join(' and ')}` : ''}`;
 }
 
@@ -191,7 +221,12 @@ export function unheardRuns(words: TimedWord[], first: number, last: number, unh
     let b = i;
     while (a > 0 && unheard.has(a - 1)) a--;
     while (b + 1 < words.length && unheard.has(b + 1)) b++;
-    out.push({ first: a, last: b, from: a > 0 ? words[a - 1]!.end_seconds : words[a]!.start_seconds, to: b + 1 < words.length ? words[b + 1]!.start_seconds : words[b]!.end_seconds });
+    out.push({
+      first: a,
+      last: b,
+      from: a > 0 ? words[a - 1]!.end_seconds : words[a]!.start_seconds,
+      to: b + 1 < words.length ? words[b + 1]!.start_seconds : words[b]!.end_seconds,
+    });
     i = b;
   }
   return out;
@@ -202,13 +237,25 @@ export function unheardRuns(words: TimedWord[], first: number, last: number, unh
 export const SAID_SPEECH_PER_WORD = 0.12;
 
 const ms = (s: number) => Math.round(s * 1000) / 1000;
-const roundTimes = (w: TimedWord): TimedWord => ({ ...w, start_seconds: ms(w.start_seconds), end_seconds: ms(w.end_seconds) });
+const roundTimes = (w: TimedWord): TimedWord => ({
+  ...w,
+  start_seconds: ms(w.start_seconds),
+  end_seconds: ms(w.end_seconds),
+});
 
 /** Heard words as a transcript's words, in time order. */
 export function heardWords(heard: HeardWordLike[]): TimedWord[] {
   return [...heard]
     .sort((a, b) => a.start - b.start)
-    .map((h, index) => roundTimes({ index, word: h.word, start_seconds: h.start, end_seconds: h.end, ...(h.confidence !== undefined ? { confidence: Math.round(h.confidence * 1000) / 1000 } : {}) }));
+    .map((h, index) =>
+      roundTimes({
+        index,
+        word: h.word,
+        start_seconds: h.start,
+        end_seconds: h.end,
+        ...(h.confidence !== undefined ? { confidence: Math.round(h.confidence * 1000) / 1000 } : {}),
+      }),
+    );
 }
 
 /** A pause this long between words ends a sentence where no punctuation says so (free recognition has none). */
@@ -223,7 +270,14 @@ export function sentencesOf(words: TimedWord[], ends?: boolean[]): Sentence[] {
     const end = !next || (ends ? ends[i] === true : next.start_seconds - w.end_seconds >= SENTENCE_PAUSE_SECONDS);
     if (!end) return;
     const part = words.slice(first, i + 1);
-    out.push({ index: out.length, text: part.map((p) => p.word).join(' '), start_seconds: words[first]!.start_seconds, end_seconds: w.end_seconds, first_word: first, last_word: i });
+    out.push({
+      index: out.length,
+      text: part.map((p) => p.word).join(' '),
+      start_seconds: words[first]!.start_seconds,
+      end_seconds: w.end_seconds,
+      first_word: first,
+      last_word: i,
+    });
     first = i + 1;
   });
   return out;
@@ -235,7 +289,8 @@ export function findPhrase(words: TimedWord[], phrase: string): [number, number]
   if (!keys.length) return [];
   const have = words.map((w) => wordKey(w.word));
   const hits: [number, number][] = [];
-  for (let i = 0; i + keys.length <= have.length; i++) if (keys.every((k, j) => have[i + j] === k)) hits.push([i, i + keys.length - 1]);
+  for (let i = 0; i + keys.length <= have.length; i++)
+    if (keys.every((k, j) => have[i + j] === k)) hits.push([i, i + keys.length - 1]);
   return hits;
 }
 
@@ -315,8 +370,14 @@ export function cutAroundEdges(
   const shortAfter = e.after.to - end < opts.handle - 1e-9;
   // A handle is measured from the words' own times, not from their millisecond rounding (rounding twice could add a
   // millisecond beyond the handle).
-  const soundIn = Math.min(onset, floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle)));
-  const soundOut = Math.max(end, ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle)));
+  const soundIn = Math.min(
+    onset,
+    floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle)),
+  );
+  const soundOut = Math.max(
+    end,
+    ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle)),
+  );
   let start = soundIn;
   let stop = soundOut;
   const g = opts.grid;
@@ -343,7 +404,12 @@ export function cutAroundEdges(
 }
 
 /** A clip's edges as the transcript has them (no sound read): the pauses are the gaps to the neighbouring words. */
-export function transcriptEdges(words: TimedWord[], first: number, last: number, duration: number): { onset: number; before: PauseSpan; end: number; after: PauseSpan } {
+export function transcriptEdges(
+  words: TimedWord[],
+  first: number,
+  last: number,
+  duration: number,
+): { onset: number; before: PauseSpan; end: number; after: PauseSpan } {
   const a = words[first]!;
   const b = words[last]!;
   const prev = words[first - 1];
@@ -359,7 +425,13 @@ export function transcriptEdges(words: TimedWord[], first: number, last: number,
 }
 
 /** In and out points around words first..last by the transcript's times alone: a handle into each pause, or its middle. */
-export function clipAroundWords(words: TimedWord[], first: number, last: number, duration: number, handle = DEFAULT_WORD_HANDLE): { start: number; end: number } {
+export function clipAroundWords(
+  words: TimedWord[],
+  first: number,
+  last: number,
+  duration: number,
+  handle = DEFAULT_WORD_HANDLE,
+): { start: number; end: number } {
   const c = cutAroundEdges(transcriptEdges(words, first, last, duration), { handle, fadeSec: 0, duration });
   return { start: c.soundIn, end: c.soundOut };
 }

@@ -23,14 +23,22 @@ function bounded(raw: string, methodOf: MethodOf, log: (line: string) => void, l
 function boundedEvent(event: string, methodOf: MethodOf, log: (line: string) => void, limit: number): string {
   if (!overLimit(event, limit) && !event.includes('-32603')) return event;
   const lines = event.replace(/\n+$/, '').split('\n');
-  const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+  const data = lines
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).replace(/^ /, ''))
+    .join('\n');
   if (!data) return event;
   const json = bounded(data, methodOf, log, limit);
   if (!json) return '';
   return `${lines.filter((l) => !l.startsWith('data:')).join('\n')}\ndata: ${json}\n\n`.replace(/^\n/, '');
 }
 
-function sseBound(body: ReadableStream<Uint8Array>, methodOf: MethodOf, log: (line: string) => void, limit: number): ReadableStream<Uint8Array> {
+function sseBound(
+  body: ReadableStream<Uint8Array>,
+  methodOf: MethodOf,
+  log: (line: string) => void,
+  limit: number,
+): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let pending = '';
@@ -61,7 +69,12 @@ function sseBound(body: ReadableStream<Uint8Array>, methodOf: MethodOf, log: (li
 }
 
 /** The SDK's response with every message over `limit` replaced or dropped. */
-export async function boundResponse(response: Response, methodOf: MethodOf, log: (line: string) => void, limit = MAX_MESSAGE_BYTES): Promise<Response> {
+export async function boundResponse(
+  response: Response,
+  methodOf: MethodOf,
+  log: (line: string) => void,
+  limit = MAX_MESSAGE_BYTES,
+): Promise<Response> {
   const type = response.headers.get('content-type') ?? '';
   if (!response.body) return response;
   const headers = new Headers(response.headers);
@@ -73,7 +86,10 @@ export async function boundResponse(response: Response, methodOf: MethodOf, log:
   if (!overLimit(text, limit) && !text.includes('-32603')) return new Response(text, init);
   const parsed = JSON.parse(text) as unknown;
   const body = Array.isArray(parsed)
-    ? `[${parsed.map((m) => bounded(JSON.stringify(m), methodOf, log, limit)).filter(Boolean).join(',')}]`
+    ? `[${parsed
+        .map((m) => bounded(JSON.stringify(m), methodOf, log, limit))
+        .filter(Boolean)
+        .join(',')}]`
     : bounded(text, methodOf, log, limit);
   return body ? new Response(body, init) : new Response(null, { ...init, status: 202 });
 }

@@ -11,7 +11,8 @@ import { Limiter } from '../media/probe.js';
 import type { ServerDeps } from '../server.js';
 
 /** The folder name of a caller: not the key, and not reversible to it. */
-export const callerId = (key: string) => createHash('sha256').update(`cutroom caller\0${key}`).digest('hex').slice(0, 32);
+export const callerId = (key: string) =>
+  createHash('sha256').update(`cutroom caller\0${key}`).digest('hex').slice(0, 32);
 
 /**
  * The server's logger, with this caller's key taken out of their lines. Only their own lines: a key is whatever a
@@ -88,10 +89,17 @@ export class Callers {
       return hit;
     }
     const dir = join(this.shared.config.cacheDir, 'callers', id);
-    const mine: Shared = { ...this.shared, logger: callerLogger(this.shared.logger, key, [dir, this.shared.config.cacheDir]) };
+    const mine: Shared = {
+      ...this.shared,
+      logger: callerLogger(this.shared.logger, key, [dir, this.shared.config.cacheDir]),
+    };
     const parts = mediaRuntime(mine, dir, new Limiter(this.shared.config.http?.callerFfmpeg ?? 2, this.shared.limiter));
     const backend = remoteBackend(mine, key, rememberedDir(this.shared.config, id));
-    const entry: Entry = { deps: serverDeps(mine, backend, parts, dir, true, join(this.shared.config.dataDir, 'callers', id)), backend, active: 0 };
+    const entry: Entry = {
+      deps: serverDeps(mine, backend, parts, dir, true, join(this.shared.config.dataDir, 'callers', id)),
+      backend,
+      active: 0,
+    };
     this.entries.set(id, entry);
     return entry;
   }
@@ -118,7 +126,9 @@ export class Callers {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {})));
+    await Promise.all(
+      [...this.entries.values(), ...(this.local ? [this.local] : [])].map((e) => e.backend.close().catch(() => {})),
+    );
     this.entries.clear();
   }
 }

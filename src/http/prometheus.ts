@@ -19,7 +19,8 @@ const labels = (l: Record<string, string>) => {
   return e.length ? `{${e.map(([k, v]) => `${k}="${esc(v)}"`).join(',')}}` : '';
 };
 /** Numbers as the format writes them (Go's float syntax: +Inf, no exponent surprises for integers). */
-const num = (n: number) => (n === Infinity ? '+Inf' : Number.isInteger(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, ''));
+const num = (n: number) =>
+  n === Infinity ? '+Inf' : Number.isInteger(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, '');
 
 class Writer {
   private lines: string[] = [];
@@ -45,22 +46,62 @@ class Writer {
 
 export function exposition(server: ServerFigures, queue: QueueSnapshot | undefined, bounds: number[]): string {
   const w = new Writer();
-  w.family('cutroom_info', 'gauge', 'The server: its version, backend and whether previews run on a job queue (always 1).').sample('cutroom_info', { version: server.version, backend: server.backend, queue: queue ? 'redis' : 'none' }, 1);
-  w.family('cutroom_uptime_seconds', 'gauge', 'Seconds since this server started.').sample('cutroom_uptime_seconds', {}, server.uptimeS);
-  w.family('cutroom_http_calls_in_flight', 'gauge', 'MCP calls this server is answering now.').sample('cutroom_http_calls_in_flight', {}, server.inFlight);
-  w.family('cutroom_http_draining', 'gauge', '1 while this server drains before stopping.').sample('cutroom_http_draining', {}, server.draining ? 1 : 0);
+  w.family(
+    'cutroom_info',
+    'gauge',
+    'The server: its version, backend and whether previews run on a job queue (always 1).',
+  ).sample('cutroom_info', { version: server.version, backend: server.backend, queue: queue ? 'redis' : 'none' }, 1);
+  w.family('cutroom_uptime_seconds', 'gauge', 'Seconds since this server started.').sample(
+    'cutroom_uptime_seconds',
+    {},
+    server.uptimeS,
+  );
+  w.family('cutroom_http_calls_in_flight', 'gauge', 'MCP calls this server is answering now.').sample(
+    'cutroom_http_calls_in_flight',
+    {},
+    server.inFlight,
+  );
+  w.family('cutroom_http_draining', 'gauge', '1 while this server drains before stopping.').sample(
+    'cutroom_http_draining',
+    {},
+    server.draining ? 1 : 0,
+  );
   if (!queue) return w.text();
-  w.family('cutroom_queue_up', 'gauge', "1 when the queue's Redis answered this scrape; when 0 the job counts are absent.").sample('cutroom_queue_up', {}, queue.up ? 1 : 0);
+  w.family(
+    'cutroom_queue_up',
+    'gauge',
+    "1 when the queue's Redis answered this scrape; when 0 the job counts are absent.",
+  ).sample('cutroom_queue_up', {}, queue.up ? 1 : 0);
   if (queue.up) {
-    w.family('cutroom_queue_jobs', 'gauge', 'Jobs in the queue by kind and state (failed: those kept, the last hour at most); the whole queue, the same from every replica.');
+    w.family(
+      'cutroom_queue_jobs',
+      'gauge',
+      'Jobs in the queue by kind and state (failed: those kept, the last hour at most); the whole queue, the same from every replica.',
+    );
     for (const j of queue.jobs) w.sample('cutroom_queue_jobs', { kind: j.kind, state: j.state }, j.count);
-    w.family('cutroom_queue_oldest_waiting_seconds', 'gauge', 'Age of the oldest job not running yet: waiting for a worker, or delayed (a retry\'s backoff, its caller\'s share); 0 when none.').sample('cutroom_queue_oldest_waiting_seconds', {}, queue.oldestWaitingS);
+    w.family(
+      'cutroom_queue_oldest_waiting_seconds',
+      'gauge',
+      "Age of the oldest job not running yet: waiting for a worker, or delayed (a retry's backoff, its caller's share); 0 when none.",
+    ).sample('cutroom_queue_oldest_waiting_seconds', {}, queue.oldestWaitingS);
   }
-  w.family('cutroom_queue_job_duration_seconds', 'histogram', "Completed jobs' run time on a worker, by kind, heard since this server started (every replica hears every job: do not sum replicas).");
+  w.family(
+    'cutroom_queue_job_duration_seconds',
+    'histogram',
+    "Completed jobs' run time on a worker, by kind, heard since this server started (every replica hears every job: do not sum replicas).",
+  );
   for (const [kind, h] of queue.durations) w.histogram('cutroom_queue_job_duration_seconds', { kind }, h, bounds);
-  w.family('cutroom_queue_job_wait_seconds', 'histogram', "Completed jobs' time from queued to started, by kind, heard since this server started.");
+  w.family(
+    'cutroom_queue_job_wait_seconds',
+    'histogram',
+    "Completed jobs' time from queued to started, by kind, heard since this server started.",
+  );
   for (const [kind, h] of queue.waits) w.histogram('cutroom_queue_job_wait_seconds', { kind }, h, bounds);
-  w.family('cutroom_queue_jobs_failed_total', 'counter', 'Jobs that failed for good (retries spent, or not retried), by kind, heard since this server started.');
+  w.family(
+    'cutroom_queue_jobs_failed_total',
+    'counter',
+    'Jobs that failed for good (retries spent, or not retried), by kind, heard since this server started.',
+  );
   for (const [kind, n] of queue.failedTotal) w.sample('cutroom_queue_jobs_failed_total', { kind }, n);
   return w.text();
 }

@@ -46,7 +46,12 @@ const same = (a: string, b: string) => {
   return timingSafeEqual(ha, hb);
 };
 
-function send(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));
@@ -89,7 +94,11 @@ async function readBody(req: IncomingMessage, max: number, budget: { free: numbe
 }
 
 /** A Host name as compared: lower case, without an IPv6 address's brackets. */
-const hostName = (h: string) => h.trim().replace(/^\[|\]$/g, '').toLowerCase();
+const hostName = (h: string) =>
+  h
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
 /** The name in a Host header: without its port. */
 function requestHost(header: string | undefined): string {
   const h = (header ?? '').trim();
@@ -123,7 +132,17 @@ const CORS_METHODS = 'GET, POST, DELETE, OPTIONS';
  * and the transport's own headers (2025's version and session, a stream's resumption; 2026's method, name and
  * Mcp-Param-* headers of a tools/call).
  */
-const CORS_HEADERS = ['authorization', 'x-api-key', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id', 'mcp-method', 'mcp-name'];
+const CORS_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'content-type',
+  'accept',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+];
 const corsHeaderAllowed = (h: string) => CORS_HEADERS.includes(h) || /^mcp-param-[a-z0-9_-]+$/.test(h);
 /** The response headers a page's script may read besides the safelisted ones. */
 const CORS_EXPOSED = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After';
@@ -132,7 +151,10 @@ const CORS_MAX_AGE = '600';
 
 /** What a preflight allows: every header of the allow list, and those of the request's own that are on it. */
 function preflightHeaders(requested: string | undefined): string {
-  const asked = (requested ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const asked = (requested ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   return [...new Set([...CORS_HEADERS, ...asked.filter(corsHeaderAllowed)])].join(', ');
 }
 
@@ -140,7 +162,9 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
   const onLoopback = isLoopback(http.host);
   const maxBody = http.maxBodyMb * 1024 * 1024;
-  const hosts = (http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : []).map(hostName);
+  const hosts = (
+    http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : []
+  ).map(hostName);
   // What all bodies being read may hold between them.
   const budget = { free: maxBody * 4 };
   let inFlight = 0;
@@ -157,7 +181,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       const key = ctx.authInfo?.token;
       const deps = opts.backendKind === 'local' ? callers.forLocal() : callers.forKey(key!);
       // A 2025-era request declares its version in a header (none: 2025-03-26, as the specification says).
-      const protocolVersion = ctx.era === 'legacy' ? (ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '2025-03-26') : undefined;
+      const protocolVersion =
+        ctx.era === 'legacy' ? (ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '2025-03-26') : undefined;
       return createServer({ ...deps, http: protocolVersion ? { protocolVersion } : {} });
     },
     { maxRequestBodySize: maxBody, onerror: (err) => logger.debug(`http: ${err.message}`) },
@@ -178,24 +203,37 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     // that whatever answers (a gate, the SDK, the catch-all 500) carries them. Vary, whatever the origin: answers
     // differ by it.
     const origin = req.headers.origin;
-    const originAllowed = origin !== undefined && (http.allowedOrigins.includes(origin) || (onLoopback && loopbackOrigin(origin)));
+    const originAllowed =
+      origin !== undefined && (http.allowedOrigins.includes(origin) || (onLoopback && loopbackOrigin(origin)));
     res.setHeader('vary', 'Origin');
     if (originAllowed) {
       res.setHeader('access-control-allow-origin', origin);
       res.setHeader('access-control-expose-headers', CORS_EXPOSED);
     }
     if (url.pathname === '/healthz') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
-      return draining ? send(res, 503, { status: 'draining' }, { connection: 'close' }) : send(res, 200, { status: 'ok', backend: opts.backendKind });
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
+      return draining
+        ? send(res, 503, { status: 'draining' }, { connection: 'close' })
+        : send(res, 200, { status: 'ok', backend: opts.backendKind });
     }
-    if (url.pathname !== '/mcp' && url.pathname !== '/metrics') return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });
+    if (url.pathname !== '/mcp' && url.pathname !== '/metrics')
+      return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });
     // /metrics is read while draining too (it serves no call); it passes the Host and Origin gates below first.
-    if (draining && url.pathname === '/mcp') return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+    if (draining && url.pathname === '/mcp')
+      return send(
+        res,
+        503,
+        { error: 'the server is shutting down: retry on another replica' },
+        { connection: 'close', 'retry-after': '1' },
+      );
 
     // Host: against DNS rebinding, a name this server answers to (localhost names when it listens on loopback).
     const hostname = requestHost(req.headers.host);
     if (hosts.length && !hosts.includes(hostname)) {
-      return send(res, 403, { error: `Host "${hostname}" is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)` });
+      return send(res, 403, {
+        error: `Host "${hostname}" is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)`,
+      });
     }
     // Origin: a browser page may call only from an origin the operator allowed; on loopback, also from a page served
     // on this machine (the Inspector's web UI, a local app), which a remote page cannot pose as.
@@ -217,7 +255,9 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
               'access-control-allow-headers': preflightHeaders(typeof requested === 'string' ? requested : undefined),
               'access-control-max-age': CORS_MAX_AGE,
               // A browser that asks before a page of another address space reaches this one (Private Network Access).
-              ...(req.headers['access-control-request-private-network'] === 'true' ? { 'access-control-allow-private-network': 'true' } : {}),
+              ...(req.headers['access-control-request-private-network'] === 'true'
+                ? { 'access-control-allow-private-network': 'true' }
+                : {}),
             }
           : {}),
       });
@@ -225,29 +265,57 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBody) {
-      return send(res, 413, { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` }, { connection: 'close' });
+      return send(
+        res,
+        413,
+        { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` },
+        { connection: 'close' },
+      );
     }
 
     // Who is calling.
     let key: string | undefined;
     if (http.token) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (!m || !same(m[1]!, http.token)) return send(res, 401, { error: 'this server needs its bearer token: Authorization: Bearer <CUTROOM_HTTP_TOKEN>' }, challenge('the bearer token is missing or wrong'));
+      if (!m || !same(m[1]!, http.token))
+        return send(
+          res,
+          401,
+          { error: 'this server needs its bearer token: Authorization: Bearer <CUTROOM_HTTP_TOKEN>' },
+          challenge('the bearer token is missing or wrong'),
+        );
     }
     if (opts.backendKind === 'remote') {
       key = callerKey(req, !!http.token) ?? (http.useServerKey ? opts.serverKey : undefined);
       if (!key) {
-        const how = http.token ? 'X-API-Key: <your Video Jungle API key>' : 'Authorization: Bearer <your Video Jungle API key> (or X-API-Key)';
-        return send(res, 401, { error: `each request must carry your Video Jungle API key: ${how}` }, challenge('no API key'));
+        const how = http.token
+          ? 'X-API-Key: <your Video Jungle API key>'
+          : 'Authorization: Bearer <your Video Jungle API key> (or X-API-Key)';
+        return send(
+          res,
+          401,
+          { error: `each request must carry your Video Jungle API key: ${how}` },
+          challenge('no API key'),
+        );
       }
     }
 
     const read = req.method === 'POST' ? await readBody(req, maxBody, budget) : undefined;
     if (read && 'tooLarge' in read) {
-      return send(res, 413, { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` }, { connection: 'close' });
+      return send(
+        res,
+        413,
+        { error: `the request body is over ${http.maxBodyMb} MB (CUTROOM_HTTP_MAX_BODY_MB)` },
+        { connection: 'close' },
+      );
     }
     if (read && 'busy' in read) {
-      return send(res, 503, { error: 'the server is receiving too many large requests at once: retry shortly' }, { connection: 'close', 'retry-after': '1' });
+      return send(
+        res,
+        503,
+        { error: 'the server is receiving too many large requests at once: retry shortly' },
+        { connection: 'close', 'retry-after': '1' },
+      );
     }
     const body = read && 'bytes' in read ? read.bytes : undefined;
     try {
@@ -258,22 +326,40 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
         try {
           parsedBody = JSON.parse(body.toString('utf8'));
         } catch (err) {
-          return send(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the body is not JSON (${(err as Error).message})` } });
+          return send(res, 400, {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32700, message: `Parse error: the body is not JSON (${(err as Error).message})` },
+          });
         }
       }
       // A call starts here: only now does it count as in flight (an upload that stalls does not hold up a drain).
-      if (draining) return send(res, 503, { error: 'the server is shutting down: retry on another replica' }, { connection: 'close', 'retry-after': '1' });
+      if (draining)
+        return send(
+          res,
+          503,
+          { error: 'the server is shutting down: retry on another replica' },
+          { connection: 'close', 'retry-after': '1' },
+        );
       inFlight++;
       // The caller's context is in use until the answer is sent: it is not closed under the call.
       const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
       const caller = key ?? 'operator';
-      const messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[];
-      for (const m of messages) if (m?.method === 'notifications/cancelled') calls.get(callKey(caller, m.params?.requestId))?.abort();
-      const ids = messages.filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => callKey(caller, m.id));
+      const messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as {
+        id?: unknown;
+        method?: unknown;
+        params?: { requestId?: unknown };
+      }[];
+      for (const m of messages)
+        if (m?.method === 'notifications/cancelled') calls.get(callKey(caller, m.params?.requestId))?.abort();
+      const ids = messages
+        .filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
+        .map((m) => callKey(caller, m.id));
       const abort = new AbortController();
       for (const id of ids) calls.set(id, abort);
       // The method each id asked for: an answer too large to send says what it answered.
-      const methodOf: MethodOf = (id) => messages.find((m) => m?.id === id && typeof m.method === 'string')?.method as string | undefined;
+      const methodOf: MethodOf = (id) =>
+        messages.find((m) => m?.id === id && typeof m.method === 'string')?.method as string | undefined;
       try {
         await answer(req, res, url, key, body ? { parsedBody } : {}, abort, methodOf);
       } finally {
@@ -294,22 +380,54 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
    * /mcp) or CUTROOM_HTTP_TOKEN. With neither it is served on loopback only.
    */
   async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /metrics' }, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, { error: 'GET /metrics' }, { allow: 'GET, HEAD' });
     const tokens = [http.metricsToken, http.token].filter((t): t is string => !!t);
     if (tokens.length) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       // Each token compared (in constant time), whichever matched.
-      if (!m || !tokens.map((t) => same(m[1]!, t)).includes(true)) return send(res, 401, { error: 'GET /metrics needs Authorization: Bearer <CUTROOM_METRICS_TOKEN> (or CUTROOM_HTTP_TOKEN)' }, challenge('the bearer token is missing or wrong'));
+      if (!m || !tokens.map((t) => same(m[1]!, t)).includes(true))
+        return send(
+          res,
+          401,
+          { error: 'GET /metrics needs Authorization: Bearer <CUTROOM_METRICS_TOKEN> (or CUTROOM_HTTP_TOKEN)' },
+          challenge('the bearer token is missing or wrong'),
+        );
     } else if (!onLoopback) {
-      return send(res, 403, { error: 'this server listens beyond loopback without a token for /metrics: set CUTROOM_METRICS_TOKEN (at least 16 characters) and have the scraper send it as a bearer token' });
+      return send(res, 403, {
+        error:
+          'this server listens beyond loopback without a token for /metrics: set CUTROOM_METRICS_TOKEN (at least 16 characters) and have the scraper send it as a bearer token',
+      });
     }
     const queue = opts.queueMetrics ? await opts.queueMetrics.snapshot() : undefined;
-    const text = exposition({ version: VERSION, backend: opts.backendKind, inFlight, draining, uptimeS: Math.round((Date.now() - startedAt) / 1000) }, queue, opts.queueMetrics?.buckets ?? []);
-    res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+    const text = exposition(
+      {
+        version: VERSION,
+        backend: opts.backendKind,
+        inFlight,
+        draining,
+        uptimeS: Math.round((Date.now() - startedAt) / 1000),
+      },
+      queue,
+      opts.queueMetrics?.buckets ?? [],
+    );
+    res.writeHead(200, {
+      'content-type': CONTENT_TYPE,
+      'cache-control': 'no-store',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(req.method === 'HEAD' ? undefined : text);
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, key: string | undefined, parsed: { parsedBody?: unknown }, abort: AbortController, methodOf: MethodOf): Promise<void> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    key: string | undefined,
+    parsed: { parsedBody?: unknown },
+    abort: AbortController,
+    methodOf: MethodOf,
+  ): Promise<void> {
     // The call is cancelled when the client goes away before its answer (or cancels it: see calls).
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -321,8 +439,19 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
     // The path alone, on a fixed origin: the Host was checked above, and a request line in absolute form or an odd
     // Host must not make an invalid URL here.
-    const request = new Request(`http://localhost${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, signal: abort.signal });
-    const response = await boundResponse(await handler.fetch(request, { ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}), ...parsed }), methodOf, (line) => logger.warn(`http: ${line}`));
+    const request = new Request(`http://localhost${url.pathname}${url.search}`, {
+      method: req.method ?? 'GET',
+      headers,
+      signal: abort.signal,
+    });
+    const response = await boundResponse(
+      await handler.fetch(request, {
+        ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}),
+        ...parsed,
+      }),
+      methodOf,
+      (line) => logger.warn(`http: ${line}`),
+    );
     const out: Record<string, string[]> = {};
     response.headers.forEach((value, name) => void (out[name] ??= []).push(value));
     // What the SDK varies on, beside the Origin set above.
@@ -345,7 +474,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     listener: (req, res) => {
       serve(req, res).catch((err: Error) => {
         // A client that goes away mid-upload is not the server's problem.
-        if (req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET' || err.message === 'aborted') return void logger.debug(`http: ${err.message}`);
+        if (req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET' || err.message === 'aborted')
+          return void logger.debug(`http: ${err.message}`);
         logger.warn(`http: ${err.message}`);
         send(res, 500, { error: 'internal error: the server logged it' });
       });

@@ -10,18 +10,32 @@ export interface WorkerHealthOptions {
 }
 
 export function workerHealthListener(opts: WorkerHealthOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const send = (res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const send = (
+    res: ServerResponse,
+    status: number,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
     res.end(JSON.stringify(body));
   };
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/healthz') return send(res, 404, { error: 'only GET /healthz is served here' });
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
     void opts.health().then(
       (h) => {
         const status = h.ok ? 'ok' : h.draining ? 'draining' : !h.answers ? 'redis unreachable' : 'not running';
-        send(res, h.ok ? 200 : 503, { status, redis: h.redis, redis_answers: h.answers, jobs_active: h.active, concurrency: h.concurrency, draining: h.draining, uptime_s: Math.round((Date.now() - opts.startedAt) / 1000) });
+        send(res, h.ok ? 200 : 503, {
+          status,
+          redis: h.redis,
+          redis_answers: h.answers,
+          jobs_active: h.active,
+          concurrency: h.concurrency,
+          draining: h.draining,
+          uptime_s: Math.round((Date.now() - opts.startedAt) / 1000),
+        });
       },
       (err: Error) => send(res, 503, { status: 'error', error: err.message }),
     );

@@ -34,7 +34,8 @@ export const addR = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d
  */
 export const MAX_FILE_SEC = 2 ** 30;
 /** Whether a time from a file is held exactly: its count (frames, or a fraction's numerator) and its seconds. */
-export const heldExactly = (count: number, sec: number) => Math.abs(count) <= Number.MAX_SAFE_INTEGER && Math.abs(sec) <= MAX_FILE_SEC;
+export const heldExactly = (count: number, sec: number) =>
+  Math.abs(count) <= Number.MAX_SAFE_INTEGER && Math.abs(sec) <= MAX_FILE_SEC;
 
 /** The most clips (cuts and overlays) a reader takes from one file: import_edit refuses a file with more. */
 export const MAX_IMPORT_ITEMS = 5000;
@@ -85,7 +86,8 @@ export interface ExchangeMedia {
 }
 
 /** The seconds a media's start timecode stands for (0 without one). */
-export const timecodeSeconds = (m: Pick<ExchangeMedia, 'timecodeFrame' | 'rate'> | undefined) => (m?.timecodeFrame && m.rate ? (m.timecodeFrame * m.rate.den) / m.rate.num : 0);
+export const timecodeSeconds = (m: Pick<ExchangeMedia, 'timecodeFrame' | 'rate'> | undefined) =>
+  m?.timecodeFrame && m.rate ? (m.timecodeFrame * m.rate.den) / m.rate.num : 0;
 
 /** A level window in ms, normalised: within its stream's span, no overlap, no level of 1, in order. */
 export interface SpanLevel {
@@ -105,7 +107,13 @@ export interface ExchangeMix {
 }
 
 /** The mix fields a timeline item has, in the edit's units; undefined when none. */
-export function mixOf(m: { gainDb?: number; fadeInMs?: number; fadeOutMs?: number; role?: ExchangeMix['role']; duckDb?: number }): ExchangeMix | undefined {
+export function mixOf(m: {
+  gainDb?: number;
+  fadeInMs?: number;
+  fadeOutMs?: number;
+  role?: ExchangeMix['role'];
+  duckDb?: number;
+}): ExchangeMix | undefined {
   const mix: ExchangeMix = {
     ...(m.role ? { role: m.role } : {}),
     // A music overlay's duck as the edit says it: the default (12 dB) left out, 0 (no duck) kept.
@@ -171,7 +179,13 @@ const OUT_POINT_ROUNDING = 0.0005 + 1e-6;
  * of a frame (a source at another rate than the edit's, times rounded to the millisecond); cutroom's render holds
  * the last frame inside the range there, which a timeline file cannot say.
  */
-function lastFrameOutruns(sourceInSec: number, frames: number, fps: { num: number; den: number }, outSec: number, rate?: { num: number; den: number }): boolean {
+function lastFrameOutruns(
+  sourceInSec: number,
+  frames: number,
+  fps: { num: number; den: number },
+  outSec: number,
+  rate?: { num: number; den: number },
+): boolean {
   const last = sourceInSec + ((frames - 1) * fps.den) / fps.num;
   const shown = rate ? (Math.floor((last * rate.num) / rate.den + 1e-6) * rate.den) / rate.num : last;
   return frames > 0 && shown >= outSec - OUT_POINT_ROUNDING;
@@ -223,7 +237,10 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
     const r = m?.rate;
     if (r && r.num > 0 && r.den > 0) {
       // The frame the render starts the cut on: the in point moved to the next frame start (cutClock).
-      const moved = cutClock({ inSec: c.inMs / 1000 }, { frameRate: r, videoStartSec: m.videoStartSec, videoTimeBase: m.videoTimeBase }).inSec;
+      const moved = cutClock(
+        { inSec: c.inMs / 1000 },
+        { frameRate: r, videoStartSec: m.videoStartSec, videoTimeBase: m.videoTimeBase },
+      ).inSec;
       const start = m.videoStartSec ?? 0;
       const k = Math.round(((moved - start) * r.num) / r.den);
       if (!start && Math.abs(moved - (k * r.den) / r.num) < 1e-6) {
@@ -237,14 +254,34 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
   });
   const warnings = clips.flatMap((c, i) =>
     lastFrameOutruns(seconds(c.sourceIn), c.frames, timeline.fps, c.outMs / 1000, media.get(c.assetId)?.rate)
-      ? [`cut ${i + 1}: its ${c.frames} frames at ${+(timeline.fps.num / timeline.fps.den).toFixed(3)} fps outrun its source range by part of a frame: an editor shows the source frame at its out point (the first of what follows it) as its last frame, where cutroom's render holds the frame before; in the editor, hold that clip's last frame for that one frame, or trim the clip by one frame`]
+      ? [
+          `cut ${i + 1}: its ${c.frames} frames at ${+(timeline.fps.num / timeline.fps.den).toFixed(3)} fps outrun its source range by part of a frame: an editor shows the source frame at its out point (the first of what follows it) as its last frame, where cutroom's render holds the frame before; in the editor, hold that clip's last frame for that one frame, or trim the clip by one frame`,
+        ]
       : [],
   );
   const overlays = timeline.overlays.map((o): ExportOverlay => {
     const mix = mixOf(o);
-    return { assetId: o.assetId, startMs: o.startMs, endMs: o.endMs, levels: normaliseLevels(o.levels, o.startMs, o.endMs), ...(o.fromMs ? { fromMs: o.fromMs } : {}), ...(mix ? { mix } : {}) };
+    return {
+      assetId: o.assetId,
+      startMs: o.startMs,
+      endMs: o.endMs,
+      levels: normaliseLevels(o.levels, o.startMs, o.endMs),
+      ...(o.fromMs ? { fromMs: o.fromMs } : {}),
+      ...(mix ? { mix } : {}),
+    };
   });
-  return { name, filename: timeline.filename, width: timeline.width, height: timeline.height, fps: { num: timeline.fps.num, den: timeline.fps.den }, totalFrames: plan.totalFrames, clips, overlays, media, warnings };
+  return {
+    name,
+    filename: timeline.filename,
+    width: timeline.width,
+    height: timeline.height,
+    fps: { num: timeline.fps.num, den: timeline.fps.den },
+    totalFrames: plan.totalFrames,
+    clips,
+    overlays,
+    media,
+    warnings,
+  };
 }
 
 /** Output frames as exact seconds. */

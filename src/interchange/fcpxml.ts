@@ -4,7 +4,25 @@
 // or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
 // takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
 // clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, addR, heldExactly, framesToR, noteList, quoteOf, rateFromNumber, rational, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type Rational, type SpanLevel } from './document.js';
+import {
+  MAX_IMPORT_ITEMS,
+  addR,
+  heldExactly,
+  framesToR,
+  noteList,
+  quoteOf,
+  rateFromNumber,
+  rational,
+  type ExchangeMix,
+  type ExportDocument,
+  type ImportedCut,
+  type ImportedOverlay,
+  type ImportedTimeline,
+  type ImportNote,
+  type MediaHints,
+  type Rational,
+  type SpanLevel,
+} from './document.js';
 import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
 
 const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
@@ -22,18 +40,30 @@ const dbOf = (level: number) => (level <= 0 ? `${SILENT_DB}dB` : `${+(20 * Math.
  * (fadeIn/fadeOut in the amount's param, as the DTD has them: adjust-volume > param > fadeIn?, fadeOut?,
  * keyframeAnimation?). The edit's fades are a half-sine; easeInOut is Final Cut's nearest curve.
  */
-function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, indent: string, mix: ExchangeMix = {}): string {
+function volume(
+  levels: SpanLevel[],
+  spanFromMs: number,
+  spanToMs: number,
+  indent: string,
+  mix: ExchangeMix = {},
+): string {
   const gain = 10 ** ((mix.gain_db ?? 0) / 20);
   const fades = [
     ...(mix.fade_in ? [`${indent}    <fadeIn type="easeInOut" duration="${t(msR(mix.fade_in * 1000))}"/>`] : []),
     ...(mix.fade_out ? [`${indent}    <fadeOut type="easeInOut" duration="${t(msR(mix.fade_out * 1000))}"/>`] : []),
   ];
   const only = levels[0];
-  const constant = !levels.length ? 1 : levels.length === 1 && only!.fromMs <= spanFromMs && only!.toMs >= spanToMs ? only!.level : undefined;
+  const constant = !levels.length
+    ? 1
+    : levels.length === 1 && only!.fromMs <= spanFromMs && only!.toMs >= spanToMs
+      ? only!.level
+      : undefined;
   if (constant !== undefined) {
     if (constant * gain === 1 && !fades.length) return '';
     const amount = `amount="${dbOf(constant * gain)}"`;
-    return fades.length ? `${indent}<adjust-volume ${amount}>\n${indent}  <param name="amount">\n${fades.join('\n')}\n${indent}  </param>\n${indent}</adjust-volume>\n` : `${indent}<adjust-volume ${amount}/>\n`;
+    return fades.length
+      ? `${indent}<adjust-volume ${amount}>\n${indent}  <param name="amount">\n${fades.join('\n')}\n${indent}  </param>\n${indent}</adjust-volume>\n`
+      : `${indent}<adjust-volume ${amount}/>\n`;
   }
   const keys: { at: Rational; level: number }[] = [];
   levels.forEach((l, i) => {
@@ -46,15 +76,24 @@ function volume(levels: SpanLevel[], spanFromMs: number, spanToMs: number, inden
   });
   // Before the first window the level is 1: FCP holds the first keyframe's value backwards.
   if (levels[0]!.fromMs > spanFromMs) keys.unshift({ at: msR(spanFromMs), level: 1 });
-  const frames = keys.map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level * gain)}"/>`).join('\n');
+  const frames = keys
+    .map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level * gain)}"/>`)
+    .join('\n');
   // (The gain is in every keyframe's value; the amount outside them is not read where there are keyframes.)
   return `${indent}<adjust-volume>\n${indent}  <param name="amount">\n${fades.map((f) => `${f}\n`).join('')}${indent}    <keyframeAnimation>\n${frames}\n${indent}    </keyframeAnimation>\n${indent}  </param>\n${indent}</adjust-volume>\n`;
 }
 
 export function writeFcpxml(doc: ExportDocument): string {
   const fps = doc.fps;
-  const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', '<!DOCTYPE fcpxml>', '<fcpxml version="1.10">', '  <resources>'];
-  lines.push(`    <format id="r0" frameDuration="${t(rational(fps.den, fps.num))}" width="${doc.width}" height="${doc.height}"/>`);
+  const lines: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE fcpxml>',
+    '<fcpxml version="1.10">',
+    '  <resources>',
+  ];
+  lines.push(
+    `    <format id="r0" frameDuration="${t(rational(fps.den, fps.num))}" width="${doc.width}" height="${doc.height}"/>`,
+  );
   // One format per distinct source picture, one asset per asset used.
   const formats = new Map<string, string>();
   const assetRef = new Map<string, string>();
@@ -71,7 +110,9 @@ export function writeFcpxml(doc: ExportDocument): string {
       const key = `${m.rate.num}/${m.rate.den} ${m.width}x${m.height}`;
       if (!formats.has(key)) {
         formats.set(key, `r${formats.size + 1}`);
-        lines.push(`    <format id="${formats.get(key)}" frameDuration="${t(rational(m.rate.den, m.rate.num))}" width="${m.width}" height="${m.height}"/>`);
+        lines.push(
+          `    <format id="${formats.get(key)}" frameDuration="${t(rational(m.rate.den, m.rate.num))}" width="${m.width}" height="${m.height}"/>`,
+        );
       }
       format = ` format="${formats.get(key)}"`;
     }
@@ -79,28 +120,44 @@ export function writeFcpxml(doc: ExportDocument): string {
     assetRef.set(id, ref);
     const duration = m?.durationMs !== undefined ? ` duration="${t(msR(m.durationMs))}"` : '';
     const video = m?.hasVideo ? ' hasVideo="1" videoSources="1"' : ' hasVideo="0"';
-    const audio = m?.hasAudio ? ` hasAudio="1" audioSources="1" audioChannels="${Math.min(2, m.audioChannels ?? 2)}" audioRate="48000"` : ' hasAudio="0"';
-    lines.push(`    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="${t(tcOf(id))}"${duration}${video}${audio}${format}>`);
+    const audio = m?.hasAudio
+      ? ` hasAudio="1" audioSources="1" audioChannels="${Math.min(2, m.audioChannels ?? 2)}" audioRate="48000"`
+      : ' hasAudio="0"';
+    lines.push(
+      `    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="${t(tcOf(id))}"${duration}${video}${audio}${format}>`,
+    );
     lines.push(`      <media-rep kind="original-media" src="${escapeXml(m?.url ?? '')}"/>`);
     lines.push(`      <metadata><md key="com.cutroom.asset-id" value="${escapeXml(id)}"/></metadata>`);
     lines.push('    </asset>');
   });
-  lines.push('  </resources>', '  <library>', '    <event name="cutroom">', `      <project name="${escapeXml(doc.name)}">`);
-  lines.push(`        <sequence format="r0" duration="${t(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`, '          <spine>');
+  lines.push(
+    '  </resources>',
+    '  <library>',
+    '    <event name="cutroom">',
+    `      <project name="${escapeXml(doc.name)}">`,
+  );
+  lines.push(
+    `        <sequence format="r0" duration="${t(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`,
+    '          <spine>',
+  );
   // With overlays, the timeline is a gap as long as the edit: the cuts are a storyline on it (lane 1) and each
   // overlay is connected to it at its frame on the timeline, so that an editor deleting or moving a cut leaves the
   // voiceover where it is (connected to a cut, it would go with it). Without overlays, the cuts are the spine.
   const anchored = doc.overlays.length > 0;
   const pad = anchored ? '    ' : '';
   if (anchored) {
-    lines.push(`            <gap name="cutroom timeline" offset="0s" start="0s" duration="${t(framesToR(doc.totalFrames, fps))}">`, '              <spine lane="1" offset="0s" name="cuts">');
+    lines.push(
+      `            <gap name="cutroom timeline" offset="0s" start="0s" duration="${t(framesToR(doc.totalFrames, fps))}">`,
+      '              <spine lane="1" offset="0s" name="cuts">',
+    );
   }
   doc.clips.forEach((c) => {
     const m = doc.media.get(c.assetId);
     const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
     const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `, c.mix);
     if (!vol) lines.push(`${pad}            <asset-clip ${attrs}/>`);
-    else lines.push(`${pad}            <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), `${pad}            </asset-clip>`);
+    else
+      lines.push(`${pad}            <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), `${pad}            </asset-clip>`);
   });
   if (anchored) {
     lines.push('              </spine>');
@@ -112,11 +169,23 @@ export function writeFcpxml(doc: ExportDocument): string {
       const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
       const vol = volume(local, 0, o.endMs - o.startMs, '                ', o.mix);
       const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="${o.mix?.role ?? 'dialogue'}"`;
-      lines.push(...(vol ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>'] : [`              <asset-clip ${attrs}/>`]));
+      lines.push(
+        ...(vol
+          ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>']
+          : [`              <asset-clip ${attrs}/>`]),
+      );
     }
     lines.push('            </gap>');
   }
-  lines.push('          </spine>', '        </sequence>', '      </project>', '    </event>', '  </library>', '</fcpxml>', '');
+  lines.push(
+    '          </spine>',
+    '        </sequence>',
+    '      </project>',
+    '    </event>',
+    '  </library>',
+    '</fcpxml>',
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -196,7 +265,13 @@ const find = (e: XmlElement, name: string): XmlElement | undefined => {
 };
 
 /** Level windows (seconds, on the clip's local clock) from an adjust-volume, within [from, to). */
-function levelsOf(clip: XmlElement, fromSec: number, toSec: number, place: string, notes: ImportNote[]): { level: number; fromSec: number; toSec: number }[] {
+function levelsOf(
+  clip: XmlElement,
+  fromSec: number,
+  toSec: number,
+  place: string,
+  notes: ImportNote[],
+): { level: number; fromSec: number; toSec: number }[] {
   const adj = kids(clip, 'adjust-volume')[0];
   if (!adj) return [];
   const keyframes = kids(adj, 'param')
@@ -208,7 +283,12 @@ function levelsOf(clip: XmlElement, fromSec: number, toSec: number, place: strin
   if (!keyframes.length) {
     const level = levelOfDb(adj.attrs.amount);
     if (level === undefined) {
-      if (adj.attrs.amount !== undefined) notes.push({ severity: 'warning', place, message: `a volume of "${adj.attrs.amount}" was not understood; the clip plays at its own level` });
+      if (adj.attrs.amount !== undefined)
+        notes.push({
+          severity: 'warning',
+          place,
+          message: `a volume of "${adj.attrs.amount}" was not understood; the clip plays at its own level`,
+        });
       return [];
     }
     return level === 1 ? [] : [{ level, fromSec, toSec }];
@@ -229,7 +309,12 @@ function levelsOf(clip: XmlElement, fromSec: number, toSec: number, place: strin
   spans.push({ level: last.level, fromSec: last.at, toSec });
   // A plateau ends where the next begins (the step between them is inside a sample or two).
   for (let i = 0; i + 1 < spans.length; i++) spans[i]!.toSec = spans[i + 1]!.fromSec;
-  if (ramped) notes.push({ severity: 'warning', place, message: 'a volume ramp became a step at its mean level: cutroom levels change on a sample, not gradually' });
+  if (ramped)
+    notes.push({
+      severity: 'warning',
+      place,
+      message: 'a volume ramp became a step at its mean level: cutroom levels change on a sample, not gradually',
+    });
   return spans
     .map((s) => ({ ...s, fromSec: Math.max(fromSec, s.fromSec), toSec: Math.min(toSec, s.toSec) }))
     .filter((s) => s.toSec > s.fromSec && Math.abs(s.level - 1) > 1e-6);
@@ -242,32 +327,55 @@ export function readFcpxml(text: string): ImportedTimeline {
   try {
     root = parseXml(text);
   } catch (err) {
-    notes.push({ severity: 'error', place: 'the file', message: `it is not well-formed XML: ${err instanceof XmlError ? err.message : String(err)}` });
+    notes.push({
+      severity: 'error',
+      place: 'the file',
+      message: `it is not well-formed XML: ${err instanceof XmlError ? err.message : String(err)}`,
+    });
     return out;
   }
   if (root.name !== 'fcpxml') {
-    notes.push({ severity: 'error', place: 'the file', message: `its root element is <${quoteOf(root.name)}>, not <fcpxml>` });
+    notes.push({
+      severity: 'error',
+      place: 'the file',
+      message: `its root element is <${quoteOf(root.name)}>, not <fcpxml>`,
+    });
     return out;
   }
   // "1.10" is newer than "1.5": the parts are compared as numbers, not the whole as a decimal.
   const [major = 0, minor = 0] = (root.attrs.version ?? '').split('.').map((p) => Number(p) || 0);
-  if (major && (major < 1 || (major === 1 && minor < 5))) notes.push({ severity: 'warning', place: 'the file', message: `FCPXML ${root.attrs.version} is older than what was tested (1.8 to 1.11); read as far as it goes` });
+  if (major && (major < 1 || (major === 1 && minor < 5)))
+    notes.push({
+      severity: 'warning',
+      place: 'the file',
+      message: `FCPXML ${root.attrs.version} is older than what was tested (1.8 to 1.11); read as far as it goes`,
+    });
 
   const resources = kids(root, 'resources')[0];
   const formats = new Map<string, XmlElement>();
   const assets = new Map<string, AssetInfo>();
   // Generators and titles make their own picture from an <effect>: not media that is missing.
-  const effects = new Set((resources?.children ?? []).filter((r) => r.name === 'effect' && r.attrs.id).map((r) => r.attrs.id!));
+  const effects = new Set(
+    (resources?.children ?? []).filter((r) => r.name === 'effect' && r.attrs.id).map((r) => r.attrs.id!),
+  );
   const isGenerator = (el: XmlElement) =>
-    el.name === 'title' || (!!el.attrs.ref && effects.has(el.attrs.ref)) || el.children.some((c) => c.name === 'video' && !!c.attrs.ref && effects.has(c.attrs.ref));
+    el.name === 'title' ||
+    (!!el.attrs.ref && effects.has(el.attrs.ref)) ||
+    el.children.some((c) => c.name === 'video' && !!c.attrs.ref && effects.has(c.attrs.ref));
   for (const r of resources?.children ?? []) {
     if (r.name === 'format' && r.attrs.id) formats.set(r.attrs.id, r);
     if (r.name === 'asset' && r.attrs.id) {
       const src = r.attrs.src ?? kids(r, 'media-rep').find((m) => m.attrs.kind !== 'proxy-media')?.attrs.src;
       const md = find(r, 'metadata');
-      const cutroomId = md ? kids(md, 'md').find((m) => m.attrs.key === 'com.cutroom.asset-id')?.attrs.value : undefined;
+      const cutroomId = md
+        ? kids(md, 'md').find((m) => m.attrs.key === 'com.cutroom.asset-id')?.attrs.value
+        : undefined;
       assets.set(r.attrs.id, {
-        hints: { ...(cutroomId ? { assetId: cutroomId } : {}), ...(src ? { url: src } : {}), names: [r.attrs.name, r.attrs.uid].filter((n): n is string => !!n) },
+        hints: {
+          ...(cutroomId ? { assetId: cutroomId } : {}),
+          ...(src ? { url: src } : {}),
+          names: [r.attrs.name, r.attrs.uid].filter((n): n is string => !!n),
+        },
         startSec: parseFcpTime(r.attrs.start) ?? 0,
         unexact: !TIME_ATTRS.every((a) => fcpTimeExact(r.attrs[a])),
         hasVideo: r.attrs.hasVideo === '1',
@@ -299,7 +407,8 @@ export function readFcpxml(text: string): ImportedTimeline {
     return out;
   }
 
-  const describe = (el: XmlElement) => `<${quoteOf(el.name)}${el.attrs.name ? ` name="${quoteOf(el.attrs.name)}"` : ''}> (line ${el.line})`;
+  const describe = (el: XmlElement) =>
+    `<${quoteOf(el.name)}${el.attrs.name ? ` name="${quoteOf(el.attrs.name)}"` : ''}> (line ${el.line})`;
   // A time too large to hold exactly (an in point of 1e300 s less an asset start of 1e300 s comes out 0) is said
   // once, where it is written; what it places or starts is not read.
   const unexact = new Set<XmlElement>();
@@ -307,25 +416,52 @@ export function readFcpxml(text: string): ImportedTimeline {
     const attr = TIME_ATTRS.find((a) => !fcpTimeExact(el.attrs[a]));
     if (attr) {
       unexact.add(el);
-      const what = el.name === 'asset' ? 'its clips were left out' : el.name === 'sequence' ? 'the timeline cannot be placed' : 'it was left out';
-      notes.push({ severity: 'error', place: describe(el), message: `its ${attr} ("${quoteOf(el.attrs[attr]!, 40)}") is too large to hold exactly; ${what}` });
+      const what =
+        el.name === 'asset'
+          ? 'its clips were left out'
+          : el.name === 'sequence'
+            ? 'the timeline cannot be placed'
+            : 'it was left out';
+      notes.push({
+        severity: 'error',
+        place: describe(el),
+        message: `its ${attr} ("${quoteOf(el.attrs[attr]!, 40)}") is too large to hold exactly; ${what}`,
+      });
     }
     el.children.forEach(findUnexact);
   };
   findUnexact(root);
   const mediaOf = (el: XmlElement): { asset?: AssetInfo; mediaStart: number; unexact: boolean } => {
     // An asset-clip names its asset; a clip holds a video (or audio) element that does, on the clip's own clock.
-    if (el.attrs.ref && assets.has(el.attrs.ref)) return { asset: assets.get(el.attrs.ref), mediaStart: 0, unexact: assets.get(el.attrs.ref)!.unexact };
-    const inner = el.children.find((c) => (c.name === 'video' || c.name === 'audio' || c.name === 'asset-clip') && c.attrs.ref && assets.has(c.attrs.ref));
+    if (el.attrs.ref && assets.has(el.attrs.ref))
+      return { asset: assets.get(el.attrs.ref), mediaStart: 0, unexact: assets.get(el.attrs.ref)!.unexact };
+    const inner = el.children.find(
+      (c) =>
+        (c.name === 'video' || c.name === 'audio' || c.name === 'asset-clip') && c.attrs.ref && assets.has(c.attrs.ref),
+    );
     if (!inner) return { mediaStart: 0, unexact: false };
     // media time = inner.start + (local time - inner.offset)
     const asset = assets.get(inner.attrs.ref!)!;
-    return { asset, mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0), unexact: asset.unexact || unexact.has(inner) };
+    return {
+      asset,
+      mediaStart: (parseFcpTime(inner.attrs.start) ?? 0) - (parseFcpTime(inner.attrs.offset) ?? 0),
+      unexact: asset.unexact || unexact.has(inner),
+    };
   };
   const dropped = (el: XmlElement, place: string) => {
     for (const c of el.children) {
-      if (c.name === 'timeMap' || c.name === 'conform-rate') notes.push({ severity: 'warning', place, message: 'a speed change (retiming) was dropped: cutroom plays clips at their own speed' });
-      if (c.name === 'filter-video' || c.name === 'filter-audio') notes.push({ severity: 'warning', place, message: `an effect (${quoteOf(c.attrs.name ?? c.name)}) was dropped` });
+      if (c.name === 'timeMap' || c.name === 'conform-rate')
+        notes.push({
+          severity: 'warning',
+          place,
+          message: 'a speed change (retiming) was dropped: cutroom plays clips at their own speed',
+        });
+      if (c.name === 'filter-video' || c.name === 'filter-audio')
+        notes.push({
+          severity: 'warning',
+          place,
+          message: `an effect (${quoteOf(c.attrs.name ?? c.name)}) was dropped`,
+        });
     }
   };
 
@@ -345,12 +481,24 @@ export function readFcpxml(text: string): ImportedTimeline {
     // Where this item's local clock (start..start+duration) sits on the timeline, as the file placed it.
     const timelineAt = offset !== undefined ? offset - tcStart : position;
     if (el.name === 'transition') {
-      notes.push({ severity: 'warning', place, message: `a transition${el.attrs.name ? ` (${quoteOf(el.attrs.name)})` : ''} became a straight cut: cutroom has no transitions` });
+      notes.push({
+        severity: 'warning',
+        place,
+        message: `a transition${el.attrs.name ? ` (${quoteOf(el.attrs.name)})` : ''} became a straight cut: cutroom has no transitions`,
+      });
       continue;
     }
     // A gap carrying the cuts as a storyline (lane 1, as cutroom writes a timeline with overlays): its items are the
     // cuts, in the spine's place; what else is connected to it hangs on the timeline.
-    const story = el.name === 'gap' ? el.children.find((c) => c.name === 'spine' && Number(c.attrs.lane) > 0 && c.children.some((x) => x.name !== 'gap' && x.name !== 'transition')) : undefined;
+    const story =
+      el.name === 'gap'
+        ? el.children.find(
+            (c) =>
+              c.name === 'spine' &&
+              Number(c.attrs.lane) > 0 &&
+              c.children.some((x) => x.name !== 'gap' && x.name !== 'transition'),
+          )
+        : undefined;
     const connected = el.children.filter((c) => c.attrs.lane !== undefined && c.attrs.lane !== '0' && c !== story);
     for (const c of connected) connectedItem(c, start, timelineAt, place);
     if (story) {
@@ -358,15 +506,26 @@ export function readFcpxml(text: string): ImportedTimeline {
       continue;
     }
     if (el.name === 'gap') {
-      if (duration) notes.push({ severity: 'warning', place, message: `a gap of ${duration.toFixed(3)} s was closed up: cutroom plays its cuts back to back` });
+      if (duration)
+        notes.push({
+          severity: 'warning',
+          place,
+          message: `a gap of ${duration.toFixed(3)} s was closed up: cutroom plays its cuts back to back`,
+        });
       continue;
     }
     if (isGenerator(el)) {
-      notes.push({ severity: 'warning', place, message: 'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out and the timeline closed up' });
+      notes.push({
+        severity: 'warning',
+        place,
+        message:
+          'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out and the timeline closed up',
+      });
       continue;
     }
     if (el.name === 'asset-clip' || el.name === 'clip' || el.name === 'audition' || el.name === 'video') {
-      const target = el.name === 'audition' ? el.children.find((c) => c.name === 'asset-clip' || c.name === 'clip') : el;
+      const target =
+        el.name === 'audition' ? el.children.find((c) => c.name === 'asset-clip' || c.name === 'clip') : el;
       if (!target || duration === undefined) {
         notes.push({ severity: 'warning', place, message: 'an item without media or duration was left out' });
         continue;
@@ -374,11 +533,20 @@ export function readFcpxml(text: string): ImportedTimeline {
       const { asset, mediaStart, unexact: tooLarge } = mediaOf(target);
       if (tooLarge || unexact.has(target)) continue;
       if (!asset) {
-        notes.push({ severity: 'error', place, message: `its media is not among the file's assets (ref "${target.attrs.ref ?? ''}")` });
+        notes.push({
+          severity: 'error',
+          place,
+          message: `its media is not among the file's assets (ref "${target.attrs.ref ?? ''}")`,
+        });
         continue;
       }
       if (!asset.hasVideo) {
-        notes.push({ severity: 'warning', place, message: 'an audio-only clip in the spine was left out: cutroom plays pictures in sequence (put sound on a connected lane)' });
+        notes.push({
+          severity: 'warning',
+          place,
+          message:
+            'an audio-only clip in the spine was left out: cutroom plays pictures in sequence (put sound on a connected lane)',
+        });
         position += duration;
         continue;
       }
@@ -393,7 +561,11 @@ export function readFcpxml(text: string): ImportedTimeline {
         media: asset.hints,
         sourceInSec: sourceIn,
         durationSec: duration,
-        levels: levelsOf(target, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: localToSource(l.fromSec), toSec: localToSource(l.toSec) })),
+        levels: levelsOf(target, start, start + duration, place, notes).map((l) => ({
+          level: l.level,
+          fromSec: localToSource(l.fromSec),
+          toSec: localToSource(l.toSec),
+        })),
         place,
       };
       const mix = mixOfVolume(target);
@@ -402,7 +574,11 @@ export function readFcpxml(text: string): ImportedTimeline {
       position += duration;
       continue;
     }
-    notes.push({ severity: 'warning', place, message: `<${quoteOf(el.name)}> items (compound, multicam, sync clips, titles, generators) are not something cutroom can play; it was left out` });
+    notes.push({
+      severity: 'warning',
+      place,
+      message: `<${quoteOf(el.name)}> items (compound, multicam, sync clips, titles, generators) are not something cutroom can play; it was left out`,
+    });
   }
   return out;
 
@@ -415,7 +591,8 @@ export function readFcpxml(text: string): ImportedTimeline {
       let run = 0;
       for (const x of c.children) {
         if (x.name === 'transition') continue;
-        if (x.name !== 'gap') connectedAt(x, at + run, `${describe(x)} in the storyline ${describe(c)} connected to ${parentPlace}`, lane);
+        if (x.name !== 'gap')
+          connectedAt(x, at + run, `${describe(x)} in the storyline ${describe(c)} connected to ${parentPlace}`, lane);
         run += parseFcpTime(x.attrs.duration) ?? 0;
       }
       return;
@@ -426,10 +603,18 @@ export function readFcpxml(text: string): ImportedTimeline {
   /** One connected item (or an item of a connected storyline) that plays from `at` on the timeline. */
   function connectedAt(item: XmlElement, at: number, place: string, lane: number) {
     // An audition plays its pick: the first clip in it.
-    const c = item.name === 'audition' ? (item.children.find((x) => x.name === 'asset-clip' || x.name === 'clip') ?? item) : item;
+    const c =
+      item.name === 'audition'
+        ? (item.children.find((x) => x.name === 'asset-clip' || x.name === 'clip') ?? item)
+        : item;
     if (unexact.has(item) || unexact.has(c)) return;
     if (isGenerator(c)) {
-      notes.push({ severity: 'warning', place, message: 'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out' });
+      notes.push({
+        severity: 'warning',
+        place,
+        message:
+          'a generator or title (it makes its own picture, from no media) is not something cutroom can play; it was left out',
+      });
       return;
     }
     const { asset, mediaStart, unexact: tooLarge } = mediaOf(c);
@@ -440,7 +625,11 @@ export function readFcpxml(text: string): ImportedTimeline {
       return;
     }
     if (asset.hasVideo && lane > 0) {
-      notes.push({ severity: 'warning', place, message: 'a connected video clip (a layer above the spine) was left out: cutroom plays one picture at a time' });
+      notes.push({
+        severity: 'warning',
+        place,
+        message: 'a connected video clip (a layer above the spine) was left out: cutroom plays one picture at a time',
+      });
       return;
     }
     if (!asset.hasAudio) {
@@ -449,12 +638,32 @@ export function readFcpxml(text: string): ImportedTimeline {
     }
     dropped(c, place);
     const start = parseFcpTime(c.attrs.start) ?? asset.startSec;
-    const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({ level: l.level, fromSec: at + (l.fromSec - start), toSec: at + (l.toSec - start) }));
+    const levels = levelsOf(c, start, start + duration, place, notes).map((l) => ({
+      level: l.level,
+      fromSec: at + (l.fromSec - start),
+      toSec: at + (l.toSec - start),
+    }));
     // Its role as Final Cut names it ("music", or a subrole "music.Score"): music and effects are cutroom's roles.
     const role = (c.attrs.audioRole ?? '').split('.')[0]!.toLowerCase();
     const volumeMix = mixOfVolume(c);
-    const mix = role === 'music' || role === 'effects' || volumeMix ? { mix: { ...(role === 'music' || role === 'effects' ? { role: role as 'music' | 'effects' } : {}), ...volumeMix } } : {};
-    const overlay: ImportedOverlay = { media: asset.hints, startSec: at, durationSec: duration, sourceInSec: mediaStart + start - asset.startSec, levels, place, ...mix };
+    const mix =
+      role === 'music' || role === 'effects' || volumeMix
+        ? {
+            mix: {
+              ...(role === 'music' || role === 'effects' ? { role: role as 'music' | 'effects' } : {}),
+              ...volumeMix,
+            },
+          }
+        : {};
+    const overlay: ImportedOverlay = {
+      media: asset.hints,
+      startSec: at,
+      durationSec: duration,
+      sourceInSec: mediaStart + start - asset.startSec,
+      levels,
+      place,
+      ...mix,
+    };
     out.overlays.push(overlay);
   }
 }

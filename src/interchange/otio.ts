@@ -3,24 +3,68 @@
 // clip's source_range is in its source's frame rate (an overlay's starts at its `from`). OTIO has no standard
 // volume, so levels (and cutroom's own ids, in and out points, crop and mix: gain, fades, role, duck) travel in clip
 // metadata under the "cutroom" key. Pure: text in, text out.
-import { MAX_IMPORT_ITEMS, heldExactly, noteList, quoteOf, rateFromNumber, seconds, type ExchangeMix, type ExportDocument, type ImportedCut, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints } from './document.js';
+import {
+  MAX_IMPORT_ITEMS,
+  heldExactly,
+  noteList,
+  quoteOf,
+  rateFromNumber,
+  seconds,
+  type ExchangeMix,
+  type ExportDocument,
+  type ImportedCut,
+  type ImportedOverlay,
+  type ImportedTimeline,
+  type ImportNote,
+  type MediaHints,
+} from './document.js';
 
 const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
-const range = (start: number, duration: number, rate: number) => ({ OTIO_SCHEMA: 'TimeRange.1', duration: rt(duration, rate), start_time: rt(start, rate) });
-const item = (schema: string, name: string, extra: Record<string, unknown>) => ({ OTIO_SCHEMA: schema, metadata: {}, name, source_range: null, effects: [], markers: [], enabled: true, ...extra });
+const range = (start: number, duration: number, rate: number) => ({
+  OTIO_SCHEMA: 'TimeRange.1',
+  duration: rt(duration, rate),
+  start_time: rt(start, rate),
+});
+const item = (schema: string, name: string, extra: Record<string, unknown>) => ({
+  OTIO_SCHEMA: schema,
+  metadata: {},
+  name,
+  source_range: null,
+  effects: [],
+  markers: [],
+  enabled: true,
+  ...extra,
+});
 const rateOf = (f: { num: number; den: number }) => f.num / f.den;
 
 function reference(doc: ExportDocument, assetId: string) {
   const m = doc.media.get(assetId);
   // The media's own clock starts at its timecode: its first frame's label, as OpenTimelineIO's adapters write it.
-  const available = m?.durationMs !== undefined ? range(m.rate ? (m.timecodeFrame ?? 0) : 0, m.rate ? (m.durationMs / 1000) * rateOf(m.rate) : m.durationMs / 1000, m.rate ? rateOf(m.rate) : 1) : null;
+  const available =
+    m?.durationMs !== undefined
+      ? range(
+          m.rate ? (m.timecodeFrame ?? 0) : 0,
+          m.rate ? (m.durationMs / 1000) * rateOf(m.rate) : m.durationMs / 1000,
+          m.rate ? rateOf(m.rate) : 1,
+        )
+      : null;
   return {
-    media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', metadata: {}, name: m?.name ?? assetId, available_range: available, available_image_bounds: null, target_url: m?.url ?? '' } },
+    media_references: {
+      DEFAULT_MEDIA: {
+        OTIO_SCHEMA: 'ExternalReference.1',
+        metadata: {},
+        name: m?.name ?? assetId,
+        available_range: available,
+        available_image_bounds: null,
+        target_url: m?.url ?? '',
+      },
+    },
     active_media_reference_key: 'DEFAULT_MEDIA',
   };
 }
 
-const levelsMeta = (levels: { level: number; fromMs: number; toMs: number }[]) => levels.map((l) => ({ level: l.level, start_ms: l.fromMs, end_ms: l.toMs }));
+const levelsMeta = (levels: { level: number; fromMs: number; toMs: number }[]) =>
+  levels.map((l) => ({ level: l.level, start_ms: l.fromMs, end_ms: l.toMs }));
 
 export function writeOtio(doc: ExportDocument): string {
   const fps = rateOf(doc.fps);
@@ -32,14 +76,26 @@ export function writeOtio(doc: ExportDocument): string {
     // OpenTimelineIO's own EDL writer drop a frame), its start the source time on that clock.
     const rate = Math.abs(sourceRate - fps) < 1e-9 ? sourceRate : fps;
     const tc = m?.rate ? ((m.timecodeFrame ?? 0) * rate) / sourceRate : 0;
-    const start = (rate === sourceRate && c.sourceInFrame !== undefined ? c.sourceInFrame : seconds(c.sourceIn) * rate) + tc;
+    const start =
+      (rate === sourceRate && c.sourceInFrame !== undefined ? c.sourceInFrame : seconds(c.sourceIn) * rate) + tc;
     const duration = rate === sourceRate ? (c.frames * doc.fps.den * rate) / doc.fps.num : c.frames;
     return {
       ...item('Clip.2', m?.name ?? c.assetId, {
         source_range: range(start, duration, rate),
         ...reference(doc, c.assetId),
       }),
-      metadata: { cutroom: { asset_id: c.assetId, role, in_ms: c.inMs, out_ms: c.outMs, levels: levelsMeta(c.levels), ...(c.crop ? { crop: c.crop } : {}), ...(c.focus ? { focus: c.focus } : {}), ...(c.mix ? { mix: c.mix } : {}) } },
+      metadata: {
+        cutroom: {
+          asset_id: c.assetId,
+          role,
+          in_ms: c.inMs,
+          out_ms: c.outMs,
+          levels: levelsMeta(c.levels),
+          ...(c.crop ? { crop: c.crop } : {}),
+          ...(c.focus ? { focus: c.focus } : {}),
+          ...(c.mix ? { mix: c.mix } : {}),
+        },
+      },
     };
   };
   const video = item('Track.1', 'V1', { kind: 'Video', children: doc.clips.map((c) => clipOf(c, 'picture')) });
@@ -53,14 +109,34 @@ export function writeOtio(doc: ExportDocument): string {
     if (startFrames > 0) children.push(item('Gap.1', '', { source_range: range(0, startFrames, fps) }));
     children.push({
       // Its source range starts where it plays from in its audio (`from`; the exact milliseconds in the metadata).
-      ...item('Clip.2', m?.name ?? o.assetId, { source_range: range(Math.round(((o.fromMs ?? 0) / 1000) * fps), endFrames - startFrames, fps), ...reference(doc, o.assetId) }),
-      metadata: { cutroom: { asset_id: o.assetId, role: 'overlay', start_ms: o.startMs, end_ms: o.endMs, levels: levelsMeta(o.levels), ...(o.fromMs ? { from_ms: o.fromMs } : {}), ...(o.mix ? { mix: o.mix } : {}) } },
+      ...item('Clip.2', m?.name ?? o.assetId, {
+        source_range: range(Math.round(((o.fromMs ?? 0) / 1000) * fps), endFrames - startFrames, fps),
+        ...reference(doc, o.assetId),
+      }),
+      metadata: {
+        cutroom: {
+          asset_id: o.assetId,
+          role: 'overlay',
+          start_ms: o.startMs,
+          end_ms: o.endMs,
+          levels: levelsMeta(o.levels),
+          ...(o.fromMs ? { from_ms: o.fromMs } : {}),
+          ...(o.mix ? { mix: o.mix } : {}),
+        },
+      },
     });
     return item('Track.1', `A${k + 2}`, { kind: 'Audio', children });
   });
   const timeline = {
     OTIO_SCHEMA: 'Timeline.1',
-    metadata: { cutroom: { resolution: `${doc.width}x${doc.height}`, fps_num: doc.fps.num, fps_den: doc.fps.den, filename: doc.filename } },
+    metadata: {
+      cutroom: {
+        resolution: `${doc.width}x${doc.height}`,
+        fps_num: doc.fps.num,
+        fps_den: doc.fps.den,
+        filename: doc.filename,
+      },
+    },
     name: doc.name,
     global_start_time: rt(0, fps),
     tracks: item('Stack.1', 'tracks', { children: [video, sound, ...overlays] }),
@@ -100,7 +176,8 @@ function tooLarge(range: unknown, name: string): string | undefined {
     const t = range[key];
     const value = isObj(t) ? num(t.value) : undefined;
     const rate = isObj(t) ? num(t.rate) : undefined;
-    if (value !== undefined && rate !== undefined && rate > 0 && !heldExactly(value, value / rate)) return `its ${name} ${key} (${value} at rate ${rate})`;
+    if (value !== undefined && rate !== undefined && rate > 0 && !heldExactly(value, value / rate))
+      return `its ${name} ${key} (${value} at rate ${rate})`;
   }
   return undefined;
 }
@@ -157,7 +234,8 @@ function hintsOf(clip: Json): MediaHints {
   let url: string | undefined;
   if (ref) {
     if (typeof ref.name === 'string' && ref.name) names.push(ref.name);
-    if (kindOf(ref) === 'ExternalReference' && typeof ref.target_url === 'string' && ref.target_url) url = ref.target_url;
+    if (kindOf(ref) === 'ExternalReference' && typeof ref.target_url === 'string' && ref.target_url)
+      url = ref.target_url;
   }
   const meta = cutroomMeta(clip);
   const assetId = typeof meta?.asset_id === 'string' ? meta.asset_id : undefined;
@@ -165,7 +243,11 @@ function hintsOf(clip: Json): MediaHints {
 }
 
 /** The span cutroom wrote a clip's levels against (its in and out, or an overlay's start and end), from its metadata. */
-function levelSpanFrom(meta: Json | undefined, from: string, to: string): { levelSpan?: { fromSec: number; toSec: number } } {
+function levelSpanFrom(
+  meta: Json | undefined,
+  from: string,
+  to: string,
+): { levelSpan?: { fromSec: number; toSec: number } } {
   const a = num(meta?.[from]);
   const b = num(meta?.[to]);
   return a !== undefined && b !== undefined && b > a ? { levelSpan: { fromSec: a / 1000, toSec: b / 1000 } } : {};
@@ -178,7 +260,9 @@ function levelsFrom(meta: Json | undefined): { level: number; fromSec: number; t
     const level = num(l.level);
     const from = num(l.start_ms);
     const to = num(l.end_ms);
-    return level !== undefined && from !== undefined && to !== undefined ? [{ level, fromSec: from / 1000, toSec: to / 1000 }] : [];
+    return level !== undefined && from !== undefined && to !== undefined
+      ? [{ level, fromSec: from / 1000, toSec: to / 1000 }]
+      : [];
   });
 }
 
@@ -201,8 +285,15 @@ function effectNotes(v: Json, place: string, notes: ImportNote[]): void {
   for (const e of v.effects) {
     if (!isObj(e)) continue;
     const kind = kindOf(e);
-    const what = kind === 'LinearTimeWarp' || kind === 'FreezeFrame' ? `a speed change (${kind}${num(e.time_scalar) !== undefined ? `, x${num(e.time_scalar)}` : ''})` : `an effect (${quoteOf(typeof e.effect_name === 'string' && e.effect_name ? e.effect_name : kind || 'unnamed')})`;
-    notes.push({ severity: 'warning', place, message: `${what} was dropped: cutroom plays clips at their own speed, without effects` });
+    const what =
+      kind === 'LinearTimeWarp' || kind === 'FreezeFrame'
+        ? `a speed change (${kind}${num(e.time_scalar) !== undefined ? `, x${num(e.time_scalar)}` : ''})`
+        : `an effect (${quoteOf(typeof e.effect_name === 'string' && e.effect_name ? e.effect_name : kind || 'unnamed')})`;
+    notes.push({
+      severity: 'warning',
+      place,
+      message: `${what} was dropped: cutroom plays clips at their own speed, without effects`,
+    });
   }
 }
 
@@ -213,17 +304,30 @@ export function readOtio(text: string): ImportedTimeline {
   try {
     root = parseOtioJson(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    notes.push({ severity: 'error', place: 'the file', message: `it is not JSON (${(err as Error).message}); an .otio file is OpenTimelineIO's JSON` });
+    notes.push({
+      severity: 'error',
+      place: 'the file',
+      message: `it is not JSON (${(err as Error).message}); an .otio file is OpenTimelineIO's JSON`,
+    });
     return out;
   }
   // A SerializableCollection holds timelines: take the first.
   if (isObj(root) && kindOf(root) === 'SerializableCollection' && Array.isArray(root.children)) {
     const timelines = root.children.filter((c) => isObj(c) && kindOf(c) === 'Timeline');
-    if (timelines.length > 1) notes.push({ severity: 'warning', place: 'the file', message: `it holds ${timelines.length} timelines; only the first was read` });
+    if (timelines.length > 1)
+      notes.push({
+        severity: 'warning',
+        place: 'the file',
+        message: `it holds ${timelines.length} timelines; only the first was read`,
+      });
     root = timelines[0];
   }
   if (!isObj(root) || kindOf(root) !== 'Timeline' || !isObj(root.tracks)) {
-    notes.push({ severity: 'error', place: 'the file', message: 'it holds no OpenTimelineIO Timeline (OTIO_SCHEMA "Timeline.1" with a tracks Stack)' });
+    notes.push({
+      severity: 'error',
+      place: 'the file',
+      message: 'it holds no OpenTimelineIO Timeline (OTIO_SCHEMA "Timeline.1" with a tracks Stack)',
+    });
     return out;
   }
   if (typeof root.name === 'string' && root.name) out.name = root.name;
@@ -242,14 +346,23 @@ export function readOtio(text: string): ImportedTimeline {
   const tracks = Array.isArray(root.tracks.children) ? root.tracks.children.filter(isObj) : [];
   if (!out.fps) {
     const g = timeSec(root.global_start_time);
-    const first = tracks.flatMap((t) => (Array.isArray(t.children) ? t.children.filter(isObj) : [])).map((c) => rangeSec(c.source_range)).find(Boolean);
+    const first = tracks
+      .flatMap((t) => (Array.isArray(t.children) ? t.children.filter(isObj) : []))
+      .map((c) => rangeSec(c.source_range))
+      .find(Boolean);
     const rate = g?.rate ?? first?.rate;
     if (rate) out.fps = rateFromNumber(rate);
   }
   const videoTracks = tracks.filter((t) => t.kind === 'Video');
   const audioTracks = tracks.filter((t) => t.kind === 'Audio');
   if (!videoTracks.length) notes.push({ severity: 'error', place: 'the timeline', message: 'it has no video track' });
-  videoTracks.slice(1).forEach((t, i) => notes.push({ severity: 'warning', place: `video track ${i + 2} (${quoteOf(String(t.name ?? ''))})`, message: 'only the first video track is read: cutroom plays one picture at a time' }));
+  videoTracks.slice(1).forEach((t, i) =>
+    notes.push({
+      severity: 'warning',
+      place: `video track ${i + 2} (${quoteOf(String(t.name ?? ''))})`,
+      message: 'only the first video track is read: cutroom plays one picture at a time',
+    }),
+  );
 
   // The picture: clips in order; gaps close up (cutroom has no black); transitions become cuts.
   const video = videoTracks[0];
@@ -259,19 +372,32 @@ export function readOtio(text: string): ImportedTimeline {
     const place = `video track 1, item ${i + 1}${typeof it.name === 'string' && it.name ? ` ("${quoteOf(it.name)}")` : ''}`;
     const kind = kindOf(it);
     if (kind === 'Transition') {
-      notes.push({ severity: 'warning', place, message: `a transition (${quoteOf(String(it.transition_type ?? 'unnamed'))}) became a straight cut: cutroom has no transitions` });
+      notes.push({
+        severity: 'warning',
+        place,
+        message: `a transition (${quoteOf(String(it.transition_type ?? 'unnamed'))}) became a straight cut: cutroom has no transitions`,
+      });
       return;
     }
     if (kind === 'Gap') {
       const r = rangeSec(it.source_range);
-      notes.push({ severity: 'warning', place, message: `a gap${r ? ` of ${r.duration.toFixed(3)} s` : ''} was closed up: cutroom plays its cuts back to back` });
+      notes.push({
+        severity: 'warning',
+        place,
+        message: `a gap${r ? ` of ${r.duration.toFixed(3)} s` : ''} was closed up: cutroom plays its cuts back to back`,
+      });
       return;
     }
     if (kind !== 'Clip') {
-      notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item is not something cutroom can play; it was left out` });
+      notes.push({
+        severity: 'warning',
+        place,
+        message: `a ${quoteOf(kind || 'nameless')} item is not something cutroom can play; it was left out`,
+      });
       return;
     }
-    const huge = tooLarge(it.source_range, 'source_range') ?? tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
+    const huge =
+      tooLarge(it.source_range, 'source_range') ?? tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
     if (huge) {
       notes.push({ severity: 'error', place, message: `${huge} is too large to hold exactly; the clip was left out` });
       return;
@@ -282,7 +408,12 @@ export function readOtio(text: string): ImportedTimeline {
     const available = rangeSec(mediaRefOf(it)?.available_range);
     const wholeMedia = !rangeSec(it.source_range) && !available;
     const r = rangeSec(it.source_range) ?? available ?? { start: 0, duration: 0, rate: 0 };
-    if (!rangeSec(it.source_range) && available) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
+    if (!rangeSec(it.source_range) && available)
+      notes.push({
+        severity: 'warning',
+        place,
+        message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)`,
+      });
     if (available?.start) r.start -= available.start;
     if (it.enabled === false) {
       notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
@@ -291,7 +422,16 @@ export function readOtio(text: string): ImportedTimeline {
     effectNotes(it, place, notes);
     const m = cutroomMeta(it);
     const mix = mixFrom(m);
-    const cut: ImportedCut = { media: hintsOf(it), sourceInSec: r.start, durationSec: r.duration, levels: levelsFrom(m), ...levelSpanFrom(m, 'in_ms', 'out_ms'), place, ...(wholeMedia ? { wholeMedia } : {}), ...(mix ? { mix } : {}) };
+    const cut: ImportedCut = {
+      media: hintsOf(it),
+      sourceInSec: r.start,
+      durationSec: r.duration,
+      levels: levelsFrom(m),
+      ...levelSpanFrom(m, 'in_ms', 'out_ms'),
+      place,
+      ...(wholeMedia ? { wholeMedia } : {}),
+      ...(mix ? { mix } : {}),
+    };
     if (isObj(m?.crop)) {
       const z = num(m.crop.zoom);
       const x = num(m.crop.position_x);
@@ -319,7 +459,11 @@ export function readOtio(text: string): ImportedTimeline {
       const available = kind === 'Clip' ? rangeSec(mediaRefOf(it)?.available_range) : undefined;
       const r = rangeSec(it.source_range) ?? available;
       if (kind === 'Transition') {
-        notes.push({ severity: 'warning', place, message: 'an audio transition was dropped: cutroom has no transitions' });
+        notes.push({
+          severity: 'warning',
+          place,
+          message: 'an audio transition was dropped: cutroom has no transitions',
+        });
         return; // Transitions overlap their neighbours: they take no time of their own.
       }
       const start = at;
@@ -328,35 +472,74 @@ export function readOtio(text: string): ImportedTimeline {
       if (kind === 'Clip' && !r) {
         // The sound of a picture clip that plays its whole asset too: that cut's own sound.
         if (out.cuts.some((c) => c.wholeMedia && sameMedia(c.media, hintsOf(it)))) return;
-        notes.push({ severity: 'warning', place, message: 'an audio clip with no source_range, whose media has no available_range, was left out: the file does not say how long it plays, so nor where what follows it on its track starts' });
+        notes.push({
+          severity: 'warning',
+          place,
+          message:
+            'an audio clip with no source_range, whose media has no available_range, was left out: the file does not say how long it plays, so nor where what follows it on its track starts',
+        });
         return;
       }
       if (kind !== 'Clip' || !r) {
-        notes.push({ severity: 'warning', place, message: `a ${quoteOf(kind || 'nameless')} item without a usable source_range was left out` });
+        notes.push({
+          severity: 'warning',
+          place,
+          message: `a ${quoteOf(kind || 'nameless')} item without a usable source_range was left out`,
+        });
         return;
       }
       const m = cutroomMeta(it);
       if (m?.role === 'sound' || m?.role === 'picture') return; // the cut's own sound: its levels came with the picture
-      const huge = tooLarge(it.source_range, 'source_range') ?? tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
+      const huge =
+        tooLarge(it.source_range, 'source_range') ??
+        tooLarge(mediaRefOf(it)?.available_range, "media's available_range");
       if (huge) {
-        notes.push({ severity: 'error', place, message: `${huge} is too large to hold exactly; the clip was left out` });
+        notes.push({
+          severity: 'error',
+          place,
+          message: `${huge} is too large to hold exactly; the clip was left out`,
+        });
         return;
       }
       if (it.enabled === false) {
         notes.push({ severity: 'warning', place, message: 'the clip is disabled in the file; it was left out' });
         return;
       }
-      if (!rangeSec(it.source_range)) notes.push({ severity: 'warning', place, message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)` });
+      if (!rangeSec(it.source_range))
+        notes.push({
+          severity: 'warning',
+          place,
+          message: `the clip has no source_range: it plays its whole media (${r.duration.toFixed(3)} s, its available_range)`,
+        });
       effectNotes(it, place, notes);
       // cutroom's own milliseconds, where the file still places the clip on the frames they round to (not moved).
-      const ms = m && num(m.start_ms) !== undefined && num(m.end_ms) !== undefined ? { from: num(m.start_ms)! / 1000, to: num(m.end_ms)! / 1000 } : undefined;
-      const sameFrames = ms && Math.round(ms.from * r.rate) === Math.round(start * r.rate) && Math.max(Math.round(ms.from * r.rate) + 1, Math.round(ms.to * r.rate)) === Math.round((start + r.duration) * r.rate);
+      const ms =
+        m && num(m.start_ms) !== undefined && num(m.end_ms) !== undefined
+          ? { from: num(m.start_ms)! / 1000, to: num(m.end_ms)! / 1000 }
+          : undefined;
+      const sameFrames =
+        ms &&
+        Math.round(ms.from * r.rate) === Math.round(start * r.rate) &&
+        Math.max(Math.round(ms.from * r.rate) + 1, Math.round(ms.to * r.rate)) ===
+          Math.round((start + r.duration) * r.rate);
       // Where it plays from in its audio: cutroom's exact milliseconds where the file still starts it on their frame.
       const sourceIn = r.start - (available?.start ?? 0);
       const fromMs = num(m?.from_ms);
-      const exactFrom = fromMs !== undefined && Math.round((fromMs / 1000) * r.rate) === Math.round(sourceIn * r.rate) ? fromMs / 1000 : sourceIn;
+      const exactFrom =
+        fromMs !== undefined && Math.round((fromMs / 1000) * r.rate) === Math.round(sourceIn * r.rate)
+          ? fromMs / 1000
+          : sourceIn;
       const mix = mixFrom(m);
-      const overlay: ImportedOverlay = { media: hintsOf(it), startSec: sameFrames ? ms!.from : start, durationSec: sameFrames ? ms!.to - ms!.from : r.duration, sourceInSec: exactFrom, levels: levelsFrom(m), ...levelSpanFrom(m, 'start_ms', 'end_ms'), ...(mix ? { mix } : {}), place };
+      const overlay: ImportedOverlay = {
+        media: hintsOf(it),
+        startSec: sameFrames ? ms!.from : start,
+        durationSec: sameFrames ? ms!.to - ms!.from : r.duration,
+        sourceInSec: exactFrom,
+        levels: levelsFrom(m),
+        ...levelSpanFrom(m, 'start_ms', 'end_ms'),
+        ...(mix ? { mix } : {}),
+        place,
+      };
       // A foreign audio clip that mirrors a cut (same media, same place) is that cut's sound, not an overlay.
       if (!m && mirrorsCut(out.cuts, overlay)) return;
       out.overlays.push(overlay);
@@ -366,7 +549,8 @@ export function readOtio(text: string): ImportedTimeline {
 }
 
 /** Whether two clips name the same media: the same link or path, or the same first name. */
-const sameMedia = (a: MediaHints, b: MediaHints) => !!((a.url && a.url === b.url) || (a.names[0] && a.names[0] === b.names[0]));
+const sameMedia = (a: MediaHints, b: MediaHints) =>
+  !!((a.url && a.url === b.url) || (a.names[0] && a.names[0] === b.names[0]));
 
 /** An audio clip lying exactly under a cut of the same media (editors write a clip's sound on its own track). */
 function mirrorsCut(cuts: ImportedCut[], o: ImportedOverlay): boolean {

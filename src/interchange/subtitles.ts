@@ -17,7 +17,9 @@ const vttText = (s: string) => line(s).replace(/&/g, '&amp;').replace(/</g, '&lt
 
 /** SubRip: numbered cues, HH:MM:SS,mmm --> HH:MM:SS,mmm, a blank line after each. */
 export function writeSrt(cues: Cue[]): string {
-  return cues.map((c, i) => `${i + 1}\n${clock(c.start, ',')} --> ${clock(c.end, ',')}\n${c.lines.map(line).join('\n')}\n`).join('\n');
+  return cues
+    .map((c, i) => `${i + 1}\n${clock(c.start, ',')} --> ${clock(c.end, ',')}\n${c.lines.map(line).join('\n')}\n`)
+    .join('\n');
 }
 
 /** WebVTT: the header, then cues HH:MM:SS.mmm --> HH:MM:SS.mmm (text with &, <, > escaped). */

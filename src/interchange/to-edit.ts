@@ -1,7 +1,15 @@
 // An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
 import { fpsRational } from '../edit/normalize.js';
-import { quoteOf, type ExchangeMix, type ImportedOverlay, type ImportedTimeline, type ImportNote, type MediaHints, type ImportedCut } from './document.js';
+import {
+  quoteOf,
+  type ExchangeMix,
+  type ImportedOverlay,
+  type ImportedTimeline,
+  type ImportNote,
+  type MediaHints,
+  type ImportedCut,
+} from './document.js';
 import { dropFrameRate, timecodeBase, timecodeToFrames } from './edl.js';
 
 export interface AssetCandidate {
@@ -36,7 +44,11 @@ export function plainLocation(url: string): string {
   }
 }
 
-const baseName = (s: string) => s.replace(/[?#].*$/, '').split(/[\\/]/).pop() ?? s;
+const baseName = (s: string) =>
+  s
+    .replace(/[?#].*$/, '')
+    .split(/[\\/]/)
+    .pop() ?? s;
 const stem = (s: string) => baseName(s).replace(/\.[^.]*$/, '');
 
 /** Media mapped by hand: a name or path as the file has it (or its file name, or that without extension) -> asset id. */
@@ -44,10 +56,14 @@ export type MediaMap = Record<string, string>;
 
 /** The media_map key that names these hints: a path or link, a file name, or a name, whole or without extension. */
 function mapKeyOf(h: MediaHints, map: MediaMap): string | undefined {
-  const said = [...(h.url ? [plainLocation(h.url), baseName(plainLocation(h.url))] : []), ...h.names.map((n) => n.trim()).filter(Boolean)];
+  const said = [
+    ...(h.url ? [plainLocation(h.url), baseName(plainLocation(h.url))] : []),
+    ...h.names.map((n) => n.trim()).filter(Boolean),
+  ];
   const keys = Object.keys(map);
   for (const k of keys) if (said.includes(k.trim()) || (h.url && plainLocation(k) === plainLocation(h.url))) return k;
-  for (const k of keys) if (said.some((n) => baseName(n) === baseName(k.trim()) || stem(n) === stem(k.trim()))) return k;
+  for (const k of keys)
+    if (said.some((n) => baseName(n) === baseName(k.trim()) || stem(n) === stem(k.trim()))) return k;
   return undefined;
 }
 
@@ -107,7 +123,8 @@ export function resolveMedia(h: MediaHints, assets: AssetCandidate[], map: Media
 }
 
 /** An asset as a note names it: its id and what it is called. */
-const labelOf = (a: AssetCandidate) => (a.names[0] && a.names[0] !== a.id ? `${a.id} (${quoteOf(a.names[0], 80)})` : a.id);
+const labelOf = (a: AssetCandidate) =>
+  a.names[0] && a.names[0] !== a.id ? `${a.id} (${quoteOf(a.names[0], 80)})` : a.id;
 
 /** Why a clip's media maps to no asset, and how to map it by hand. */
 function unmappedMessage(h: MediaHints, r: Resolved): string {
@@ -130,8 +147,21 @@ export interface DraftResult {
     video_output_resolution: string;
     video_output_fps: number;
     video_output_filename?: string;
-    video_series_sequential: ({ video_id: string; video_start_time: number; video_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; crop?: { zoom: number; position_x: number; position_y: number }; focus?: { x: number; y: number } | 'auto'; } & ExchangeMix)[];
-    audio_overlay: ({ audio_id: string; audio_start_time: number; audio_end_time: number; audio_levels: { audio_level: number; start_time: number; end_time: number }[]; from?: number } & ExchangeMix)[];
+    video_series_sequential: ({
+      video_id: string;
+      video_start_time: number;
+      video_end_time: number;
+      audio_levels: { audio_level: number; start_time: number; end_time: number }[];
+      crop?: { zoom: number; position_x: number; position_y: number };
+      focus?: { x: number; y: number } | 'auto';
+    } & ExchangeMix)[];
+    audio_overlay: ({
+      audio_id: string;
+      audio_start_time: number;
+      audio_end_time: number;
+      audio_levels: { audio_level: number; start_time: number; end_time: number }[];
+      from?: number;
+    } & ExchangeMix)[];
   };
   notes: ImportNote[];
   /** How each cut's and overlay's media was found, for the agent to check. */
@@ -146,8 +176,14 @@ export interface DraftResult {
  * at the EDL's rate when its base is 30 or 60 (an EDL read at 30 may mean 29.97), at a source's when that is 29.97 or
  * 59.94.
  */
-function edlSourceSpan(src: NonNullable<ImportedCut['edlSource']>, edlRate: { num: number; den: number }, sourceRate?: { num: number; den: number }): { inSec: number; lengthSec: number; frameSec: number } | undefined {
-  for (const rate of sourceRate && sourceRate.num * edlRate.den !== edlRate.num * sourceRate.den ? [sourceRate, edlRate] : [edlRate]) {
+function edlSourceSpan(
+  src: NonNullable<ImportedCut['edlSource']>,
+  edlRate: { num: number; den: number },
+  sourceRate?: { num: number; den: number },
+): { inSec: number; lengthSec: number; frameSec: number } | undefined {
+  for (const rate of sourceRate && sourceRate.num * edlRate.den !== edlRate.num * sourceRate.den
+    ? [sourceRate, edlRate]
+    : [edlRate]) {
     const base = timecodeBase(rate);
     if (!base) continue;
     const drop = src.drop && (rate === edlRate || dropFrameRate(rate));
@@ -162,7 +198,12 @@ function edlSourceSpan(src: NonNullable<ImportedCut['edlSource']>, edlRate: { nu
 const fpsValue = (f: { num: number; den: number }) => Math.round((f.num / f.den) * 1000) / 1000;
 const s = (ms: number) => ms / 1000;
 
-export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defaults: { fps?: number; resolution?: string } = {}, mediaMap: MediaMap = {}): DraftResult {
+export function toEditDraft(
+  t: ImportedTimeline,
+  assets: AssetCandidate[],
+  defaults: { fps?: number; resolution?: string } = {},
+  mediaMap: MediaMap = {},
+): DraftResult {
   const notes = [...t.notes];
   const mapped: string[] = [];
   const unsized: string[] = [];
@@ -176,7 +217,11 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
   // file gives that cutroom cannot render (0, negative, absurd) is an error, and the clips are placed at 30 fps.
   let fpsNumber = defaults.fps ?? (t.fps ? fpsValue(t.fps) : 30);
   if (!(fpsNumber >= 1 && fpsNumber <= 120)) {
-    notes.push({ severity: 'error', place: 'the file', message: `its frame rate (${t.fps ? `${t.fps.num}/${t.fps.den}` : fpsNumber}) is not one cutroom renders (1 to 120 fps): give fps` });
+    notes.push({
+      severity: 'error',
+      place: 'the file',
+      message: `its frame rate (${t.fps ? `${t.fps.num}/${t.fps.den}` : fpsNumber}) is not one cutroom renders (1 to 120 fps): give fps`,
+    });
     fpsNumber = 30;
   }
   const exact = fpsRational(fpsNumber);
@@ -195,27 +240,48 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       const whole = found.asset?.durationSec;
       if (!found.asset || whole === undefined) {
         if (found.asset) unsized.push(found.asset.id);
-        const why = !found.asset ? unmappedMessage(c.media, found) : found.asset.kind === 'image' ? `it maps to asset ${labelOf(found.asset)}, an image, which has no length of its own` : `the length of asset ${labelOf(found.asset)} is not known (it could not be measured)`;
-        notes.push({ severity: 'error', place: c.place, message: `the clip has no source_range and its media no available_range, so it plays its whole asset; but ${why}. It was left out` });
+        const why = !found.asset
+          ? unmappedMessage(c.media, found)
+          : found.asset.kind === 'image'
+            ? `it maps to asset ${labelOf(found.asset)}, an image, which has no length of its own`
+            : `the length of asset ${labelOf(found.asset)} is not known (it could not be measured)`;
+        notes.push({
+          severity: 'error',
+          place: c.place,
+          message: `the clip has no source_range and its media no available_range, so it plays its whole asset; but ${why}. It was left out`,
+        });
         continue;
       }
       c.durationSec = (Math.floor((whole * exact.num) / exact.den + 1e-9) * exact.den) / exact.num;
-      notes.push({ severity: 'warning', place: c.place, message: `the clip has no source_range and its media no available_range: it plays the whole of asset ${labelOf(found.asset)} (${whole.toFixed(3)} s, as measured)` });
+      notes.push({
+        severity: 'warning',
+        place: c.place,
+        message: `the clip has no source_range and its media no available_range: it plays the whole of asset ${labelOf(found.asset)} (${whole.toFixed(3)} s, as measured)`,
+      });
     }
     if (!(c.durationSec > 0)) {
       // A negative length must not eat into the next cut's: the clip is left out whole.
-      notes.push({ severity: 'warning', place: c.place, message: `its length (${c.durationSec} s) is not a length; it was left out` });
+      notes.push({
+        severity: 'warning',
+        place: c.place,
+        message: `its length (${c.durationSec} s) is not a length; it was left out`,
+      });
       continue;
     }
     found ??= resolve(c.media);
     const { asset, via, relinkedFrom } = found;
-    if (relinkedFrom) notes.push({ severity: 'warning', place: c.place, message: relinkNote(c.media, relinkedFrom, asset!.id) });
+    if (relinkedFrom)
+      notes.push({ severity: 'warning', place: c.place, message: relinkNote(c.media, relinkedFrom, asset!.id) });
     // The cut's end on the timeline, on a frame: the frames it covers are kept, whatever the file's rounding.
     elapsedSec += c.durationSec;
     const endFrame = Math.round((elapsedSec * exact.num) / exact.den);
     const frames = endFrame - recordFrames;
     if (frames <= 0) {
-      notes.push({ severity: 'warning', place: c.place, message: 'this clip is shorter than one frame on the timeline; it was left out' });
+      notes.push({
+        severity: 'warning',
+        place: c.place,
+        message: 'this clip is shorter than one frame on the timeline; it was left out',
+      });
       continue;
     }
     const durationMs = frameMs(endFrame) - frameMs(recordFrames);
@@ -224,7 +290,13 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: unmappedMessage(c.media, found) });
     } else {
       mapped.push(`cut ${cuts.length + 1} (${c.place}): asset ${labelOf(asset)}, found by ${via}`);
-      if (asset.kind !== 'video' && asset.kind !== 'unknown') notes.push({ severity: 'error', place: c.place, cut: cuts.length, message: `its media maps to asset ${asset.id}, which is ${asset.kind === 'image' ? 'an image' : 'audio'}, not a video` });
+      if (asset.kind !== 'video' && asset.kind !== 'unknown')
+        notes.push({
+          severity: 'error',
+          place: c.place,
+          cut: cuts.length,
+          message: `its media maps to asset ${asset.id}, which is ${asset.kind === 'image' ? 'an image' : 'audio'}, not a video`,
+        });
     }
     // A source with a constant rate: the millisecond at or just before its frame, as cutroom starts a cut on the
     // next frame start. Without one the in point is played as it is: the millisecond at or just after the time.
@@ -236,18 +308,33 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       if (read) {
         sourceInSec = read.inSec;
         const recordSec = (c.edlSource.recordFrames * t.fps.den) / t.fps.num;
-        if (read.lengthSec > 0 && Math.abs(read.lengthSec - recordSec) > read.frameSec / 2) notes.push({ severity: 'warning', place: c.place, message: 'its source and record lengths differ (a speed change): it plays at its own speed for its record length' });
+        if (read.lengthSec > 0 && Math.abs(read.lengthSec - recordSec) > read.frameSec / 2)
+          notes.push({
+            severity: 'warning',
+            place: c.place,
+            message:
+              'its source and record lengths differ (a speed change): it plays at its own speed for its record length',
+          });
       }
       if (asset?.timecodeSec) sourceInSec -= asset.timecodeSec;
     }
     const fileInMs = asset?.rate ? frameStartMs(sourceInSec, asset.rate) : Math.ceil(sourceInSec * 1000 - 1e-6);
-    if (fileInMs < 0) notes.push({ severity: 'warning', place: c.place, message: `its in point is ${(-fileInMs / 1000).toFixed(3)} s before its media starts; it starts at the media's start` });
+    if (fileInMs < 0)
+      notes.push({
+        severity: 'warning',
+        place: c.place,
+        message: `its in point is ${(-fileInMs / 1000).toFixed(3)} s before its media starts; it starts at the media's start`,
+      });
     const inMs = Math.max(0, fileInMs);
     cuts.push({
       video_id: asset?.id ?? `unmapped:${c.place}`,
       video_start_time: s(inMs),
       video_end_time: s(inMs + durationMs),
-      audio_levels: fitLevels(c.levels, { fromSec: c.sourceInSec, toSec: c.sourceInSec + c.durationSec, fromMs: inMs, toMs: inMs + durationMs }, c.levelSpan),
+      audio_levels: fitLevels(
+        c.levels,
+        { fromSec: c.sourceInSec, toSec: c.sourceInSec + c.durationSec, fromMs: inMs, toMs: inMs + durationMs },
+        c.levelSpan,
+      ),
       ...(c.crop ? { crop: c.crop } : {}),
       ...(c.focus ? { focus: c.focus } : {}),
       ...c.mix,
@@ -261,7 +348,8 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
     const o = { ...overlay, place: quoteOf(overlay.place, 120) };
     const found = resolve(o.media);
     const { asset, via, relinkedFrom } = found;
-    if (relinkedFrom) notes.push({ severity: 'warning', place: o.place, message: relinkNote(o.media, relinkedFrom, asset!.id) });
+    if (relinkedFrom)
+      notes.push({ severity: 'warning', place: o.place, message: relinkNote(o.media, relinkedFrom, asset!.id) });
     const startMs = Math.round(o.startSec * 1000);
     let endMs = startMs + Math.round(o.durationSec * 1000);
     if (!(endMs > startMs)) {
@@ -269,18 +357,39 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       continue;
     }
     if (cuts.length && startMs >= totalMs) {
-      notes.push({ severity: 'warning', place: o.place, message: `it starts at ${s(startMs)} s, where the pictures have ended (${s(totalMs)} s); it was left out` });
+      notes.push({
+        severity: 'warning',
+        place: o.place,
+        message: `it starts at ${s(startMs)} s, where the pictures have ended (${s(totalMs)} s); it was left out`,
+      });
       continue;
     }
     if (cuts.length && endMs > totalMs) {
       // Past by less than a frame is the pictures' rounding to frames (an edit's own overlay ending with it): quietly.
-      if (endMs - totalMs > frameMs(1)) notes.push({ severity: 'warning', place: o.place, message: `it ran ${((endMs - totalMs) / 1000).toFixed(3)} s past the last picture (the pictures under it were trimmed?); it now ends with the timeline at ${s(totalMs)} s` });
+      if (endMs - totalMs > frameMs(1))
+        notes.push({
+          severity: 'warning',
+          place: o.place,
+          message: `it ran ${((endMs - totalMs) / 1000).toFixed(3)} s past the last picture (the pictures under it were trimmed?); it now ends with the timeline at ${s(totalMs)} s`,
+        });
       endMs = totalMs;
     }
-    if (!asset) notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: unmappedMessage(o.media, found) });
+    if (!asset)
+      notes.push({
+        severity: 'error',
+        place: o.place,
+        overlay: overlays.length,
+        message: unmappedMessage(o.media, found),
+      });
     else {
       mapped.push(`overlay ${overlays.length + 1} (${o.place}): asset ${labelOf(asset)}, found by ${via}`);
-      if (asset.kind === 'image') notes.push({ severity: 'error', place: o.place, overlay: overlays.length, message: `its media maps to asset ${asset.id}, an image, which has no sound` });
+      if (asset.kind === 'image')
+        notes.push({
+          severity: 'error',
+          place: o.place,
+          overlay: overlays.length,
+          message: `its media maps to asset ${asset.id}, an image, which has no sound`,
+        });
     }
     // An overlay that starts inside its source plays from there (the edit's `from`), to the millisecond.
     const fromMs = Math.round(o.sourceInSec * 1000);
@@ -288,13 +397,22 @@ export function toEditDraft(t: ImportedTimeline, assets: AssetCandidate[], defau
       audio_id: asset?.id ?? `unmapped:${o.place}`,
       audio_start_time: s(startMs),
       audio_end_time: s(endMs),
-      audio_levels: fitLevels(movedWith(o), { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs, fromStart: true }, o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) }),
+      audio_levels: fitLevels(
+        movedWith(o),
+        { fromSec: o.startSec, toSec: o.startSec + o.durationSec, fromMs: startMs, toMs: endMs, fromStart: true },
+        o.levelSpan && { fromSec: o.startSec, toSec: o.startSec + (o.levelSpan.toSec - o.levelSpan.fromSec) },
+      ),
       ...(fromMs > 0 ? { from: s(fromMs) } : {}),
       ...o.mix,
     });
   }
   for (const k of Object.keys(mediaMap)) {
-    if (!usedKeys.has(k)) notes.push({ severity: 'warning', place: 'media_map', message: `"${quoteOf(k, 120)}" names no clip's media in the file (give a name or path as the file has it, or its file name)` });
+    if (!usedKeys.has(k))
+      notes.push({
+        severity: 'warning',
+        place: 'media_map',
+        message: `"${quoteOf(k, 120)}" names no clip's media in the file (give a name or path as the file has it, or its file name)`,
+      });
   }
   return {
     draft: {
@@ -322,7 +440,9 @@ function frameStartMs(sec: number, rate: { num: number; den: number }): number {
 /** An overlay's windows are on the timeline clock: when an editor moved the overlay, they move with it. */
 function movedWith(o: ImportedOverlay): ImportedOverlay['levels'] {
   const shift = o.levelSpan ? o.startSec - o.levelSpan.fromSec : 0;
-  return Math.abs(shift) < 1e-6 ? o.levels : o.levels.map((l) => ({ ...l, fromSec: l.fromSec + shift, toSec: l.toSec + shift }));
+  return Math.abs(shift) < 1e-6
+    ? o.levels
+    : o.levels.map((l) => ({ ...l, fromSec: l.fromSec + shift, toSec: l.toSec + shift }));
 }
 
 /**
@@ -339,11 +459,18 @@ function fitLevels(
   writtenFor?: { fromSec: number; toSec: number },
 ) {
   const near = (a: number, b: number | undefined) => b !== undefined && Math.abs(a - b) < 1e-6;
-  const ms = (sec: number) => (span.fromStart ? span.fromMs + Math.round((sec - span.fromSec) * 1000) : Math.round(sec * 1000));
+  const ms = (sec: number) =>
+    span.fromStart ? span.fromMs + Math.round((sec - span.fromSec) * 1000) : Math.round(sec * 1000);
   return levels
     .map((l) => {
-      const from = l.fromSec <= span.fromSec + 1e-6 || near(l.fromSec, writtenFor?.fromSec) ? span.fromMs : Math.min(span.toMs, ms(l.fromSec));
-      const to = l.toSec >= span.toSec - 1e-6 || near(l.toSec, writtenFor?.toSec) ? span.toMs : Math.max(span.fromMs, ms(l.toSec));
+      const from =
+        l.fromSec <= span.fromSec + 1e-6 || near(l.fromSec, writtenFor?.fromSec)
+          ? span.fromMs
+          : Math.min(span.toMs, ms(l.fromSec));
+      const to =
+        l.toSec >= span.toSec - 1e-6 || near(l.toSec, writtenFor?.toSec)
+          ? span.toMs
+          : Math.max(span.fromMs, ms(l.toSec));
       return { audio_level: roundLevel(l.level), start_time: s(from), end_time: s(to) };
     })
     .filter((l) => l.end_time > l.start_time);
@@ -353,6 +480,14 @@ function fitLevels(
 const roundLevel = (level: number) => Math.min(1, Math.max(0, Math.round(level * 1e6) / 1e6));
 
 function describeHints(h: MediaHints): string {
-  const parts = [h.assetId && `id ${quoteOf(h.assetId)}`, h.url && `at ${quoteOf(plainLocation(h.url), 200)}`, h.names.length && `named ${h.names.slice(0, 3).map((n) => `"${quoteOf(n)}"`).join(', ')}`].filter(Boolean);
+  const parts = [
+    h.assetId && `id ${quoteOf(h.assetId)}`,
+    h.url && `at ${quoteOf(plainLocation(h.url), 200)}`,
+    h.names.length &&
+      `named ${h.names
+        .slice(0, 3)
+        .map((n) => `"${quoteOf(n)}"`)
+        .join(', ')}`,
+  ].filter(Boolean);
   return parts.join(', ') || 'no name or path';
 }

@@ -23,11 +23,13 @@ function decode(s: string, line: () => number): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, ref: string) => {
     if (ref[0] === '#') {
       const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!Number.isFinite(code) || code < 0 || code > 0x10ffff) throw new XmlError(`line ${line()}: bad character reference ${whole}`);
+      if (!Number.isFinite(code) || code < 0 || code > 0x10ffff)
+        throw new XmlError(`line ${line()}: bad character reference ${whole}`);
       return String.fromCodePoint(code);
     }
     const named = NAMED[ref];
-    if (named === undefined) throw new XmlError(`line ${line()}: unknown entity ${whole} (only the five XML entities are read)`);
+    if (named === undefined)
+      throw new XmlError(`line ${line()}: unknown entity ${whole} (only the five XML entities are read)`);
     return named;
   });
 }
@@ -95,7 +97,10 @@ export function parseXml(text: string): XmlElement {
       const m = END_TAG.exec(text);
       if (!m) throw new XmlError(`line ${lineAt(i)}: a malformed end tag`);
       const open = stack.pop();
-      if (!open || open.name !== m[1]) throw new XmlError(`line ${lineAt(i)}: </${m[1]}> closes ${open ? `<${open.name}> (line ${open.line})` : 'nothing'}`);
+      if (!open || open.name !== m[1])
+        throw new XmlError(
+          `line ${lineAt(i)}: </${m[1]}> closes ${open ? `<${open.name}> (line ${open.line})` : 'nothing'}`,
+        );
       i += m[0].length;
     } else {
       const start = i;
@@ -140,6 +145,22 @@ export function parseXml(text: string): XmlElement {
  */
 export function escapeXml(s: string): string {
   return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-    .replace(/[<>&"'\t\n\r]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      '\uFFFD',
+    )
+    .replace(
+      /[<>&"'\t\n\r]/g,
+      (c) =>
+        ({
+          '<': '&lt;',
+          '>': '&gt;',
+          '&': '&amp;',
+          '"': '&quot;',
+          "'": '&apos;',
+          '\t': '&#9;',
+          '\n': '&#10;',
+          '\r': '&#13;',
+        })[c]!,
+    );
 }

@@ -31,7 +31,8 @@ export function jobIdOf(kind: string, what: unknown): string {
   const canonical = JSON.stringify(what, function (this: unknown, key, value: unknown) {
     const v = tag(key, value);
     if (typeof v === 'string' && /^https?:\/\/[^\s?#]+\?/i.test(v)) return v.slice(0, v.indexOf('?'));
-    if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return v;
   });
   // (No ':' in a BullMQ job id; and a kind first, so that an operator sees what a job is.)

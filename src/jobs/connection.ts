@@ -16,7 +16,12 @@ export const makingKey = (cacheDir: string, previewId: string) => `${PREFIX}:mak
 export const MAKING_TTL_S = 600;
 
 /** The job (and its id) whose worker marked preview `previewId` of a cache folder as being made (it may have ended since). */
-export async function makingJob(conn: Redis, queue: Queue, cacheDir: string, previewId: string): Promise<{ id: string; job: Job } | undefined> {
+export async function makingJob(
+  conn: Redis,
+  queue: Queue,
+  cacheDir: string,
+  previewId: string,
+): Promise<{ id: string; job: Job } | undefined> {
   const id = await within(conn.get(makingKey(cacheDir, previewId)), 2000);
   const job = id ? await within(queue.getJob(id), 2000) : undefined;
   return id && job ? { id, job } : undefined;
@@ -27,7 +32,8 @@ export async function makingJob(conn: Redis, queue: Queue, cacheDir: string, pre
  */
 export const CLIP_CHANNEL = `${PREFIX}:clip`;
 /** Set by the worker once a cut's clip is in the object store: every replica then reads it from there. */
-export const clipMadeKey = (jobId: string, previewId: string, cut: number) => `${PREFIX}:clip:${jobId}:${previewId}:${cut}`;
+export const clipMadeKey = (jobId: string, previewId: string, cut: number) =>
+  `${PREFIX}:clip:${jobId}:${previewId}:${cut}`;
 /** Why one request for a clip failed (by its token): a failure is that request's answer, never a later one's. */
 export const clipFailedKey = (ask: string) => `${PREFIX}:clip-failed:${ask}`;
 /** The jobs of one caller running now on any worker (a sorted set: job id -> lease time). */
@@ -53,7 +59,10 @@ export function connect(url: string, name: string): Redis {
 /** Resolves with the promise's value, or rejects after `ms` (a command waiting for a Redis that is away). */
 export function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** The URL without its password, for logs. */

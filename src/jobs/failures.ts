@@ -5,7 +5,8 @@ import { UnrecoverableError } from 'bullmq';
 import { UserFacingError } from '../errors.js';
 import { RenderError } from '../media/render-error.js';
 
-const MACHINE = /disk holding the cache dir .* is full|no space left on device|killed by SIG|out of memory|ENOSPC|EIO\b|EMFILE|ENFILE/i;
+const MACHINE =
+  /disk holding the cache dir .* is full|no space left on device|killed by SIG|out of memory|ENOSPC|EIO\b|EMFILE|ENFILE/i;
 
 export function isMachineFailure(err: unknown): boolean {
   if (!(err instanceof Error)) return true;
@@ -25,6 +26,7 @@ export function jobFailure(err: unknown, cancelled: boolean, cancelledMessage: s
 /** What a caller is told of a job that failed for good, from BullMQ's failedReason. */
 export function failureForCaller(reason: string | undefined, what: string): string {
   if (!reason) return `the ${what} failed on a worker, which said nothing more; nothing was kept`;
-  if (/stalled more than allowable limit/i.test(reason)) return `the ${what} failed: the workers that took it stopped before finishing (killed, or out of memory), more than once; nothing was kept`;
+  if (/stalled more than allowable limit/i.test(reason))
+    return `the ${what} failed: the workers that took it stopped before finishing (killed, or out of memory), more than once; nothing was kept`;
   return reason;
 }

@@ -19,12 +19,30 @@ export interface Lease {
 }
 
 /** A slot of the caller's for this job, or undefined when the caller's jobs fill theirs (then try again later). */
-export async function takeCallerSlot(conn: Redis, caller: string, limit: number, jobId: string, leaseMs: number): Promise<Lease | undefined> {
+export async function takeCallerSlot(
+  conn: Redis,
+  caller: string,
+  limit: number,
+  jobId: string,
+  leaseMs: number,
+): Promise<Lease | undefined> {
   const key = callerKey(caller);
   const now = Date.now();
-  const got = (await conn.eval(TAKE, 1, key, jobId, String(now), String(now - leaseMs), String(limit), String(leaseMs * 2))) as number;
+  const got = (await conn.eval(
+    TAKE,
+    1,
+    key,
+    jobId,
+    String(now),
+    String(now - leaseMs),
+    String(limit),
+    String(leaseMs * 2),
+  )) as number;
   if (got !== 1) return undefined;
-  const renew = setInterval(() => void conn.zadd(key, String(Date.now()), jobId).catch(() => {}), Math.max(500, Math.round(leaseMs / 3)));
+  const renew = setInterval(
+    () => void conn.zadd(key, String(Date.now()), jobId).catch(() => {}),
+    Math.max(500, Math.round(leaseMs / 3)),
+  );
   renew.unref();
   return {
     release: async () => {

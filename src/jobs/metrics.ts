@@ -8,7 +8,12 @@ import { PREFIX, QUEUE_NAME, connect } from './connection.js';
 /** The states shown; a prioritized job waits too (BullMQ keeps it in a list of its own). */
 export const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 export type State = (typeof STATES)[number];
-const LISTS: Record<State, string[]> = { waiting: ['wait', 'prioritized'], active: ['active'], delayed: ['delayed'], failed: ['failed'] };
+const LISTS: Record<State, string[]> = {
+  waiting: ['wait', 'prioritized'],
+  active: ['active'],
+  delayed: ['delayed'],
+  failed: ['failed'],
+};
 
 /** Upper bounds (seconds) of the histograms' buckets: a cached preview in well under a second, a long one minutes. */
 export const BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -53,7 +58,10 @@ export function observe(h: Map<string, Histogram>, kind: string, seconds: number
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class QueueMetrics {
@@ -69,7 +77,10 @@ export class QueueMetrics {
     this.conn.on('error', () => {});
     this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix: PREFIX });
     this.queue.on('error', () => {});
-    this.events = new QueueEvents(QUEUE_NAME, { connection: connect(url, 'cutroom-server-metrics-events'), prefix: PREFIX });
+    this.events = new QueueEvents(QUEUE_NAME, {
+      connection: connect(url, 'cutroom-server-metrics-events'),
+      prefix: PREFIX,
+    });
     this.events.on('error', () => {});
     // The event carries no times: the job does (its attempt's start, its end); it is kept an hour after it ends.
     this.events.on('completed', ({ jobId }) => {
@@ -81,7 +92,10 @@ export class QueueMetrics {
         })
         .catch(() => {});
     });
-    this.events.on('failed', ({ jobId }) => void this.failedTotal.set(kindOf(jobId), (this.failedTotal.get(kindOf(jobId)) ?? 0) + 1));
+    this.events.on(
+      'failed',
+      ({ jobId }) => void this.failedTotal.set(kindOf(jobId), (this.failedTotal.get(kindOf(jobId)) ?? 0) + 1),
+    );
   }
 
   /** The queue now: one round of reads, bounded in time (Redis away: `up` false, no counts). */
@@ -97,7 +111,10 @@ export class QueueMetrics {
   private async look(): Promise<Pick<QueueSnapshot, 'jobs' | 'oldestWaitingS'>> {
     const jobs: QueueSnapshot['jobs'] = [];
     for (const state of STATES) {
-      const [total, ids] = await Promise.all([this.queue.getJobCountByTypes(...(LISTS[state] as never[])), this.queue.getRanges(LISTS[state] as never[], 0, LISTED - 1)]);
+      const [total, ids] = await Promise.all([
+        this.queue.getJobCountByTypes(...(LISTS[state] as never[])),
+        this.queue.getRanges(LISTS[state] as never[], 0, LISTED - 1),
+      ]);
       const byKind = new Map<string, number>();
       for (const id of ids) byKind.set(kindOf(id), (byKind.get(kindOf(id)) ?? 0) + 1);
       if (total > ids.length) byKind.set('other', (byKind.get('other') ?? 0) + total - ids.length);
@@ -113,7 +130,11 @@ export class QueueMetrics {
    * first few hundred due are looked at.
    */
   private async oldestWaiting(): Promise<number> {
-    const ids = [...(await this.queue.getRanges(['wait'], 0, 0, true)), ...(await this.queue.getRanges(['prioritized'], 0, 99)), ...(await this.queue.getRanges(['delayed'], 0, 299, true))];
+    const ids = [
+      ...(await this.queue.getRanges(['wait'], 0, 0, true)),
+      ...(await this.queue.getRanges(['prioritized'], 0, 99)),
+      ...(await this.queue.getRanges(['delayed'], 0, 299, true)),
+    ];
     const jobs = await Promise.all(ids.map((id) => this.queue.getJob(id)));
     const oldest = Math.min(...jobs.map((j) => j?.timestamp ?? Infinity));
     return oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000);

@@ -7,7 +7,14 @@ import { mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 
 export interface ObjectStoreOptions {
   bucket: string;
@@ -39,7 +46,14 @@ export class ObjectStore {
       region: opts.region,
       // S3-compatible stores (and s3rver, in the tests) may not decode the aws-chunked uploads with checksum trailers
       // the SDK sends by default: checksums there only where the API requires them.
-      ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+      ...(opts.endpoint
+        ? {
+            endpoint: opts.endpoint,
+            forcePathStyle: true,
+            requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+            responseChecksumValidation: 'WHEN_REQUIRED' as const,
+          }
+        : {}),
       // A worker tries a job again itself: a few quick tries here, not the SDK's long backoff.
       maxAttempts: 3,
     });
@@ -66,7 +80,16 @@ export class ObjectStore {
   /** Uploads a file, streamed (previews are far under the 5 GB one PUT may carry). */
   async putFile(key: string, path: string): Promise<void> {
     const { size } = await stat(path);
-    await this.call(`store ${nameOf(key)}`, () => this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key, Body: createReadStream(path), ContentLength: size })));
+    await this.call(`store ${nameOf(key)}`, () =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: this.opts.prefix + key,
+          Body: createReadStream(path),
+          ContentLength: size,
+        }),
+      ),
+    );
   }
 
   /** Downloads an object to `path` (a temporary name, renamed when whole); false when there is no such object. */
@@ -105,7 +128,15 @@ export class ObjectStore {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call(`list the files of ${nameOf(folder)}`, () => this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: this.opts.prefix + folder, ContinuationToken: token })));
+      const page = await this.call(`list the files of ${nameOf(folder)}`, () =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.opts.bucket,
+            Prefix: this.opts.prefix + folder,
+            ContinuationToken: token,
+          }),
+        ),
+      );
       for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(this.opts.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -128,9 +159,15 @@ export class ObjectStore {
   private failure(what: string, err: unknown): StoreError {
     const e = err as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
     // A network failure names the store's address in its message: only its code is said (the log at start has the address).
-    if (!e?.$metadata?.httpStatusCode && e?.code) return new StoreError(`the object store ${this.shown} could not ${what}: it did not answer (${e.code})`);
+    if (!e?.$metadata?.httpStatusCode && e?.code)
+      return new StoreError(`the object store ${this.shown} could not ${what}: it did not answer (${e.code})`);
     const status = e?.$metadata?.httpStatusCode;
-    const why = e?.name === 'NoSuchBucket' || (what === 'reach the bucket' && status === 404) ? 'the bucket does not exist' : status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch' ? `access denied (${e?.name ?? 403}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY` : `${e?.name ?? 'error'}: ${e?.message ?? String(err)}`;
+    const why =
+      e?.name === 'NoSuchBucket' || (what === 'reach the bucket' && status === 404)
+        ? 'the bucket does not exist'
+        : status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch'
+          ? `access denied (${e?.name ?? 403}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`
+          : `${e?.name ?? 'error'}: ${e?.message ?? String(err)}`;
     return new StoreError(`the object store ${this.shown} could not ${what}: ${why}`);
   }
 }

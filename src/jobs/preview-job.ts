@@ -45,10 +45,18 @@ export interface JobPlace {
   store?: string;
 }
 
-export function previewJobData(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, place: JobPlace = { cacheDir: rt.cache.opts.dir }): { jobId: string; data: { payload: string } } {
+export function previewJobData(
+  rt: MediaRuntime,
+  checked: CheckedEdit,
+  opts: PreviewOptions,
+  place: JobPlace = { cacheDir: rt.cache.opts.dir },
+): { jobId: string; data: { payload: string } } {
   const { debug: _d, ...rest } = opts;
   const data: PreviewData = { ...place, checked, opts: rest };
   // The project record (its dates, its other assets) does not change what is previewed.
   const { project: _p, ...what } = checked;
-  return { jobId: jobIdOf(PREVIEW, { cacheDir: data.cacheDir, checked: what, opts: rest }), data: { payload: encode(data) } };
+  return {
+    jobId: jobIdOf(PREVIEW, { cacheDir: data.cacheDir, checked: what, opts: rest }),
+    data: { payload: encode(data) },
+  };
 }

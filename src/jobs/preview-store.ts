@@ -25,8 +25,18 @@ export function previewStore(objects: ObjectStore, cache: PreviewCache, place: s
       // A preview made before (the same edit asked again) is there already: its record is written last.
       if (await objects.exists(base + RESULT_FILE)) return;
       const dir = join(cache.root, id);
-      const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name !== MARKER && e.name !== RESULT_FILE && !e.name.includes('.part-') && !e.name.endsWith('.part')).map((e) => e.name);
-      for (let i = 0; i < names.length; i += AT_ONCE) await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.putFile(base + n, join(dir, n))));
+      const names = (await readdir(dir, { withFileTypes: true }))
+        .filter(
+          (e) =>
+            e.isFile() &&
+            e.name !== MARKER &&
+            e.name !== RESULT_FILE &&
+            !e.name.includes('.part-') &&
+            !e.name.endsWith('.part'),
+        )
+        .map((e) => e.name);
+      for (let i = 0; i < names.length; i += AT_ONCE)
+        await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.putFile(base + n, join(dir, n))));
       await objects.putFile(base + RESULT_FILE, join(dir, RESULT_FILE));
     },
     // One file of a preview still being made (a cut's clip asked for meanwhile): its record is not written, so no
@@ -53,7 +63,11 @@ export function previewStore(objects: ObjectStore, cache: PreviewCache, place: s
       try {
         await writeFile(join(tmp, MARKER), `${writerTag()}\n`);
         let whole = true;
-        for (let i = 0; i < names.length; i += AT_ONCE) for (const got of await Promise.all(names.slice(i, i + AT_ONCE).map((n) => objects.getFile(base + n, join(tmp, n))))) whole &&= got;
+        for (let i = 0; i < names.length; i += AT_ONCE)
+          for (const got of await Promise.all(
+            names.slice(i, i + AT_ONCE).map((n) => objects.getFile(base + n, join(tmp, n))),
+          ))
+            whole &&= got;
         // An object gone between the listing and its read (expired by the bucket's lifecycle): the preview is gone.
         if (!whole) {
           await rm(tmp, { recursive: true, force: true });
@@ -61,7 +75,10 @@ export function previewStore(objects: ObjectStore, cache: PreviewCache, place: s
         }
         // The record names the worker's paths: this server's own, as a preview made here would.
         const record = JSON.parse(await readFile(join(tmp, RESULT_FILE), 'utf8')) as Record<string, unknown>;
-        await writeFile(join(tmp, RESULT_FILE), JSON.stringify({ ...record, path: join(final, 'preview.mp4'), sheet_path: join(final, 'sheet.jpg') }));
+        await writeFile(
+          join(tmp, RESULT_FILE),
+          JSON.stringify({ ...record, path: join(final, 'preview.mp4'), sheet_path: join(final, 'sheet.jpg') }),
+        );
         try {
           await rename(tmp, final);
         } catch (err) {

@@ -28,7 +28,11 @@ const CLIP_KEEP_MS = 3600_000;
 const FORGET_MS = 15 * 60_000;
 
 const STOPPED = 'this preview was stopped or failed: preview_edit {preview_id} says why';
-const isFile = (p: string) => stat(p).then((s) => s.isFile(), () => false);
+const isFile = (p: string) =>
+  stat(p).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /** Clips being made here for one preview: each once, a few at once, all stopped with the preview. */
 interface Making {
@@ -58,7 +62,8 @@ export class QueueClips {
     if (!marked) return undefined;
     const jobId = marked.id;
     const p = marked.job.progress as PreviewProgress | undefined;
-    if (!p || typeof p !== 'object' || p.id !== id || !Array.isArray(p.ready) || !p.ready.includes(index)) return undefined;
+    if (!p || typeof p !== 'object' || p.id !== id || !Array.isArray(p.ready) || !p.ready.includes(index))
+      return undefined;
     return rt.store ? this.fromWorker(rt, place, jobId, id, index) : this.madeHere(rt, id, index, p);
   }
 
@@ -77,26 +82,44 @@ export class QueueClips {
     const seg = Array.isArray(p.segments) ? p.segments.find((s) => s?.cut === index) : undefined;
     // Redis says which segment: only a key of the segment store (40 hex digits) is taken, and its file is looked for
     // in this cache dir's store, never at a path Redis names.
-    if (!seg || typeof seg.key !== 'string' || !/^[0-9a-f]{40}$/.test(seg.key) || !(typeof seg.seconds === 'number' && seg.seconds > 0 && seg.seconds < 86_400)) {
-      throw new UserFacingError(`cut ${index + 1}'s segment is not named by the worker rendering the preview (an older cutroom worker?): follow preview_edit {preview_id} to its end and play preview.mp4`);
+    if (
+      !seg ||
+      typeof seg.key !== 'string' ||
+      !/^[0-9a-f]{40}$/.test(seg.key) ||
+      !(typeof seg.seconds === 'number' && seg.seconds > 0 && seg.seconds < 86_400)
+    ) {
+      throw new UserFacingError(
+        `cut ${index + 1}'s segment is not named by the worker rendering the preview (an older cutroom worker?): follow preview_edit {preview_id} to its end and play preview.mp4`,
+      );
     }
     const segment = rt.segments.videoOf(seg.key);
     const root = resolve(rt.cache.opts.dir);
-    if (!resolve(segment).startsWith(root + sep)) throw new UserFacingError(`cut ${index + 1}'s segment is not inside this server's cache dir`);
-    if (!(await isFile(segment)) || !(await stat(join(rt.cache.root, id)).then((s) => s.isDirectory(), () => false))) {
-      throw new UserFacingError(`preview ${id} is being made by a worker but its cut ${index + 1} is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR, or an object store (CUTROOM_S3_BUCKET)`);
+    if (!resolve(segment).startsWith(root + sep))
+      throw new UserFacingError(`cut ${index + 1}'s segment is not inside this server's cache dir`);
+    if (
+      !(await isFile(segment)) ||
+      !(await stat(join(rt.cache.root, id)).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    ) {
+      throw new UserFacingError(
+        `preview ${id} is being made by a worker but its cut ${index + 1} is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR, or an object store (CUTROOM_S3_BUCKET)`,
+      );
     }
     const m = this.makingOf(rt, id);
     if (m.stop.signal.aborted) throw new UserFacingError(STOPPED);
     let made = m.made.get(index);
     if (!made) {
-      made = m.turns.run(() => makeCutClip(rt.ffmpeg, segment, seg.seconds, out, PREVIEW_ENCODE, m.stop.signal)).then(
-        () => out,
-        (err: unknown) => {
-          if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? STOPPED : err.message);
-          throw err;
-        },
-      );
+      made = m.turns
+        .run(() => makeCutClip(rt.ffmpeg, segment, seg.seconds, out, PREVIEW_ENCODE, m.stop.signal))
+        .then(
+          () => out,
+          (err: unknown) => {
+            if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? STOPPED : err.message);
+            throw err;
+          },
+        );
       m.made.set(index, made);
       // A failure is not kept: the next asking tries again.
       made.catch(() => m.made.delete(index));
@@ -117,7 +140,13 @@ export class QueueClips {
   }
 
   /** An object store: the worker running the job makes the clip and puts it there; it is read back into this cache dir. */
-  private fromWorker(rt: MediaRuntime, place: string, jobId: string, id: string, index: number): Promise<string | undefined> {
+  private fromWorker(
+    rt: MediaRuntime,
+    place: string,
+    jobId: string,
+    id: string,
+    index: number,
+  ): Promise<string | undefined> {
     const local = join(rt.cache.root, CLIPS_DIR, `${id}-${clipFile(index)}`);
     const slot = `${local}\0${jobId}`;
     let pending = this.fetching.get(slot);
@@ -126,8 +155,16 @@ export class QueueClips {
         if (await isFile(local)) return local;
         if (!(await this.askWorker(place, jobId, id, index))) return undefined;
         await mkdir(join(rt.cache.root, CLIPS_DIR), { recursive: true });
-        if (!(await rt.store!.getFile(id, clipFile(index), local).catch((err: Error) => Promise.reject(new UserFacingError(`cut ${index + 1}'s clip could not be read back: ${err.message}`))))) {
-          throw new UserFacingError(`cut ${index + 1}'s clip was made by the worker but is not in the object store: do the worker and this server have the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX?`);
+        if (
+          !(await rt
+            .store!.getFile(id, clipFile(index), local)
+            .catch((err: Error) =>
+              Promise.reject(new UserFacingError(`cut ${index + 1}'s clip could not be read back: ${err.message}`)),
+            ))
+        ) {
+          throw new UserFacingError(
+            `cut ${index + 1}'s clip was made by the worker but is not in the object store: do the worker and this server have the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX?`,
+          );
         }
         void this.sweep(join(rt.cache.root, CLIPS_DIR));
         return local;
@@ -144,21 +181,41 @@ export class QueueClips {
    */
   private async askWorker(place: string, jobId: string, id: string, index: number): Promise<boolean> {
     const made = clipMadeKey(jobId, id, index);
-    const unreachable = (err: Error) => Promise.reject(new UserFacingError(`cut ${index + 1}'s clip could not be asked for: the job queue did not answer (${err.message})`));
+    const unreachable = (err: Error) =>
+      Promise.reject(
+        new UserFacingError(
+          `cut ${index + 1}'s clip could not be asked for: the job queue did not answer (${err.message})`,
+        ),
+      );
     if ((await within(this.conn.exists(made), 2000).catch(unreachable)) === 1) return true;
     const ask = randomBytes(12).toString('hex');
-    const heard = await within(this.conn.publish(CLIP_CHANNEL, JSON.stringify({ job: jobId, preview: id, cut: index, ask })), 2000).catch(unreachable);
-    if (!heard) throw new UserFacingError(`no cutroom worker heard the request for cut ${index + 1}'s clip: follow preview_edit {preview_id} to its end and play preview.mp4`);
+    const heard = await within(
+      this.conn.publish(CLIP_CHANNEL, JSON.stringify({ job: jobId, preview: id, cut: index, ask })),
+      2000,
+    ).catch(unreachable);
+    if (!heard)
+      throw new UserFacingError(
+        `no cutroom worker heard the request for cut ${index + 1}'s clip: follow preview_edit {preview_id} to its end and play preview.mp4`,
+      );
     const until = Date.now() + this.waitMs;
     for (let i = 1; ; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      const [[, ok], [, why]] = ((await within(this.conn.multi().exists(made).get(clipFailedKey(ask)).exec(), 2000).catch(() => undefined)) ?? [[null, 0], [null, null]]) as [[unknown, number], [unknown, string | null]];
+      const [[, ok], [, why]] = ((await within(
+        this.conn.multi().exists(made).get(clipFailedKey(ask)).exec(),
+        2000,
+      ).catch(() => undefined)) ?? [
+        [null, 0],
+        [null, null],
+      ]) as [[unknown, number], [unknown, string | null]];
       if (ok === 1) return true;
       if (why) throw new UserFacingError(why);
       // Every second: a preview that finished or failed meanwhile is no longer the worker's to answer for.
-      if (i % 10 === 0 && (await within(this.conn.exists(makingKey(place, id)), 2000).catch(() => 1)) === 0) return false;
+      if (i % 10 === 0 && (await within(this.conn.exists(makingKey(place, id)), 2000).catch(() => 1)) === 0)
+        return false;
       if (Date.now() > until) {
-        throw new UserFacingError(`the worker rendering preview ${id} did not make cut ${index + 1}'s clip within ${Math.round(this.waitMs / 1000)} s: ask again, or follow preview_edit {preview_id} to its end and play preview.mp4`);
+        throw new UserFacingError(
+          `the worker rendering preview ${id} did not make cut ${index + 1}'s clip within ${Math.round(this.waitMs / 1000)} s: ask again, or follow preview_edit {preview_id} to its end and play preview.mp4`,
+        );
       }
     }
   }

@@ -11,7 +11,19 @@ import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/check-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
 import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
-import { CANCEL_CHANNEL, MARK_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, holdersKey, keptKey, makingJob, shownUrl, within } from './connection.js';
+import {
+  CANCEL_CHANNEL,
+  MARK_TTL_S,
+  PREFIX,
+  QUEUE_NAME,
+  cancelledKey,
+  connect,
+  holdersKey,
+  keptKey,
+  makingJob,
+  shownUrl,
+  within,
+} from './connection.js';
 import { QueueClips } from './queue-clips.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
@@ -76,14 +88,21 @@ export class QueueJobs implements JobRunner {
     this.conn.on('error', () => {});
     this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix: PREFIX });
     this.queue.on('error', () => {});
-    this.events = new QueueEvents(QUEUE_NAME, { connection: connect(opts.url, 'cutroom-server-events'), prefix: PREFIX });
+    this.events = new QueueEvents(QUEUE_NAME, {
+      connection: connect(opts.url, 'cutroom-server-events'),
+      prefix: PREFIX,
+    });
     this.events.on('error', () => {});
     this.clips = new QueueClips(this.conn, this.queue);
     this.attempts = opts.attempts ?? 3;
     this.pollMs = opts.pollMs ?? 1000;
     this.unreachableMs = opts.unreachableMs ?? 20_000;
-    this.events.on('progress', ({ jobId, data }) => this.each(jobId, (f) => f.onProgress(data as unknown as PreviewProgress)));
-    this.events.on('completed', ({ jobId, returnvalue }) => this.each(jobId, (f) => f.onCompleted(parsed(returnvalue) as PreviewReturn)));
+    this.events.on('progress', ({ jobId, data }) =>
+      this.each(jobId, (f) => f.onProgress(data as unknown as PreviewProgress)),
+    );
+    this.events.on('completed', ({ jobId, returnvalue }) =>
+      this.each(jobId, (f) => f.onCompleted(parsed(returnvalue) as PreviewReturn)),
+    );
     this.events.on('failed', ({ jobId, failedReason }) => this.each(jobId, (f) => f.onFailed(failedReason)));
     this.preview = {
       start: (rt, checked, o, signal) => this.startPreview(rt, checked, o, signal),
@@ -108,12 +127,20 @@ export class QueueJobs implements JobRunner {
     }
     if (state === 'failed') return { state: 'failed', reason: failureForCaller(job.failedReason, 'preview') };
     const p = (typeof job.progress === 'object' ? job.progress : {}) as Partial<PreviewProgress>;
-    return { state: 'rendering', fraction: p.fraction ?? 0, message: p.message ?? 'queued: waiting for a cutroom worker' };
+    return {
+      state: 'rendering',
+      fraction: p.fraction ?? 0,
+      message: p.message ?? 'queued: waiting for a cutroom worker',
+    };
   }
 
   /** Resolves once the queue's Redis answered (an unreachable one is said in the log, not fatal). */
   async ready(): Promise<void> {
-    await within(Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]), 10_000).catch((err: Error) => this.opts.logger.warn(`the job queue at ${shownUrl(this.opts.url)} does not answer yet (${err.message}); previews wait for it`));
+    await within(Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]), 10_000).catch((err: Error) =>
+      this.opts.logger.warn(
+        `the job queue at ${shownUrl(this.opts.url)} does not answer yet (${err.message}); previews wait for it`,
+      ),
+    );
   }
 
   /** The queue's depth and its oldest waiting job's age, for the log (an operator sees a backlog grow). */
@@ -154,11 +181,14 @@ export class QueueJobs implements JobRunner {
     let started = false;
     let lastReached = Date.now();
     let finish!: (outcome: { value: T } | { error: Error }) => void;
-    const outcome = new Promise<T>((resolve, reject) => (finish = (o) => ('value' in o ? resolve(o.value) : reject(o.error))));
+    const outcome = new Promise<T>(
+      (resolve, reject) => (finish = (o) => ('value' in o ? resolve(o.value) : reject(o.error))),
+    );
     const waiter: Waiter = {
       onProgress: (p: { fraction?: number; message?: string }) => {
         started = true;
-        if (p && typeof p === 'object' && typeof p.fraction === 'number') call.onProgress?.(p.fraction, p.message ?? '');
+        if (p && typeof p === 'object' && typeof p.fraction === 'number')
+          call.onProgress?.(p.fraction, p.message ?? '');
       },
       onCompleted: (r: T) => end({ value: parsed(r) as T }),
       onFailed: (reason) => end({ error: new UserFacingError(failureForCaller(reason, name)) }),
@@ -186,13 +216,23 @@ export class QueueJobs implements JobRunner {
           const job = await within(this.queue.getJob(jobId), Math.max(2000, this.pollMs));
           lastReached = Date.now();
           if (settled) return;
-          if (!job) return end({ error: new UserFacingError(`the ${name}'s job is gone from the queue (its Redis was restarted or emptied); call again`) });
+          if (!job)
+            return end({
+              error: new UserFacingError(
+                `the ${name}'s job is gone from the queue (its Redis was restarted or emptied); call again`,
+              ),
+            });
           if (job.processedOn) started = true;
           const state = await within(job.getState(), 2000);
           if (state === 'completed') waiter.onCompleted(job.returnvalue as never);
           else if (state === 'failed') waiter.onFailed(job.failedReason);
         } catch {
-          if (Date.now() - lastReached > this.unreachableMs) end({ error: new UserFacingError(`the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: call again once it is back`) });
+          if (Date.now() - lastReached > this.unreachableMs)
+            end({
+              error: new UserFacingError(
+                `the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: call again once it is back`,
+              ),
+            });
         }
       })();
     }, this.pollMs);
@@ -200,25 +240,46 @@ export class QueueJobs implements JobRunner {
     // A job no worker starts is not waited for for ever: it stays queued, and the same call later joins it.
     const noWorker = setTimeout(() => {
       if (started || settled) return;
-      end({ error: new UserFacingError(`no cutroom worker has started the ${name} within ${Math.round(startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`) });
+      end({
+        error: new UserFacingError(
+          `no cutroom worker has started the ${name} within ${Math.round(startWaitMs / 1000)} s; it stays queued: ask again later to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`,
+        ),
+      });
       void this.letGo(jobId, false);
     }, startWaitMs);
     if (call.signal?.aborted) onAbort();
     else call.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await within(this.enqueue(jobId, kind, { payload: encode({ ...place, what }), ...this.callerOf(cacheDir) }), this.unreachableMs);
+      await within(
+        this.enqueue(jobId, kind, { payload: encode({ ...place, what }), ...this.callerOf(cacheDir) }),
+        this.unreachableMs,
+      );
     } catch (err) {
-      end({ error: new UserFacingError(`the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`) });
+      end({
+        error: new UserFacingError(
+          `the ${name} could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`,
+        ),
+      });
     }
     return outcome;
   }
 
-  private async startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, signal?: AbortSignal): Promise<PreviewJob> {
+  private async startPreview(
+    rt: MediaRuntime,
+    checked: CheckedEdit,
+    opts: PreviewOptions,
+    signal?: AbortSignal,
+  ): Promise<PreviewJob> {
     const { jobId, data } = previewJobData(rt, checked, opts, this.placeOf(rt.cache.opts.dir));
     const f = this.follow(rt, jobId, checked.timeline?.cuts.length ?? 0);
     try {
-      await within(this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(this.placeOf(rt.cache.opts.dir).cacheDir) }), this.unreachableMs).catch((err: Error) => {
-        throw new UserFacingError(`the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`);
+      await within(
+        this.enqueue(jobId, PREVIEW, { ...data, ...this.callerOf(this.placeOf(rt.cache.opts.dir).cacheDir) }),
+        this.unreachableMs,
+      ).catch((err: Error) => {
+        throw new UserFacingError(
+          `the preview could not be queued: the job queue at ${shownUrl(this.opts.url)} did not answer (${err.message}); try again once it is back`,
+        );
       });
       opts.debug?.(`preview job ${jobId}: queued (or joined)`);
       // Until a worker starts it, the job has no preview id to hand over.
@@ -245,7 +306,9 @@ export class QueueJobs implements JobRunner {
         const waiting = await within(this.queue.getWaitingCount(), 2000).catch(() => undefined);
         f.release();
         f.stopFollowing();
-        throw new UserFacingError(`no cutroom worker has started the preview within ${Math.round(this.opts.startWaitMs / 1000)} s${waiting !== undefined ? ` (${waiting} job(s) wait in the queue)` : ''}; it stays queued: call preview_edit again with the same edit to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`);
+        throw new UserFacingError(
+          `no cutroom worker has started the preview within ${Math.round(this.opts.startWaitMs / 1000)} s${waiting !== undefined ? ` (${waiting} job(s) wait in the queue)` : ''}; it stays queued: call preview_edit again with the same edit to follow it (is \`cutroom worker\` running with the same CUTROOM_QUEUE_URL?)`,
+        );
       }
       if (f.settled && 'error' in f.settled && !f.id) throw f.settled.error;
       return f;
@@ -258,23 +321,36 @@ export class QueueJobs implements JobRunner {
   /** Adds the job, unless the same work is queued or running (then this joins it). A finished one is done anew. */
   /** Who a job is for (a caller's cache folder, hashed) and how many of theirs may run at once, for the workers. */
   private callerOf(cacheDir: string): { caller?: string; callerLimit?: number } {
-    return this.opts.callerLimit ? { caller: createHash('sha256').update(cacheDir).digest('hex').slice(0, 24), callerLimit: this.opts.callerLimit } : {};
+    return this.opts.callerLimit
+      ? { caller: createHash('sha256').update(cacheDir).digest('hex').slice(0, 24), callerLimit: this.opts.callerLimit }
+      : {};
   }
 
-  private async enqueue(jobId: string, kind: string, data: { payload: string; caller?: string; callerLimit?: number }): Promise<void> {
+  private async enqueue(
+    jobId: string,
+    kind: string,
+    data: { payload: string; caller?: string; callerLimit?: number },
+  ): Promise<void> {
     let joining = false;
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       const state = await existing.getState();
       // A job being stopped (cancelled) is not joined: it ends "cancelled" whoever joins it.
       const stopping = (await this.conn.exists(cancelledKey(jobId))) === 1;
-      if (stopping && (state === 'active' || state === 'waiting' || state === 'prioritized' || state === 'delayed')) await this.settledOrGone(existing, 10_000);
-      if (stopping || state === 'completed' || state === 'failed' || state === 'unknown') await existing.remove().catch(() => {});
+      if (stopping && (state === 'active' || state === 'waiting' || state === 'prioritized' || state === 'delayed'))
+        await this.settledOrGone(existing, 10_000);
+      if (stopping || state === 'completed' || state === 'failed' || state === 'unknown')
+        await existing.remove().catch(() => {});
       else joining = true;
     }
     // Joining counts one more holder (a keep by an earlier caller stands); a new job starts its marks afresh.
     if (joining) await this.conn.multi().incr(holdersKey(jobId)).expire(holdersKey(jobId), MARK_TTL_S).exec();
-    else await this.conn.multi().del(cancelledKey(jobId), keptKey(jobId)).set(holdersKey(jobId), 1, 'EX', MARK_TTL_S).exec();
+    else
+      await this.conn
+        .multi()
+        .del(cancelledKey(jobId), keptKey(jobId))
+        .set(holdersKey(jobId), 1, 'EX', MARK_TTL_S)
+        .exec();
     await this.queue.add(kind, data, {
       jobId,
       attempts: this.attempts,
@@ -310,7 +386,10 @@ export class QueueJobs implements JobRunner {
       this.following.get(jobId)?.delete(f);
       if (!this.following.get(jobId)?.size) this.following.delete(jobId);
       // Kept a minute after, for preview_edit {preview_id} to read how it ended.
-      setTimeout(() => ids.forEach((id) => this.byPreview.get(key(id)) === f && this.byPreview.delete(key(id))), 60_000).unref();
+      setTimeout(
+        () => ids.forEach((id) => this.byPreview.get(key(id)) === f && this.byPreview.delete(key(id))),
+        60_000,
+      ).unref();
     };
     const settle = (outcome: { result: PreviewResult } | { error: Error }) => {
       if (f.settled) return;
@@ -363,18 +442,37 @@ export class QueueJobs implements JobRunner {
         const here = rt.store ? previewHere(rt, id) : Promise.resolve(true);
         void here
           .then((found) => {
-            if (!found) throw new UserFacingError(`preview ${id} was made by a worker but is not in the object store ${this.opts.store?.shown ?? ''}: do the worker and this server have the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX?`);
+            if (!found)
+              throw new UserFacingError(
+                `preview ${id} was made by a worker but is not in the object store ${this.opts.store?.shown ?? ''}: do the worker and this server have the same CUTROOM_S3_BUCKET and CUTROOM_S3_PREFIX?`,
+              );
             return readFile(join(dir, 'sheet.jpg'));
           })
           .then(
             (sheetBytes) => {
               const paths = rt.store ? { path: join(dir, 'preview.mp4'), sheet_path: join(dir, 'sheet.jpg') } : {};
-              settle({ result: { ...r.preview, ...paths, sheetBytes, ...(r.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: r.ffmpegMaxRssKiB } : {}) } });
+              settle({
+                result: {
+                  ...r.preview,
+                  ...paths,
+                  sheetBytes,
+                  ...(r.ffmpegMaxRssKiB ? { ffmpegMaxRssKiB: r.ffmpegMaxRssKiB } : {}),
+                },
+              });
             },
-            (err: Error) => settle({ error: err instanceof UserFacingError ? err : new UserFacingError(`preview ${id} was made by a worker but is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR, or an object store (CUTROOM_S3_BUCKET)`) }),
+            (err: Error) =>
+              settle({
+                error:
+                  err instanceof UserFacingError
+                    ? err
+                    : new UserFacingError(
+                        `preview ${id} was made by a worker but is not in this server's cache dir (${rt.cache.opts.dir}): servers and workers must share CUTROOM_CACHE_DIR, or an object store (CUTROOM_S3_BUCKET)`,
+                      ),
+              }),
           );
       },
-      onFailed: (reason) => settle({ error: new UserFacingError(left ? CANCELLED : failureForCaller(reason, 'preview')) }),
+      onFailed: (reason) =>
+        settle({ error: new UserFacingError(left ? CANCELLED : failureForCaller(reason, 'preview')) }),
       abort: () => {
         if (left || f.settled) return false;
         left = true;
@@ -389,12 +487,24 @@ export class QueueJobs implements JobRunner {
         void this.letGo(jobId, false);
       },
       clip: async (index) => {
-        const path = f.id ? await this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, f.id, index) : undefined;
+        const path = f.id
+          ? await this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, f.id, index)
+          : undefined;
         if (!path) throw new UserFacingError(`cut ${index + 1} is not rendered yet`);
         return path;
       },
     };
-    const poll = setInterval(() => void this.check(f, jobId, () => lastReached, (t) => (lastReached = t), settle), this.pollMs);
+    const poll = setInterval(
+      () =>
+        void this.check(
+          f,
+          jobId,
+          () => lastReached,
+          (t) => (lastReached = t),
+          settle,
+        ),
+      this.pollMs,
+    );
     poll.unref();
     let set = this.following.get(jobId);
     if (!set) this.following.set(jobId, (set = new Set()));
@@ -403,7 +513,13 @@ export class QueueJobs implements JobRunner {
   }
 
   /** The poll: a job that vanished (Redis restarted empty) or a Redis that stopped answering ends the wait clearly. */
-  private async check(f: Followed, jobId: string, lastReached: () => number, reached: (t: number) => void, settle: (o: { error: Error }) => void): Promise<void> {
+  private async check(
+    f: Followed,
+    jobId: string,
+    lastReached: () => number,
+    reached: (t: number) => void,
+    settle: (o: { error: Error }) => void,
+  ): Promise<void> {
     if (f.settled) return;
     try {
       const job = await within(this.queue.getJob(jobId), Math.max(2000, this.pollMs));
@@ -413,7 +529,11 @@ export class QueueJobs implements JobRunner {
         // Look again in a moment before saying so: a finished job may be removed just as its event is on its way.
         await new Promise((r) => setTimeout(r, 500));
         if (f.settled || (await within(this.queue.getJob(jobId), 2000).catch(() => undefined))) return;
-        settle({ error: new UserFacingError('the preview\'s job is gone from the queue (its Redis was restarted or emptied); nothing of it was kept: call preview_edit again') });
+        settle({
+          error: new UserFacingError(
+            "the preview's job is gone from the queue (its Redis was restarted or emptied); nothing of it was kept: call preview_edit again",
+          ),
+        });
         return;
       }
       if (typeof job.progress === 'object' && job.progress) f.onProgress(job.progress as unknown as PreviewProgress);
@@ -422,7 +542,11 @@ export class QueueJobs implements JobRunner {
       else if (state === 'failed') f.onFailed(job.failedReason);
     } catch {
       if (Date.now() - lastReached() > this.unreachableMs) {
-        settle({ error: new UserFacingError(`the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: the preview's fate is unknown; call preview_edit again once it is back (a finished preview is then found at once)`) });
+        settle({
+          error: new UserFacingError(
+            `the job queue at ${shownUrl(this.opts.url)} has not answered for ${Math.round(this.unreachableMs / 1000)} s: the preview's fate is unknown; call preview_edit again once it is back (a finished preview is then found at once)`,
+          ),
+        });
       }
     }
   }
@@ -434,9 +558,15 @@ export class QueueJobs implements JobRunner {
         await within(this.conn.multi().set(keptKey(jobId), '1', 'EX', MARK_TTL_S).decr(holdersKey(jobId)).exec(), 5000);
         return;
       }
-      const [[, left], [, kept]] = (await within(this.conn.multi().decr(holdersKey(jobId)).exists(keptKey(jobId)).exec(), 5000)) as [[null, number], [null, number]];
+      const [[, left], [, kept]] = (await within(
+        this.conn.multi().decr(holdersKey(jobId)).exists(keptKey(jobId)).exec(),
+        5000,
+      )) as [[null, number], [null, number]];
       if (left > 0 || kept) return;
-      await within(this.conn.multi().set(cancelledKey(jobId), '1', 'EX', MARK_TTL_S).publish(CANCEL_CHANNEL, jobId).exec(), 5000);
+      await within(
+        this.conn.multi().set(cancelledKey(jobId), '1', 'EX', MARK_TTL_S).publish(CANCEL_CHANNEL, jobId).exec(),
+        5000,
+      );
       // Not started yet: taken out of the queue (an active one is locked by its worker, which the message stops).
       const job = await this.queue.getJob(jobId);
       if (job && (await job.getState()) !== 'active') await job.remove().catch(() => {});

@@ -3,7 +3,10 @@
 import type { RenderOutcome, RenderRequest } from '../media/render.js';
 import type { JobRunner } from '../workflow/jobs.js';
 
-export type RenderWork = Omit<RenderRequest, 'ffmpeg' | 'signal' | 'onProgress' | 'verifyWith' | 'sheetFor' | 'trackRss'> & {
+export type RenderWork = Omit<
+  RenderRequest,
+  'ffmpeg' | 'signal' | 'onProgress' | 'verifyWith' | 'sheetFor' | 'trackRss'
+> & {
   /** Checked with ffprobe before it takes its name (the worker's own ffprobe). */
   verify: boolean;
 };
@@ -14,6 +17,10 @@ export function queuedRenderer(jobs: JobRunner, cacheDir: string): (req: RenderR
     const { ffmpeg: _f, signal, onProgress, verifyWith, sheetFor: _s, trackRss: _t, ...rest } = req;
     const work: RenderWork = { ...rest, verify: !!verifyWith };
     // A render waits its turn in the queue as long as it may run (its caller follows it with get_render_status).
-    return jobs.run<RenderOutcome>('render', cacheDir, work, { signal, onProgress: (f) => onProgress?.(f), startWaitMs: req.timeoutMs });
+    return jobs.run<RenderOutcome>('render', cacheDir, work, {
+      signal,
+      onProgress: (f) => onProgress?.(f),
+      startWaitMs: req.timeoutMs,
+    });
   };
 }

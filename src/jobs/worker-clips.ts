@@ -21,7 +21,14 @@ export interface ClipAsk {
 export function clipAskOf(message: string): ClipAsk | undefined {
   try {
     const m = JSON.parse(message) as Partial<ClipAsk>;
-    if (typeof m.job !== 'string' || typeof m.preview !== 'string' || typeof m.ask !== 'string' || !Number.isInteger(m.cut) || (m.cut as number) < 0) return undefined;
+    if (
+      typeof m.job !== 'string' ||
+      typeof m.preview !== 'string' ||
+      typeof m.ask !== 'string' ||
+      !Number.isInteger(m.cut) ||
+      (m.cut as number) < 0
+    )
+      return undefined;
     if (m.job.length > 200 || m.preview.length > 100 || !/^[0-9a-f]{16,64}$/.test(m.ask)) return undefined;
     return m as ClipAsk;
   } catch {
@@ -30,7 +37,11 @@ export function clipAskOf(message: string): ClipAsk | undefined {
 }
 
 /** The handler of CLIP_CHANNEL's messages: `making` holds the previews this worker runs, by job id. */
-export function answerClips(conn: Redis, making: Map<string, { preview: PreviewJob; rt: MediaRuntime }>, logger: Logger): (message: string) => void {
+export function answerClips(
+  conn: Redis,
+  making: Map<string, { preview: PreviewJob; rt: MediaRuntime }>,
+  logger: Logger,
+): (message: string) => void {
   // Puts in flight, by job, preview and cut: several servers asking at once wait for one.
   const putting = new Map<string, Promise<void>>();
   return (message) => {
@@ -40,7 +51,10 @@ export function answerClips(conn: Redis, making: Map<string, { preview: PreviewJ
     if (!ask || !here) return;
     const { preview: p, rt } = here;
     const fail = (why: string) => void conn.set(clipFailedKey(ask.ask), why, 'EX', FAILED_TTL_S).catch(() => {});
-    if (p.id !== ask.preview) return fail(`preview ${ask.preview} was started anew on another worker (as ${p.id}): follow preview_edit {preview_id} to its end and play preview.mp4`);
+    if (p.id !== ask.preview)
+      return fail(
+        `preview ${ask.preview} was started anew on another worker (as ${p.id}): follow preview_edit {preview_id} to its end and play preview.mp4`,
+      );
     if (!rt.store) return fail('this worker keeps no previews in an object store');
     const slot = `${ask.job}\0${p.id}\0${ask.cut}`;
     let put = putting.get(slot);
@@ -57,7 +71,11 @@ export function answerClips(conn: Redis, making: Map<string, { preview: PreviewJ
       () => logger.debug(`job ${ask.job}: cut ${ask.cut + 1}'s clip put in the object store`),
       (err: Error) => {
         // (A cut not rendered yet, a stopped preview: the in-process words. Anything else says where it failed.)
-        fail(err instanceof UserFacingError ? err.message : `cut ${ask.cut + 1}'s clip could not be made on the worker: ${err.message}`);
+        fail(
+          err instanceof UserFacingError
+            ? err.message
+            : `cut ${ask.cut + 1}'s clip could not be made on the worker: ${err.message}`,
+        );
         logger.debug(`job ${ask.job}: cut ${ask.cut + 1}'s clip: ${err.message}`);
       },
     );

@@ -11,7 +11,17 @@ import { renderTimeline } from '../media/render.js';
 import type { RenderWork } from './render-job.js';
 import { startPreview, type MediaRuntime, type PreviewJob } from '../workflow/preview.js';
 import { decode } from './codec.js';
-import { CANCEL_CHANNEL, CLIP_CHANNEL, MAKING_TTL_S, PREFIX, QUEUE_NAME, cancelledKey, connect, makingKey, shownUrl } from './connection.js';
+import {
+  CANCEL_CHANNEL,
+  CLIP_CHANNEL,
+  MAKING_TTL_S,
+  PREFIX,
+  QUEUE_NAME,
+  cancelledKey,
+  connect,
+  makingKey,
+  shownUrl,
+} from './connection.js';
 import { answerClips } from './worker-clips.js';
 import { takeCallerSlot } from './fair.js';
 import { jobFailure } from './failures.js';
@@ -39,7 +49,9 @@ const CANCELLED = 'the preview was cancelled; nothing was kept';
 const PROGRESS_EVERY_MS = 250;
 
 /** Progress passed on at most every PROGRESS_EVERY_MS, the last one always (`now`: at once). */
-function throttled<A extends unknown[]>(send: (...args: A) => void): ((...args: A) => void) & { now(...args: A): void; stop(): void } {
+function throttled<A extends unknown[]>(
+  send: (...args: A) => void,
+): ((...args: A) => void) & { now(...args: A): void; stop(): void } {
   let sentAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let last: A | undefined;
@@ -98,9 +110,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
           : `this worker keeps previews in the object store ${opts.store}, but the server that queued the job has none: give servers and workers the same CUTROOM_S3_BUCKET, or share CUTROOM_CACHE_DIR and set it on neither`,
       );
     }
-    if (store && (cacheDir.startsWith('/') || cacheDir.split('/').includes('..'))) throw new UnrecoverableError('the job names a cache folder outside CUTROOM_CACHE_DIR');
+    if (store && (cacheDir.startsWith('/') || cacheDir.split('/').includes('..')))
+      throw new UnrecoverableError('the job names a cache folder outside CUTROOM_CACHE_DIR');
     const dir = store ? resolve(root, cacheDir) : resolve(cacheDir);
-    if (dir !== root && !dir.startsWith(root + sep)) throw new UnrecoverableError(`the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`);
+    if (dir !== root && !dir.startsWith(root + sep))
+      throw new UnrecoverableError(
+        `the job's cache dir is not inside this worker's CUTROOM_CACHE_DIR (${root}): servers and workers must share it`,
+      );
     let rt = runtimes.get(dir);
     if (!rt) {
       rt = opts.runtimeFor(dir);
@@ -113,7 +129,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   /** What a job's error is thrown as (a cancel or the input's: not tried again; the machine's: tried again), logged. */
   const failed = (job: Job, err: unknown, signal: AbortSignal | undefined, cancelled: string): Error => {
     const failure = jobFailure(err, signal?.aborted === true, cancelled);
-    logger.info(`job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`);
+    logger.info(
+      `job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`,
+    );
     return failure;
   };
 
@@ -121,13 +139,25 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
    * A job of a kind besides previews: `work` run on its cache dir's runtime, its progress passed on, stopped by a
    * cancel (then not tried again), a failure for the machine thrown to be tried again.
    */
-  const generic = async (job: Job, signal: AbortSignal | undefined, what: string, work: (rt: MediaRuntime, data: never, signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<unknown>): Promise<unknown> => {
+  const generic = async (
+    job: Job,
+    signal: AbortSignal | undefined,
+    what: string,
+    work: (
+      rt: MediaRuntime,
+      data: never,
+      signal: AbortSignal,
+      progress: (fraction: number, message: string) => void,
+    ) => Promise<unknown>,
+  ): Promise<unknown> => {
     const cancelled = `the ${what} was cancelled; nothing was kept`;
     if ((await conn.exists(cancelledKey(job.id!))) === 1) throw new UnrecoverableError(cancelled);
     const { cacheDir, store, what: data } = decode<{ cacheDir: string; store?: string; what: never }>(job.data.payload);
     const rt = runtimeOf(cacheDir, store);
     logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
-    const send = throttled((fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}));
+    const send = throttled(
+      (fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}),
+    );
     send(0, 'started on a worker');
     try {
       return await work(rt, data, signal ?? new AbortController().signal, send);
@@ -148,9 +178,20 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       generic(job, signal, 'render', async (rt, work: RenderWork, sig, onProgress) => {
         // A render writes in the data dir it shares with the servers: never anywhere else.
         const out = resolve(work.output);
-        if (!out.startsWith(dataRoot + sep)) throw new UnrecoverableError(`the render's output is not inside this worker's CUTROOM_DATA_DIR (${dataRoot}): servers and workers must share it`);
+        if (!out.startsWith(dataRoot + sep))
+          throw new UnrecoverableError(
+            `the render's output is not inside this worker's CUTROOM_DATA_DIR (${dataRoot}): servers and workers must share it`,
+          );
         const { verify, ...req } = work;
-        return rt.limiter.run(() => renderTimeline({ ...req, ffmpeg: rt.ffmpeg, signal: sig, onProgress: (f) => onProgress(f, 'rendering'), ...(verify && rt.prober ? { verifyWith: rt.prober.ffprobe } : {}) }));
+        return rt.limiter.run(() =>
+          renderTimeline({
+            ...req,
+            ffmpeg: rt.ffmpeg,
+            signal: sig,
+            onProgress: (f) => onProgress(f, 'rendering'),
+            ...(verify && rt.prober ? { verifyWith: rt.prober.ffprobe } : {}),
+          }),
+        );
       }),
     transcribe: (job, signal) =>
       generic(job, signal, 'transcription', (rt, work: HearWork, sig, onProgress) => {
@@ -167,12 +208,21 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const rt = runtimeOf(cacheDir, store);
     if (signal?.aborted) throw new UnrecoverableError(CANCELLED);
     const p = await startPreview(rt, checked, { ...o, debug: (m) => logger.debug(`job ${job.id}: ${m}`) });
-    logger.info(`job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
+    logger.info(
+      `job ${job.id}: started preview ${p.id}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`,
+    );
     void conn.set(makingKey(cacheDir, p.id), job.id!, 'EX', MAKING_TTL_S).catch(() => {});
     const send = throttled(() => {
-      const progress: PreviewProgress = { id: p.id, fraction: p.progress, message: p.message, cuts: p.cuts, ready: [...p.ready] };
+      const progress: PreviewProgress = {
+        id: p.id,
+        fraction: p.progress,
+        message: p.message,
+        cuts: p.cuts,
+        ready: [...p.ready],
+      };
       // (With an object store no server can read the segments: it asks this worker instead.)
-      if (!rt.store) progress.segments = p.ready.flatMap((cut) => ((s) => (s ? [{ cut, ...s }] : []))(p.segment?.(cut)));
+      if (!rt.store)
+        progress.segments = p.ready.flatMap((cut) => ((s) => (s ? [{ cut, ...s }] : []))(p.segment?.(cut)));
       void job.updateProgress(progress as never).catch(() => {});
     });
     const listener = () => send();
@@ -222,7 +272,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     async (job, token, signal) => {
       // A caller whose jobs fill their share waits (the job is put back a moment), letting other callers' run.
       const { caller, callerLimit } = job.data as { caller?: string; callerLimit?: number };
-      const lease = caller && callerLimit ? await takeCallerSlot(conn, caller, callerLimit, job.id!, opts.lockMs * 2) : undefined;
+      const lease =
+        caller && callerLimit ? await takeCallerSlot(conn, caller, callerLimit, job.id!, opts.lockMs * 2) : undefined;
       if (caller && callerLimit && !lease) {
         await job.moveToDelayed(Date.now() + 300 + Math.floor(Math.random() * 400), token);
         throw new DelayedError();
@@ -257,22 +308,38 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   await sub.subscribe(CANCEL_CHANNEL, CLIP_CHANNEL);
   void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
   await worker.waitUntilReady();
-  logger.announce(`cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root}${opts.store ? `; previews kept in ${opts.store}` : ''})`);
+  logger.announce(
+    `cutroom worker: running up to ${opts.concurrency} job(s) at once from ${shownUrl(opts.url)} (cache dir ${root}${opts.store ? `; previews kept in ${opts.store}` : ''})`,
+  );
 
   return {
     health: async () => {
       // A PING waits for a Redis that is away (the connection retries): bounded here, since a probe must answer.
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), 1000)));
-      const answers = await Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timeout]).finally(() => clearTimeout(timer));
-      return { ok: !draining && answers && worker.isRunning(), redis: conn.status, answers, active, draining, concurrency: opts.concurrency };
+      const answers = await Promise.race([
+        conn.ping().then(
+          (r) => r === 'PONG',
+          () => false,
+        ),
+        timeout,
+      ]).finally(() => clearTimeout(timer));
+      return {
+        ok: !draining && answers && worker.isRunning(),
+        redis: conn.status,
+        answers,
+        active,
+        draining,
+        concurrency: opts.concurrency,
+      };
     },
     close: async (graceMs) => {
       draining = true;
       // Jobs in flight may finish within the grace; those that do not stall, and another worker takes them up.
       const closing = worker.close();
       const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), graceMs).unref());
-      if ((await Promise.race([closing.then(() => 'closed' as const), timer])) === 'late') logger.warn(`jobs still running after ${graceMs} ms; stopping anyway (another worker takes them up)`);
+      if ((await Promise.race([closing.then(() => 'closed' as const), timer])) === 'late')
+        logger.warn(`jobs still running after ${graceMs} ms; stopping anyway (another worker takes them up)`);
       sub.disconnect();
       conn.disconnect();
     },

@@ -89,7 +89,9 @@ export class PreviewCache {
   async ids(): Promise<string[]> {
     const names = (await readdir(this.root).catch(() => [] as string[])).filter(isPreviewId);
     // Ids carry their second of creation; the folder's mtime orders previews made within one second.
-    const dated = await Promise.all(names.map(async (id) => ({ id, mtime: (await stat(join(this.root, id)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    const dated = await Promise.all(
+      names.map(async (id) => ({ id, mtime: (await stat(join(this.root, id)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    );
     return dated.sort((a, b) => b.mtime - a.mtime || b.id.localeCompare(a.id)).map((e) => e.id);
   }
 
@@ -105,9 +107,20 @@ export class PreviewCache {
    */
   private async stateOf(dir: string): Promise<{ state: 'making' | 'dead' | 'held' | 'finished'; since: number }> {
     const marker = join(dir, MARKER);
-    const [owner, touched] = await Promise.all([readFile(marker, 'utf8').catch(() => undefined), stat(marker).then((s) => s.mtimeMs, () => undefined)]);
+    const [owner, touched] = await Promise.all([
+      readFile(marker, 'utf8').catch(() => undefined),
+      stat(marker).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      ),
+    ]);
     const result = await stat(join(dir, RESULT_FILE)).catch(() => undefined);
-    const since = result?.mtimeMs ?? (await stat(dir).then((s) => s.mtimeMs, () => 0));
+    const since =
+      result?.mtimeMs ??
+      (await stat(dir).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ));
     if (touched === undefined) return { state: 'finished', since };
     // A marker being written (empty) is judged by its lease: fresh, so live.
     const live = !writerGone(owner, touched, { leased: true });
@@ -138,7 +151,10 @@ export class PreviewCache {
       // A folder under construction whose process died before the rename.
       if (name.startsWith('.new-')) {
         const owner = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
-        const touched = await stat(dir).then((s) => s.mtimeMs, () => Date.now());
+        const touched = await stat(dir).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        );
         if (writerGone(owner, touched)) await remove(name);
         continue;
       }
@@ -152,7 +168,8 @@ export class PreviewCache {
         continue;
       }
       let bytes = 0;
-      for (const f of await readdir(dir).catch(() => [] as string[])) bytes += (await stat(join(dir, f)).catch(() => undefined))?.size ?? 0;
+      for (const f of await readdir(dir).catch(() => [] as string[]))
+        bytes += (await stat(join(dir, f)).catch(() => undefined))?.size ?? 0;
       finished.push({ id: name, bytes, since, held: state === 'held' });
     }
     finished.sort((a, b) => b.since - a.since || b.id.localeCompare(a.id));

@@ -16,17 +16,44 @@ function assTime(sec: number): string {
 }
 
 /** A word as ASS text: its override braces and backslashes shown as look-alikes, never read as tags. */
-const assText = (s: string) => s.replace(/\\/g, '\u29f5').replace(/\{/g, '(').replace(/\}/g, ')').replace(/[\r\n]+/g, ' ');
+const assText = (s: string) =>
+  s
+    .replace(/\\/g, '\u29f5')
+    .replace(/\{/g, '(')
+    .replace(/\}/g, ')')
+    .replace(/[\r\n]+/g, ' ');
 
 /** ASS colours are &HAABBGGRR (alpha 00 opaque). */
-const assColour = (rrggbb: string, alpha = '00') => `&H${alpha}${rrggbb.slice(4, 6)}${rrggbb.slice(2, 4)}${rrggbb.slice(0, 2)}`;
+const assColour = (rrggbb: string, alpha = '00') =>
+  `&H${alpha}${rrggbb.slice(4, 6)}${rrggbb.slice(2, 4)}${rrggbb.slice(0, 2)}`;
 const n1 = (x: number) => String(Math.round(x * 10) / 10);
 
 /** The ASS script of cues on a picture laid out as `layout` (its pixels are the script's), bottom centre. */
 export function assScript(layout: CaptionLayout, cues: Cue[]): string {
   const style = [
-    'Default', layout.font, layout.fontSize, assColour(layout.color), assColour(layout.color), assColour('000000'), assColour('000000', '80'),
-    0, 0, 0, 0, 100, 100, 0, 0, 1, n1(layout.outline), n1(layout.shadow), 2, layout.marginH, layout.marginH, layout.marginV, 1,
+    'Default',
+    layout.font,
+    layout.fontSize,
+    assColour(layout.color),
+    assColour(layout.color),
+    assColour('000000'),
+    assColour('000000', '80'),
+    0,
+    0,
+    0,
+    0,
+    100,
+    100,
+    0,
+    0,
+    1,
+    n1(layout.outline),
+    n1(layout.shadow),
+    2,
+    layout.marginH,
+    layout.marginH,
+    layout.marginV,
+    1,
   ].join(',');
   return [
     '[Script Info]',
@@ -43,7 +70,9 @@ export function assScript(layout: CaptionLayout, cues: Cue[]): string {
     '',
     '[Events]',
     'Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text',
-    ...cues.map((c) => `Dialogue: 0,${assTime(c.start)},${assTime(c.end)},Default,,0,0,0,,${c.lines.map(assText).join('\\N')}`),
+    ...cues.map(
+      (c) => `Dialogue: 0,${assTime(c.start)},${assTime(c.end)},Default,,0,0,0,,${c.lines.map(assText).join('\\N')}`,
+    ),
     '',
   ].join('\n');
 }
@@ -61,7 +90,11 @@ export function captionFilter(file: string): string {
  * Writes the scripts of the cuts that show captions into `dir` (the working directory of the process that reads them),
  * as `<prefix>.c<index>.ass`. Returns each cut's script name by its index, and the paths written (to remove after).
  */
-export async function writeCaptionScripts(dir: string, cuts: PlanCut[], prefix: string): Promise<{ files: Map<number, string>; paths: string[] }> {
+export async function writeCaptionScripts(
+  dir: string,
+  cuts: PlanCut[],
+  prefix: string,
+): Promise<{ files: Map<number, string>; paths: string[] }> {
   const files = new Map<number, string>();
   const paths: string[] = [];
   for (const cut of cuts) {

@@ -45,7 +45,9 @@ export function sheetFrames(plan: RenderPlan): SheetFrame[] {
   let start = 0;
   plan.cuts.forEach((c, i) => {
     const end = start + c.frames; // exclusive
-    const picks = [...new Set([start, Math.floor((start + end - 1) / 2), end - 1])].filter((f) => f >= start && f < end);
+    const picks = [...new Set([start, Math.floor((start + end - 1) / 2), end - 1])].filter(
+      (f) => f >= start && f < end,
+    );
     for (const f of picks) out.push({ cut: i + 1, frame: f, t: frameStartMs(f, rate) / 1000 });
     start = end;
   });
@@ -99,7 +101,12 @@ export interface SheetPart {
  * Emitting thumbnails as they come (instead of tiling in the same process) keeps ffmpeg's -progress flowing: an
  * output that produces its one frame only at the end holds back every progress report until then.
  */
-export function thumbnailFilter(plan: RenderPlan, font: string | undefined, layout: SheetLayout, part: SheetPart = { firstCut: 0, offsetSec: 0 }): { filter: string; frames: SheetFrame[] } {
+export function thumbnailFilter(
+  plan: RenderPlan,
+  font: string | undefined,
+  layout: SheetLayout,
+  part: SheetPart = { firstCut: 0, offsetSec: 0 },
+): { filter: string; frames: SheetFrame[] } {
   const frames = sheetFrames(plan);
   const fps = plan.fpsNum / plan.fpsDen;
   // The cut number from the frame's time: the first cut's + the count of cut starts at or before it (half a frame early).
@@ -123,7 +130,15 @@ export const THUMBS_DIR = 'thumbs';
 const THUMB_PATTERN = `${THUMBS_DIR}/t%05d.png`;
 
 /** Output options for thumbnails, numbered from `startNumber` (a chunk continues the previous one's numbers). */
-export const thumbnailOutputArgs = (startNumber: number) => ['-f', 'image2', '-start_number', String(startNumber), '-c:v', 'png', THUMB_PATTERN];
+export const thumbnailOutputArgs = (startNumber: number) => [
+  '-f',
+  'image2',
+  '-start_number',
+  String(startNumber),
+  '-c:v',
+  'png',
+  THUMB_PATTERN,
+];
 
 /** The sheet of the whole timeline: its thumbnails and their layout. */
 export function sheetPlan(plan: RenderPlan): { frames: SheetFrame[]; layout: SheetLayout } {
@@ -135,11 +150,36 @@ export function sheetPlan(plan: RenderPlan): { frames: SheetFrame[]; layout: She
  * folder that holds THUMBS_DIR. */
 export function tileArgs(layout: SheetLayout, output: string, quality: number): string[] {
   return [
-    '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
-    '-protocol_whitelist', 'file', '-f', 'image2', '-start_number', '0', '-framerate', '25', '-i', THUMB_PATTERN,
-    '-vf', `tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`,
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-v',
+    'error',
+    '-y',
+    '-protocol_whitelist',
+    'file',
+    '-f',
+    'image2',
+    '-start_number',
+    '0',
+    '-framerate',
+    '25',
+    '-i',
+    THUMB_PATTERN,
+    '-vf',
+    `tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`,
     // -update: the name is one file, never a pattern.
-    '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
+    '-frames:v',
+    '1',
+    '-update',
+    '1',
+    '-q:v',
+    String(quality),
+    '-f',
+    'image2',
+    '-c:v',
+    'mjpeg',
+    `file:${output}`,
   ];
 }
 
@@ -153,7 +193,8 @@ export const INLINE_FILTER_CHARS = 64 * 1024;
  * The labels' font size: a ninth of a cell's height, and no more than a twelfth of its width, so that a label (`#12
  * 00:01:02.345`) fits a tall cell (a vertical output's) as it fits a wide one.
  */
-const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) => Math.max(10, Math.round(Math.min(layout.thumbHeight / 9, layout.thumbWidth / 12)));
+const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) =>
+  Math.max(10, Math.round(Math.min(layout.thumbHeight / 9, layout.thumbWidth / 12)));
 
 /**
  * Tiles unlabelled thumbnails (THUMBS_DIR, any size of the output's shape) into the sheet, scaling each to the
@@ -161,20 +202,56 @@ const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) => Math.
  * Run in the folder that holds THUMBS_DIR. A long filter comes back as `script`, for the caller to write to
  * `scriptFile` (a name of cutroom's own, in that folder) before running.
  */
-export function labelledTileArgs(layout: SheetLayout, labels: string[], font: string | undefined, output: string, quality: number, scriptFile = 'sheet.filter'): { args: string[]; script?: { file: string; text: string } } {
+export function labelledTileArgs(
+  layout: SheetLayout,
+  labels: string[],
+  font: string | undefined,
+  output: string,
+  quality: number,
+  scriptFile = 'sheet.filter',
+): { args: string[]; script?: { file: string; text: string } } {
   const fontsize = labelSize(layout);
   // Our own characters only (digits, #, :, ., space); ':' is escaped for drawtext.
   const text = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
   const draw = font
-    ? labels.map((l, i) => `,drawtext=enable='eq(n\\,${i})':fontfile=${font}:text='${text(l)}':x=4:y=4:fontsize=${fontsize}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`).join('')
+    ? labels
+        .map(
+          (l, i) =>
+            `,drawtext=enable='eq(n\\,${i})':fontfile=${font}:text='${text(l)}':x=4:y=4:fontsize=${fontsize}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`,
+        )
+        .join('')
     : '';
   const filter = `scale=${layout.thumbWidth}:${layout.thumbHeight}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`;
   const long = filter.length > INLINE_FILTER_CHARS;
   const args = [
-    '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
-    '-protocol_whitelist', 'file', '-f', 'image2', '-start_number', '0', '-framerate', '25', '-i', THUMB_PATTERN,
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-v',
+    'error',
+    '-y',
+    '-protocol_whitelist',
+    'file',
+    '-f',
+    'image2',
+    '-start_number',
+    '0',
+    '-framerate',
+    '25',
+    '-i',
+    THUMB_PATTERN,
     ...(long ? ['-filter_script:v', scriptFile] : ['-vf', filter]),
-    '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
+    '-frames:v',
+    '1',
+    '-update',
+    '1',
+    '-q:v',
+    String(quality),
+    '-f',
+    'image2',
+    '-c:v',
+    'mjpeg',
+    `file:${output}`,
   ];
   return long ? { args, script: { file: scriptFile, text: filter } } : { args };
 }
@@ -187,14 +264,43 @@ export function sheetLabel(cut: number, seconds: number): string {
 }
 
 /** The sheet drawn in a pass of its own over a finished preview (for comparison in the benchmark). */
-export function contactSheetArgs(preview: string, plan: RenderPlan, output: string, font: string | undefined, quality: number): { args: string[]; frames: SheetFrame[]; layout: SheetLayout } {
+export function contactSheetArgs(
+  preview: string,
+  plan: RenderPlan,
+  output: string,
+  font: string | undefined,
+  quality: number,
+): { args: string[]; frames: SheetFrame[]; layout: SheetLayout } {
   const { frames, layout } = sheetPlan(plan);
   const { filter } = thumbnailFilter(plan, font, layout);
   const args = [
-    '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
-    '-protocol_whitelist', 'file', '-format_whitelist', 'mov,mp4,m4a', '-i', `file:${preview}`,
-    '-filter_complex', `[0:v]${filter},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030[sheet]`,
-    '-map', '[sheet]', '-frames:v', '1', '-update', '1', '-q:v', String(quality), '-f', 'image2', '-c:v', 'mjpeg', `file:${output}`,
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-v',
+    'error',
+    '-y',
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    'mov,mp4,m4a',
+    '-i',
+    `file:${preview}`,
+    '-filter_complex',
+    `[0:v]${filter},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030[sheet]`,
+    '-map',
+    '[sheet]',
+    '-frames:v',
+    '1',
+    '-update',
+    '1',
+    '-q:v',
+    String(quality),
+    '-f',
+    'image2',
+    '-c:v',
+    'mjpeg',
+    `file:${output}`,
   ];
   return { args, frames, layout };
 }

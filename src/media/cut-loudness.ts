@@ -26,12 +26,24 @@ export async function cutLoudness(req: CutLoudnessRequest): Promise<(number | nu
   const turn = req.turn ?? ((work) => work());
   for (let first = 0; first < missing.length; first += req.maxInputs) {
     const batch = missing.slice(first, first + req.maxInputs);
-    const args = cutLoudnessArgs(req.plan, batch, batch.map((i) => req.cutInputs[i]!));
+    const args = cutLoudnessArgs(
+      req.plan,
+      batch,
+      batch.map((i) => req.cutInputs[i]!),
+    );
     const parser = new MeasureParser();
     if (args.length) {
-      const r = await turn(() => runProcess(req.ffmpeg, args, { timeoutMs: req.timeoutMs, signal: req.signal, onStderr: (c) => parser.push(c), maxStderr: 16 * 1024 }));
+      const r = await turn(() =>
+        runProcess(req.ffmpeg, args, {
+          timeoutMs: req.timeoutMs,
+          signal: req.signal,
+          onStderr: (c) => parser.push(c),
+          maxStderr: 16 * 1024,
+        }),
+      );
       if (r.cancelled) throw new RenderError('cancelled', true);
-      if (r.timedOut || r.code !== 0) throw new RenderError(`measuring the cuts' loudness failed (${r.timedOut ? 'timed out' : whyFailed(r)})`);
+      if (r.timedOut || r.code !== 0)
+        throw new RenderError(`measuring the cuts' loudness failed (${r.timedOut ? 'timed out' : whyFailed(r)})`);
     }
     for (const i of batch) out[i] = integratedLoudness(parser.result.blocks?.[`cut${i}`]) ?? null;
   }

@@ -18,7 +18,13 @@ const INAUDIBLE_DB = -30;
 function audible(runs: Span[], levels: { level: number; from: number; to: number }[]): Span[] {
   const quiet = levels.filter((l) => l.level <= 10 ** (INAUDIBLE_DB / 20));
   let out = runs;
-  for (const q of quiet) out = out.flatMap((r) => [{ from: r.from, to: Math.min(r.to, q.from) }, { from: Math.max(r.from, q.to), to: r.to }].filter((x) => x.to - x.from > 0.02));
+  for (const q of quiet)
+    out = out.flatMap((r) =>
+      [
+        { from: r.from, to: Math.min(r.to, q.from) },
+        { from: Math.max(r.from, q.to), to: r.to },
+      ].filter((x) => x.to - x.from > 0.02),
+    );
   return out;
 }
 
@@ -43,24 +49,59 @@ interface Heard {
  * Speech on the output timeline (s), in order, overlapping spans joined: each cut's sound from its in point for its
  * length, each dialogue overlay's from its `from`. Sources without sound, or too far down to be heard, add nothing.
  */
-export async function speechOnTimeline(deps: EdgeDeps, t: Timeline, plan: RenderPlan, cutInputs: InputSpec[], overlayInputs: InputSpec[], signal?: AbortSignal, words?: Map<string, { start: number; end: number }[]>): Promise<Span[]> {
+export async function speechOnTimeline(
+  deps: EdgeDeps,
+  t: Timeline,
+  plan: RenderPlan,
+  cutInputs: InputSpec[],
+  overlayInputs: InputSpec[],
+  signal?: AbortSignal,
+  words?: Map<string, { start: number; end: number }[]>,
+): Promise<Span[]> {
   const pieces: Heard[] = [];
-  const add = (spec: InputSpec | undefined, gainDb: number | undefined, assetId: string, piece: Omit<Heard, 'spec' | 'words'>) => {
+  const add = (
+    spec: InputSpec | undefined,
+    gainDb: number | undefined,
+    assetId: string,
+    piece: Omit<Heard, 'spec' | 'words'>,
+  ) => {
     const said = words?.get(assetId);
-    if (spec?.hasAudio && (gainDb ?? 0) > INAUDIBLE_DB) pieces.push({ spec, ...piece, ...(said ? { words: said } : {}) });
+    if (spec?.hasAudio && (gainDb ?? 0) > INAUDIBLE_DB)
+      pieces.push({ spec, ...piece, ...(said ? { words: said } : {}) });
   };
-  plan.cuts.forEach((c, i) => add(cutInputs[i], c.gainDb, c.assetId, { from: c.inSec, length: c.durationSec, at: c.timelineStartSec, levels: c.levels }));
+  plan.cuts.forEach((c, i) =>
+    add(cutInputs[i], c.gainDb, c.assetId, {
+      from: c.inSec,
+      length: c.durationSec,
+      at: c.timelineStartSec,
+      levels: c.levels,
+    }),
+  );
   plan.overlays.forEach((o, k) => {
     const role = t.overlays[k]?.role;
-    if (role !== 'music' && role !== 'effects') add(overlayInputs[k], o.gainDb, o.assetId, { from: o.fromSec ?? 0, length: o.durationSec, at: o.startSec, levels: o.levels });
+    if (role !== 'music' && role !== 'effects')
+      add(overlayInputs[k], o.gainDb, o.assetId, {
+        from: o.fromSec ?? 0,
+        length: o.durationSec,
+        at: o.startSec,
+        levels: o.levels,
+      });
   });
   const heard = await Promise.all(
     pieces.map(async (p) => {
       const end = p.from + p.length;
       const runs = p.words
-        ? joinSpans(p.words.filter((w) => w.end > p.from && w.start < end).map((w) => ({ from: Math.max(p.from, w.start), to: Math.min(end, w.end) })), WORD_GAP)
+        ? joinSpans(
+            p.words
+              .filter((w) => w.end > p.from && w.start < end)
+              .map((w) => ({ from: Math.max(p.from, w.start), to: Math.min(end, w.end) })),
+            WORD_GAP,
+          )
         : await speechRuns(deps, p.spec.source, p.from, end, signal);
-      return audible(runs.map((r) => ({ from: r.from - p.from, to: Math.min(r.to - p.from, p.length) })), p.levels).map((r) => ({ from: p.at + r.from, to: p.at + r.to }));
+      return audible(
+        runs.map((r) => ({ from: r.from - p.from, to: Math.min(r.to - p.from, p.length) })),
+        p.levels,
+      ).map((r) => ({ from: p.at + r.from, to: p.at + r.to }));
     }),
   );
   return joinSpans(heard.flat(), 0).map((s) => ({ from: +s.from.toFixed(3), to: +s.to.toFixed(3) }));

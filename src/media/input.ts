@@ -11,8 +11,26 @@ export type MediaSource = { kind: 'url'; url: string } | { kind: 'file'; path: s
  * pattern (`img%03d.png` is a sequence, `*` a glob), and a name must only ever name one file.
  */
 export const DEMUXERS = [
-  'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'mpegts', 'flv', 'ogg', 'mp3', 'wav', 'aac', 'flac',
-  'png_pipe', 'jpeg_pipe', 'webp_pipe', 'gif', 'bmp_pipe', 'tiff_pipe',
+  'mov',
+  'mp4',
+  'm4a',
+  '3gp',
+  'matroska',
+  'webm',
+  'avi',
+  'mpegts',
+  'flv',
+  'ogg',
+  'mp3',
+  'wav',
+  'aac',
+  'flac',
+  'png_pipe',
+  'jpeg_pipe',
+  'webp_pipe',
+  'gif',
+  'bmp_pipe',
+  'tiff_pipe',
 ].join(',');
 
 const NETWORK_READ_TIMEOUT_US = 15_000_000;
@@ -21,7 +39,10 @@ const NETWORK_READ_TIMEOUT_US = 15_000_000;
  * Turns an asset's url into a source. Only http(s) is read from a service; a file: link is honoured only when the
  * links come from cutroom's own local backend (`allowFile`), so a hostile service cannot point ffmpeg at local files.
  */
-export function sourceFromUrl(url: string | null | undefined, opts: { allowFile: boolean }): MediaSource | { error: string } {
+export function sourceFromUrl(
+  url: string | null | undefined,
+  opts: { allowFile: boolean },
+): MediaSource | { error: string } {
   if (!url) return { error: 'the asset has no url' };
   let u: URL;
   try {
@@ -30,7 +51,11 @@ export function sourceFromUrl(url: string | null | undefined, opts: { allowFile:
     return { error: 'the asset url is not a URL' };
   }
   if (u.protocol === 'file:') {
-    return opts.allowFile ? { kind: 'file', path: fileURLToPath(u) } : { error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service' };
+    return opts.allowFile
+      ? { kind: 'file', path: fileURLToPath(u) }
+      : {
+          error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service',
+        };
   }
   if (u.protocol === 'http:' || u.protocol === 'https:') return { kind: 'url', url: u.href };
   return { error: `the asset url uses ${u.protocol}, which cutroom does not read` };
@@ -44,5 +69,16 @@ export function inputArgs(src: MediaSource): string[] {
   }
   const protocols = src.url.startsWith('https:') ? 'https,tls,tcp' : 'http,tcp';
   // No redirect is followed: a link is read only from the host it names (a 302 could lead anywhere).
-  return ['-protocol_whitelist', protocols, '-format_whitelist', DEMUXERS, '-rw_timeout', String(NETWORK_READ_TIMEOUT_US), '-max_redirects', '0', '-i', src.url];
+  return [
+    '-protocol_whitelist',
+    protocols,
+    '-format_whitelist',
+    DEMUXERS,
+    '-rw_timeout',
+    String(NETWORK_READ_TIMEOUT_US),
+    '-max_redirects',
+    '0',
+    '-i',
+    src.url,
+  ];
 }

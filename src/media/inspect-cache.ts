@@ -90,7 +90,12 @@ export class InspectionCache<T> {
   async trim(): Promise<number> {
     const names = await readdir(this.root).catch(() => [] as string[]);
     const records = await Promise.all(
-      names.filter((n) => /^[0-9a-f]{40}\.json$/.test(n)).map(async (n) => ({ id: n.slice(0, 40), mtime: (await stat(join(this.root, n)).catch(() => undefined))?.mtimeMs ?? 0 })),
+      names
+        .filter((n) => /^[0-9a-f]{40}\.json$/.test(n))
+        .map(async (n) => ({
+          id: n.slice(0, 40),
+          mtime: (await stat(join(this.root, n)).catch(() => undefined))?.mtimeMs ?? 0,
+        })),
     );
     const old = records.sort((a, b) => b.mtime - a.mtime).slice(this.maxOnDisk);
     for (const { id } of old) {

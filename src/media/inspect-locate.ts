@@ -64,7 +64,8 @@ export function suspiciousStretches(run: Run, seen: Located, outliers: Set<numbe
     const lo = ix[k]!;
     const hi = ix[k + 1]!;
     let calm = Infinity;
-    for (let j = Math.max(0, k - LOCATE_WINDOW); j <= Math.min(d.length - 1, k + LOCATE_WINDOW); j++) if (j !== k) calm = Math.min(calm, d[j]!);
+    for (let j = Math.max(0, k - LOCATE_WINDOW); j <= Math.min(d.length - 1, k + LOCATE_WINDOW); j++)
+      if (j !== k) calm = Math.min(calm, d[j]!);
     // A run of one stretch has nothing beside it: any difference at all is looked at.
     if (calm === Infinity) calm = 0;
     let flagged = hi - lo > MAX_LOCATE_GAP || d[k]! - calm >= LOCATE_STEP;

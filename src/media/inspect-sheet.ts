@@ -68,11 +68,21 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
   // Every frame is scaled into its cell above an empty strip; labels are drawn in the tile pass, once times are known.
   const fit = `scale=${cellW}:${imageH}:force_original_aspect_ratio=decrease,pad=${cellW}:${imageH}:-1:-1:color=black,setsar=1${labelH ? `,pad=${cellW}:${cellH}:0:0:color=0x202020` : ''}`;
   const ffmpeg = async (args: string[], expected: number, onStderr?: (chunk: string) => void) => {
-    const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: req.timeoutMs, signal: req.signal, maxStdout: frameBytes * expected + 1, onStderr }));
+    const r = await req.limiter.run(() =>
+      runProcess(req.ffmpeg, args, {
+        timeoutMs: req.timeoutMs,
+        signal: req.signal,
+        maxStdout: frameBytes * expected + 1,
+        onStderr,
+      }),
+    );
     if (r.cancelled) throw new SheetError('cancelled', true);
     if (r.timedOut) throw new SheetError('drawing the sheet took too long');
     if (r.code !== 0) throw new SheetError(`drawing the sheet failed (${whyFailed(r)})`);
-    if (r.stdout.length !== frameBytes * expected) throw new SheetError(`drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${expected} frames came out (a pick past the end?)`);
+    if (r.stdout.length !== frameBytes * expected)
+      throw new SheetError(
+        `drawing the sheet failed: ${Math.floor(r.stdout.length / frameBytes)} of ${expected} frames came out (a pick past the end?)`,
+      );
     return r.stdout;
   };
   const split = (buf: Buffer, k: number) => buf.subarray(k * frameBytes, (k + 1) * frameBytes);
@@ -85,8 +95,29 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
     list.sort((x, y) => x.p.thumb!.index - y.p.thumb!.index);
     const select = `select='${list.map(({ p }) => `eq(n\\,${p.thumb!.index})`).join('+')}'`;
     jobs.push(
-      ffmpeg(['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-protocol_whitelist', 'file', '-f', 'mjpeg', '-i', `file:${file}`,
-        '-vf', `${select},${fit},format=rgb24`, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], list.length).then((buf) => {
+      ffmpeg(
+        [
+          '-hide_banner',
+          '-nostdin',
+          '-nostats',
+          '-v',
+          'error',
+          '-protocol_whitelist',
+          'file',
+          '-f',
+          'mjpeg',
+          '-i',
+          `file:${file}`,
+          '-vf',
+          `${select},${fit},format=rgb24`,
+          '-fps_mode',
+          'passthrough',
+          '-f',
+          'rawvideo',
+          'pipe:1',
+        ],
+        list.length,
+      ).then((buf) => {
         list.forEach(({ p, i }, k) => {
           frames[i] = split(buf, k);
           shown[i] = p.t;
@@ -105,7 +136,9 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
       const a = inputArgs(req.src);
       // A keyframe: seek onto it and keep everything (nothing before it is decoded). Otherwise decode from the
       // keyframe before and drop frames before t (accurate seek), a hair early so the frame at t itself is kept.
-      const seek = p.keyframe ? ['-noaccurate_seek', '-ss', (abs + 0.0005).toFixed(6)] : ['-ss', Math.max(0, abs - 0.0005).toFixed(6)];
+      const seek = p.keyframe
+        ? ['-noaccurate_seek', '-ss', (abs + 0.0005).toFixed(6)]
+        : ['-ss', Math.max(0, abs - 0.0005).toFixed(6)];
       // One decoder thread: a frame or a part of a GOP is too short for frame threading to pay off.
       args.push(...a.slice(0, -2), '-threads', '1', ...seek, ...a.slice(-2));
       chains.push(`[${k}:v:0]trim=end_frame=1,showinfo@f${k},${fit}[v${k}]`);
@@ -129,11 +162,16 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
 
   // Labels: one drawtext per cell, each enabled on its own frame only.
   const labels = req.font
-    ? req.picks.map((p, i) => {
-        const text = p.label(shown[i]!);
-        const fontsize = Math.max(8, Math.min(Math.round(labelH * 0.7), Math.floor((cellW - 8) / (0.62 * text.length))));
-        return `drawtext=enable='eq(n\\,${i})':fontfile=${req.font}:text='${escapeText(text)}':x=4:y=${imageH + Math.round((labelH - fontsize) / 2)}:fontsize=${fontsize}:fontcolor=white,`;
-      }).join('')
+    ? req.picks
+        .map((p, i) => {
+          const text = p.label(shown[i]!);
+          const fontsize = Math.max(
+            8,
+            Math.min(Math.round(labelH * 0.7), Math.floor((cellW - 8) / (0.62 * text.length))),
+          );
+          return `drawtext=enable='eq(n\\,${i})':fontfile=${req.font}:text='${escapeText(text)}':x=4:y=${imageH + Math.round((labelH - fontsize) / 2)}:fontsize=${fontsize}:fontcolor=white,`;
+        })
+        .join('')
     : '';
   await mkdir(req.workDir, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -143,10 +181,35 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
     await writeFile(rawPath, Buffer.concat(frames as Buffer[]));
     for (const q of QUALITY) {
       const args = [
-        '-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y',
-        '-protocol_whitelist', 'file', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-video_size', `${cellW}x${cellH}`, '-framerate', '1', '-i', `file:${rawPath}`,
-        '-vf', `${labels}tile=${layout.columns}x${layout.rows}:padding=${PAD}:margin=${PAD}:color=0x303030`,
-        '-frames:v', '1', '-q:v', String(q), '-f', 'image2', '-c:v', 'mjpeg', `file:${jpegPath}`,
+        '-hide_banner',
+        '-nostdin',
+        '-nostats',
+        '-v',
+        'error',
+        '-y',
+        '-protocol_whitelist',
+        'file',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        '-video_size',
+        `${cellW}x${cellH}`,
+        '-framerate',
+        '1',
+        '-i',
+        `file:${rawPath}`,
+        '-vf',
+        `${labels}tile=${layout.columns}x${layout.rows}:padding=${PAD}:margin=${PAD}:color=0x303030`,
+        '-frames:v',
+        '1',
+        '-q:v',
+        String(q),
+        '-f',
+        'image2',
+        '-c:v',
+        'mjpeg',
+        `file:${jpegPath}`,
       ];
       const r = await req.limiter.run(() => runProcess(req.ffmpeg, args, { timeoutMs: 60_000, signal: req.signal }));
       if (r.cancelled) throw new SheetError('cancelled', true);

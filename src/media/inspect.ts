@@ -20,7 +20,14 @@ export { mafd } from './inspect-locate.js';
 import { splitJpegs } from './jpeg.js';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
-import { LOCATE_SHARE, hasReordering, mafd, runsForStretches, suspiciousStretches, type Located } from './inspect-locate.js';
+import {
+  LOCATE_SHARE,
+  hasReordering,
+  mafd,
+  runsForStretches,
+  suspiciousStretches,
+  type Located,
+} from './inspect-locate.js';
 import { MeasureParser } from './measure.js';
 import { MediaJobError, whyFailed, runProcess } from './process.js';
 
@@ -32,7 +39,8 @@ export const SILENCE_MIN_SECONDS = 0.5;
 /** At most this many points in the loudness curve, for any length. */
 export const LOUDNESS_POINTS = 200;
 /** The window of the loudness and motion curves for a source of this length: at most LOUDNESS_POINTS of them. */
-export const curveWindowSeconds = (duration: number) => Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
+export const curveWindowSeconds = (duration: number) =>
+  Math.max(0.5, Math.ceil((duration / LOUDNESS_POINTS) * 10) / 10);
 
 const TINY_W = 64;
 const TINY_H = 36;
@@ -140,12 +148,23 @@ export function pictureChange(frames: FramePacket[], duration: number, pixels: n
   return { windowSeconds, bitsPerPixel };
 }
 
-async function run(ctx: PassContext, command: string, args: string[], opts: { maxStdout?: number; onStderr?: (s: string) => void } = {}) {
+async function run(
+  ctx: PassContext,
+  command: string,
+  args: string[],
+  opts: { maxStdout?: number; onStderr?: (s: string) => void } = {},
+) {
   const r = await ctx.limiter.run(() =>
-    runProcess(command, args, { timeoutMs: ctx.timeoutMs, signal: ctx.signal, maxStdout: opts.maxStdout, onStderr: opts.onStderr }),
+    runProcess(command, args, {
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      maxStdout: opts.maxStdout,
+      onStderr: opts.onStderr,
+    }),
   );
   if (r.cancelled) throw new InspectError('cancelled', true);
-  if (r.timedOut) throw new InspectError(`${command.split('/').pop()} did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`);
+  if (r.timedOut)
+    throw new InspectError(`${command.split('/').pop()} did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`);
   if (r.code !== 0) throw new InspectError(`${command.split('/').pop()} failed (${whyFailed(r)})`);
   return r;
 }
@@ -165,8 +184,21 @@ const ONE_THREAD = ['-threads', '1'];
 
 export async function streamFacts(ctx: PassContext): Promise<StreamFacts> {
   const a = inputArgs(ctx.src);
-  const r = await run(ctx, ctx.ffprobe, ['-v', 'error', '-hide_banner', ...a.slice(0, -2), '-show_entries', 'format=start_time,duration:stream=codec_type,sample_rate', '-of', 'json', ...a.slice(-2)]);
-  const j = JSON.parse(r.stdout.toString('utf8')) as { format?: { start_time?: string; duration?: string }; streams?: { codec_type?: string; sample_rate?: string }[] };
+  const r = await run(ctx, ctx.ffprobe, [
+    '-v',
+    'error',
+    '-hide_banner',
+    ...a.slice(0, -2),
+    '-show_entries',
+    'format=start_time,duration:stream=codec_type,sample_rate',
+    '-of',
+    'json',
+    ...a.slice(-2),
+  ]);
+  const j = JSON.parse(r.stdout.toString('utf8')) as {
+    format?: { start_time?: string; duration?: string };
+    streams?: { codec_type?: string; sample_rate?: string }[];
+  };
   const start = Number(j.format?.start_time);
   const duration = Number(j.format?.duration);
   const rate = Number(j.streams?.find((s) => s.codec_type === 'audio')?.sample_rate);
@@ -180,9 +212,26 @@ export async function streamFacts(ctx: PassContext): Promise<StreamFacts> {
 /** The first video stream's packets (demuxing only, no decoding), sorted by presentation time. */
 export async function videoPackets(ctx: PassContext, startTime: number): Promise<FramePacket[]> {
   const a = inputArgs(ctx.src);
-  const r = await run(ctx, ctx.ffprobe, ['-v', 'error', '-hide_banner', ...a.slice(0, -2), '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,size,flags', '-of', 'csv=p=0', ...a.slice(-2)], {
-    maxStdout: 256 * 1024 * 1024,
-  });
+  const r = await run(
+    ctx,
+    ctx.ffprobe,
+    [
+      '-v',
+      'error',
+      '-hide_banner',
+      ...a.slice(0, -2),
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'packet=pts_time,size,flags',
+      '-of',
+      'csv=p=0',
+      ...a.slice(-2),
+    ],
+    {
+      maxStdout: 256 * 1024 * 1024,
+    },
+  );
   return parsePackets(r.stdout.toString('utf8'), startTime);
 }
 
@@ -199,7 +248,6 @@ export function parsePackets(csv: string, startTime: number): FramePacket[] {
   }
   return out.sort((x, y) => x.t - y.t);
 }
-
 
 /**
  * Packets much larger than their neighbours (keyframes aside) and at least half the size of the smaller keyframe
@@ -303,7 +351,12 @@ export function stopEarly(frames: FramePacket[], runs: Run[], minBytes: number):
 }
 
 /** Candidate GOPs: neighbouring keyframes that differ, GOPs holding a size outlier, and the last GOP (no keyframe closes it). */
-export function candidateGops(keys: number[], frameCount: number, keyDiffs: number[], outliers: Set<number>): Set<number> {
+export function candidateGops(
+  keys: number[],
+  frameCount: number,
+  keyDiffs: number[],
+  outliers: Set<number>,
+): Set<number> {
   const c = new Set<number>();
   keyDiffs.forEach((d, g) => d >= KEY_DIFF && c.add(g));
   let g = 0;
@@ -316,7 +369,6 @@ export function candidateGops(keys: number[], frameCount: number, keyDiffs: numb
 }
 
 const STDERR_METADATA = /^\[metadata@r(\d+) @ [^\]]+\] frame:\d+\s+pts:\S+\s+pts_time:(\S+)/;
-
 
 /** Splits runs into `count` batches of about equal frames (longest first onto the lightest). */
 function balance(runs: Run[], count: number): number[][] {
@@ -340,85 +392,126 @@ interface RunResult {
 }
 
 /** Decodes runs fully with scdet; returns per run the times (relative) of the frames scdet marked. */
-async function scdetRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<RunResult[]> {
+async function scdetRuns(
+  ctx: PassContext,
+  frames: FramePacket[],
+  runs: Run[],
+  startTime: number,
+  onRunDone: () => void,
+): Promise<RunResult[]> {
   const results: RunResult[] = runs.map(() => ({ cuts: [] }));
   // An even number of processes (at least two when there are two runs): the shared limit lets two run side by side.
   let count = Math.ceil(runs.length / RUNS_PER_PROCESS);
   if (count % 2 && runs.length > count) count++;
-  await Promise.all(balance(runs, count).map(async (batch) => {
-    const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
-    const graph: string[] = [];
-    const outs: string[] = [];
-    const tails: number[] = [];
-    const thumbsFile = ctx.cutThumbsPath ? `${ctx.cutThumbsPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp` : undefined;
-    batch.forEach((ri, k) => {
-      const r = runs[ri]!;
-      const a = frames[r.from]!.t + startTime;
-      const b = frames[r.to]!.t + startTime;
-      const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
-      // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
-      args.push(...input(ctx.src, [...ONE_THREAD, '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
-      let chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
-      if (thumbsFile) {
-        // The marked frames, small, for sheets: a short shot has no keyframe to show, and this is its first frame.
-        graph.push(`${chain},split[s${k}][m${k}]`, `[m${k}]metadata=mode=select:key=lavfi.scd.time,${THUMB_SCALE},format=yuvj420p[j${k}]`);
-        chain = `[s${k}]null`;
-      }
-      if (r.closes === undefined) {
-        graph.push(`${chain}[o${k}]`);
-        outs.push('-map', `[o${k}]`, '-f', 'null', '-');
-      } else {
-        // Only the run's last frame goes on, tiny, to be compared with the keyframe that closes the GOP.
-        graph.push(`${chain},trim=start=${(b - half).toFixed(6)},${TINY_CHAIN}[t${k}]`);
-        tails.push(ri);
-      }
-    });
-    // Streams of disjoint runs, merged by time: tails and thumbnails come out in time order.
-    const merge = (labels: string[], out: string) => graph.push(labels.length > 1 ? `${labels.join('')}interleave=nb_inputs=${labels.length}${out}` : `${labels[0]}null${out}`);
-    if (tails.length) {
-      tails.sort((x, y) => runs[x]!.from - runs[y]!.from);
-      merge(batch.flatMap((ri, k) => (runs[ri]!.closes === undefined ? [] : [`[t${k}]`])), '[tails]');
-      outs.push('-map', '[tails]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1');
-    }
-    if (thumbsFile) {
-      merge(batch.map((_, k) => `[j${k}]`), '[thumbs]');
-      outs.push('-map', '[thumbs]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${thumbsFile}`);
-    }
-    args.push('-filter_complex', graph.join(';'), ...outs);
-    let buf = '';
-    let out;
-    try {
-      out = await run(ctx, ctx.ffmpeg, args, {
-        maxStdout: (tails.length + 1) * TINY_BYTES,
-        onStderr: (chunk) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const m = STDERR_METADATA.exec(buf.slice(0, nl));
-            buf = buf.slice(nl + 1);
-            if (m) results[Number(m[1])]!.cuts.push(Number(m[2]) - startTime);
-          }
-        },
-      });
-      if (thumbsFile) {
-        // One JPEG per marked frame, in time order; if they do not pair up, the sheet seeks instead.
-        const jpegs = splitJpegs(await readFile(thumbsFile).catch(() => Buffer.alloc(0)));
-        const marks = batch.flatMap((ri) => results[ri]!.cuts.map((t, i) => ({ ri, i, t }))).sort((x, y) => x.t - y.t);
-        if (jpegs.length !== marks.length) ctx.debug?.(`inspect: ${jpegs.length} thumbnails came out for ${marks.length} cuts; the sheet will seek to them`);
-        else {
-          for (const ri of batch) results[ri]!.thumbs = [];
-          marks.forEach((m, n) => (results[m.ri]!.thumbs![m.i] = jpegs[n]!));
+  await Promise.all(
+    balance(runs, count).map(async (batch) => {
+      const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
+      const graph: string[] = [];
+      const outs: string[] = [];
+      const tails: number[] = [];
+      const thumbsFile = ctx.cutThumbsPath
+        ? `${ctx.cutThumbsPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+        : undefined;
+      batch.forEach((ri, k) => {
+        const r = runs[ri]!;
+        const a = frames[r.from]!.t + startTime;
+        const b = frames[r.to]!.t + startTime;
+        const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+        // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
+        args.push(...input(ctx.src, [...ONE_THREAD, '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
+        let chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
+        if (thumbsFile) {
+          // The marked frames, small, for sheets: a short shot has no keyframe to show, and this is its first frame.
+          graph.push(
+            `${chain},split[s${k}][m${k}]`,
+            `[m${k}]metadata=mode=select:key=lavfi.scd.time,${THUMB_SCALE},format=yuvj420p[j${k}]`,
+          );
+          chain = `[s${k}]null`;
         }
+        if (r.closes === undefined) {
+          graph.push(`${chain}[o${k}]`);
+          outs.push('-map', `[o${k}]`, '-f', 'null', '-');
+        } else {
+          // Only the run's last frame goes on, tiny, to be compared with the keyframe that closes the GOP.
+          graph.push(`${chain},trim=start=${(b - half).toFixed(6)},${TINY_CHAIN}[t${k}]`);
+          tails.push(ri);
+        }
+      });
+      // Streams of disjoint runs, merged by time: tails and thumbnails come out in time order.
+      const merge = (labels: string[], out: string) =>
+        graph.push(
+          labels.length > 1
+            ? `${labels.join('')}interleave=nb_inputs=${labels.length}${out}`
+            : `${labels[0]}null${out}`,
+        );
+      if (tails.length) {
+        tails.sort((x, y) => runs[x]!.from - runs[y]!.from);
+        merge(
+          batch.flatMap((ri, k) => (runs[ri]!.closes === undefined ? [] : [`[t${k}]`])),
+          '[tails]',
+        );
+        outs.push('-map', '[tails]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1');
       }
-    } finally {
-      if (thumbsFile) await rm(thumbsFile, { force: true });
-    }
-    // A tail that did not come out (fewer frames than listed) leaves its run unchecked: it is decoded to the end.
-    if (out.stdout.length === tails.length * TINY_BYTES) {
-      tails.forEach((ri, k) => (results[ri]!.tail = out.stdout.subarray(k * TINY_BYTES, (k + 1) * TINY_BYTES)));
-    }
-    for (let k = 0; k < batch.length; k++) onRunDone();
-  }));
+      if (thumbsFile) {
+        merge(
+          batch.map((_, k) => `[j${k}]`),
+          '[thumbs]',
+        );
+        outs.push(
+          '-map',
+          '[thumbs]',
+          '-fps_mode',
+          'passthrough',
+          '-c:v',
+          'mjpeg',
+          '-q:v',
+          '4',
+          '-f',
+          'mjpeg',
+          `file:${thumbsFile}`,
+        );
+      }
+      args.push('-filter_complex', graph.join(';'), ...outs);
+      let buf = '';
+      let out;
+      try {
+        out = await run(ctx, ctx.ffmpeg, args, {
+          maxStdout: (tails.length + 1) * TINY_BYTES,
+          onStderr: (chunk) => {
+            buf += chunk;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const m = STDERR_METADATA.exec(buf.slice(0, nl));
+              buf = buf.slice(nl + 1);
+              if (m) results[Number(m[1])]!.cuts.push(Number(m[2]) - startTime);
+            }
+          },
+        });
+        if (thumbsFile) {
+          // One JPEG per marked frame, in time order; if they do not pair up, the sheet seeks instead.
+          const jpegs = splitJpegs(await readFile(thumbsFile).catch(() => Buffer.alloc(0)));
+          const marks = batch
+            .flatMap((ri) => results[ri]!.cuts.map((t, i) => ({ ri, i, t })))
+            .sort((x, y) => x.t - y.t);
+          if (jpegs.length !== marks.length)
+            ctx.debug?.(
+              `inspect: ${jpegs.length} thumbnails came out for ${marks.length} cuts; the sheet will seek to them`,
+            );
+          else {
+            for (const ri of batch) results[ri]!.thumbs = [];
+            marks.forEach((m, n) => (results[m.ri]!.thumbs![m.i] = jpegs[n]!));
+          }
+        }
+      } finally {
+        if (thumbsFile) await rm(thumbsFile, { force: true });
+      }
+      // A tail that did not come out (fewer frames than listed) leaves its run unchecked: it is decoded to the end.
+      if (out.stdout.length === tails.length * TINY_BYTES) {
+        tails.forEach((ri, k) => (results[ri]!.tail = out.stdout.subarray(k * TINY_BYTES, (k + 1) * TINY_BYTES)));
+      }
+      for (let k = 0; k < batch.length; k++) onRunDone();
+    }),
+  );
   return results;
 }
 
@@ -428,51 +521,93 @@ const STDERR_SHOWINFO = /^\[showinfo@l(\d+) @ [^\]]+\] n:\s*\d+\s+pts:\s*\S+\s+p
  * Decodes the reference frames of runs (B-frames skipped, no loop filter: a picture good enough to see a cut, not
  * to place it), tiny; per run, the frames that came out. Several runs per process, as scdetRuns.
  */
-async function locateRuns(ctx: PassContext, frames: FramePacket[], runs: Run[], startTime: number, onRunDone: () => void): Promise<Located[]> {
+async function locateRuns(
+  ctx: PassContext,
+  frames: FramePacket[],
+  runs: Run[],
+  startTime: number,
+  onRunDone: () => void,
+): Promise<Located[]> {
   const results: Located[] = runs.map(() => ({ indices: [], tiny: [] }));
   let count = Math.ceil(runs.length / RUNS_PER_PROCESS);
   if (count % 2 && runs.length > count) count++;
-  await Promise.all(balance(runs, count).map(async (batch) => {
-    const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
-    const graph: string[] = [];
-    batch.forEach((ri, k) => {
-      const r = runs[ri]!;
-      const a = frames[r.from]!.t + startTime;
-      const b = frames[r.to]!.t + startTime;
-      const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
-      args.push(...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'bidir', '-skip_loop_filter', 'all', '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
-      graph.push(`[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},${TINY_CHAIN},showinfo@l${ri}[l${k}]`);
-    });
-    const labels = batch.map((_, k) => `[l${k}]`);
-    graph.push(labels.length > 1 ? `${labels.join('')}interleave=nb_inputs=${labels.length}[all]` : `${labels[0]}null[all]`);
-    const maxFrames = batch.reduce((s, ri) => s + runs[ri]!.to - runs[ri]!.from + 1, 0);
-    const shown: { ri: number; t: number }[] = [];
-    let buf = '';
-    const out = await run(ctx, ctx.ffmpeg, [...args, '-filter_complex', graph.join(';'), '-map', '[all]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'], {
-      maxStdout: (maxFrames + 1) * TINY_BYTES,
-      onStderr: (chunk) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const m = STDERR_SHOWINFO.exec(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (m) shown.push({ ri: Number(m[1]), t: Number(m[2]) - startTime });
-        }
-      },
-    });
-    // Disjoint runs interleaved by time: the pictures come out in the order of their times.
-    shown.sort((x, y) => x.t - y.t);
-    if (out.stdout.length === shown.length * TINY_BYTES) {
-      shown.forEach(({ ri, t }, n) => {
-        const i = frameAt(frames, t);
-        const res = results[ri]!;
-        if (res.indices.at(-1) === i) return;
-        res.indices.push(i);
-        res.tiny.push(out.stdout.subarray(n * TINY_BYTES, (n + 1) * TINY_BYTES));
+  await Promise.all(
+    balance(runs, count).map(async (batch) => {
+      const args = [...FFMPEG_HEAD, '-v', 'info', '-copyts'];
+      const graph: string[] = [];
+      batch.forEach((ri, k) => {
+        const r = runs[ri]!;
+        const a = frames[r.from]!.t + startTime;
+        const b = frames[r.to]!.t + startTime;
+        const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+        args.push(
+          ...input(ctx.src, [
+            ...ONE_THREAD,
+            '-skip_frame',
+            'bidir',
+            '-skip_loop_filter',
+            'all',
+            '-noaccurate_seek',
+            '-ss',
+            (a + half).toFixed(6),
+          ]),
+        );
+        graph.push(
+          `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},${TINY_CHAIN},showinfo@l${ri}[l${k}]`,
+        );
       });
-    } else ctx.debug?.(`inspect: the locator gave ${out.stdout.length / TINY_BYTES} pictures for ${shown.length} frames; its runs are decoded fully`);
-    for (let k = 0; k < batch.length; k++) onRunDone();
-  }));
+      const labels = batch.map((_, k) => `[l${k}]`);
+      graph.push(
+        labels.length > 1 ? `${labels.join('')}interleave=nb_inputs=${labels.length}[all]` : `${labels[0]}null[all]`,
+      );
+      const maxFrames = batch.reduce((s, ri) => s + runs[ri]!.to - runs[ri]!.from + 1, 0);
+      const shown: { ri: number; t: number }[] = [];
+      let buf = '';
+      const out = await run(
+        ctx,
+        ctx.ffmpeg,
+        [
+          ...args,
+          '-filter_complex',
+          graph.join(';'),
+          '-map',
+          '[all]',
+          '-fps_mode',
+          'passthrough',
+          '-f',
+          'rawvideo',
+          'pipe:1',
+        ],
+        {
+          maxStdout: (maxFrames + 1) * TINY_BYTES,
+          onStderr: (chunk) => {
+            buf += chunk;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const m = STDERR_SHOWINFO.exec(buf.slice(0, nl));
+              buf = buf.slice(nl + 1);
+              if (m) shown.push({ ri: Number(m[1]), t: Number(m[2]) - startTime });
+            }
+          },
+        },
+      );
+      // Disjoint runs interleaved by time: the pictures come out in the order of their times.
+      shown.sort((x, y) => x.t - y.t);
+      if (out.stdout.length === shown.length * TINY_BYTES) {
+        shown.forEach(({ ri, t }, n) => {
+          const i = frameAt(frames, t);
+          const res = results[ri]!;
+          if (res.indices.at(-1) === i) return;
+          res.indices.push(i);
+          res.tiny.push(out.stdout.subarray(n * TINY_BYTES, (n + 1) * TINY_BYTES));
+        });
+      } else
+        ctx.debug?.(
+          `inspect: the locator gave ${out.stdout.length / TINY_BYTES} pictures for ${shown.length} frames; its runs are decoded fully`,
+        );
+      for (let k = 0; k < batch.length; k++) onRunDone();
+    }),
+  );
   return results;
 }
 
@@ -493,23 +628,41 @@ function frameAt(frames: FramePacket[], t: number): number {
 async function fullPass(ctx: PassContext, startTime: number, duration: number | undefined): Promise<number[]> {
   const cuts: number[] = [];
   let buf = '';
-  await run(ctx, ctx.ffmpeg, [
-    ...FFMPEG_HEAD, '-v', 'info', '-copyts', ...input(ctx.src), '-map', '0:v:0',
-    '-vf', `scdet=threshold=${SCENE_THRESHOLD},metadata@r0=mode=print:key=lavfi.scd.time`, '-progress', 'pipe:2', '-f', 'null', '-',
-  ], {
-    onStderr: (chunk) => {
-      buf += chunk;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        const m = STDERR_METADATA.exec(line);
-        if (m) cuts.push(Number(m[2]) - startTime);
-        const p = /^out_time_us=(\d+)/.exec(line);
-        if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'decoding every frame for cuts');
-      }
+  await run(
+    ctx,
+    ctx.ffmpeg,
+    [
+      ...FFMPEG_HEAD,
+      '-v',
+      'info',
+      '-copyts',
+      ...input(ctx.src),
+      '-map',
+      '0:v:0',
+      '-vf',
+      `scdet=threshold=${SCENE_THRESHOLD},metadata@r0=mode=print:key=lavfi.scd.time`,
+      '-progress',
+      'pipe:2',
+      '-f',
+      'null',
+      '-',
+    ],
+    {
+      onStderr: (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const m = STDERR_METADATA.exec(line);
+          if (m) cuts.push(Number(m[2]) - startTime);
+          const p = /^out_time_us=(\d+)/.exec(line);
+          if (p && duration)
+            ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'decoding every frame for cuts');
+        }
+      },
     },
-  });
+  );
   return cuts;
 }
 
@@ -526,30 +679,65 @@ interface KeyframePass {
  * Pass 1: every keyframe, tiny (at most `maxKeys` are kept). With `thumbs`, every keyframe is also kept as a small
  * JPEG in one MJPEG stream there (for sheets: a keyframe is then never decoded again).
  */
-async function keyframePass(ctx: PassContext, maxKeys: number, duration: number | undefined, thumbs?: string): Promise<KeyframePass> {
+async function keyframePass(
+  ctx: PassContext,
+  maxKeys: number,
+  duration: number | undefined,
+  thumbs?: string,
+): Promise<KeyframePass> {
   let buf = '';
   const tmp = thumbs ? `${thumbs}.${process.pid}.${randomBytes(4).toString('hex')}.tmp` : undefined;
   const outputs = tmp
-    ? ['-filter_complex', `[0:v:0]${THUMB_SCALE},split[a][b];[a]${TINY_SCALE}[tiny];[b]format=yuvj420p[th]`,
-        '-map', '[tiny]', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1',
-        '-map', '[th]', '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '4', '-f', 'mjpeg', `file:${tmp}`]
+    ? [
+        '-filter_complex',
+        `[0:v:0]${THUMB_SCALE},split[a][b];[a]${TINY_SCALE}[tiny];[b]format=yuvj420p[th]`,
+        '-map',
+        '[tiny]',
+        '-fps_mode',
+        'passthrough',
+        '-f',
+        'rawvideo',
+        'pipe:1',
+        '-map',
+        '[th]',
+        '-fps_mode',
+        'passthrough',
+        '-c:v',
+        'mjpeg',
+        '-q:v',
+        '4',
+        '-f',
+        'mjpeg',
+        `file:${tmp}`,
+      ]
     : ['-map', '0:v:0', '-vf', TINY_CHAIN, '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:1'];
   const discard = async () => void (tmp && (await rm(tmp, { force: true })));
   try {
-    const r = await run(ctx, ctx.ffmpeg, [
-      ...FFMPEG_HEAD, '-v', 'error', ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']), '-progress', 'pipe:2', ...outputs,
-    ], {
-      maxStdout: (maxKeys + 1) * TINY_BYTES,
-      onStderr: (chunk) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const p = /^out_time_us=(\d+)/.exec(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'comparing keyframes');
-        }
+    const r = await run(
+      ctx,
+      ctx.ffmpeg,
+      [
+        ...FFMPEG_HEAD,
+        '-v',
+        'error',
+        ...input(ctx.src, [...ONE_THREAD, '-skip_frame', 'nokey']),
+        '-progress',
+        'pipe:2',
+        ...outputs,
+      ],
+      {
+        maxStdout: (maxKeys + 1) * TINY_BYTES,
+        onStderr: (chunk) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const p = /^out_time_us=(\d+)/.exec(buf.slice(0, nl));
+            buf = buf.slice(nl + 1);
+            if (p && duration) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'comparing keyframes');
+          }
+        },
       },
-    });
+    );
     return {
       tiny: r.stdout,
       count: Math.floor(r.stdout.length / TINY_BYTES),
@@ -571,7 +759,11 @@ function neighbourDiffs(tiny: Buffer, count: number): number[] {
 }
 
 /** Hard cuts of the source's first video stream, to the frame. */
-export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { width?: number; height?: number; fps?: number }): Promise<ShotScan> {
+export async function scanShots(
+  ctx: PassContext,
+  facts: StreamFacts,
+  size: { width?: number; height?: number; fps?: number },
+): Promise<ShotScan> {
   const t0 = performance.now();
   const elapsed = () => `${(performance.now() - t0).toFixed(0)} ms`;
   ctx.onProgress?.(0, 'comparing keyframes');
@@ -604,12 +796,28 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     ctx.debug?.(`inspect: full pass (${reason})`);
     const cuts = await fullPass(ctx, facts.startTime, duration);
     return {
-      cuts: snap(frames, cuts), method: 'full', reason, keyframes, ...(pass1 && ctx.thumbsPath ? { thumbs: true } : {}), decodedFrames: frames.length, totalFrames: frames.length, ...(motion ? { motion } : {}),
+      cuts: snap(frames, cuts),
+      method: 'full',
+      reason,
+      keyframes,
+      ...(pass1 && ctx.thumbsPath ? { thumbs: true } : {}),
+      decodedFrames: frames.length,
+      totalFrames: frames.length,
+      ...(motion ? { motion } : {}),
     };
   };
-  if (frames.length < 3) return { cuts: [], method: 'full', reason: 'fewer than 3 frames', keyframes, decodedFrames: frames.length, totalFrames: frames.length };
+  if (frames.length < 3)
+    return {
+      cuts: [],
+      method: 'full',
+      reason: 'fewer than 3 frames',
+      keyframes,
+      decodedFrames: frames.length,
+      totalFrames: frames.length,
+    };
   const span = frames.at(-1)!.t - frames[0]!.t;
-  if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS) return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
+  if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS)
+    return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);
   if ('error' in p1 && p1.error instanceof InspectError && p1.error.cancelled) throw p1.error;
   if (!pass1) return full('the keyframes did not all decode');
   ctx.debug?.(`inspect: ${keys.length} keyframes compared at ${elapsed()}`);
@@ -619,13 +827,17 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   const candidates = candidateGops(keys, frames.length, diffs, outliers);
   const planned = planRuns(keys, frames.length, candidates);
   const share = planned.reduce((s, r) => s + r.to - r.from + 1, 0) / frames.length;
-  ctx.debug?.(`inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${planned.length} runs (${(share * 100).toFixed(0)}% of the frames)`);
+  ctx.debug?.(
+    `inspect: ${keys.length} keyframes, ${candidates.size} candidate GOPs in ${planned.length} runs (${(share * 100).toFixed(0)}% of the frames)`,
+  );
   // Footage that moves makes most GOPs candidates: with B-frames, its references are looked at first.
   const locate = share > LOCATE_SHARE && hasReordering(frames);
-  if (share > MAX_CANDIDATE_SHARE && !locate) return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
+  if (share > MAX_CANDIDATE_SHARE && !locate)
+    return full(`candidates cover ${(share * 100).toFixed(0)}% of the frames`);
 
   const keyIndex = new Map(keys.map((k, g) => [k, g]));
-  const tinyKey = (i: number) => pass1.tiny.subarray(keyIndex.get(i)! * TINY_BYTES, (keyIndex.get(i)! + 1) * TINY_BYTES);
+  const tinyKey = (i: number) =>
+    pass1.tiny.subarray(keyIndex.get(i)! * TINY_BYTES, (keyIndex.get(i)! + 1) * TINY_BYTES);
   const cuts = new Set<number>();
   const cutJpegs = new Map<number, Buffer>();
   let decoded = 0;
@@ -633,14 +845,18 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   let runs: Run[];
   let located: [number, number][] | undefined;
   if (locate) {
-    const seen = await locateRuns(ctx, frames, planned, facts.startTime, () => ctx.onProgress?.(Math.min(0.5, ++done / planned.length / 2), 'looking for cuts between reference frames'));
+    const seen = await locateRuns(ctx, frames, planned, facts.startTime, () =>
+      ctx.onProgress?.(Math.min(0.5, ++done / planned.length / 2), 'looking for cuts between reference frames'),
+    );
     const stretches = planned.flatMap((r, k) => suspiciousStretches(r, seen[k]!, outliers));
     runs = runsForStretches(keys, stretches);
     located = stretches;
     const looked = seen.reduce((s, l) => s + l.indices.length, 0);
     decoded += looked;
     const exact = runs.reduce((s, r) => s + r.to - r.from + 1, 0);
-    ctx.debug?.(`inspect: ${looked} reference frames of ${planned.length} runs looked at; ${stretches.length} stretches to place cuts in, ${runs.length} runs (${exact} frames) at ${elapsed()}`);
+    ctx.debug?.(
+      `inspect: ${looked} reference frames of ${planned.length} runs looked at; ${stretches.length} stretches to place cuts in, ${runs.length} runs (${exact} frames) at ${elapsed()}`,
+    );
     done = 0;
   } else runs = stopEarly(frames, planned, minBytes);
   let total = runs.length;
@@ -650,7 +866,9 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
   // Second looks: a cut on a run's second frame was scored without its context (decode again from one keyframe
   // earlier); a run that stopped early whose last frame does not look like the closing keyframe (decode to it).
   for (let round = 0; runs.length && round < 6; round++) {
-    const found = await scdetRuns(ctx, frames, runs, facts.startTime, () => ctx.onProgress?.(base + ((1 - base) * ++done) / Math.max(total, done), 'placing cuts on their frames'));
+    const found = await scdetRuns(ctx, frames, runs, facts.startTime, () =>
+      ctx.onProgress?.(base + ((1 - base) * ++done) / Math.max(total, done), 'placing cuts on their frames'),
+    );
     const again: Run[] = [];
     runs.forEach((r, k) => {
       decoded += r.to - r.from + 1;
@@ -678,11 +896,15 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
         again.push({ from: key, to: r.closes, seen: true });
       }
     });
-    ctx.debug?.(`inspect: round ${round + 1}: ${runs.length} runs (${runs.reduce((s, r) => s + r.to - r.from + 1, 0)} frames) decoded by ${elapsed()}`);
+    ctx.debug?.(
+      `inspect: round ${round + 1}: ${runs.length} runs (${runs.reduce((s, r) => s + r.to - r.from + 1, 0)} frames) decoded by ${elapsed()}`,
+    );
     runs = again;
     total += again.length;
   }
-  ctx.debug?.(`inspect: ${finished} runs stopped early at their last jump in packet size, ${unfinished} decoded on to their keyframe`);
+  ctx.debug?.(
+    `inspect: ${finished} runs stopped early at their last jump in packet size, ${unfinished} decoded on to their keyframe`,
+  );
   ctx.debug?.(`inspect: ${decoded} frames decoded in runs, cuts placed at ${elapsed()}`);
   const sorted = [...cuts].sort((a, b) => a - b);
   let cutThumbs: number[] | undefined;
@@ -692,8 +914,14 @@ export async function scanShots(ctx: PassContext, facts: StreamFacts, size: { wi
     cutThumbs = sorted.map((i) => kept.indexOf(i));
   }
   return {
-    cuts: sorted.map((i) => frames[i]!.t), method: 'keyframes', keyframes, thumbs: !!ctx.thumbsPath, ...(cutThumbs ? { cutThumbs } : {}),
-    decodedFrames: decoded, totalFrames: frames.length, ...(motion ? { motion } : {}),
+    cuts: sorted.map((i) => frames[i]!.t),
+    method: 'keyframes',
+    keyframes,
+    thumbs: !!ctx.thumbsPath,
+    ...(cutThumbs ? { cutThumbs } : {}),
+    decodedFrames: decoded,
+    totalFrames: frames.length,
+    ...(motion ? { motion } : {}),
   };
 }
 
@@ -716,32 +944,55 @@ export async function scanAudio(ctx: PassContext, facts: StreamFacts, duration: 
   const rate = facts.sampleRate ?? 48_000;
   const resample = facts.sampleRate ? '' : `aresample=${rate},`;
   // The astats branch is printed under the name MeasureParser reads (cutlevels).
-  const af = `${resample}silencedetect=n=${SILENCE_DB}dB:d=${SILENCE_MIN_SECONDS},asetnsamples=n=${Math.round(windowSeconds * rate)}:p=0,` +
+  const af =
+    `${resample}silencedetect=n=${SILENCE_DB}dB:d=${SILENCE_MIN_SECONDS},asetnsamples=n=${Math.round(windowSeconds * rate)}:p=0,` +
     'astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=RMS_level+Peak_level,ametadata@cutlevels=mode=print';
   const parser = new MeasureParser();
   const silences: { from: number; to: number }[] = [];
   let open: number | undefined;
   let buf = '';
-  await run(ctx, ctx.ffmpeg, [...FFMPEG_HEAD, '-v', 'info', ...input(ctx.src), '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', af, '-progress', 'pipe:2', '-f', 'null', '-'], {
-    onStderr: (chunk) => {
-      parser.push(chunk);
-      buf += chunk;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        const s = /silence_start: (-?[\d.]+)/.exec(line);
-        if (s) open = Math.max(0, Number(s[1]));
-        const e = /silence_end: (-?[\d.]+)/.exec(line);
-        if (e && open !== undefined) {
-          silences.push({ from: open, to: Number(e[1]) });
-          open = undefined;
+  await run(
+    ctx,
+    ctx.ffmpeg,
+    [
+      ...FFMPEG_HEAD,
+      '-v',
+      'info',
+      ...input(ctx.src),
+      '-map',
+      '0:a:0',
+      '-vn',
+      '-sn',
+      '-dn',
+      '-af',
+      af,
+      '-progress',
+      'pipe:2',
+      '-f',
+      'null',
+      '-',
+    ],
+    {
+      onStderr: (chunk) => {
+        parser.push(chunk);
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const s = /silence_start: (-?[\d.]+)/.exec(line);
+          if (s) open = Math.max(0, Number(s[1]));
+          const e = /silence_end: (-?[\d.]+)/.exec(line);
+          if (e && open !== undefined) {
+            silences.push({ from: open, to: Number(e[1]) });
+            open = undefined;
+          }
+          const p = /^out_time_us=(\d+)/.exec(line);
+          if (p) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'measuring the sound');
         }
-        const p = /^out_time_us=(\d+)/.exec(line);
-        if (p) ctx.onProgress?.(Math.min(1, Number(p[1]) / 1e6 / duration), 'measuring the sound');
-      }
+      },
     },
-  });
+  );
   if (open !== undefined && duration - open >= SILENCE_MIN_SECONDS) silences.push({ from: open, to: duration });
   ctx.debug?.(`inspect: sound measured in ${(performance.now() - t0).toFixed(0)} ms`);
   const loudness = parser.result.cutLevels.map((s) => ({ t: s.t, meanDb: s.rmsDb, peakDb: s.peakDb }));

@@ -43,12 +43,14 @@ const RATE = 16_000;
 /** The dictionary file of a run: only the phrases' words (keyword spotting needs no other), variants as `w(2)`. */
 export function dictionaryOf(pronunciations: Map<string, string[]>): string {
   const lines: string[] = [];
-  for (const [word, variants] of [...pronunciations].sort(([a], [b]) => (a < b ? -1 : 1))) variants.forEach((p, i) => lines.push(`${word}${i ? `(${i + 1})` : ''} ${p}`));
+  for (const [word, variants] of [...pronunciations].sort(([a], [b]) => (a < b ? -1 : 1)))
+    variants.forEach((p, i) => lines.push(`${word}${i ? `(${i + 1})` : ''} ${p}`));
   return `${lines.join('\n')}\n`;
 }
 
 /** The -kws file: a phrase a line with its threshold. */
-export const kwsFileOf = (phrases: SpotRequest['phrases']): string => `${phrases.map((p) => `${p.text} /${p.threshold.toExponential(0)}/`).join('\n')}\n`;
+export const kwsFileOf = (phrases: SpotRequest['phrases']): string =>
+  `${phrases.map((p) => `${p.text} /${p.threshold.toExponential(0)}/`).join('\n')}\n`;
 
 /** Detections from 0.8's -time output: `phrase words  start end score` lines (the phrase may hold spaces). */
 export function parseSpotted(stdout: string, phrases: string[], offsetSec: number): Spotted[] {
@@ -56,20 +58,50 @@ export function parseSpotted(stdout: string, phrases: string[], offsetSec: numbe
   for (const line of stdout.split('\n')) {
     const m = /^(.+?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)$/.exec(line.trim());
     const phrase = m?.[1]!.replace(/\s+/g, ' ');
-    if (m && phrase && phrases.includes(phrase)) out.push({ phrase, start: Number(m[2]) + offsetSec, end: Number(m[3]) + offsetSec, confidence: Number(m[4]) });
+    if (m && phrase && phrases.includes(phrase))
+      out.push({ phrase, start: Number(m[2]) + offsetSec, end: Number(m[3]) + offsetSec, confidence: Number(m[4]) });
   }
   return out;
 }
 
 /** The span of the source as 16 kHz mono PCM in `dir`, cleaned of a bed or noise as recognition cleans it. */
-async function soundToHear(req: Omit<SpotRequest, 'phrases' | 'pieces'>, dir: string, deadline: number, check: ReturnType<typeof processCheck>): Promise<{ raw: string; samples: number }> {
+async function soundToHear(
+  req: Omit<SpotRequest, 'phrases' | 'pieces'>,
+  dir: string,
+  deadline: number,
+  check: ReturnType<typeof processCheck>,
+): Promise<{ raw: string; samples: number }> {
   const span = Math.max(0, req.toSec - req.fromSec);
   const raw = join(dir, 'sound.pcm');
   const decoded = await req.limiter.run(() =>
-    runProcess(req.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-y', `file:${raw}`], {
-      timeoutMs: Math.max(1000, deadline - Date.now()),
-      signal: req.signal,
-    }),
+    runProcess(
+      req.ffmpeg,
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-v',
+        'error',
+        '-nostats',
+        '-ss',
+        String(req.fromSec),
+        '-t',
+        String(span),
+        ...inputArgs(req.source),
+        '-vn',
+        '-ac',
+        '1',
+        '-ar',
+        String(RATE),
+        '-f',
+        's16le',
+        '-y',
+        `file:${raw}`,
+      ],
+      {
+        timeoutMs: Math.max(1000, deadline - Date.now()),
+        signal: req.signal,
+      },
+    ),
   );
   check(decoded, 'ffmpeg');
   const samples = Math.floor((await stat(raw)).size / 2);
@@ -83,7 +115,10 @@ async function soundToHear(req: Omit<SpotRequest, 'phrases' | 'pieces'>, dir: st
 
 /** Listens to a span of a source for the phrases: every detection, in time order. */
 export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
-  if (req.engine.cli !== '0.8') throw new SpeechError("listening needs PocketSphinx 0.8's pocketsphinx_continuous (keyword spotting through 5.x's command line is not supported yet)");
+  if (req.engine.cli !== '0.8')
+    throw new SpeechError(
+      "listening needs PocketSphinx 0.8's pocketsphinx_continuous (keyword spotting through 5.x's command line is not supported yet)",
+    );
   const dir = join(req.scratchDir, `listen-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   const deadline = Date.now() + req.timeoutMs;
@@ -102,8 +137,27 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
     let done = 0;
     const results = await Promise.all(
       files.map(async (file, k) => {
-        const args = ['-infile', file, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm, '-dict', dict, '-kws', kws];
-        const r = await req.limiter.run(() => runProcess(req.engine.bin, args, { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }));
+        const args = [
+          '-infile',
+          file,
+          '-time',
+          'yes',
+          '-logfn',
+          '/dev/null',
+          '-hmm',
+          req.engine.model.hmm,
+          '-dict',
+          dict,
+          '-kws',
+          kws,
+        ];
+        const r = await req.limiter.run(() =>
+          runProcess(req.engine.bin, args, {
+            timeoutMs: Math.max(1000, deadline - Date.now()),
+            signal: req.signal,
+            maxStderr: 8 * 1024,
+          }),
+        );
         check(r, 'PocketSphinx');
         done += points[k + 1]! - points[k]!;
         req.onProgress?.(done / samples);
@@ -151,10 +205,35 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
         const kws = join(dir, `contest${k}.kws`);
         await writeFile(wav, Buffer.concat([wavHeader(to - from), pcm]));
         await writeFile(kws, kwsFileOf(c.phrases));
-        const args = ['-infile', wav, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm, '-dict', dict, '-kws', kws];
-        const r = await req.limiter.run(() => runProcess(req.engine.bin, args, { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }));
+        const args = [
+          '-infile',
+          wav,
+          '-time',
+          'yes',
+          '-logfn',
+          '/dev/null',
+          '-hmm',
+          req.engine.model.hmm,
+          '-dict',
+          dict,
+          '-kws',
+          kws,
+        ];
+        const r = await req.limiter.run(() =>
+          runProcess(req.engine.bin, args, {
+            timeoutMs: Math.max(1000, deadline - Date.now()),
+            signal: req.signal,
+            maxStderr: 8 * 1024,
+          }),
+        );
         check(r, 'PocketSphinx');
-        out.push(parseSpotted(r.stdout.toString('utf8'), c.phrases.map((p) => p.text), req.fromSec + from / RATE));
+        out.push(
+          parseSpotted(
+            r.stdout.toString('utf8'),
+            c.phrases.map((p) => p.text),
+            req.fromSec + from / RATE,
+          ),
+        );
       }
     } finally {
       await fh.close();

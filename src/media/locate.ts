@@ -43,7 +43,7 @@ async function fromPath(name: string, searchPath: string | undefined): Promise<s
 async function fromNpm(pkg: string): Promise<string | undefined> {
   try {
     const mod = (await import(pkg)) as { default?: unknown; path?: unknown };
-    const p = typeof mod.default === 'string' ? mod.default : (mod.default as { path?: unknown })?.path ?? mod.path;
+    const p = typeof mod.default === 'string' ? mod.default : ((mod.default as { path?: unknown })?.path ?? mod.path);
     return typeof p === 'string' && (await executable(p)) ? p : undefined;
   } catch {
     return undefined;
@@ -55,6 +55,9 @@ export async function locateMediaTools(opts: LocateOptions): Promise<MediaTools>
     if (explicit) return (await executable(explicit)) ? explicit : undefined;
     return (await fromPath(name, opts.searchPath)) ?? (await fromNpm(pkg));
   };
-  const [ffmpeg, ffprobe] = await Promise.all([find(opts.ffmpegPath, 'ffmpeg', 'ffmpeg-static'), find(opts.ffprobePath, 'ffprobe', 'ffprobe-static')]);
+  const [ffmpeg, ffprobe] = await Promise.all([
+    find(opts.ffmpegPath, 'ffmpeg', 'ffmpeg-static'),
+    find(opts.ffprobePath, 'ffprobe', 'ffprobe-static'),
+  ]);
   return { ...(ffmpeg ? { ffmpeg } : {}), ...(ffprobe ? { ffprobe } : {}) };
 }

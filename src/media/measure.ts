@@ -63,7 +63,8 @@ export class MeasureParser {
 
   /** Closes a freeze still open at the end of a process's output. */
   finishFreeze(endSec?: number): void {
-    if (this.freezeStart !== undefined && endSec !== undefined) this.result.frozen.push({ from: this.freezeStart, to: endSec + this.offsetSec });
+    if (this.freezeStart !== undefined && endSec !== undefined)
+      this.result.frozen.push({ from: this.freezeStart, to: endSec + this.offsetSec });
     this.freezeStart = undefined;
   }
 
@@ -80,7 +81,11 @@ export class MeasureParser {
       if (kv && this.at?.name === name) {
         if (name === 'tpeak') (this.result.truePeaks ??= []).push({ t: this.at.t, db: dB(kv[1]!) });
         // ebur128 gives a block on each 100 ms frame: the 400 ms that end with that frame.
-        else ((this.result.blocks ??= {})[name!.slice(5)] ??= []).push({ end: +(this.at.t + 0.1).toFixed(6), lufs: dB(kv[1]!) });
+        else
+          ((this.result.blocks ??= {})[name!.slice(5)] ??= []).push({
+            end: +(this.at.t + 0.1).toFixed(6),
+            lufs: dB(kv[1]!),
+          });
       }
       return;
     }
@@ -152,7 +157,10 @@ export function loudness(samples: LevelSample[], span: Span): { meanDb: number; 
   if (!inside.length) return undefined;
   const power = inside.reduce((sum, s) => sum + 10 ** (s.rmsDb / 10), 0) / inside.length;
   const meanDb = Math.max(FLOOR_DB, 10 * Math.log10(power || 10 ** (FLOOR_DB / 10)));
-  return { meanDb: Math.round(meanDb * 10) / 10, peakDb: Math.round(Math.max(...inside.map((s) => s.peakDb)) * 10) / 10 };
+  return {
+    meanDb: Math.round(meanDb * 10) / 10,
+    peakDb: Math.round(Math.max(...inside.map((s) => s.peakDb)) * 10) / 10,
+  };
 }
 
 /** The loudness of the mix and of each part of it (LUFS), and the mix's true peak (dBTP), over a span or all. */
@@ -202,10 +210,20 @@ export interface LoudnessFinish {
 }
 
 /** A finish pass's report from what it measured. */
-export function finished(measuredLufs: number | undefined, gainDb: number, m: Pick<Measurements, 'blocks' | 'truePeaks'>): LoudnessFinish {
+export function finished(
+  measuredLufs: number | undefined,
+  gainDb: number,
+  m: Pick<Measurements, 'blocks' | 'truePeaks'>,
+): LoudnessFinish {
   const lufs = integratedLoudness(m.blocks?.mix);
   const tp = truePeak(m.truePeaks);
-  return { ...(measuredLufs !== undefined ? { measuredLufs } : {}), gainDb: Math.round(gainDb * 10) / 10, ...(lufs !== undefined ? { lufs } : {}), ...(tp !== undefined ? { truePeakDb: tp } : {}), output: { blocks: m.blocks, truePeaks: m.truePeaks } };
+  return {
+    ...(measuredLufs !== undefined ? { measuredLufs } : {}),
+    gainDb: Math.round(gainDb * 10) / 10,
+    ...(lufs !== undefined ? { lufs } : {}),
+    ...(tp !== undefined ? { truePeakDb: tp } : {}),
+    output: { blocks: m.blocks, truePeaks: m.truePeaks },
+  };
 }
 
 /** Dialogue this loud or more is speech to keep clear (quieter is ambience, or nothing). */
@@ -217,8 +235,14 @@ export const MUSIC_UNDER_DB = 10;
 export function mixFlags(l: MixLoudness): string[] {
   const { dialogue_lufs: d, music_lufs: music } = l;
   if (d === undefined || music === undefined || d < SPEECH_LUFS) return [];
-  if (music >= d) return [`dialogue inaudible: the music is ${round1(music - d).toFixed(1)} dB over it; lower the music (gain_db) or give it role "music" to duck under speech`];
-  if (d - music < MUSIC_UNDER_DB) return [`music only ${round1(d - music).toFixed(1)} dB under the dialogue (${MUSIC_UNDER_DB} dB or more keeps speech clear); lower it (gain_db) or duck it (role "music", duck_db)`];
+  if (music >= d)
+    return [
+      `dialogue inaudible: the music is ${round1(music - d).toFixed(1)} dB over it; lower the music (gain_db) or give it role "music" to duck under speech`,
+    ];
+  if (d - music < MUSIC_UNDER_DB)
+    return [
+      `music only ${round1(d - music).toFixed(1)} dB under the dialogue (${MUSIC_UNDER_DB} dB or more keeps speech clear); lower it (gain_db) or duck it (role "music", duck_db)`,
+    ];
   return [];
 }
 
@@ -262,7 +286,9 @@ export function judgeCut(cut: PlanCut, m: Measurements, sourceHasAudio: boolean)
   for (const a of audible.map(inner).filter((s): s is Span => !!s)) {
     const l = loudness(m.cutLevels, a);
     if (l && l.peakDb < SILENT_DB) {
-      flags.push(`silent ${a.from.toFixed(1)}-${a.to.toFixed(1)} s where its sound was asked at a level above 0${sourceHasAudio ? '' : ' (the source has no audio track)'}`);
+      flags.push(
+        `silent ${a.from.toFixed(1)}-${a.to.toFixed(1)} s where its sound was asked at a level above 0${sourceHasAudio ? '' : ' (the source has no audio track)'}`,
+      );
       break;
     }
   }
@@ -277,7 +303,9 @@ export function judgeCut(cut: PlanCut, m: Measurements, sourceHasAudio: boolean)
   const peak = Math.max(FLOOR_DB, ...inside.map((s) => s.peakDb));
   if (peak >= FULL_SCALE_DB) {
     const shown = Math.round(peak * 10) / 10 || 0;
-    flags.push(`sound reaches full scale (peak ${shown > 0 ? '+' : ''}${shown.toFixed(1)} dBFS), so it clips: lower the levels of this cut or of the overlays over it`);
+    flags.push(
+      `sound reaches full scale (peak ${shown > 0 ? '+' : ''}${shown.toFixed(1)} dBFS), so it clips: lower the levels of this cut or of the overlays over it`,
+    );
   }
   return { ...(mix ? { loudness: { mean_db: mix.meanDb, peak_db: mix.peakDb } } : {}), flags };
 }
@@ -288,7 +316,6 @@ export function progressSeconds(chunk: string): number | undefined {
   for (const m of chunk.matchAll(/out_time_us=(\d+)/g)) last = Number(m[1]) / 1e6;
   return last;
 }
-
 
 /** A difference (mean luma, 0-255) from a neighbour that reads as another picture, not motion. */
 const FLASH_DIFF = 12;
@@ -303,7 +330,13 @@ export function edgeFlags(diffs: number[] | undefined): string[] {
   const [first, second, , beforeLast, last] = diffs as [number, number, number, number, number];
   const sharp = (edge: number, inner: number) => edge >= FLASH_DIFF && edge >= 3 * inner + 3;
   const flags: string[] = [];
-  if (sharp(first, second)) flags.push(`its first frame differs sharply from the next (a flash frame: mean difference ${first.toFixed(0)} of 255); move its in point one frame later`);
-  if (sharp(last, beforeLast)) flags.push(`its last frame differs sharply from the one before (a flash frame: mean difference ${last.toFixed(0)} of 255); move its out point one frame earlier`);
+  if (sharp(first, second))
+    flags.push(
+      `its first frame differs sharply from the next (a flash frame: mean difference ${first.toFixed(0)} of 255); move its in point one frame later`,
+    );
+  if (sharp(last, beforeLast))
+    flags.push(
+      `its last frame differs sharply from the one before (a flash frame: mean difference ${last.toFixed(0)} of 255); move its out point one frame earlier`,
+    );
   return flags;
 }

@@ -44,7 +44,12 @@ const hash = (what: unknown) => createHash('sha256').update(JSON.stringify(what)
  * its key; a cut whose segment is not made yet is read from its source by the same chain) placed by its plan (gains,
  * levelling, fades) in its slot (`sounds`, after levelling).
  */
-export function mixIdentity(whole: string, plan: Pick<RenderPlan, 'cuts'>, keys: string[], sounds: CutSound[]): MixIdentity {
+export function mixIdentity(
+  whole: string,
+  plan: Pick<RenderPlan, 'cuts'>,
+  keys: string[],
+  sounds: CutSound[],
+): MixIdentity {
   const last = sounds.at(-1);
   return {
     whole,
@@ -67,7 +72,8 @@ export interface MixReuse {
 
 /** The windows of a timeline's sound whose samples changed against an earlier one, or undefined when they cannot be told. */
 function changedWindows(now: MixIdentity, before: MixIdentity): { from: number; to: number } | undefined {
-  if (now.whole !== before.whole || now.total !== before.total || now.cuts.length !== before.cuts.length) return undefined;
+  if (now.whole !== before.whole || now.total !== before.total || now.cuts.length !== before.cuts.length)
+    return undefined;
   let first = Infinity;
   let last = -Infinity;
   for (const [i, id] of now.cuts.entries()) {
@@ -88,7 +94,10 @@ export function reuseFor(now: MixIdentity, before: MixIdentity, earlier: MixMeas
   if (changed.to <= changed.from) return { span: { from: 0, to: 0 }, fresh: { from: 0, to: 0 }, earlier };
   const windows = Math.ceil(now.total / WINDOW_SAMPLES);
   const fresh = { from: Math.max(0, changed.from - BEFORE_WINDOWS), to: Math.min(windows, changed.to + AFTER_WINDOWS) };
-  const span = { from: Math.max(0, fresh.from - WARM_WINDOWS) * WINDOW_SAMPLES, to: Math.min(now.total, fresh.to * WINDOW_SAMPLES) };
+  const span = {
+    from: Math.max(0, fresh.from - WARM_WINDOWS) * WINDOW_SAMPLES,
+    to: Math.min(now.total, fresh.to * WINDOW_SAMPLES),
+  };
   if (span.to - span.from > MOST * now.total) return undefined;
   return { span, fresh, earlier };
 }
@@ -99,15 +108,25 @@ export function mergeMeasured(reuse: MixReuse, fresh: MixMeasured): MixMeasured 
   const take = <T>(earlier: T[] | undefined, now: T[] | undefined, windowOf: (x: T) => number): T[] | undefined => {
     if (!earlier && !now) return undefined;
     const inside = (x: T) => windowOf(x) >= from && windowOf(x) < to;
-    return [...(earlier ?? []).filter((x) => windowOf(x) < from), ...(now ?? []).filter(inside), ...(earlier ?? []).filter((x) => windowOf(x) >= to)];
+    return [
+      ...(earlier ?? []).filter((x) => windowOf(x) < from),
+      ...(now ?? []).filter(inside),
+      ...(earlier ?? []).filter((x) => windowOf(x) >= to),
+    ];
   };
   const level = (x: { t: number }) => Math.round(x.t * 10);
   // A block is named by its end: the window it ends with.
   const block = (x: { end: number }) => Math.round(x.end * 10) - 1;
   const names = new Set([...Object.keys(reuse.earlier.blocks ?? {}), ...Object.keys(fresh.blocks ?? {})]);
-  const blocks = names.size ? Object.fromEntries([...names].map((n) => [n, take(reuse.earlier.blocks?.[n], fresh.blocks?.[n], block) ?? []])) : undefined;
+  const blocks = names.size
+    ? Object.fromEntries([...names].map((n) => [n, take(reuse.earlier.blocks?.[n], fresh.blocks?.[n], block) ?? []]))
+    : undefined;
   const truePeaks = take(reuse.earlier.truePeaks, fresh.truePeaks, level);
-  return { mixLevels: take(reuse.earlier.mixLevels, fresh.mixLevels, level)!, ...(blocks ? { blocks } : {}), ...(truePeaks ? { truePeaks } : {}) };
+  return {
+    mixLevels: take(reuse.earlier.mixLevels, fresh.mixLevels, level)!,
+    ...(blocks ? { blocks } : {}),
+    ...(truePeaks ? { truePeaks } : {}),
+  };
 }
 
 /**
@@ -141,4 +160,8 @@ export class MixMemory {
   }
 }
 
-const sameIdentity = (a: MixIdentity, b: MixIdentity) => a.whole === b.whole && a.total === b.total && a.cuts.length === b.cuts.length && a.cuts.every((c, i) => c === b.cuts[i] && a.slots[i]![0] === b.slots[i]![0] && a.slots[i]![1] === b.slots[i]![1]);
+const sameIdentity = (a: MixIdentity, b: MixIdentity) =>
+  a.whole === b.whole &&
+  a.total === b.total &&
+  a.cuts.length === b.cuts.length &&
+  a.cuts.every((c, i) => c === b.cuts[i] && a.slots[i]![0] === b.slots[i]![0] && a.slots[i]![1] === b.slots[i]![1]);

@@ -21,8 +21,13 @@ async function boxAt(fh: FileHandle, at: number, end: number): Promise<Box | und
 }
 
 /** The boxes directly in [from, end), in order, until `wanted` is found; undefined if absent or malformed. */
-async function find(fh: FileHandle, from: number, end: number, wanted: string): Promise<{ at: number; box: Box } | undefined> {
-  for (let at = from; at + 8 <= end; ) {
+async function find(
+  fh: FileHandle,
+  from: number,
+  end: number,
+  wanted: string,
+): Promise<{ at: number; box: Box } | undefined> {
+  for (let at = from; at + 8 <= end;) {
     const box = await boxAt(fh, at, end);
     if (!box || box.length < box.header || at + box.length > end) return undefined;
     if (box.type === wanted) return { at, box };

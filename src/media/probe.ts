@@ -58,19 +58,28 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
   let width = video?.width;
   let height = video?.height;
   const sar = /^(\d+):(\d+)$/.exec(video?.sample_aspect_ratio ?? '');
-  if (width && sar && Number(sar[1]) > 0 && Number(sar[2]) > 0 && sar[1] !== sar[2]) width = Math.round((width * Number(sar[1])) / Number(sar[2]));
-  const rotation = Math.abs(video?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ?? Number(video?.tags?.rotate ?? 0));
+  if (width && sar && Number(sar[1]) > 0 && Number(sar[2]) > 0 && sar[1] !== sar[2])
+    width = Math.round((width * Number(sar[1])) / Number(sar[2]));
+  const rotation = Math.abs(
+    video?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ?? Number(video?.tags?.rotate ?? 0),
+  );
   if (rotation === 90 || rotation === 270) [width, height] = [height, width];
   // A start timecode (camera and NLE media): on the video stream, a timecode track (QuickTime tmcd) or the format.
-  const timecode = [video?.tags?.timecode, ...streams.map((s) => s.tags?.timecode), p.format?.tags?.timecode].find((t) => typeof t === 'string' && /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(t.trim()))?.trim();
+  const timecode = [video?.tags?.timecode, ...streams.map((s) => s.tags?.timecode), p.format?.tags?.timecode]
+    .find((t) => typeof t === 'string' && /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(t.trim()))
+    ?.trim();
   return {
     ...(Number.isFinite(durationS) && durationS > 0 && !isImage ? { durationMs: Math.round(durationS * 1000) } : {}),
     hasVideo: !!video,
     hasAudio: !!audio,
     ...(width && height ? { width, height } : {}),
-    ...(rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) ? { fps: rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) } : {}),
+    ...((rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate))
+      ? { fps: rate(video?.avg_frame_rate) ?? rate(video?.r_frame_rate) }
+      : {}),
     ...(video && !isImage && constantRate(video) ? { frameRate: constantRate(video) } : {}),
-    ...(video && Number.isFinite(Number(video.start_time)) ? { videoStartSec: Math.max(0, Number(video.start_time) - (Number(p.format?.start_time) || 0)) } : {}),
+    ...(video && Number.isFinite(Number(video.start_time))
+      ? { videoStartSec: Math.max(0, Number(video.start_time) - (Number(p.format?.start_time) || 0)) }
+      : {}),
     ...(video && !isImage && fraction(video.time_base) ? { videoTimeBase: fraction(video.time_base) } : {}),
     ...(audio?.channels ? { audioChannels: audio.channels } : {}),
     ...(timecode && !isImage ? { timecode } : {}),
@@ -79,10 +88,22 @@ export function factsFromProbe(p: ProbeOutput): MediaFacts & { isImage: boolean;
   };
 }
 
-export async function probeMedia(ffprobe: string, src: MediaSource, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ReturnType<typeof factsFromProbe>> {
-  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-show_entries',
+export async function probeMedia(
+  ffprobe: string,
+  src: MediaSource,
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<ReturnType<typeof factsFromProbe>> {
+  const args = [
+    '-v',
+    'error',
+    '-hide_banner',
+    ...inputArgs(src).slice(0, -2),
+    '-show_entries',
     'format=duration,start_time,format_name:format_tags=timecode:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,duration,start_time,time_base,channels,sample_aspect_ratio:stream_tags=rotate,timecode:stream_disposition=attached_pic:stream_side_data=rotation',
-    '-of', 'json', ...inputArgs(src).slice(-2)];
+    '-of',
+    'json',
+    ...inputArgs(src).slice(-2),
+  ];
   const r = await runProcess(ffprobe, args, { timeoutMs: opts.timeoutMs, signal: opts.signal, maxStdout: 1024 * 1024 });
   if (r.cancelled) throw new ProbeError('cancelled');
   if (r.timedOut) throw new ProbeError(`ffprobe did not finish within ${Math.round(opts.timeoutMs / 1000)} s`);
@@ -118,7 +139,13 @@ export async function probeMedia(ffprobe: string, src: MediaSource, opts: { time
  * shorter end is taken only once a read from there to the end of the file confirms it.
  * Undefined when nothing could be read (the header's length then stands).
  */
-async function measuredEnd(ffprobe: string, src: MediaSource, claimedSec: number, tolerance: number, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
+async function measuredEnd(
+  ffprobe: string,
+  src: MediaSource,
+  claimedSec: number,
+  tolerance: number,
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<number | undefined> {
   const from = Math.max(0, claimedSec - 5);
   const bounded = await lastPacketEnd(ffprobe, src, `${from.toFixed(3)}%+${(claimedSec - from + 30).toFixed(3)}`, opts);
   if (bounded === undefined || bounded >= claimedSec - tolerance) return bounded;
@@ -128,8 +155,25 @@ async function measuredEnd(ffprobe: string, src: MediaSource, claimedSec: number
 }
 
 /** The end of the last packet read in `interval` (ffprobe -read_intervals), parsed as it streams (nothing is kept). */
-async function lastPacketEnd(ffprobe: string, src: MediaSource, interval: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<number | undefined> {
-  const args = ['-v', 'error', '-hide_banner', ...inputArgs(src).slice(0, -2), '-read_intervals', interval, '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', ...inputArgs(src).slice(-2)];
+async function lastPacketEnd(
+  ffprobe: string,
+  src: MediaSource,
+  interval: string,
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<number | undefined> {
+  const args = [
+    '-v',
+    'error',
+    '-hide_banner',
+    ...inputArgs(src).slice(0, -2),
+    '-read_intervals',
+    interval,
+    '-show_entries',
+    'packet=pts_time,duration_time',
+    '-of',
+    'csv=p=0',
+    ...inputArgs(src).slice(-2),
+  ];
   let end: number | undefined;
   let partial = '';
   const take = (line: string) => {
@@ -194,7 +238,9 @@ export class MediaProber {
   probe(key: string, src: MediaSource, signal?: AbortSignal): Promise<ReturnType<typeof factsFromProbe>> {
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const p = this.limiter.run(() => probeMedia(this.ffprobe, src, { timeoutMs: this.opts.timeoutMs ?? 20_000, signal }));
+    const p = this.limiter.run(() =>
+      probeMedia(this.ffprobe, src, { timeoutMs: this.opts.timeoutMs ?? 20_000, signal }),
+    );
     this.cache.set(key, p);
     // Failures are not remembered: the next call tries again (a link may have expired, a file been fixed).
     p.then(

@@ -70,7 +70,11 @@ export async function runProcess(command: string, args: string[], opts: RunOptio
   try {
     const file = join(dir, 'graph.txt');
     await writeFile(file, graph);
-    return await spawnAndWait(command, [...args.slice(0, at), '-filter_complex_script', file, ...args.slice(at + 2)], opts);
+    return await spawnAndWait(
+      command,
+      [...args.slice(0, at), '-filter_complex_script', file, ...args.slice(at + 2)],
+      opts,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
@@ -87,7 +91,12 @@ function spawnAndWait(command: string, args: string[], opts: RunOptions): Promis
     let cancelled = false;
     let settled = false;
 
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, windowsHide: true, ...(baseEnvironment ? { env: { ...baseEnvironment, [OWNER_ENV]: ownerId() } } : {}) });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: opts.cwd,
+      windowsHide: true,
+      ...(baseEnvironment ? { env: { ...baseEnvironment, [OWNER_ENV]: ownerId() } } : {}),
+    });
     children.add(child);
     let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
@@ -140,7 +149,15 @@ function spawnAndWait(command: string, args: string[], opts: RunOptions): Promis
       if (killTimer) clearTimeout(killTimer);
       if (rssTimer) clearInterval(rssTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err.slice(-maxStderr), timedOut, cancelled, ...(maxRssKiB ? { maxRssKiB } : {}) });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out),
+        stderr: err.slice(-maxStderr),
+        timedOut,
+        cancelled,
+        ...(maxRssKiB ? { maxRssKiB } : {}),
+      });
     };
     child.on('error', (e) => {
       err += `\n${e.message}`;
@@ -169,7 +186,11 @@ export function lastErrorLine(stderr: string): string {
   const lines = stderr
     .split(/\r?\n/)
     .map((l) => l.trim())
-    .filter((l) => l && !/^(frame|size|time|bitrate|speed|progress|out_time|fps|stream_|total_size|dup_frames|drop_frames)=/.test(l));
+    .filter(
+      (l) =>
+        l &&
+        !/^(frame|size|time|bitrate|speed|progress|out_time|fps|stream_|total_size|dup_frames|drop_frames)=/.test(l),
+    );
   return redact(lines.at(-1) ?? 'no message').slice(0, 300);
 }
 
@@ -179,7 +200,9 @@ export function lastErrorLine(stderr: string): string {
  */
 export function whyFailed(r: Pick<RunResult, 'code' | 'signal' | 'stderr'>): string {
   const said = r.stderr.split(/\r?\n/).some((l) => l.trim()) ? lastErrorLine(r.stderr) : undefined;
-  const how = r.signal ? `killed by ${r.signal}${r.signal === 'SIGKILL' ? ' (out of memory, or stopped from outside)' : ''}` : `exit code ${r.code}`;
+  const how = r.signal
+    ? `killed by ${r.signal}${r.signal === 'SIGKILL' ? ' (out of memory, or stopped from outside)' : ''}`
+    : `exit code ${r.code}`;
   return said ? `${said}; ${how}` : `${how}, with nothing on stderr`;
 }
 
@@ -212,7 +235,14 @@ export async function killOrphans(marker: string): Promise<number> {
 export async function stopChildren(graceMs = KILL_GRACE_MS): Promise<number> {
   const running = [...children].filter((c) => c.exitCode === null && c.signalCode === null);
   if (!running.length) return 0;
-  const gone = Promise.all(running.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())))));
+  const gone = Promise.all(
+    running.map(
+      (c) =>
+        new Promise<void>((resolve) =>
+          c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve()),
+        ),
+    ),
+  );
   for (const c of running) c.kill('SIGTERM');
   const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
   await Promise.race([gone, timer]);

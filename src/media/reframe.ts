@@ -39,7 +39,12 @@ const memory = new Map<string, Interest[]>();
 const MEMORY_KEEP = 200;
 
 /** Motion and detail per column and row of one gray picture (w x h bytes), against the picture before it. */
-function profileOf(cur: Uint8Array, prev: Uint8Array, w: number, h: number): PictureSample['profile'] & { change: number } {
+function profileOf(
+  cur: Uint8Array,
+  prev: Uint8Array,
+  w: number,
+  h: number,
+): PictureSample['profile'] & { change: number } {
   const motionCols = new Array<number>(w).fill(0);
   const motionRows = new Array<number>(h).fill(0);
   const detailCols = new Array<number>(w).fill(0);
@@ -58,26 +63,75 @@ function profileOf(cur: Uint8Array, prev: Uint8Array, w: number, h: number): Pic
     }
   }
   const per = (v: number[], n: number) => v.map((s) => Math.round((s / n) * 100) / 100);
-  return { motionCols: per(motionCols, h), motionRows: per(motionRows, w), detailCols: per(detailCols, h), detailRows: per(detailRows, w), change: change / (w * h) };
+  return {
+    motionCols: per(motionCols, h),
+    motionRows: per(motionRows, w),
+    detailCols: per(detailCols, h),
+    detailRows: per(detailRows, w),
+    change: change / (w * h),
+  };
 }
 
 /** The sampled interest of `source` from `inSec` for `durationSec` (times from inSec), read once per media and range. */
-export async function scanInterest(deps: ReframeDeps, source: MediaSource, display: { width?: number; height?: number }, inSec: number, durationSec: number, signal?: AbortSignal): Promise<Interest[]> {
+export async function scanInterest(
+  deps: ReframeDeps,
+  source: MediaSource,
+  display: { width?: number; height?: number },
+  inSec: number,
+  durationSec: number,
+  signal?: AbortSignal,
+): Promise<Interest[]> {
   const aspect = display.width && display.height ? display.width / display.height : 16 / 9;
   const w = SCAN_WIDTH;
   const h = Math.max(2, Math.round(w / aspect / 2) * 2);
   const fps = Math.min(SCAN_FPS, MAX_PICTURES / Math.max(durationSec, 0.001));
-  const key = JSON.stringify({ v: SCAN_VERSION, media: await mediaIdentity(source), inSec, durationSec, w, h, fps: +fps.toFixed(4) });
+  const key = JSON.stringify({
+    v: SCAN_VERSION,
+    media: await mediaIdentity(source),
+    inSec,
+    durationSec,
+    w,
+    h,
+    fps: +fps.toFixed(4),
+  });
   const hit = memory.get(key) ?? (await deps.reframes?.get(key))?.samples;
   if (hit) return hit;
-  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-ss', inSec.toFixed(3), '-t', durationSec.toFixed(3), ...inputArgs(source), '-map', '0:v:0', '-vf', `fps=${fps.toFixed(4)},scale=${w}:${h}:flags=area,format=gray`, '-f', 'rawvideo', 'pipe:1'];
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-ss',
+    inSec.toFixed(3),
+    '-t',
+    durationSec.toFixed(3),
+    ...inputArgs(source),
+    '-map',
+    '0:v:0',
+    '-vf',
+    `fps=${fps.toFixed(4)},scale=${w}:${h}:flags=area,format=gray`,
+    '-f',
+    'rawvideo',
+    'pipe:1',
+  ];
   const size = w * h;
-  const r = await deps.limiter.run(() => runProcess(deps.ffmpeg, args, { timeoutMs: 600_000, ...(signal ? { signal } : {}), maxStdout: size * (MAX_PICTURES + 16) }));
+  const r = await deps.limiter.run(() =>
+    runProcess(deps.ffmpeg, args, {
+      timeoutMs: 600_000,
+      ...(signal ? { signal } : {}),
+      maxStdout: size * (MAX_PICTURES + 16),
+    }),
+  );
   if (r.code !== 0) {
-    throw new UserFacingError(r.cancelled ? 'cancelled' : `ffmpeg could not read the picture of a focus "auto" cut to follow its action (${r.stderr.trim().split('\n').pop() ?? r.code}); give it focus {x, y} instead`);
+    throw new UserFacingError(
+      r.cancelled
+        ? 'cancelled'
+        : `ffmpeg could not read the picture of a focus "auto" cut to follow its action (${r.stderr.trim().split('\n').pop() ?? r.code}); give it focus {x, y} instead`,
+    );
   }
   const pictures: Uint8Array[] = [];
-  for (let at = 0; at + size <= r.stdout.length; at += size) pictures.push(new Uint8Array(r.stdout.buffer, r.stdout.byteOffset + at, size));
+  for (let at = 0; at + size <= r.stdout.length; at += size)
+    pictures.push(new Uint8Array(r.stdout.buffer, r.stdout.byteOffset + at, size));
   const samples: PictureSample[] = pictures.map((cur, i) => {
     // The first picture's motion is its difference from the second (it has no picture before it in the cut).
     const prev = i > 0 ? pictures[i - 1]! : (pictures[1] ?? cur);
@@ -96,7 +150,13 @@ export async function scanInterest(deps: ReframeDeps, source: MediaSource, displ
  * The plan with each focus "auto" cut's path read from its picture (the window: the output's shape in the cut's
  * source, by its display size); the other cuts as they are.
  */
-export async function reframed(deps: ReframeDeps, t: Timeline, plan: RenderPlan, cutInputs: InputSpec[], signal?: AbortSignal): Promise<RenderPlan> {
+export async function reframed(
+  deps: ReframeDeps,
+  t: Timeline,
+  plan: RenderPlan,
+  cutInputs: InputSpec[],
+  signal?: AbortSignal,
+): Promise<RenderPlan> {
   const paths = await Promise.all(
     plan.cuts.map(async (c, i): Promise<FocusKey[] | undefined> => {
       if (t.cuts[i]?.focus !== 'auto') return undefined;

@@ -6,7 +6,14 @@ import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { cutLoudness, levelled } from './cut-loudness.js';
-import { MeasureParser, finished, integratedLoudness, progressSeconds, type LoudnessFinish, type Measurements } from './measure.js';
+import {
+  MeasureParser,
+  finished,
+  integratedLoudness,
+  progressSeconds,
+  type LoudnessFinish,
+  type Measurements,
+} from './measure.js';
 import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
@@ -56,7 +63,13 @@ export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
     const start = cuts[0]!.timelineStartSec;
     const totalFrames = cuts.reduce((s, c) => s + c.frames, 0);
     const totalSec = cuts.reduce((s, c) => s + c.durationSec, 0);
-    chunks.push({ ...plan, cuts: cuts.map((c) => ({ ...c, timelineStartSec: c.timelineStartSec - start })), overlays: [], totalSec, totalFrames });
+    chunks.push({
+      ...plan,
+      cuts: cuts.map((c) => ({ ...c, timelineStartSec: c.timelineStartSec - start })),
+      overlays: [],
+      totalSec,
+      totalFrames,
+    });
   }
   return chunks;
 }
@@ -96,12 +109,24 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
     if (r.cancelled) throw new RenderError('cancelled', true);
     if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
+    if (r.code !== 0)
+      throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
   };
 
   try {
     // Levelling: each cut's own loudness measured from its source (sound only), the gains that even them out.
-    if (plan.levelDialogue) plan = levelled(plan, await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal }));
+    if (plan.levelDialogue)
+      plan = levelled(
+        plan,
+        await cutLoudness({
+          ffmpeg: req.ffmpeg,
+          plan,
+          cutInputs: req.cutInputs,
+          maxInputs: req.maxInputs,
+          timeoutMs: Math.max(1000, deadline - Date.now()),
+          signal: req.signal,
+        }),
+      );
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
     // Captions burned in: each cut's script beside the output, where the processes run.
@@ -110,7 +135,19 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     const captionFiles = captions.files.size ? { captionFiles: captions.files } : {};
     if (single) {
       const sheet = req.sheetFor?.(plan, 0, 0);
-      await run(timelineArgs({ plan: plan, cutInputs: req.cutInputs, overlayInputs: req.overlayInputs, output: made, encode, measure, ...(sheet ? { sheet } : {}), ...captionFiles }), (s) => s / plan.totalSec);
+      await run(
+        timelineArgs({
+          plan: plan,
+          cutInputs: req.cutInputs,
+          overlayInputs: req.overlayInputs,
+          output: made,
+          encode,
+          measure,
+          ...(sheet ? { sheet } : {}),
+          ...captionFiles,
+        }),
+        (s) => s / plan.totalSec,
+      );
       parser.finishFreeze(plan.totalSec);
     } else {
       const chunks = chunkCuts(plan, req.maxInputs);
@@ -130,7 +167,20 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         const cutInputs = req.cutInputs.slice(first, first + chunk.cuts.length);
         // Chunks measure the cuts' own sound and pictures; the mix is measured in the last pass.
         const sheet = req.sheetFor?.(chunk, first, offset);
-        await run(timelineArgs({ plan: chunk, cutInputs, overlayInputs: [], output: file, encode: chunkEncode, measure, chunkSound: chunkSounds[i], ...(sheet ? { sheet } : {}), ...captionFiles }), (s) => ((offset + Math.min(s, chunk.totalSec)) / plan.totalSec) * 0.9);
+        await run(
+          timelineArgs({
+            plan: chunk,
+            cutInputs,
+            overlayInputs: [],
+            output: file,
+            encode: chunkEncode,
+            measure,
+            chunkSound: chunkSounds[i],
+            ...(sheet ? { sheet } : {}),
+            ...captionFiles,
+          }),
+          (s) => ((offset + Math.min(s, chunk.totalSec)) / plan.totalSec) * 0.9,
+        );
         parser.finishFreeze(chunk.totalSec);
         parser.result.mixLevels.length = 0;
         offset += chunk.totalSec;
@@ -142,14 +192,30 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       const writeList = async (what: string, seconds: (chunk: RenderPlan, i: number) => number) => {
         const list = join(dir, `.${basename(req.output)}.${tag}.${what}`);
         scratch.push(list);
-        const entries = files.map((f, i) => `file '${f.replace(/'/g, "'\\''")}'\nduration ${num(seconds(chunks[i]!, i))}`);
+        const entries = files.map(
+          (f, i) => `file '${f.replace(/'/g, "'\\''")}'\nduration ${num(seconds(chunks[i]!, i))}`,
+        );
         await writeFile(list, `ffconcat version 1.0\n${entries.join('\n')}\n`);
         return list;
       };
       const list = await writeList('concat.txt', (c) => (c.totalFrames * plan.fpsDen) / plan.fpsNum);
-      const soundList = await writeList('concat-sound.txt', (_, i) => chunkSounds[i]!.reduce((n, s) => n + s.slot, 0) / SAMPLE_RATE);
+      const soundList = await writeList(
+        'concat-sound.txt',
+        (_, i) => chunkSounds[i]!.reduce((n, s) => n + s.slot, 0) / SAMPLE_RATE,
+      );
       parser.setOffset(0);
-      await run(concatArgs({ plan: plan, listFile: list, sound: { listFile: soundList }, overlayInputs: req.overlayInputs, output: made, encode, measure }), (s) => 0.9 + (s / plan.totalSec) * 0.1);
+      await run(
+        concatArgs({
+          plan: plan,
+          listFile: list,
+          sound: { listFile: soundList },
+          overlayInputs: req.overlayInputs,
+          output: made,
+          encode,
+          measure,
+        }),
+        (s) => 0.9 + (s / plan.totalSec) * 0.1,
+      );
     }
     let finish: LoudnessFinish | undefined;
     if (target) {
@@ -158,13 +224,29 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       let gainDb = measured === undefined ? 0 : target.targetLufs - measured;
       for (let pass = 0; pass < 2; pass++) {
         const final = new MeasureParser();
-        const r = await runProcess(req.ffmpeg, finishArgs({ input: made, output: tmp, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, onStderr: (c) => final.push(c), maxStderr: 16 * 1024, cwd: dir });
+        const r = await runProcess(
+          req.ffmpeg,
+          finishArgs({ input: made, output: tmp, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }),
+          {
+            timeoutMs: Math.max(1000, deadline - Date.now()),
+            signal: req.signal,
+            onStderr: (c) => final.push(c),
+            maxStderr: 16 * 1024,
+            cwd: dir,
+          },
+        );
         processes++;
         if (r.cancelled) throw new RenderError('cancelled', true);
         if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-        if (r.code !== 0) throw new RenderError(`ffmpeg failed bringing the sound to its loudness (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
+        if (r.code !== 0)
+          throw new RenderError(
+            `ffmpeg failed bringing the sound to its loudness (${whyFailed(r)})`,
+            false,
+            /No space left on device/i.test(r.stderr),
+          );
         finish = finished(measured, gainDb, final.result);
-        if (measured === undefined || finish.lufs === undefined || Math.abs(finish.lufs - target.targetLufs) <= 0.5) break;
+        if (measured === undefined || finish.lufs === undefined || Math.abs(finish.lufs - target.targetLufs) <= 0.5)
+          break;
         gainDb += target.targetLufs - finish.lufs;
       }
     }
@@ -174,7 +256,14 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     }
     await rename(tmp, req.output);
     scratch.shift();
-    return { path: req.output, measurements: parser.result, ...(finish ? { finish } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), processes, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return {
+      path: req.output,
+      measurements: parser.result,
+      ...(finish ? { finish } : {}),
+      levelDb: plan.cuts.map((c) => c.levelDb ?? 0),
+      processes,
+      ...(peak ? { ffmpegMaxRssKiB: peak } : {}),
+    };
   } finally {
     await Promise.all(scratch.map((f) => rm(f, { force: true })));
   }
@@ -185,8 +274,26 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
  * the planned length and the sound within a frame and 50 ms (AAC's priming). A description of what is wrong, or
  * undefined. ffmpeg can exit 0 with less (a source whose header lies about its length, a stream that ended early).
  */
-export async function verifyOutput(ffprobe: string, file: string, plan: RenderPlan, signal?: AbortSignal): Promise<string | undefined> {
-  const r = await runProcess(ffprobe, ['-v', 'error', '-hide_banner', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', 'file:' + file], { timeoutMs: 30_000, signal });
+export async function verifyOutput(
+  ffprobe: string,
+  file: string,
+  plan: RenderPlan,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const r = await runProcess(
+    ffprobe,
+    [
+      '-v',
+      'error',
+      '-hide_banner',
+      '-show_entries',
+      'stream=codec_type,duration:format=duration',
+      '-of',
+      'json',
+      'file:' + file,
+    ],
+    { timeoutMs: 30_000, signal },
+  );
   if (r.cancelled) throw new RenderError('cancelled', true);
   if (r.code !== 0) return `ffprobe cannot read it (${whyFailed(r)})`;
   let out: { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
@@ -206,7 +313,9 @@ export async function verifyOutput(ffprobe: string, file: string, plan: RenderPl
   const audio = lengthOf('audio');
   if (video === undefined) return 'it has no picture';
   if (audio === undefined) return 'it has no sound';
-  if (!(Math.abs(video - plan.totalSec) <= frame + 1e-3)) return `its picture lasts ${video.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
-  if (!(Math.abs(audio - plan.totalSec) <= frame + 0.05)) return `its sound lasts ${audio.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
+  if (!(Math.abs(video - plan.totalSec) <= frame + 1e-3))
+    return `its picture lasts ${video.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
+  if (!(Math.abs(audio - plan.totalSec) <= frame + 0.05))
+    return `its sound lasts ${audio.toFixed(3)} s, not the planned ${plan.totalSec.toFixed(3)} s`;
   return undefined;
 }

@@ -10,13 +10,32 @@ import { basename, dirname, join } from 'node:path';
 import type { RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
 import { cutLoudness, levelled } from './cut-loudness.js';
-import { MeasureParser, finished, integratedLoudness, progressSeconds, type LoudnessFinish, type Measurements, type Span } from './measure.js';
+import {
+  MeasureParser,
+  finished,
+  integratedLoudness,
+  progressSeconds,
+  type LoudnessFinish,
+  type Measurements,
+  type Span,
+} from './measure.js';
 import type { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
-import { concatArgs, finishArgs, muxSoundArgs, num, segmentsArgs, soundArgs, type EncodeSettings, type InputSpec, type SoundJob, type SoundPart } from './timeline-args.js';
+import {
+  concatArgs,
+  finishArgs,
+  muxSoundArgs,
+  num,
+  segmentsArgs,
+  soundArgs,
+  type EncodeSettings,
+  type InputSpec,
+  type SoundJob,
+  type SoundPart,
+} from './timeline-args.js';
 import { writeCaptionScripts } from './captions.js';
 import { mergeMeasured, mixIdentity, spanJob, type MixIdentity, type MixReuse } from './mix-memory.js';
 
@@ -81,7 +100,9 @@ export interface SegmentedOutcome {
 /** The cut's own frames to keep as thumbnails: first, middle and last (as the sheet shows them). */
 function localSheetFrames(plan: RenderPlan, cut: number): number[] {
   const first = plan.cuts.slice(0, cut).reduce((s, c) => s + c.frames, 0);
-  return sheetFrames(plan).filter((f) => f.cut === cut + 1).map((f) => f.frame - first);
+  return sheetFrames(plan)
+    .filter((f) => f.cut === cut + 1)
+    .map((f) => f.frame - first);
 }
 
 /** One cut's measurements as a segments process prints them (see segmentsArgs). */
@@ -146,7 +167,13 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const deadline = Date.now() + req.timeoutMs;
   let processes = 0;
   let peak: number | undefined;
-  const run = async (args: string[], cwd: string, onStderr: (c: string) => void, onSeconds: (s: number) => void, signal = req.signal) => {
+  const run = async (
+    args: string[],
+    cwd: string,
+    onStderr: (c: string) => void,
+    onSeconds: (s: number) => void,
+    signal = req.signal,
+  ) => {
     const r = await req.limiter.run(() => {
       processes++;
       return runProcess(req.ffmpeg, args, {
@@ -165,7 +192,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     if (r.maxRssKiB) peak = Math.max(peak ?? 0, r.maxRssKiB);
     if (r.cancelled) throw new RenderError('cancelled', true);
     if (r.timedOut) throw new RenderError(`ffmpeg did not finish within ${Math.round(req.timeoutMs / 1000)} s`);
-    if (r.code !== 0) throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
+    if (r.code !== 0)
+      throw new RenderError(`ffmpeg failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
   };
 
   // 1. The segments there are (each cut playing one is ready at once); the rest rendered within the ffmpeg limit.
@@ -176,7 +204,10 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const missing = records.flatMap((r, i) => (r || req.keys.indexOf(req.keys[i]!) !== i ? [] : [i]));
   const missingSec = missing.reduce((s, i) => s + plan.cuts[i]!.durationSec, 0);
   const done = new Map<number, number>();
-  const report = () => req.onProgress?.(missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85);
+  const report = () =>
+    req.onProgress?.(
+      missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85,
+    );
   // The first cut to render goes alone and first, with every thread (but see headOneThread): it is what a person watching sees first (a
   // clip of it plays while the rest render). The rest, in timeline order, spread over as many processes as may run
   // at once: one process's filter graph runs on one thread, so twelve cuts in one process leave the other core half
@@ -190,9 +221,17 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // contend (bench/README.md: 6.1 s -> 4.6 s for 12 cuts in two).
   const oneThreadEach = batches.length >= req.limiter.limit;
   const renderBatch = async (batch: number[], b: number, oneThread: boolean, withClip = false) => {
-    const made = batch.map((i) => ({ i, scratch: store.scratch(req.keys[i]!), thumbFrames: localSheetFrames(plan, i) }));
+    const made = batch.map((i) => ({
+      i,
+      scratch: store.scratch(req.keys[i]!),
+      thumbFrames: localSheetFrames(plan, i),
+    }));
     // A clip written beside the first segment, under a scratch name in the store's folder (the process's).
-    const clips = new Map(withClip && req.headClip ? made.map((m) => [m.i, `${basename(m.scratch.video).replace(/\.nut$/, '')}.clip.mp4`] as const) : []);
+    const clips = new Map(
+      withClip && req.headClip
+        ? made.map((m) => [m.i, `${basename(m.scratch.video).replace(/\.nut$/, '')}.clip.mp4`] as const)
+        : [],
+    );
     const parsers = batch.map(() => new CutMeasurements());
     // Captions burned into a segment: its script in the store's folder (the process's), named like its scratch.
     const captionFiles = new Map<number, string>();
@@ -207,7 +246,11 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       plan,
       cuts: batch,
       cutInputs: batch.map((i) => req.cutInputs[i]!),
-      outputs: made.map((m) => ({ file: clips.has(m.i) ? basename(m.scratch.video) : m.scratch.video, thumbs: m.scratch.thumbPattern, thumbFrames: m.thumbFrames })),
+      outputs: made.map((m) => ({
+        file: clips.has(m.i) ? basename(m.scratch.video) : m.scratch.video,
+        thumbs: m.scratch.thumbPattern,
+        thumbFrames: m.thumbFrames,
+      })),
       encode: { ...req.encode, audio: 'pcm', container: 'nut' },
       thumbWidth: req.thumbWidth,
       oneThread,
@@ -221,15 +264,29 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       const route = routeMeasurements(parsers);
       const onStderr = (c: string) => {
         route(c);
-        done.set(b, batch.reduce((sum, i, k) => sum + Math.min(plan.cuts[i]!.durationSec, (parsers[k]!.levels.result.cutLevels.at(-1)?.t ?? 0) + 0.1), 0));
+        done.set(
+          b,
+          batch.reduce(
+            (sum, i, k) =>
+              sum + Math.min(plan.cuts[i]!.durationSec, (parsers[k]!.levels.result.cutLevels.at(-1)?.t ?? 0) + 0.1),
+            0,
+          ),
+        );
         report();
       };
       await run(args, store.dir, onStderr, () => {});
       for (const [k, m] of made.entries()) {
         const cut = plan.cuts[m.i]!;
         // ffmpeg may exit 0 having written nothing for a cut (a source that ends before it, whatever its header says).
-        if (!(await stat(m.scratch.video).then((st) => st.size > 0, () => false))) {
-          throw new RenderError(`ffmpeg made nothing for cut ${m.i + 1}: its source holds no media in [${cut.inSec.toFixed(3)}, ${(cut.inSec + cut.durationSec).toFixed(3)}) s (it may be shorter than it says)`);
+        if (
+          !(await stat(m.scratch.video).then(
+            (st) => st.size > 0,
+            () => false,
+          ))
+        ) {
+          throw new RenderError(
+            `ffmpeg made nothing for cut ${m.i + 1}: its source holds no media in [${cut.inSec.toFixed(3)}, ${(cut.inSec + cut.durationSec).toFixed(3)}) s (it may be shorter than it says)`,
+          );
         }
         const measured = parsers[k]!;
         measured.finish(cut.durationSec);
@@ -260,7 +317,9 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       await Promise.all(made.map((m) => store.discard(m.scratch)));
       throw err;
     } finally {
-      await Promise.all([...captionPaths, ...[...clips.values()].map((c) => join(store.dir, c))].map((f) => rm(f, { force: true })));
+      await Promise.all(
+        [...captionPaths, ...[...clips.values()].map((c) => join(store.dir, c))].map((f) => rm(f, { force: true })),
+      );
     }
   };
 
@@ -272,20 +331,30 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   const writeList = async (what: string, cuts: number[]) => {
     const file = scratch(what);
     temps.push(file);
-    const entries = cuts.map((i) => `file '${store.videoOf(req.keys[i]!).replace(/'/g, "'\\''")}'\nduration ${num((plan.cuts[i]!.frames * plan.fpsDen) / plan.fpsNum)}`);
+    const entries = cuts.map(
+      (i) =>
+        `file '${store.videoOf(req.keys[i]!).replace(/'/g, "'\\''")}'\nduration ${num((plan.cuts[i]!.frames * plan.fpsDen) / plan.fpsNum)}`,
+    );
     await writeFile(file, `ffconcat version 1.0\n${entries.join('\n')}\n`);
     return file;
   };
   const parser = new MeasureParser();
   /** Processes side by side: one failing stops the others, and so does `also` (or the caller's cancelling). */
-  const together = async (work: ((signal: AbortSignal) => Promise<unknown>)[], beside?: Promise<unknown>, also?: AbortSignal) => {
+  const together = async (
+    work: ((signal: AbortSignal) => Promise<unknown>)[],
+    beside?: Promise<unknown>,
+    also?: AbortSignal,
+  ) => {
     const stopper = new AbortController();
     const stop = () => stopper.abort();
     if (req.signal?.aborted || also?.aborted) stop();
     req.signal?.addEventListener('abort', stop, { once: true });
     also?.addEventListener('abort', stop, { once: true });
     try {
-      const settled = await Promise.allSettled([...work.map((w) => w(stopper.signal).catch((err: unknown) => (stop(), Promise.reject(err)))), beside]);
+      const settled = await Promise.allSettled([
+        ...work.map((w) => w(stopper.signal).catch((err: unknown) => (stop(), Promise.reject(err)))),
+        beside,
+      ]);
       // The first failure that is not another's being stopped.
       const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       const failure = failures.find((e) => !(e instanceof RenderError && e.cancelled)) ?? failures[0];
@@ -303,7 +372,16 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   let reuse: MixReuse | undefined;
   const level = async () => {
     if (plan.levelDialogue) {
-      const lufs = await cutLoudness({ ffmpeg: req.ffmpeg, plan, cutInputs: req.cutInputs, known: records.map((r) => r?.lufs), maxInputs: req.maxInputs, timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, turn: (work) => req.limiter.run(work) });
+      const lufs = await cutLoudness({
+        ffmpeg: req.ffmpeg,
+        plan,
+        cutInputs: req.cutInputs,
+        known: records.map((r) => r?.lufs),
+        maxInputs: req.maxInputs,
+        timeoutMs: Math.max(1000, deadline - Date.now()),
+        signal: req.signal,
+        turn: (work) => req.limiter.run(work),
+      });
       plan = levelled(plan, lufs);
     }
     // Where each cut's sound plays (the join places each segment's sound in its slot).
@@ -337,10 +415,37 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       levelling.catch(() => {});
       early = (async () => {
         await levelling;
-        const parts: SoundPart[] = records.map((r, i) => (r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! }));
+        const parts: SoundPart[] = records.map((r, i) =>
+          r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! },
+        );
         const job = { plan, parts, sounds, overlayInputs: req.overlayInputs };
         const measure = measuring(job);
-        await together([(signal) => run(soundArgs({ ...job, output: { file: soundFile, encode: req.encode } }), dir, () => {}, () => {}, signal), ...(measure ? [(signal: AbortSignal) => run(soundArgs(measure), dir, (c) => parser.push(c), () => {}, signal)] : [])], undefined, stopEarly.signal);
+        await together(
+          [
+            (signal) =>
+              run(
+                soundArgs({ ...job, output: { file: soundFile, encode: req.encode } }),
+                dir,
+                () => {},
+                () => {},
+                signal,
+              ),
+            ...(measure
+              ? [
+                  (signal: AbortSignal) =>
+                    run(
+                      soundArgs(measure),
+                      dir,
+                      (c) => parser.push(c),
+                      () => {},
+                      signal,
+                    ),
+                ]
+              : []),
+          ],
+          undefined,
+          stopEarly.signal,
+        );
       })();
       early.catch(() => {});
     }
@@ -364,7 +469,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     let frames = 0;
     for (const [i, cut] of plan.cuts.entries()) {
       const r = records[i]!;
-      for (let k = 0; k < r.thumbs; k++) await copyFile(store.thumbOf(req.keys[i]!, k), join(dir, THUMBS_DIR, `t${String(n++).padStart(5, '0')}.png`));
+      for (let k = 0; k < r.thumbs; k++)
+        await copyFile(store.thumbOf(req.keys[i]!, k), join(dir, THUMBS_DIR, `t${String(n++).padStart(5, '0')}.png`));
       // Where the join put it: after the frames of the cuts before.
       const at = (frames * plan.fpsDen) / plan.fpsNum;
       frames += cut.frames;
@@ -379,27 +485,67 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     // 3. The join: the segments' pictures by stream copy and their sound placed, the overlays laid over it, encoded,
     // in one process; the same sound measured in another beside it (the AAC encode is about as much work as the
     // measurements); the sheet tiled meanwhile. (Or, the sound made already, the pictures joined to it.)
-    const list = await writeList('concat.txt', plan.cuts.map((_, i) => i));
+    const list = await writeList(
+      'concat.txt',
+      plan.cuts.map((_, i) => i),
+    );
     const tmp = scratch('part');
     temps.push(tmp);
     const onSeconds = (s: number) => req.onProgress?.(0.85 + 0.12 * Math.min(1, s / plan.totalSec));
     if (early) {
       await early;
-      await together([(signal) => run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, onSeconds, signal)], req.whileJoining?.());
+      await together(
+        [
+          (signal) =>
+            run(muxSoundArgs({ listFile: list, sound: soundFile, output: tmp }), dir, () => {}, onSeconds, signal),
+        ],
+        req.whileJoining?.(),
+      );
     } else {
       const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
       const measure = measuring({ plan, parts, sounds, overlayInputs: req.overlayInputs });
       await together(
         [
-          (signal) => run(concatArgs({ plan, listFile: list, sound: { parts, plan: sounds }, overlayInputs: req.overlayInputs, output: tmp, encode: req.encode, measure: false }), dir, () => {}, onSeconds, signal),
-          ...(measure ? [(signal: AbortSignal) => run(soundArgs(measure), dir, (c) => parser.push(c), () => {}, signal)] : []),
+          (signal) =>
+            run(
+              concatArgs({
+                plan,
+                listFile: list,
+                sound: { parts, plan: sounds },
+                overlayInputs: req.overlayInputs,
+                output: tmp,
+                encode: req.encode,
+                measure: false,
+              }),
+              dir,
+              () => {},
+              onSeconds,
+              signal,
+            ),
+          ...(measure
+            ? [
+                (signal: AbortSignal) =>
+                  run(
+                    soundArgs(measure),
+                    dir,
+                    (c) => parser.push(c),
+                    () => {},
+                    signal,
+                  ),
+              ]
+            : []),
         ],
         req.whileJoining?.(),
       );
     }
     // The whole timeline's sound measurements (what was measured, the rest from the earlier timeline), remembered.
     if (reuse) Object.assign(parser.result, mergeMeasured(reuse, parser.result));
-    if (identity) store.mixes.remember(identity, { mixLevels: parser.result.mixLevels, blocks: parser.result.blocks, truePeaks: parser.result.truePeaks });
+    if (identity)
+      store.mixes.remember(identity, {
+        mixLevels: parser.result.mixLevels,
+        blocks: parser.result.blocks,
+        truePeaks: parser.result.truePeaks,
+      });
     const soundMeasuredSec = reuse ? (reuse.span.to - reuse.span.from) / SAMPLE_RATE : plan.totalSec;
     // A loudness target: the sound brought to it in a last pass (the picture copied).
     const finish = plan.loudness ? await finishLoudness(tmp) : undefined;
@@ -409,7 +555,21 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     measurements.blocks = parser.result.blocks;
     measurements.truePeaks = parser.result.truePeaks;
     void store.evict().catch(() => {});
-    return { measurements, ...(finish ? { finish: finish.report } : {}), levelDb: plan.cuts.map((c) => c.levelDb ?? 0), edges: records.map((r) => r?.edges), processes, rendered: missing.length, firstAlone: head.length > 0 && rest.length > 0, soundFirst, headOneThread, soundMeasuredSec, oneThreadEach, reused: plan.cuts.length - missing.length, ...(peak ? { ffmpegMaxRssKiB: peak } : {}) };
+    return {
+      measurements,
+      ...(finish ? { finish: finish.report } : {}),
+      levelDb: plan.cuts.map((c) => c.levelDb ?? 0),
+      edges: records.map((r) => r?.edges),
+      processes,
+      rendered: missing.length,
+      firstAlone: head.length > 0 && rest.length > 0,
+      soundFirst,
+      headOneThread,
+      soundMeasuredSec,
+      oneThreadEach,
+      reused: plan.cuts.length - missing.length,
+      ...(peak ? { ffmpegMaxRssKiB: peak } : {}),
+    };
   } finally {
     await Promise.all(temps.map((f) => rm(f, { force: true })));
   }
@@ -428,7 +588,12 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     let report: LoudnessFinish | undefined;
     for (let pass = 0; pass < 2; pass++) {
       const final = new MeasureParser();
-      await run(finishArgs({ input: joined, output: file, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }), dir, (c) => final.push(c), () => {});
+      await run(
+        finishArgs({ input: joined, output: file, gainDb, truePeakDb: target.truePeakDb, encode: req.encode }),
+        dir,
+        (c) => final.push(c),
+        () => {},
+      );
       report = finished(measured, gainDb, final.result);
       if (report.lufs === undefined || Math.abs(report.lufs - target.targetLufs) <= 0.5) break;
       gainDb += target.targetLufs - report.lufs;

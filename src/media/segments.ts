@@ -58,7 +58,11 @@ export class SegmentStore {
   /** Names for a segment being made by this process: the video, and a thumbnail pattern relative to `dir`. */
   scratch(key: string): { video: string; thumbPattern: string; thumb: (i: number) => string } {
     const tag = `.${key}.${writerTag()}.${randomBytes(4).toString('hex')}`;
-    return { video: join(this.dir, `${tag}.nut`), thumbPattern: `${tag}.t%d.png`, thumb: (i) => join(this.dir, `${tag}.t${i}.png`) };
+    return {
+      video: join(this.dir, `${tag}.nut`),
+      thumbPattern: `${tag}.t%d.png`,
+      thumb: (i) => join(this.dir, `${tag}.t${i}.png`),
+    };
   }
 
   /** The record of a complete segment (touched: in use), or undefined. */
@@ -120,7 +124,8 @@ export class SegmentStore {
       if (total <= this.maxBytes) break;
       if (now - e.used < IDLE_MS) continue;
       // The record first: the segment stops being complete before its files go.
-      for (const f of e.files.sort((a, b) => Number(b.endsWith('.json')) - Number(a.endsWith('.json')))) await rm(join(this.dir, f), { force: true });
+      for (const f of e.files.sort((a, b) => Number(b.endsWith('.json')) - Number(a.endsWith('.json'))))
+        await rm(join(this.dir, f), { force: true });
       total -= e.bytes;
       removed++;
     }

@@ -40,7 +40,10 @@ export interface CutSound {
   lag: number;
 }
 
-export function soundPlan(plan: Pick<RenderPlan, 'cuts' | 'fpsNum' | 'fpsDen'>, clocks: (ClockSource & { hasAudio?: boolean })[]): CutSound[] {
+export function soundPlan(
+  plan: Pick<RenderPlan, 'cuts' | 'fpsNum' | 'fpsDen'>,
+  clocks: (ClockSource & { hasAudio?: boolean })[],
+): CutSound[] {
   const K = plan.cuts.length;
   const toSamples = (frames: number) => Math.round((frames * plan.fpsDen * SAMPLE_RATE) / plan.fpsNum);
   // The picture's cut points, and where each cut's picture starts in its range (the in point moved onto a frame).

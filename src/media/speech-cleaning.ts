@@ -49,7 +49,7 @@ const CHUNK = 1 << 16;
 /** Reads a raw s16le file from the start in chunks, calling `each` with the samples (one reused buffer). */
 async function eachChunk(fh: FileHandle, each: (pcm: Int16Array) => void): Promise<void> {
   const buf = Buffer.allocUnsafeSlow(CHUNK * 2);
-  for (let pos = 0; ; ) {
+  for (let pos = 0; ;) {
     const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
     if (bytesRead < 2) return;
     pos += bytesRead & ~1;
@@ -123,7 +123,9 @@ export async function soundLevels(file: string): Promise<SoundLevels> {
     for (let i = 0; i < histogram.length; i++) if ((seen += histogram[i]!) >= p * frames) return i / 2 - 140;
     return 0;
   };
-  return frames ? { speechDb: percentile(0.95), pauseDb: percentile(0.1), bedFlatness: flat.median() } : { speechDb: -140, pauseDb: -140, bedFlatness: 1 };
+  return frames
+    ? { speechDb: percentile(0.95), pauseDb: percentile(0.1), bedFlatness: flat.median() }
+    : { speechDb: -140, pauseDb: -140, bedFlatness: 1 };
 }
 
 /**

@@ -57,16 +57,27 @@ const MODEL_DIRS = ['/usr/share/pocketsphinx/model/en-us', '/usr/local/share/poc
  * Finds PocketSphinx: 0.8's `pocketsphinx_continuous` (Debian 12, Ubuntu 22.04/24.04) or 5.x's `pocketsphinx`,
  * and an en-us model (its folder holds en-us/, en-us.lm.bin and cmudict-en-us.dict).
  */
-export async function locateSpeechEngine(opts: { searchPath?: string; modelDir?: string; whisperModel?: string }): Promise<SpeechEngine | undefined> {
+export async function locateSpeechEngine(opts: {
+  searchPath?: string;
+  modelDir?: string;
+  whisperModel?: string;
+}): Promise<SpeechEngine | undefined> {
   const find = async (name: string) => {
-    for (const dir of (opts.searchPath ?? '').split(delimiter)) if (dir && (await exists(join(dir, name), constants.X_OK))) return join(dir, name);
+    for (const dir of (opts.searchPath ?? '').split(delimiter))
+      if (dir && (await exists(join(dir, name), constants.X_OK))) return join(dir, name);
     return undefined;
   };
   // Whisper when the user pointed at a model and its command line is on PATH: it hears far better.
   if (opts.whisperModel && (await exists(opts.whisperModel))) {
     for (const name of WHISPER_BINS) {
       const bin = await find(name);
-      if (bin) return { name: 'whisper.cpp', bin, modelFile: opts.whisperModel, modelName: basename(opts.whisperModel).replace(/\.bin$/, '') };
+      if (bin)
+        return {
+          name: 'whisper.cpp',
+          bin,
+          modelFile: opts.whisperModel,
+          modelName: basename(opts.whisperModel).replace(/\.bin$/, ''),
+        };
     }
   }
   const continuous = await find('pocketsphinx_continuous');
@@ -120,7 +131,10 @@ export function grammarOf(words: string[]): string {
  * ([BLANK_AUDIO], [Music]); and the language it heard in.
  */
 export function parseWhisperJson(text: string, offsetSec: number): { words: HeardWord[]; language?: string } {
-  const doc = JSON.parse(text) as { result?: { language?: string }; transcription?: { offsets?: { from?: number; to?: number }; text?: string }[] };
+  const doc = JSON.parse(text) as {
+    result?: { language?: string };
+    transcription?: { offsets?: { from?: number; to?: number }; text?: string }[];
+  };
   const words: HeardWord[] = [];
   for (const seg of doc.transcription ?? []) {
     const word = (seg.text ?? '').trim();
@@ -138,7 +152,12 @@ export function parseEngineOutput(cli: SphinxEngine['cli'], stdout: string, offs
   const add = (raw: string, start: number, end: number, confidence?: number) => {
     const word = raw.replace(/\(\d+\)$/, '');
     if (!word || /^<.*>$|^\[.*\]$|^\+\+.*\+\+$/.test(word) || !Number.isFinite(start) || !Number.isFinite(end)) return;
-    words.push({ word, start: start + offsetSec, end: end + offsetSec, ...(confidence !== undefined && Number.isFinite(confidence) ? { confidence } : {}) });
+    words.push({
+      word,
+      start: start + offsetSec,
+      end: end + offsetSec,
+      ...(confidence !== undefined && Number.isFinite(confidence) ? { confidence } : {}),
+    });
   };
   if (cli === '5') {
     for (const line of stdout.split('\n')) {
@@ -243,16 +262,25 @@ const DECODE_SHARE = 0.05;
  * Splits raw 16 kHz PCM (`samples` long) into up to `pieces` WAV files in `dir`, where it is quiet: only the seconds
  * around each boundary are read to find it, each piece copied through one small buffer; then the raw file is removed.
  */
-export async function splitToPieces(raw: string, samples: number, pieces: number, dir: string): Promise<{ points: number[]; files: string[] }> {
+export async function splitToPieces(
+  raw: string,
+  samples: number,
+  pieces: number,
+  dir: string,
+): Promise<{ points: number[]; files: string[] }> {
   const fh = await open(raw, 'r');
   let points: number[];
   let files: string[];
   try {
-    points = await splitPoints(samples, Math.max(1, Math.min(pieces, Math.floor(samples / (RATE * 20)) || 1)), async (start, count) => {
-      const buf = Buffer.alloc(count * 2);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
-      return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
-    });
+    points = await splitPoints(
+      samples,
+      Math.max(1, Math.min(pieces, Math.floor(samples / (RATE * 20)) || 1)),
+      async (start, count) => {
+        const buf = Buffer.alloc(count * 2);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, start * 2);
+        return new Int16Array(buf.buffer, buf.byteOffset, bytesRead >> 1);
+      },
+    );
     files = points.slice(0, -1).map((_, k) => join(dir, `piece${k}.wav`));
     const buf = Buffer.allocUnsafeSlow(1 << 20);
     for (const [k, file] of files.entries()) await writePiece(fh, points[k]!, points[k + 1]!, file, buf);
@@ -271,7 +299,7 @@ async function writePiece(raw: FileHandle, from: number, to: number, file: strin
   const out = await open(file, 'w');
   try {
     await out.write(wavHeader(to - from));
-    for (let pos = from * 2; pos < to * 2; ) {
+    for (let pos = from * 2; pos < to * 2;) {
       const { bytesRead } = await raw.read(buf, 0, Math.min(buf.length, to * 2 - pos), pos);
       if (!bytesRead) break;
       await out.write(buf, 0, bytesRead);
@@ -295,7 +323,9 @@ export function processCheck(timeoutMs: number): (r: Awaited<ReturnType<typeof r
  * Hears a span of a source: every word with its time on the asset's clock, in time order, the language heard in, and
  * whether a bed or noise was taken off first.
  */
-export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWord[]; language: string; cleaned: boolean }> {
+export async function recognize(
+  req: RecognizeRequest,
+): Promise<{ words: HeardWord[]; language: string; cleaned: boolean }> {
   const { engine } = req;
   const dir = join(req.scratchDir, `speech-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
@@ -310,7 +340,29 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
     const decoded = await req.limiter.run(() =>
       runProcess(
         req.ffmpeg,
-        ['-hide_banner', '-nostdin', '-v', 'error', '-nostats', '-ss', String(req.fromSec), '-t', String(span), ...inputArgs(req.source), '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-progress', 'pipe:1', '-y', `file:${raw}`],
+        [
+          '-hide_banner',
+          '-nostdin',
+          '-v',
+          'error',
+          '-nostats',
+          '-ss',
+          String(req.fromSec),
+          '-t',
+          String(span),
+          ...inputArgs(req.source),
+          '-vn',
+          '-ac',
+          '1',
+          '-ar',
+          String(RATE),
+          '-f',
+          's16le',
+          '-progress',
+          'pipe:1',
+          '-y',
+          `file:${raw}`,
+        ],
         {
           timeoutMs: Math.max(1000, deadline - Date.now()),
           signal: req.signal,
@@ -347,7 +399,10 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
     const { points, files } = await splitToPieces(raw, samples, req.pieces, dir);
 
     const heardSec = new Array<number>(files.length).fill(0);
-    const report = () => req.onProgress?.(DECODE_SHARE + (1 - DECODE_SHARE) * Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (samples / RATE)));
+    const report = () =>
+      req.onProgress?.(
+        DECODE_SHARE + (1 - DECODE_SHARE) * Math.min(1, heardSec.reduce((a, b) => a + b, 0) / (samples / RATE)),
+      );
     report();
     const results = await Promise.all(
       files.map(async (file, k) => {
@@ -356,7 +411,11 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
         if (engine.name === 'whisper.cpp') {
           const stem = join(dir, `piece${k}`);
           const r = await req.limiter.run(() =>
-            runProcess(engine.bin, ['-m', engine.modelFile, '-f', file, '-l', 'auto', '-ml', '1', '-sow', '-oj', '-of', stem, '-np'], { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 }),
+            runProcess(
+              engine.bin,
+              ['-m', engine.modelFile, '-f', file, '-l', 'auto', '-ml', '1', '-sow', '-oj', '-of', stem, '-np'],
+              { timeoutMs: Math.max(1000, deadline - Date.now()), signal: req.signal, maxStderr: 8 * 1024 },
+            ),
           );
           check(r, 'whisper.cpp');
           heardSec[k] = (to - from) / RATE;
@@ -365,12 +424,21 @@ export async function recognize(req: RecognizeRequest): Promise<{ words: HeardWo
           if (parsed.language) language = parsed.language;
           return parsed.words;
         }
-        const model = ['-hmm', engine.model.hmm, '-dict', engine.model.dict, ...(grammar ? ['-jsgf', grammar] : ['-lm', engine.model.lm])];
+        const model = [
+          '-hmm',
+          engine.model.hmm,
+          '-dict',
+          engine.model.dict,
+          ...(grammar ? ['-jsgf', grammar] : ['-lm', engine.model.lm]),
+        ];
         // A tonal bed taken off: the engine's own noise removal (which assumes a steady noise) on top of that hears
         // worse; after noise taken off it hears better (bench/README.md: under a bed 10 dB down 42% with it, 40%
         // without, 32 ms frames; under noise 20 dB down 54% with it, 65% without).
         const denoised = cleaned === 'tonal' && engine.cli === '0.8' ? ['-remove_noise', 'no'] : [];
-        const args = engine.cli === '0.8' ? ['-infile', file, '-time', 'yes', '-logfn', '/dev/null', ...denoised, ...model] : ['single', ...model, file];
+        const args =
+          engine.cli === '0.8'
+            ? ['-infile', file, '-time', 'yes', '-logfn', '/dev/null', ...denoised, ...model]
+            : ['single', ...model, file];
         let out = '';
         const r = await req.limiter.run(() =>
           runProcess(engine.bin, args, {

@@ -2,7 +2,15 @@
 // normalisation, explicit trims and pads instead of -shortest, amix with normalize=0. Every number placed in the
 // graph is one cutroom computed; every input is an asset source or a file cutroom wrote.
 import type { MediaFacts } from '../edit/lint.js';
-import { DUCK_ATTACK, DUCK_RELEASE, type PlanCut, type PlanLevel, type PlanOverlay, type RenderPlan, type Span } from '../edit/plan.js';
+import {
+  DUCK_ATTACK,
+  DUCK_RELEASE,
+  type PlanCut,
+  type PlanLevel,
+  type PlanOverlay,
+  type RenderPlan,
+  type Span,
+} from '../edit/plan.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
 import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
@@ -93,7 +101,8 @@ export function envelope(levels: PlanLevel[], offsetSec = 0): string | undefined
   const t = offsetSec ? `(t${offsetSec > 0 ? '+' : '-'}${num(Math.abs(offsetSec))})` : 't';
   const half = 0.5 / 1000;
   let expr = '1';
-  for (const l of [...levels].reverse()) expr = `if(between(${t},${num(l.from - half)},${num(l.to - half)}),${num(l.level)},${expr})`;
+  for (const l of [...levels].reverse())
+    expr = `if(between(${t},${num(l.from - half)},${num(l.to - half)}),${num(l.level)},${expr})`;
   return `asetnsamples=n=${LEVEL_FRAME}:p=0,volume='${expr}':eval=frame,asetnsamples=n=1024:p=0`;
 }
 
@@ -127,7 +136,10 @@ export const FRAME_TIME_SLACK = 0.002;
  * Seconds of the cut's source range [in, out) on its own clock, which starts at the moved in point (cutClock): the
  * picture and sound of a cut come from inside this span only.
  */
-export function cutSpan(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): number {
+export function cutSpan(
+  cut: Pick<PlanCut, 'inSec' | 'durationSec'>,
+  spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>,
+): number {
   return cut.inSec + cut.durationSec - cutClock(cut, spec).inSec;
 }
 
@@ -136,12 +148,21 @@ export function cutSpan(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, spec: Pick<
  * `keepBeforeSec` (its range less the slack, and never nothing). Output tick k then shows the latest of them stored
  * at or before k / fps + FRAME_TIME_SLACK, the first one before that, and the last one held after the last.
  */
-export function cutPictureWindow(cut: Pick<PlanCut, 'inSec' | 'durationSec'>, spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>): { keepBeforeSec: number } {
+export function cutPictureWindow(
+  cut: Pick<PlanCut, 'inSec' | 'durationSec'>,
+  spec: Pick<InputSpec, 'frameRate' | 'videoStartSec' | 'videoTimeBase'>,
+): { keepBeforeSec: number } {
   return { keepBeforeSec: Math.max(0.001, cutSpan(cut, spec) - FRAME_TIME_SLACK) };
 }
 
 /** captionFile: the cut's caption script (media/captions.ts), drawn on its frames at the output's size, last. */
-function videoChain(cut: PlanCut, plan: RenderPlan, spec: InputSpec, scaleFlags?: string, captionFile?: string): string {
+function videoChain(
+  cut: PlanCut,
+  plan: RenderPlan,
+  spec: InputSpec,
+  scaleFlags?: string,
+  captionFile?: string,
+): string {
   const { width: W, height: H } = plan;
   const rate = `${plan.fpsNum}/${plan.fpsDen}`;
   let frame: string;
@@ -206,8 +227,13 @@ export function focusExpr(keys: FocusKey[], axis: 'x' | 'y'): string {
  * Samples of a cut's picture on the timeline (its frames' length at the output rate; without the rate, its planned
  * length): what the whole timeline's sound is fitted to at the end.
  */
-export function cutSamples(cut: Pick<PlanCut, 'frames' | 'durationSec'>, rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>): number {
-  return rate ? Math.round((cut.frames * rate.fpsDen * SAMPLE_RATE) / rate.fpsNum) : Math.round(cut.durationSec * SAMPLE_RATE);
+export function cutSamples(
+  cut: Pick<PlanCut, 'frames' | 'durationSec'>,
+  rate?: Pick<RenderPlan, 'fpsNum' | 'fpsDen'>,
+): number {
+  return rate
+    ? Math.round((cut.frames * rate.fpsDen * SAMPLE_RATE) / rate.fpsNum)
+    : Math.round(cut.durationSec * SAMPLE_RATE);
 }
 
 /**
@@ -266,7 +292,13 @@ function joinSlots(labels: string[], sounds: CutSound[], out: string): string {
 }
 
 /** The inputs of cuts, from input index `first`: each cut's picture, then its sound when it has one. */
-function cutInputsOf(cuts: PlanCut[], plan: RenderPlan, specs: InputSpec[], first: number, oneThread: string[] = []): { args: string[]; picture: number[]; sound: number[]; next: number } {
+function cutInputsOf(
+  cuts: PlanCut[],
+  plan: RenderPlan,
+  specs: InputSpec[],
+  first: number,
+  oneThread: string[] = [],
+): { args: string[]; picture: number[]; sound: number[]; next: number } {
   const args: string[] = [];
   const picture: number[] = [];
   const sound: number[] = [];
@@ -293,7 +325,12 @@ function edgeFades(samples: number, fadeSec: number): string {
   return n > 0 ? `${trim},afade=t=in:ss=0:ns=${n},afade=t=out:ss=${samples - n}:ns=${n}` : trim;
 }
 
-function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<InputSpec, 'audioChannels'> = {}): string {
+function overlayChain(
+  inputIndex: number,
+  k: number,
+  o: PlanOverlay,
+  spec: Pick<InputSpec, 'audioChannels'> = {},
+): string {
   const steady = steadyLevel(o.levels, o.durationSec);
   const vol = steady === undefined ? envelope(o.levels) : `volume=${num(steady)}`;
   const delayMs = Math.round(o.startSec * 1000);
@@ -314,7 +351,8 @@ function overlayChain(inputIndex: number, k: number, o: PlanOverlay, spec: Pick<
 export function duckFilter(db: number, spans: Span[]): string {
   const depth = 1 - 10 ** (-db / 20);
   const ramp = (x: string) => `(0.5-0.5*cos(PI*clip(${x},0,1)))`;
-  const term = (s: Span) => `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
+  const term = (s: Span) =>
+    `min(${ramp(`(t-${num(s.from - DUCK_ATTACK)})/${num(DUCK_ATTACK)}`)},${ramp(`(${num(s.to + DUCK_RELEASE)}-t)/${num(DUCK_RELEASE)}`)})`;
   const tree = (lo: number, hi: number): string => {
     if (lo === hi) return term(spans[lo]!);
     const mid = (lo + hi) >> 1;
@@ -356,7 +394,8 @@ const measureAudio = (name: string) =>
  * K-weighted loudness (ebur128, BS.1770) of a stream: each 100 ms, the 400 ms block ending there, printed under
  * loud_<name> (MeasureParser keeps them as blocks; integratedLoudness gates them, for the whole or any span).
  */
-const loudnessBranch = (name: string) => `asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_${name}=mode=print:key=lavfi.r128.M,anullsink`;
+const loudnessBranch = (name: string) =>
+  `asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_${name}=mode=print:key=lavfi.r128.M,anullsink`;
 /** The true peak (BS.1770: the sample peak at 4x the rate) per 100 ms, printed under tpeak. */
 const truePeakBranch = `aresample=${4 * SAMPLE_RATE},asetnsamples=n=${(4 * SAMPLE_RATE) / 10}:p=0,astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=Peak_level,ametadata@tpeak=mode=print:key=lavfi.astats.Overall.Peak_level,anullsink`;
 
@@ -376,7 +415,14 @@ const measureCutVideo = (k: number) =>
 /** The sound's encoder options of these settings. */
 /** The AAC encoder's options of these settings, for the audio streams `spec` selects ('' for all, ':a:1'...). */
 export function aacArgs(e: EncodeSettings, spec = ''): string[] {
-  return [`-c:a${spec}`, 'aac', ...(e.aacCoder ? [`-aac_coder${spec}`, e.aacCoder] : []), ...(e.aacMidSide === false ? [`-aac_ms${spec}`, '0'] : []), `-b:a${spec}`, e.audioBitrate ?? '128k'];
+  return [
+    `-c:a${spec}`,
+    'aac',
+    ...(e.aacCoder ? [`-aac_coder${spec}`, e.aacCoder] : []),
+    ...(e.aacMidSide === false ? [`-aac_ms${spec}`, '0'] : []),
+    `-b:a${spec}`,
+    e.audioBitrate ?? '128k',
+  ];
 }
 
 function audioEncodeArgs(e: EncodeSettings): string[] {
@@ -384,9 +430,21 @@ function audioEncodeArgs(e: EncodeSettings): string[] {
   return [...codec, '-ar', String(SAMPLE_RATE), '-ac', '2'];
 }
 
-const containerArgs = (e: EncodeSettings) => (e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container]);
+const containerArgs = (e: EncodeSettings) =>
+  e.container === 'mp4' ? ['-movflags', '+faststart', '-f', 'mp4'] : ['-f', e.container];
 
-const videoEncodeArgs = (e: EncodeSettings, plan: RenderPlan) => ['-c:v', 'libx264', '-preset', e.preset, '-crf', String(e.crf), '-pix_fmt', 'yuv420p', '-r', `${plan.fpsNum}/${plan.fpsDen}`];
+const videoEncodeArgs = (e: EncodeSettings, plan: RenderPlan) => [
+  '-c:v',
+  'libx264',
+  '-preset',
+  e.preset,
+  '-crf',
+  String(e.crf),
+  '-pix_fmt',
+  'yuv420p',
+  '-r',
+  `${plan.fpsNum}/${plan.fpsDen}`,
+];
 
 function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
   return [...videoEncodeArgs(e, plan), ...audioEncodeArgs(e), ...containerArgs(e)];
@@ -398,7 +456,13 @@ function encodeArgs(e: EncodeSettings, plan: RenderPlan): string[] {
  * reads a cut reads it by this, so that they decode the same samples.
  */
 function cutInputArgs(cut: PlanCut, plan: RenderPlan, spec: InputSpec): string[] {
-  return ['-ss', num(cutClock(cut, spec).seekSec), '-t', num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum), ...inputArgs(spec.source)];
+  return [
+    '-ss',
+    num(cutClock(cut, spec).seekSec),
+    '-t',
+    num(cut.durationSec + (2 * plan.fpsDen) / plan.fpsNum),
+    ...inputArgs(spec.source),
+  ];
 }
 
 const COMMON = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-progress', 'pipe:1', '-y'];
@@ -436,12 +500,23 @@ export function timelineArgs(job: TimelineJob): string[] {
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
-    g.push(`[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`);
-    g.push(rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!), placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!));
+    g.push(
+      `[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`,
+    );
+    g.push(
+      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!),
+      placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!),
+    );
   });
   // Picture and sound are joined apart: each cut's picture lasts its frames, its sound its slot (soundPlan).
   g.push(`${plan.cuts.map((_, i) => `[v${i}]`).join('')}concat=n=${plan.cuts.length}:v=1:a=0[vcat]`);
-  g.push(joinSlots(plan.cuts.map((_, i) => `[a${i}]`), sounds, 'acat'));
+  g.push(
+    joinSlots(
+      plan.cuts.map((_, i) => `[a${i}]`),
+      sounds,
+      'acat',
+    ),
+  );
   const branches = ['[vout]', ...(job.measure ? ['[vmeasure]'] : []), ...(job.sheet ? ['[vsheet]'] : [])];
   const videoOut = branches.length > 1 ? '[vout]' : '[vcat]';
   if (branches.length > 1) g.push(`[vcat]split=${branches.length}${branches.join('')}`);
@@ -458,13 +533,33 @@ export function timelineArgs(job: TimelineJob): string[] {
     g.push(...chains);
     audioOut = out;
   }
-  args.push('-filter_complex', g.join(';'), '-map', videoOut, '-map', audioOut, ...encodeArgs(job.encode, plan), job.output);
+  args.push(
+    '-filter_complex',
+    g.join(';'),
+    '-map',
+    videoOut,
+    '-map',
+    audioOut,
+    ...encodeArgs(job.encode, plan),
+    job.output,
+  );
   if (job.sheet) args.push('-map', '[sheet]', ...job.sheet.outputArgs);
   return args;
 }
 
 /** A concat list of segment or chunk files as ffmpeg's input (local files only, of the containers cutroom writes). */
-const concatInput = (listFile: string) => ['-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', `concat,nut,${DEMUXERS}`, '-i', `file:${listFile}`];
+const concatInput = (listFile: string) => [
+  '-f',
+  'concat',
+  '-safe',
+  '0',
+  '-protocol_whitelist',
+  'file',
+  '-format_whitelist',
+  `concat,nut,${DEMUXERS}`,
+  '-i',
+  `file:${listFile}`,
+];
 /** A segment file's sound as an input (a file cutroom wrote; its picture not decoded). */
 const segmentSoundInput = (file: string) => ['-f', 'nut', '-protocol_whitelist', 'file', '-vn', '-i', `file:${file}`];
 
@@ -474,7 +569,14 @@ const segmentSoundInput = (file: string) => ['-f', 'nut', '-protocol_whitelist',
  * (dialogue: the cuts' own sound and the overlays of no other role; music; effects) and of the mix, with its true
  * peak. Returns the graph's chains and the label to encode.
  */
-function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], firstOverlay: number, measure: boolean, span?: SampleSpan): { chains: string[]; out: string } {
+function mixGraph(
+  plan: RenderPlan,
+  joined: string,
+  overlayInputs: InputSpec[],
+  firstOverlay: number,
+  measure: boolean,
+  span?: SampleSpan,
+): { chains: string[]; out: string } {
   // A span: the sound made whole (each part's samples as in the whole mix), then only [from, to) of it mixed and measured.
   const trim = span ? `,atrim=start_sample=${span.from}:end_sample=${span.to}` : '';
   const chains = [`${joined}${JOINED_AUDIO},${fitToPicture(plan)}${trim}[amixin]`];
@@ -499,16 +601,26 @@ function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], 
       stems[o.role ?? 'dialogue']!.push(`[o${k}s]`);
       return `[o${k}m]`;
     });
-    chains.push(`${cutSound}${inMix.join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`);
+    chains.push(
+      `${cutSound}${inMix.join('')}amix=inputs=${plan.overlays.length + 1}:duration=first:dropout_transition=0:normalize=0[amixed]`,
+    );
     mix = '[amixed]';
     for (const [part, inputs] of Object.entries(stems)) {
       if (inputs.length === 1) chains.push(`${inputs[0]}${loudnessBranch(part)}`);
-      else if (inputs.length > 1) chains.push(`${inputs.join('')}amix=inputs=${inputs.length}:duration=longest:dropout_transition=0:normalize=0,${loudnessBranch(part)}`);
+      else if (inputs.length > 1)
+        chains.push(
+          `${inputs.join('')}amix=inputs=${inputs.length}:duration=longest:dropout_transition=0:normalize=0,${loudnessBranch(part)}`,
+        );
     }
   }
   if (!measure) return { chains, out: mix };
   // (Without overlays, the mix is the dialogue: measured once.)
-  chains.push(`${mix}asplit=4[aout][amixmeasure][amixloud][amixpeak]`, `[amixmeasure]${measureAudio('mixlevels')}`, `[amixloud]${loudnessBranch('mix')}`, `[amixpeak]${truePeakBranch}`);
+  chains.push(
+    `${mix}asplit=4[aout][amixmeasure][amixloud][amixpeak]`,
+    `[amixmeasure]${measureAudio('mixlevels')}`,
+    `[amixloud]${loudnessBranch('mix')}`,
+    `[amixpeak]${truePeakBranch}`,
+  );
   return { chains, out: '[aout]' };
 }
 
@@ -517,30 +629,62 @@ function mixGraph(plan: RenderPlan, joined: string, overlayInputs: InputSpec[], 
  * held under `truePeakDb` by a limiter at 4x the rate (where the peaks between samples are), delay compensated so
  * that it stays in sync; its loudness and true peak measured on what is encoded.
  */
-export function finishArgs(job: { input: string; output: string; gainDb: number; truePeakDb: number; encode: EncodeSettings }): string[] {
+export function finishArgs(job: {
+  input: string;
+  output: string;
+  gainDb: number;
+  truePeakDb: number;
+  encode: EncodeSettings;
+}): string[] {
   // A little under the ceiling: the encoder's own overshoot (AAC adds a few tenths of a dB to a limited peak).
   const limit = Math.min(1, Math.max(0.0625, 10 ** ((job.truePeakDb - 0.5) / 20)));
   const graph =
     `[0:a]volume=${num(job.gainDb)}dB,aresample=${4 * SAMPLE_RATE},alimiter=limit=${num(limit)}:attack=5:release=50:level=false:latency=true,aresample=${SAMPLE_RATE},` +
     `asplit=3[aout][aloud][apeak];[aloud]${loudnessBranch('mix')};[apeak]${truePeakBranch}`;
-  return [...COMMON, '-i', `file:${job.input}`, '-filter_complex', graph, '-map', '0:v', '-map', '[aout]', '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output];
+  return [
+    ...COMMON,
+    '-i',
+    `file:${job.input}`,
+    '-filter_complex',
+    graph,
+    '-map',
+    '0:v',
+    '-map',
+    '[aout]',
+    '-c:v',
+    'copy',
+    ...audioEncodeArgs(job.encode),
+    ...containerArgs(job.encode),
+    job.output,
+  ];
 }
 
 // An overlay's input is read as far as it plays: from its beginning (its `from` is trimmed off in the graph,
 // sample-exact) to its end.
-const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) => plan.overlays.flatMap((o, k) => ['-t', num((o.fromSec ?? 0) + o.durationSec + 0.1), ...inputArgs(overlayInputs[k]!.source)]);
+const overlayArgs = (plan: RenderPlan, overlayInputs: InputSpec[]) =>
+  plan.overlays.flatMap((o, k) => [
+    '-t',
+    num((o.fromSec ?? 0) + o.durationSec + 0.1),
+    ...inputArgs(overlayInputs[k]!.source),
+  ]);
 
 /**
  * One part of a timeline's sound, in timeline order: a cut's rendered segment (its range's sound, 16-bit PCM), or a
  * cut whose segment is not yet made (read from its source by the chain its segment process uses).
  */
-export type SoundPart = { cut: number; segment: string } | { cut: number; input: InputSpec } | { cut: number; silent: true };
+export type SoundPart =
+  { cut: number; segment: string } | { cut: number; input: InputSpec } | { cut: number; silent: true };
 
 /**
  * The inputs and chains that make the timeline's sound from its parts, each placed in its slot (soundPlan), to
  * `[joined]`; overlays' inputs follow, from the index returned.
  */
-function soundFromParts(plan: RenderPlan, parts: SoundPart[], sounds: CutSound[], first: number): { args: string[]; chains: string[]; next: number } {
+function soundFromParts(
+  plan: RenderPlan,
+  parts: SoundPart[],
+  sounds: CutSound[],
+  first: number,
+): { args: string[]; chains: string[]; next: number } {
   const args: string[] = [];
   const chains: string[] = [];
   let input = first;
@@ -548,7 +692,9 @@ function soundFromParts(plan: RenderPlan, parts: SoundPart[], sounds: CutSound[]
     const cut = plan.cuts[part.cut]!;
     if ('silent' in part) {
       // (Its slot left silent: a span measured apart from it, see mix-memory.ts.)
-      chains.push(`anullsrc=r=${SAMPLE_RATE}:cl=stereo,aformat=sample_fmts=fltp,atrim=end_sample=${sounds[part.cut]!.slot}[a${i}]`);
+      chains.push(
+        `anullsrc=r=${SAMPLE_RATE}:cl=stereo,aformat=sample_fmts=fltp,atrim=end_sample=${sounds[part.cut]!.slot}[a${i}]`,
+      );
       return;
     }
     if ('segment' in part) {
@@ -561,10 +707,21 @@ function soundFromParts(plan: RenderPlan, parts: SoundPart[], sounds: CutSound[]
     if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input));
     chains.push(
       rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input),
-      placeChain(`[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`, `a${i}`, cut, sounds[part.cut]!),
+      placeChain(
+        `[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`,
+        `a${i}`,
+        cut,
+        sounds[part.cut]!,
+      ),
     );
   });
-  chains.push(joinSlots(parts.map((_, i) => `[a${i}]`), parts.map((p) => sounds[p.cut]!), 'joined'));
+  chains.push(
+    joinSlots(
+      parts.map((_, i) => `[a${i}]`),
+      parts.map((p) => sounds[p.cut]!),
+      'joined',
+    ),
+  );
   return { args, chains, next: input };
 }
 
@@ -601,7 +758,19 @@ export function concatArgs(job: ConcatJob): string[] {
   args.push(...overlayArgs(plan, job.overlayInputs));
   const { chains, out } = mixGraph(plan, joined, job.overlayInputs, next, job.measure);
   // The video was encoded by the chunk processes with the same settings: copy it.
-  args.push('-filter_complex', [...g, ...chains].join(';'), '-map', '0:v', '-map', out, '-c:v', 'copy', ...audioEncodeArgs(job.encode), ...containerArgs(job.encode), job.output);
+  args.push(
+    '-filter_complex',
+    [...g, ...chains].join(';'),
+    '-map',
+    '0:v',
+    '-map',
+    out,
+    '-c:v',
+    'copy',
+    ...audioEncodeArgs(job.encode),
+    ...containerArgs(job.encode),
+    job.output,
+  );
   return args;
 }
 
@@ -632,15 +801,42 @@ export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
   const made = soundFromParts(plan, job.parts, job.sounds, 0);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
-  const { chains, out } = mixGraph(plan, '[joined]', job.overlayInputs, made.next, !job.output, job.output ? undefined : job.span);
-  const output = job.output ? [...audioEncodeArgs(job.output.encode), '-f', 'mp4', job.output.file] : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
+  const { chains, out } = mixGraph(
+    plan,
+    '[joined]',
+    job.overlayInputs,
+    made.next,
+    !job.output,
+    job.output ? undefined : job.span,
+  );
+  const output = job.output
+    ? [...audioEncodeArgs(job.output.encode), '-f', 'mp4', job.output.file]
+    : ['-c:a', 'pcm_f32le', '-f', 'null', '-'];
   args.push('-filter_complex', [...made.chains, ...chains].join(';'), '-map', out, ...output);
   return args;
 }
 
 /** The segments' pictures joined by stream copy, with the sound soundArgs encoded (copied): the preview's file. */
 export function muxSoundArgs(job: { listFile: string; sound: string; output: string }): string[] {
-  return [...COMMON, ...concatInput(job.listFile), '-f', 'mp4', '-i', `file:${job.sound}`, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', job.output];
+  return [
+    ...COMMON,
+    ...concatInput(job.listFile),
+    '-f',
+    'mp4',
+    '-i',
+    `file:${job.sound}`,
+    '-map',
+    '0:v',
+    '-map',
+    '1:a',
+    '-c',
+    'copy',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    job.output,
+  ];
 }
 
 /**
@@ -658,7 +854,10 @@ export function cutLoudnessArgs(plan: RenderPlan, cuts: number[], specs: InputSp
     const spec = specs[k]!;
     if (!spec.hasAudio) return;
     args.push(...cutSoundInputArgs(cut, spec));
-    g.push(rangeChain(input++, `r${k}`, { ...cut, gainDb: undefined }, spec), `[r${k}]asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_cut${c}=mode=print:key=lavfi.r128.M[l${k}]`);
+    g.push(
+      rangeChain(input++, `r${k}`, { ...cut, gainDb: undefined }, spec),
+      `[r${k}]asetnsamples=n=${SAMPLE_RATE / 10}:p=0,ebur128=metadata=1,ametadata@loud_cut${c}=mode=print:key=lavfi.r128.M[l${k}]`,
+    );
     maps.push('-map', `[l${k}]`);
   });
   if (!maps.length) return [];
@@ -710,7 +909,13 @@ export function segmentsArgs(job: SegmentsJob): string[] {
   const { plan } = job;
   const one = job.oneThread ? ['-threads', '1'] : [];
   const args = [...COMMON, ...(job.oneThread ? ['-filter_complex_threads', '1'] : [])];
-  const inputs = cutInputsOf(job.cuts.map((c) => plan.cuts[c]!), plan, job.cutInputs, 0, one);
+  const inputs = cutInputsOf(
+    job.cuts.map((c) => plan.cuts[c]!),
+    plan,
+    job.cutInputs,
+    0,
+    one,
+  );
   args.push(...inputs.args);
   const g: string[] = [];
   const outs: string[] = [];
@@ -719,22 +924,50 @@ export function segmentsArgs(job: SegmentsJob): string[] {
     const spec = job.cutInputs[k]!;
     const { file, thumbs, thumbFrames } = job.outputs[k]!;
     const edges = cut.frames >= 2 * EDGE_FRAMES;
-    g.push(`[${inputs.picture[k]}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags, job.captionFiles?.get(cut.index))},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`);
+    g.push(
+      `[${inputs.picture[k]}:v]${videoChain(cut, plan, spec, job.encode.scaleFlags, job.captionFiles?.get(cut.index))},split=${edges ? 4 : 3}[vo${k}][vm${k}][vs${k}]${edges ? `[ve${k}]` : ''}`,
+    );
     g.push(`[vm${k}]${measureCutVideo(k)}`);
     if (edges) g.push(`[ve${k}]${edgeDiffs(k, cut.frames)}`);
-    g.push(`[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`);
+    g.push(
+      `[vs${k}]select='${thumbFrames.map((f) => `eq(n\\,${f})`).join('+') || '0'}',scale=${job.thumbWidth}:-2,setpts=N/FRAME_RATE/TB[th${k}]`,
+    );
     // Its range's sound, whole: where it plays on a timeline is decided where the segments are joined (soundPlan).
     g.push(rangeChain(inputs.sound[k]!, `a${k}`, cut, spec));
     // Its loudness too (loud_seg_k), for levelling: no pass over the sources before the segments.
     const clip = job.clips?.get(c);
-    g.push(`[a${k}]asplit=${clip ? 4 : 3}[ao${k}][am${k}][al${k}]${clip ? `[ac${k}]` : ''}`, `[am${k}]${measureAudio(`cutlevels_${k}`)}`, `[al${k}]${loudnessBranch(`seg_${k}`)}`);
+    g.push(
+      `[a${k}]asplit=${clip ? 4 : 3}[ao${k}][am${k}][al${k}]${clip ? `[ac${k}]` : ''}`,
+      `[am${k}]${measureAudio(`cutlevels_${k}`)}`,
+      `[al${k}]${loudnessBranch(`seg_${k}`)}`,
+    );
     if (clip) {
       // Its clip too, for a person to watch at once: the same encoded picture (the tee muxer writes it to both
       // files), its sound as AAC from the cut's first frame for as long as its picture.
       const samples = Math.round((cut.frames * plan.fpsDen * SAMPLE_RATE) / plan.fpsNum);
       g.push(`[ac${k}]atrim=end_sample=${samples}[acc${k}]`);
-      outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, '-map', `[acc${k}]`, ...videoEncodeArgs(job.encode, plan), '-c:a:0', 'pcm_s16le', ...aacArgs(job.encode, ':a:1'), '-ar', String(SAMPLE_RATE), '-ac', '2', ...one);
-      outs.push('-f', 'tee', `[f=nut:select=\\'v:0,a:0\\']${file}|[f=mp4:movflags=+faststart:select=\\'v:0,a:1\\']${clip}`);
+      outs.push(
+        '-map',
+        `[vo${k}]`,
+        '-map',
+        `[ao${k}]`,
+        '-map',
+        `[acc${k}]`,
+        ...videoEncodeArgs(job.encode, plan),
+        '-c:a:0',
+        'pcm_s16le',
+        ...aacArgs(job.encode, ':a:1'),
+        '-ar',
+        String(SAMPLE_RATE),
+        '-ac',
+        '2',
+        ...one,
+      );
+      outs.push(
+        '-f',
+        'tee',
+        `[f=nut:select=\\'v:0,a:0\\']${file}|[f=mp4:movflags=+faststart:select=\\'v:0,a:1\\']${clip}`,
+      );
     } else outs.push('-map', `[vo${k}]`, '-map', `[ao${k}]`, ...encodeArgs(job.encode, plan), ...one, file);
     outs.push('-map', `[th${k}]`, '-f', 'image2', '-start_number', '0', '-c:v', 'png', thumbs);
   });

@@ -56,10 +56,42 @@ export interface EdgeDeps {
   limiter: Limiter;
 }
 
-async function decode(deps: EdgeDeps, source: MediaSource, from: number, to: number, signal?: AbortSignal): Promise<Float32Array> {
-  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-ss', from.toFixed(3), ...inputArgs(source), '-t', (to - from).toFixed(3), '-map', '0:a:0', '-ac', '1', '-ar', String(RATE), '-f', 's16le', 'pipe:1'];
-  const r = await deps.limiter.run(() => runProcess(deps.ffmpeg, args, { timeoutMs: 60_000, ...(signal ? { signal } : {}), maxStdout: 4 * RATE * 2 * 10 }));
-  if (r.code !== 0) throw new Error(r.cancelled ? 'cancelled' : `ffmpeg could not decode the sound around the words (${r.stderr.trim().split('\n').pop() ?? r.code})`);
+async function decode(
+  deps: EdgeDeps,
+  source: MediaSource,
+  from: number,
+  to: number,
+  signal?: AbortSignal,
+): Promise<Float32Array> {
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-ss',
+    from.toFixed(3),
+    ...inputArgs(source),
+    '-t',
+    (to - from).toFixed(3),
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(RATE),
+    '-f',
+    's16le',
+    'pipe:1',
+  ];
+  const r = await deps.limiter.run(() =>
+    runProcess(deps.ffmpeg, args, { timeoutMs: 60_000, ...(signal ? { signal } : {}), maxStdout: 4 * RATE * 2 * 10 }),
+  );
+  if (r.code !== 0)
+    throw new Error(
+      r.cancelled
+        ? 'cancelled'
+        : `ffmpeg could not decode the sound around the words (${r.stderr.trim().split('\n').pop() ?? r.code})`,
+    );
   const b = r.stdout;
   const pcm = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
   return Float32Array.from(pcm, (v) => v / 32768);
@@ -153,7 +185,7 @@ interface Run {
 /** Runs of frames where `on` holds (or does not). */
 function runsOf(on: boolean[], value: boolean): Run[] {
   const out: Run[] = [];
-  for (let f = 0; f < on.length; ) {
+  for (let f = 0; f < on.length;) {
     if (on[f] !== value) {
       f++;
       continue;
@@ -187,7 +219,14 @@ function speechFrames(activity: number[]): boolean[] {
  * Seconds of [from, to] (on the asset's clock) the sound has as speech, outside pauses of MIN_PAUSE or more: whether
  * words a recogniser did not place can lie there. Half a second either side is read as reference.
  */
-export async function speechSeconds(deps: EdgeDeps, source: MediaSource, from: number, to: number, duration: number, signal?: AbortSignal): Promise<number> {
+export async function speechSeconds(
+  deps: EdgeDeps,
+  source: MediaSource,
+  from: number,
+  to: number,
+  duration: number,
+  signal?: AbortSignal,
+): Promise<number> {
   if (!(to > from)) return 0;
   const origin = Math.max(0, from - 0.5);
   const a = frameActivity(await decode(deps, source, origin, Math.min(duration, to + 0.5), signal));
@@ -205,7 +244,13 @@ export async function speechSeconds(deps: EdgeDeps, source: MediaSource, from: n
  * Where speech is heard in [from, to] of a source (s, on its clock): the runs between pauses (MIN_PAUSE or more),
  * each at least MIN_SPEECH long. Read in pieces of SPEECH_PIECE seconds, each against its own floors.
  */
-export async function speechRuns(deps: EdgeDeps, source: MediaSource, from: number, to: number, signal?: AbortSignal): Promise<{ from: number; to: number }[]> {
+export async function speechRuns(
+  deps: EdgeDeps,
+  source: MediaSource,
+  from: number,
+  to: number,
+  signal?: AbortSignal,
+): Promise<{ from: number; to: number }[]> {
   const out: { from: number; to: number }[] = [];
   for (let at = Math.max(0, from); at < to - 0.05; at += SPEECH_PIECE) {
     const end = Math.min(to, at + SPEECH_PIECE);
@@ -239,10 +284,19 @@ function quietestFrame(energy: number[], first: number, last: number): number {
  * a pause, the longest quiet run; where it hears the words run together, a point just beyond its boundary (the cut
  * goes there).
  */
-function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'after', boundary: number, heardPause: boolean, origin: number): { edge: number; pause: Pause; open: boolean } {
+function edgeIn(
+  a: { activity: number[]; energy: number[] },
+  side: 'before' | 'after',
+  boundary: number,
+  heardPause: boolean,
+  origin: number,
+): { edge: number; pause: Pause; open: boolean } {
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
-  const near = (r: Run) => (t(r.first) <= boundary && boundary <= t(r.last) ? 0 : Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary)));
+  const near = (r: Run) =>
+    t(r.first) <= boundary && boundary <= t(r.last)
+      ? 0
+      : Math.min(Math.abs(t(r.first) - boundary), Math.abs(t(r.last) - boundary));
   const length = (r: Run) => ((r.last - r.first + 1) * HOP) / RATE;
   // A long quiet run is a pause even where the transcript ran the words together: at its boundary (it may have
   // swallowed the pause), or anywhere in the window when very long (a word put a second late). A shorter one away
@@ -250,21 +304,29 @@ function edgeIn(a: { activity: number[]; energy: number[] }, side: 'before' | 'a
   // before it has another after it), the one nearest the transcript's boundary.
   const atFarEdge = (r: Run) => (side === 'before' ? r.last >= a.activity.length - 1 : r.first === 0);
   // (One running on past the window's far edge may be longer: it is taken, and the window widened to see it whole.)
-  const long = (r: Run) => length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE || atFarEdge(r));
+  const long = (r: Run) =>
+    length(r) >= LONG_PAUSE && (heardPause || near(r) <= 0.1 || length(r) >= SWALLOWED_PAUSE || atFarEdge(r));
   let run: Run | undefined;
   for (const r of runs) if (long(r) && (!run || near(r) < near(run))) run = r;
   // A short quiet run that ends before the transcript's boundary (on the kept word's side of it) is a stop's
   // closure inside the word ("ship|in": the closure of its p, then the burst the recogniser counts in the word), not
   // the pause: the words run together there. So is a run further than RUN_ON_REACH from it (another word's end).
-  const reaches = (r: Run) => near(r) <= RUN_ON_REACH && (side === 'before' ? t(r.first) <= boundary + CLOSURE_SLACK : t(r.last) >= boundary - CLOSURE_SLACK);
-  if (!run && heardPause) for (const r of runs) if (reaches(r) && (!run || r.last - r.first > run.last - run.first)) run = r;
+  const reaches = (r: Run) =>
+    near(r) <= RUN_ON_REACH &&
+    (side === 'before' ? t(r.first) <= boundary + CLOSURE_SLACK : t(r.last) >= boundary - CLOSURE_SLACK);
+  if (!run && heardPause)
+    for (const r of runs) if (reaches(r) && (!run || r.last - r.first > run.last - run.first)) run = r;
   if (run) {
     if (side === 'after') run = afterRelease(a.energy, run);
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
     const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
     const open = atFarEdge(run);
-    return { edge, pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) }, open };
+    return {
+      edge,
+      pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) },
+      open,
+    };
   }
   // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
   // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
@@ -349,21 +411,38 @@ const HEARD_PAUSE = 0.08;
  * A cut's edges heard in the sound: the first word's onset and the last word's end, each from a window reaching from
  * well inside the neighbouring word (or up to a second of what precedes or follows) to well inside the cut's own word.
  */
-export async function hearEdges(deps: EdgeDeps, source: MediaSource, w: EdgeWords, signal?: AbortSignal): Promise<HeardEdges> {
+export async function hearEdges(
+  deps: EdgeDeps,
+  source: MediaSource,
+  w: EdgeWords,
+  signal?: AbortSignal,
+): Promise<HeardEdges> {
   const heardBefore = w.prevEnd === undefined || w.start - w.prevEnd >= HEARD_PAUSE;
   const heardAfter = w.nextStart === undefined || w.nextStart - w.end >= HEARD_PAUSE;
   // Between sentences the recogniser that hears no pause has swallowed it into a word on one side (a sentence's last
   // word run over it, or its first put early in it): look a second to each side for it.
   const swallowedBefore = !heardBefore && !!w.sentenceStart;
   const swallowedAfter = !heardAfter && !!w.sentenceEnd;
-  const headFrom = Math.max(0, w.prevEnd !== undefined && !swallowedBefore ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1);
-  const tailTo = Math.min(w.duration, w.nextStart !== undefined && !swallowedAfter ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1);
+  const headFrom = Math.max(
+    0,
+    w.prevEnd !== undefined && !swallowedBefore ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1,
+  );
+  const tailTo = Math.min(
+    w.duration,
+    w.nextStart !== undefined && !swallowedAfter ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1,
+  );
   // Where the pause runs on to the window's far edge, the transcript put the word inside the pause (it swallowed
   // the silence): look further, up to REACH seconds past the transcript's times, within the cut's own words.
   const head = async () => {
     let headTo = Math.min(w.duration, Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + 0.2);
     for (;;) {
-      const r = edgeIn(frameActivity(await decode(deps, source, headFrom, headTo, signal)), 'before', w.start, heardBefore, headFrom);
+      const r = edgeIn(
+        frameActivity(await decode(deps, source, headFrom, headTo, signal)),
+        'before',
+        w.start,
+        heardBefore,
+        headFrom,
+      );
       const further = Math.min(w.duration, w.end, headTo + 1);
       if (!r.open || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
       headTo = further;
@@ -372,7 +451,13 @@ export async function hearEdges(deps: EdgeDeps, source: MediaSource, w: EdgeWord
   const tail = async () => {
     let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - 0.2);
     for (;;) {
-      const r = edgeIn(frameActivity(await decode(deps, source, tailFrom, tailTo, signal)), 'after', w.end, heardAfter, tailFrom);
+      const r = edgeIn(
+        frameActivity(await decode(deps, source, tailFrom, tailTo, signal)),
+        'after',
+        w.end,
+        heardAfter,
+        tailFrom,
+      );
       const further = Math.max(0, w.start, tailFrom - 1);
       if (!r.open || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
       tailFrom = further;

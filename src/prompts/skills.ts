@@ -39,7 +39,15 @@ function source(local: boolean): SkillSource {
   const files = new Map(WORKFLOWS.map((w) => [`${BASE}${PREFIX}/${kebab(w.name)}/SKILL.md`, skillMarkdown(w, local)]));
   let entries: Promise<Skill[]> | undefined;
   const all = () =>
-    (entries ??= Promise.all(WORKFLOWS.map((w) => skillEntry(`${PREFIX}/${kebab(w.name)}`, { 'SKILL.md': files.get(`${BASE}${PREFIX}/${kebab(w.name)}/SKILL.md`)! }, { baseUri: BASE }))));
+    (entries ??= Promise.all(
+      WORKFLOWS.map((w) =>
+        skillEntry(
+          `${PREFIX}/${kebab(w.name)}`,
+          { 'SKILL.md': files.get(`${BASE}${PREFIX}/${kebab(w.name)}/SKILL.md`)! },
+          { baseUri: BASE },
+        ),
+      ),
+    ));
   return {
     list: async () => ({ skills: await all() }),
     get: async (uri) => (await all()).find((s) => s.uri === uri),

@@ -17,13 +17,28 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'cutroom://edits/{edit_id}',
     {
       list: undefined,
-      complete: { edit_id: async (value) => (await store.ids()).map((e) => e.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT) },
+      complete: {
+        edit_id: async (value) =>
+          (await store.ids())
+            .map((e) => e.id)
+            .filter((id) => id.startsWith(value))
+            .slice(0, COMPLETION_LIMIT),
+      },
     },
-    { title: 'Checked edit', description: 'An edit kept by compose_edit or import_edit, whole (JSON): give its edit_id to preview_edit, render_edit or export_edit.', mimeType: 'application/json' },
+    {
+      title: 'Checked edit',
+      description:
+        'An edit kept by compose_edit or import_edit, whole (JSON): give its edit_id to preview_edit, render_edit or export_edit.',
+      mimeType: 'application/json',
+    },
     deps.partBytes ?? DEFAULT_PART_BYTES,
     async (uri, variables) => {
       const stored = await store.get(one(variables.edit_id));
-      if (!stored) throw new ResourceNotFoundError(uri.href, 'no such edit is kept here; compose_edit returns edit ids (composing the same edit again gives back its id)');
+      if (!stored)
+        throw new ResourceNotFoundError(
+          uri.href,
+          'no such edit is kept here; compose_edit returns edit ids (composing the same edit again gives back its id)',
+        );
       return { body: textBody(JSON.stringify(stored, null, 2)), mimeType: 'application/json', text: true };
     },
   );

@@ -18,17 +18,25 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       list: undefined,
       complete: {
-        export_id: async (value) => (await exportIds(dir)).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
+        export_id: async (value) =>
+          (await exportIds(dir)).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
         // The timeline files of the export named beside it.
-        file: async (value, context) => (await exportFiles(dir, context?.arguments?.export_id ?? '')).filter((f) => f.startsWith(value)).slice(0, COMPLETION_LIMIT),
+        file: async (value, context) =>
+          (await exportFiles(dir, context?.arguments?.export_id ?? ''))
+            .filter((f) => f.startsWith(value))
+            .slice(0, COMPLETION_LIMIT),
       },
     },
-    { title: 'Exported timeline', description: 'A timeline file written by export_edit (OTIO, FCPXML or EDL), as text.' },
+    {
+      title: 'Exported timeline',
+      description: 'A timeline file written by export_edit (OTIO, FCPXML or EDL), as text.',
+    },
     deps.partBytes ?? DEFAULT_PART_BYTES,
     async (uri, variables) => {
       const found = await exportFile(dir, one(variables.export_id), one(variables.file));
       const body = found && (await openInside(found.path, dir));
-      if (!found || !body) throw new ResourceNotFoundError(uri.href, 'no such export; export_edit returns the links to its files');
+      if (!found || !body)
+        throw new ResourceNotFoundError(uri.href, 'no such export; export_edit returns the links to its files');
       return { body, mimeType: FORMAT_MIME[found.format], text: true };
     },
   );

@@ -16,10 +16,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
     { list: undefined, complete: { project_id: completeProjectId(deps), asset_id: completeAssetId(deps) } },
     {
       title: 'Asset inspection',
-      description: "What inspect_asset found in an asset: kind, duration, shots, silences, loudness (JSON). Present once the asset was inspected.",
+      description:
+        'What inspect_asset found in an asset: kind, duration, shots, silences, loudness (JSON). Present once the asset was inspected.',
       mimeType: 'application/json',
     },
     deps.partBytes ?? DEFAULT_PART_BYTES,
-    assetRecordReader(async (projectId, assetId) => (await storedInspection(deps, projectId, assetId))?.inspection, (assetId) => `asset ${assetId} has not been inspected yet; call inspect_asset first`),
+    assetRecordReader(
+      async (projectId, assetId) => (await storedInspection(deps, projectId, assetId))?.inspection,
+      (assetId) => `asset ${assetId} has not been inspected yet; call inspect_asset first`,
+    ),
   );
 }

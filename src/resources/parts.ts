@@ -58,7 +58,8 @@ export function textBody(text: string): Body {
 
 const partCount = (size: number, partBytes: number) => Math.max(1, Math.ceil(size / partBytes));
 /** The part size of a body of `size` bytes: the configured one, or larger (a multiple of 3, up to 3 MiB) for a huge one. */
-export const partSizeFor = (size: number, configured: number) => Math.max(configured, Math.min(DEFAULT_PART_BYTES, 3 * Math.ceil(size / MAX_PARTS / 3)));
+export const partSizeFor = (size: number, configured: number) =>
+  Math.max(configured, Math.min(DEFAULT_PART_BYTES, 3 * Math.ceil(size / MAX_PARTS / 3)));
 /** The base64 of a full part: a whole text may take as much room, escaped as a JSON string. */
 const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
@@ -80,18 +81,38 @@ async function wholeOrManifest(uri: string, served: Served, partBytes: number): 
     const bytes = await body.read(0, body.size);
     if (!served.text) return { contents: [{ uri, mimeType, blob: bytes.toString('base64') }] };
     const text = bytes.toString('utf8');
-    if (Buffer.byteLength(JSON.stringify(text)) <= base64Length(partBytes)) return { contents: [{ uri, mimeType, text }] };
+    if (Buffer.byteLength(JSON.stringify(text)) <= base64Length(partBytes))
+      return { contents: [{ uri, mimeType, text }] };
   }
   const manifest = await manifestOf(uri, served, partBytes);
   const note = `${manifest.size} bytes, more than one message carries: read each part's uri (a blob of its bytes) and join them in order.`;
-  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ ...manifest, note }), _meta: { [PARTS_META_KEY]: manifest } }] };
+  return {
+    contents: [
+      {
+        uri,
+        mimeType: 'application/json',
+        text: JSON.stringify({ ...manifest, note }),
+        _meta: { [PARTS_META_KEY]: manifest },
+      },
+    ],
+  };
 }
 
-async function partOf(uri: string, whole: string, served: Served, index: number, configured: number): Promise<ReadResourceResult> {
+async function partOf(
+  uri: string,
+  whole: string,
+  served: Served,
+  index: number,
+  configured: number,
+): Promise<ReadResourceResult> {
   const { body } = served;
   const partBytes = partSizeFor(body.size, configured);
   const count = partCount(body.size, partBytes);
-  if (index >= count) throw new ResourceNotFoundError(uri, `${whole} has ${count} part${count === 1 ? '' : 's'} (0-${count - 1}); read it for its manifest`);
+  if (index >= count)
+    throw new ResourceNotFoundError(
+      uri,
+      `${whole} has ${count} part${count === 1 ? '' : 's'} (0-${count - 1}); read it for its manifest`,
+    );
   const offset = index * partBytes;
   const length = Math.min(partBytes, body.size - offset);
   return { contents: [{ uri, mimeType: PART_MIME, blob: (await body.read(offset, length)).toString('base64') }] };
@@ -138,14 +159,23 @@ export function registerParted(
       await served.body.close();
     }
   };
-  server.registerResource(name, new ResourceTemplate(template, callbacks), metadata, (uri, variables) => serve(uri, variables, (s) => wholeOrManifest(uri.href, s, partBytes)));
+  server.registerResource(name, new ResourceTemplate(template, callbacks), metadata, (uri, variables) =>
+    serve(uri, variables, (s) => wholeOrManifest(uri.href, s, partBytes)),
+  );
   server.registerResource(
     `${name}-part`,
-    new ResourceTemplate(`${template}/parts/{part}`, { list: undefined, ...(callbacks.complete ? { complete: callbacks.complete } : {}) }),
-    { title: `${metadata.title} (a part)`, description: 'A part of a resource too large for one message, as its manifest names it: a blob of those bytes.' },
+    new ResourceTemplate(`${template}/parts/{part}`, {
+      list: undefined,
+      ...(callbacks.complete ? { complete: callbacks.complete } : {}),
+    }),
+    {
+      title: `${metadata.title} (a part)`,
+      description: 'A part of a resource too large for one message, as its manifest names it: a blob of those bytes.',
+    },
     (uri, variables) => {
       const part = String(variables.part ?? '');
-      if (!/^\d{1,9}$/.test(part)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the part must be a number, as the manifest names it`);
+      if (!/^\d{1,9}$/.test(part))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the part must be a number, as the manifest names it`);
       const whole = uri.href.replace(/\/parts\/[^/]*$/, '');
       return serve(uri, variables, (s) => partOf(uri.href, whole, s, Number(part), partBytes));
     },

@@ -1,6 +1,12 @@
 // Resource templates: vj://projects/{project_id} and vj://projects/{project_id}/scripts/{script_id}.
 // Resource failures are JSON-RPC errors (the protocol's way for resources); tools are where isError lives.
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type McpServer,
+} from '@modelcontextprotocol/server';
 import { ServiceError } from '../api/errors.js';
 import { isUuid, shown } from '../errors.js';
 import { detailProject, outlineGraph, projectUri, scriptOutlineMarkdown } from '../api/summaries.js';
@@ -22,7 +28,8 @@ export function one(v: string | string[] | undefined): string {
 }
 
 function failure(uri: string, err: unknown, what: string, listedBy: string): Error {
-  if (err instanceof ServiceError && err.status === 404) return new ResourceNotFoundError(uri, `${what} not found; ${listedBy} shows the ids you can use`);
+  if (err instanceof ServiceError && err.status === 404)
+    return new ResourceNotFoundError(uri, `${what} not found; ${listedBy} shows the ids you can use`);
   return new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
 }
 
@@ -74,9 +81,19 @@ export function register(server: McpServer, deps: ToolDeps): void {
     async (uri, variables) => {
       const id = one(variables.project_id);
       const project = await ofProject(uri, id, () => backend.getProject(id));
-      const detail = detailProject({ ...project, assets: await withKnownFacts(deps, project.assets ?? []) }, 0, PROJECT_RESOURCE_ASSETS);
+      const detail = detailProject(
+        { ...project, assets: await withKnownFacts(deps, project.assets ?? []) },
+        0,
+        PROJECT_RESOURCE_ASSETS,
+      );
       const left = detail.assets_total - detail.assets.length;
-      const body = left > 0 ? { ...detail, assets_left_out: `${left} more assets: get_project with asset_offset ${detail.assets.length} pages them` } : detail;
+      const body =
+        left > 0
+          ? {
+              ...detail,
+              assets_left_out: `${left} more assets: get_project with asset_offset ${detail.assets.length} pages them`,
+            }
+          : detail;
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
     },
   );
@@ -102,7 +119,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
     }),
     {
       title: 'Generation script',
-      description: "A project's script: its inputs, its graph as JSON, and an outline of the steps in dependency order.",
+      description:
+        "A project's script: its inputs, its graph as JSON, and an outline of the steps in dependency order.",
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -111,7 +129,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
       const scripts = await ofProject(uri, projectId, () => backend.listScripts(projectId, undefined));
       // The interface has no GET for one script: find it in the project's list.
       const script = scripts.find((s) => s.id === scriptId);
-      if (!script) throw new ResourceNotFoundError(uri.href, `script ${scriptId} not found in project ${projectId}; list_scripts shows its scripts`);
+      if (!script)
+        throw new ResourceNotFoundError(
+          uri.href,
+          `script ${scriptId} not found in project ${projectId}; list_scripts shows its scripts`,
+        );
       const { steps, cycle } = outlineGraph(script.value);
       const body = {
         id: script.id,
@@ -137,10 +159,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
 
   server.registerResource(
     'render',
-    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', { list: undefined, complete: { project_id: completeProject, asset_id: completeRenderId } }),
+    new ResourceTemplate('vj://projects/{project_id}/renders/{asset_id}', {
+      list: undefined,
+      complete: { project_id: completeProject, asset_id: completeRenderId },
+    }),
     {
       title: 'Render',
-      description: 'A render started by render_edit: its status (while it runs, how far it has got) and, once done, its signed link (JSON).',
+      description:
+        'A render started by render_edit: its status (while it runs, how far it has got) and, once done, its signed link (JSON).',
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -149,7 +175,15 @@ export function register(server: McpServer, deps: ToolDeps): void {
       const project = await ofProject(uri, projectId, () => backend.getProject(projectId));
       const asset = project.assets?.find((a) => a.id === assetId);
       if (!asset) throw new ResourceNotFoundError(uri.href, `no asset ${shown(assetId)} in project ${projectId}`);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await renderStatus(backend, projectId, asset), null, 2) }] };
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify(await renderStatus(backend, projectId, asset), null, 2),
+          },
+        ],
+      };
     },
   );
 
@@ -162,7 +196,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
       {
         list: undefined,
         complete: {
-          preview_id: async (value) => (await cache.ids()).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
+          preview_id: async (value) =>
+            (await cache.ids()).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT),
           // The files a preview has: only those present once its id is known.
           file: async (value, context) => {
             const id = context?.arguments?.preview_id ?? '';
@@ -171,7 +206,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
             const present = await Promise.all(
               names.map(async (f) => {
                 const path = cache.fileOf(id, f);
-                return path && (await stat(path).then(() => true, () => false)) ? f : undefined;
+                return path &&
+                  (await stat(path).then(
+                    () => true,
+                    () => false,
+                  ))
+                  ? f
+                  : undefined;
               }),
             );
             return present.filter((f) => f !== undefined);
@@ -180,7 +221,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
       },
       {
         title: 'Local preview',
-        description: 'A preview made by preview_edit: preview.mp4 (the video), sheet.jpg (the contact sheet) or preview.json (the result, every cut listed); a large one in parts.',
+        description:
+          'A preview made by preview_edit: preview.mp4 (the video), sheet.jpg (the contact sheet) or preview.json (the result, every cut listed); a large one in parts.',
       },
       deps.partBytes ?? DEFAULT_PART_BYTES,
       async (uri, variables) => {
@@ -190,20 +232,36 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const finished = await readFinishedPreview(deps.runtime, id).catch((err: unknown) => {
             throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
           });
-          if (!finished) throw new ResourceNotFoundError(uri.href, (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'no such preview (older previews are evicted); run preview_edit again');
+          if (!finished)
+            throw new ResourceNotFoundError(
+              uri.href,
+              (await cache.inProgress(id))
+                ? 'this preview is still rendering: preview_edit {preview_id} follows it'
+                : 'no such preview (older previews are evicted); run preview_edit again',
+            );
           const { sheetBytes: _sheet, ffmpegMaxRssKiB: _rss, ...result } = finished;
-          const shown = deps.hosted ? { ...result, path: `cutroom://previews/${id}/preview.mp4`, sheet_path: `cutroom://previews/${id}/sheet.jpg` } : result;
+          const shown = deps.hosted
+            ? {
+                ...result,
+                path: `cutroom://previews/${id}/preview.mp4`,
+                sheet_path: `cutroom://previews/${id}/sheet.jpg`,
+              }
+            : result;
           return { body: textBody(JSON.stringify(shown)), mimeType: 'application/json', text: true };
         }
         const path = cache.fileOf(id, one(variables.file));
-        if (!path) throw new ResourceNotFoundError(uri.href, 'not a preview of cutroom\'s; preview_edit returns the links');
+        if (!path)
+          throw new ResourceNotFoundError(uri.href, "not a preview of cutroom's; preview_edit returns the links");
         // Made by a worker (or evicted here) and kept in the object store: fetched into this cache dir first.
-        if (deps.runtime?.store) await previewHere(deps.runtime, id).catch((err: unknown) => {
-          throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
-        });
+        if (deps.runtime?.store)
+          await previewHere(deps.runtime, id).catch((err: unknown) => {
+            throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
+          });
         const body = await openInside(path, cache.root);
         if (!body) {
-          const why = (await cache.inProgress(id)) ? 'this preview is still rendering: preview_edit {preview_id} follows it' : 'this preview is gone (older previews are evicted); run preview_edit again';
+          const why = (await cache.inProgress(id))
+            ? 'this preview is still rendering: preview_edit {preview_id} follows it'
+            : 'this preview is gone (older previews are evicted); run preview_edit again';
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: path.endsWith('.mp4') ? 'video/mp4' : 'image/jpeg', text: false };
@@ -215,19 +273,28 @@ export function register(server: McpServer, deps: ToolDeps): void {
       'preview-cut',
       'cutroom://previews/{preview_id}/cuts/{clip}',
       { list: undefined },
-      { title: 'A cut of a preview still rendering', description: 'One cut of a preview (picture and its own sound, mp4), playable as soon as it is rendered: the progress of preview_edit names it.' },
+      {
+        title: 'A cut of a preview still rendering',
+        description:
+          'One cut of a preview (picture and its own sound, mp4), playable as soon as it is rendered: the progress of preview_edit names it.',
+      },
       deps.partBytes ?? DEFAULT_PART_BYTES,
       async (uri, variables) => {
         const rt = deps.runtime!;
         const id = one(variables.preview_id);
         const clip = /^(\d{1,5})\.mp4$/.exec(one(variables.clip));
-        const path = clip ? await cutClipPath(rt, id, Number(clip[1]), deps.jobs?.preview).catch((err: unknown) => {
-          throw new ResourceNotFoundError(uri.href, explain(err));
-        }) : undefined;
+        const path = clip
+          ? await cutClipPath(rt, id, Number(clip[1]), deps.jobs?.preview).catch((err: unknown) => {
+              throw new ResourceNotFoundError(uri.href, explain(err));
+            })
+          : undefined;
         const body = path && (await openInside(path, cache.root));
         if (!body) {
           // (Being made on a worker, with a queue, counts as in progress: a replica that did not start it asks Redis.)
-          const why = (await cache.inProgress(id)) || (await deps.jobs?.preview.onQueue?.(rt, id))?.state === 'rendering' ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready' : 'no such clip: once a preview is done, play its preview.mp4';
+          const why =
+            (await cache.inProgress(id)) || (await deps.jobs?.preview.onQueue?.(rt, id))?.state === 'rendering'
+              ? 'that cut is not rendered yet: the progress of preview_edit names each cut as it is ready'
+              : 'no such clip: once a preview is done, play its preview.mp4';
           throw new ResourceNotFoundError(uri.href, why);
         }
         return { body, mimeType: 'video/mp4', text: false };

@@ -26,9 +26,13 @@ export async function openInside(path: string, root: string): Promise<Body | und
   }
   const { fh, size } = opened;
   const readAt = async (buf: Buffer, offset: number): Promise<void> => {
-    for (let got = 0; got < buf.length; ) {
+    for (let got = 0; got < buf.length;) {
       const { bytesRead } = await fh.read(buf, got, buf.length - got, offset + got);
-      if (!bytesRead) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the file shrank while it was read: read the resource again');
+      if (!bytesRead)
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'the file shrank while it was read: read the resource again',
+        );
       got += bytesRead;
     }
   };

@@ -13,13 +13,23 @@ export function register(server: McpServer, deps: ToolDeps): void {
     server,
     'transcript',
     'vj://projects/{project_id}/assets/{asset_id}/transcript',
-    { list: undefined, complete: { project_id: completeProjectId(deps), asset_id: completeAssetId(deps, (a) => a.asset_type !== 'image') } },
+    {
+      list: undefined,
+      complete: {
+        project_id: completeProjectId(deps),
+        asset_id: completeAssetId(deps, (a) => a.asset_type !== 'image'),
+      },
+    },
     {
       title: 'Asset transcript',
-      description: 'What transcribe_asset heard in a whole asset: its words with their times and its sentences (JSON). Present once the asset was transcribed.',
+      description:
+        'What transcribe_asset heard in a whole asset: its words with their times and its sentences (JSON). Present once the asset was transcribed.',
       mimeType: 'application/json',
     },
     deps.partBytes ?? DEFAULT_PART_BYTES,
-    assetRecordReader(async (projectId, assetId) => (await storedTranscript(deps, projectId, assetId))?.transcript, (assetId) => `asset ${assetId} has not been transcribed yet; call transcribe_asset first`),
+    assetRecordReader(
+      async (projectId, assetId) => (await storedTranscript(deps, projectId, assetId))?.transcript,
+      (assetId) => `asset ${assetId} has not been transcribed yet; call transcribe_asset first`,
+    ),
   );
 }

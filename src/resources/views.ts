@@ -7,10 +7,11 @@ import type { ToolDeps } from '../workflow/deps.js';
 import { PREVIEW_VIEW_URI, VIEW_MIME_TYPE } from '../workflow/views.js';
 
 let html: Promise<string> | undefined;
-const previewHtml = () => (html ??= readFile(new URL('../views/preview-view.html', import.meta.url), 'utf8').catch((err: unknown) => {
-  html = undefined;
-  throw err;
-}));
+const previewHtml = () =>
+  (html ??= readFile(new URL('../views/preview-view.html', import.meta.url), 'utf8').catch((err: unknown) => {
+    html = undefined;
+    throw err;
+  }));
 
 export function register(server: McpServer, _deps: ToolDeps): void {
   server.registerResource(
@@ -18,10 +19,15 @@ export function register(server: McpServer, _deps: ToolDeps): void {
     PREVIEW_VIEW_URI,
     {
       title: 'Preview player',
-      description: "A view for MCP Apps hosts: plays a preview_edit result's video over its timeline (cuts with timecodes, loudness and flags; the overlays); clicking a cut seeks there and tells the model.",
+      description:
+        "A view for MCP Apps hosts: plays a preview_edit result's video over its timeline (cuts with timecodes, loudness and flags; the overlays); clicking a cut seeks there and tells the model.",
       mimeType: VIEW_MIME_TYPE,
       _meta: { ui: { prefersBorder: true } },
     },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: VIEW_MIME_TYPE, text: await previewHtml(), _meta: { ui: { prefersBorder: true } } }] }),
+    async (uri) => ({
+      contents: [
+        { uri: uri.href, mimeType: VIEW_MIME_TYPE, text: await previewHtml(), _meta: { ui: { prefersBorder: true } } },
+      ],
+    }),
   );
 }

@@ -28,10 +28,15 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'Delete an asset',
       description:
-        "Removes an asset of a local project for good (its copy in the data dir; never the file it came from). Without confirm: true nothing is deleted: ask the user first. Not on the service.",
+        'Removes an asset of a local project for good (its copy in the data dir; never the file it came from). Without confirm: true nothing is deleted: ask the user first. Not on the service.',
       inputSchema: DeleteAssetInput,
       outputSchema: DeleteAssetOutput,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: backend.kind === 'remote',
+      },
     },
     ({ project_id, asset_id, confirm }, ctx) =>
       guard(
@@ -39,7 +44,9 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         logger,
         async () => {
           if (!deleteAsset) {
-            throw new ToolError(`${backend.description} has no call to delete an asset (its interface has none); nothing was deleted: remove it with the service's own tools`);
+            throw new ToolError(
+              `${backend.description} has no call to delete an asset (its interface has none); nothing was deleted: remove it with the service's own tools`,
+            );
           }
           const signal = ctx.mcpReq.signal;
           const pid = requireUuid(project_id, 'project_id', 'list_projects');
@@ -48,7 +55,9 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           const asset = project.assets?.find((a) => a.id === aid);
           if (!asset) {
             const hint = suggestAsset(project, aid);
-            throw new ToolError(`no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} ` : ''}get_project lists its assets`);
+            throw new ToolError(
+              `no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} ` : ''}get_project lists its assets`,
+            );
           }
           const name = assetName(asset);
           if (confirm !== true) {
@@ -59,13 +68,22 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           }
           const gone = await deleteAsset(pid, aid, { signal }).catch((err: unknown) => {
             // Deleted by another server between the look and the delete.
-            if (err instanceof ServiceError && err.status === 404) throw new ToolError(`asset ${aid} is gone already (deleted meanwhile?); get_project lists the project's assets`);
+            if (err instanceof ServiceError && err.status === 404)
+              throw new ToolError(
+                `asset ${aid} is gone already (deleted meanwhile?); get_project lists the project's assets`,
+              );
             throw err;
           });
           server.sendResourceListChanged();
           const label = gone.name ?? name;
           return ok(
-            { deleted: true as const, project_id: pid, asset_id: aid, ...(label ? { name: label } : {}), file_removed: gone.file_removed },
+            {
+              deleted: true as const,
+              project_id: pid,
+              asset_id: aid,
+              ...(label ? { name: label } : {}),
+              file_removed: gone.file_removed,
+            },
             `Deleted asset ${label ? `"${label}" ` : ''}${aid}${gone.file_removed ? ' and its copy in the data dir' : ''}.`,
           );
         },

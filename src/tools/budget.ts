@@ -13,7 +13,11 @@ export const resultBytes = (r: CallToolResult) => Buffer.byteLength(JSON.stringi
  * The result showing the most of `total` items that fits: `build(k)` makes the result showing the first k. At least one
  * item is shown when there is one (so that paging always moves on), even if that one alone is over the bound.
  */
-export function fitting(total: number, build: (shown: number) => CallToolResult, max = PAGE_BYTES): { result: CallToolResult; shown: number } {
+export function fitting(
+  total: number,
+  build: (shown: number) => CallToolResult,
+  max = PAGE_BYTES,
+): { result: CallToolResult; shown: number } {
   const full = build(total);
   if (total <= 1 || resultBytes(full) <= max) return { result: full, shown: total };
   // The size grows with k: the largest k that fits, by bisection.
@@ -52,5 +56,8 @@ export function clipBytes(s: string, max: number): string {
   const bytes = Buffer.from(s, 'utf8');
   if (bytes.length <= max) return s;
   const note = ` … (${bytes.length} bytes in all, cut)`;
-  return `${bytes.subarray(0, max - Buffer.byteLength(note)).toString('utf8').replace(/\uFFFD+$/, '')}${note}`;
+  return `${bytes
+    .subarray(0, max - Buffer.byteLength(note))
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '')}${note}`;
 }

@@ -27,28 +27,47 @@ export const CheckOutput = {
 const BUDGET = { diagnostics: 6000, summary: 5000, notes: 2000 };
 
 /** The summary with as many cuts (and overlays) as fit `bytes`; what is left out is said in `leftOut`. */
-export function boundedSummary(summary: TimelineSummary, bytes: number, leftOut: string[], where: string): TimelineSummary {
+export function boundedSummary(
+  summary: TimelineSummary,
+  bytes: number,
+  leftOut: string[],
+  where: string,
+): TimelineSummary {
   const cuts = fitList(summary.cuts, bytes * 0.8);
   const overlays = fitList(summary.overlays, bytes * 0.2);
   if (!cuts.leftOut && !overlays.leftOut) return summary;
-  if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${summary.cuts.length} of ${summary.cuts.length}: ${where}`);
-  if (overlays.leftOut) leftOut.push(`overlays ${overlays.shown.length + 1}-${summary.overlays.length} of ${summary.overlays.length}: ${where}`);
-  return { ...summary, cuts: cuts.shown, overlays: overlays.shown, cuts_total: summary.cuts.length, overlays_total: summary.overlays.length };
+  if (cuts.leftOut)
+    leftOut.push(`cuts ${cuts.shown.length + 1}-${summary.cuts.length} of ${summary.cuts.length}: ${where}`);
+  if (overlays.leftOut)
+    leftOut.push(
+      `overlays ${overlays.shown.length + 1}-${summary.overlays.length} of ${summary.overlays.length}: ${where}`,
+    );
+  return {
+    ...summary,
+    cuts: cuts.shown,
+    overlays: overlays.shown,
+    cuts_total: summary.cuts.length,
+    overlays_total: summary.overlays.length,
+  };
 }
 
 /** Where the whole of a check's long lists can be read. */
-const wholeAt = (c: CheckedEdit) => (c.editId ? `${editUri(c.editId)} has them all` : 'fix what is listed and check again');
+const wholeAt = (c: CheckedEdit) =>
+  c.editId ? `${editUri(c.editId)} has them all` : 'fix what is listed and check again';
 
 function boundedDiagnostics(diagnostics: Diagnostic[], leftOut: string[]): Diagnostic[] {
   const fit = fitList(diagnostics, BUDGET.diagnostics);
-  if (fit.leftOut) leftOut.push(`${fit.leftOut} more diagnostics (${diagnostics.length} in all): fix these and check again`);
+  if (fit.leftOut)
+    leftOut.push(`${fit.leftOut} more diagnostics (${diagnostics.length} in all): fix these and check again`);
   return fit.shown;
 }
 
 /** The first line of a check: ready or not, and when not, the first real problem in words (not only a count). */
 function headline(c: CheckedEdit): string {
   const { errors, warnings } = countBySeverity(c);
-  const shape = c.summary ? `${c.summary.cuts.length} cut${c.summary.cuts.length === 1 ? '' : 's'}, ${formatShort(c.summary.total_seconds * 1000)} at ${c.summary.resolution}, ${c.summary.fps} fps` : undefined;
+  const shape = c.summary
+    ? `${c.summary.cuts.length} cut${c.summary.cuts.length === 1 ? '' : 's'}, ${formatShort(c.summary.total_seconds * 1000)} at ${c.summary.resolution}, ${c.summary.fps} fps`
+    : undefined;
   const w = warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '';
   if (errors) {
     const first = c.diagnostics.find((d) => d.severity === 'error')!;
@@ -67,11 +86,25 @@ export function checkText(c: CheckedEdit): string {
   if (c.diagnostics.length) parts.push(describeDiagnostics(c));
   if (c.summary && c.ready) {
     const cuts = c.summary.cuts;
-    if (cuts.length <= TEXT_CUTS) parts.push(cuts.map((cut) => `${cut.index + 1}. ${cut.asset_id} ${cut.source_in}-${cut.source_out} -> ${cut.timeline_start}-${cut.timeline_end}`).join('\n'));
-    else parts.push(`${cuts.length} cuts, listed in structuredContent.summary${c.editId ? ` (all of them in ${editUri(c.editId)})` : ''}.`);
+    if (cuts.length <= TEXT_CUTS)
+      parts.push(
+        cuts
+          .map(
+            (cut) =>
+              `${cut.index + 1}. ${cut.asset_id} ${cut.source_in}-${cut.source_out} -> ${cut.timeline_start}-${cut.timeline_end}`,
+          )
+          .join('\n'),
+      );
+    else
+      parts.push(
+        `${cuts.length} cuts, listed in structuredContent.summary${c.editId ? ` (all of them in ${editUri(c.editId)})` : ''}.`,
+      );
   }
   if (c.skipped.length) parts.push(`Skipped: ${c.skipped.join('; ')}`);
-  if (c.notes.length) parts.push(`Notes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more in structuredContent.notes` : ''}`);
+  if (c.notes.length)
+    parts.push(
+      `Notes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more in structuredContent.notes` : ''}`,
+    );
   return parts.join('\n');
 }
 
@@ -115,6 +148,11 @@ const REFUSAL_BYTES = 12_000;
  * clients reject a whole result whose structuredContent does not conform.
  */
 export function refuseEdit(c: CheckedEdit, action: string): CallToolResult {
-  const list = describeDiagnostics(c, REFUSAL_MAX_DIAGNOSTICS, 'compose_edit\'s result (fix these first)', REFUSAL_BYTES);
+  const list = describeDiagnostics(
+    c,
+    REFUSAL_MAX_DIAGNOSTICS,
+    "compose_edit's result (fix these first)",
+    REFUSAL_BYTES,
+  );
   return fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${list}`);
 }

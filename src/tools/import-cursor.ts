@@ -27,12 +27,21 @@ export function importItems(targets: ImportTarget[]): ImportItem[] {
     if (t.error !== undefined) return [{ entry, path: t.asked, reason: t.error }];
     if (!t.folder) return [{ entry, path: t.asked, file: true }];
     const files = t.folder.files.map((f): ImportItem => ({ entry, path: f.path, file: true }));
-    const passed = t.folder.skipped.map((s): ImportItem => ({ entry, path: s.path, reason: s.reason, ...(s.kind === 'hidden' ? { hidden: true as const } : {}) }));
+    const passed = t.folder.skipped.map((s): ImportItem => ({
+      entry,
+      path: s.path,
+      reason: s.reason,
+      ...(s.kind === 'hidden' ? { hidden: true as const } : {}),
+    }));
     return [...files, ...passed].sort((a, b) => comparePaths(a.path, b.path));
   });
 }
 
-const callKey = (asked: string[], recursive: boolean) => createHash('sha256').update(JSON.stringify([asked, recursive])).digest('base64url').slice(0, 12);
+const callKey = (asked: string[], recursive: boolean) =>
+  createHash('sha256')
+    .update(JSON.stringify([asked, recursive]))
+    .digest('base64url')
+    .slice(0, 12);
 
 function readCursor(cursor: string, key: string): Position {
   let parsed: unknown;
@@ -41,10 +50,19 @@ function readCursor(cursor: string, key: string): Position {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || typeof parsed[0] !== 'string' || !Number.isInteger(parsed[1]) || typeof parsed[2] !== 'string') {
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    typeof parsed[0] !== 'string' ||
+    !Number.isInteger(parsed[1]) ||
+    typeof parsed[2] !== 'string'
+  ) {
     throw new ToolError('cursor is not a next_cursor import_media gave: call without it to start again');
   }
-  if (parsed[0] !== key) throw new ToolError('this cursor is from an import_media call with other path, paths or recursive: give those, or call without cursor');
+  if (parsed[0] !== key)
+    throw new ToolError(
+      'this cursor is from an import_media call with other path, paths or recursive: give those, or call without cursor',
+    );
   return { entry: parsed[1] as number, path: parsed[2] as string };
 }
 
@@ -53,10 +71,15 @@ function readCursor(cursor: string, key: string): Position {
  * file is left after it); `later`, the files after that, for the next call; and the cursor that continues after
  * `taken` (none when nothing is left).
  */
-export function importSlice(items: ImportItem[], opts: { asked: string[]; recursive: boolean; cursor?: string; max: number }) {
+export function importSlice(
+  items: ImportItem[],
+  opts: { asked: string[]; recursive: boolean; cursor?: string; max: number },
+) {
   const key = callKey(opts.asked, opts.recursive);
   const from = opts.cursor !== undefined ? readCursor(opts.cursor, key) : undefined;
-  const rest = from ? items.filter((it) => it.entry > from.entry || (it.entry === from.entry && comparePaths(it.path, from.path) > 0)) : items;
+  const rest = from
+    ? items.filter((it) => it.entry > from.entry || (it.entry === from.entry && comparePaths(it.path, from.path) > 0))
+    : items;
   let files = 0;
   let end = rest.length;
   for (const [k, it] of rest.entries()) {
@@ -72,6 +95,7 @@ export function importSlice(items: ImportItem[], opts: { asked: string[]; recurs
   const taken = rest.slice(0, end);
   const later = rest.slice(end).filter((it) => it.file);
   const last = taken.at(-1);
-  const next = later.length && last ? Buffer.from(JSON.stringify([key, last.entry, last.path])).toString('base64url') : undefined;
+  const next =
+    later.length && last ? Buffer.from(JSON.stringify([key, last.entry, last.path])).toString('base64url') : undefined;
   return { taken, later, next };
 }

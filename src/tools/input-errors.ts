@@ -24,7 +24,8 @@ function bounded(result: Result): Result {
   const issues = result.issues;
   if (!issues?.length) return result;
   const shown = issues.slice(0, MAX_ISSUES).map((i) => ({ ...i, ...(i.path ? { path: i.path.map(shortKey) } : {}) }));
-  if (issues.length > MAX_ISSUES) shown.push({ message: `… ${issues.length - MAX_ISSUES} more problems of the same arguments` });
+  if (issues.length > MAX_ISSUES)
+    shown.push({ message: `… ${issues.length - MAX_ISSUES} more problems of the same arguments` });
   return { issues: shown };
 }
 

@@ -16,13 +16,19 @@ export const exportUri = (id: string, file: string) => `cutroom://exports/${id}/
 const TEXT_WARNINGS = 8;
 const FormatSchema = z.enum(['otio', 'fcpxml', 'edl']);
 const ExportFormatSchema = z.enum(['otio', 'fcpxml', 'edl', 'srt', 'vtt']);
-const projectSubject = (id: unknown) => ({ what: typeof id === 'string' && id ? `project ${id}` : "the edit's project", listedBy: 'list_projects' });
+const projectSubject = (id: unknown) => ({
+  what: typeof id === 'string' && id ? `project ${id}` : "the edit's project",
+  listedBy: 'list_projects',
+});
 
 // Schemas are built once, not per server instance: over HTTP a server is made for every request.
 const ExportEditInput = z.object({
   ...EditRefShape,
   format: ExportFormatSchema,
-  media: z.enum(['links', 'download']).optional().describe('download: fetch remote sources beside the file (links expire)'),
+  media: z
+    .enum(['links', 'download'])
+    .optional()
+    .describe('download: fetch remote sources beside the file (links expire)'),
 });
 const ExportEditOutput = z.object({
   export_id: z.string(),
@@ -53,7 +59,15 @@ const ImportEditOutput = z.object({
 export function register(server: McpServer, deps: ToolDeps): void {
   const { backend, logger } = deps;
   if (!deps.exportsDir) return;
-  const ix: InterchangeDeps = { backend, prober: deps.prober, runtime: deps.runtime, exportsDir: deps.exportsDir, allowedDirs: deps.allowedDirs ?? [], ...(deps.hosted ? { hosted: true } : {}), ...(deps.edits ? { edits: deps.edits } : {}) };
+  const ix: InterchangeDeps = {
+    backend,
+    prober: deps.prober,
+    runtime: deps.runtime,
+    exportsDir: deps.exportsDir,
+    allowedDirs: deps.allowedDirs ?? [],
+    ...(deps.hosted ? { hosted: true } : {}),
+    ...(deps.edits ? { edits: deps.edits } : {}),
+  };
   const openWorldHint = backend.kind === 'remote';
 
   server.registerTool(
@@ -61,7 +75,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Export an edit for an editor',
       description:
-        "Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10), edl (CMX 3600), or captions: srt, vtt; checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.",
+        'Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10), edl (CMX 3600), or captions: srt, vtt; checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.',
       inputSchema: ExportEditInput,
       outputSchema: ExportEditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -72,22 +86,31 @@ export function register(server: McpServer, deps: ToolDeps): void {
         logger,
         async () => {
           const listen = beating(progressFor(ctx));
-          const r = await exportEdit(ix, input, { format, media: media ?? 'links', signal: ctx.mcpReq.signal, listening: { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) } }).finally(listen.stop);
+          const r = await exportEdit(ix, input, {
+            format,
+            media: media ?? 'links',
+            signal: ctx.mcpReq.signal,
+            listening: { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) },
+          }).finally(listen.stop);
           if ('refused' in r) return refuseEdit(r.refused, 'exported');
           const diagnostics = r.checked.diagnostics.filter((d) => d.severity === 'warning');
           const leftOut: string[] = [];
           const references = fitList(r.media, 4000);
-          if (references.leftOut) leftOut.push(`${references.leftOut} more media references: the file itself names them all`);
+          if (references.leftOut)
+            leftOut.push(`${references.leftOut} more media references: the file itself names them all`);
           // One warning per cut the format cannot carry (an EDL has no volume): thousands for a long edit.
           const warnings = fitList(r.warnings, 3000);
-          if (warnings.leftOut) leftOut.push(`${warnings.leftOut} more warnings (${r.warnings.length} in all), of the kinds listed`);
+          if (warnings.leftOut)
+            leftOut.push(`${warnings.leftOut} more warnings (${r.warnings.length} in all), of the kinds listed`);
           // A hosted caller cannot open the server's files: the file is named by its resource URI.
           const shown = ix.hosted ? exportUri(r.exportId, r.file) : r.path;
           const lines = [
             `Exported ${r.format.toUpperCase()} (${r.checked.summary?.cuts.length ?? 0} cuts, ${r.checked.summary?.overlays.length ?? 0} overlays): ${shown}`,
             ...(r.mediaDir ? [`Media fetched into ${r.mediaDir}`] : []),
             ...r.warnings.slice(0, TEXT_WARNINGS).map((w) => `Warning: ${w}`),
-            ...(r.warnings.length > TEXT_WARNINGS ? [`… ${r.warnings.length - TEXT_WARNINGS} more warnings (structuredContent.warnings, left_out)`] : []),
+            ...(r.warnings.length > TEXT_WARNINGS
+              ? [`… ${r.warnings.length - TEXT_WARNINGS} more warnings (structuredContent.warnings, left_out)`]
+              : []),
             ...(diagnostics.length ? [describeDiagnostics({ diagnostics })] : []),
           ];
           const result = ok(
@@ -104,7 +127,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
             },
             lines.join('\n'),
           );
-          result.content.push({ type: 'resource_link', uri: exportUri(r.exportId, r.file), name: r.file, mimeType: FORMAT_MIME[r.format], description: `The ${r.format.toUpperCase()} ${r.format === 'srt' || r.format === 'vtt' ? 'captions' : 'timeline'}` });
+          result.content.push({
+            type: 'resource_link',
+            uri: exportUri(r.exportId, r.file),
+            name: r.file,
+            mimeType: FORMAT_MIME[r.format],
+            description: `The ${r.format.toUpperCase()} ${r.format === 'srt' || r.format === 'vtt' ? 'captions' : 'timeline'}`,
+          });
           return result;
         },
         projectSubject(input.project_id),
@@ -114,7 +143,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
     'import_edit',
     {
-      title: 'Import an editor\'s timeline',
+      title: "Import an editor's timeline",
       description:
         "Reads an OTIO, FCPXML or EDL timeline (an editor's) into an edit of the project, its media mapped to assets by id, path, link or name (or media_map). Returns what compose_edit does, with a diagnostic for what it cannot take (transitions, speed changes, effects).",
       inputSchema: ImportEditInput,
@@ -130,7 +159,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const c = r.checked;
           const mapped = fitList(r.mapped, 3000);
           const text = `${checkText(c)}\nRead as ${r.format.toUpperCase()}.${r.mapped.length ? `\nMedia: ${r.mapped.slice(0, 10).join('; ')}${r.mapped.length > 10 ? '; …' : ''}` : ''}`;
-          const structured = checkStructured(c, Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(mapped.shown)));
+          const structured = checkStructured(
+            c,
+            Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(mapped.shown)),
+          );
           if (mapped.leftOut) (structured.left_out ??= []).push(`${mapped.leftOut} more media mappings`);
           return ok({ ...structured, format: r.format, mapped: mapped.shown }, text);
         },

@@ -27,7 +27,10 @@ function compact(node: unknown, output: boolean): unknown {
     if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
     if (output && (k === 'description' || (k === 'additionalProperties' && v === false))) continue;
     // Inside `properties`, keys are field names, not keywords: a field called "description" stays.
-    out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as Json).map(([f, s]) => [f, compact(s, output)])) : compact(v, output);
+    out[k] =
+      k === 'properties' && v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v as Json).map(([f, s]) => [f, compact(s, output)]))
+        : compact(v, output);
   }
   return out;
 }
@@ -47,7 +50,13 @@ export function compactJsonSchema<T>(schema: T, output: boolean): T {
   const json = std?.jsonSchema;
   if (!json) return schema;
   Object.defineProperty(schema, '~standard', {
-    value: { ...std, jsonSchema: { input: (o: unknown) => compact(json.input(o), output), output: (o: unknown) => compact(json.output(o), output) } },
+    value: {
+      ...std,
+      jsonSchema: {
+        input: (o: unknown) => compact(json.input(o), output),
+        output: (o: unknown) => compact(json.output(o), output),
+      },
+    },
     configurable: true,
   });
   return schema;
@@ -57,5 +66,13 @@ export function compactJsonSchema<T>(schema: T, output: boolean): T {
 export function compactToolSchemas(server: McpServer): void {
   const register = server.registerTool.bind(server) as (name: string, config: Json, handler: unknown) => unknown;
   (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
-    register(name, { ...config, ...(config.inputSchema ? { inputSchema: compactJsonSchema(config.inputSchema, false) } : {}), ...(config.outputSchema ? { outputSchema: compactJsonSchema(config.outputSchema, true) } : {}) }, handler);
+    register(
+      name,
+      {
+        ...config,
+        ...(config.inputSchema ? { inputSchema: compactJsonSchema(config.inputSchema, false) } : {}),
+        ...(config.outputSchema ? { outputSchema: compactJsonSchema(config.outputSchema, true) } : {}),
+      },
+      handler,
+    );
 }

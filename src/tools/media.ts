@@ -28,7 +28,10 @@ const ImportedFileSchema = z.object({
   asset_id: z.string(),
   kind: z.enum(['video', 'audio', 'image']),
   duration_seconds: z.number().optional(),
-  header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
+  header_duration_seconds: z
+    .number()
+    .optional()
+    .describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   has_audio: z.boolean(),
   already_imported: z.boolean().optional(),
 });
@@ -39,7 +42,10 @@ const ImportMediaOutput = z.object({
   already_imported: z.boolean().optional(),
   kind: z.enum(['video', 'audio', 'image']).optional(),
   duration_seconds: z.number().optional(),
-  header_duration_seconds: z.number().optional().describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
+  header_duration_seconds: z
+    .number()
+    .optional()
+    .describe("What the file's header claims, when its media ends well before (duration_seconds is the real end)"),
   width: z.number().optional(),
   height: z.number().optional(),
   has_audio: z.boolean().optional(),
@@ -61,7 +67,9 @@ const ListMediaOutput = z.object({
       folder: z.string(),
       files: z.array(z.object({ path: z.string(), kind: z.enum(['video', 'audio', 'image']), size_bytes: z.number() })),
       files_total: z.number().int(),
-      skipped: z.array(z.object({ reason: z.string(), count: z.number().int(), paths: z.array(z.string()) })).describe('Passed over, by reason (the first paths)'),
+      skipped: z
+        .array(z.object({ reason: z.string(), count: z.number().int(), paths: z.array(z.string()) }))
+        .describe('Passed over, by reason (the first paths)'),
       truncated: TruncatedSchema.optional(),
     }),
   ),
@@ -114,7 +122,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     {
       title: 'List the media in a folder',
       description:
-        "The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.",
+        'The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.',
       inputSchema: ListMediaInput,
       outputSchema: ListMediaOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -139,10 +147,17 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           const lines = folders.flatMap((l) => [
             `${l.folder}: ${plural(l.files_total, 'media file')}`,
             ...l.files.map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
-            ...(l.skipped.length ? [`  passed over: ${l.skipped.map((g) => `${g.count} ${g.reason}${g.paths.length ? ` (${g.paths.join(', ')}${g.count > g.paths.length ? ', …' : ''})` : ''}`).join('; ')}`] : []),
+            ...(l.skipped.length
+              ? [
+                  `  passed over: ${l.skipped.map((g) => `${g.count} ${g.reason}${g.paths.length ? ` (${g.paths.join(', ')}${g.count > g.paths.length ? ', …' : ''})` : ''}`).join('; ')}`,
+                ]
+              : []),
             ...(l.truncated ? [`  ${truncatedLine(l.truncated)}`] : []),
           ]);
-          if (next !== undefined) lines.push(`Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`);
+          if (next !== undefined)
+            lines.push(
+              `Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`,
+            );
           else if (offset && !k) lines.push(`No files from offset ${offset} (${all.length} in all).`);
           return ok({ folders, ...(next !== undefined ? { next_offset: next } : {}) }, lines.join('\n'));
         };
@@ -154,8 +169,7 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
     'import_media',
     {
       title: 'Import media into a project',
-      description:
-        `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
+      description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
       inputSchema: ImportMediaInput,
       outputSchema: ImportMediaOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -175,8 +189,16 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           if (asked.length === 1 && found[0]!.error !== undefined) throw new ToolError(found[0]!.error);
           const folders = found.filter((t) => t.folder).length;
           const items = importItems(found);
-          if (!items.some((it) => !it.hidden)) throw new ToolError(`${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`);
-          const { taken, later, next } = importSlice(items, { asked, recursive: recursive ?? false, ...(cursor !== undefined ? { cursor } : {}), max: MAX_IMPORT_FILES });
+          if (!items.some((it) => !it.hidden))
+            throw new ToolError(
+              `${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`,
+            );
+          const { taken, later, next } = importSlice(items, {
+            asked,
+            recursive: recursive ?? false,
+            ...(cursor !== undefined ? { cursor } : {}),
+            max: MAX_IMPORT_FILES,
+          });
           const hidden = taken.filter((it) => it.hidden).length;
           const files = taken.filter((it) => it.file).length;
           const progress = progressFor(ctx);
@@ -214,13 +236,27 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
           await progress(files, files, 'done');
           if (imported.some((m) => !m.already_imported)) server.sendResourceListChanged();
           const truncated = found.reduce<{ entries_not_read: number; folders_not_read: number } | undefined>(
-            (sum, t) => (t.folder?.truncated ? { entries_not_read: (sum?.entries_not_read ?? 0) + t.folder.truncated.entries_not_read, folders_not_read: (sum?.folders_not_read ?? 0) + t.folder.truncated.folders_not_read } : sum),
+            (sum, t) =>
+              t.folder?.truncated
+                ? {
+                    entries_not_read: (sum?.entries_not_read ?? 0) + t.folder.truncated.entries_not_read,
+                    folders_not_read: (sum?.folders_not_read ?? 0) + t.folder.truncated.folders_not_read,
+                  }
+                : sum,
             undefined,
           );
           const more = [
-            ...(hidden ? [`Left out ${plural(hidden, 'hidden entry', 'hidden entries')} (names starting with a dot).`] : []),
-            ...(truncated ? [`${truncatedLine(truncated)[0]!.toUpperCase()}${truncatedLine(truncated).slice(1)}.`] : []),
-            ...(next ? [`${plural(later.length, 'more media file')}: call again with the same path, paths and recursive, and cursor: "${next}".`] : []),
+            ...(hidden
+              ? [`Left out ${plural(hidden, 'hidden entry', 'hidden entries')} (names starting with a dot).`]
+              : []),
+            ...(truncated
+              ? [`${truncatedLine(truncated)[0]!.toUpperCase()}${truncatedLine(truncated).slice(1)}.`]
+              : []),
+            ...(next
+              ? [
+                  `${plural(later.length, 'more media file')}: call again with the same path, paths and recursive, and cursor: "${next}".`,
+                ]
+              : []),
           ];
           const extra = { ...(next ? { next_cursor: next } : {}), ...(truncated ? { truncated } : {}) };
           const single = asked.length === 1 && !folders && imported.length === 1 ? imported[0]! : undefined;
@@ -230,14 +266,19 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
               ...(single.already_imported ? { already_imported: true } : {}),
               kind: single.kind,
               ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
-              ...(single.header_duration_ms !== undefined ? { header_duration_seconds: single.header_duration_ms / 1000 } : {}),
+              ...(single.header_duration_ms !== undefined
+                ? { header_duration_seconds: single.header_duration_ms / 1000 }
+                : {}),
               ...(single.width ? { width: single.width, height: single.height } : {}),
               has_audio: single.has_audio,
               imported: done,
               skipped,
             };
             const again = single.already_imported ? '. again: true imports a copy' : '';
-            return ok(out, `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`);
+            return ok(
+              out,
+              `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`,
+            );
           }
           // Many files: as many of each list as fit, in proportion; the rest counted (get_project lists every asset).
           const known = imported.filter((m) => m.already_imported).length;
@@ -250,10 +291,22 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
               `Imported ${imported.length} file${imported.length === 1 ? '' : 's'}${known ? ` (${known} already in the project: not copied again)` : ''}${skipped.length ? `, skipped ${skipped.length}` : ''}.`,
               ...imported.slice(0, ki).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
               ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
-              ...(leftOut.imported || leftOut.skipped ? [`Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`] : []),
+              ...(leftOut.imported || leftOut.skipped
+                ? [
+                    `Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`,
+                  ]
+                : []),
               ...more,
             ].join('\n');
-            return ok({ imported: done.slice(0, ki), skipped: skipped.slice(0, ks), ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}), ...extra }, text);
+            return ok(
+              {
+                imported: done.slice(0, ki),
+                skipped: skipped.slice(0, ks),
+                ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}),
+                ...extra,
+              },
+              text,
+            );
           };
           return fitting(total, build).result;
         },

@@ -2,7 +2,15 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDeps } from '../workflow/deps.js';
-import { DEFAULT_MAX_SECONDS, DEFAULT_MIN_SECONDS, DEFAULT_MOMENTS, MAX_MOMENTS, MOMENTS_INSPECT_SECONDS, MOMENTS_TRANSCRIBE_SECONDS, moments } from '../workflow/moments.js';
+import {
+  DEFAULT_MAX_SECONDS,
+  DEFAULT_MIN_SECONDS,
+  DEFAULT_MOMENTS,
+  MAX_MOMENTS,
+  MOMENTS_INSPECT_SECONDS,
+  MOMENTS_TRANSCRIBE_SECONDS,
+  moments,
+} from '../workflow/moments.js';
 import { fitList } from './budget.js';
 import { beating, progressFor } from './progress.js';
 import { guard, ok } from './result.js';
@@ -23,8 +31,17 @@ const MomentSchema = z.object({
   end_seconds: z.number(),
   score: z.number(),
   signals: z.object({
-    about: num, about_heard: z.string().optional(), sentences: num, sentences_cut: num, words_per_second: num,
-    loudness_db: num, louder_than_source_db: num, peak_db: num, motion: num, cuts: num, cuts_per_minute: num,
+    about: num,
+    about_heard: z.string().optional(),
+    sentences: num,
+    sentences_cut: num,
+    words_per_second: num,
+    loudness_db: num,
+    louder_than_source_db: num,
+    peak_db: num,
+    motion: num,
+    cuts: num,
+    cuts_per_minute: num,
   }),
   reason: z.string(),
   clip: z.object({ asset_id: z.string(), words: z.array(z.number().int()).optional(), start: num, end: num }),
@@ -48,12 +65,17 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Rank the moments worth cutting',
       description:
-        'Ranked spans of the project\'s videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, ' +
+        "Ranked spans of the project's videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
         'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
         `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
       inputSchema: Input,
       outputSchema: Output,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: deps.backend.kind === 'remote',
+      },
     },
     ({ project_id, asset_ids, about, count, min_seconds, max_seconds }, ctx) =>
       guard(
@@ -62,7 +84,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
         async () => {
           const beat = beating(progressFor(ctx));
           try {
-            const r = await moments(deps, project_id, { assetIds: asset_ids, about, count, minSeconds: min_seconds, maxSeconds: max_seconds }, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
+            const r = await moments(
+              deps,
+              project_id,
+              { assetIds: asset_ids, about, count, minSeconds: min_seconds, maxSeconds: max_seconds },
+              { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) },
+            );
             beat.update(1, 'done');
             const shownMoments = fitList(r.moments, MOMENTS_BYTES);
             const missing = fitList(r.missing, MISSING_BYTES);
@@ -72,13 +99,22 @@ export function register(server: McpServer, deps: ToolDeps): void {
             ];
             const lines = [
               `${r.moments.length} moment${r.moments.length === 1 ? '' : 's'} of ${r.candidates} candidates in ${r.ranked} source${r.ranked === 1 ? '' : 's'}, best first.`,
-              ...shownMoments.shown.map((m, i) => `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}`),
+              ...shownMoments.shown.map(
+                (m, i) =>
+                  `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}`,
+              ),
               ...missing.shown.slice(0, 10).map((m) => `Missing: ${m.asset_id}: ${m.reason}`),
               ...leftOut.map((l) => `Left out: ${l}.`),
               ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is.'] : []),
             ];
             return ok(
-              { moments: shownMoments.shown, candidates: r.candidates, ranked: r.ranked, ...(missing.shown.length ? { missing: missing.shown } : {}), ...(leftOut.length ? { left_out: leftOut } : {}) },
+              {
+                moments: shownMoments.shown,
+                candidates: r.candidates,
+                ranked: r.ranked,
+                ...(missing.shown.length ? { missing: missing.shown } : {}),
+                ...(leftOut.length ? { left_out: leftOut } : {}),
+              },
               lines.join('\n'),
             );
           } finally {

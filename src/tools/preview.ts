@@ -7,7 +7,16 @@ import { INSTALL_HINT } from '../media/locate.js';
 import { checkAndKeep, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
 import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
-import { PreviewSchema, cutClipUri, previewJob, readFinishedPreview, startPreview, type MediaRuntime, type PreviewJob, type PreviewResult } from '../workflow/preview.js';
+import {
+  PreviewSchema,
+  cutClipUri,
+  previewJob,
+  readFinishedPreview,
+  startPreview,
+  type MediaRuntime,
+  type PreviewJob,
+  type PreviewResult,
+} from '../workflow/preview.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import { pause } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
@@ -16,12 +25,15 @@ import { afterStage, beating, progressFor, type Progress } from './progress.js';
 import { ToolError, guard, ok } from './result.js';
 import { fitList } from './budget.js';
 
-export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') => `cutroom://previews/${id}/${file}`;
+export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') =>
+  `cutroom://previews/${id}/${file}`;
 
 /** One shape for both uses: the full preview once done; while rendering, its id and progress only. */
 export const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
-  status: z.enum(['done', 'rendering']).describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
+  status: z
+    .enum(['done', 'rendering'])
+    .describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
   progress: z.number().min(0).max(1).optional(),
   edit_id: z.string().optional(),
   cuts_total: z.number().int().optional().describe('When only the first cuts are listed: how many there are'),
@@ -39,32 +51,55 @@ const RESULT_BYTES = 23 * 1024;
 const TEXT_CUTS = 12;
 
 /** A hosted caller cannot open the server's files: their previews are named by resource URI instead of path. */
-export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[]; reserveBytes?: number } = {}): CallToolResult {
+export function doneResult(
+  p: PreviewResult,
+  opts: { hosted?: boolean; editId?: string; notes?: string[]; warnings?: string[]; reserveBytes?: number } = {},
+): CallToolResult {
   const { sheetBytes, ffmpegMaxRssKiB: _rss, ...made } = p;
-  const preview = opts.hosted ? { ...made, path: previewUri(made.preview_id, 'preview.mp4'), sheet_path: previewUri(made.preview_id, 'sheet.jpg') } : made;
+  const preview = opts.hosted
+    ? {
+        ...made,
+        path: previewUri(made.preview_id, 'preview.mp4'),
+        sheet_path: previewUri(made.preview_id, 'sheet.jpg'),
+      }
+    : made;
   const warnings = [...preview.warnings, ...(opts.warnings ?? [])];
   const flagged = preview.cuts.filter((c) => c.flags.length);
   const parts = (l: { dialogue_lufs?: number; music_lufs?: number; effects_lufs?: number }) =>
-    (['dialogue', 'music', 'effects'] as const).flatMap((k) => (l[`${k}_lufs`] !== undefined ? [`${k} ${l[`${k}_lufs`]}`] : [])).join(', ');
+    (['dialogue', 'music', 'effects'] as const)
+      .flatMap((k) => (l[`${k}_lufs`] !== undefined ? [`${k} ${l[`${k}_lufs`]}`] : []))
+      .join(', ');
   const cutLine = (c: (typeof preview.cuts)[number]) => {
     const l = c.loudness;
-    const sound = l ? `mean ${l.mean_db} dB, peak ${l.peak_db} dB${l.lufs !== undefined ? `, ${l.lufs} LUFS` : ''}${parts(l) && (l.music_lufs ?? l.effects_lufs) !== undefined ? ` (${parts(l)})` : ''}${l.level_db ? `, levelled ${l.level_db > 0 ? '+' : ''}${l.level_db} dB` : ''}` : 'no sound measured';
+    const sound = l
+      ? `mean ${l.mean_db} dB, peak ${l.peak_db} dB${l.lufs !== undefined ? `, ${l.lufs} LUFS` : ''}${parts(l) && (l.music_lufs ?? l.effects_lufs) !== undefined ? ` (${parts(l)})` : ''}${l.level_db ? `, levelled ${l.level_db > 0 ? '+' : ''}${l.level_db} dB` : ''}`
+      : 'no sound measured';
     return `${c.index + 1}. ${c.timeline_start}-${c.timeline_end} ${c.asset_id} ${sound}${c.flags.length ? ` — ${c.flags.join('; ')}` : ''}`;
   };
   const m = preview.mix;
-  const mixLine = m?.lufs !== undefined ? [`Mix: ${m.lufs} LUFS, true peak ${m.true_peak_db ?? '?'} dBTP${parts(m) ? `; ${parts(m)} LUFS` : ''}${m.target_lufs !== undefined ? `; target ${m.target_lufs} LUFS met by ${m.gain_db! > 0 ? '+' : ''}${m.gain_db} dB` : ''}`] : [];
+  const mixLine =
+    m?.lufs !== undefined
+      ? [
+          `Mix: ${m.lufs} LUFS, true peak ${m.true_peak_db ?? '?'} dBTP${parts(m) ? `; ${parts(m)} LUFS` : ''}${m.target_lufs !== undefined ? `; target ${m.target_lufs} LUFS met by ${m.gain_db! > 0 ? '+' : ''}${m.gain_db} dB` : ''}`,
+        ]
+      : [];
   const listed = preview.cuts.length <= TEXT_CUTS ? preview.cuts : flagged.slice(0, TEXT_CUTS);
   const lines = [
     `Preview ${preview.resolution}, ${preview.measured_seconds} s (planned ${preview.planned_seconds} s), ${preview.cuts.length} cuts: ${preview.path}`,
-    ...(opts.editId ?? preview.edit_id ? [`edit_id: ${opts.editId ?? preview.edit_id}`] : []),
+    ...((opts.editId ?? preview.edit_id) ? [`edit_id: ${opts.editId ?? preview.edit_id}`] : []),
     ...mixLine,
     ...listed.map(cutLine),
-    ...(listed.length < (preview.cuts.length <= TEXT_CUTS ? preview.cuts.length : flagged.length) ? [`… ${flagged.length - listed.length} more flagged cuts in structuredContent`] : []),
+    ...(listed.length < (preview.cuts.length <= TEXT_CUTS ? preview.cuts.length : flagged.length)
+      ? [`… ${flagged.length - listed.length} more flagged cuts in structuredContent`]
+      : []),
     ...warnings.map((w) => `Warning: ${w}`),
   ];
   lines.push(flagged.length ? `${flagged.length} of ${preview.cuts.length} cuts flagged.` : 'No cut was flagged.');
   if (preview.diagnostics.length) lines.push(describeDiagnostics(preview));
-  if (opts.notes?.length) lines.push(`Notes: ${opts.notes.slice(0, 5).join('; ')}${opts.notes.length > 5 ? `; … ${opts.notes.length - 5} more` : ''}`);
+  if (opts.notes?.length)
+    lines.push(
+      `Notes: ${opts.notes.slice(0, 5).join('; ')}${opts.notes.length > 5 ? `; … ${opts.notes.length - 5} more` : ''}`,
+    );
   const text = lines.join('\n');
   const leftOut: string[] = [];
   const whole = previewUri(preview.preview_id, 'preview.json');
@@ -72,15 +107,25 @@ export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: 
   if (diagnostics.leftOut) leftOut.push(`${diagnostics.leftOut} more warnings from the check: compose_edit lists them`);
   const allOverlays = preview.overlays ?? [];
   const overlays = fitList(allOverlays, OVERLAYS_BUDGET);
-  if (overlays.leftOut) leftOut.push(`overlays ${overlays.shown.length + 1}-${allOverlays.length} of ${allOverlays.length}: ${whole} lists them all`);
+  if (overlays.leftOut)
+    leftOut.push(
+      `overlays ${overlays.shown.length + 1}-${allOverlays.length} of ${allOverlays.length}: ${whole} lists them all`,
+    );
   // The cuts take what the text and the other lists leave (the few fixed fields and left_out take under 2 KB).
-  const used = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) + 2000 + (opts.reserveBytes ?? 0);
+  const used =
+    Buffer.byteLength(text) +
+    Buffer.byteLength(JSON.stringify([diagnostics.shown, overlays.shown, warnings])) +
+    2000 +
+    (opts.reserveBytes ?? 0);
   const cuts = fitList(preview.cuts, Math.max(2000, Math.min(CUTS_BUDGET, RESULT_BYTES - used)));
-  if (cuts.leftOut) leftOut.push(`cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${whole} lists them all`);
+  if (cuts.leftOut)
+    leftOut.push(
+      `cuts ${cuts.shown.length + 1}-${preview.cuts.length} of ${preview.cuts.length}: ${whole} lists them all`,
+    );
   const structured = {
     status: 'done' as const,
     ...preview,
-    ...(opts.editId ?? preview.edit_id ? { edit_id: opts.editId ?? preview.edit_id } : {}),
+    ...((opts.editId ?? preview.edit_id) ? { edit_id: opts.editId ?? preview.edit_id } : {}),
     cuts: cuts.shown,
     ...(cuts.leftOut ? { cuts_total: preview.cuts.length } : {}),
     ...(preview.overlays ? { overlays: overlays.shown } : {}),
@@ -92,17 +137,34 @@ export function doneResult(p: PreviewResult, opts: { hosted?: boolean; editId?: 
   const result = ok(structured, text);
   result.content.push(
     { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
-    { type: 'resource_link', uri: previewUri(preview.preview_id, 'preview.mp4'), name: 'preview.mp4', mimeType: 'video/mp4', description: `Local preview, ${preview.measured_seconds} s` },
+    {
+      type: 'resource_link',
+      uri: previewUri(preview.preview_id, 'preview.mp4'),
+      name: 'preview.mp4',
+      mimeType: 'video/mp4',
+      description: `Local preview, ${preview.measured_seconds} s`,
+    },
   );
   return result;
 }
 
-export function renderingResult(id: string, progress: number | undefined, opts: { who?: string; job?: PreviewJob } = {}): CallToolResult {
+export function renderingResult(
+  id: string,
+  progress: number | undefined,
+  opts: { who?: string; job?: PreviewJob } = {},
+): CallToolResult {
   const pct = progress === undefined ? '' : ` (${Math.floor(progress * 100)}% done)`;
   const ready = opts.job?.ready ?? [];
-  const playable = ready.length ? ` ${ready.length} of ${opts.job!.cuts} cuts can be played now, each a clip: ${cutClipUri(id, ready[0]!)}${ready.length > 1 ? ` (and the same for cut indexes ${ready.slice(1, 12).join(', ')}${ready.length > 12 ? ', …' : ''})` : ''}.` : '';
+  const playable = ready.length
+    ? ` ${ready.length} of ${opts.job!.cuts} cuts can be played now, each a clip: ${cutClipUri(id, ready[0]!)}${ready.length > 1 ? ` (and the same for cut indexes ${ready.slice(1, 12).join(', ')}${ready.length > 12 ? ', …' : ''})` : ''}.`
+    : '';
   return ok(
-    { preview_id: id, status: 'rendering', ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }), ...(opts.job ? { cuts_ready: ready.length } : {}) },
+    {
+      preview_id: id,
+      status: 'rendering',
+      ...(progress === undefined ? {} : { progress: Math.round(progress * 1000) / 1000 }),
+      ...(opts.job ? { cuts_ready: ready.length } : {}),
+    },
     `The preview is still rendering${pct}${opts.who ?? ''}.${playable} Follow it with preview_edit {preview_id: "${id}"}; it returns the full preview once done.`,
   );
 }
@@ -111,7 +173,13 @@ export function renderingResult(id: string, progress: number | undefined, opts: 
  * Waits for a job for up to `waitMs`, passing its progress on, and at least every second (a client that resets
  * its timeout on progress keeps waiting). Resolves true when the job settled, false on time out or cancellation.
  */
-export async function follow(job: PreviewJob, waitMs: number, signal: AbortSignal, progress: Progress, until?: () => boolean): Promise<boolean> {
+export async function follow(
+  job: PreviewJob,
+  waitMs: number,
+  signal: AbortSignal,
+  progress: Progress,
+  until?: () => boolean,
+): Promise<boolean> {
   let sent = -1;
   let sentAt = 0;
   let sentMessage = '';
@@ -150,7 +218,10 @@ export async function follow(job: PreviewJob, waitMs: number, signal: AbortSigna
       timer = setTimeout(() => resolve(false), waitMs);
       onAbort = () => resolve(false);
       signal.addEventListener('abort', onAbort, { once: true });
-      job.done.then(() => resolve(true), () => resolve(true));
+      job.done.then(
+        () => resolve(true),
+        () => resolve(true),
+      );
     });
   } finally {
     clearInterval(beat);
@@ -161,7 +232,11 @@ export async function follow(job: PreviewJob, waitMs: number, signal: AbortSigna
 }
 
 /** The result of a settled job: the full preview, or its failure as a thrown one-line error. */
-async function settledResult(job: PreviewJob, progress: Progress, opts: Parameters<typeof doneResult>[1]): Promise<CallToolResult> {
+async function settledResult(
+  job: PreviewJob,
+  progress: Progress,
+  opts: Parameters<typeof doneResult>[1],
+): Promise<CallToolResult> {
   const result = await job.done;
   await progress(100, 100, 'done');
   return doneResult(result, opts);
@@ -173,10 +248,22 @@ export const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
 };
 
 /** Starts (or joins, or reuses) the preview of a checked, ready edit: its captions and dialogue's words first. */
-export async function startCheckedPreview(deps: ToolDeps, rt: MediaRuntime, checked: CheckedEdit, width: number | undefined, signal: AbortSignal): Promise<PreviewJob> {
+export async function startCheckedPreview(
+  deps: ToolDeps,
+  rt: MediaRuntime,
+  checked: CheckedEdit,
+  width: number | undefined,
+  signal: AbortSignal,
+): Promise<PreviewJob> {
   const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
   const speechWords = await dialogueWords(deps, checked, signal);
-  const opts = { width: width ?? 640, debug: (m: string) => deps.logger.debug(m), ...(checked.editId ? { editId: checked.editId } : {}), ...(captions ? { captions } : {}), ...(speechWords?.size ? { speechWords } : {}) };
+  const opts = {
+    width: width ?? 640,
+    debug: (m: string) => deps.logger.debug(m),
+    ...(checked.editId ? { editId: checked.editId } : {}),
+    ...(captions ? { captions } : {}),
+    ...(speechWords?.size ? { speechWords } : {}),
+  };
   // Through the job queue when there is one: the same preview, made by a worker.
   return deps.jobs ? deps.jobs.preview.start(rt, checked, opts, signal) : startPreview(rt, checked, opts);
 }
@@ -202,10 +289,17 @@ function editArguments(input: Record<string, unknown>): string[] {
 const QUEUE_ASK_MS = 500;
 
 /** preview_edit {preview_id}: waits for a preview still rendering, or answers a finished one from the cache dir. */
-async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<typeof progressFor>[0]): Promise<CallToolResult> {
+async function followPreview(
+  deps: ToolDeps,
+  previewId: string,
+  ctx: Parameters<typeof progressFor>[0],
+): Promise<CallToolResult> {
   const rt = needRuntime(deps, 'preview_edit');
   const id = previewId.trim();
-  if (!isPreviewId(id)) throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`);
+  if (!isPreviewId(id))
+    throw new ToolError(
+      `preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e); preview_edit returns it`,
+    );
   const job = previewJob(rt, id) ?? deps.jobs?.preview.job(rt, id);
   // The preview the job made: a worker that took the job over from one that died made it under an id of its own,
   // and the id the caller was given names the job.
@@ -213,13 +307,15 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
   if (job) {
     const progress = progressFor(ctx);
     // Cancelling this call stops the waiting, not the preview.
-    if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress))) return renderingResult(id, job.progress, { job });
+    if (!(await follow(job, deps.renderWaitMs, ctx.mcpReq.signal, progress)))
+      return renderingResult(id, job.progress, { job });
     if ('error' in job.settled!) throw job.settled.error;
     made = job.settled!.result.preview_id;
   }
   const finished = await readFinishedPreview(rt, made);
   if (finished) return doneResult(finished, { hosted: deps.hosted });
-  if (await rt.cache.inProgress(id)) return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
+  if (await rt.cache.inProgress(id))
+    return renderingResult(id, undefined, { who: ' in another cutroom process sharing the cache dir' });
   // Made on a worker for another replica (no shared cache dir to see it in), or under another id by a worker that
   // took its job over from one that died: the queue knows.
   const ask = deps.jobs?.preview.onQueue;
@@ -245,7 +341,9 @@ async function followPreview(deps: ToolDeps, previewId: string, ctx: Parameters<
     const done = await readFinishedPreview(rt, queued?.state === 'made' ? queued.id : made);
     if (done) return doneResult(done, { hosted: deps.hosted });
   }
-  throw new ToolError(`preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`);
+  throw new ToolError(
+    `preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`,
+  );
 }
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -261,7 +359,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
         `Still rendering after ${waitSec} s: status "rendering"; follow it with preview_edit {preview_id}.`,
       inputSchema: PreviewEditInput,
       outputSchema: PreviewOutputSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: deps.backend.kind === 'remote',
+      },
       _meta: viewMeta(PREVIEW_VIEW_URI),
     },
     ({ width, preview_id, ...input }, ctx) => {
@@ -269,7 +372,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
       if (preview_id !== undefined && preview_id.trim()) {
         return guard('preview_edit', logger, async () => {
           const given = editArguments({ ...input, width });
-          if (given.length) throw new ToolError(`give preview_id alone to follow a preview, or an edit without it to make one, not both (also given: ${given.join(', ')})`);
+          if (given.length)
+            throw new ToolError(
+              `give preview_id alone to follow a preview, or an edit without it to make one, not both (also given: ${given.join(', ')})`,
+            );
           return followPreview(deps, preview_id, ctx);
         });
       }
@@ -282,13 +388,23 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const signal = ctx.mcpReq.signal;
           const progress = progressFor(ctx);
           const listen = beating(progress, { share: 0.5 });
-          const checked = await checkAndKeep(deps, input, signal, { onProgress: listen.update, waitMs: deps.renderWaitMs, debug: (m) => logger.debug(m) }).finally(listen.stop);
+          const checked = await checkAndKeep(deps, input, signal, {
+            onProgress: listen.update,
+            waitMs: deps.renderWaitMs,
+            debug: (m) => logger.debug(m),
+          }).finally(listen.stop);
           logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
           if (!checked.ready) return refuseEdit(checked, 'previewed');
-          const warnings = width !== undefined && checked.timeline && width > checked.timeline.width ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`] : [];
+          const warnings =
+            width !== undefined && checked.timeline && width > checked.timeline.width
+              ? [
+                  `width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`,
+                ]
+              : [];
           const job = await startCheckedPreview(deps, rt, checked, width, signal);
           // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
-          const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
+          const waitMs =
+            listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
           const next = afterStage(progress, listen.last);
           const settled = await follow(job, waitMs, signal, next);
           if (!settled && signal.aborted) {
@@ -296,11 +412,18 @@ export function register(server: McpServer, deps: ToolDeps): void {
             if (job.abort()) await job.done.catch(() => {});
           } else job.release();
           if (!settled) {
-            logger.debug(`preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`);
+            logger.debug(
+              `preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`,
+            );
             return renderingResult(job.id, job.progress, { job });
           }
           logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, next, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), notes: checked.notes, warnings });
+          return settledResult(job, next, {
+            hosted: deps.hosted,
+            ...(checked.editId ? { editId: checked.editId } : {}),
+            notes: checked.notes,
+            warnings,
+          });
         },
         { what: `project ${input.project_id}`, listedBy: 'list_projects' },
       );

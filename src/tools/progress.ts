@@ -58,5 +58,6 @@ export function beating(progress: Progress, opts: { total?: number | null; share
  */
 export function afterStage(progress: Progress, floor: number): Progress {
   if (floor <= 0) return progress;
-  return (p, total, message) => progress(total !== undefined ? floor + (p * (total - floor)) / total : floor + p, total, message);
+  return (p, total, message) =>
+    progress(total !== undefined ? floor + (p * (total - floor)) / total : floor + p, total, message);
 }

@@ -21,14 +21,27 @@ import { ToolError, guard, ok, requireUuid, unknownOutcome } from './result.js';
 // few: a data dir of broken records must not make an answer too large to read).
 const MAX_PROBLEMS_SHOWN = 10;
 const ProblemsSchema = z
-  .array(z.object({ path: z.string().describe('The file that could not be used'), message: z.string().describe('What is wrong with it, and what to do') }))
+  .array(
+    z.object({
+      path: z.string().describe('The file that could not be used'),
+      message: z.string().describe('What is wrong with it, and what to do'),
+    }),
+  )
   .optional()
   .describe('Stored records that could not be read (local backend); everything else is listed as usual');
 const problemsOf = (problems: RecordProblem[] | undefined) =>
-  problems?.length ? { problems: problems.slice(0, MAX_PROBLEMS_SHOWN), ...(problems.length > MAX_PROBLEMS_SHOWN ? { problems_left_out: problems.length - MAX_PROBLEMS_SHOWN } : {}) } : {};
+  problems?.length
+    ? {
+        problems: problems.slice(0, MAX_PROBLEMS_SHOWN),
+        ...(problems.length > MAX_PROBLEMS_SHOWN ? { problems_left_out: problems.length - MAX_PROBLEMS_SHOWN } : {}),
+      }
+    : {};
 const problemsText = (problems: RecordProblem[] | undefined) =>
   problems?.length
-    ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `- ${p.message}`).join('\n')}` +
+    ? `\n${problems.length} record${problems.length === 1 ? '' : 's'} could not be read:\n${problems
+        .slice(0, MAX_PROBLEMS_SHOWN)
+        .map((p) => `- ${p.message}`)
+        .join('\n')}` +
       (problems.length > MAX_PROBLEMS_SHOWN ? `\n… and ${problems.length - MAX_PROBLEMS_SHOWN} more like these` : '')
     : '';
 /** A description in a listing: the start of it; get_project shows more, the project's resource all of it. */
@@ -57,7 +70,11 @@ const GetProjectInput = z.object({
   project_id: projectId,
   asset_offset: z.number().int().min(0).optional().describe('A next_asset_offset'),
 });
-const GetProjectOutput = z.object({ project: ProjectDetailSchema, problems: ProblemsSchema, problems_left_out: ProblemsLeftOut });
+const GetProjectOutput = z.object({
+  project: ProjectDetailSchema,
+  problems: ProblemsSchema,
+  problems_left_out: ProblemsLeftOut,
+});
 const CreateProjectInput = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(5000).describe('May be empty'),
@@ -79,7 +96,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'List video projects',
       description:
-        "Your video projects, newest first: id, name, description, creation time, asset count. For the assets: get_project.",
+        'Your video projects, newest first: id, name, description, creation time, asset count. For the assets: get_project.',
       inputSchema: ListProjectsInput,
       outputSchema: ListProjectsOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -87,8 +104,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
     ({ limit, offset = 0 }, ctx) =>
       guard('list_projects', logger, async () => {
         // The service pages by limit only: the first offset + limit are asked for, and the first offset skipped.
-        const listed = await backend.listProjects(limit === undefined && !offset ? undefined : (limit ?? 10) + offset, { signal: ctx.mcpReq.signal });
-        const all = listed.projects.slice(offset).map(summarizeProject).map((p) => (p.description ? { ...p, description: clipText(p.description, LISTED_DESCRIPTION) } : p));
+        const listed = await backend.listProjects(limit === undefined && !offset ? undefined : (limit ?? 10) + offset, {
+          signal: ctx.mcpReq.signal,
+        });
+        const all = listed.projects
+          .slice(offset)
+          .map(summarizeProject)
+          .map((p) => (p.description ? { ...p, description: clipText(p.description, LISTED_DESCRIPTION) } : p));
         const build = (k: number) => {
           const projects = all.slice(0, k);
           const next = k < all.length ? offset + k : undefined;
@@ -96,8 +118,15 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const text = projects.length
             ? `${projects.length} project${projects.length === 1 ? '' : 's'}${offset ? ` from offset ${offset}` : ''}:\n${lines.join('\n')}` +
               (next !== undefined ? `\n${all.length - k} more: call again with offset: ${next}.` : '')
-            : listed.problems?.length ? 'No readable projects.' : offset ? `No projects from offset ${offset}.` : 'No projects yet. create_project makes one.';
-          return ok({ projects, ...(next !== undefined ? { next_offset: next } : {}), ...problemsOf(listed.problems) }, text + problemsText(listed.problems));
+            : listed.problems?.length
+              ? 'No readable projects.'
+              : offset
+                ? `No projects from offset ${offset}.`
+                : 'No projects yet. create_project makes one.';
+          return ok(
+            { projects, ...(next !== undefined ? { next_offset: next } : {}), ...problemsOf(listed.problems) },
+            text + problemsText(listed.problems),
+          );
         };
         return fitting(all.length, build).result;
       }),
@@ -108,7 +137,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Get a project and its assets',
       description:
-        "A project and its assets: name, kind, duration, size, id, status, and signed links that expire (fetch again rather than reuse). Paged: asset_offset.",
+        'A project and its assets: name, kind, duration, size, id, status, and signed links that expire (fetch again rather than reuse). Paged: asset_offset.',
       inputSchema: GetProjectInput,
       outputSchema: GetProjectOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
@@ -127,8 +156,11 @@ export function register(server: McpServer, deps: ToolDeps): void {
             throw hint ? new ToolError(`${(err as Error).message}; ${hint}`) : err;
           }
           const got = await backend.getProject(id, { signal }).catch(async (err: unknown) => {
-            const hint = err instanceof ServiceError && err.status === 404 ? await suggestProject(backend, id, signal) : undefined;
-            throw hint ? new ToolError(`project ${id} not found; ${hint} Else list_projects shows the ids you can use`) : err;
+            const hint =
+              err instanceof ServiceError && err.status === 404 ? await suggestProject(backend, id, signal) : undefined;
+            throw hint
+              ? new ToolError(`project ${id} not found; ${hint} Else list_projects shows the ids you can use`)
+              : err;
           });
           const total = got.assets?.length ?? 0;
           // What is known of the page's media (recorded, probed or inspected); nothing is measured for a listing.
@@ -143,7 +175,9 @@ export function register(server: McpServer, deps: ToolDeps): void {
             const shown = project.assets.length;
             const text = [
               `${project.name ?? '(unnamed)'} — ${project.id}`,
-              project.description ? `${project.description}${cut ? ` (the first ${SHOWN_DESCRIPTION} of its ${description.length} characters: the resource ${projectUri(project.id)} has it whole)` : ''}` : undefined,
+              project.description
+                ? `${project.description}${cut ? ` (the first ${SHOWN_DESCRIPTION} of its ${description.length} characters: the resource ${projectUri(project.id)} has it whole)` : ''}`
+                : undefined,
               `${total} asset${total === 1 ? '' : 's'}${shown < total ? (shown ? ` (showing ${asset_offset + 1}-${asset_offset + shown})` : ` (none from asset_offset ${asset_offset})`) : ''}:`,
               ...project.assets.map(assetLine),
               project.next_asset_offset !== undefined
@@ -166,7 +200,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Create a project',
       description:
-        "Creates a project (from an existing prompt with prompt_id). Each call makes another: check list_projects first.",
+        'Creates a project (from an existing prompt with prompt_id). Each call makes another: check list_projects first.',
       inputSchema: CreateProjectInput,
       outputSchema: CreateProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
@@ -193,7 +227,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Delete a project',
       description:
-        "Deletes a project and all it holds, for good. Without confirm: true nothing is deleted and the error names what would go: ask the user first.",
+        'Deletes a project and all it holds, for good. Without confirm: true nothing is deleted and the error names what would go: ask the user first.',
       inputSchema: DeleteProjectInput,
       outputSchema: DeleteProjectOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint },

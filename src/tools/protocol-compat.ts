@@ -12,7 +12,9 @@ const RESOURCE_LINK_SINCE = '2025-06-18';
 const AUDIO_SINCE = '2025-03-26';
 
 function linkAsText(c: Extract<Content, { type: 'resource_link' }>): Content {
-  const about = [c.title ?? c.name, c.mimeType ? `(${c.mimeType})` : '', c.description ? `— ${c.description}` : ''].filter(Boolean).join(' ');
+  const about = [c.title ?? c.name, c.mimeType ? `(${c.mimeType})` : '', c.description ? `— ${c.description}` : '']
+    .filter(Boolean)
+    .join(' ');
   return { type: 'text', text: `Resource ${c.uri}${about ? `: ${about}` : ''}; read it with resources/read.` };
 }
 
@@ -25,7 +27,11 @@ export function contentForVersion(result: CallToolResult, version: string | unde
   if (!version || version >= RESOURCE_LINK_SINCE || !Array.isArray(result.content)) return result;
   const content = result.content.map((c): Content => {
     if (c.type === 'resource_link') return linkAsText(c);
-    if (c.type === 'audio' && version < AUDIO_SINCE) return { type: 'text', text: `(An audio item, ${c.mimeType}, was left out: this protocol version has no audio content.)` };
+    if (c.type === 'audio' && version < AUDIO_SINCE)
+      return {
+        type: 'text',
+        text: `(An audio item, ${c.mimeType}, was left out: this protocol version has no audio content.)`,
+      };
     return c;
   });
   return { ...result, content };
@@ -41,5 +47,6 @@ export function adaptToolResultsToProtocol(server: McpServer, declared?: string)
   const inner = server.server;
   const project = inner.projectCallToolResult.bind(inner);
   // Over stateless HTTP an instance serves one request and saw no handshake: the request's declared version stands.
-  inner.projectCallToolResult = (result, schema) => project(contentForVersion(result, inner.getNegotiatedProtocolVersion() ?? declared), schema);
+  inner.projectCallToolResult = (result, schema) =>
+    project(contentForVersion(result, inner.getNegotiatedProtocolVersion() ?? declared), schema);
 }

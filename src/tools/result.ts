@@ -31,7 +31,11 @@ import { explain, type Subject } from '../workflow/explain.js';
 export function unknownOutcome(err: unknown, what: string, howToTell: string): unknown {
   if (!(err instanceof ServiceError) || !err.maybeApplied) return err;
   const fact =
-    err.kind === 'http' ? `the service failed (${err.status})${err.detail ? `: ${err.detail}` : ''}` : err.kind === 'cancelled' ? 'cancelled while waiting for the answer' : err.message.split(';')[0];
+    err.kind === 'http'
+      ? `the service failed (${err.status})${err.detail ? `: ${err.detail}` : ''}`
+      : err.kind === 'cancelled'
+        ? 'cancelled while waiting for the answer'
+        : err.message.split(';')[0];
   return new ToolError(`${what} may or may not have reached the service (${fact}). It was not resent: ${howToTell}`);
 }
 
@@ -47,8 +51,8 @@ export async function guard(
   } catch (err) {
     const message = explain(err, subject);
     if (!(err instanceof ToolError)) logger.warn(`${tool}: ${message}`);
-    if (!(err instanceof ToolError) && !(err instanceof ServiceError)) logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
+    if (!(err instanceof ToolError) && !(err instanceof ServiceError))
+      logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
     return fail(logger.outward ? logger.outward(message) : logger.hide ? logger.hide(message) : message);
   }
 }
-

@@ -21,7 +21,12 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         "A project's scripts (graphs of generation steps): id, name, the inputs a new generation needs, the steps in order; the whole graph at resource_uri.",
       inputSchema: ListScriptsInput,
       outputSchema: ListScriptsOutput,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: backend.kind === 'remote',
+      },
     },
     ({ project_id, limit }, ctx) =>
       guard(
@@ -29,11 +34,17 @@ export function register(server: McpServer, { backend, logger }: ToolDeps): void
         logger,
         async () => {
           const id = requireUuid(project_id, 'project_id', 'list_projects');
-          const scripts = (await backend.listScripts(id, limit, { signal: ctx.mcpReq.signal })).map((s) => summarizeScript(s, id));
+          const scripts = (await backend.listScripts(id, limit, { signal: ctx.mcpReq.signal })).map((s) =>
+            summarizeScript(s, id),
+          );
           const text = scripts.length
             ? scripts
                 .map((s) => {
-                  const inputs = s.inputs.map((i) => i.name).filter(Boolean).join(', ') || 'none';
+                  const inputs =
+                    s.inputs
+                      .map((i) => i.name)
+                      .filter(Boolean)
+                      .join(', ') || 'none';
                   return `- ${s.name ?? '(unnamed)'} — ${s.id}\n  inputs: ${inputs}\n  steps: ${s.graph.steps.join(' → ')}`;
                 })
                 .join('\n')

@@ -12,7 +12,10 @@ import { guard, ok } from './result.js';
 const Input = z.object({
   edit_id: z.string(),
   max_pause_seconds: z.number().optional().describe(`Longer pauses are cut; default ${DEFAULT_MAX_PAUSE_SECONDS}`),
-  fillers: z.array(z.string()).optional().describe(`Words to drop; default ${DEFAULT_FILLERS.slice(0, 3).join(', ')}…`),
+  fillers: z
+    .array(z.string())
+    .optional()
+    .describe(`Words to drop; default ${DEFAULT_FILLERS.slice(0, 3).join(', ')}…`),
 });
 const Output = z.object({
   edit_id: z.string().optional(),
@@ -21,7 +24,15 @@ const Output = z.object({
   cuts_before: z.number().int(),
   cuts_after: z.number().int(),
   saved_seconds: z.number(),
-  removals: z.array(z.object({ cut: z.number().int(), asset_id: z.string(), start_seconds: z.number(), end_seconds: z.number(), reason: z.string() })),
+  removals: z.array(
+    z.object({
+      cut: z.number().int(),
+      asset_id: z.string(),
+      start_seconds: z.number(),
+      end_seconds: z.number(),
+      reason: z.string(),
+    }),
+  ),
   untranscribed_cuts: z.array(z.number().int()).optional(),
   left_out: z.array(z.string()).optional(),
 });
@@ -38,25 +49,50 @@ export function register(server: McpServer, deps: ToolDeps): void {
         'Lists each removal with its time and reason; the original is unchanged: review the new edit_id, then preview or render it.',
       inputSchema: Input,
       outputSchema: Output,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: deps.backend.kind === 'remote',
+      },
     },
     ({ edit_id, max_pause_seconds, fillers }, ctx) =>
       guard(
         'tighten_edit',
         logger,
         async () => {
-          const t = await tightenEdit(deps, edit_id, { maxPauseSeconds: max_pause_seconds, fillers }, ctx.mcpReq.signal);
+          const t = await tightenEdit(
+            deps,
+            edit_id,
+            { maxPauseSeconds: max_pause_seconds, fillers },
+            ctx.mcpReq.signal,
+          );
           const { plan, checked: c } = t;
           const removals = fitList(plan.removals, REMOVALS_BYTES);
-          const leftOut = removals.leftOut ? [`${removals.leftOut} removals: the new edit (its resource) holds every cut`] : [];
+          const leftOut = removals.leftOut
+            ? [`${removals.leftOut} removals: the new edit (its resource) holds every cut`]
+            : [];
           const lines = [
             plan.removals.length
               ? `${plan.removals.length} removal${plan.removals.length === 1 ? '' : 's'}, ${plan.saved_seconds} s shorter: ${t.cutsBefore} cuts became ${plan.edit.video_series_sequential.length}.`
               : 'Nothing to take out: no pause over the limit, no filler, no word said twice.',
-            ...removals.shown.slice(0, 15).map((r) => `cut ${r.cut}: ${r.asset_id} ${r.start_seconds.toFixed(3)}-${r.end_seconds.toFixed(3)} s: ${r.reason}`),
-            ...(removals.shown.length > 15 ? [`… ${removals.shown.length - 15} more in structuredContent.removals`] : []),
-            ...(plan.untranscribed.length ? [`Left as they are (their source has no transcript: transcribe_asset, then call again): cuts ${plan.untranscribed.join(', ')}.`] : []),
-            c.ready ? `New edit_id: ${c.editId ?? '(not kept)'} (from ${t.from}, unchanged). Review it with preview_edit.` : `The new edit is not ready:\n${describeDiagnostics(c)}`,
+            ...removals.shown
+              .slice(0, 15)
+              .map(
+                (r) =>
+                  `cut ${r.cut}: ${r.asset_id} ${r.start_seconds.toFixed(3)}-${r.end_seconds.toFixed(3)} s: ${r.reason}`,
+              ),
+            ...(removals.shown.length > 15
+              ? [`… ${removals.shown.length - 15} more in structuredContent.removals`]
+              : []),
+            ...(plan.untranscribed.length
+              ? [
+                  `Left as they are (their source has no transcript: transcribe_asset, then call again): cuts ${plan.untranscribed.join(', ')}.`,
+                ]
+              : []),
+            c.ready
+              ? `New edit_id: ${c.editId ?? '(not kept)'} (from ${t.from}, unchanged). Review it with preview_edit.`
+              : `The new edit is not ready:\n${describeDiagnostics(c)}`,
             ...leftOut.map((l) => `Left out: ${l}.`),
           ];
           const out = ok(
@@ -73,7 +109,14 @@ export function register(server: McpServer, deps: ToolDeps): void {
             },
             lines.join('\n'),
           );
-          if (c.editId) out.content.push({ type: 'resource_link', uri: editUri(c.editId), name: `${c.editId}.json`, mimeType: 'application/json', description: 'The tightened edit, whole' });
+          if (c.editId)
+            out.content.push({
+              type: 'resource_link',
+              uri: editUri(c.editId),
+              name: `${c.editId}.json`,
+              mimeType: 'application/json',
+              description: 'The tightened edit, whole',
+            });
           return out;
         },
         { what: "the edit's project", listedBy: 'list_projects' },

@@ -3,8 +3,22 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
-import { SEARCH_LISTEN_SECONDS, SEARCH_TRANSCRIBE_SECONDS, SearchHitSchema, searchTranscripts, type SearchHit } from '../workflow/search.js';
-import { MAX_TEXT_WORDS, TranscriptPageSchema, transcribe, transcriptPage, transcriptUri, type Transcript, type TranscriptPage } from '../workflow/transcribe.js';
+import {
+  SEARCH_LISTEN_SECONDS,
+  SEARCH_TRANSCRIBE_SECONDS,
+  SearchHitSchema,
+  searchTranscripts,
+  type SearchHit,
+} from '../workflow/search.js';
+import {
+  MAX_TEXT_WORDS,
+  TranscriptPageSchema,
+  transcribe,
+  transcriptPage,
+  transcriptUri,
+  type Transcript,
+  type TranscriptPage,
+} from '../workflow/transcribe.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';
@@ -15,7 +29,10 @@ const TranscribeInput = z.object({
   asset_id: z.string(),
   from: TimeInputSchema.optional().describe('Span start'),
   to: TimeInputSchema.optional().describe('Span end'),
-  text: z.string().optional().describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
+  text: z
+    .string()
+    .optional()
+    .describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
   words: z.boolean().optional().describe('List the words too'),
   cursor: z.string().optional().describe('A next_cursor'),
 });
@@ -26,7 +43,10 @@ const SearchInput = z.object({
   asset_ids: z.array(z.string()).optional().describe('Only these'),
   include_renders: z.boolean().optional().describe('Renders too'),
   offset: z.number().int().min(0).optional().describe('A next_offset'),
-  listen: z.boolean().optional().describe(`Also listen to the sound for it (slower, ${SEARCH_LISTEN_SECONDS} s of media a call)`),
+  listen: z
+    .boolean()
+    .optional()
+    .describe(`Also listen to the sound for it (slower, ${SEARCH_LISTEN_SECONDS} s of media a call)`),
 });
 const SearchOutput = z.object({
   hits: z.array(SearchHitSchema),
@@ -53,16 +73,39 @@ const TEXT_SENTENCES = 8;
 function describeTranscript(t: Transcript, page: TranscriptPage): string {
   const lines = [
     `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words, ${t.sentences.length} sentences in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''}).`,
-    ...page.sentences.slice(0, TEXT_SENTENCES).map((s) => `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text.length > 300 ? `${s.text.slice(0, 300)}…` : s.text}`),
+    ...page.sentences
+      .slice(0, TEXT_SENTENCES)
+      .map(
+        (s) =>
+          `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text.length > 300 ? `${s.text.slice(0, 300)}…` : s.text}`,
+      ),
   ];
-  if (page.sentences.length > TEXT_SENTENCES) lines.push(`… ${page.sentences.length - TEXT_SENTENCES} more sentences of this page in structuredContent.sentences`);
-  if (t.unplaced?.length) lines.push(`${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.unplaced.length > 10 ? ', …' : ''}`);
-  if (t.doubtful?.length) lines.push(`${t.doubtful.length} placed word(s) are doubtful (the sound does not support them; the text may hold words never said): ${t.doubtful.slice(0, 10).map((i) => `${i} "${t.words[i]!.word}"`).join(', ')}${t.doubtful.length > 10 ? ', …' : ''}`);
+  if (page.sentences.length > TEXT_SENTENCES)
+    lines.push(
+      `… ${page.sentences.length - TEXT_SENTENCES} more sentences of this page in structuredContent.sentences`,
+    );
+  if (t.unplaced?.length)
+    lines.push(
+      `${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced
+        .slice(0, 10)
+        .map((i) => `${i} "${t.words[i]!.word}"`)
+        .join(', ')}${t.unplaced.length > 10 ? ', …' : ''}`,
+    );
+  if (t.doubtful?.length)
+    lines.push(
+      `${t.doubtful.length} placed word(s) are doubtful (the sound does not support them; the text may hold words never said): ${t.doubtful
+        .slice(0, 10)
+        .map((i) => `${i} "${t.words[i]!.word}"`)
+        .join(', ')}${t.doubtful.length > 10 ? ', …' : ''}`,
+    );
   if (!t.words.length) lines.push('No words were heard.');
   for (const l of page.left_out ?? []) lines.push(`Left out: ${l}.`);
   const span = t.from_seconds > 0 || t.to_seconds < t.duration_seconds;
   // A clip's word indices are the whole asset's transcript's: a span's own count from 0 and would name other words.
-  if (span) lines.push("This is a span: its word indices count from its start, but a clip {asset_id, words} reads the whole asset's transcript. Cut these words by their times (start, end) or by phrase, or transcribe the whole asset.");
+  if (span)
+    lines.push(
+      "This is a span: its word indices count from its start, but a clip {asset_id, words} reads the whole asset's transcript. Cut these words by their times (start, end) or by phrase, or transcribe the whole asset.",
+    );
   else lines.push('Cut by words in the edit tools: a clip {asset_id, phrase} or {asset_id, words: [first, last]}.');
   return lines.join('\n');
 }
@@ -79,7 +122,12 @@ export function register(server: McpServer, deps: ToolDeps): void {
         "heard), and it stays the asset's transcript. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
       inputSchema: TranscribeInput,
       outputSchema: TranscriptPageSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: deps.backend.kind === 'remote',
+      },
     },
     ({ project_id, asset_id, from, to, text, words, cursor }, ctx) =>
       guard(
@@ -88,12 +136,25 @@ export function register(server: McpServer, deps: ToolDeps): void {
         async () => {
           const beat = beating(progressFor(ctx));
           try {
-            const t = await transcribe(deps, project_id, asset_id, { from, to, text, signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) });
+            const t = await transcribe(deps, project_id, asset_id, {
+              from,
+              to,
+              text,
+              signal: ctx.mcpReq.signal,
+              onProgress: beat.update,
+              debug: (m) => logger.debug(m),
+            });
             beat.update(1, 'done');
             const uri = transcriptUri(project_id.trim(), t.asset_id);
             const page = transcriptPage(t, { words, cursor, uri });
             const out = ok(page, describeTranscript(t, page));
-            out.content.push({ type: 'resource_link', uri, name: 'transcript.json', mimeType: 'application/json', description: 'The asset\'s transcript, whole (JSON)' });
+            out.content.push({
+              type: 'resource_link',
+              uri,
+              name: 'transcript.json',
+              mimeType: 'application/json',
+              description: "The asset's transcript, whole (JSON)",
+            });
             return out;
           } finally {
             beat.stop();
@@ -107,11 +168,15 @@ export function register(server: McpServer, deps: ToolDeps): void {
     'search_transcripts',
     {
       title: 'Find where a phrase is said',
-      description:
-        `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
+      description: `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: deps.backend.kind === 'remote' },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: deps.backend.kind === 'remote',
+      },
     },
     ({ project_id, query, asset_ids, include_renders, offset, listen }, ctx) =>
       guard(
@@ -120,7 +185,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
         async () => {
           const beat = beating(progressFor(ctx));
           try {
-            const r = await searchTranscripts(deps, project_id, query, asset_ids, { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m), includeRenders: include_renders ?? false, listen: listen ?? false });
+            const r = await searchTranscripts(deps, project_id, query, asset_ids, {
+              signal: ctx.mcpReq.signal,
+              onProgress: beat.update,
+              debug: (m) => logger.debug(m),
+              includeRenders: include_renders ?? false,
+              listen: listen ?? false,
+            });
             // Paged: the hits from offset on that fit; transcripts are cached, so the next page is quick.
             const from = Math.min(offset ?? 0, r.hits.length);
             const page = fitList(r.hits.slice(from), HITS_BYTES);
@@ -131,10 +202,23 @@ export function register(server: McpServer, deps: ToolDeps): void {
               `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
               ...page.shown.slice(0, 20).map(hitLine),
               ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
-              ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),
+              ...(next !== undefined
+                ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`]
+                : []),
               ...near.shown.slice(0, 5).map((h) => `Near miss: ${hitLine(h)}`),
-              ...(r.near_misses.length > 5 ? [`… ${r.near_misses.length - 5} more near misses${near.shown.length < r.near_misses.length ? ` (${near.shown.length} in structuredContent)` : ''}`] : []),
-              ...(r.guessed ? [`Not in the dictionary (sound guessed from spelling): ${r.guessed.slice(0, 20).map((w) => shown(w, 40)).join(', ')}.`] : []),
+              ...(r.near_misses.length > 5
+                ? [
+                    `… ${r.near_misses.length - 5} more near misses${near.shown.length < r.near_misses.length ? ` (${near.shown.length} in structuredContent)` : ''}`,
+                  ]
+                : []),
+              ...(r.guessed
+                ? [
+                    `Not in the dictionary (sound guessed from spelling): ${r.guessed
+                      .slice(0, 20)
+                      .map((w) => shown(w, 40))
+                      .join(', ')}.`,
+                  ]
+                : []),
               ...missing.shown.slice(0, 10).map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
               ...(r.missing.length > 10 ? [`… ${r.missing.length - 10} more assets not searched`] : []),
             ];

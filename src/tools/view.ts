@@ -30,15 +30,19 @@ const ViewEditOutput = PreviewOutputSchema.extend({
   levels: z.object({ step: z.number(), cuts: z.array(z.array(z.number())) }).optional(),
 });
 
-
 /** JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles. */
 const LEVELS_BYTES = 3000;
-export function boundLevels(levels: { step: number; cuts: number[][] }, max = LEVELS_BYTES): { step: number; cuts: number[][] } {
+export function boundLevels(
+  levels: { step: number; cuts: number[][] },
+  max = LEVELS_BYTES,
+): { step: number; cuts: number[][] } {
   let { step, cuts } = levels;
   // (Silence may come as -Infinity, which JSON cannot carry: the floor is -120 dB.)
   cuts = cuts.map((c) => c.map((db) => (Number.isFinite(db) ? Math.max(-120, Math.round(db * 10) / 10) : -120)));
   while (JSON.stringify({ step, cuts }).length > max && cuts.some((c) => c.length > 1)) {
-    cuts = cuts.map((c) => Array.from({ length: Math.ceil(c.length / 2) }, (_, i) => Math.max(c[2 * i]!, c[2 * i + 1] ?? -Infinity)));
+    cuts = cuts.map((c) =>
+      Array.from({ length: Math.ceil(c.length / 2) }, (_, i) => Math.max(c[2 * i]!, c[2 * i + 1] ?? -Infinity)),
+    );
     step *= 2;
   }
   return { step, cuts };
@@ -74,17 +78,25 @@ export function register(server: McpServer, deps: ToolDeps): void {
           let checked = await checkAndKeep(deps, input, signal, { waitMs: deps.renderWaitMs });
           let changed: string | undefined;
           if (changes?.length) {
-            if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
+            if (!checked.ready || !checked.edit)
+              throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
             const applied = applyChanges(checked.edit, changes);
             if (!applied.ok) throw new ToolError(applied.reason);
             changed = applied.changed;
-            checked = await checkAndKeep(deps, { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs }, signal, { waitMs: deps.renderWaitMs });
+            checked = await checkAndKeep(
+              deps,
+              { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs },
+              signal,
+              { waitMs: deps.renderWaitMs },
+            );
             if (!checked.ready) throw new ToolError(`the changed edit would not play: ${refusal(checked)}`);
           } else if (!checked.ready) throw new ToolError(`the edit is not ready: ${refusal(checked)}`);
           const job = await startCheckedPreview(deps, rt, checked, width, signal);
           const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
           // Back as soon as the preview is done, or more cuts are ready than the view has.
-          const settled = job.settled ? true : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
+          const settled = job.settled
+            ? true
+            : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
           // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
           if (!settled && signal.aborted) job.abort();
           else job.release();
@@ -92,7 +104,13 @@ export function register(server: McpServer, deps: ToolDeps): void {
           if (!settled || !job.settled) {
             const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));
             return ok(
-              { preview_id: job.id, status: 'rendering' as const, progress: Math.round(job.progress * 1000) / 1000, ...extra, ready },
+              {
+                preview_id: job.id,
+                status: 'rendering' as const,
+                progress: Math.round(job.progress * 1000) / 1000,
+                ...extra,
+                ready,
+              },
               `${changed ? `Changed: ${changed}. ` : ''}The preview ${job.id} is rendering (${Math.floor(job.progress * 100)}%, ${ready.length} cuts ready); call again with seen: ${ready.length}.`,
             );
           }
@@ -100,8 +118,16 @@ export function register(server: McpServer, deps: ToolDeps): void {
           const levels = await previewLevels(rt, job.id).catch(() => undefined);
           const bounded = levels?.cuts?.length ? boundLevels(levels) : undefined;
           const reserve = bounded ? JSON.stringify(bounded).length : 0;
-          const result = doneResult(job.settled.result, { hosted: deps.hosted, ...(checked.editId ? { editId: checked.editId } : {}), reserveBytes: reserve });
-          const structured = { ...(result.structuredContent as Record<string, unknown>), ...extra, ...(bounded ? { levels: bounded } : {}) };
+          const result = doneResult(job.settled.result, {
+            hosted: deps.hosted,
+            ...(checked.editId ? { editId: checked.editId } : {}),
+            reserveBytes: reserve,
+          });
+          const structured = {
+            ...(result.structuredContent as Record<string, unknown>),
+            ...extra,
+            ...(bounded ? { levels: bounded } : {}),
+          };
           if (changed) result.content.unshift({ type: 'text', text: `Changed: ${changed}.` });
           return { ...result, structuredContent: structured };
         },

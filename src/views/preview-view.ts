@@ -10,7 +10,12 @@
 // so in the status line and the old preview stays. Given preview_edit's arguments before its result (ontoolinput), it
 // asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. Browser code:
 // bundled at build time.
-import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import {
+  App,
+  applyDocumentTheme,
+  applyHostStyleVariables,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps';
 
 interface Cut {
   index: number;
@@ -146,11 +151,22 @@ function seekTo(c: Cut, fps?: number): void {
 /** Seeks to the cut (seekTo) and tells the model which cut the person picked. */
 async function pick(c: Cut, fps?: number): Promise<void> {
   seekTo(c, fps);
-  for (const el of document.querySelectorAll('.cut')) el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
+  for (const el of document.querySelectorAll('.cut'))
+    el.classList.toggle('picked', (el as HTMLElement).dataset.cutIndex === String(c.index));
   try {
     await app.updateModelContext({
-      content: [{ type: 'text', text: `In the preview, the person picked cut ${c.index + 1} (index ${c.index}): ${c.asset_id} ${c.source_in}-${c.source_out}, on the timeline ${c.timeline_start}-${c.timeline_end}${c.flags.length ? `; flagged: ${c.flags.join('; ')}` : ''}.` }],
-      structuredContent: { picked_cut: c.index, asset_id: c.asset_id, timeline_start: c.timeline_start, timeline_end: c.timeline_end },
+      content: [
+        {
+          type: 'text',
+          text: `In the preview, the person picked cut ${c.index + 1} (index ${c.index}): ${c.asset_id} ${c.source_in}-${c.source_out}, on the timeline ${c.timeline_start}-${c.timeline_end}${c.flags.length ? `; flagged: ${c.flags.join('; ')}` : ''}.`,
+        },
+      ],
+      structuredContent: {
+        picked_cut: c.index,
+        asset_id: c.asset_id,
+        timeline_start: c.timeline_start,
+        timeline_end: c.timeline_end,
+      },
     });
   } catch {
     // A host that keeps no model context: the seek still happened.
@@ -173,7 +189,9 @@ async function sha256Of(b64: string): Promise<string> {
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }
 
 /** The preview as base64: one blob, or every part its manifest names (each a multiple of 3 bytes but the last). */
@@ -186,14 +204,15 @@ async function readVideo(uri: string): Promise<{ mimeType: string; b64: string }
   for (const p of m.parts) {
     status(`loading the preview (${Math.floor((100 * p.offset) / m.size)}%)…`);
     const blob = (await read(p.uri))?.blob ?? '';
-    if (bytesOf(blob) !== p.length) throw new Error(`part ${parts.length} of the preview is not the length its manifest says`);
+    if (bytesOf(blob) !== p.length)
+      throw new Error(`part ${parts.length} of the preview is not the length its manifest says`);
     parts.push(blob);
   }
   const b64 = parts.join('');
-  if (bytesOf(b64) !== m.size || (m.sha256 && crypto.subtle && (await sha256Of(b64)) !== m.sha256)) throw new Error('the preview changed while it was read: open it again');
+  if (bytesOf(b64) !== m.size || (m.sha256 && crypto.subtle && (await sha256Of(b64)) !== m.sha256))
+    throw new Error('the preview changed while it was read: open it again');
   return { mimeType: m.mimeType, b64 };
 }
-
 
 /** The preview shown now (its video playing or ready), and what it was made from. */
 let shown: Preview | undefined;
@@ -208,7 +227,11 @@ let busy = false;
 
 const videoEl = () => $<HTMLVideoElement>('video');
 const dataUrl = (v: { mimeType: string; b64: string }) => `data:${v.mimeType};base64,${v.b64}`;
-type Result = { isError?: boolean; content?: { type: string; text?: string; data?: string; mimeType?: string }[]; structuredContent?: Record<string, unknown> };
+type Result = {
+  isError?: boolean;
+  content?: { type: string; text?: string; data?: string; mimeType?: string }[];
+  structuredContent?: Record<string, unknown>;
+};
 const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
 
 /** The contact sheet a result carries (preview_edit's and view_edit's: an image/jpeg item). */
@@ -236,9 +259,12 @@ async function follow(p: Preview): Promise<Preview> {
   let current = p;
   let wait = FIRST_PAUSE_MS;
   while (current.status === 'rendering') {
-    status(`rendering the preview${current.progress !== undefined ? ` (${Math.floor(current.progress * 100)}%)` : ''}…`);
+    status(
+      `rendering the preview${current.progress !== undefined ? ` (${Math.floor(current.progress * 100)}%)` : ''}…`,
+    );
     const r = await app.callServerTool({ name: 'preview_edit', arguments: { preview_id: current.preview_id } });
-    if (r.isError) throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'preview_edit {preview_id} failed');
+    if (r.isError)
+      throw new Error((r.content?.[0] as { text?: string } | undefined)?.text ?? 'preview_edit {preview_id} failed');
     current = r.structuredContent as unknown as Preview;
     lastSheet = sheetOf(r as Result) ?? lastSheet;
     if (current.status === 'rendering') {
@@ -254,15 +280,20 @@ async function allCuts(p: Preview): Promise<Preview> {
   const partial = (shown: unknown[] | undefined, total: number | undefined) => !!total && (shown?.length ?? 0) < total;
   if (!partial(p.cuts, p.cuts_total) && !partial(p.overlays, p.overlays_total)) return p;
   const c = await read(`cutroom://previews/${p.preview_id}/preview.json`);
-  const text = c?.text ?? (c?.blob ? new TextDecoder().decode(Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))) : undefined);
+  const text =
+    c?.text ??
+    (c?.blob ? new TextDecoder().decode(Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))) : undefined);
   if (!text) return p;
   const whole = JSON.parse(text) as Preview;
   return { ...p, cuts: whole.cuts ?? p.cuts, overlays: whole.overlays ?? p.overlays };
 }
 
-
 /** Where a sheet's frames are: the layout media/contact-sheet.ts draws (columns in threes, cells at most 320 px, 2000 px a side, 4 px apart). */
-function sheetLayout(count: number, width: number, height: number): { columns: number; thumbWidth: number; thumbHeight: number } {
+function sheetLayout(
+  count: number,
+  width: number,
+  height: number,
+): { columns: number; thumbWidth: number; thumbHeight: number } {
   const MAX_SIDE = 2000;
   const pad = 4;
   let best: { columns: number; thumbWidth: number; thumbHeight: number } | undefined;
@@ -299,7 +330,8 @@ function drawLevel(canvas: HTMLCanvasElement, c: Cut, levels: number[] | undefin
   const { width: w, height: h } = canvas;
   const y = (db: number) => h - Math.max(0, Math.min(1, (db + 60) / 60)) * h;
   g.clearRect(0, 0, w, h);
-  g.strokeStyle = g.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2f6fde';
+  g.strokeStyle = g.fillStyle =
+    getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2f6fde';
   g.lineWidth = 1.5;
   if (levels?.length) {
     g.beginPath();
@@ -342,7 +374,18 @@ function drawStrips(p: Preview): void {
       cv.height = Math.max(8, Math.round((THUMB_W * layout.thumbHeight) / layout.thumbWidth));
       const col = n % layout.columns;
       const row = Math.floor(n / layout.columns);
-      if (sheet) cv.getContext('2d')?.drawImage(sheet, 4 + col * (layout.thumbWidth + 4), 4 + row * (layout.thumbHeight + 4), layout.thumbWidth, layout.thumbHeight, 0, 0, cv.width, cv.height);
+      if (sheet)
+        cv.getContext('2d')?.drawImage(
+          sheet,
+          4 + col * (layout.thumbWidth + 4),
+          4 + row * (layout.thumbHeight + 4),
+          layout.thumbWidth,
+          layout.thumbHeight,
+          0,
+          0,
+          cv.width,
+          cv.height,
+        );
       frames.append(cv);
     }
     frames.addEventListener('click', () => void pick(c, p.fps));
@@ -381,7 +424,8 @@ function drawStrips(p: Preview): void {
       const change: Record<string, unknown> = { cut: c.index };
       if (Number(inF.input.value) !== Number(fmt(seconds(c.source_in)))) change.in = Number(inF.input.value);
       if (Number(outF.input.value) !== Number(fmt(seconds(c.source_out)))) change.out = Number(outF.input.value);
-      if (change.in === undefined && change.out === undefined) return status(`cut ${c.index + 1}: change its in or out point first`);
+      if (change.in === undefined && change.out === undefined)
+        return status(`cut ${c.index + 1}: change its in or out point first`);
       void changeEdit([change]);
     };
     const go = button('Trim', `trim cut ${c.index + 1} to these points`, 'trim');
@@ -463,7 +507,9 @@ async function present(p: Preview, sheetUrl: string | undefined, at?: number): P
   if (done.edit_id) editRef = { edit_id: done.edit_id };
   v.src = dataUrl(video);
   if (at !== undefined) {
-    v.addEventListener('loadedmetadata', () => (v.currentTime = Math.min(at, Math.max(0, v.duration - 0.01))), { once: true });
+    v.addEventListener('loadedmetadata', () => (v.currentTime = Math.min(at, Math.max(0, v.duration - 0.01))), {
+      once: true,
+    });
     if (playing) void v.play().catch(() => {});
   }
   delete v.dataset.playing;
@@ -500,7 +546,11 @@ async function viewEdit(args: Record<string, unknown>): Promise<{ p: Preview; sh
  * Asks view_edit until the preview is done (it answers early when more cuts are ready than `seen`), handing each
  * newly ready cut to `onReady`, with the same growing pause as follow() between answers that bring nothing new.
  */
-async function untilDone(first: { p: Preview; sheet?: string }, args: Record<string, unknown>, onReady?: (ready: { index: number; uri: string }[]) => Promise<void>): Promise<{ p: Preview; sheet?: string }> {
+async function untilDone(
+  first: { p: Preview; sheet?: string },
+  args: Record<string, unknown>,
+  onReady?: (ready: { index: number; uri: string }[]) => Promise<void>,
+): Promise<{ p: Preview; sheet?: string }> {
   let r = first;
   let wait = FIRST_PAUSE_MS;
   let seen = 0;
@@ -517,7 +567,11 @@ async function untilDone(first: { p: Preview; sheet?: string }, args: Record<str
       wait = Math.min(LONGEST_PAUSE_MS, wait * 2);
     }
     // The same edit again (its edit_id once kept): view_edit joins the preview being made.
-    r = await viewEdit({ ...(r.p.edit_id ? { edit_id: r.p.edit_id } : args), ...(askedWidth ? { width: askedWidth } : {}), seen });
+    r = await viewEdit({
+      ...(r.p.edit_id ? { edit_id: r.p.edit_id } : args),
+      ...(askedWidth ? { width: askedWidth } : {}),
+      seen,
+    });
   }
   return r;
 }
@@ -539,13 +593,20 @@ async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
       await present({ ...p, changed }, sheetUrl);
     } catch (err) {
       // Made and kept, but not shown: the view stays on the edit it shows (the person can try again).
-      status(`The change was made (edit_id ${p.edit_id}) but its preview cannot be shown here: ${(err as Error).message}; the previous preview stays.`);
+      status(
+        `The change was made (edit_id ${p.edit_id}) but its preview cannot be shown here: ${(err as Error).message}; the previous preview stays.`,
+      );
       return;
     }
     status(`${changed}. ${statusLine(shown!)}`);
     try {
       await app.updateModelContext({
-        content: [{ type: 'text', text: `In the preview, the person changed the edit: ${changed}. The new edit is edit_id ${p.edit_id} (preview ${p.preview_id}); use it from now on.` }],
+        content: [
+          {
+            type: 'text',
+            text: `In the preview, the person changed the edit: ${changed}. The new edit is edit_id ${p.edit_id} (preview ${p.preview_id}); use it from now on.`,
+          },
+        ],
         structuredContent: { edit_id: p.edit_id, preview_id: p.preview_id, changed },
       });
     } catch {

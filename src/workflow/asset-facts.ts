@@ -18,7 +18,8 @@ const complete = (a: Asset) => typeof (a as Facts).has_audio === 'boolean';
 
 async function knownFacts(deps: InspectDeps, a: Asset): Promise<Facts | undefined> {
   const probed = deps.prober?.known(a.id);
-  if (probed) return { duration_ms: probed.durationMs, width: probed.width, height: probed.height, has_audio: probed.hasAudio };
+  if (probed)
+    return { duration_ms: probed.durationMs, width: probed.width, height: probed.height, has_audio: probed.hasAudio };
   const inspections = deps.runtime?.inspections;
   if (!inspections) return undefined;
   const src = sourceFromUrl(a.url, { allowFile: deps.backend.kind === 'local' });
@@ -26,11 +27,21 @@ async function knownFacts(deps: InspectDeps, a: Asset): Promise<Facts | undefine
   const stored = await inspections.get(`${a.id}|${await mediaIdentity(src)}`).catch(() => undefined);
   const i = stored?.inspection;
   if (!i) return undefined;
-  return { ...(i.duration_seconds > 0 ? { duration_ms: Math.round(i.duration_seconds * 1000) } : {}), width: i.width, height: i.height, has_audio: i.has_audio };
+  return {
+    ...(i.duration_seconds > 0 ? { duration_ms: Math.round(i.duration_seconds * 1000) } : {}),
+    width: i.width,
+    height: i.height,
+    has_audio: i.has_audio,
+  };
 }
 
 /** The assets from `from` to `to` (the ones about to be shown) with what is known of their media filled in. */
-export async function withKnownFacts(deps: InspectDeps, assets: Asset[], from = 0, to = assets.length): Promise<Asset[]> {
+export async function withKnownFacts(
+  deps: InspectDeps,
+  assets: Asset[],
+  from = 0,
+  to = assets.length,
+): Promise<Asset[]> {
   const out = [...assets];
   await Promise.all(
     out.slice(from, to).map(async (a, i) => {

@@ -37,12 +37,16 @@ export async function captionsOf(deps: InspectDeps, checked: CheckedEdit, signal
   );
   const warnings: string[] = [];
   if (missing.length) {
-    const named = missing.sort().map((id) => `${id}${checked.assets.get(id)?.name ? ` (${checked.assets.get(id)!.name})` : ''}`);
+    const named = missing
+      .sort()
+      .map((id) => `${id}${checked.assets.get(id)?.name ? ` (${checked.assets.get(id)!.name})` : ''}`);
     const one = missing.length === 1;
     warnings.push(
       `captions: ${one ? 'asset' : 'assets'} ${named.join(', ')} ${one ? 'has' : 'have'} no transcript, so ${one ? 'its' : 'their'} speech is not captioned; ` +
         `transcribe_asset {project_id: "${checked.projectId}", asset_id: "${missing.sort()[0]}"${one ? '' : ', …'}} (with text: the words said, for exact captions), then call again` +
-        (t.overlays.some((o) => o.role === undefined && missing.includes(o.assetId)) ? '; an overlay of music or effects: give it role "music" or "effects", which are never captioned' : ''),
+        (t.overlays.some((o) => o.role === undefined && missing.includes(o.assetId))
+          ? '; an overlay of music or effects: give it role "music" or "effects", which are never captioned'
+          : ''),
     );
   }
   return { cues: cuesOf(wordsOnTimeline(t, words)), warnings };
@@ -53,19 +57,30 @@ export async function captionsOf(deps: InspectDeps, checked: CheckedEdit, signal
  * where music ducks, speech is taken from them where they exist (heard in the sound elsewhere). Only assets with a
  * transcript are in the map; none is made.
  */
-export async function dialogueWords(deps: InspectDeps, checked: CheckedEdit, signal?: AbortSignal): Promise<Map<string, { start: number; end: number }[]>> {
+export async function dialogueWords(
+  deps: InspectDeps,
+  checked: CheckedEdit,
+  signal?: AbortSignal,
+): Promise<Map<string, { start: number; end: number }[]>> {
   const t = checked.timeline;
   const words = new Map<string, { start: number; end: number }[]>();
   // (Only where music ducks is speech asked for.)
   if (!t || !t.overlays.some((o) => !!o.duckDb)) return words;
-  const ids = new Set([...t.cuts.map((c) => c.assetId), ...t.overlays.filter((o) => o.role !== 'music' && o.role !== 'effects').map((o) => o.assetId)]);
+  const ids = new Set([
+    ...t.cuts.map((c) => c.assetId),
+    ...t.overlays.filter((o) => o.role !== 'music' && o.role !== 'effects').map((o) => o.assetId),
+  ]);
   await Promise.all(
     [...ids].map(async (id) => {
       const stored = await storedTranscript(deps, checked.projectId, id, signal).catch((err: unknown) => {
         if (signal?.aborted) throw err;
         return undefined;
       });
-      if (stored) words.set(id, stored.transcript.words.map((w) => ({ start: w.start_seconds, end: w.end_seconds })));
+      if (stored)
+        words.set(
+          id,
+          stored.transcript.words.map((w) => ({ start: w.start_seconds, end: w.end_seconds })),
+        );
     }),
   );
   return words;

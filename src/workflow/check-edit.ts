@@ -4,7 +4,19 @@ import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
-import { DEFAULT_WORD_HANDLE, SAID_SPEECH_PER_WORD, cutAroundEdges, findPhrase, transcriptEdges, unheardRuns, unheardSpan, unheardWords, type FrameGrid, type TimedWord, type WordCut } from '../edit/words.js';
+import {
+  DEFAULT_WORD_HANDLE,
+  SAID_SPEECH_PER_WORD,
+  cutAroundEdges,
+  findPhrase,
+  transcriptEdges,
+  unheardRuns,
+  unheardSpan,
+  unheardWords,
+  type FrameGrid,
+  type TimedWord,
+  type WordCut,
+} from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
 import { hearEdges, speechSeconds } from '../media/word-edges.js';
 import type { Diagnostic } from '../edit/model.js';
@@ -37,7 +49,8 @@ export interface ProjectAsset extends AssetInfo {
 /** The display sizes of a checked edit's measured video sources (a service frames a cut's focus by them). */
 export function sourceSizes(assets: Map<string, ProjectAsset>): Map<string, { width: number; height: number }> {
   const out = new Map<string, { width: number; height: number }>();
-  for (const [id, a] of assets) if (a.facts?.width && a.facts.height) out.set(id, { width: a.facts.width, height: a.facts.height });
+  for (const [id, a] of assets)
+    if (a.facts?.width && a.facts.height) out.set(id, { width: a.facts.width, height: a.facts.height });
   return out;
 }
 
@@ -74,19 +87,33 @@ function referencedIds(input: EditInput): { video: Set<string>; audio: Set<strin
   const add = (set: Set<string>, v: unknown) => typeof v === 'string' && v.trim() && set.add(v.trim());
   for (const c of input.clips ?? []) add(video, c.asset_id);
   for (const o of input.overlays ?? []) add(audio, o.asset_id);
-  const list = (v: unknown) => (Array.isArray(v) ? (v as unknown[]) : []).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object');
+  const list = (v: unknown) =>
+    (Array.isArray(v) ? (v as unknown[]) : []).filter(
+      (x): x is Record<string, unknown> => !!x && typeof x === 'object',
+    );
   for (const s of list(input.edit?.video_series_sequential)) add(video, s.video_id);
   for (const s of list(input.edit?.audio_overlay)) add(audio, s.audio_id);
   return { video, audio };
 }
 
-export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: AbortSignal, listening: Listening = {}): Promise<CheckedEdit> {
+export async function checkEdit(
+  deps: CheckDeps,
+  input: EditInput,
+  signal?: AbortSignal,
+  listening: Listening = {},
+): Promise<CheckedEdit> {
   const handOverAt = listening.waitMs === undefined ? undefined : Date.now() + listening.waitMs;
   // Checked (with "did you mean" for a near id) when the project is read, before anything else uses it.
   const projectId = input.project_id.trim();
   const hasCompose = !!(input.clips || input.overlays);
-  if (input.edit && hasCompose) throw new UserFacingError('give either edit (a whole edit definition) or clips/overlays (the short form), not both');
-  if (!input.edit && !input.clips) throw new UserFacingError('nothing to check: give clips (the short form) or edit (a whole edit definition); an edit_id an earlier compose_edit returned goes to preview_edit, render_edit or export_edit as it is (its edit is the resource cutroom://edits/{edit_id})');
+  if (input.edit && hasCompose)
+    throw new UserFacingError(
+      'give either edit (a whole edit definition) or clips/overlays (the short form), not both',
+    );
+  if (!input.edit && !input.clips)
+    throw new UserFacingError(
+      'nothing to check: give clips (the short form) or edit (a whole edit definition); an edit_id an earlier compose_edit returned goes to preview_edit, render_edit or export_edit as it is (its edit is the resource cutroom://edits/{edit_id})',
+    );
 
   const project = await projectOrSuggestion(deps.backend, projectId, signal);
   const assets = new Map<string, ProjectAsset>();
@@ -131,10 +158,25 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   const unresolved = new Set<number>();
   if (input.edit) {
     for (const k of ['resolution', 'fps', 'filename', 'captions'] as const) {
-      if (input[k] !== undefined) shotDiagnostics.push({ severity: 'warning', path: `/${k}`, message: `${k} does nothing with edit (a whole edit definition): it is for clips`, hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : k === 'captions' ? 'captions' : 'video_output_filename'} in the edit instead` });
+      if (input[k] !== undefined)
+        shotDiagnostics.push({
+          severity: 'warning',
+          path: `/${k}`,
+          message: `${k} does nothing with edit (a whole edit definition): it is for clips`,
+          hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : k === 'captions' ? 'captions' : 'video_output_filename'} in the edit instead`,
+        });
     }
   } else {
-    const byShot = await resolveShots(deps, projectId, input.clips ?? [], assets, notes, shotDiagnostics, unresolved, signal);
+    const byShot = await resolveShots(
+      deps,
+      projectId,
+      input.clips ?? [],
+      assets,
+      notes,
+      shotDiagnostics,
+      unresolved,
+      signal,
+    );
     const pending: StillTranscribing[] = [];
     const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
       signal,
@@ -142,7 +184,13 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
       debug: listening.debug,
       handOverAt,
       pending,
-      fadeSec: (input.audio_fade_ms !== undefined && Number.isFinite(input.audio_fade_ms) && input.audio_fade_ms >= 0 && input.audio_fade_ms <= MAX_FADE_MS ? input.audio_fade_ms : DEFAULT_FADE_MS) / 1000,
+      fadeSec:
+        (input.audio_fade_ms !== undefined &&
+        Number.isFinite(input.audio_fade_ms) &&
+        input.audio_fade_ms >= 0 &&
+        input.audio_fade_ms <= MAX_FADE_MS
+          ? input.audio_fade_ms
+          : DEFAULT_FADE_MS) / 1000,
       outputFps: typeof input.fps === 'number' && input.fps > 0 ? input.fps : DEFAULT_FPS,
     });
     if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
@@ -152,7 +200,14 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
       if (ms !== undefined) audioDurations.set(id, ms / 1000);
     }
     raw = composeEdit(
-      { clips, overlays: input.overlays, resolution: input.resolution, fps: input.fps, filename: input.filename, ...(input.captions ? { captions: input.captions } : {}) },
+      {
+        clips,
+        overlays: input.overlays,
+        resolution: input.resolution,
+        fps: input.fps,
+        filename: input.filename,
+        ...(input.captions ? { captions: input.captions } : {}),
+      },
       audioDurations,
     );
   }
@@ -162,12 +217,17 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
     raw = {
       ...r,
       ...(input.loudness !== undefined && r.loudness === undefined ? { loudness: input.loudness } : {}),
-      ...(input.level_dialogue !== undefined && r.level_dialogue === undefined ? { level_dialogue: input.level_dialogue } : {}),
+      ...(input.level_dialogue !== undefined && r.level_dialogue === undefined
+        ? { level_dialogue: input.level_dialogue }
+        : {}),
     };
   }
   const lint = lintEdit(raw, assets);
   if (unresolved.size) {
-    const placeholder = (d: Diagnostic) => [...unresolved].some((i) => d.path === `/video_series_sequential/${i}` || d.path.startsWith(`/video_series_sequential/${i}/`));
+    const placeholder = (d: Diagnostic) =>
+      [...unresolved].some(
+        (i) => d.path === `/video_series_sequential/${i}` || d.path.startsWith(`/video_series_sequential/${i}/`),
+      );
     lint.diagnostics = lint.diagnostics.filter((d) => !placeholder(d));
   }
   if (shotDiagnostics.length) {
@@ -178,11 +238,21 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
   for (const [id, info] of assets) {
     const f = info.facts;
     if (f?.headerDurationMs === undefined || f.durationMs === undefined) continue;
-    lint.diagnostics.push({ severity: 'warning', path: '', message: `asset ${id}: its header says it lasts ${f.headerDurationMs / 1000} s, but its media ends at ${f.durationMs / 1000} s; cuts are checked against the real end`, hint: 're-export or remux the source if its length matters elsewhere' });
+    lint.diagnostics.push({
+      severity: 'warning',
+      path: '',
+      message: `asset ${id}: its header says it lasts ${f.headerDurationMs / 1000} s, but its media ends at ${f.durationMs / 1000} s; cuts are checked against the real end`,
+      hint: 're-export or remux the source if its length matters elsewhere',
+    });
   }
   const fade = input.audio_fade_ms;
   if (fade !== undefined && !(Number.isFinite(fade) && fade >= 0 && fade <= MAX_FADE_MS)) {
-    lint.diagnostics.push({ severity: 'error', path: '/audio_fade_ms', message: `audio_fade_ms is ${fade}; it must be 0 to ${MAX_FADE_MS} milliseconds`, hint: `leave it out for the default ${DEFAULT_FADE_MS} ms, or give 0 for hard cuts` });
+    lint.diagnostics.push({
+      severity: 'error',
+      path: '/audio_fade_ms',
+      message: `audio_fade_ms is ${fade}; it must be 0 to ${MAX_FADE_MS} milliseconds`,
+      hint: `leave it out for the default ${DEFAULT_FADE_MS} ms, or give 0 for hard cuts`,
+    });
     lint.ready = false;
   }
   return {
@@ -200,23 +270,34 @@ export async function checkEdit(deps: CheckDeps, input: EditInput, signal?: Abor
 
 /** A summary whose asset ids are quoted short: an edit that is not ready may name an "asset" of any length. */
 function shortIds(s: TimelineSummary): TimelineSummary {
-  const short = <T extends { asset_id: string }>(x: T): T => (x.asset_id.length > 60 ? { ...x, asset_id: shown(x.asset_id) } : x);
+  const short = <T extends { asset_id: string }>(x: T): T =>
+    x.asset_id.length > 60 ? { ...x, asset_id: shown(x.asset_id) } : x;
   return { ...s, cuts: s.cuts.map(short), overlays: s.overlays.map(short) };
 }
 
 /** The most of a diagnostic's message or hint, or of a note, a result carries: an input echoed in one can be any length. */
 const MESSAGE_CHARS = 600;
 const NOTE_CHARS = 400;
-const bounded = (d: Diagnostic): Diagnostic => ({ ...d, message: shown(d.message, MESSAGE_CHARS), ...(d.hint !== undefined ? { hint: shown(d.hint, MESSAGE_CHARS) } : {}) });
+const bounded = (d: Diagnostic): Diagnostic => ({
+  ...d,
+  message: shown(d.message, MESSAGE_CHARS),
+  ...(d.hint !== undefined ? { hint: shown(d.hint, MESSAGE_CHARS) } : {}),
+});
 
 /** " (its name)" after an asset's id in a note, when it has one. */
-const named = (assets: Map<string, ProjectAsset>, id: string) => (assets.get(id)?.name ? ` (${assets.get(id)!.name})` : '');
+const named = (assets: Map<string, ProjectAsset>, id: string) =>
+  assets.get(id)?.name ? ` (${assets.get(id)!.name})` : '';
 
 /**
  * The edit a call names (its edit_id, or compose_edit's arguments inline), checked against the project as it is
  * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are said again.
  */
-export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw: EditRefInput, signal?: AbortSignal, listening?: Listening): Promise<CheckedEdit> {
+export async function checkAndKeep(
+  deps: CheckDeps & { edits?: EditStore },
+  raw: EditRefInput,
+  signal?: AbortSignal,
+  listening?: Listening,
+): Promise<CheckedEdit> {
   const { input, stored } = await resolveEditInput(deps.edits, raw);
   const c = await checkEdit(deps, input, signal, listening);
   if (stored) c.notes.unshift(...stored.notes.map((n) => shown(n, NOTE_CHARS)));
@@ -228,11 +309,17 @@ export async function checkAndKeep(deps: CheckDeps & { edits?: EditStore }, raw:
 export async function keepChecked(edits: EditStore | undefined, c: CheckedEdit, signal?: AbortSignal): Promise<void> {
   if (!c.ready || !c.edit || !edits) return;
   try {
-    c.editId = (await edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes })).edit_id;
+    c.editId = (
+      await edits.put({ project_id: c.projectId, edit: c.edit, options: { audio_fade_ms: c.fadeMs }, notes: c.notes })
+    ).edit_id;
   } catch (err) {
     if (signal?.aborted) throw err;
-    const why = isDiskFull(err) ? 'the disk holding the data dir (CUTROOM_DATA_DIR) is full' : `it could not be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
-    c.skipped.push(`keeping the edit under an edit_id: ${why}; give the edit's arguments inline to preview_edit, render_edit and export_edit, or free space and compose again`);
+    const why = isDiskFull(err)
+      ? 'the disk holding the data dir (CUTROOM_DATA_DIR) is full'
+      : `it could not be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+    c.skipped.push(
+      `keeping the edit under an edit_id: ${why}; give the edit's arguments inline to preview_edit, render_edit and export_edit, or free space and compose again`,
+    );
   }
 }
 
@@ -250,7 +337,10 @@ async function resolveShots(
   unresolved: Set<number>,
   signal?: AbortSignal,
 ): Promise<ClipInput[]> {
-  const lists = new Map<string, Promise<{ shots: { index: number; start_seconds: number; end_seconds: number }[]; cached: boolean }>>();
+  const lists = new Map<
+    string,
+    Promise<{ shots: { index: number; start_seconds: number; end_seconds: number }[]; cached: boolean }>
+  >();
   return Promise.all(
     clips.map(async (clip, i) => {
       if (clip.shot === undefined) return clip;
@@ -267,7 +357,10 @@ async function resolveShots(
       }
       let list = lists.get(id);
       if (!list) {
-        list = inspect(deps, projectId, id, { signal }).then((r) => ({ shots: r.stored.inspection.shots, cached: r.cached }));
+        list = inspect(deps, projectId, id, { signal }).then((r) => ({
+          shots: r.stored.inspection.shots,
+          cached: r.cached,
+        }));
         lists.set(id, list);
       }
       let found;
@@ -275,7 +368,12 @@ async function resolveShots(
         found = await list;
       } catch (err) {
         if (signal?.aborted) throw err;
-        diagnostics.push({ severity: 'error', path, message: `shot ${clip.shot} of asset ${id} could not be found: ${(err as Error).message}`, hint: 'give start and end instead of shot' });
+        diagnostics.push({
+          severity: 'error',
+          path,
+          message: `shot ${clip.shot} of asset ${id} could not be found: ${(err as Error).message}`,
+          hint: 'give start and end instead of shot',
+        });
         return placeholder();
       }
       const shot = found.shots[clip.shot - 1];
@@ -293,7 +391,13 @@ async function resolveShots(
         `clip ${i + 1} is shot ${shot.index} of asset ${id}${named(assets, id)} (${shot.start_seconds}-${shot.end_seconds} s) -> ${r.clip.start}-${r.clip.end} s, ` +
           `from its shot list (${found.shots.length} shots, inspect_asset; ${found.cached ? 'cached' : 'scanned now'})`,
       );
-      if (r.problem) diagnostics.push({ severity: 'warning', path, message: r.problem, hint: 'inspect_asset shows the shot; zoom with from/to to pick exact points' });
+      if (r.problem)
+        diagnostics.push({
+          severity: 'warning',
+          path,
+          message: r.problem,
+          hint: 'inspect_asset shows the shot; zoom with from/to to pick exact points',
+        });
       return r.clip;
     }),
   );
@@ -323,7 +427,15 @@ async function resolveWords(
   notes: string[],
   diagnostics: Diagnostic[],
   unresolved: Set<number>,
-  opts: { signal?: AbortSignal; onProgress?: Listening['onProgress']; debug?: Listening['debug']; handOverAt?: number; pending: StillTranscribing[]; fadeSec: number; outputFps: number },
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: Listening['onProgress'];
+    debug?: Listening['debug'];
+    handOverAt?: number;
+    pending: StillTranscribing[];
+    fadeSec: number;
+    outputFps: number;
+  },
 ): Promise<ComposeClip[]> {
   const { signal } = opts;
   const transcripts = new Map<string, Promise<Transcript>>();
@@ -332,13 +444,28 @@ async function resolveWords(
   const listened = (id: string) => (fraction: number, message: string) => {
     heard.set(id, fraction);
     const mean = [...heard.values()].reduce((a, b) => a + b, 0) / heard.size;
-    opts.onProgress?.(mean, `${message} (asset ${id}${heard.size > 1 ? `; ${heard.size} assets being transcribed` : ''})`);
+    opts.onProgress?.(
+      mean,
+      `${message} (asset ${id}${heard.size > 1 ? `; ${heard.size} assets being transcribed` : ''})`,
+    );
   };
   return Promise.all(
     clips.map(async (clip, i) => {
       if (clip.phrase === undefined && clip.words === undefined) {
-        if (clip.occurrence !== undefined) diagnostics.push({ severity: 'warning', path: `/video_series_sequential/${i}`, message: 'occurrence does nothing without phrase', hint: 'give phrase (what is said) with occurrence, or leave occurrence out' });
-        if (clip.handle !== undefined) diagnostics.push({ severity: 'warning', path: `/video_series_sequential/${i}`, message: 'handle does nothing without phrase or words', hint: 'give phrase or words with handle, or leave handle out' });
+        if (clip.occurrence !== undefined)
+          diagnostics.push({
+            severity: 'warning',
+            path: `/video_series_sequential/${i}`,
+            message: 'occurrence does nothing without phrase',
+            hint: 'give phrase (what is said) with occurrence, or leave occurrence out',
+          });
+        if (clip.handle !== undefined)
+          diagnostics.push({
+            severity: 'warning',
+            path: `/video_series_sequential/${i}`,
+            message: 'handle does nothing without phrase or words',
+            hint: 'give phrase or words with handle, or leave handle out',
+          });
         const { handle: _handle, ...plain } = clip;
         return plain;
       }
@@ -349,14 +476,24 @@ async function resolveWords(
         unresolved.add(i);
         return { ...rest, start: 0, end: 0 };
       };
-      if (phrase !== undefined && words !== undefined) return fail('a clip gives both phrase and words', 'give one: phrase (what is said) or words [first, last]');
-      if (clip.shot !== undefined || clip.start !== undefined || clip.end !== undefined) return fail('a clip cut by words gives start, end or shot too', 'leave start, end and shot out: the words decide the in and out points');
+      if (phrase !== undefined && words !== undefined)
+        return fail('a clip gives both phrase and words', 'give one: phrase (what is said) or words [first, last]');
+      if (clip.shot !== undefined || clip.start !== undefined || clip.end !== undefined)
+        return fail(
+          'a clip cut by words gives start, end or shot too',
+          'leave start, end and shot out: the words decide the in and out points',
+        );
       const id = typeof clip.asset_id === 'string' ? clip.asset_id.trim() : '';
       const problem = assetProblem(id, assets, 'video');
       if (problem) return fail(problem.message, problem.hint, `${path}/video_id`);
       let made = transcripts.get(id);
       if (!made) {
-        made = transcribe(deps, projectId, id, { signal, onProgress: listened(id), debug: opts.debug, ...(opts.handOverAt !== undefined ? { handOverAt: opts.handOverAt } : {}) });
+        made = transcribe(deps, projectId, id, {
+          signal,
+          onProgress: listened(id),
+          debug: opts.debug,
+          ...(opts.handOverAt !== undefined ? { handOverAt: opts.handOverAt } : {}),
+        });
         transcripts.set(id, made);
       }
       let t: Transcript;
@@ -376,21 +513,46 @@ async function resolveWords(
       if (phrase !== undefined) {
         const hits = findPhrase(t.words, phrase);
         const n = occurrence ?? 1;
-        if (!hits.length) return fail(`"${phrase.slice(0, 80)}" is not said in asset ${id}'s transcript (${t.words.length} words, ${t.aligned ? 'aligned to a text' : 'recognised'})`, 'search_transcripts finds where a phrase is said; transcribe_asset with text aligns a known script, which finds every word of it');
-        if (n > hits.length) return fail(`"${phrase.slice(0, 80)}" is said ${hits.length} time${hits.length === 1 ? '' : 's'} in asset ${id}; there is no occurrence ${n}`, `give occurrence 1 to ${hits.length}`);
+        if (!hits.length)
+          return fail(
+            `"${phrase.slice(0, 80)}" is not said in asset ${id}'s transcript (${t.words.length} words, ${t.aligned ? 'aligned to a text' : 'recognised'})`,
+            'search_transcripts finds where a phrase is said; transcribe_asset with text aligns a known script, which finds every word of it',
+          );
+        if (n > hits.length)
+          return fail(
+            `"${phrase.slice(0, 80)}" is said ${hits.length} time${hits.length === 1 ? '' : 's'} in asset ${id}; there is no occurrence ${n}`,
+            `give occurrence 1 to ${hits.length}`,
+          );
         [first, last] = hits[n - 1]!;
       } else {
         [first, last] = words as [number, number];
-        if (!(first <= last) || last >= t.words.length) return fail(`words [${first}, ${last}] are not in asset ${id}'s transcript, which has ${t.words.length} words (0 to ${t.words.length - 1})`, 'give [first, last] with first <= last, as transcribe_asset lists them');
+        if (!(first <= last) || last >= t.words.length)
+          return fail(
+            `words [${first}, ${last}] are not in asset ${id}'s transcript, which has ${t.words.length} words (0 to ${t.words.length - 1})`,
+            'give [first, last] with first <= last, as transcribe_asset lists them',
+          );
       }
       // Words of a known text the sound does not hold are never cut by: that would cut whatever was said nearby.
       const unheardSet = unheardWords(t.words, t.unplaced, t.doubtful);
       const unheard = unheardSpan(t.words, first, last, unheardSet);
       const info = assets.get(id);
       const said = unheard ? await saidAfterAll(deps, info, t, first, last, unheardSet, signal) : undefined;
-      if (unheard && !said) return fail(unheard, 'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end');
-      const cut = await cutByWords(deps, info, t, first, last, { handle, fadeSec: opts.fadeSec, outputFps: opts.outputFps, signal, debug: opts.debug });
-      const text = t.words.slice(first, last + 1).map((w) => w.word).join(' ');
+      if (unheard && !said)
+        return fail(
+          unheard,
+          'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end',
+        );
+      const cut = await cutByWords(deps, info, t, first, last, {
+        handle,
+        fadeSec: opts.fadeSec,
+        outputFps: opts.outputFps,
+        signal,
+        debug: opts.debug,
+      });
+      const text = t.words
+        .slice(first, last + 1)
+        .map((w) => w.word)
+        .join(' ');
       notes.push(
         `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${text.length > 80 ? `${text.slice(0, 80)}…` : text}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
           `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}${said ? `; ${said}` : ''}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
@@ -405,7 +567,15 @@ async function resolveWords(
  * around each run of them holds enough speech (not pause) for its words. Then a note saying so;
  * else undefined (the clip is refused: a text's words never said sit in a pause or in no time at all).
  */
-async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: Transcript, first: number, last: number, unheard: Set<number>, signal?: AbortSignal): Promise<string | undefined> {
+async function saidAfterAll(
+  deps: CheckDeps,
+  info: ProjectAsset | undefined,
+  t: Transcript,
+  first: number,
+  last: number,
+  unheard: Set<number>,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const rt = deps.runtime;
   if (!rt || !info?.source || !info.facts?.hasAudio) return undefined;
   const duration = info.facts.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
@@ -415,7 +585,11 @@ async function saidAfterAll(deps: CheckDeps, info: ProjectAsset | undefined, t: 
   if (runs.some((r) => (r.first < first && first <= r.last) || (r.first <= last && last < r.last))) return undefined;
   for (const r of runs) {
     try {
-      if ((await speechSeconds(rt, info.source, r.from, r.to, duration, signal)) < SAID_SPEECH_PER_WORD * (r.last - r.first + 1)) return undefined;
+      if (
+        (await speechSeconds(rt, info.source, r.from, r.to, duration, signal)) <
+        SAID_SPEECH_PER_WORD * (r.last - r.first + 1)
+      )
+        return undefined;
     } catch (err) {
       if (signal?.aborted) throw err;
       return undefined;
@@ -453,13 +627,25 @@ async function cutByWords(
       edges = await hearEdges(
         rt,
         info.source,
-        { ...(prev ? { prevEnd: prev.end_seconds } : {}), start: a.start_seconds, firstEnd: a.end_seconds, lastStart: b.start_seconds, end: b.end_seconds, ...(next ? { nextStart: next.start_seconds } : {}), duration, sentenceStart: endsSentence(prev), sentenceEnd: !!next && endsSentence(b) },
+        {
+          ...(prev ? { prevEnd: prev.end_seconds } : {}),
+          start: a.start_seconds,
+          firstEnd: a.end_seconds,
+          lastStart: b.start_seconds,
+          end: b.end_seconds,
+          ...(next ? { nextStart: next.start_seconds } : {}),
+          duration,
+          sentenceStart: endsSentence(prev),
+          sentenceEnd: !!next && endsSentence(b),
+        },
         opts.signal,
       );
       heard = true;
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      opts.debug?.(`words ${first}-${last}: the sound around them could not be read (${(err as Error).message}); cut by the transcript's times`);
+      opts.debug?.(
+        `words ${first}-${last}: the sound around them could not be read (${(err as Error).message}); cut by the transcript's times`,
+      );
     }
   }
   const f = info?.facts;
@@ -474,21 +660,33 @@ async function cutByWords(
       tailMarginSec: Math.abs(1 / opts.outputFps - frameSec) > 1e-6 ? 1 / opts.outputFps : 0,
     };
   }
-  const cut = cutAroundEdges(edges, { handle: opts.handle, fadeSec: opts.fadeSec, duration, ...(grid ? { grid } : {}) });
-  const edge = (short: boolean, side: string) => (short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`);
+  const cut = cutAroundEdges(edges, {
+    handle: opts.handle,
+    fadeSec: opts.fadeSec,
+    duration,
+    ...(grid ? { grid } : {}),
+  });
+  const edge = (short: boolean, side: string) =>
+    short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`;
   const how =
     `sound ${cut.soundIn}-${cut.soundOut} s (${heard ? `the words heard in the sound at ${Math.round(edges.onset * 1000) / 1000}-${Math.round(edges.end * 1000) / 1000} s` : "by the transcript's times; the sound could not be read"}; ` +
     `${edge(cut.shortBefore, 'before')}, ${edge(cut.shortAfter, 'after')})` +
-    (cut.start < cut.soundIn || cut.end > cut.soundOut ? `; the picture takes whole frames around it, muted beyond the sound` : '');
+    (cut.start < cut.soundIn || cut.end > cut.soundOut
+      ? `; the picture takes whole frames around it, muted beyond the sound`
+      : '');
   return { ...cut, how };
 }
-
 
 /**
  * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines (or `maxBytes`) it says
  * where the rest are (`rest`): a result's structuredContent, or, for an error result (which carries none), compose_edit.
  */
-export function describeDiagnostics(c: Pick<LintResult, 'diagnostics'>, max = 12, rest = 'structuredContent.diagnostics', maxBytes = 5000): string {
+export function describeDiagnostics(
+  c: Pick<LintResult, 'diagnostics'>,
+  max = 12,
+  rest = 'structuredContent.diagnostics',
+  maxBytes = 5000,
+): string {
   const lines: string[] = [];
   let bytes = 0;
   for (const d of c.diagnostics.slice(0, max)) {

@@ -12,7 +12,10 @@ export function completeProjectId({ backend, logger }: { backend: Backend; logge
   return async (value: string): Promise<string[]> => {
     try {
       const { projects } = await backend.listProjects(COMPLETION_LIMIT);
-      return projects.map((p) => p.id).filter((id) => id.startsWith(value)).slice(0, COMPLETION_LIMIT);
+      return projects
+        .map((p) => p.id)
+        .filter((id) => id.startsWith(value))
+        .slice(0, COMPLETION_LIMIT);
     } catch (err) {
       logger.warn(`completing project ids: ${(err as Error).message}`);
       return [];
@@ -21,7 +24,10 @@ export function completeProjectId({ backend, logger }: { backend: Backend; logge
 }
 
 /** Completes an asset id of the project named in the other arguments, among the assets `keep` takes. */
-export function completeAssetId({ backend, logger }: { backend: Backend; logger: Logger }, keep: (a: Asset) => boolean = () => true) {
+export function completeAssetId(
+  { backend, logger }: { backend: Backend; logger: Logger },
+  keep: (a: Asset) => boolean = () => true,
+) {
   return async (value: string, context?: { arguments?: Record<string, string> }): Promise<string[]> => {
     const projectId = context?.arguments?.project_id ?? '';
     if (!isUuid(projectId)) return [];
@@ -38,4 +44,3 @@ export function completeAssetId({ backend, logger }: { backend: Backend; logger:
     }
   };
 }
-

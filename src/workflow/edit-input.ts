@@ -12,7 +12,7 @@ import { UserFacingError, isUuid } from '../errors.js';
 import { editUri, isEditId, type EditStore, type StoredEdit } from './edit-store.js';
 
 export const EditInputShape = {
-  project_id: z.string().describe('Project id; the edit\'s assets must belong to it'),
+  project_id: z.string().describe("Project id; the edit's assets must belong to it"),
   clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order'),
   overlays: z.array(OverlayInputSchema).optional().describe('Audio over the timeline: voiceover, music'),
   edit: EditDraftSchema.optional().describe(
@@ -22,14 +22,23 @@ export const EditInputShape = {
   resolution: z.string().optional().describe('WxH or 1080p, 720p, vertical, square, 4k; default 1920x1080'),
   fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
   filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),
-  audio_fade_ms: z.number().optional().describe(`Fade at every sound edit, 0-${MAX_FADE_MS}; default ${DEFAULT_FADE_MS}`),
+  audio_fade_ms: z
+    .number()
+    .optional()
+    .describe(`Fade at every sound edit, 0-${MAX_FADE_MS}; default ${DEFAULT_FADE_MS}`),
   loudness: z
     // (A name is checked by the linter, which lists the presets: a bad one is a diagnostic, not an invalid call.)
     .union([z.string(), z.looseObject({})])
     .optional()
-    .describe(`Output loudness: ${Object.entries(LOUDNESS_PRESETS).map(([k, v]) => `${k} ${v.target_lufs}`).join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`),
+    .describe(
+      `Output loudness: ${Object.entries(LOUDNESS_PRESETS)
+        .map(([k, v]) => `${k} ${v.target_lufs}`)
+        .join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`,
+    ),
   level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),
-  captions: CaptionsSchema.optional().describe('From transcripts; burn default true; size % of height (5), color #RRGGBB'),
+  captions: CaptionsSchema.optional().describe(
+    'From transcripts; burn default true; size % of height (5), color #RRGGBB',
+  ),
 };
 
 const EditInputObject = z.object(EditInputShape);
@@ -53,7 +62,10 @@ function loosely(field: z.ZodType): z.ZodType {
  * declared by its type only; its shape is compose_edit's, checked here).
  */
 export const EditRefShape = {
-  edit_id: z.string().optional().describe('From compose_edit or import_edit. Or instead, compose_edit\'s arguments inline'),
+  edit_id: z
+    .string()
+    .optional()
+    .describe("From compose_edit or import_edit. Or instead, compose_edit's arguments inline"),
   ...Object.fromEntries(Object.entries(EditInputShape).map(([k, v]) => [k, loosely(v)])),
 } as { edit_id: z.ZodOptional<z.ZodString> } & { [K in keyof typeof EditInputShape]: z.ZodType };
 
@@ -61,7 +73,9 @@ export type EditRefInput = { edit_id?: string } & Record<string, unknown>;
 
 /** One line per problem zod found, with the field's path: what an agent needs to fix its call. */
 export function describeIssues(error: z.ZodError, max = 5): string {
-  const lines = error.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join('.') : '(the arguments)'}: ${i.message}`);
+  const lines = error.issues
+    .slice(0, max)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(the arguments)'}: ${i.message}`);
   if (error.issues.length > max) lines.push(`… ${error.issues.length - max} more`);
   return lines.join('; ');
 }
@@ -76,29 +90,52 @@ export interface ResolvedEdit {
 export async function resolveEditInput(store: EditStore | undefined, raw: EditRefInput): Promise<ResolvedEdit> {
   const { edit_id, ...inline } = raw;
   // A client that fills every optional field sends edit_id "" beside the edit it means: no edit_id.
-  const blank = edit_id !== undefined && !edit_id.trim() && Object.entries(inline).some(([k, v]) => v !== undefined && k !== 'project_id');
+  const blank =
+    edit_id !== undefined &&
+    !edit_id.trim() &&
+    Object.entries(inline).some(([k, v]) => v !== undefined && k !== 'project_id');
   if (edit_id === undefined || blank) {
     const parsed = EditInputObject.safeParse(inline);
-    if (!parsed.success) throw new UserFacingError(`the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`);
+    if (!parsed.success)
+      throw new UserFacingError(
+        `the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`,
+      );
     return { input: parsed.data };
   }
   const id = edit_id.trim();
-  const given = Object.entries(inline).filter(([k, v]) => v !== undefined && k !== 'project_id').map(([k]) => k);
-  if (given.length) throw new UserFacingError(`give edit_id or the edit's arguments (${given.join(', ')}), not both: to change the edit, call compose_edit with the new one and use the edit_id it returns`);
-  if (!store) throw new UserFacingError('this cutroom keeps no edits (no data dir): give the edit\'s arguments inline, as compose_edit takes them');
+  const given = Object.entries(inline)
+    .filter(([k, v]) => v !== undefined && k !== 'project_id')
+    .map(([k]) => k);
+  if (given.length)
+    throw new UserFacingError(
+      `give edit_id or the edit's arguments (${given.join(', ')}), not both: to change the edit, call compose_edit with the new one and use the edit_id it returns`,
+    );
+  if (!store)
+    throw new UserFacingError(
+      "this cutroom keeps no edits (no data dir): give the edit's arguments inline, as compose_edit takes them",
+    );
   const stored = await store.get(id);
   if (!stored) {
     // Not the id itself: a file of that name whose content is not the edit it names is no suggestion.
     const known = (await store.ids()).filter((k) => k.id !== id);
     const hint = didYouMean(id, known);
-    const what = isEditId(id) ? `no edit ${id} is kept here` : `edit_id "${id.slice(0, 40)}" is not an edit id (like edit-3f2b8c1e4d5a4b6c)`;
-    throw new UserFacingError(`${what}${hint ? `; ${hint}` : ''}: compose_edit returns edit ids (composing the same edit again gives back its id)`);
+    const what = isEditId(id)
+      ? `no edit ${id} is kept here`
+      : `edit_id "${id.slice(0, 40)}" is not an edit id (like edit-3f2b8c1e4d5a4b6c)`;
+    throw new UserFacingError(
+      `${what}${hint ? `; ${hint}` : ''}: compose_edit returns edit ids (composing the same edit again gives back its id)`,
+    );
   }
   const projectId = typeof inline.project_id === 'string' ? inline.project_id.trim() : undefined;
   if (projectId && projectId !== stored.project_id) {
-    throw new UserFacingError(`edit ${id} belongs to project ${stored.project_id}, not ${isUuid(projectId) ? projectId : `"${projectId.slice(0, 40)}"`}; leave project_id out, or compose the edit in that project`);
+    throw new UserFacingError(
+      `edit ${id} belongs to project ${stored.project_id}, not ${isUuid(projectId) ? projectId : `"${projectId.slice(0, 40)}"`}; leave project_id out, or compose the edit in that project`,
+    );
   }
-  return { input: { project_id: stored.project_id, edit: stored.edit, audio_fade_ms: stored.options.audio_fade_ms }, stored };
+  return {
+    input: { project_id: stored.project_id, edit: stored.edit, audio_fade_ms: stored.options.audio_fade_ms },
+    stored,
+  };
 }
 
 export { editUri };

@@ -89,8 +89,15 @@ export class EditStore {
 
   /** Every stored id with its project, most recently used first (for "did you mean"). */
   async ids(): Promise<{ id: string }[]> {
-    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((n) => EDIT_ID.test(n.replace(/\.json$/, '')) && n.endsWith('.json'));
-    const withTimes = await Promise.all(names.map(async (n) => ({ id: n.slice(0, -5), mtime: (await stat(join(this.dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter(
+      (n) => EDIT_ID.test(n.replace(/\.json$/, '')) && n.endsWith('.json'),
+    );
+    const withTimes = await Promise.all(
+      names.map(async (n) => ({
+        id: n.slice(0, -5),
+        mtime: (await stat(join(this.dir, n)).catch(() => undefined))?.mtimeMs ?? 0,
+      })),
+    );
     return withTimes.sort((a, b) => b.mtime - a.mtime).map(({ id }) => ({ id }));
   }
 

@@ -12,7 +12,17 @@ import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js'
 import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
-  InspectError, LOUDNESS_POINTS, SCENE_THRESHOLD, SILENCE_DB, SILENCE_MIN_SECONDS, pictureChange, scanAudio, scanShots, streamFacts, videoPackets, type PassContext,
+  InspectError,
+  LOUDNESS_POINTS,
+  SCENE_THRESHOLD,
+  SILENCE_DB,
+  SILENCE_MIN_SECONDS,
+  pictureChange,
+  scanAudio,
+  scanShots,
+  streamFacts,
+  videoPackets,
+  type PassContext,
   type PictureChange,
 } from '../media/inspect.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
@@ -46,14 +56,22 @@ export const InspectionSchema = z.object({
   height: z.number().optional(),
   fps: z.number().optional(),
   has_audio: z.boolean(),
-  shots: z.array(ShotSchema).describe('Hard cuts found to the frame; one shot for a video without cuts; none for audio or an image'),
-  silences: z.array(z.object({ start_seconds: z.number(), end_seconds: z.number() })).describe(`Stretches of at least ${SILENCE_MIN_SECONDS} s below ${SILENCE_DB} dBFS`),
+  shots: z
+    .array(ShotSchema)
+    .describe('Hard cuts found to the frame; one shot for a video without cuts; none for audio or an image'),
+  silences: z
+    .array(z.object({ start_seconds: z.number(), end_seconds: z.number() }))
+    .describe(`Stretches of at least ${SILENCE_MIN_SECONDS} s below ${SILENCE_DB} dBFS`),
   loudness: z
     .array(z.object({ start_seconds: z.number(), mean_db: z.number(), peak_db: z.number() }))
     .describe(`The sound's level per window (RMS and peak, dBFS; -100 is silence), at most ${LOUDNESS_POINTS} windows`),
   scan: z
     .object({
-      shots: z.enum(['keyframes', 'full_decode', 'none']).describe('keyframes: candidates from keyframes and packet sizes, refined on full frames; full_decode: every frame decoded'),
+      shots: z
+        .enum(['keyframes', 'full_decode', 'none'])
+        .describe(
+          'keyframes: candidates from keyframes and packet sizes, refined on full frames; full_decode: every frame decoded',
+        ),
       scene_threshold: z.number().describe("ffmpeg scdet's threshold (0-100) a frame must reach to start a shot"),
       frames_decoded: z.number().optional().describe('Frames decoded at full size to place the cuts'),
       frames_total: z.number().optional(),
@@ -85,10 +103,14 @@ export const FrameShownSchema = z.object({
 });
 
 export const InspectResultSchema = InspectionSchema.extend({
-  frames: z.array(FrameShownSchema).describe('Exactly the frames on the sheet, in order (left to right, top to bottom)'),
+  frames: z
+    .array(FrameShownSchema)
+    .describe('Exactly the frames on the sheet, in order (left to right, top to bottom)'),
   sheet: z
     .object({
-      mode: z.enum(['shots', 'zoom', 'image', 'none']).describe('shots: one frame per shot; zoom: frames evenly spaced in from-to'),
+      mode: z
+        .enum(['shots', 'zoom', 'image', 'none'])
+        .describe('shots: one frame per shot; zoom: frames evenly spaced in from-to'),
       from_seconds: z.number().optional(),
       to_seconds: z.number().optional(),
       first_shot: z.number().int().optional(),
@@ -114,7 +136,8 @@ export interface InspectOptions {
   debug?: (msg: string) => void;
 }
 
-export const inspectionUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/assets/${assetId}/inspection`;
+export const inspectionUri = (projectId: string, assetId: string) =>
+  `vj://projects/${projectId}/assets/${assetId}/inspection`;
 
 interface Located {
   asset: Asset;
@@ -123,7 +146,12 @@ interface Located {
 }
 
 /** The asset and its media source, under the input rules (file: links only from the local backend). */
-export async function locateAsset(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<Located> {
+export async function locateAsset(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  signal?: AbortSignal,
+): Promise<Located> {
   const pid = projectId.trim();
   const aid = assetId.trim();
   const project = await projectOrSuggestion(deps.backend, pid, signal);
@@ -131,28 +159,50 @@ export async function locateAsset(deps: InspectDeps, projectId: string, assetId:
   const asset = project.assets?.find((a) => a.id === aid);
   if (!asset) {
     const hint = suggestAsset(project, aid);
-    throw new UserFacingError(`no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} Else ` : ''}get_project lists its assets`);
+    throw new UserFacingError(
+      `no asset ${shown(aid)} in project ${pid}; ${hint ? `${hint} Else ` : ''}get_project lists its assets`,
+    );
   }
   const src = sourceFromUrl(asset.url, { allowFile: deps.backend.kind === 'local' });
-  if ('error' in src) throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);
+  if ('error' in src)
+    throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);
   return { asset, src, key: `${aid}|${await mediaIdentity(src)}` };
 }
 
-function tools(deps: InspectDeps): { rt: MediaRuntime & { inspections: InspectionCache<StoredInspection> }; ffprobe: string; prober: MediaProber } {
+function tools(deps: InspectDeps): {
+  rt: MediaRuntime & { inspections: InspectionCache<StoredInspection> };
+  ffprobe: string;
+  prober: MediaProber;
+} {
   const rt = deps.runtime;
-  if (!rt?.inspections || !deps.prober) throw new UserFacingError(`inspect_asset needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
-  return { rt: rt as MediaRuntime & { inspections: InspectionCache<StoredInspection> }, ffprobe: deps.prober.ffprobe, prober: deps.prober };
+  if (!rt?.inspections || !deps.prober)
+    throw new UserFacingError(`inspect_asset needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
+  return {
+    rt: rt as MediaRuntime & { inspections: InspectionCache<StoredInspection> },
+    ffprobe: deps.prober.ffprobe,
+    prober: deps.prober,
+  };
 }
 
 /** The stored inspection of an asset, if it was inspected (no scan). */
-export async function storedInspection(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<StoredInspection | undefined> {
+export async function storedInspection(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  signal?: AbortSignal,
+): Promise<StoredInspection | undefined> {
   const { rt } = tools(deps);
   const { key } = await locateAsset(deps, projectId, assetId, signal);
   return rt.inspections.get(key);
 }
 
 /** The asset's inspection: from the cache, or scanned now (and cached). */
-export async function inspect(deps: InspectDeps, projectId: string, assetId: string, opts: InspectOptions = {}): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource; key: string }> {
+export async function inspect(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  opts: InspectOptions = {},
+): Promise<{ stored: StoredInspection; cached: boolean; src: MediaSource; key: string }> {
   const { rt } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   const hit = await rt.inspections.get(key);
@@ -163,7 +213,12 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
   // With a job queue the scan runs on a worker (scanJob there), its result in the cache dir both share.
   const jobs = deps.jobs;
   const stored = await joinScan(key, opts, (signal, onProgress) =>
-    jobs ? jobs.run<StoredInspection>('inspect', rt.cache.opts.dir, { asset, src, key } satisfies ScanWork, { signal, onProgress }) : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
+    jobs
+      ? jobs.run<StoredInspection>('inspect', rt.cache.opts.dir, { asset, src, key } satisfies ScanWork, {
+          signal,
+          onProgress,
+        })
+      : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
   );
   // With an object store the worker's cache dir is its own: the result is kept here too, for the next call and the
   // inspection resource.
@@ -172,18 +227,37 @@ export async function inspect(deps: InspectDeps, projectId: string, assetId: str
 }
 
 /** A video inspected before the motion curve was kept gets it now, from the packet list alone (no decoding). */
-async function withMotion(deps: InspectDeps, stored: StoredInspection, src: MediaSource, key: string, signal?: AbortSignal): Promise<StoredInspection> {
+async function withMotion(
+  deps: InspectDeps,
+  stored: StoredInspection,
+  src: MediaSource,
+  key: string,
+  signal?: AbortSignal,
+): Promise<StoredInspection> {
   const ins = stored.inspection;
   if (ins.kind !== 'video' || stored.motion !== undefined) return stored;
   const { rt, ffprobe } = tools(deps);
   let frames;
   try {
-    frames = await videoPackets({ ffmpeg: rt.ffmpeg, ffprobe, src, limiter: rt.limiter, signal, timeoutMs: 120_000 + ins.duration_seconds * 1000 }, stored.startTime);
+    frames = await videoPackets(
+      {
+        ffmpeg: rt.ffmpeg,
+        ffprobe,
+        src,
+        limiter: rt.limiter,
+        signal,
+        timeoutMs: 120_000 + ins.duration_seconds * 1000,
+      },
+      stored.startTime,
+    );
   } catch (err) {
     if (signal?.aborted) throw new UserFacingError('the inspection was cancelled');
     return stored;
   }
-  const updated: StoredInspection = { ...stored, motion: pictureChange(frames, ins.duration_seconds, (ins.width ?? 0) * (ins.height ?? 0)) ?? null };
+  const updated: StoredInspection = {
+    ...stored,
+    motion: pictureChange(frames, ins.duration_seconds, (ins.width ?? 0) * (ins.height ?? 0)) ?? null,
+  };
   await rt.inspections.set(key, updated).catch(() => {});
   return updated;
 }
@@ -200,7 +274,11 @@ const scansUnderWay = new Map<string, SharedScan>();
  * Joins the scan of `key` under way, or starts one. Every caller gets its progress; a caller that cancels leaves at
  * once, and the scan (and its ffmpeg processes) stops when the last caller has left.
  */
-function joinScan(key: string, opts: InspectOptions, start: (signal: AbortSignal, onProgress: (f: number, m: string) => void) => Promise<StoredInspection>): Promise<StoredInspection> {
+function joinScan(
+  key: string,
+  opts: InspectOptions,
+  start: (signal: AbortSignal, onProgress: (f: number, m: string) => void) => Promise<StoredInspection>,
+): Promise<StoredInspection> {
   let scan = scansUnderWay.get(key);
   if (!scan || scan.controller.signal.aborted) {
     const controller = new AbortController();
@@ -242,18 +320,29 @@ export interface ScanWork {
 }
 
 /** The scan of an inspection, run by a worker of the job queue (on the cache dir the server shares). */
-export const scanJob = (deps: Omit<InspectDeps, 'backend' | 'jobs'>, work: ScanWork, opts: InspectOptions): Promise<StoredInspection> =>
-  scanAsset(deps as InspectDeps, work.asset, work.src, work.key, opts);
+export const scanJob = (
+  deps: Omit<InspectDeps, 'backend' | 'jobs'>,
+  work: ScanWork,
+  opts: InspectOptions,
+): Promise<StoredInspection> => scanAsset(deps as InspectDeps, work.asset, work.src, work.key, opts);
 
 /** Scans an asset's media now (shots, silences, loudness) and caches what it found. */
-async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key: string, opts: InspectOptions): Promise<StoredInspection> {
+async function scanAsset(
+  deps: InspectDeps,
+  asset: Asset,
+  src: MediaSource,
+  key: string,
+  opts: InspectOptions,
+): Promise<StoredInspection> {
   const { rt, ffprobe, prober } = tools(deps);
   let facts;
   try {
     facts = await prober.probe(asset.id, src, opts.signal);
   } catch (err) {
     if (opts.signal?.aborted) throw new UserFacingError('the inspection was cancelled');
-    throw new UserFacingError(`asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`);
+    throw new UserFacingError(
+      `asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`,
+    );
   }
   let kind = classifyAsset(asset.asset_type, facts);
   if (facts.isImage) kind = 'image';
@@ -278,14 +367,22 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
     const video = kind === 'video' && facts.hasVideo;
     const [scan, audio] = await Promise.all([
       video ? scanShots({ ...ctx, onProgress: progress(0.02, 0.9) }, sf, facts) : undefined,
-      facts.hasAudio && duration > 0 ? scanAudio({ ...ctx, onProgress: video ? undefined : progress(0.02, 0.9) }, sf, duration) : undefined,
+      facts.hasAudio && duration > 0
+        ? scanAudio({ ...ctx, onProgress: video ? undefined : progress(0.02, 0.9) }, sf, duration)
+        : undefined,
     ]);
     const bounds = scan ? [0, ...scan.cuts.filter((c) => c > 0 && c < duration), duration] : [];
     const shots: Shot[] = [];
     for (let i = 0; i + 1 < bounds.length; i++) {
       const s = floorMs(bounds[i]!);
       const e = i + 2 === bounds.length ? ms(bounds[i + 1]!) : floorMs(bounds[i + 1]!);
-      shots.push({ index: i + 1, start_seconds: s, end_seconds: e, start: formatTimecode(s * 1000), end: formatTimecode(e * 1000) });
+      shots.push({
+        index: i + 1,
+        start_seconds: s,
+        end_seconds: e,
+        start: formatTimecode(s * 1000),
+        end: formatTimecode(e * 1000),
+      });
     }
     const inspection: Inspection = {
       asset_id: asset.id,
@@ -295,8 +392,15 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
       ...(facts.fps && kind === 'video' ? { fps: Math.round(facts.fps * 1000) / 1000 } : {}),
       has_audio: facts.hasAudio,
       shots,
-      silences: (audio?.silences ?? []).map((s) => ({ start_seconds: ms(s.from), end_seconds: ms(Math.min(s.to, duration)) })),
-      loudness: (audio?.loudness ?? []).map((l) => ({ start_seconds: ms(l.t), mean_db: Math.round(l.meanDb * 10) / 10, peak_db: Math.round(l.peakDb * 10) / 10 })),
+      silences: (audio?.silences ?? []).map((s) => ({
+        start_seconds: ms(s.from),
+        end_seconds: ms(Math.min(s.to, duration)),
+      })),
+      loudness: (audio?.loudness ?? []).map((l) => ({
+        start_seconds: ms(l.t),
+        mean_db: Math.round(l.meanDb * 10) / 10,
+        peak_db: Math.round(l.peakDb * 10) / 10,
+      })),
       scan: {
         shots: scan ? (scan.method === 'full' ? 'full_decode' : 'keyframes') : 'none',
         scene_threshold: SCENE_THRESHOLD,
@@ -310,10 +414,16 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
     // Cuts at or past the end are not shot starts: their thumbnails are not indexed by shot.
     const cutThumbs = scan?.cutThumbs?.filter((_, k) => scan.cuts[k]! > 0 && scan.cuts[k]! < duration);
     const stored: StoredInspection = {
-      inspection, startTime: sf.startTime, keyframes: scan?.keyframes ?? [], ...(scan?.thumbs ? { thumbs: true } : {}), ...(cutThumbs?.length ? { cutThumbs } : {}),
+      inspection,
+      startTime: sf.startTime,
+      keyframes: scan?.keyframes ?? [],
+      ...(scan?.thumbs ? { thumbs: true } : {}),
+      ...(cutThumbs?.length ? { cutThumbs } : {}),
       ...(video ? { motion: scan?.motion ?? null } : {}),
     };
-    opts.debug?.(`inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`);
+    opts.debug?.(
+      `inspect ${asset.id}: scanned ${duration} s in ${(performance.now() - started).toFixed(0)} ms (${inspection.scan.shots}, ${scan?.decodedFrames ?? 0}/${scan?.totalFrames ?? 0} frames decoded)`,
+    );
     await rt.inspections.set(key, stored);
     return stored;
   } catch (err) {
@@ -322,7 +432,10 @@ async function scanAsset(deps: InspectDeps, asset: Asset, src: MediaSource, key:
       await rt.inspections.delete(key).catch(() => {});
       throw cacheDiskFull('the inspection', rt.inspections.dir);
     }
-    if (err instanceof InspectError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`);
+    if (err instanceof InspectError)
+      throw new UserFacingError(
+        err.cancelled ? 'the inspection was cancelled' : `the inspection failed: ${err.message}`,
+      );
     throw err;
   }
 }
@@ -340,15 +453,26 @@ function parseTime(v: string | number | undefined, name: string): number | undef
   return r.ms / 1000;
 }
 
-const shotAt = (shots: Shot[], t: number) => shots.find((s) => t >= s.start_seconds && t < s.end_seconds)?.index ?? shots.at(-1)?.index;
+const shotAt = (shots: Shot[], t: number) =>
+  shots.find((s) => t >= s.start_seconds && t < s.end_seconds)?.index ?? shots.at(-1)?.index;
 
 /** inspect_asset whole: the inspection plus a sheet (one frame per shot, or a zoom into from-to). */
-export async function inspectWithSheet(deps: InspectDeps, projectId: string, assetId: string, args: SheetArgs, opts: InspectOptions = {}): Promise<InspectResult & { jpeg?: Buffer }> {
+export async function inspectWithSheet(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  args: SheetArgs,
+  opts: InspectOptions = {},
+): Promise<InspectResult & { jpeg?: Buffer }> {
   const { rt } = tools(deps);
   let from = parseTime(args.from, 'from');
   let to = parseTime(args.to, 'to');
   const { stored, cached, src, key } = await inspect(deps, projectId, assetId, opts);
-  const exists = (path: string) => stat(path).then(() => true, () => false);
+  const exists = (path: string) =>
+    stat(path).then(
+      () => true,
+      () => false,
+    );
   const thumbsPath = await rt.inspections.thumbsPathOf(key);
   const thumbs = stored.thumbs && (await exists(thumbsPath)) ? thumbsPath : undefined;
   const cutThumbsPath = await rt.inspections.cutThumbsPathOf(key);
@@ -363,10 +487,21 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
     const t0 = performance.now();
     try {
       const sheet = await drawSheet({
-        ffmpeg: rt.ffmpeg, src, limiter: rt.limiter, startTime: stored.startTime, ...dims, picks, font: rt.font,
-        workDir: join(rt.inspections.root, 'tmp'), signal: opts.signal, timeoutMs: 120_000, maxInputs: Math.min(rt.maxInputs, 16),
+        ffmpeg: rt.ffmpeg,
+        src,
+        limiter: rt.limiter,
+        startTime: stored.startTime,
+        ...dims,
+        picks,
+        font: rt.font,
+        workDir: join(rt.inspections.root, 'tmp'),
+        signal: opts.signal,
+        timeoutMs: 120_000,
+        maxInputs: Math.min(rt.maxInputs, 16),
       });
-      opts.debug?.(`inspect ${assetId}: sheet of ${picks.length} frames (${picks.filter((p) => p.thumb).length} from kept thumbnails) drawn in ${(performance.now() - t0).toFixed(0)} ms`);
+      opts.debug?.(
+        `inspect ${assetId}: sheet of ${picks.length} frames (${picks.filter((p) => p.thumb).length} from kept thumbnails) drawn in ${(performance.now() - t0).toFixed(0)} ms`,
+      );
       return sheet;
     } catch (err) {
       if (isDiskFull(err) && !(err instanceof SheetError && err.cancelled)) {
@@ -374,7 +509,8 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
         await rt.inspections.delete(key).catch(() => {});
         throw cacheDiskFull('the sheet', rt.inspections.dir);
       }
-      if (err instanceof SheetError) throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
+      if (err instanceof SheetError)
+        throw new UserFacingError(err.cancelled ? 'the inspection was cancelled' : `the sheet failed: ${err.message}`);
       throw err;
     }
   };
@@ -385,8 +521,10 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   }
 
   const duration = ins.duration_seconds;
-  if (from !== undefined && from >= duration) throw new UserFacingError(`from (${from} s) is past the end of the asset (it lasts ${duration} s)`);
-  if (to !== undefined && from !== undefined && to <= from) throw new UserFacingError(`to (${to} s) must be after from (${from} s)`);
+  if (from !== undefined && from >= duration)
+    throw new UserFacingError(`from (${from} s) is past the end of the asset (it lasts ${duration} s)`);
+  if (to !== undefined && from !== undefined && to <= from)
+    throw new UserFacingError(`to (${to} s) must be after from (${from} s)`);
   const span = from !== undefined || to !== undefined;
   const paging = from !== undefined && to === undefined;
   from = from ?? 0;
@@ -404,10 +542,21 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
       const inside = stored.keyframes.filter((k) => k >= s.start_seconds && k < s.end_seconds);
       const key = inside.sort((a, b) => Math.abs(a - mid) - Math.abs(b - mid))[0];
       const label = () => `#${s.index} ${s.start}-${s.end}`;
-      if (key !== undefined) return { t: key, keyframe: true, ...(thumbs ? { thumb: { file: thumbsPath, index: stored.keyframes.indexOf(key) } } : {}), label };
+      if (key !== undefined)
+        return {
+          t: key,
+          keyframe: true,
+          ...(thumbs ? { thumb: { file: thumbsPath, index: stored.keyframes.indexOf(key) } } : {}),
+          label,
+        };
       // Shot n starts at cut n - 2 (shot 1 starts at 0).
       const cutThumb = cutThumbs?.[s.index - 2] ?? -1;
-      return { t: s.start_seconds, keyframe: false, ...(cutThumb >= 0 ? { thumb: { file: cutThumbsPath, index: cutThumb } } : {}), label };
+      return {
+        t: s.start_seconds,
+        keyframe: false,
+        ...(cutThumb >= 0 ? { thumb: { file: cutThumbsPath, index: cutThumb } } : {}),
+        label,
+      };
     });
     const sheet = await draw(picks);
     const rest = inSpan.length - page.length;
@@ -419,7 +568,11 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
         mode: 'shots',
         ...(span ? { from_seconds: ms(from), to_seconds: ms(to) } : {}),
         ...(page.length ? { first_shot: page[0]!.index, last_shot: page.at(-1)!.index } : {}),
-        ...(rest > 0 && next ? { more: `${rest} more shot${rest === 1 ? '' : 's'} not shown: call again with from: "${next.start}" to see them` } : {}),
+        ...(rest > 0 && next
+          ? {
+              more: `${rest} more shot${rest === 1 ? '' : 's'} not shown: call again with from: "${next.start}" to see them`,
+            }
+          : {}),
       },
       jpeg: sheet.jpeg,
     };
@@ -438,7 +591,10 @@ export async function inspectWithSheet(deps: InspectDeps, projectId: string, ass
   const sheet = await draw(picks);
   return {
     ...base,
-    frames: sheet.shown.map((t) => ({ seconds: ms(t), ...(shotAt(ins.shots, t) ? { shot: shotAt(ins.shots, t)! } : {}) })),
+    frames: sheet.shown.map((t) => ({
+      seconds: ms(t),
+      ...(shotAt(ins.shots, t) ? { shot: shotAt(ins.shots, t)! } : {}),
+    })),
     sheet: { mode: 'zoom', from_seconds: ms(from), to_seconds: ms(to) },
     jpeg: sheet.jpeg,
   };

@@ -9,7 +9,16 @@ import { isInside, openAllowed } from '../open-allowed.js';
 import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
 import type { Diagnostic } from '../edit/model.js';
 import { UserFacingError } from '../errors.js';
-import { MAX_IMPORT_ITEMS, droppedOf, exportDocument, mixOf, quoteOf, type ExchangeMedia, type ImportedTimeline, type ImportNote } from '../interchange/document.js';
+import {
+  MAX_IMPORT_ITEMS,
+  droppedOf,
+  exportDocument,
+  mixOf,
+  quoteOf,
+  type ExchangeMedia,
+  type ImportedTimeline,
+  type ImportNote,
+} from '../interchange/document.js';
 import { edlStatedRate, readEdl, readTimecode, timecodeBase, writeEdl } from '../interchange/edl.js';
 import type { MediaFacts } from '../edit/lint.js';
 import { readFcpxml, writeFcpxml } from '../interchange/fcpxml.js';
@@ -20,7 +29,14 @@ import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { writeSrt, writeVtt } from '../interchange/subtitles.js';
 import { captionsOf } from './captions.js';
-import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type CheckedEdit, type Listening } from './check-edit.js';
+import {
+  checkAndKeep,
+  checkEdit,
+  keepChecked,
+  type CheckDeps,
+  type CheckedEdit,
+  type Listening,
+} from './check-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { suggestAsset } from './suggest.js';
@@ -29,8 +45,20 @@ import type { Project } from '../api/models.js';
 export type ExchangeFormat = 'otio' | 'fcpxml' | 'edl';
 /** What export_edit writes: a timeline file, or the captions as a sidecar on the output's clock. */
 export type ExportFormat = ExchangeFormat | 'srt' | 'vtt';
-export const FORMAT_EXTENSION: Record<ExportFormat, string> = { otio: 'otio', fcpxml: 'fcpxml', edl: 'edl', srt: 'srt', vtt: 'vtt' };
-export const FORMAT_MIME: Record<ExportFormat, string> = { otio: 'application/json', fcpxml: 'application/xml', edl: 'text/plain', srt: 'application/x-subrip', vtt: 'text/vtt' };
+export const FORMAT_EXTENSION: Record<ExportFormat, string> = {
+  otio: 'otio',
+  fcpxml: 'fcpxml',
+  edl: 'edl',
+  srt: 'srt',
+  vtt: 'vtt',
+};
+export const FORMAT_MIME: Record<ExportFormat, string> = {
+  otio: 'application/json',
+  fcpxml: 'application/xml',
+  edl: 'text/plain',
+  srt: 'application/x-subrip',
+  vtt: 'text/vtt',
+};
 
 /** An export folder's id: its time and a random tail (like a preview's), safe as a path segment. */
 const EXPORT_ID = /^\d{14}-[0-9a-f]{8}$/;
@@ -72,10 +100,28 @@ export interface ExportOutcome {
   media: { asset_id: string; reference: string }[];
 }
 
-const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').replace(/^[._]+/, '').slice(0, 60) || 'edit';
+const safeName = (s: string) =>
+  s
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 60) || 'edit';
 
-function mediaName(a: { keyname?: string | null; name?: unknown; original_name?: unknown; asset_path?: string | null; url?: string | null }, id: string): string {
-  const name = typeof a.name === 'string' && a.name ? a.name : typeof a.original_name === 'string' && a.original_name ? a.original_name : a.keyname || (a.asset_path ? basename(a.asset_path) : '') || (a.url ? basename(plainLocation(a.url)) : '');
+function mediaName(
+  a: {
+    keyname?: string | null;
+    name?: unknown;
+    original_name?: unknown;
+    asset_path?: string | null;
+    url?: string | null;
+  },
+  id: string,
+): string {
+  const name =
+    typeof a.name === 'string' && a.name
+      ? a.name
+      : typeof a.original_name === 'string' && a.original_name
+        ? a.original_name
+        : a.keyname || (a.asset_path ? basename(a.asset_path) : '') || (a.url ? basename(plainLocation(a.url)) : '');
   return name || id;
 }
 
@@ -91,11 +137,18 @@ function mixNotWritten(t: Timeline, format: string): string[] {
     const mix = mixOf(m) ?? {};
     const duck = mix.role === 'music' && (format !== 'fcpxml' || mix.duck_db !== undefined);
     // (FCPXML carries gain and fades in its clips' volume.)
-    const carried = format === 'fcpxml' ? [] : (['gain_db', 'fade_in', 'fade_out'] as const).filter((k) => mix[k] !== undefined);
+    const carried =
+      format === 'fcpxml' ? [] : (['gain_db', 'fade_in', 'fade_out'] as const).filter((k) => mix[k] !== undefined);
     return [...carried, ...(duck ? ["the music's duck"] : [])];
   };
-  const items = [...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })), ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) }))].filter((x) => x.f.length);
-  return items.map((x) => `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`);
+  const items = [
+    ...t.cuts.map((c) => ({ what: `cut ${c.index + 1}`, f: fields(c) })),
+    ...t.overlays.map((o) => ({ what: `overlay ${o.index + 1}`, f: fields(o) })),
+  ].filter((x) => x.f.length);
+  return items.map(
+    (x) =>
+      `${x.what}: ${x.f.join(', ')} not written to ${format.toUpperCase()} (the edit keeps them; previews and local renders play them)`,
+  );
 }
 
 /** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
@@ -112,7 +165,10 @@ async function sweepAbandoned(exportsDir: string): Promise<void> {
     names.map(async (n) => {
       const m = new RegExp(`^\\.\\d{14}-[0-9a-f]{8}\\.${TAG}\\.building$`).exec(n);
       if (!m) return;
-      const touched = await stat(join(exportsDir, n)).then((s) => s.mtimeMs, () => Date.now());
+      const touched = await stat(join(exportsDir, n)).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      );
       if (writerGone(m[1]!, touched, { leased: true })) await rm(join(exportsDir, n), { recursive: true, force: true });
     }),
   );
@@ -124,7 +180,9 @@ export async function exportEdit(
   opts: { format: ExportFormat; media: 'links' | 'download'; signal?: AbortSignal; listening?: Listening },
 ): Promise<ExportOutcome | { refused: CheckedEdit }> {
   if (deps.hosted && opts.media === 'download') {
-    throw new UserFacingError('media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file');
+    throw new UserFacingError(
+      'media: "download" fetches the media onto the machine cutroom runs on, and this cutroom is hosted: the files would not reach you. Export with media: "links" (the default) and fetch the media from the service yourself, or run cutroom on your own machine to have it fetched beside the file',
+    );
   }
   const checked = await checkAndKeep(deps, input, opts.signal, opts.listening);
   if (!checked.ready || !checked.edit || !checked.timeline) return { refused: checked };
@@ -132,7 +190,9 @@ export async function exportEdit(
     const fps = checked.timeline.fps;
     // Checked before anything is written: an EDL's timecode needs a whole or NTSC rate.
     if (!((fps.den === 1 && fps.num <= 60) || (fps.den === 1001 && fps.num % 1000 === 0 && fps.num <= 60_000))) {
-      throw new UserFacingError(`an EDL counts timecode at a whole frame rate (or an NTSC rate such as 29.97) of at most 60 fps; this edit is at ${fps.value} fps: export it as otio or fcpxml, or change video_output_fps`);
+      throw new UserFacingError(
+        `an EDL counts timecode at a whole frame rate (or an NTSC rate such as 29.97) of at most 60 fps; this edit is at ${fps.value} fps: export it as otio or fcpxml, or change video_output_fps`,
+      );
     }
   }
   const exportId = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(4).toString('hex')}`;
@@ -149,14 +209,18 @@ export async function exportEdit(
       // The captions alone, from the transcripts (workflow/captions.ts): no media is referenced or fetched.
       const captions = await captionsOf(deps, checked, opts.signal);
       warnings.push(...captions.warnings);
-      if (!captions.cues.length) warnings.push('captions: no words of the edit were found in its transcripts; the file holds no cues');
-      if (opts.media === 'download') warnings.push(`media: "download" does nothing for ${opts.format}: the captions reference no media`);
+      if (!captions.cues.length)
+        warnings.push('captions: no words of the edit were found in its transcripts; the file holds no cues');
+      if (opts.media === 'download')
+        warnings.push(`media: "download" does nothing for ${opts.format}: the captions reference no media`);
       await writeFile(join(building, file), opts.format === 'srt' ? writeSrt(captions.cues) : writeVtt(captions.cues));
       await rename(building, dir);
       if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
       return { checked, exportId, path: join(dir, file), file, format: opts.format, warnings, media: [] };
     }
-    const used = [...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)])];
+    const used = [
+      ...new Set([...checked.timeline.cuts.map((c) => c.assetId), ...checked.timeline.overlays.map((o) => o.assetId)]),
+    ];
     const media = new Map<string, ExchangeMedia>();
     const references: ExportOutcome['media'] = [];
     let fetched = 0;
@@ -168,27 +232,42 @@ export async function exportEdit(
       // Local media is already a file an editor can open: it is referenced where it is, whatever `media` says.
       if (info.source?.kind === 'file') {
         url = pathToFileURL(info.source.path).href;
-        if (opts.media === 'download' && !warnings.some((w) => w.startsWith('media: "download"'))) warnings.push('media: "download" does nothing for media already on this machine: the file points at it where it is');
-      }
-      else if (opts.media === 'download') {
-        if (info.source?.kind !== 'url') throw new UserFacingError(`asset ${id} has no link to fetch (${info.probeError ?? 'no url'})`);
+        if (opts.media === 'download' && !warnings.some((w) => w.startsWith('media: "download"')))
+          warnings.push(
+            'media: "download" does nothing for media already on this machine: the file points at it where it is',
+          );
+      } else if (opts.media === 'download') {
+        if (info.source?.kind !== 'url')
+          throw new UserFacingError(`asset ${id} has no link to fetch (${info.probeError ?? 'no url'})`);
         const ext = (extname(plainLocation(info.source.url)).match(/^\.[a-z0-9]{1,5}$/i)?.[0] ?? '.bin').toLowerCase();
         // The asset id is the service's to choose: it goes into the name only when it is plainly an id (a hostile
         // one such as "../../x" must not lead the file out of the folder).
-        const idPart = /^[A-Za-z0-9-]{1,64}$/.test(id) ? id : `id-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+        const idPart = /^[A-Za-z0-9-]{1,64}$/.test(id)
+          ? id
+          : `id-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
         const local = join(building, 'media', `${safeName(label.replace(/\.[^.]*$/, ''))}__${idPart}${ext}`);
-        if (!isInside([join(building, 'media')], local)) throw new UserFacingError(`asset ${JSON.stringify(id)} cannot be saved under a safe name; nothing was exported`);
+        if (!isInside([join(building, 'media')], local))
+          throw new UserFacingError(
+            `asset ${JSON.stringify(id)} cannot be saved under a safe name; nothing was exported`,
+          );
         await mkdir(join(building, 'media'), { recursive: true });
         try {
           await downloadTo(info.source.url, local, { maxBytes: MAX_MEDIA_BYTES, signal: opts.signal });
         } catch (err) {
-          if (err instanceof DownloadError) throw new UserFacingError(err.noSpace ? `the disk holding ${deps.exportsDir} is full; nothing was exported` : `fetching asset ${id} failed: ${err.message}; nothing was exported`);
+          if (err instanceof DownloadError)
+            throw new UserFacingError(
+              err.noSpace
+                ? `the disk holding ${deps.exportsDir} is full; nothing was exported`
+                : `fetching asset ${id} failed: ${err.message}; nothing was exported`,
+            );
           throw err;
         }
         url = pathToFileURL(join(dir, 'media', basename(local))).href;
         fetched++;
       } else if (!references.length) {
-        warnings.push('the media references are the service\'s signed links, which expire: export with media: "download" for files an editor can relink against');
+        warnings.push(
+          'the media references are the service\'s signed links, which expire: export with media: "download" for files an editor can relink against',
+        );
       }
       references.push({ asset_id: id, reference: url.startsWith('file:') ? fileURLToPath(url) : plainLocation(url) });
       const timecode = mediaTimecode(facts);
@@ -204,10 +283,16 @@ export async function exportEdit(
         hasAudio: facts?.hasAudio ?? true,
         ...(facts?.width ? { width: facts.width, height: facts.height } : {}),
         ...(facts?.audioChannels ? { audioChannels: facts.audioChannels } : {}),
-        ...(timecode && 'frame' in timecode ? { timecodeFrame: timecode.frame, ...(timecode.drop ? { timecodeDrop: true } : {}) } : {}),
+        ...(timecode && 'frame' in timecode
+          ? { timecodeFrame: timecode.frame, ...(timecode.drop ? { timecodeDrop: true } : {}) }
+          : {}),
       });
-      if (timecode && 'problem' in timecode) warnings.push(`asset ${id}: ${timecode.problem}; its times are written from its start`);
-      if (!facts?.frameRate && info.kind === 'video') warnings.push(`asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`);
+      if (timecode && 'problem' in timecode)
+        warnings.push(`asset ${id}: ${timecode.problem}; its times are written from its start`);
+      if (!facts?.frameRate && info.kind === 'video')
+        warnings.push(
+          `asset ${id}: its frame rate is not known (${facts ? 'it is not constant' : 'not measured'}), so its in points are written in milliseconds rather than on its frames`,
+        );
     }
     const doc = exportDocument(name, checked.timeline, media);
     warnings.push(...doc.warnings, ...mixNotWritten(checked.timeline, opts.format));
@@ -216,7 +301,8 @@ export async function exportEdit(
     else if (opts.format === 'fcpxml') {
       text = writeFcpxml(doc);
       if (doc.clips.some((c) => c.crop)) warnings.push('crops are not carried in FCPXML (they stay in the edit)');
-      if (doc.clips.some((c) => c.focus)) warnings.push('focus (the framing of another shape) is not carried in FCPXML (it stays in the edit)');
+      if (doc.clips.some((c) => c.focus))
+        warnings.push('focus (the framing of another shape) is not carried in FCPXML (it stays in the edit)');
     } else {
       const edl = writeEdl(doc);
       text = edl.text;
@@ -225,10 +311,20 @@ export async function exportEdit(
     await writeFile(join(building, file), text);
     await rename(building, dir);
     if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
-    return { checked, exportId, path: join(dir, file), file, format: opts.format, ...(fetched ? { mediaDir: join(dir, 'media') } : {}), warnings, media: references };
+    return {
+      checked,
+      exportId,
+      path: join(dir, file),
+      file,
+      format: opts.format,
+      ...(fetched ? { mediaDir: join(dir, 'media') } : {}),
+      warnings,
+      media: references,
+    };
   } catch (err) {
     await rm(building, { recursive: true, force: true });
-    if ((err as NodeJS.ErrnoException).code === 'ENOSPC') throw new UserFacingError(`the disk holding ${deps.exportsDir} is full; nothing was exported`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOSPC')
+      throw new UserFacingError(`the disk holding ${deps.exportsDir} is full; nothing was exported`);
     throw err;
   } finally {
     stopLease();
@@ -236,12 +332,23 @@ export async function exportEdit(
 }
 
 /** The file of an export, when the id and name are an export's own. */
-export async function exportFile(exportsDir: string, exportId: string, file: string): Promise<{ path: string; format: ExportFormat } | undefined> {
+export async function exportFile(
+  exportsDir: string,
+  exportId: string,
+  file: string,
+): Promise<{ path: string; format: ExportFormat } | undefined> {
   if (!isExportId(exportId) || file !== basename(file) || file.startsWith('.')) return undefined;
-  const format = (Object.keys(FORMAT_EXTENSION) as ExportFormat[]).find((f) => file.endsWith(`.${FORMAT_EXTENSION[f]}`));
+  const format = (Object.keys(FORMAT_EXTENSION) as ExportFormat[]).find((f) =>
+    file.endsWith(`.${FORMAT_EXTENSION[f]}`),
+  );
   if (!format) return undefined;
   const path = join(exportsDir, exportId, file);
-  return (await stat(path).then((s) => s.isFile(), () => false)) ? { path, format } : undefined;
+  return (await stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  ))
+    ? { path, format }
+    : undefined;
 }
 
 /** The newest export ids (for completion). */
@@ -253,7 +360,9 @@ export async function exportIds(exportsDir: string): Promise<string[]> {
 export async function exportFiles(exportsDir: string, exportId: string): Promise<string[]> {
   if (!isExportId(exportId)) return [];
   const names = await readdir(join(exportsDir, exportId)).catch(() => [] as string[]);
-  const found = await Promise.all(names.map(async (n) => ((await exportFile(exportsDir, exportId, n)) ? n : undefined)));
+  const found = await Promise.all(
+    names.map(async (n) => ((await exportFile(exportsDir, exportId, n)) ? n : undefined)),
+  );
   return found.filter((n): n is string => !!n).sort();
 }
 
@@ -285,9 +394,13 @@ export function sniffFormat(text: string, name?: string): ExchangeFormat | undef
   if (ext === '.otio') return 'otio';
   if (ext === '.fcpxml' || ext === '.xml') return 'fcpxml';
   if (ext === '.edl') return 'edl';
-  const head = text.replace(/^\uFEFF/, '').trimStart().slice(0, 400);
+  const head = text
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .slice(0, 400);
   if (head.startsWith('{')) return 'otio';
-  if (head.startsWith('<')) return /<fcpxml/i.test(text.slice(0, 4000)) || head.startsWith('<?xml') ? 'fcpxml' : undefined;
+  if (head.startsWith('<'))
+    return /<fcpxml/i.test(text.slice(0, 4000)) || head.startsWith('<?xml') ? 'fcpxml' : undefined;
   if (/^TITLE:|^FCM:|^\d{3}\s/m.test(head)) return 'edl';
   return undefined;
 }
@@ -298,18 +411,26 @@ async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<s
   const uri = /^cutroom:\/\/exports\/([^/]+)\/([^/]+)$/.exec(named.trim());
   if (uri) {
     const found = await exportFile(deps.exportsDir, uri[1]!, decodeURIComponent(uri[2]!));
-    if (!found) throw new UserFacingError(`${named.slice(0, 200)} is not an export of yours (exports are kept for a while; export_edit makes a new one)`);
+    if (!found)
+      throw new UserFacingError(
+        `${named.slice(0, 200)} is not an export of yours (exports are kept for a while; export_edit makes a new one)`,
+      );
     path = found.path;
   }
   // A hosted caller names only files of their own exports; nothing else on this machine is looked at, not even
   // whether it exists.
   if (deps.hosted && !(isAbsolute(path) && isInside([deps.exportsDir], resolve(path)))) {
-    throw new UserFacingError('this cutroom is hosted: import_edit reads by path only the files export_edit wrote for you. Send the timeline\'s text as content instead');
+    throw new UserFacingError(
+      "this cutroom is hosted: import_edit reads by path only the files export_edit wrote for you. Send the timeline's text as content instead",
+    );
   }
   // (A hosted caller's allowedDirs are empty: the exports folder alone.)
   const { fh, size } = await openAllowed(path, [deps.exportsDir, ...deps.allowedDirs]);
   try {
-    if (size > MAX_IMPORT_BYTES) throw new UserFacingError(`${path} is ${Math.round(size / 1e6)} MB; a timeline file import_edit reads is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+    if (size > MAX_IMPORT_BYTES)
+      throw new UserFacingError(
+        `${path} is ${Math.round(size / 1e6)} MB; a timeline file import_edit reads is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`,
+      );
     return (await fh.readFile()).toString('utf8');
   } finally {
     await fh.close();
@@ -318,7 +439,12 @@ async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<s
 
 /** An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in the message. */
 function noteToDiagnostic(n: ImportNote): Diagnostic {
-  const path = n.cut !== undefined ? `/video_series_sequential/${n.cut}` : n.overlay !== undefined ? `/audio_overlay/${n.overlay}` : '';
+  const path =
+    n.cut !== undefined
+      ? `/video_series_sequential/${n.cut}`
+      : n.overlay !== undefined
+        ? `/audio_overlay/${n.overlay}`
+        : '';
   return { severity: n.severity, path, message: `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 400)}` };
 }
 
@@ -328,7 +454,10 @@ function capped(list: Diagnostic[], more = 0): Diagnostic[] {
   if (rest <= 0) return list;
   const shown = list.slice(0, MAX_IMPORT_NOTES);
   const severity = list.slice(MAX_IMPORT_NOTES).some((d) => d.severity === 'error') ? 'error' : 'warning';
-  return [...shown, { severity, path: '', message: `and ${rest} more like these (the first ${MAX_IMPORT_NOTES} are listed)` }];
+  return [
+    ...shown,
+    { severity, path: '', message: `and ${rest} more like these (the first ${MAX_IMPORT_NOTES} are listed)` },
+  ];
 }
 
 /**
@@ -336,7 +465,13 @@ function capped(list: Diagnostic[], more = 0): Diagnostic[] {
  * (an in point then lands on its source's frame), start timecodes (an EDL's source times count from them) and lengths
  * (a clip the file gives no range plays its whole asset). Notes say what could not be read.
  */
-async function measureAssets(deps: InterchangeDeps, assets: AssetCandidate[], links: Map<string, string>, ids: Set<string>, signal?: AbortSignal): Promise<ImportNote[]> {
+async function measureAssets(
+  deps: InterchangeDeps,
+  assets: AssetCandidate[],
+  links: Map<string, string>,
+  ids: Set<string>,
+  signal?: AbortSignal,
+): Promise<ImportNote[]> {
   const prober = deps.prober;
   const problems: ImportNote[] = [];
   if (!prober) return problems;
@@ -355,7 +490,12 @@ async function measureAssets(deps: InterchangeDeps, assets: AssetCandidate[], li
         if (facts?.durationMs !== undefined) a.durationSec = facts.durationMs / 1000;
         const tc = mediaTimecode(facts);
         if (tc && 'frame' in tc) a.timecodeSec = (tc.frame * facts!.frameRate!.den) / facts!.frameRate!.num;
-        else if (tc) problems.push({ severity: 'warning', place: `asset ${a.id}`, message: `${tc.problem}; an EDL's source times for it are counted from its start` });
+        else if (tc)
+          problems.push({
+            severity: 'warning',
+            place: `asset ${a.id}`,
+            message: `${tc.problem}; an EDL's source times for it are counted from its start`,
+          });
       }),
   );
   return problems;
@@ -365,7 +505,9 @@ async function measureAssets(deps: InterchangeDeps, assets: AssetCandidate[], li
  * A media's start timecode as a frame count at its own rate (drop-frame where its label says so: a tag has no FCM
  * line), undefined without one (or at 00:00:00:00), or why its label names no frame there.
  */
-function mediaTimecode(facts: MediaFacts | undefined): { frame: number; drop: boolean } | { problem: string } | undefined {
+function mediaTimecode(
+  facts: MediaFacts | undefined,
+): { frame: number; drop: boolean } | { problem: string } | undefined {
   const base = facts?.timecode && facts.frameRate ? timecodeBase(facts.frameRate) : undefined;
   if (!base) return undefined;
   const tc = facts!.timecode!.replace(/[.,]/, ':');
@@ -378,18 +520,29 @@ function mediaTimecode(facts: MediaFacts | undefined): { frame: number; drop: bo
  * An EDL that does not say its rate, read at 30 fps: read again at its sources' rate when the video sources it maps
  * to share one (an EDL counts in the frames of the edit its sources were cut in), and say which rate was assumed.
  */
-function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCandidate[], mediaMap: MediaMap): ImportedTimeline {
+function edlAtSourcesRate(
+  text: string,
+  at30: ImportedTimeline,
+  assets: AssetCandidate[],
+  mediaMap: MediaMap,
+): ImportedTimeline {
   const used = new Set(toEditDraft(at30, assets, {}, mediaMap).draft.video_series_sequential.map((c) => c.video_id));
-  const rates = [...new Set(assets.filter((a) => used.has(a.id) && a.rate).map((a) => `${a.rate!.num}/${a.rate!.den}`))];
+  const rates = [
+    ...new Set(assets.filter((a) => used.has(a.id) && a.rate).map((a) => `${a.rate!.num}/${a.rate!.den}`)),
+  ];
   const [num, den] = (rates.length === 1 ? rates[0]! : '30/1').split('/').map(Number) as [number, number];
-  const again = rates.length === 1 && `${num}/${den}` !== '30/1' && timecodeBase({ num, den }) !== undefined ? readEdl(text, { num, den }) : at30;
+  const again =
+    rates.length === 1 && `${num}/${den}` !== '30/1' && timecodeBase({ num, den }) !== undefined
+      ? readEdl(text, { num, den })
+      : at30;
   const rate = +(again.fps!.num / again.fps!.den).toFixed(3);
   again.notes.push({
     severity: 'warning',
     place: 'the file',
-    message: rates.length === 1
-      ? `the EDL does not say its frame rate; it was read at ${rate} fps, its sources' rate: give fps if it was made at another`
-      : `the EDL does not say its frame rate; it was read at 30 fps${rates.length > 1 ? ` (its sources are at ${rates.join(', ')} fps)` : ''}: give fps if it was made at another`,
+    message:
+      rates.length === 1
+        ? `the EDL does not say its frame rate; it was read at ${rate} fps, its sources' rate: give fps if it was made at another`
+        : `the EDL does not say its frame rate; it was read at 30 fps${rates.length > 1 ? ` (its sources are at ${rates.join(', ')} fps)` : ''}: give fps if it was made at another`,
   });
   return again;
 }
@@ -397,25 +550,36 @@ function edlAtSourcesRate(text: string, at30: ImportedTimeline, assets: AssetCan
 /** A media_map whose every asset id is one of the project's (ids trimmed); a wrong one is refused, naming the id meant. */
 function checkMediaMap(map: MediaMap | undefined, project: Project | undefined): MediaMap {
   const entries = Object.entries(map ?? {});
-  if (entries.length > MAX_MEDIA_MAP) throw new UserFacingError(`media_map holds ${entries.length} entries; at most ${MAX_MEDIA_MAP}`);
+  if (entries.length > MAX_MEDIA_MAP)
+    throw new UserFacingError(`media_map holds ${entries.length} entries; at most ${MAX_MEDIA_MAP}`);
   // Without the project (not found, unreachable) the check of the edit says why; the map is taken as given.
   if (!project) return Object.fromEntries(entries);
   const ids = new Set((project.assets ?? []).map((a) => a.id.toLowerCase()));
   for (const [key, id] of entries) {
     if (ids.has(id.trim().toLowerCase())) continue;
     const hint = suggestAsset(project, id.trim());
-    throw new UserFacingError(`media_map maps "${quoteOf(key, 80)}" to ${quoteOf(id, 60)}, which is no asset of the project; ${hint ? `${hint} ` : ''}get_project lists its assets`);
+    throw new UserFacingError(
+      `media_map maps "${quoteOf(key, 80)}" to ${quoteOf(id, 60)}, which is no asset of the project; ${hint ? `${hint} ` : ''}get_project lists its assets`,
+    );
   }
   return Object.fromEntries(entries.map(([k, id]) => [k, id.trim()]));
 }
 
-export async function importEdit(deps: InterchangeDeps, input: ImportInput, signal?: AbortSignal): Promise<ImportOutcome> {
-  if ((input.path === undefined) === (input.content === undefined)) throw new UserFacingError('give either path (a timeline file) or content (its text), not both and not neither');
-  if (input.content !== undefined && Buffer.byteLength(input.content) > MAX_IMPORT_BYTES) throw new UserFacingError(`content is over ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+export async function importEdit(
+  deps: InterchangeDeps,
+  input: ImportInput,
+  signal?: AbortSignal,
+): Promise<ImportOutcome> {
+  if ((input.path === undefined) === (input.content === undefined))
+    throw new UserFacingError('give either path (a timeline file) or content (its text), not both and not neither');
+  if (input.content !== undefined && Buffer.byteLength(input.content) > MAX_IMPORT_BYTES)
+    throw new UserFacingError(`content is over ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
   const text = input.content ?? (await readTimelineFile(deps, input.path!));
   const format = input.format ?? sniffFormat(text, input.path);
-  if (!format) throw new UserFacingError('the format could not be told from the file: give format ("otio", "fcpxml" or "edl")');
-  if (input.fps !== undefined && (!Number.isFinite(input.fps) || input.fps < 1 || input.fps > 120)) throw new UserFacingError('fps must be from 1 to 120');
+  if (!format)
+    throw new UserFacingError('the format could not be told from the file: give format ("otio", "fcpxml" or "edl")');
+  if (input.fps !== undefined && (!Number.isFinite(input.fps) || input.fps < 1 || input.fps > 120))
+    throw new UserFacingError('fps must be from 1 to 120');
   let imported: ImportedTimeline;
   // An EDL's rate: as given, else as the file says (cutroom's own say it), else its sources' (below), else 30.
   let edlRate: 'given' | 'stated' | 'assumed' = 'given';
@@ -428,31 +592,59 @@ export async function importEdit(deps: InterchangeDeps, input: ImportInput, sign
     imported = readEdl(text, { num: f.num, den: f.den });
   }
   const items = imported.cuts.length + imported.overlays.length;
-  if (items > MAX_IMPORT_ITEMS) throw new UserFacingError(`the file holds ${items} clips; import_edit reads timelines of up to ${MAX_IMPORT_ITEMS} (split it in the editor)`);
+  if (items > MAX_IMPORT_ITEMS)
+    throw new UserFacingError(
+      `the file holds ${items} clips; import_edit reads timelines of up to ${MAX_IMPORT_ITEMS} (split it in the editor)`,
+    );
   // The project's assets, to map the file's media back to.
   const project = await deps.backend.getProject(input.project_id.trim(), { signal }).catch(() => undefined);
   const assets: AssetCandidate[] = (project?.assets ?? []).map((a) => ({
     id: a.id,
-    kind: /audio|voice|music/i.test(a.asset_type ?? '') ? 'audio' : /image|photo/i.test(a.asset_type ?? '') ? 'image' : /video/i.test(a.asset_type ?? '') ? 'video' : 'unknown',
-    names: [mediaName(a as never, a.id), a.keyname ?? '', a.asset_path ? basename(a.asset_path) : '', a.url ? basename(plainLocation(a.url)) : ''].filter(Boolean),
+    kind: /audio|voice|music/i.test(a.asset_type ?? '')
+      ? 'audio'
+      : /image|photo/i.test(a.asset_type ?? '')
+        ? 'image'
+        : /video/i.test(a.asset_type ?? '')
+          ? 'video'
+          : 'unknown',
+    names: [
+      mediaName(a as never, a.id),
+      a.keyname ?? '',
+      a.asset_path ? basename(a.asset_path) : '',
+      a.url ? basename(plainLocation(a.url)) : '',
+    ].filter(Boolean),
     ...(a.url ? { url: a.url.startsWith('file:') ? fileURLToPath(a.url) : a.url } : {}),
   }));
   // The presets compose_edit takes ("720p", "vertical") mean the same here.
-  const defaults = { ...(input.fps !== undefined ? { fps: input.fps } : {}), ...(input.resolution ? { resolution: resolvePreset(input.resolution) } : {}) };
+  const defaults = {
+    ...(input.fps !== undefined ? { fps: input.fps } : {}),
+    ...(input.resolution ? { resolution: resolvePreset(input.resolution) } : {}),
+  };
   // A cut's in point lands on its source's frame when that source's rate is known: measure the cut sources (only
   // those the file maps to, and assets played whole; the prober caches), then map again with what was measured.
   const mediaMap = checkMediaMap(input.media_map, project);
   const links = new Map((project?.assets ?? []).filter((a) => a.url).map((a) => [a.id, a.url!] as const));
   const first = toEditDraft(imported, assets, defaults, mediaMap);
-  const measured = await measureAssets(deps, assets, links, new Set([...first.draft.video_series_sequential.map((c) => c.video_id), ...first.unsized]), signal);
+  const measured = await measureAssets(
+    deps,
+    assets,
+    links,
+    new Set([...first.draft.video_series_sequential.map((c) => c.video_id), ...first.unsized]),
+    signal,
+  );
   if (edlRate === 'assumed') imported = edlAtSourcesRate(text, imported, assets, mediaMap);
   const { draft, notes, mapped } = toEditDraft(imported, assets, defaults, mediaMap);
   if (format === 'edl') notes.push(...measured);
   if (!draft.video_series_sequential.length) {
     // The errors first; when there are none, what was skipped says why nothing was read.
     const telling = [...notes.filter((n) => n.severity === 'error'), ...notes.filter((n) => n.severity !== 'error')];
-    const why = telling.slice(0, 3).map((n) => `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 300)}`).join('; ');
-    throw new UserFacingError(`no clip of the file could be read as a cut${why ? ` (${why})` : ''}; nothing was imported`);
+    const why = telling
+      .slice(0, 3)
+      .map((n) => `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 300)}`)
+      .join('; ');
+    throw new UserFacingError(
+      `no clip of the file could be read as a cut${why ? ` (${why})` : ''}; nothing was imported`,
+    );
   }
   const checked = await checkEdit(deps, { project_id: input.project_id, edit: draft as never }, signal);
   // What the file held that the edit cannot: first, so that the agent reads it before the checks' own findings.

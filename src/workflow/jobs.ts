@@ -25,7 +25,10 @@ export interface PreviewRunner {
   clip?(rt: MediaRuntime, id: string, index: number): Promise<string | undefined>;
 }
 
-export type QueuedPreview = { state: 'rendering'; fraction: number; message: string } | { state: 'made'; id: string } | { state: 'failed'; reason: string };
+export type QueuedPreview =
+  | { state: 'rendering'; fraction: number; message: string }
+  | { state: 'made'; id: string }
+  | { state: 'failed'; reason: string };
 
 /** What a job's caller gives besides its work: the call's signal (cancelling it lets go of the job) and progress. */
 export interface JobCall {

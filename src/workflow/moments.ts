@@ -41,26 +41,42 @@ export interface MomentsOptions {
   debug?: (msg: string) => void;
 }
 
-
-export async function moments(deps: InspectDeps, projectId: string, req: MomentsRequest, opts: MomentsOptions = {}): Promise<MomentsResult> {
+export async function moments(
+  deps: InspectDeps,
+  projectId: string,
+  req: MomentsRequest,
+  opts: MomentsOptions = {},
+): Promise<MomentsResult> {
   const pid = projectId.trim();
   const count = req.count ?? DEFAULT_MOMENTS;
   const minSeconds = req.minSeconds ?? DEFAULT_MIN_SECONDS;
   const maxSeconds = req.maxSeconds ?? Math.max(DEFAULT_MAX_SECONDS, minSeconds);
-  if (!(count >= 1 && count <= MAX_MOMENTS)) throw new UserFacingError(`count is ${count}; ask for 1 to ${MAX_MOMENTS} moments`);
-  if (!(minSeconds >= 0.5) || !(maxSeconds >= minSeconds)) throw new UserFacingError(`min_seconds ${minSeconds} and max_seconds ${maxSeconds}: give 0.5 s or more, and max_seconds at least min_seconds`);
-  if (req.about !== undefined && !req.about.trim()) throw new UserFacingError('about is empty: give a subject (e.g. "the lighthouse"), or leave it out');
-  if (req.about && req.about.length > MAX_ABOUT_CHARS) throw new UserFacingError(`about is ${req.about.length} characters long; give the subject in a few words (at most ${MAX_ABOUT_CHARS} characters)`);
+  if (!(count >= 1 && count <= MAX_MOMENTS))
+    throw new UserFacingError(`count is ${count}; ask for 1 to ${MAX_MOMENTS} moments`);
+  if (!(minSeconds >= 0.5) || !(maxSeconds >= minSeconds))
+    throw new UserFacingError(
+      `min_seconds ${minSeconds} and max_seconds ${maxSeconds}: give 0.5 s or more, and max_seconds at least min_seconds`,
+    );
+  if (req.about !== undefined && !req.about.trim())
+    throw new UserFacingError('about is empty: give a subject (e.g. "the lighthouse"), or leave it out');
+  if (req.about && req.about.length > MAX_ABOUT_CHARS)
+    throw new UserFacingError(
+      `about is ${req.about.length} characters long; give the subject in a few words (at most ${MAX_ABOUT_CHARS} characters)`,
+    );
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
-  const assets = (project.assets ?? []).filter((a) => (req.assetIds ? req.assetIds.includes(a.id) : hearable(a) && !isRender(a)));
+  const assets = (project.assets ?? []).filter((a) =>
+    req.assetIds ? req.assetIds.includes(a.id) : hearable(a) && !isRender(a),
+  );
   const missing: MomentsResult['missing'] = [];
-  for (const id of req.assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
+  for (const id of req.assetIds ?? [])
+    if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   let hearBudget = MOMENTS_TRANSCRIBE_SECONDS;
   let seeBudget = MOMENTS_INSPECT_SECONDS;
   const sources: MomentSource[] = [];
   const names = new Map<string, string>();
   for (const [n, a] of assets.entries()) {
-    const progress = (from: number, to: number, what: string) => (f: number, m: string) => opts.onProgress?.((n + from + (to - from) * f) / assets.length, `${what}: ${m} (${a.id})`);
+    const progress = (from: number, to: number, what: string) => (f: number, m: string) =>
+      opts.onProgress?.((n + from + (to - from) * f) / assets.length, `${what}: ${m} (${a.id})`);
     let facts;
     try {
       const { src } = await locateAsset(deps, pid, a.id, opts.signal);
@@ -81,7 +97,11 @@ export async function moments(deps: InspectDeps, projectId: string, req: Moments
     if (seen || duration <= seeBudget) {
       if (!seen) seeBudget -= duration;
       try {
-        const { stored } = await inspect(deps, pid, a.id, { signal: opts.signal, onProgress: progress(0, 0.3, 'inspecting'), debug: opts.debug });
+        const { stored } = await inspect(deps, pid, a.id, {
+          signal: opts.signal,
+          onProgress: progress(0, 0.3, 'inspecting'),
+          debug: opts.debug,
+        });
         const ins = stored.inspection;
         Object.assign(source, {
           shots: ins.shots,
@@ -94,16 +114,28 @@ export async function moments(deps: InspectDeps, projectId: string, req: Moments
         if (opts.signal?.aborted) throw new UserFacingError('find_moments was cancelled');
         gaps.push(`not inspected: ${(err as Error).message}`);
       }
-    } else gaps.push(`not inspected yet (${Math.round(duration)} s of media; a call inspects at most ${MOMENTS_INSPECT_SECONDS} s): call inspect_asset on it, or find_moments again`);
+    } else
+      gaps.push(
+        `not inspected yet (${Math.round(duration)} s of media; a call inspects at most ${MOMENTS_INSPECT_SECONDS} s): call inspect_asset on it, or find_moments again`,
+      );
 
     // The words.
     if (facts.hasAudio) {
-      let t: Omit<Transcript, 'cached'> | undefined = (await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined))?.transcript;
-      if (!t && duration > hearBudget) gaps.push(`not transcribed yet (${Math.round(duration)} s of media; a call transcribes at most ${MOMENTS_TRANSCRIBE_SECONDS} s): call transcribe_asset on it, or find_moments again`);
+      let t: Omit<Transcript, 'cached'> | undefined = (
+        await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined)
+      )?.transcript;
+      if (!t && duration > hearBudget)
+        gaps.push(
+          `not transcribed yet (${Math.round(duration)} s of media; a call transcribes at most ${MOMENTS_TRANSCRIBE_SECONDS} s): call transcribe_asset on it, or find_moments again`,
+        );
       else if (!t) {
         hearBudget -= duration;
         try {
-          t = await transcribe(deps, pid, a.id, { signal: opts.signal, onProgress: progress(0.3, 1, 'transcribing'), debug: opts.debug });
+          t = await transcribe(deps, pid, a.id, {
+            signal: opts.signal,
+            onProgress: progress(0.3, 1, 'transcribing'),
+            debug: opts.debug,
+          });
         } catch (err) {
           if (opts.signal?.aborted) throw new UserFacingError('find_moments was cancelled');
           gaps.push(`not transcribed: ${(err as Error).message}`);
@@ -112,7 +144,11 @@ export async function moments(deps: InspectDeps, projectId: string, req: Moments
       if (t) Object.assign(source, { words: t.words, sentences: t.sentences });
     }
     opts.onProgress?.((n + 1) / assets.length, `measured ${a.id}`);
-    if (gaps.length) missing.push({ asset_id: a.id, reason: `${gaps.join('; ')}${source.words || source.loudness ? ' (ranked by what is known)' : ''}` });
+    if (gaps.length)
+      missing.push({
+        asset_id: a.id,
+        reason: `${gaps.join('; ')}${source.words || source.loudness ? ' (ranked by what is known)' : ''}`,
+      });
     if (source.words || source.loudness || source.shots) {
       sources.push(source);
       const name = assetName(a);

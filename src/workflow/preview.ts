@@ -75,7 +75,11 @@ const fetching = new Map<string, Promise<boolean>>();
  */
 export async function previewHere(rt: MediaRuntime, id: string): Promise<boolean> {
   if (!isPreviewId(id)) return false;
-  const here = () => stat(join(rt.cache.root, id, RESULT_FILE)).then(() => true, () => false);
+  const here = () =>
+    stat(join(rt.cache.root, id, RESULT_FILE)).then(
+      () => true,
+      () => false,
+    );
   if (await here()) return true;
   if (!rt.store) return false;
   const slot = join(rt.cache.root, id);
@@ -98,7 +102,16 @@ const SHEET_QUALITY = [3, 6, 10, 16, 24, 31];
  * A preview is a check, not a deliverable: libx264's fastest preset. At CRF 30 and 640 px its pictures stay
  * readable on the sheet and in the file (ultrafast spends bits, not quality, to save time); measured in bench/.
  */
-export const PREVIEW_ENCODE: EncodeSettings = { preset: 'ultrafast', crf: 30, audio: 'aac', audioBitrate: '128k', aacCoder: 'fast', aacMidSide: false, container: 'mp4', scaleFlags: 'area' };
+export const PREVIEW_ENCODE: EncodeSettings = {
+  preset: 'ultrafast',
+  crf: 30,
+  audio: 'aac',
+  audioBitrate: '128k',
+  aacCoder: 'fast',
+  aacMidSide: false,
+  container: 'mp4',
+  scaleFlags: 'area',
+};
 
 /** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
 const PREVIEW_VERSION = 10;
@@ -120,13 +133,19 @@ export const PreviewCutSchema = CutPlacementSchema.extend({
     .object({ mean_db: z.number(), peak_db: z.number(), ...MixLoudnessShape, level_db: z.number().optional() })
     .optional()
     .describe('Of what plays during the cut: the mix (dBFS, LUFS, dBTP) and each part apart; level_db: levelling'),
-  flags: z.array(z.string()).describe('Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips); a first or last frame unlike its neighbours (a flash frame)'),
+  flags: z
+    .array(z.string())
+    .describe(
+      'Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips); a first or last frame unlike its neighbours (a flash frame)',
+    ),
 });
 
 export const PreviewSchema = z.object({
   preview_id: z.string(),
   edit_id: z.string().optional(),
-  path: z.string().describe('The preview video: a path on the machine cutroom runs on (over HTTP, its cutroom:// resource URI)'),
+  path: z
+    .string()
+    .describe('The preview video: a path on the machine cutroom runs on (over HTTP, its cutroom:// resource URI)'),
   sheet_path: z.string().describe('The contact sheet (JPEG): a path, or over HTTP its resource URI'),
   resolution: z.string(),
   fps: z.number(),
@@ -147,11 +166,16 @@ export const PreviewSchema = z.object({
 export type Preview = z.infer<typeof PreviewSchema>;
 
 /** The ffmpeg inputs of a checked edit: each cut's and overlay's source and whether it has sound. */
-export function inputsFor(checked: CheckedEdit, plan: RenderPlan): { cutInputs: InputSpec[]; overlayInputs: InputSpec[] } {
+export function inputsFor(
+  checked: CheckedEdit,
+  plan: RenderPlan,
+): { cutInputs: InputSpec[]; overlayInputs: InputSpec[] } {
   const spec = (assetId: string): InputSpec => {
     const a = checked.assets.get(assetId);
     if (!a?.source || !a.facts) {
-      throw new UserFacingError(`asset ${assetId} could not be read${a?.probeError ? ` (${a.probeError})` : ''}; get_project shows its status and link`);
+      throw new UserFacingError(
+        `asset ${assetId} could not be read${a?.probeError ? ` (${a.probeError})` : ''}; get_project shows its status and link`,
+      );
     }
     return inputSpec(a.source, a.facts);
   };
@@ -162,7 +186,21 @@ export function inputsFor(checked: CheckedEdit, plan: RenderPlan): { cutInputs: 
 async function measuredSeconds(ffprobe: string | undefined, path: string): Promise<number | undefined> {
   const said = await mp4Seconds(path);
   if (said !== undefined || !ffprobe) return said;
-  const r = await runProcess(ffprobe, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', '-protocol_whitelist', 'file', `file:${path}`], { timeoutMs: 20_000 });
+  const r = await runProcess(
+    ffprobe,
+    [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration',
+      '-of',
+      'csv=p=0',
+      '-protocol_whitelist',
+      'file',
+      `file:${path}`,
+    ],
+    { timeoutMs: 20_000 },
+  );
   const s = Number(r.stdout.toString().trim());
   return r.code === 0 && Number.isFinite(s) ? s : undefined;
 }
@@ -273,14 +311,29 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
 }
 
 /** startPreview's work once the edit's key is known and no job of it runs: reuse, or a new job. */
-async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions, first: RenderPlan, inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] }, key: string): Promise<PreviewJob & { holders: number }> {
+async function beginPreview(
+  rt: MediaRuntime,
+  checked: CheckedEdit,
+  opts: PreviewOptions,
+  first: RenderPlan,
+  inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
+  key: string,
+): Promise<PreviewJob & { holders: number }> {
   const { cutInputs, overlayInputs } = inputs;
   const cues = opts.captions?.cues;
   let plan = first;
   const reused = await finishedPreviewOf(rt, key);
   // Music ducks under speech: where speech is heard is read from the dialogue's sound, for a new preview only.
   if (!reused && ducks(checked.timeline!)) {
-    const speech = await speechOnTimeline(rt, checked.timeline!, plan, cutInputs, overlayInputs, undefined, opts.speechWords);
+    const speech = await speechOnTimeline(
+      rt,
+      checked.timeline!,
+      plan,
+      cutInputs,
+      overlayInputs,
+      undefined,
+      opts.speechWords,
+    );
     plan = toRenderPlan(checked.timeline!, { maxWidth: opts.width, fadeMs: checked.fadeMs, speech, cues });
   }
   // A focus "auto" cut follows its picture: where the action is is read from it, for a new preview only (the key
@@ -288,9 +341,26 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
   if (!reused && reframes(checked.timeline!)) plan = await reframed(rt, checked.timeline!, plan, cutInputs);
   if (reused) {
     opts.debug?.(`preview ${reused.preview_id}: the same edit was previewed before; reusing it`);
-    const done = Promise.resolve({ ...reused, warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])], diagnostics: checked.diagnostics });
+    const done = Promise.resolve({
+      ...reused,
+      warnings: [...reused.warnings.filter((w) => !w.startsWith('captions: ')), ...(opts.captions?.warnings ?? [])],
+      diagnostics: checked.diagnostics,
+    });
     const noClip = () => Promise.reject(new UserFacingError('this preview is done: play its preview.mp4'));
-    return { id: reused.preview_id, progress: 1, message: 'done', done, settled: { result: await done }, abort: () => false, release: () => {}, listeners: new Set(), cuts: plan.cuts.length, ready: [], clip: noClip, holders: 1 };
+    return {
+      id: reused.preview_id,
+      progress: 1,
+      message: 'done',
+      done,
+      settled: { result: await done },
+      abort: () => false,
+      release: () => {},
+      listeners: new Set(),
+      cuts: plan.cuts.length,
+      ready: [],
+      clip: noClip,
+      holders: 1,
+    };
   }
   const { id, dir } = await rt.cache.create().catch((err) => {
     throw noSpace(err) ? fullDisk(rt) : err;
@@ -332,24 +402,33 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     ready: [],
     clip: (index) => {
       const segment = segmentOf[index];
-      if (!job.ready.includes(index) || !segment) return Promise.reject(new UserFacingError(`cut ${index + 1} is not rendered yet`));
-      if (clipStop.signal.aborted) return Promise.reject(new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why'));
+      if (!job.ready.includes(index) || !segment)
+        return Promise.reject(new UserFacingError(`cut ${index + 1} is not rendered yet`));
+      if (clipStop.signal.aborted)
+        return Promise.reject(
+          new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why'),
+        );
       let made = clips.get(index);
       if (!made) {
         const out = join(dir, clipFile(index));
-        made = clipTurns.run(() => makeCutClip(rt.ffmpeg, segment, clipSeconds(index), out, PREVIEW_ENCODE, clipStop.signal)).then(
-          () => out,
-          (err: unknown) => {
-            throw err instanceof RenderError && err.cancelled ? new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why') : err;
-          },
-        );
+        made = clipTurns
+          .run(() => makeCutClip(rt.ffmpeg, segment, clipSeconds(index), out, PREVIEW_ENCODE, clipStop.signal))
+          .then(
+            () => out,
+            (err: unknown) => {
+              throw err instanceof RenderError && err.cancelled
+                ? new UserFacingError('this preview was stopped or failed: preview_edit {preview_id} says why')
+                : err;
+            },
+          );
         clips.set(index, made);
         // A failure is not kept: the next asking tries again.
         made.catch(() => clips.delete(index));
       }
       return made;
     },
-    segment: (index) => (job.ready.includes(index) && keyOf[index] ? { key: keyOf[index]!, seconds: clipSeconds(index) } : undefined),
+    segment: (index) =>
+      job.ready.includes(index) && keyOf[index] ? { key: keyOf[index]!, seconds: clipSeconds(index) } : undefined,
   };
   const report = (fraction: number, message: string) => {
     job.progress = Math.max(job.progress, fraction);
@@ -362,9 +441,19 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
     if (clip && !clips.has(index)) clips.set(index, Promise.resolve(clip));
     if (job.ready.includes(index)) return;
     job.ready.push(index);
-    report(job.progress, `${job.ready.length} of ${job.cuts} cuts ready to play (cut ${index + 1}: ${cutClipUri(id, index)})`);
+    report(
+      job.progress,
+      `${job.ready.length} of ${job.cuts} cuts ready to play (cut ${index + 1}: ${cutClipUri(id, index)})`,
+    );
   };
-  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, { ...opts, key, signal: ac.signal, onProgress: report, onReady, beforeCleanup: stopClips }).then(
+  job.done = makePreview(rt, checked, plan, { cutInputs, overlayInputs }, id, dir, {
+    ...opts,
+    key,
+    signal: ac.signal,
+    onProgress: report,
+    onReady,
+    beforeCleanup: stopClips,
+  }).then(
     (result) => ((job.settled = { result }), result),
     (err: Error) => {
       job.settled = { error: err };
@@ -373,7 +462,10 @@ async function beginPreview(rt: MediaRuntime, checked: CheckedEdit, opts: Previe
   );
   job.done.catch(() => {});
   const forget = (ms: number) => setTimeout(() => jobs.delete(jobKey(rt, id)), ms).unref();
-  job.done.then(() => forget(FORGET_DONE_MS), () => forget(FORGET_FAILED_MS));
+  job.done.then(
+    () => forget(FORGET_DONE_MS),
+    () => forget(FORGET_FAILED_MS),
+  );
   jobs.set(jobKey(rt, id), job);
   return job;
 }
@@ -386,7 +478,13 @@ async function makePreview(
   inputs: { cutInputs: InputSpec[]; overlayInputs: InputSpec[] },
   id: string,
   dir: string,
-  opts: PreviewOptions & { key: string; signal: AbortSignal; onProgress: (fraction: number, message: string) => void; onReady: (cut: number, segmentKey: string, clip?: string) => void; beforeCleanup: () => Promise<void> },
+  opts: PreviewOptions & {
+    key: string;
+    signal: AbortSignal;
+    onProgress: (fraction: number, message: string) => void;
+    onReady: (cut: number, segmentKey: string, clip?: string) => void;
+    beforeCleanup: () => Promise<void>;
+  },
 ): Promise<PreviewResult> {
   const path = join(dir, 'preview.mp4');
   const sheetPath = join(dir, 'sheet.jpg');
@@ -401,7 +499,17 @@ async function makePreview(
       const { source: _s, ...spec } = cutInputs[i]!;
       // (Not its place, nor its levelling: a segment keeps its range's sound, placed and levelled where it is joined.)
       const { index: _i, timelineStartSec: _t, levelDb: _l, ...shape } = cut;
-      return SegmentStore.key({ v: PREVIEW_VERSION, shape, media: identities[i], spec, width: plan.width, height: plan.height, fps: [plan.fpsNum, plan.fpsDen], encode: PREVIEW_ENCODE, thumb: SEGMENT_THUMB_WIDTH });
+      return SegmentStore.key({
+        v: PREVIEW_VERSION,
+        shape,
+        media: identities[i],
+        spec,
+        width: plan.width,
+        height: plan.height,
+        fps: [plan.fpsNum, plan.fpsDen],
+        encode: PREVIEW_ENCODE,
+        thumb: SEGMENT_THUMB_WIDTH,
+      });
     });
     // The sheet is tiled from the segments' thumbnails while the join makes the sound.
     const tileSheet = async () => {
@@ -411,9 +519,16 @@ async function makePreview(
       for (const q of SHEET_QUALITY) {
         const { args, script } = labelledTileArgs(layout, labels, rt.font, sheetPath, q);
         if (script) await writeFile(join(dir, script.file), script.text);
-        const r = await rt.limiter.run(() => runProcess(rt.ffmpeg, args, { timeoutMs: 60_000, signal: opts.signal, cwd: dir }));
+        const r = await rt.limiter.run(() =>
+          runProcess(rt.ffmpeg, args, { timeoutMs: 60_000, signal: opts.signal, cwd: dir }),
+        );
         if (r.cancelled) throw new RenderError('cancelled', true);
-        if (r.code !== 0) throw new RenderError(`the contact sheet failed (${whyFailed(r)})`, false, /No space left on device/i.test(r.stderr));
+        if (r.code !== 0)
+          throw new RenderError(
+            `the contact sheet failed (${whyFailed(r)})`,
+            false,
+            /No space left on device/i.test(r.stderr),
+          );
         if ((await sizeOf(sheetPath)) <= MAX_BYTES) break;
       }
       opts.debug?.(`preview ${id}: tiled the sheet in ${(performance.now() - t2).toFixed(0)} ms`);
@@ -437,9 +552,17 @@ async function makePreview(
       whileJoining: tileSheet,
       onReady: (i, clip) => opts.onReady(i, keys[i]!, clip),
       headClip: (i) => join(dir, clipFile(i)),
-      mixKey: SegmentStore.key({ v: PREVIEW_VERSION, plan: { ...plan, cuts: [] }, overlays: await Promise.all(overlayInputs.map(async ({ source, ...spec }) => ({ media: await mediaIdentity(source), spec }))) }),
+      mixKey: SegmentStore.key({
+        v: PREVIEW_VERSION,
+        plan: { ...plan, cuts: [] },
+        overlays: await Promise.all(
+          overlayInputs.map(async ({ source, ...spec }) => ({ media: await mediaIdentity(source), spec })),
+        ),
+      }),
     });
-    opts.debug?.(`preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? `, the sound made meanwhile${outcome.headOneThread ? ' (the cut on one thread)' : ''}` : ''}, ${outcome.soundMeasuredSec.toFixed(1)} s of its sound measured`);
+    opts.debug?.(
+      `preview ${id}: rendered ${plan.totalSec} s in ${(performance.now() - t1).toFixed(0)} ms: ${outcome.rendered} cut(s) rendered, ${outcome.reused} reused, ${outcome.processes} ffmpeg process(es)${outcome.oneThreadEach ? ', the segments on one thread each' : ''}${outcome.firstAlone ? ', the first alone' : ''}${outcome.soundFirst ? `, the sound made meanwhile${outcome.headOneThread ? ' (the cut on one thread)' : ''}` : ''}, ${outcome.soundMeasuredSec.toFixed(1)} s of its sound measured`,
+    );
     const thumbs = (await readdir(join(dir, THUMBS_DIR))).length;
     await rm(join(dir, THUMBS_DIR), { recursive: true, force: true });
     opts.onProgress(0.99, 'measuring the preview');
@@ -449,7 +572,9 @@ async function makePreview(
     const frame = plan.fpsDen / plan.fpsNum;
     const warnings: string[] = [];
     if (Math.abs(measured - plan.totalSec) > frame + 1e-3) {
-      warnings.push(`the preview lasts ${measured.toFixed(3)} s but the plan says ${plan.totalSec.toFixed(3)} s (more than one frame apart)`);
+      warnings.push(
+        `the preview lasts ${measured.toFixed(3)} s but the plan says ${plan.totalSec.toFixed(3)} s (more than one frame apart)`,
+      );
     }
     if (thumbs !== frames.length) warnings.push(`the contact sheet shows ${thumbs} of its ${frames.length} frames`);
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
@@ -464,7 +589,11 @@ async function makePreview(
       if (!finish) return parts;
       const out = mixLoudness(finish.output, span);
       const { lufs: _l, true_peak_db: _t, ...rest } = parts;
-      return { ...rest, ...(out.lufs !== undefined ? { lufs: out.lufs } : {}), ...(out.true_peak_db !== undefined ? { true_peak_db: out.true_peak_db } : {}) };
+      return {
+        ...rest,
+        ...(out.lufs !== undefined ? { lufs: out.lufs } : {}),
+        ...(out.true_peak_db !== undefined ? { true_peak_db: out.true_peak_db } : {}),
+      };
     };
     const cuts = plan.cuts.map((c, i) => {
       const report = judgeCut(c, outcome.measurements, cutInputs[i]!.hasAudio);
@@ -477,9 +606,14 @@ async function makePreview(
       };
     });
     const whole = asOutput();
-    if (plan.loudness && finish?.lufs === undefined) warnings.push(`the loudness target (${plan.loudness.targetLufs} LUFS) was not applied: nothing in the mix is loud enough to measure`);
+    if (plan.loudness && finish?.lufs === undefined)
+      warnings.push(
+        `the loudness target (${plan.loudness.targetLufs} LUFS) was not applied: nothing in the mix is loud enough to measure`,
+      );
     if (finish?.lufs !== undefined && plan.loudness && Math.abs(finish.lufs - plan.loudness.targetLufs) > 1) {
-      warnings.push(`the mix is at ${finish.lufs} LUFS, not within 1 LU of the target ${plan.loudness.targetLufs}: its peaks are high for its loudness, and the limiter that holds them under ${plan.loudness.truePeakDb} dBTP took the rest; lower the loudest parts, or ask a lower target`);
+      warnings.push(
+        `the mix is at ${finish.lufs} LUFS, not within 1 LU of the target ${plan.loudness.targetLufs}: its peaks are high for its loudness, and the limiter that holds them under ${plan.loudness.truePeakDb} dBTP took the rest; lower the loudest parts, or ask a lower target`,
+      );
     }
     const mix = {
       ...whole,
@@ -513,12 +647,16 @@ async function makePreview(
     await opts.beforeCleanup();
     await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     if (noSpace(err)) throw fullDisk(rt);
-    if (err instanceof RenderError) throw new UserFacingError(err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`);
+    if (err instanceof RenderError)
+      throw new UserFacingError(
+        err.cancelled ? 'the preview was cancelled; nothing was kept' : `the preview failed: ${err.message}`,
+      );
     throw err;
   }
 }
 
-const noSpace = (err: unknown) => (err instanceof RenderError && err.noSpace) || (err as NodeJS.ErrnoException)?.code === 'ENOSPC';
+const noSpace = (err: unknown) =>
+  (err instanceof RenderError && err.noSpace) || (err as NodeJS.ErrnoException)?.code === 'ENOSPC';
 
 const fullDisk = (rt: MediaRuntime) =>
   new UserFacingError(
@@ -531,9 +669,18 @@ const fullDisk = (rt: MediaRuntime) =>
  * which changes on every fetch), how inputs are read, the settings and the label font.
  */
 async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[], mix: unknown[]): Promise<string> {
-  const media = await Promise.all(inputs.map(async ({ source, ...rest }) => ({ media: await mediaIdentity(source), ...rest })));
+  const media = await Promise.all(
+    inputs.map(async ({ source, ...rest }) => ({ media: await mediaIdentity(source), ...rest })),
+  );
   // (mix only when an overlay has a role: keys of previews made before roles existed stay the same.)
-  const what = { v: PREVIEW_VERSION, plan, media, encode: PREVIEW_ENCODE, font: rt.font ?? null, ...(mix.some((m) => (m as unknown[])[0] !== null) ? { mix } : {}) };
+  const what = {
+    v: PREVIEW_VERSION,
+    plan,
+    media,
+    encode: PREVIEW_ENCODE,
+    font: rt.font ?? null,
+    ...(mix.some((m) => (m as unknown[])[0] !== null) ? { mix } : {}),
+  };
   return createHash('sha256').update(JSON.stringify(what)).digest('hex');
 }
 
@@ -543,7 +690,13 @@ async function finishedPreviewOf(rt: MediaRuntime, key: string): Promise<Preview
     const k = await readFile(join(rt.cache.root, id, EDIT_KEY_FILE), 'utf8').catch(() => undefined);
     if (k !== key) continue;
     // Held before it is read: eviction (by any server) must not take it while it is handed out.
-    if (!(await rt.cache.hold(id).then(() => true, () => false))) continue;
+    if (
+      !(await rt.cache.hold(id).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     const found = await readFinishedPreview(rt, id);
     if (found) return found;
   }
@@ -553,7 +706,9 @@ async function finishedPreviewOf(rt: MediaRuntime, key: string): Promise<Preview
 /** A finished preview of any server sharing the cache dir, from its folder; undefined when it is not there. */
 export async function readFinishedPreview(rt: MediaRuntime, id: string): Promise<PreviewResult | undefined> {
   await previewHere(rt, id);
-  const json = rt.cache.fileOf(id, 'sheet.jpg') && (await readFile(join(rt.cache.root, id, RESULT_FILE), 'utf8').catch(() => undefined));
+  const json =
+    rt.cache.fileOf(id, 'sheet.jpg') &&
+    (await readFile(join(rt.cache.root, id, RESULT_FILE), 'utf8').catch(() => undefined));
   if (!json) return undefined;
   let record: unknown;
   try {
@@ -601,7 +756,12 @@ export async function previewLevels(rt: MediaRuntime, id: string): Promise<Previ
  * The path of a cut's clip (cutClipUri): made from its segment while its preview renders in this process, or the
  * one made then, kept in the preview's folder. Undefined when there is none (a finished preview plays preview.mp4).
  */
-export async function cutClipPath(rt: MediaRuntime, id: string, index: number, runner?: PreviewRunner): Promise<string | undefined> {
+export async function cutClipPath(
+  rt: MediaRuntime,
+  id: string,
+  index: number,
+  runner?: PreviewRunner,
+): Promise<string | undefined> {
   if (!isPreviewId(id) || !Number.isInteger(index) || index < 0) return undefined;
   const job = previewJob(rt, id);
   if (job && !job.settled && job.ready.includes(index)) return job.clip(index);
@@ -612,5 +772,10 @@ export async function cutClipPath(rt: MediaRuntime, id: string, index: number, r
   }
   if (!job || job.settled) await previewHere(rt, id);
   const kept = join(rt.cache.root, id, clipFile(index));
-  return (await stat(kept).then((st) => st.isFile(), () => false)) ? kept : undefined;
+  return (await stat(kept).then(
+    (st) => st.isFile(),
+    () => false,
+  ))
+    ? kept
+    : undefined;
 }

@@ -9,7 +9,10 @@ const dictionaries = new Map<string, Promise<Cmudict | undefined>>();
 const pronouncers = new Map<string, Promise<Pronouncer>>();
 
 /** The engine's dictionary, parsed once per file; undefined when there is none or it cannot be read (said to debug). */
-export function dictionaryFor(engine: SpeechEngine | undefined, debug?: (m: string) => void): Promise<Cmudict | undefined> {
+export function dictionaryFor(
+  engine: SpeechEngine | undefined,
+  debug?: (m: string) => void,
+): Promise<Cmudict | undefined> {
   const path = engine?.name === 'pocketsphinx' ? engine.model.dict : undefined;
   if (!path) return Promise.resolve(undefined);
   let d = dictionaries.get(path);

@@ -38,10 +38,16 @@ function safeDecode(s: string): string {
 
 export function remotePaths(folders: string[]): RemotePaths {
   // Each as given and as the paths made in it spell it (join normalises: no "//", "/./" or "/../").
-  const roots = [...new Set(folders.filter((f) => f.startsWith('/') && f.length > 1).flatMap((f) => [f.replace(/\/+$/, ''), resolve(f)]))].filter((r) => r.length > 1);
+  const roots = [
+    ...new Set(
+      folders.filter((f) => f.startsWith('/') && f.length > 1).flatMap((f) => [f.replace(/\/+$/, ''), resolve(f)]),
+    ),
+  ].filter((r) => r.length > 1);
   // Longest first: a folder inside another is matched whole. Each as a file: URL (percent-encoded) and as a path.
   const forms = roots.flatMap((r) => [pathToFileURL(r).href, `file://${r}`, r]).sort((a, b) => b.length - a.length);
-  const pattern = forms.length ? new RegExp(`(?:${forms.map(escape).join('|')})(?=[/\\s"'<>\\\\)\\]]|$)${PATH_TAIL}`, 'g') : undefined;
+  const pattern = forms.length
+    ? new RegExp(`(?:${forms.map(escape).join('|')})(?=[/\\s"'<>\\\\)\\]]|$)${PATH_TAIL}`, 'g')
+    : undefined;
   const text = (s: string) => (pattern && s.length ? s.replace(pattern, (m) => shown(m)) : s);
   const holds = (s: string) => !!pattern && new RegExp(pattern.source).test(s);
   const value = <T>(v: T): T => {
@@ -58,7 +64,8 @@ export function remotePaths(folders: string[]): RemotePaths {
           continue;
         }
         // A link to a file of the server's is of no use to the caller: left out rather than shown as a name.
-        if ((k === 'url' || k === 'download_url') && typeof x === 'string' && x.startsWith('file:') && holds(x)) continue;
+        if ((k === 'url' || k === 'download_url') && typeof x === 'string' && x.startsWith('file:') && holds(x))
+          continue;
         out[k] = value(x);
       }
       return out as T;

@@ -31,9 +31,14 @@ export function statusOf(asset: Asset): RenderStatus {
   const failed = FAILED.has(status);
   const done = !failed && (asset.uploaded === true || DONE.has(status));
   const expiry = signedUrlExpiry(asset.url);
-  const reason = typeof (asset as Record<string, unknown>).error === 'string' ? ((asset as Record<string, unknown>).error as string) : undefined;
+  const reason =
+    typeof (asset as Record<string, unknown>).error === 'string'
+      ? ((asset as Record<string, unknown>).error as string)
+      : undefined;
   // A local render says how loud it came out (its loudness target, measured).
-  const loudness = z.object({ lufs: z.number(), true_peak_db: z.number() }).safeParse((asset as Record<string, unknown>).loudness);
+  const loudness = z
+    .object({ lufs: z.number(), true_peak_db: z.number() })
+    .safeParse((asset as Record<string, unknown>).loudness);
   return {
     asset_id: asset.id,
     status,
@@ -56,7 +61,12 @@ const pathOf = (url: string | null | undefined) => {
 };
 
 /** The render's asset: by id, or, when the service gave no id, by the path of the url it returned. */
-export async function findRender(backend: Backend, projectId: string, ref: { asset_id?: string; url?: string }, signal?: AbortSignal): Promise<Asset | undefined> {
+export async function findRender(
+  backend: Backend,
+  projectId: string,
+  ref: { asset_id?: string; url?: string },
+  signal?: AbortSignal,
+): Promise<Asset | undefined> {
   const project = await backend.getProject(projectId, { signal });
   const assets = project.assets ?? [];
   if (ref.asset_id) {
@@ -120,7 +130,8 @@ export function durationText(total: number): string {
   return `${Math.floor(t / 3600)} h${Math.floor((t % 3600) / 60) ? ` ${Math.floor((t % 3600) / 60)} min` : ''}`;
 }
 
-const since = (s: RenderStatus) => (s.elapsed_seconds !== undefined ? `${durationText(s.elapsed_seconds)} since it started` : undefined);
+const since = (s: RenderStatus) =>
+  s.elapsed_seconds !== undefined ? `${durationText(s.elapsed_seconds)} since it started` : undefined;
 const list = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(', ');
 
 /**
@@ -136,8 +147,12 @@ export function whereItStands(s: RenderStatus): string {
 
 /** The same for a result's text, with what is not known and why. */
 export function runningText(s: RenderStatus, backend: 'local' | 'remote'): string {
-  if (s.progress !== undefined) return s.eta_seconds === undefined ? `${whereItStands(s)}; too early to tell the time left` : `${whereItStands(s)} (${since(s) ?? 'just started'})`;
-  if (backend === 'remote') return `the service says "${s.status}"${since(s) ? `, ${since(s)}` : ''}; it reports no progress`;
+  if (s.progress !== undefined)
+    return s.eta_seconds === undefined
+      ? `${whereItStands(s)}; too early to tell the time left`
+      : `${whereItStands(s)} (${since(s) ?? 'just started'})`;
+  if (backend === 'remote')
+    return `the service says "${s.status}"${since(s) ? `, ${since(s)}` : ''}; it reports no progress`;
   return `${whereItStands(s)}; waiting for ffmpeg to start`;
 }
 
@@ -152,7 +167,12 @@ export function checkAgainSeconds(s: RenderStatus): number {
 }
 
 /** Polls until the render is done or failed, the wait is over, or the caller cancels. */
-export async function waitForRender(backend: Backend, projectId: string, ref: { asset_id?: string; url?: string }, opts: WaitOptions): Promise<RenderStatus | undefined> {
+export async function waitForRender(
+  backend: Backend,
+  projectId: string,
+  ref: { asset_id?: string; url?: string },
+  opts: WaitOptions,
+): Promise<RenderStatus | undefined> {
   const started = Date.now();
   let interval = opts.pollMs ?? 1000;
   let last: RenderStatus | undefined;

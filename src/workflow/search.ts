@@ -5,7 +5,16 @@ import { z } from 'zod';
 import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
 import { phoneNames, type Cmudict } from '../analysis/dictionary.js';
-import { HEARD_RULES, contestsOf, joinDetections, mergeHeard, spotThreshold, type Detection, type FoundHit, type Rival } from '../analysis/heard.js';
+import {
+  HEARD_RULES,
+  contestsOf,
+  joinDetections,
+  mergeHeard,
+  spotThreshold,
+  type Detection,
+  type FoundHit,
+  type Rival,
+} from '../analysis/heard.js';
 import { searchBySound, type Pronouncer, type SoundSearch } from '../analysis/sound-search.js';
 import { classifyAsset } from '../edit/lint.js';
 import { textWords, type TimedWord } from '../edit/words.js';
@@ -24,7 +33,12 @@ export const SearchHitSchema = z.object({
   start_seconds: z.number(),
   end_seconds: z.number(),
   text: z.string().describe('The words heard there, as the transcript has them'),
-  words: z.array(z.number().int()).min(2).max(2).optional().describe("[first, last] word indices in the asset's transcript"),
+  words: z
+    .array(z.number().int())
+    .min(2)
+    .max(2)
+    .optional()
+    .describe("[first, last] word indices in the asset's transcript"),
   match: z.enum(['exact', 'sounds_like', 'heard']),
   score: z.number(),
   doubtful: z.array(z.number().int()).optional(),
@@ -61,7 +75,10 @@ export function hearable(a: Asset): boolean {
 }
 
 /** How the query's words sound: the engine's dictionary (pronouncer.ts, read once) and a pronouncer over it. */
-async function soundsFor(engine: SpeechEngine | undefined, debug?: (m: string) => void): Promise<{ pronouncer: Pronouncer; dict?: Cmudict }> {
+async function soundsFor(
+  engine: SpeechEngine | undefined,
+  debug?: (m: string) => void,
+): Promise<{ pronouncer: Pronouncer; dict?: Cmudict }> {
   const [dict, pronouncer] = await Promise.all([dictionaryFor(engine, debug), pronouncerFor(engine, debug)]);
   return { pronouncer, ...(dict ? { dict } : {}) };
 }
@@ -86,14 +103,24 @@ const remember = (key: string, value: Detection[]) => {
  * to up to SEARCH_LISTEN_SECONDS; the rest are listed as missing. Renders are searched only when named in assetIds
  * or with includeRenders: they repeat what their sources say.
  */
-export async function searchTranscripts(deps: InspectDeps, projectId: string, query: string, assetIds: string[] | undefined, opts: SearchOptions = {}): Promise<SearchResult> {
+export async function searchTranscripts(
+  deps: InspectDeps,
+  projectId: string,
+  query: string,
+  assetIds: string[] | undefined,
+  opts: SearchOptions = {},
+): Promise<SearchResult> {
   const pid = projectId.trim();
   const queryWords = textWords(query).map((w) => w.key);
-  if (!queryWords.length) throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
+  if (!queryWords.length)
+    throw new UserFacingError('query holds no words; give a word or a phrase to find, e.g. "the lighthouse"');
   const project = await projectOrSuggestion(deps.backend, pid, opts.signal);
-  const assets = (project.assets ?? []).filter((a) => (assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a))));
+  const assets = (project.assets ?? []).filter((a) =>
+    assetIds ? assetIds.includes(a.id) : hearable(a) && (opts.includeRenders || !isRender(a)),
+  );
   const missing: SearchResult['missing'] = [];
-  for (const id of assetIds ?? []) if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
+  for (const id of assetIds ?? [])
+    if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   const engine = deps.runtime?.speech;
   const { pronouncer, dict } = await soundsFor(engine, opts.debug);
   const guessed = dict ? queryWords.filter((w) => !dict.has(w)) : [];
@@ -111,7 +138,11 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
     const stored = await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined);
     if (stored) t = { ...stored.transcript, cached: true };
     else {
-      const facts = deps.prober ? await locateAsset(deps, pid, a.id, opts.signal).then((l) => deps.prober!.probe(a.id, l.src, opts.signal)).catch(() => undefined) : undefined;
+      const facts = deps.prober
+        ? await locateAsset(deps, pid, a.id, opts.signal)
+            .then((l) => deps.prober!.probe(a.id, l.src, opts.signal))
+            .catch(() => undefined)
+        : undefined;
       if (!facts) {
         missing.push({ asset_id: a.id, reason: 'its media could not be read' });
         continue;
@@ -119,12 +150,19 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
       if (facts.isImage || !facts.hasAudio) continue;
       const length = (facts.durationMs ?? 0) / 1000;
       if (length > budget) {
-        missing.push({ asset_id: a.id, reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again` });
+        missing.push({
+          asset_id: a.id,
+          reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again`,
+        });
         continue;
       }
       budget -= length;
       try {
-        t = await transcribe(deps, pid, a.id, { signal: opts.signal, onProgress: (f, m) => progress(listener ? f / 2 : f, m), debug: opts.debug });
+        t = await transcribe(deps, pid, a.id, {
+          signal: opts.signal,
+          onProgress: (f, m) => progress(listener ? f / 2 : f, m),
+          debug: opts.debug,
+        });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         missing.push({ asset_id: a.id, reason: (err as Error).message });
@@ -137,11 +175,17 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
     if (listener) {
       const length = t.duration_seconds;
       if ('error' in listener) missing.push({ asset_id: a.id, reason: `not listened to: ${listener.error}` });
-      else if (length > listenBudget) missing.push({ asset_id: a.id, reason: `not listened to (${Math.round(length)} s of media; a search listens to at most ${SEARCH_LISTEN_SECONDS} s a call): search it again with asset_ids` });
+      else if (length > listenBudget)
+        missing.push({
+          asset_id: a.id,
+          reason: `not listened to (${Math.round(length)} s of media; a search listens to at most ${SEARCH_LISTEN_SECONDS} s a call): search it again with asset_ids`,
+        });
       else {
         listenBudget -= length;
         try {
-          const heard = await listener.listen(pid, a.id, opts.signal, (f) => progress(0.5 + f / 2, 'listening for the query'));
+          const heard = await listener.listen(pid, a.id, opts.signal, (f) =>
+            progress(0.5 + f / 2, 'listening for the query'),
+          );
           const detections = await listener.contest(pid, a.id, t.words, bySound, heard, opts.signal);
           found = mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer);
           listened++;
@@ -151,22 +195,35 @@ export async function searchTranscripts(deps: InspectDeps, projectId: string, qu
         }
       }
     }
-    const named = (h: FoundHit): SearchHit => ({ asset_id: a.id, ...(assetName(a) ? { name: assetName(a) } : {}), ...h });
+    const named = (h: FoundHit): SearchHit => ({
+      asset_id: a.id,
+      ...(assetName(a) ? { name: assetName(a) } : {}),
+      ...h,
+    });
     hits.push(...found.hits.map(named));
     nearMisses.push(...found.near_misses.map(named));
   }
-  return { hits, near_misses: nearMisses, missing, searched, ...(listener ? { listened } : {}), ...(guessed.length ? { guessed } : {}) };
+  return {
+    hits,
+    near_misses: nearMisses,
+    missing,
+    searched,
+    ...(listener ? { listened } : {}),
+    ...(guessed.length ? { guessed } : {}),
+  };
 }
 
 /** Listening for the query's words with the engine, or why it cannot. */
 function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronouncer) {
   const rt = deps.runtime;
   const engine = rt?.speech;
-  if (!rt?.scratchDir || !engine || engine.name !== 'pocketsphinx') return { error: 'listening needs PocketSphinx (pocketsphinx_continuous) and ffmpeg' };
+  if (!rt?.scratchDir || !engine || engine.name !== 'pocketsphinx')
+    return { error: 'listening needs PocketSphinx (pocketsphinx_continuous) and ffmpeg' };
   if (engine.cli !== '0.8') return { error: "listening needs PocketSphinx 0.8's pocketsphinx_continuous" };
   const pronunciations = new Map<string, string[]>();
   for (const w of queryWords) pronunciations.set(w, pronouncer.pronounce(w).map(phoneNames));
-  if ([...pronunciations.values()].some((v) => !v.length || v.some((p) => !p))) return { error: 'the query holds a word with no sound to listen for' };
+  if ([...pronunciations.values()].some((v) => !v.length || v.some((p) => !p)))
+    return { error: 'the query holds a word with no sound to listen for' };
   const phones = queryWords.reduce((sum, w) => sum + pronouncer.pronounce(w)[0]!.length, 0);
   const phrase = queryWords.join(' ');
   const threshold = spotThreshold(phones);
@@ -174,17 +231,35 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
   /** What every pass of the engine over a whole asset shares: the tools, its source and span, its time limit. */
   const overWhole = async (assetId: string, src: MediaSource, signal: AbortSignal | undefined) => {
     const duration = ((await deps.prober!.probe(assetId, src, signal)).durationMs ?? 0) / 1000;
-    return { ffmpeg: rt.ffmpeg, engine, limiter: rt.limiter, source: src, fromSec: 0, toSec: duration, scratchDir, timeoutMs: Math.max(60_000, duration * 2000), ...(signal ? { signal } : {}) };
+    return {
+      ffmpeg: rt.ffmpeg,
+      engine,
+      limiter: rt.limiter,
+      source: src,
+      fromSec: 0,
+      toSec: duration,
+      scratchDir,
+      timeoutMs: Math.max(60_000, duration * 2000),
+      ...(signal ? { signal } : {}),
+    };
   };
   /** The engine's failure as one line for the agent; anything else as it is. */
-  const userError = (err: unknown): unknown => (err instanceof SpeechError ? new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message) : err);
+  const userError = (err: unknown): unknown =>
+    err instanceof SpeechError ? new UserFacingError(err.cancelled ? 'the search was cancelled' : err.message) : err;
   return {
     phones,
     /**
      * The detections with, for those only a competing reading can settle, the query and the words recognition was
      * sure of there spotted against each other on that span (a short pass each, at most MAX_CONTESTS per asset).
      */
-    async contest(pid: string, assetId: string, words: TimedWord[], found: SoundSearch, detections: Detection[], signal: AbortSignal | undefined): Promise<Detection[]> {
+    async contest(
+      pid: string,
+      assetId: string,
+      words: TimedWord[],
+      found: SoundSearch,
+      detections: Detection[],
+      signal: AbortSignal | undefined,
+    ): Promise<Detection[]> {
       const contests = contestsOf(words, found, detections)
         .filter((c) => c.heard.split(' ').every((w) => pronouncer.pronounce(w).length))
         .sort((a, b) => b.detection.confidence - a.detection.confidence)
@@ -195,14 +270,26 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
       let rivals = contested.get(memo);
       if (!rivals) {
         const heardWords = new Map(pronunciations);
-        for (const c of contests) for (const w of c.heard.split(' ')) if (!heardWords.has(w)) heardWords.set(w, pronouncer.pronounce(w).map(phoneNames));
-        const lenient = (text: string) => ({ text, threshold: Number(`1e-${CONTEST_PER_PHONE * text.split(' ').reduce((n, w) => n + pronouncer.pronounce(w)[0]!.length, 0)}`) });
+        for (const c of contests)
+          for (const w of c.heard.split(' '))
+            if (!heardWords.has(w)) heardWords.set(w, pronouncer.pronounce(w).map(phoneNames));
+        const lenient = (text: string) => ({
+          text,
+          threshold: Number(
+            `1e-${CONTEST_PER_PHONE * text.split(' ').reduce((n, w) => n + pronouncer.pronounce(w)[0]!.length, 0)}`,
+          ),
+        });
         const whole = await overWhole(assetId, src, signal);
         try {
           const spotted = await rt.listening.run(() =>
-            spotContests({ ...whole, contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })), pronunciations: heardWords }),
+            spotContests({
+              ...whole,
+              contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })),
+              pronunciations: heardWords,
+            }),
           );
-          const best = (s: Spotted[], text: string) => Math.max(0, ...s.filter((x) => x.phrase === text).map((x) => x.confidence));
+          const best = (s: Spotted[], text: string) =>
+            Math.max(0, ...s.filter((x) => x.phrase === text).map((x) => x.confidence));
           rivals = spotted.map((s, k) => ({ query: best(s, phrase), heard: best(s, contests[k]!.heard) }));
         } catch (err) {
           throw userError(err);
@@ -211,16 +298,31 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
         contested.set(memo, rivals);
       }
       const settled = new Map(contests.map((c, k) => [c.detection.start, rivals![k]!]));
-      return joinDetections(detections.filter((d) => d.confidence >= HEARD_RULES.likely)).map((d) => (settled.has(d.start) ? { ...d, rival: settled.get(d.start)! } : d));
+      return joinDetections(detections.filter((d) => d.confidence >= HEARD_RULES.likely)).map((d) =>
+        settled.has(d.start) ? { ...d, rival: settled.get(d.start)! } : d,
+      );
     },
-    async listen(pid: string, assetId: string, signal: AbortSignal | undefined, onProgress: (f: number) => void): Promise<Detection[]> {
+    async listen(
+      pid: string,
+      assetId: string,
+      signal: AbortSignal | undefined,
+      onProgress: (f: number) => void,
+    ): Promise<Detection[]> {
       const { src, key } = await locateAsset(deps, pid, assetId, signal);
       const memo = `${key}|${phrase}|${threshold}`;
       const known = heardBefore.get(memo);
       if (known) return known;
       const whole = await overWhole(assetId, src, signal);
       try {
-        const spotted = await rt.listening.run(() => spotKeywords({ ...whole, phrases: [{ text: phrase, threshold }], pronunciations, pieces: Math.max(1, rt.limiter.limit), onProgress }));
+        const spotted = await rt.listening.run(() =>
+          spotKeywords({
+            ...whole,
+            phrases: [{ text: phrase, threshold }],
+            pronunciations,
+            pieces: Math.max(1, rt.limiter.limit),
+            onProgress,
+          }),
+        );
         const detections = spotted.map(({ start, end, confidence }) => ({ start, end, confidence }));
         remember(memo, detections);
         return detections;

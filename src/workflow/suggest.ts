@@ -11,17 +11,28 @@ import { UserFacingError, isUuid, requireUuid } from '../errors.js';
 const PROJECTS_LOOKED_AT = 100;
 
 /** "did you mean <id> (<name>)?" for a project id that names nothing, or undefined (also when listing fails). */
-export async function suggestProject(backend: Backend, given: string, signal?: AbortSignal): Promise<string | undefined> {
+export async function suggestProject(
+  backend: Backend,
+  given: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const listed = await backend.listProjects(PROJECTS_LOOKED_AT, { signal }).catch(() => undefined);
   if (!listed) return undefined;
-  return didYouMean(given, listed.projects.map((p) => ({ id: p.id, ...(p.name ? { name: p.name } : {}) })));
+  return didYouMean(
+    given,
+    listed.projects.map((p) => ({ id: p.id, ...(p.name ? { name: p.name } : {}) })),
+  );
 }
 
 /**
  * The project, or for an id that names none (404), an error that says which one was likely meant: every tool that
  * reads a project by id reads it through here.
  */
-export async function projectOrSuggestion(backend: Backend, raw: string, signal?: AbortSignal): Promise<Awaited<ReturnType<Backend['getProject']>>> {
+export async function projectOrSuggestion(
+  backend: Backend,
+  raw: string,
+  signal?: AbortSignal,
+): Promise<Awaited<ReturnType<Backend['getProject']>>> {
   const id = raw.trim();
   if (!isUuid(id)) {
     // A UUID with a character dropped or added is still worth a suggestion; anything else gets the usual refusal.
@@ -34,13 +45,18 @@ export async function projectOrSuggestion(backend: Backend, raw: string, signal?
   } catch (err) {
     if (!(err instanceof ServiceError) || err.status !== 404) throw err;
     const hint = await suggestProject(backend, id, signal);
-    throw new UserFacingError(`project ${id} not found; ${hint ? `${hint} Else ` : ''}list_projects shows the ids you can use`);
+    throw new UserFacingError(
+      `project ${id} not found; ${hint ? `${hint} Else ` : ''}list_projects shows the ids you can use`,
+    );
   }
 }
 
 /** "did you mean <id> (<name>)?" for an asset id the project does not hold, or undefined. */
 export function suggestAsset(project: Project, given: string): string | undefined {
-  return didYouMean(given, (project.assets ?? []).map((a) => ({ id: a.id, ...(assetName(a) ? { name: assetName(a) } : {}) })));
+  return didYouMean(
+    given,
+    (project.assets ?? []).map((a) => ({ id: a.id, ...(assetName(a) ? { name: assetName(a) } : {}) })),
+  );
 }
 
 /** Worth a look for a suggestion: something shaped like an id (hex and dashes), not a name typed in its place. */

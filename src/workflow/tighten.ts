@@ -16,9 +16,16 @@ export interface Tightened {
   cutsBefore: number;
 }
 
-export async function tightenEdit(deps: CheckDeps & { edits?: EditStore }, editId: string, opts: TightenOptions, signal?: AbortSignal): Promise<Tightened> {
+export async function tightenEdit(
+  deps: CheckDeps & { edits?: EditStore },
+  editId: string,
+  opts: TightenOptions,
+  signal?: AbortSignal,
+): Promise<Tightened> {
   if (opts.maxPauseSeconds !== undefined && !(opts.maxPauseSeconds >= 0.3 && opts.maxPauseSeconds <= 60)) {
-    throw new UserFacingError(`max_pause_seconds is ${opts.maxPauseSeconds}; give 0.3 to 60 seconds (the pause left around words is up to 0.3 s)`);
+    throw new UserFacingError(
+      `max_pause_seconds is ${opts.maxPauseSeconds}; give 0.3 to 60 seconds (the pause left around words is up to 0.3 s)`,
+    );
   }
   const { stored } = await resolveEditInput(deps.edits, { edit_id: editId });
   if (!stored) throw new UserFacingError('give the edit_id of a kept edit (compose_edit returns one)');
@@ -31,9 +38,17 @@ export async function tightenEdit(deps: CheckDeps & { edits?: EditStore }, editI
       if (signal?.aborted) throw err;
       return undefined;
     });
-    sources.set(id, { words: t.transcript.words, duration: t.transcript.duration_seconds, ...(seen ? { silences: seen.stored.inspection.silences } : {}) });
+    sources.set(id, {
+      words: t.transcript.words,
+      duration: t.transcript.duration_seconds,
+      ...(seen ? { silences: seen.stored.inspection.silences } : {}),
+    });
   }
   const plan = planTighten(stored.edit, sources, opts);
-  const checked = await checkAndKeep(deps, { project_id: stored.project_id, edit: plan.edit, audio_fade_ms: stored.options.audio_fade_ms }, signal);
+  const checked = await checkAndKeep(
+    deps,
+    { project_id: stored.project_id, edit: plan.edit, audio_fade_ms: stored.options.audio_fade_ms },
+    signal,
+  );
   return { plan, checked, from: stored.edit_id, cutsBefore: stored.edit.video_series_sequential.length };
 }

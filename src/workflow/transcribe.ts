@@ -7,7 +7,15 @@ import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
 import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
-import { alignText, findPhrase, heardWords, sentencesOf, textWords, type TextWord, type TimedWord } from '../edit/words.js';
+import {
+  alignText,
+  findPhrase,
+  heardWords,
+  sentencesOf,
+  textWords,
+  type TextWord,
+  type TimedWord,
+} from '../edit/words.js';
 import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import type { InspectionCache } from '../media/inspect-cache.js';
@@ -36,16 +44,33 @@ export const TranscriptSentenceSchema = z.object({
 export const TranscriptSchema = z.object({
   asset_id: z.string(),
   engine: z.object({ name: z.string(), model: z.string().optional() }),
-  language: z.string().describe('The language the engine heard in (its model\'s)'),
+  language: z.string().describe("The language the engine heard in (its model's)"),
   duration_seconds: z.number().describe('Of the asset'),
-  from_seconds: z.number().describe('The span heard: its start on the asset\'s clock'),
+  from_seconds: z.number().describe("The span heard: its start on the asset's clock"),
   to_seconds: z.number(),
-  aligned: z.boolean().describe('true: the words are a known text (text), each placed in time; false: what the engine recognised'),
+  aligned: z
+    .boolean()
+    .describe('true: the words are a known text (text), each placed in time; false: what the engine recognised'),
   words: z.array(TranscriptWordSchema).describe('In time order, inside the asset'),
-  sentences: z.array(TranscriptSentenceSchema).describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
-  unplaced: z.array(z.number().int()).optional().describe('Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours'),
-  cleaned: z.literal(true).optional().describe('A music bed or noise heard in the pauses was taken off before recognition'),
-  doubtful: z.array(z.number().int()).optional().describe('Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by'),
+  sentences: z
+    .array(TranscriptSentenceSchema)
+    .describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
+  unplaced: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      'Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours',
+    ),
+  cleaned: z
+    .literal(true)
+    .optional()
+    .describe('A music bed or noise heard in the pauses was taken off before recognition'),
+  doubtful: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      'Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by',
+    ),
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
@@ -55,7 +80,12 @@ export type Transcript = z.infer<typeof TranscriptSchema>;
  * length). Sentences with their word ranges by default; the words themselves on request. A page covers words
  * [start, end); next_cursor starts the next. The whole is the transcript resource.
  */
-export const TranscriptPageSchema = TranscriptSchema.omit({ words: true, sentences: true, unplaced: true, doubtful: true }).extend({
+export const TranscriptPageSchema = TranscriptSchema.omit({
+  words: true,
+  sentences: true,
+  unplaced: true,
+  doubtful: true,
+}).extend({
   word_count: z.number().int(),
   sentence_count: z.number().int(),
   sentences: z.array(TranscriptSentenceSchema),
@@ -91,7 +121,10 @@ function fitting<T>(items: T[], bytes: number): T[] {
  * refused rather than read as an index into words it never counted.
  */
 const transcriptTag = (t: Transcript) =>
-  createHash('sha256').update(JSON.stringify([t.asset_id, t.from_seconds, t.to_seconds, t.words.map((w) => [w.word, w.start_seconds])])).digest('hex').slice(0, 8);
+  createHash('sha256')
+    .update(JSON.stringify([t.asset_id, t.from_seconds, t.to_seconds, t.words.map((w) => [w.word, w.start_seconds])]))
+    .digest('hex')
+    .slice(0, 8);
 const cursorAt = (n: number, tag: string) => `w${n}.${tag}`;
 function readCursor(cursor: string): { n: number; tag: string } | undefined {
   const m = /^w(\d{1,9})\.([0-9a-f]{8})$/.exec(cursor.trim());
@@ -106,8 +139,14 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
   if (opts.cursor !== undefined) {
     const c = readCursor(opts.cursor);
     const quoted = `cursor "${shown(opts.cursor, 30)}"`;
-    if (c && c.tag !== tag) throw new UserFacingError(`${quoted} is a page of another transcript (another asset, span or text, or one made again since); leave cursor out to start again, with the from, to and text of the call that returned it`);
-    if (!c || c.n >= Math.max(1, all.length)) throw new UserFacingError(`${quoted} is not a page of this transcript (it has ${all.length} words); give the next_cursor a result returned, or leave cursor out for the first page`);
+    if (c && c.tag !== tag)
+      throw new UserFacingError(
+        `${quoted} is a page of another transcript (another asset, span or text, or one made again since); leave cursor out to start again, with the from, to and text of the call that returned it`,
+      );
+    if (!c || c.n >= Math.max(1, all.length))
+      throw new UserFacingError(
+        `${quoted} is not a page of this transcript (it has ${all.length} words); give the next_cursor a result returned, or leave cursor out for the first page`,
+      );
     start = c.n;
   }
   const from = allSentences.findIndex((s) => s.last_word >= start);
@@ -131,12 +170,18 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
   }
   const leftOut: string[] = [];
   const next = end < all.length ? cursorAt(end, tag) : undefined;
-  if (next) leftOut.push(`words ${end}-${all.length - 1} and their sentences: call again with cursor "${next}", or read ${opts.uri} for the whole`);
+  if (next)
+    leftOut.push(
+      `words ${end}-${all.length - 1} and their sentences: call again with cursor "${next}", or read ${opts.uri} for the whole`,
+    );
   if (!opts.words && all.length) leftOut.push('the words one by one: call with words: true');
   const unplacedHere = allUnplaced?.filter((i) => i >= start && i < end);
   const doubtfulHere = allDoubtful?.filter((i) => i >= start && i < end);
   const unplaced = unplacedHere && fitting(unplacedHere, PAGE_BYTES.unplaced);
-  if (unplaced && unplacedHere && unplaced.length < unplacedHere.length) leftOut.push(`${unplacedHere.length - unplaced.length} more unplaced words of this page: the resource lists them all`);
+  if (unplaced && unplacedHere && unplaced.length < unplacedHere.length)
+    leftOut.push(
+      `${unplacedHere.length - unplaced.length} more unplaced words of this page: the resource lists them all`,
+    );
   return {
     ...about,
     word_count: all.length,
@@ -159,7 +204,8 @@ export interface StoredTranscript {
 /** The longest known text aligned at once (the alignment's table grows with its words times the words heard). */
 export const MAX_TEXT_WORDS = 5000;
 
-export const transcriptUri = (projectId: string, assetId: string) => `vj://projects/${projectId}/assets/${assetId}/transcript`;
+export const transcriptUri = (projectId: string, assetId: string) =>
+  `vj://projects/${projectId}/assets/${assetId}/transcript`;
 
 export interface TranscribeOptions {
   from?: string | number;
@@ -185,19 +231,33 @@ export class StillTranscribing extends UserFacingError {
     /** Seconds since it started. */
     readonly seconds: number,
   ) {
-    super(`asset ${assetId} is still being transcribed (${stillTranscribingState({ fraction, stage, seconds })}), in the background: follow it with transcribe_asset, then call again`);
+    super(
+      `asset ${assetId} is still being transcribed (${stillTranscribingState({ fraction, stage, seconds })}), in the background: follow it with transcribe_asset, then call again`,
+    );
   }
 }
 
 /** "37% heard after 45 s", or what it waits for. */
 export const stillTranscribingState = (s: { fraction: number; stage: string; seconds: number }) =>
-  s.stage === 'listening' || s.fraction > 0 ? `${Math.floor(s.fraction * 100)}% heard after ${Math.round(s.seconds)} s` : s.stage;
+  s.stage === 'listening' || s.fraction > 0
+    ? `${Math.floor(s.fraction * 100)}% heard after ${Math.round(s.seconds)} s`
+    : s.stage;
 
 function tools(deps: InspectDeps) {
   const rt = deps.runtime;
-  if (!rt?.transcripts || !deps.prober || !rt.scratchDir) throw new UserFacingError('transcribe_asset needs ffmpeg and ffprobe, which were not found; install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg)');
+  if (!rt?.transcripts || !deps.prober || !rt.scratchDir)
+    throw new UserFacingError(
+      'transcribe_asset needs ffmpeg and ffprobe, which were not found; install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg)',
+    );
   if (!rt.speech) throw new UserFacingError(`no speech engine is installed: ${SPEECH_INSTALL_HINT}`);
-  return { rt, cache: rt.transcripts, engine: rt.speech, prober: deps.prober, scratchDir: rt.scratchDir, listening: rt.listening };
+  return {
+    rt,
+    cache: rt.transcripts,
+    engine: rt.speech,
+    prober: deps.prober,
+    scratchDir: rt.scratchDir,
+    listening: rt.listening,
+  };
 }
 
 function seconds(v: string | number | undefined, name: string): number | undefined {
@@ -207,7 +267,8 @@ function seconds(v: string | number | undefined, name: string): number | undefin
   return r.ms / 1000;
 }
 
-const spanKey = (from: number, to: number, duration: number) => (from <= 0 && to >= duration ? 'whole' : `${from.toFixed(3)}-${to.toFixed(3)}`);
+const spanKey = (from: number, to: number, duration: number) =>
+  from <= 0 && to >= duration ? 'whole' : `${from.toFixed(3)}-${to.toFixed(3)}`;
 
 /**
  * An aligned transcript is kept under its span's key, a recognised one under a key of its own beside it: a free
@@ -215,7 +276,10 @@ const spanKey = (from: number, to: number, duration: number) => (from <= 0 && to
  * an alignment. The alignment is read first.
  */
 const heardKey = (key: string) => `${key}|heard`;
-async function readTranscript(cache: InspectionCache<StoredTranscript>, key: string): Promise<StoredTranscript | undefined> {
+async function readTranscript(
+  cache: InspectionCache<StoredTranscript>,
+  key: string,
+): Promise<StoredTranscript | undefined> {
   const primary = await cache.get(key);
   if (primary?.transcript.aligned) return primary;
   // (A recognised transcript written under the span's key by an older cutroom is still read.)
@@ -223,7 +287,12 @@ async function readTranscript(cache: InspectionCache<StoredTranscript>, key: str
 }
 
 /** The transcript cached for an asset's media and span (the whole asset by default), if there is one. */
-export async function storedTranscript(deps: InspectDeps, projectId: string, assetId: string, signal?: AbortSignal): Promise<StoredTranscript | undefined> {
+export async function storedTranscript(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  signal?: AbortSignal,
+): Promise<StoredTranscript | undefined> {
   const rt = deps.runtime;
   if (!rt?.transcripts) return undefined;
   const { key } = await locateAsset(deps, projectId, assetId, signal);
@@ -250,7 +319,12 @@ const jobsOf = (cache: InspectionCache<StoredTranscript>) => {
  * alignment under way, which will be the transcript), and alignments of one span run one after the other, in the
  * order they were asked for. At most `listening.limit` transcriptions run at once; the rest wait their turn.
  */
-export async function transcribe(deps: InspectDeps, projectId: string, assetId: string, opts: TranscribeOptions = {}): Promise<Transcript> {
+export async function transcribe(
+  deps: InspectDeps,
+  projectId: string,
+  assetId: string,
+  opts: TranscribeOptions = {},
+): Promise<Transcript> {
   const { rt, cache, engine, prober } = tools(deps);
   const { asset, src, key } = await locateAsset(deps, projectId, assetId, opts.signal);
   let facts;
@@ -258,33 +332,56 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
     facts = await prober.probe(asset.id, src, opts.signal);
   } catch (err) {
     if (opts.signal?.aborted) throw new UserFacingError('the transcription was cancelled');
-    throw new UserFacingError(`asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`);
+    throw new UserFacingError(
+      `asset ${asset.id} could not be read (${(err as Error).message}); get_project shows its status and link`,
+    );
   }
   if (facts.isImage || !facts.hasAudio) {
-    throw new UserFacingError(`asset ${asset.id} has no sound to transcribe (${facts.isImage ? 'it is an image' : 'it has no audio track'}); transcribe a video with sound or an audio asset`);
+    throw new UserFacingError(
+      `asset ${asset.id} has no sound to transcribe (${facts.isImage ? 'it is an image' : 'it has no audio track'}); transcribe a video with sound or an audio asset`,
+    );
   }
   const duration = (facts.durationMs ?? 0) / 1000;
   const from = Math.max(0, seconds(opts.from, 'from') ?? 0);
   const to = Math.min(duration, seconds(opts.to, 'to') ?? duration);
-  if (!(to > from)) throw new UserFacingError(`the span ${from}-${to} s holds nothing of asset ${asset.id} (it lasts ${duration} s); give from before to, inside it`);
+  if (!(to > from))
+    throw new UserFacingError(
+      `the span ${from}-${to} s holds nothing of asset ${asset.id} (it lasts ${duration} s); give from before to, inside it`,
+    );
   const cacheKey = `transcript|${spanKey(from, to, duration)}|${key}`;
 
   const text = opts.text?.trim() ? textWords(opts.text) : undefined;
-  if (opts.text !== undefined && !text?.length) throw new UserFacingError('text holds no words to align; give what was said, or leave text out to recognise the speech');
-  if (text && text.length > MAX_TEXT_WORDS) throw new UserFacingError(`text has ${text.length} words; align at most ${MAX_TEXT_WORDS} at once: give a span (from, to) and the words said in it`);
-  const textHash = text ? createHash('sha256').update(text.map((w) => w.word).join(' ')).digest('hex').slice(0, 32) : undefined;
+  if (opts.text !== undefined && !text?.length)
+    throw new UserFacingError(
+      'text holds no words to align; give what was said, or leave text out to recognise the speech',
+    );
+  if (text && text.length > MAX_TEXT_WORDS)
+    throw new UserFacingError(
+      `text has ${text.length} words; align at most ${MAX_TEXT_WORDS} at once: give a span (from, to) and the words said in it`,
+    );
+  const textHash = text
+    ? createHash('sha256')
+        .update(text.map((w) => w.word).join(' '))
+        .digest('hex')
+        .slice(0, 32)
+    : undefined;
 
   // Held to the text's words the engine knows; the others cannot be heard and are placed between their neighbours.
   let held: string[] | undefined;
   if (text && engine.name === 'pocketsphinx') {
     const known = await vocabulary(engine);
     held = [...new Set(text.map((w) => w.key).filter((k) => known.has(k)))];
-    if (!held.length) throw new UserFacingError('none of the words of text is in the speech engine\'s English dictionary, so none can be placed; give the text in English words (numbers written out)');
+    if (!held.length)
+      throw new UserFacingError(
+        "none of the words of text is in the speech engine's English dictionary, so none can be placed; give the text in English words (numbers written out)",
+      );
   }
 
   const hit = await readTranscript(cache, cacheKey);
   if (hit && (!text || hit.textHash === textHash)) {
-    opts.debug?.(`transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`);
+    opts.debug?.(
+      `transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`,
+    );
     return { ...hit.transcript, cached: true };
   }
 
@@ -294,25 +391,44 @@ export async function transcribe(deps: InspectDeps, projectId: string, assetId: 
   let job = text ? jobs.find(`${alignments}${textHash}`) : (jobs.latest(alignments) ?? jobs.find(heardKey(cacheKey)));
   if (!job) {
     const before = text ? jobs.latest(alignments) : undefined;
-    const work: HearWork = { assetId: asset.id, src, from, to, duration, cacheKey, ...(text ? { text, textHash } : {}), ...(held ? { held } : {}) };
+    const work: HearWork = {
+      assetId: asset.id,
+      src,
+      from,
+      to,
+      duration,
+      cacheKey,
+      ...(text ? { text, textHash } : {}),
+      ...(held ? { held } : {}),
+    };
     // With a job queue the listening runs on a worker (hearJob there), which writes the transcript in the cache dir.
     const queue = deps.jobs;
-    job = jobs.start(text ? `${alignments}${textHash}` : heardKey(cacheKey), async (signal, progress): Promise<Made> => {
-      if (before) {
-        progress(0, 'waiting for the alignment asked for before');
-        await before.done.catch(() => {});
-      }
-      if (queue) {
-        const made = await queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
-        // With an object store the worker's cache dir is its own: the transcript is kept here too, where the worker
-        // keeps it (an alignment under the span's key, words heard under their own).
-        if (rt.store) await cache.set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored).catch(() => {});
-        return made;
-      }
-      return hear(deps, work, signal, progress, opts.debug);
-    });
+    job = jobs.start(
+      text ? `${alignments}${textHash}` : heardKey(cacheKey),
+      async (signal, progress): Promise<Made> => {
+        if (before) {
+          progress(0, 'waiting for the alignment asked for before');
+          await before.done.catch(() => {});
+        }
+        if (queue) {
+          const made = await queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
+          // With an object store the worker's cache dir is its own: the transcript is kept here too, where the worker
+          // keeps it (an alignment under the span's key, words heard under their own).
+          if (rt.store)
+            await cache
+              .set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored)
+              .catch(() => {});
+          return made;
+        }
+        return hear(deps, work, signal, progress, opts.debug);
+      },
+    );
   }
-  const { stored, made } = await jobs.follow(job, opts, (j) => new StillTranscribing(asset.id, j.progress, j.message, (Date.now() - j.started) / 1000));
+  const { stored, made } = await jobs.follow(
+    job,
+    opts,
+    (j) => new StillTranscribing(asset.id, j.progress, j.message, (Date.now() - j.started) / 1000),
+  );
   return { ...stored.transcript, cached: !made };
 }
 
@@ -331,7 +447,13 @@ export interface HearWork {
 }
 
 /** Listens now, in this process (a turn of the listening limit), and writes the transcript in the cache. */
-async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, progress: (fraction: number, message: string) => void, debug?: (msg: string) => void): Promise<Made> {
+async function hear(
+  deps: InspectDeps,
+  work: HearWork,
+  signal: AbortSignal,
+  progress: (fraction: number, message: string) => void,
+  debug?: (msg: string) => void,
+): Promise<Made> {
   const { rt, cache, engine, scratchDir, listening } = tools(deps);
   const { assetId, src, from, to, duration, cacheKey, text, textHash, held } = work;
   progress(0, `waiting for a free slot (${listening.limit} transcription${listening.limit === 1 ? '' : 's'} at once)`);
@@ -343,7 +465,11 @@ async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, prog
     let language;
     let cleaned;
     try {
-      ({ words: heard, language, cleaned } = await recognize({
+      ({
+        words: heard,
+        language,
+        cleaned,
+      } = await recognize({
         ffmpeg: rt.ffmpeg,
         engine,
         limiter: rt.limiter,
@@ -358,12 +484,22 @@ async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, prog
         onProgress: (f) => progress(f * 0.98, 'listening'),
       }));
     } catch (err) {
-      if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled)) throw cacheDiskFull('the transcription', rt.cache.opts.dir);
-      if (err instanceof SpeechError) throw new UserFacingError(err.cancelled ? 'the transcription was cancelled; nothing was kept' : `the transcription failed: ${err.message}`);
+      if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled))
+        throw cacheDiskFull('the transcription', rt.cache.opts.dir);
+      if (err instanceof SpeechError)
+        throw new UserFacingError(
+          err.cancelled
+            ? 'the transcription was cancelled; nothing was kept'
+            : `the transcription failed: ${err.message}`,
+        );
       throw err;
     }
-    debug?.(`transcribe ${assetId}: heard ${heard.length} words${cleaned ? ' (a bed or noise taken off first)' : ''} in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`);
-    const inside = heard.filter((h) => h.end > from && h.start < to).map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
+    debug?.(
+      `transcribe ${assetId}: heard ${heard.length} words${cleaned ? ' (a bed or noise taken off first)' : ''} in ${(to - from).toFixed(1)} s of sound in ${(performance.now() - t0).toFixed(0)} ms`,
+    );
+    const inside = heard
+      .filter((h) => h.end > from && h.start < to)
+      .map((h) => ({ ...h, start: Math.max(from, h.start), end: Math.min(to, h.end) }));
 
     let words: TimedWord[];
     let unplaced: number[] | undefined;
@@ -382,7 +518,10 @@ async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, prog
       to_seconds: Math.round(to * 1000) / 1000,
       aligned: !!text,
       words,
-      sentences: sentencesOf(words, text?.map((w) => w.endsSentence)),
+      sentences: sentencesOf(
+        words,
+        text?.map((w) => w.endsSentence),
+      ),
       ...(unplaced ? { unplaced } : {}),
       ...(cleaned ? { cleaned: true as const } : {}),
       ...(doubtful?.length ? { doubtful } : {}),
@@ -402,5 +541,10 @@ async function hear(deps: InspectDeps, work: HearWork, signal: AbortSignal, prog
 }
 
 /** A transcription run by a worker of the job queue (on the cache dir the server shares). */
-export const hearJob = (deps: Omit<InspectDeps, 'backend' | 'jobs'>, work: HearWork, signal: AbortSignal, progress: (fraction: number, message: string) => void, debug?: (msg: string) => void) =>
-  hear(deps as InspectDeps, work, signal, progress, debug);
+export const hearJob = (
+  deps: Omit<InspectDeps, 'backend' | 'jobs'>,
+  work: HearWork,
+  signal: AbortSignal,
+  progress: (fraction: number, message: string) => void,
+  debug?: (msg: string) => void,
+) => hear(deps as InspectDeps, work, signal, progress, debug);

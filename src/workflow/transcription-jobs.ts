@@ -37,13 +37,17 @@ export class TranscriptionJobs<T> {
   latest(prefix: string): TranscriptionJob<T> | undefined {
     let newest: TranscriptionJob<T> | undefined;
     for (const [key, job] of this.jobs) {
-      if (key.startsWith(prefix) && !job.controller.signal.aborted && (!newest || job.started >= newest.started)) newest = job;
+      if (key.startsWith(prefix) && !job.controller.signal.aborted && (!newest || job.started >= newest.started))
+        newest = job;
     }
     return newest;
   }
 
   /** Starts `work` as the job for `key`; it reports progress to whoever follows it, and leaves the list when it settles. */
-  start(key: string, work: (signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<T>): TranscriptionJob<T> {
+  start(
+    key: string,
+    work: (signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<T>,
+  ): TranscriptionJob<T> {
     const controller = new AbortController();
     const listeners = new Set<(fraction: number, message: string) => void>();
     const job: TranscriptionJob<T> = {
@@ -98,10 +102,13 @@ export class TranscriptionJobs<T> {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       opts.onProgress?.(job.progress, job.message);
       if (opts.handOverAt !== undefined) {
-        timer = setTimeout(() => {
-          leave();
-          reject(handOver(job));
-        }, Math.max(0, opts.handOverAt - Date.now()));
+        timer = setTimeout(
+          () => {
+            leave();
+            reject(handOver(job));
+          },
+          Math.max(0, opts.handOverAt - Date.now()),
+        );
       }
       job.done.then(
         (v) => (leave(), resolve(v)),

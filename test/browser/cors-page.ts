@@ -41,7 +41,12 @@ window.rawCalls = async (url, token) => {
   const out: RawOutcome = {};
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   try {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cors-page', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cors-page', version: '1' } },
+    };
     const denied = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify(init) });
     out.unauthorized = { status: denied.status, challenge: denied.headers.get('www-authenticate') };
     const headers: Record<string, string> = { ...base, authorization: `Bearer ${token}` };
@@ -49,13 +54,39 @@ window.rawCalls = async (url, token) => {
     const m1 = await message(r1);
     const result = m1.result as { protocolVersion: string; serverInfo: { name: string } };
     const sessionId = r1.headers.get('mcp-session-id');
-    out.initialize = { status: r1.status, server: result.serverInfo.name, sessionId, protocolVersion: result.protocolVersion };
+    out.initialize = {
+      status: r1.status,
+      server: result.serverInfo.name,
+      sessionId,
+      protocolVersion: result.protocolVersion,
+    };
     headers['mcp-protocol-version'] = result.protocolVersion;
     if (sessionId) headers['mcp-session-id'] = sessionId;
-    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-    const m2 = await message(await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) }));
+    await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const m2 = await message(
+      await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+      }),
+    );
     out.tools = (m2.result!.tools as { name: string }[]).map((t) => t.name);
-    const m3 = await message(await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_projects', arguments: {} } }) }));
+    const m3 = await message(
+      await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'list_projects', arguments: {} },
+        }),
+      }),
+    );
     const call = m3.result as { isError?: boolean; structuredContent?: { projects?: unknown } };
     out.call = { isError: !!call.isError, projects: call.structuredContent?.projects };
   } catch (err) {
@@ -68,13 +99,22 @@ window.sdkCalls = async (url, token, name) => {
   const out: SdkOutcome = {};
   const client = new Client({ name: 'cors-page-sdk', version: '1' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     out.server = client.getServerVersion()?.name;
     out.tools = (await client.listTools()).tools.length;
-    const made = (await client.callTool({ name: 'create_project', arguments: { name, description: 'made by a page' } })) as { isError?: boolean; structuredContent?: { project?: { name: string } } };
+    const made = (await client.callTool({
+      name: 'create_project',
+      arguments: { name, description: 'made by a page' },
+    })) as { isError?: boolean; structuredContent?: { project?: { name: string } } };
     if (made.isError) throw new Error(`create_project failed: ${JSON.stringify(made)}`);
     out.created = made.structuredContent?.project?.name;
-    const listed = (await client.callTool({ name: 'list_projects', arguments: {} })) as { structuredContent?: { projects?: { name: string }[] } };
+    const listed = (await client.callTool({ name: 'list_projects', arguments: {} })) as {
+      structuredContent?: { projects?: { name: string }[] };
+    };
     out.listed = (listed.structuredContent?.projects ?? []).map((p) => p.name);
   } catch (err) {
     out.error = `${(err as Error).name}: ${(err as Error).message}`;

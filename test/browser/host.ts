@@ -5,16 +5,27 @@
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 
 /** The CSP a host must use when the view's resource declares none (apps.mdx, 2026-01-26). */
-export const DEFAULT_CSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none';";
+export const DEFAULT_CSP =
+  "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none';";
 
 declare global {
   interface Window {
     relayCallTool(params: unknown): Promise<unknown>;
     relayReadResource(params: unknown): Promise<unknown>;
     /** Starts the view; with `toolInput`, the tool's arguments go first (the call starting), and the result only when given. */
-    startHost(html: string, toolResult: unknown, theme: 'light' | 'dark', toolInput?: Record<string, unknown>): Promise<void>;
+    startHost(
+      html: string,
+      toolResult: unknown,
+      theme: 'light' | 'dark',
+      toolInput?: Record<string, unknown>,
+    ): Promise<void>;
     sendToolResult(result: unknown): Promise<void>;
-    hostLog: { modelContext: unknown[]; sizes: { width?: number; height?: number }[]; calls: string[]; initialized: boolean };
+    hostLog: {
+      modelContext: unknown[];
+      sizes: { width?: number; height?: number }[];
+      calls: string[];
+      initialized: boolean;
+    };
   }
 }
 

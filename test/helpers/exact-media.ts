@@ -13,7 +13,8 @@ const X264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
 /** 1 kHz at half scale (-6 dBFS peak, -9 dBFS RMS), exact per sample. */
 const TONE = '0.5*sin(2*PI*1000*t)';
 
-export type ExactName = 'anamorphic' | 'anamorphic_wide' | 'flash' | 'flash_mkv' | 'late' | 'surround' | 'mono' | 'stereo' | 'tone' | 'loud';
+export type ExactName =
+  'anamorphic' | 'anamorphic_wide' | 'flash' | 'flash_mkv' | 'late' | 'surround' | 'mono' | 'stereo' | 'tone' | 'loud';
 
 /**
  * The sources, as .mov with PCM sound (exact on every sample), in `dir`:
@@ -28,25 +29,137 @@ export type ExactName = 'anamorphic' | 'anamorphic_wide' | 'flash' | 'flash_mkv'
  */
 export function makeExactMedia(dir: string): Record<ExactName, string> {
   const out = (n: ExactName) => join(dir, n === 'flash_mkv' ? `${n}.mkv` : `${n}.mov`);
-  const box = (sar: string) => `color=c=0x404040:s=720x576:r=25:d=2,drawbox=x=225:y=144:w=270:h=288:c=white:t=fill,setsar=${sar}`;
+  const box = (sar: string) =>
+    `color=c=0x404040:s=720x576:r=25:d=2,drawbox=x=225:y=144:w=270:h=288:c=white:t=fill,setsar=${sar}`;
   ffmpeg(['-f', 'lavfi', '-i', box('16/15'), ...X264, out('anamorphic')]);
   ffmpeg(['-f', 'lavfi', '-i', box('64/45'), ...X264, out('anamorphic_wide')]);
   const beeps = `aevalsrc='if(between(t,1.1,1.2-1/48000)+between(t,2.0,2.1-1/48000),${TONE},0)':s=48000:d=3:c=stereo`;
-  ffmpeg(['-f', 'lavfi', '-i', "color=c=black:s=320x240:r=10:d=3,drawbox=c=white:t=fill:enable='eq(n,11)+eq(n,20)'", '-f', 'lavfi', '-i', beeps, ...X264, '-g', '10', '-c:a', 'pcm_s16le', out('flash')]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    "color=c=black:s=320x240:r=10:d=3,drawbox=c=white:t=fill:enable='eq(n,11)+eq(n,20)'",
+    '-f',
+    'lavfi',
+    '-i',
+    beeps,
+    ...X264,
+    '-g',
+    '10',
+    '-c:a',
+    'pcm_s16le',
+    out('flash'),
+  ]);
   const beepMkv = `aevalsrc='if(between(t,1.034,1.134-1/48000),${TONE},0)':s=48000:d=3:c=stereo`;
-  ffmpeg(['-f', 'lavfi', '-i', "color=c=black:s=320x240:r=30000/1001:d=3,drawbox=c=white:t=fill:enable='eq(n,31)'", '-f', 'lavfi', '-i', beepMkv, ...X264, '-c:a', 'pcm_s16le', out('flash_mkv')]);
-  ffmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=320x240:r=25:d=3', '-itsoffset', '0.5', '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=2.5:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('late')]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    "color=c=black:s=320x240:r=30000/1001:d=3,drawbox=c=white:t=fill:enable='eq(n,31)'",
+    '-f',
+    'lavfi',
+    '-i',
+    beepMkv,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('flash_mkv'),
+  ]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=red:s=320x240:r=25:d=3',
+    '-itsoffset',
+    '0.5',
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='${TONE}':s=48000:d=2.5:c=stereo`,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('late'),
+  ]);
   const grey = ['-f', 'lavfi', '-i', 'color=c=gray:s=320x240:r=25:d=3'];
-  ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}|${TONE}|${TONE}|${TONE}|${TONE}|${TONE}':s=48000:d=3:c=5.1(side)`, ...X264, '-c:a', 'pcm_s16le', out('surround')]);
-  ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=3:c=mono`, ...X264, '-c:a', 'pcm_s16le', out('mono')]);
-  ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=3:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('stereo')]);
-  ffmpeg([...grey, '-f', 'lavfi', '-i', `aevalsrc='${TONE}':s=48000:d=3:c=stereo`, ...X264, '-c:a', 'pcm_s16le', out('tone')]);
-  ffmpeg([...grey, '-f', 'lavfi', '-i', "aevalsrc='sin(2*PI*1000*t)':s=48000:d=3:c=stereo", ...X264, '-c:a', 'pcm_s16le', out('loud')]);
-  return Object.fromEntries((['anamorphic', 'anamorphic_wide', 'flash', 'flash_mkv', 'late', 'surround', 'mono', 'stereo', 'tone', 'loud'] as const).map((n) => [n, out(n)])) as Record<ExactName, string>;
+  ffmpeg([
+    ...grey,
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='${TONE}|${TONE}|${TONE}|${TONE}|${TONE}|${TONE}':s=48000:d=3:c=5.1(side)`,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('surround'),
+  ]);
+  ffmpeg([
+    ...grey,
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='${TONE}':s=48000:d=3:c=mono`,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('mono'),
+  ]);
+  ffmpeg([
+    ...grey,
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='${TONE}':s=48000:d=3:c=stereo`,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('stereo'),
+  ]);
+  ffmpeg([
+    ...grey,
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='${TONE}':s=48000:d=3:c=stereo`,
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('tone'),
+  ]);
+  ffmpeg([
+    ...grey,
+    '-f',
+    'lavfi',
+    '-i',
+    "aevalsrc='sin(2*PI*1000*t)':s=48000:d=3:c=stereo",
+    ...X264,
+    '-c:a',
+    'pcm_s16le',
+    out('loud'),
+  ]);
+  return Object.fromEntries(
+    (
+      [
+        'anamorphic',
+        'anamorphic_wide',
+        'flash',
+        'flash_mkv',
+        'late',
+        'surround',
+        'mono',
+        'stereo',
+        'tone',
+        'loud',
+      ] as const
+    ).map((n) => [n, out(n)]),
+  ) as Record<ExactName, string>;
 }
 
 /** The sources' picture clocks as cutroom probes them: frame rate, first frame, time base where it rounds. */
-export const EXACT_CLOCKS: Record<ExactName, { frameRate: { num: number; den: number }; videoStartSec?: number; videoTimeBase?: { num: number; den: number } }> = {
+export const EXACT_CLOCKS: Record<
+  ExactName,
+  { frameRate: { num: number; den: number }; videoStartSec?: number; videoTimeBase?: { num: number; den: number } }
+> = {
   anamorphic: { frameRate: { num: 25, den: 1 } },
   anamorphic_wide: { frameRate: { num: 25, den: 1 } },
   flash: { frameRate: { num: 10, den: 1 } },
@@ -116,7 +229,14 @@ export function frameBrightness(file: string): number[] {
 
 /** The box holding every pixel brighter than `threshold` in the frame shown at t, in output pixels. */
 export function litBox(file: string, t: number, threshold: number): { width: number; height: number } {
-  const size = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file], { encoding: 'utf8' }).stdout.trim().split(',').map(Number);
+  const size = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+    { encoding: 'utf8' },
+  )
+    .stdout.trim()
+    .split(',')
+    .map(Number);
   const [w, h] = size as [number, number];
   const px = ffmpeg(['-ss', t.toFixed(3), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-']);
   let x0 = w;
@@ -138,7 +258,11 @@ export function litBox(file: string, t: number, threshold: number): { width: num
 
 /** Presentation times of the video's frames, in order, and the stream's time base. */
 export function frameTimes(file: string): { times: number[]; timeBase: string } {
-  const r = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=time_base:packet=pts_time', '-of', 'json', file], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=time_base:packet=pts_time', '-of', 'json', file],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
   const j = JSON.parse(r.stdout) as { packets: { pts_time: string }[]; streams: { time_base: string }[] };
   return { times: j.packets.map((p) => Number(p.pts_time)).sort((a, b) => a - b), timeBase: j.streams[0]!.time_base };
 }

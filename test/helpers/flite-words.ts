@@ -48,7 +48,8 @@ export function sayWithWordTimes(text: string, wav: string, voice = 'slt'): True
     if (k + want > segments.length) throw new Error(`flite's segments ran out at "${word}"`);
     const start = prevEnd;
     const last = segments[k + want - 1]!;
-    if (segments.slice(k, k + want).some((s) => s.phone === 'pau')) throw new Error(`"${word}" was said otherwise in context`);
+    if (segments.slice(k, k + want).some((s) => s.phone === 'pau'))
+      throw new Error(`"${word}" was said otherwise in context`);
     out.push({ word, start, end: last.end });
     prevEnd = last.end;
     k += want;

@@ -26,11 +26,18 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
 }
 
 /** tee: false runs the server with no wrapper, so that `pid` is the server's own (to kill it). */
-export async function spawnServer(env: Record<string, string>, opts: { modern?: boolean; tee?: boolean; wrap?: string[]; capabilities?: Record<string, unknown> } = {}): Promise<Spawned> {
+export async function spawnServer(
+  env: Record<string, string>,
+  opts: { modern?: boolean; tee?: boolean; wrap?: string[]; capabilities?: Record<string, unknown> } = {},
+): Promise<Spawned> {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-stdout-'));
   const stdoutLog = join(dir, 'stdout.log');
   // wrap: a command the server runs under (e.g. unshare, for a pid namespace of its own), given node and the bin.
-  const argv = opts.wrap ? [...opts.wrap, process.execPath, BIN] : opts.tee === false ? [process.execPath, BIN] : [process.execPath, TEE, stdoutLog, process.execPath, BIN];
+  const argv = opts.wrap
+    ? [...opts.wrap, process.execPath, BIN]
+    : opts.tee === false
+      ? [process.execPath, BIN]
+      : [process.execPath, TEE, stdoutLog, process.execPath, BIN];
   const transport = new StdioClientTransport({
     command: argv[0]!,
     args: argv.slice(1),
@@ -43,7 +50,10 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
   });
   const client = new Client(
     { name: 'cutroom-tests', version: '1.0.0' },
-    { ...(opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) },
+    {
+      ...(opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+    },
   );
   await client.connect(transport);
   await checkResultsAgainstSchemas(client);
@@ -52,7 +62,9 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
     stderr: () => stderr,
     stdoutLines: () => {
       try {
-        return readFileSync(stdoutLog, 'utf8').split('\n').filter((l) => l.length > 0);
+        return readFileSync(stdoutLog, 'utf8')
+          .split('\n')
+          .filter((l) => l.length > 0);
       } catch {
         return [];
       }
@@ -65,7 +77,10 @@ export async function spawnServer(env: Record<string, string>, opts: { modern?: 
 /** The text of a tool result's first text block. */
 export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 }
 
 /** The most a tool result may carry (its text blocks plus its structuredContent as JSON): 24 KB. */
@@ -74,7 +89,9 @@ export const RESULT_BOUND_BYTES = 24 * 1024;
 /** What a result costs an agent: the bytes of its text blocks and of its structuredContent as JSON. */
 export function resultBytes(result: unknown): number {
   const r = result as { content?: { type: string; text?: string }[]; structuredContent?: unknown };
-  const text = (r.content ?? []).filter((c) => c.type === 'text').reduce((n, c) => n + Buffer.byteLength(c.text ?? ''), 0);
+  const text = (r.content ?? [])
+    .filter((c) => c.type === 'text')
+    .reduce((n, c) => n + Buffer.byteLength(c.text ?? ''), 0);
   return text + (r.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.structuredContent)));
 }
 
@@ -102,12 +119,17 @@ export async function checkResultsAgainstSchemas(client: Client): Promise<void> 
     const result = await callTool(params, options);
     // Every result of every test is held to the bound a client can afford, whatever the media behind it.
     const bytes = resultBytes(result);
-    if (bytes > RESULT_BOUND_BYTES) throw new Error(`${params.name} returned ${bytes} bytes of text and structuredContent, over the ${RESULT_BOUND_BYTES} a result may carry`);
+    if (bytes > RESULT_BOUND_BYTES)
+      throw new Error(
+        `${params.name} returned ${bytes} bytes of text and structuredContent, over the ${RESULT_BOUND_BYTES} a result may carry`,
+      );
     const validate = validators.get(params.name);
     if (validate && result.structuredContent !== undefined && !validate(result.structuredContent)) {
       const errors = ajv.errorsText(validate.errors);
       nonConforming.push({ tool: params.name, errors, result });
-      throw new Error(`${params.name} returned structuredContent that does not match its outputSchema${result.isError ? ' (an error result)' : ''}: ${errors}`);
+      throw new Error(
+        `${params.name} returned structuredContent that does not match its outputSchema${result.isError ? ' (an error result)' : ''}: ${errors}`,
+      );
     }
     return result;
   };

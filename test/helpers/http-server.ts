@@ -17,7 +17,10 @@ export interface HttpServer {
 }
 
 export async function startHttpServer(env: Record<string, string>, args: string[] = []): Promise<HttpServer> {
-  const proc = spawn(process.execPath, [BIN, '--http', '--port', '0', ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, '--http', '--port', '0', ...args], {
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

@@ -4,7 +4,10 @@ import type { FakeService } from '../fixtures/service.mjs';
 
 export type MediaName = 'red' | 'blue' | 'green_vertical' | 'black' | 'mute_yellow' | 'voice' | 'still';
 
-export function mediaProject(service: FakeService, name = 'media project'): { projectId: string; ids: Record<MediaName, string> } {
+export function mediaProject(
+  service: FakeService,
+  name = 'media project',
+): { projectId: string; ids: Record<MediaName, string> } {
   const files = makeAll() as Record<MediaName, string>;
   const project = service.addProject({ name });
   const ids = {} as Record<MediaName, string>;

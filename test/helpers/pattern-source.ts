@@ -10,10 +10,40 @@ export function patternSource(seconds: number): string {
   const out = join(MEDIA_DIR, `pattern-64x36-${seconds}s.mp4`);
   if (existsSync(out)) return out;
   const tmp = join(MEDIA_DIR, `.pattern.${process.pid}.${Date.now()}.mp4`);
-  const r = spawnSync('ffmpeg', [
-    '-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=s=64x36:r=25:d=${seconds}`, '-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', '-movflags', '+faststart', tmp,
-  ], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=s=64x36:r=25:d=${seconds}`,
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=f=440:r=48000:d=${seconds}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-g',
+      '50',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '64k',
+      '-movflags',
+      '+faststart',
+      tmp,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
   renameSync(tmp, out);
   return out;

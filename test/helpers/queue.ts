@@ -10,7 +10,10 @@ import { mediaProject, type MediaName } from './media-project.js';
 /** Fails (never skips) when redis-server is missing: CI installs it (scripts/system-deps.sh). */
 export function requireRedisServer(): void {
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) throw new Error('redis-server is not installed, and the job queue\'s tests need it: `sudo apt-get install -y redis-server` (scripts/system-deps.sh installs it; no service needs enabling)');
+  if (r.error || r.status !== 0)
+    throw new Error(
+      "redis-server is not installed, and the job queue's tests need it: `sudo apt-get install -y redis-server` (scripts/system-deps.sh installs it; no service needs enabling)",
+    );
 }
 
 export async function freePort(): Promise<number> {
@@ -34,7 +37,11 @@ export interface RedisServer {
 }
 
 async function startOn(port: number): Promise<ChildProcess> {
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
@@ -52,7 +59,10 @@ async function startOn(port: number): Promise<ChildProcess> {
   return proc;
 }
 
-const ended = (p: ChildProcess) => (p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once('exit', () => r())));
+const ended = (p: ChildProcess) =>
+  p.exitCode !== null || p.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((r) => p.once('exit', () => r()));
 
 export async function startRedis(): Promise<RedisServer> {
   requireRedisServer();
@@ -120,7 +130,11 @@ export interface StartedJob {
   preview?: string;
 }
 export function startedJobs(w: WorkerProcess): StartedJob[] {
-  return [...w.stderr().matchAll(/job ((\w+)-[0-9a-f]+): started (?:preview (\S+)|the \w+)/g)].map((m) => ({ job: m[1]!, kind: m[2]!, ...(m[3] ? { preview: m[3] } : {}) }));
+  return [...w.stderr().matchAll(/job ((\w+)-[0-9a-f]+): started (?:preview (\S+)|the \w+)/g)].map((m) => ({
+    job: m[1]!,
+    kind: m[2]!,
+    ...(m[3] ? { preview: m[3] } : {}),
+  }));
 }
 
 export interface QueueSuite {
@@ -148,7 +162,10 @@ export function queueSuite(opts: { service?: boolean } = {}): QueueSuite {
   let project: { projectId: string; ids: Record<MediaName, string> } | undefined;
   const cleanup: (() => Promise<void>)[] = [];
   const there = <T>(v: T | undefined, what: string): T => {
-    if (v === undefined) throw new Error(`queueSuite: ${what} is there once the file's tests run${what === 'the service' && !withService ? ' (and only with service: true)' : ''}`);
+    if (v === undefined)
+      throw new Error(
+        `queueSuite: ${what} is there once the file's tests run${what === 'the service' && !withService ? ' (and only with service: true)' : ''}`,
+      );
     return v;
   };
   beforeAll(async () => {

@@ -3,7 +3,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BIN, baseEnv } from './harness.js';
 
-export type Reply = { jsonrpc: string; id?: string | number | null; result?: Record<string, unknown>; error?: { code: number; message: string }; method?: string; params?: unknown };
+export type Reply = {
+  jsonrpc: string;
+  id?: string | number | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+  method?: string;
+  params?: unknown;
+};
 
 export class RawClient {
   readonly child: ChildProcessWithoutNullStreams;
@@ -49,9 +56,13 @@ export class RawClient {
     for (;;) {
       const found = this.received.find(match);
       if (found) return found;
-      if (!this.alive) throw new Error(`the server exited (${this.child.exitCode ?? this.child.signalCode}); stderr:\n${this.stderr}`);
+      if (!this.alive)
+        throw new Error(`the server exited (${this.child.exitCode ?? this.child.signalCode}); stderr:\n${this.stderr}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching message within ${timeoutMs} ms; received ${JSON.stringify(this.received).slice(0, 2000)}`);
+      if (left <= 0)
+        throw new Error(
+          `no matching message within ${timeoutMs} ms; received ${JSON.stringify(this.received).slice(0, 2000)}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {
@@ -71,7 +82,11 @@ export class RawClient {
 
   /** The 2025-era handshake at the given protocol version; returns the initialize result. */
   async initialize(protocolVersion: string): Promise<Record<string, unknown>> {
-    const r = await this.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-test-client', version: '1.0.0' } });
+    const r = await this.request('initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'raw-test-client', version: '1.0.0' },
+    });
     if (!r.result) throw new Error(`initialize failed: ${JSON.stringify(r.error)}`);
     await this.writeLine({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return r.result;

@@ -33,22 +33,58 @@ export function shotSpan(i: number): { start: number; end: number } {
 /** shots.mov in `dir`: 25 fps, 320x180, the shots in order; PCM sound (exact per sample). */
 export function makeShotMedia(dir: string): string {
   const file = join(dir, 'shots.mov');
-  const inputs = SHOTS.flatMap((s) => ['-f', 'lavfi', '-i', `color=c=${hex(s.rgb)}:s=320x180:r=${SHOT_FPS}:d=${s.frames / SHOT_FPS}`]);
-  const tone = SHOTS.flatMap((_, i) => (i % 2 === 0 ? [`between(t,${shotSpan(i).start},${shotSpan(i).end}-1/${SAMPLE_RATE})`] : [])).join('+');
+  const inputs = SHOTS.flatMap((s) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=${hex(s.rgb)}:s=320x180:r=${SHOT_FPS}:d=${s.frames / SHOT_FPS}`,
+  ]);
+  const tone = SHOTS.flatMap((_, i) =>
+    i % 2 === 0 ? [`between(t,${shotSpan(i).start},${shotSpan(i).end}-1/${SAMPLE_RATE})`] : [],
+  ).join('+');
   const total = shotSpan(SHOTS.length - 1).end;
   const concat = `${SHOTS.map((_, i) => `[${i}:v]`).join('')}concat=n=${SHOTS.length}:v=1:a=0,format=yuv420p[v]`;
   ffmpeg([
     ...inputs,
-    '-f', 'lavfi', '-i', `aevalsrc='0.5*sin(2*PI*440*t)*(${tone})':s=${SAMPLE_RATE}:d=${total}:c=stereo`,
-    '-filter_complex', concat, '-map', '[v]', '-map', `${SHOTS.length}:a`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '12', '-c:a', 'pcm_s16le', file,
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='0.5*sin(2*PI*440*t)*(${tone})':s=${SAMPLE_RATE}:d=${total}:c=stereo`,
+    '-filter_complex',
+    concat,
+    '-map',
+    '[v]',
+    '-map',
+    `${SHOTS.length}:a`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '12',
+    '-c:a',
+    'pcm_s16le',
+    file,
   ]);
   return file;
 }
 
 /** The nearest shot colour of every frame of a video, in presentation order (no frame dropped or repeated). */
 export function frameColours(file: string): string[] {
-  const px = ffmpeg(['-i', file, '-an', '-fps_mode', 'passthrough', '-vf', 'crop=iw/2:ih/2,scale=1:1:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+  const px = ffmpeg([
+    '-i',
+    file,
+    '-an',
+    '-fps_mode',
+    'passthrough',
+    '-vf',
+    'crop=iw/2:ih/2,scale=1:1:flags=area',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    '-',
+  ]);
   const out: string[] = [];
   for (let i = 0; i + 3 <= px.length; i += 3) {
     const [r, g, b] = [px[i]!, px[i + 1]!, px[i + 2]!];
@@ -65,7 +101,20 @@ export function frameColours(file: string): string[] {
 
 /** The left channel of a file's sound at 48 kHz. */
 export function leftChannel(file: string): Float32Array {
-  const b = ffmpeg(['-i', file, '-vn', '-af', 'pan=mono|c0=c0', '-ar', String(SAMPLE_RATE), '-c:a', 'pcm_f32le', '-f', 'f32le', '-']);
+  const b = ffmpeg([
+    '-i',
+    file,
+    '-vn',
+    '-af',
+    'pan=mono|c0=c0',
+    '-ar',
+    String(SAMPLE_RATE),
+    '-c:a',
+    'pcm_f32le',
+    '-f',
+    'f32le',
+    '-',
+  ]);
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 }
 
@@ -73,11 +122,20 @@ export function leftChannel(file: string): Float32Array {
  * The largest sample-to-sample step from `beforeSec` before each edit to `afterSec` after it, and the largest
  * anywhere else. (A cut's sound may end up to a frame before its last frame does: where the frames outrun its range.)
  */
-export function stepsAtEdits(s: Float32Array, edits: number[], beforeSec: number, afterSec: number): { atEdits: number[]; elsewhere: number } {
+export function stepsAtEdits(
+  s: Float32Array,
+  edits: number[],
+  beforeSec: number,
+  afterSec: number,
+): { atEdits: number[]; elsewhere: number } {
   const near = new Uint8Array(s.length);
   const atEdits = edits.map((t) => {
     let m = 0;
-    for (let i = Math.max(1, Math.round((t - beforeSec) * SAMPLE_RATE)); i < Math.min(s.length, Math.round((t + afterSec) * SAMPLE_RATE)); i++) {
+    for (
+      let i = Math.max(1, Math.round((t - beforeSec) * SAMPLE_RATE));
+      i < Math.min(s.length, Math.round((t + afterSec) * SAMPLE_RATE));
+      i++
+    ) {
       near[i] = 1;
       m = Math.max(m, Math.abs(s[i]! - s[i - 1]!));
     }
@@ -91,6 +149,7 @@ export function stepsAtEdits(s: Float32Array, edits: number[], beforeSec: number
 /** The largest absolute sample over [from, to) seconds. */
 export function peakBetween(s: Float32Array, from: number, to: number): number {
   let m = 0;
-  for (let i = Math.max(0, Math.round(from * SAMPLE_RATE)); i < Math.min(s.length, Math.round(to * SAMPLE_RATE)); i++) m = Math.max(m, Math.abs(s[i]!));
+  for (let i = Math.max(0, Math.round(from * SAMPLE_RATE)); i < Math.min(s.length, Math.round(to * SAMPLE_RATE)); i++)
+    m = Math.max(m, Math.abs(s[i]!));
   return m;
 }

@@ -7,7 +7,8 @@ import type { TimedWord } from '../../src/edit/words.js';
 import type { Cmudict } from '../../src/analysis/dictionary.js';
 
 export const CMUDICT_PATH = '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict';
-export const cmudictText = (): string | undefined => (existsSync(CMUDICT_PATH) ? readFileSync(CMUDICT_PATH, 'utf8') : undefined);
+export const cmudictText = (): string | undefined =>
+  existsSync(CMUDICT_PATH) ? readFileSync(CMUDICT_PATH, 'utf8') : undefined;
 
 /** A query and how the engine heard it: planted in a transcript, each must be found. */
 export const PLANTED: { query: string; heard: string; kind: string }[] = [
@@ -39,7 +40,37 @@ export const PLANTED: { query: string; heard: string; kind: string }[] = [
 ];
 
 /** Words speech is full of, among the distractors. */
-const SHORT = ['the', 'a', 'and', 'to', 'of', 'in', 'it', 'is', 'that', 'was', 'he', 'she', 'on', 'for', 'with', 'as', 'we', 'at', 'but', 'they', 'so', 'her', 'his', 'all', 'up', 'out', 'then', 'there', 'now'];
+const SHORT = [
+  'the',
+  'a',
+  'and',
+  'to',
+  'of',
+  'in',
+  'it',
+  'is',
+  'that',
+  'was',
+  'he',
+  'she',
+  'on',
+  'for',
+  'with',
+  'as',
+  'we',
+  'at',
+  'but',
+  'they',
+  'so',
+  'her',
+  'his',
+  'all',
+  'up',
+  'out',
+  'then',
+  'there',
+  'now',
+];
 
 /** mulberry32: a small seeded generator. */
 export function seeded(seed: number): () => number {
@@ -54,7 +85,14 @@ export function seeded(seed: number): () => number {
 }
 
 /** The dictionary's plain words (letters only), in its order. */
-export const plainWords = (text: string): string[] => [...new Set(text.split('\n').map((l) => l.split(/\s/)[0]!.replace(/\(\d+\)$/, '')).filter((w) => /^[a-z]{2,}$/.test(w)))];
+export const plainWords = (text: string): string[] => [
+  ...new Set(
+    text
+      .split('\n')
+      .map((l) => l.split(/\s/)[0]!.replace(/\(\d+\)$/, ''))
+      .filter((w) => /^[a-z]{2,}$/.test(w)),
+  ),
+];
 
 export interface PlantedTranscript {
   query: string;
@@ -68,7 +106,11 @@ export interface PlantedTranscript {
  * whose length in phones is within one of the query's, with the mishearing planted `times` times at random places
  * (never touching another). Words are 0.4 s apart; confidences are left out.
  */
-export function plantedTranscripts(dict: Cmudict, vocabulary: string[], opts: { length: number; times: number; seed: number }): PlantedTranscript[] {
+export function plantedTranscripts(
+  dict: Cmudict,
+  vocabulary: string[],
+  opts: { length: number; times: number; seed: number },
+): PlantedTranscript[] {
   const rand = seeded(opts.seed);
   const byLength = new Map<number, string[]>();
   for (const w of vocabulary) {
@@ -79,7 +121,9 @@ export function plantedTranscripts(dict: Cmudict, vocabulary: string[], opts: { 
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
   return PLANTED.map(({ query, heard }) => {
     const queryPhones = query.split(' ').reduce((n, w) => n + (dict.lookup(w)[0]?.length ?? w.length), 0);
-    const similar = [queryPhones - 1, queryPhones, queryPhones + 1].flatMap((n) => byLength.get(n) ?? []).filter((w) => !query.split(' ').includes(w) && !heard.split(' ').includes(w));
+    const similar = [queryPhones - 1, queryPhones, queryPhones + 1]
+      .flatMap((n) => byLength.get(n) ?? [])
+      .filter((w) => !query.split(' ').includes(w) && !heard.split(' ').includes(w));
     const text: string[] = Array.from({ length: opts.length }, () => (rand() < 1 / 3 ? pick(SHORT) : pick(similar)));
     const heardWords = heard.split(' ');
     const planted: [number, number][] = [];
@@ -89,7 +133,12 @@ export function plantedTranscripts(dict: Cmudict, vocabulary: string[], opts: { 
       text.splice(at, heardWords.length, ...heardWords);
       planted.push([at, at + heardWords.length - 1]);
     }
-    const words = text.map((word, index) => ({ index, word, start_seconds: index * 0.4, end_seconds: index * 0.4 + 0.3 }));
+    const words = text.map((word, index) => ({
+      index,
+      word,
+      start_seconds: index * 0.4,
+      end_seconds: index * 0.4 + 0.3,
+    }));
     return { query, words, planted };
   });
 }

@@ -10,6 +10,18 @@ export function ffmpeg(args: string[]): Buffer {
 
 /** A file's sound, its first channel (a downmix would add 3 dB to a stereo file's), as float at `rate`. */
 export function soundOf(file: string, rate = 48_000): Float32Array {
-  const b = ffmpeg(['-i', file, '-map', '0:a:0', '-af', 'pan=mono|c0=c0', '-ar', String(rate), '-f', 'f32le', 'pipe:1']);
+  const b = ffmpeg([
+    '-i',
+    file,
+    '-map',
+    '0:a:0',
+    '-af',
+    'pan=mono|c0=c0',
+    '-ar',
+    String(rate),
+    '-f',
+    'f32le',
+    'pipe:1',
+  ]);
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
 }

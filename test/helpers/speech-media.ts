@@ -20,7 +20,21 @@ export const ALL_TEXT = SENTENCES.map((s) => s.text).join(' ');
 
 /** Where the voice starts in each sentence's placement: the first sample above -30 dBFS after its offset. */
 export function speechOnsets(wav: string): number[] {
-  const b = run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-i', wav, '-ac', '1', '-ar', '16000', '-f', 's16le', '-']);
+  const b = run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-i',
+    wav,
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-f',
+    's16le',
+    '-',
+  ]);
   const s = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
   return SENTENCES.map(({ at }) => {
     for (let i = Math.round(at * 16000); i < s.length; i++) if (Math.abs(s[i]!) > 1000) return i / 16000;
@@ -39,9 +53,47 @@ export function makeSpeechMedia(dir: string): { wav: string; video: string } {
   const inputs = parts.flatMap((p) => ['-i', p]);
   const delays = SENTENCES.map((s, i) => `[${i}:a]adelay=${Math.round(s.at * 1000)}:all=1[d${i}]`).join(';');
   const mix = `${delays};${SENTENCES.map((_, i) => `[d${i}]`).join('')}amix=inputs=${SENTENCES.length}:normalize=0,apad,atrim=0:${SPEECH_SECONDS}[a]`;
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...inputs, '-filter_complex', mix, '-map', '[a]', '-ar', '16000', '-ac', '1', wav]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    ...inputs,
+    '-filter_complex',
+    mix,
+    '-map',
+    '[a]',
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    wav,
+  ]);
   const video = join(dir, 'talk.mp4');
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${SPEECH_SECONDS}`, '-i', wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '128k', '-shortest', video]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=320x180:r=25:d=${SPEECH_SECONDS}`,
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-shortest',
+    video,
+  ]);
   return { wav, video };
 }
 
@@ -65,10 +117,29 @@ export function makeLongSpeech(dir: string, seconds: number): { wav: string; tex
   const parts = LONG_LINES.map((line, i) => {
     const f = join(dir, `long${i}.wav`);
     run('flite', ['-voice', 'rms', '-t', line, '-o', f]);
-    return { f, line, sec: Number(run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', f]).toString()) };
+    return {
+      f,
+      line,
+      sec: Number(run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', f]).toString()),
+    };
   });
   const gap = join(dir, 'long-gap.wav');
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.6', '-c:a', 'pcm_s16le', gap]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=16000:cl=mono',
+    '-t',
+    '0.6',
+    '-c:a',
+    'pcm_s16le',
+    gap,
+  ]);
   const list: string[] = [];
   const said: string[] = [];
   for (let i = 0, t = 0; ; i++) {
@@ -81,7 +152,28 @@ export function makeLongSpeech(dir: string, seconds: number): { wav: string; tex
   const listFile = join(dir, 'long-list.txt');
   writeFileSync(listFile, `${list.join('\n')}\n`);
   const wav = join(dir, 'long-speech.wav');
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', listFile, '-af', `apad=whole_dur=${seconds}`, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    listFile,
+    '-af',
+    `apad=whole_dur=${seconds}`,
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    wav,
+  ]);
   return { wav, text: said.join(' ') };
 }
 
@@ -92,8 +184,43 @@ export function makeLongSpeech(dir: string, seconds: number): { wav: string; tex
 export function makeLoopedTalk(dir: string, wav: string, name: string, times: number, color: string): string {
   const out = join(dir, name);
   const looped = join(dir, `${name}.wav`);
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-stream_loop', String(times - 1), '-i', wav, '-c', 'copy', looped]);
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:s=160x90:r=10`, '-i', looped, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '64k', '-shortest', out]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-stream_loop',
+    String(times - 1),
+    '-i',
+    wav,
+    '-c',
+    'copy',
+    looped,
+  ]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=${color}:s=160x90:r=10`,
+    '-i',
+    looped,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-shortest',
+    out,
+  ]);
   return out;
 }
 
@@ -103,6 +230,21 @@ export function makeLoopedTalk(dir: string, wav: string, name: string, times: nu
  */
 export function makeToneBursts(dir: string, name: string, seconds: number, hz = 440): string {
   const out = join(dir, name);
-  run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=${hz}:r=16000:d=${seconds},volume='if(lt(mod(t,10),1),0.5,0)':eval=frame`, '-ac', '1', '-c:a', 'flac', out]);
+  run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=${hz}:r=16000:d=${seconds},volume='if(lt(mod(t,10),1),0.5,0)':eval=frame`,
+    '-ac',
+    '1',
+    '-c:a',
+    'flac',
+    out,
+  ]);
   return out;
 }

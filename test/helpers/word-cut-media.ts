@@ -28,17 +28,40 @@ function pcm(file: string): Int16Array {
 function rmsDb(s: Int16Array, spans: { start: number; end: number }[]): number {
   let sum = 0;
   let n = 0;
-  for (const w of spans) for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++) (sum += (s[i]! / 32768) ** 2), n++;
+  for (const w of spans)
+    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++)
+      ((sum += (s[i]! / 32768) ** 2), n++);
   return 10 * Math.log10(sum / n);
 }
 
 export const WORD_CUT_FPS = 25;
 
 /** `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none. */
-export function makeWordCutMedia(dir: string, name: string, voice: string, sentences: string[], gaps: number[], bedDb?: number): { video: string; words: PlacedWord[] } {
+export function makeWordCutMedia(
+  dir: string,
+  name: string,
+  voice: string,
+  sentences: string[],
+  gaps: number[],
+  bedDb?: number,
+): { video: string; words: PlacedWord[] } {
   const words: PlacedWord[] = [];
   const list: string[] = [];
-  const silence = (sec: number, file: string) => run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', String(sec), '-c:a', 'pcm_s16le', file]);
+  const silence = (sec: number, file: string) =>
+    run('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono',
+      '-t',
+      String(sec),
+      '-c:a',
+      'pcm_s16le',
+      file,
+    ]);
   let t = 0.7;
   silence(t, join(dir, `${name}-lead.wav`));
   list.push(`file '${join(dir, `${name}-lead.wav`)}'`);
@@ -47,7 +70,9 @@ export function makeWordCutMedia(dir: string, name: string, voice: string, sente
     const ws = sayWithWordTimes(text, said, voice);
     const even = join(dir, `${name}-s${i}-16k.wav`);
     run('ffmpeg', ['-v', 'error', '-y', '-i', said, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', even]);
-    const sec = Number(run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', even]).toString());
+    const sec = Number(
+      run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', even]).toString(),
+    );
     for (const w of ws) words.push({ word: w.word, start: t + w.start, end: t + w.end, sentence: i });
     const gap = join(dir, `${name}-gap${i}.wav`);
     silence(gaps[i % gaps.length]!, gap);
@@ -56,7 +81,20 @@ export function makeWordCutMedia(dir: string, name: string, voice: string, sente
   });
   writeFileSync(join(dir, `${name}-list.txt`), `${list.join('\n')}\n`);
   const speech = join(dir, `${name}-speech.wav`);
-  run('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', join(dir, `${name}-list.txt`), '-c:a', 'pcm_s16le', speech]);
+  run('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    join(dir, `${name}-list.txt`),
+    '-c:a',
+    'pcm_s16le',
+    speech,
+  ]);
   let sound = speech;
   if (bedDb !== undefined) {
     const raw = join(dir, `${name}-bed.wav`);
@@ -64,10 +102,47 @@ export function makeWordCutMedia(dir: string, name: string, voice: string, sente
     run('ffmpeg', ['-v', 'error', '-y', '-filter_complex', chord, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
     const gain = rmsDb(pcm(speech), words) - bedDb - rmsDb(pcm(raw), [{ start: 0, end: t }]);
     sound = join(dir, `${name}-mix.wav`);
-    run('ffmpeg', ['-v', 'error', '-y', '-i', speech, '-i', raw, '-filter_complex', `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[o]`, '-map', '[o]', '-c:a', 'pcm_s16le', sound]);
+    run('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      speech,
+      '-i',
+      raw,
+      '-filter_complex',
+      `[1:a]volume=${gain.toFixed(2)}dB[b];[0:a][b]amix=inputs=2:normalize=0:duration=first[o]`,
+      '-map',
+      '[o]',
+      '-c:a',
+      'pcm_s16le',
+      sound,
+    ]);
   }
   const video = join(dir, `${name}.mp4`);
-  run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=160x90:r=${WORD_CUT_FPS}:d=${(t + 0.5).toFixed(3)}`, '-i', sound, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '128k', '-af', 'apad', '-shortest', video]);
+  run('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=160x90:r=${WORD_CUT_FPS}:d=${(t + 0.5).toFixed(3)}`,
+    '-i',
+    sound,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-af',
+    'apad',
+    '-shortest',
+    video,
+  ]);
   return { video, words };
 }
 
@@ -77,7 +152,14 @@ const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0
  * What a cut plays, read from its edit: its in point moved to the frame it means (the frame starting within 0.5 ms
  * before it, else the next), its out point, and where its sound is heard at all and at full level (1 ms steps).
  */
-export function heardSpan(seg: { video_start_time: string; video_end_time: string; audio_levels: { audio_level: number; start_time: string; end_time: string }[] }, fps = WORD_CUT_FPS) {
+export function heardSpan(
+  seg: {
+    video_start_time: string;
+    video_end_time: string;
+    audio_levels: { audio_level: number; start_time: string; end_time: string }[];
+  },
+  fps = WORD_CUT_FPS,
+) {
   const written = sec(seg.video_start_time);
   const inSec = Math.max(written, Math.ceil((written - 0.0005 - 1e-6) * fps) / fps);
   const outSec = sec(seg.video_end_time);

@@ -19,9 +19,26 @@ import { makeSpeechMedia } from '../helpers/speech-media.js';
 
 const MAX_RESULT_BYTES = 24 * 1024;
 type Result = { isError?: boolean; structuredContent?: unknown; content: { type: string; text?: string }[] };
-type AssetView = { id: string; name?: string; kind?: string; render?: boolean; duration_seconds?: number; width?: number; height?: number; status?: string; asset_type?: string };
-type Detail = { project: { assets: AssetView[]; assets_total: number; assets_offset: number; next_asset_offset?: number } };
-type Imported = { asset: AssetView & { url: string }; already_imported?: boolean; kind: string; imported: { asset_id: string; already_imported?: boolean }[] };
+type AssetView = {
+  id: string;
+  name?: string;
+  kind?: string;
+  render?: boolean;
+  duration_seconds?: number;
+  width?: number;
+  height?: number;
+  status?: string;
+  asset_type?: string;
+};
+type Detail = {
+  project: { assets: AssetView[]; assets_total: number; assets_offset: number; next_asset_offset?: number };
+};
+type Imported = {
+  asset: AssetView & { url: string };
+  already_imported?: boolean;
+  kind: string;
+  imported: { asset_id: string; already_imported?: boolean }[];
+};
 
 const structured = <T>(r: Result): T => {
   if (r.isError) throw new Error(textOf(r));
@@ -39,14 +56,23 @@ describe('on the local backend', () => {
   const dataDir = join(root, 'data');
   const allowed = join(root, 'allowed');
   const outside = join(root, 'outside');
-  const env = { CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '30000' };
+  const env = {
+    CUTROOM_DATA_DIR: dataDir,
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '30000',
+  };
   let srv: Spawned;
   let media: Record<string, string>;
-  const call = async (s: Spawned, name: string, args: Record<string, unknown>) => (await s.client.callTool({ name, arguments: args }, { timeout: 180_000 })) as Result;
-  const newProject = async (s: Spawned, name: string) => structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
-  const importFile = async (s: Spawned, project: string, path: string, extra: Record<string, unknown> = {}) => structured<Imported>(await call(s, 'import_media', { project_id: project, path, ...extra }));
+  const call = async (s: Spawned, name: string, args: Record<string, unknown>) =>
+    (await s.client.callTool({ name, arguments: args }, { timeout: 180_000 })) as Result;
+  const newProject = async (s: Spawned, name: string) =>
+    structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
+  const importFile = async (s: Spawned, project: string, path: string, extra: Record<string, unknown> = {}) =>
+    structured<Imported>(await call(s, 'import_media', { project_id: project, path, ...extra }));
   const mediaFiles = (project: string) => readdirSync(join(dataDir, 'projects', project, 'media'));
-  const assetsOf = async (project: string) => structured<Detail>(await call(srv, 'get_project', { project_id: project })).project.assets;
+  const assetsOf = async (project: string) =>
+    structured<Detail>(await call(srv, 'get_project', { project_id: project })).project.assets;
 
   beforeAll(async () => {
     mkdirSync(allowed, { recursive: true });
@@ -64,22 +90,49 @@ describe('on the local backend', () => {
   it('get_project shows each asset by name, kind, duration and size, and marks renders', async () => {
     const project = await newProject(srv, 'named');
     const video = await importFile(srv, project, join(allowed, 'harbour take.mp4'));
-    expect(video.asset).toMatchObject({ name: 'harbour take.mp4', kind: 'video', duration_seconds: 8, width: 320, height: 180 });
+    expect(video.asset).toMatchObject({
+      name: 'harbour take.mp4',
+      kind: 'video',
+      duration_seconds: 8,
+      width: 320,
+      height: 180,
+    });
     const voice = (await importFile(srv, project, join(allowed, 'gull voice.m4a'))).asset.id;
     const still = (await importFile(srv, project, join(allowed, 'poster.png'))).asset.id;
-    const r = await call(srv, 'render_edit', { project_id: project, resolution: '640x360', fps: 25, clips: [{ asset_id: video.asset.id, start: 0, end: 2 }], filename: 'teaser.mp4', wait: true });
+    const r = await call(srv, 'render_edit', {
+      project_id: project,
+      resolution: '640x360',
+      fps: 25,
+      clips: [{ asset_id: video.asset.id, start: 0, end: 2 }],
+      filename: 'teaser.mp4',
+      wait: true,
+    });
     const render = structured<{ render: { asset_id: string; done: boolean } }>(r).render;
     expect(render.done).toBe(true);
 
     const got = await call(srv, 'get_project', { project_id: project });
     const byId = Object.fromEntries(structured<Detail>(got).project.assets.map((a) => [a.id, a]));
-    expect(byId[video.asset.id]).toMatchObject({ name: 'harbour take.mp4', kind: 'video', duration_seconds: 8, width: 320, height: 180 });
+    expect(byId[video.asset.id]).toMatchObject({
+      name: 'harbour take.mp4',
+      kind: 'video',
+      duration_seconds: 8,
+      width: 320,
+      height: 180,
+    });
     expect(byId[video.asset.id]!.render).toBeUndefined();
     expect(byId[voice]).toMatchObject({ name: 'gull voice.m4a', kind: 'audio', duration_seconds: 5 });
     expect(byId[voice]!.width).toBeUndefined();
     expect(byId[still]).toMatchObject({ name: 'poster.png', kind: 'image', width: 320, height: 180 });
     expect(byId[still]!.duration_seconds).toBeUndefined();
-    expect(byId[render.asset_id]).toMatchObject({ name: 'teaser.mp4', kind: 'video', render: true, duration_seconds: 2, width: 640, height: 360, asset_type: 'generated_video' });
+    expect(byId[render.asset_id]).toMatchObject({
+      name: 'teaser.mp4',
+      kind: 'video',
+      render: true,
+      duration_seconds: 2,
+      width: 640,
+      height: 360,
+      asset_type: 'generated_video',
+    });
     // The text lists each by name, kind, duration and size, then the id.
     const text = textOf(got);
     expect(text).toContain(`- harbour take.mp4 — video, 8 s, 320x180 — ${video.asset.id}`);
@@ -97,7 +150,11 @@ describe('on the local backend', () => {
 
       const second = await call(srv, 'import_media', { project_id: project, path: join(allowed, 'harbour take.mp4') });
       const s = structured<Imported>(second);
-      expect(s).toMatchObject({ already_imported: true, kind: 'video', asset: { id: first.asset.id, name: 'harbour take.mp4', duration_seconds: 8 } });
+      expect(s).toMatchObject({
+        already_imported: true,
+        kind: 'video',
+        asset: { id: first.asset.id, name: 'harbour take.mp4', duration_seconds: 8 },
+      });
       expect(s.imported).toEqual([expect.objectContaining({ asset_id: first.asset.id, already_imported: true })]);
       expect(textOf(second)).toMatch(/^Already imported video harbour take\.mp4 — .* again: true imports a copy/);
 
@@ -125,7 +182,14 @@ describe('on the local backend', () => {
       const first = await importFile(srv, project, join(allowed, 'gull voice.m4a'));
       const recPath = join(dataDir, 'projects', project, 'assets', `${first.asset.id}.json`);
       // As an older version wrote it: no hash, size or media facts.
-      const { sha256, size_bytes: _s, width: _w, height: _h, has_audio: _a, ...older } = JSON.parse(readFileSync(recPath, 'utf8'));
+      const {
+        sha256,
+        size_bytes: _s,
+        width: _w,
+        height: _h,
+        has_audio: _a,
+        ...older
+      } = JSON.parse(readFileSync(recPath, 'utf8'));
       expect(sha256).toMatch(/^[0-9a-f]{64}$/);
       writeFileSync(recPath, JSON.stringify(older));
       copyFileSync(media.voice!, join(allowed, 'gull again.m4a'));
@@ -148,7 +212,11 @@ describe('on the local backend', () => {
           const project = await newProject(srv, `raced ${round}`);
           const file = join(allowed, `tone ${round}.wav`);
           ffmpeg(['-f', 'lavfi', '-i', `sine=frequency=${300 + round * 100}:duration=1`, file]);
-          const results = (await Promise.all([srv, other, srv, other].map((s) => call(s, 'import_media', { project_id: project, path: file })))).map((r) => structured<Imported>(r));
+          const results = (
+            await Promise.all(
+              [srv, other, srv, other].map((s) => call(s, 'import_media', { project_id: project, path: file })),
+            )
+          ).map((r) => structured<Imported>(r));
           expect(new Set(results.map((r) => r.asset.id)).size).toBe(1);
           expect(results.filter((r) => !r.already_imported)).toHaveLength(1);
           expect(await assetsOf(project)).toHaveLength(1);
@@ -176,16 +244,22 @@ describe('on the local backend', () => {
       const typo = `${a.asset.id.slice(0, -1)}${a.asset.id.endsWith('0') ? '1' : '0'}`;
       const mistyped = await call(srv, 'delete_asset', { project_id: project, asset_id: typo, confirm: true });
       expect(mistyped.isError).toBe(true);
-      expect(textOf(mistyped)).toBe(`no asset ${typo} in project ${project}; did you mean ${a.asset.id} (harbour take.mp4)? get_project lists its assets`);
+      expect(textOf(mistyped)).toBe(
+        `no asset ${typo} in project ${project}; did you mean ${a.asset.id} (harbour take.mp4)? get_project lists its assets`,
+      );
       expect(existsSync(copy)).toBe(true);
 
-      const done = structured<{ deleted: boolean; name: string; file_removed: boolean }>(await call(srv, 'delete_asset', { project_id: project, asset_id: a.asset.id, confirm: true }));
+      const done = structured<{ deleted: boolean; name: string; file_removed: boolean }>(
+        await call(srv, 'delete_asset', { project_id: project, asset_id: a.asset.id, confirm: true }),
+      );
       expect(done).toMatchObject({ deleted: true, name: 'harbour take.mp4', file_removed: true });
       expect(existsSync(copy)).toBe(false);
       expect(existsSync(join(dataDir, 'projects', project, 'assets', `${a.asset.id}.json`))).toBe(false);
       expect(sha(source)).toBe(before);
       expect((await assetsOf(project)).map((x) => x.id)).toEqual([kept]);
-      const listed = structured<{ projects: { id: string; asset_count: number }[] }>(await call(srv, 'list_projects', { limit: 100 })).projects;
+      const listed = structured<{ projects: { id: string; asset_count: number }[] }>(
+        await call(srv, 'list_projects', { limit: 100 }),
+      ).projects;
       expect(listed.find((p) => p.id === project)?.asset_count).toBe(1);
       const twice = await call(srv, 'delete_asset', { project_id: project, asset_id: a.asset.id, confirm: true });
       expect(textOf(twice)).toMatch(/^no asset .* get_project lists its assets$/);
@@ -200,7 +274,9 @@ describe('on the local backend', () => {
       copyFileSync(media.still!, precious);
       const recPath = join(dataDir, 'projects', project, 'assets', `${a.asset.id}.json`);
       writeFileSync(recPath, JSON.stringify({ ...JSON.parse(readFileSync(recPath, 'utf8')), file: precious }));
-      const done = structured<{ file_removed: boolean }>(await call(srv, 'delete_asset', { project_id: project, asset_id: a.asset.id, confirm: true }));
+      const done = structured<{ file_removed: boolean }>(
+        await call(srv, 'delete_asset', { project_id: project, asset_id: a.asset.id, confirm: true }),
+      );
       expect(done.file_removed).toBe(false);
       expect(existsSync(precious)).toBe(true);
       expect(existsSync(recPath)).toBe(false);
@@ -213,24 +289,51 @@ describe('on the local backend', () => {
         const project = await newProject(s, 'rendering');
         const red = (await importFile(s, project, join(allowed, 'harbour take.mp4'))).asset.id;
         const spare = (await importFile(s, project, join(allowed, 'poster.png'))).asset.id;
-        const long = { project_id: project, resolution: '1920x1080', clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })), filename: 'long.mp4' };
+        const long = {
+          project_id: project,
+          resolution: '1920x1080',
+          clips: Array.from({ length: 12 }, () => ({ asset_id: red, start: 0, end: 8 })),
+          filename: 'long.mp4',
+        };
         const { render } = structured<{ render: { asset_id: string } }>(await call(s, 'render_edit', long));
-        await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+        await expect
+          .poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 15_000 })
+          .toBeGreaterThan(0);
         for (const server of [s, srv]) {
           const source = await call(server, 'delete_asset', { project_id: project, asset_id: red, confirm: true });
           expect(source.isError).toBe(true);
-          expect(textOf(source)).toBe(`nothing was deleted: asset ${red} (harbour take.mp4) is a source of render ${render.asset_id}, still being made; wait for it to end (get_render_status), then delete it`);
-          const itself = await call(server, 'delete_asset', { project_id: project, asset_id: render.asset_id, confirm: true });
-          expect(textOf(itself)).toBe(`nothing was deleted: asset ${render.asset_id} (long.mp4) is a render still being made; wait for it to end (get_render_status), then delete it`);
+          expect(textOf(source)).toBe(
+            `nothing was deleted: asset ${red} (harbour take.mp4) is a source of render ${render.asset_id}, still being made; wait for it to end (get_render_status), then delete it`,
+          );
+          const itself = await call(server, 'delete_asset', {
+            project_id: project,
+            asset_id: render.asset_id,
+            confirm: true,
+          });
+          expect(textOf(itself)).toBe(
+            `nothing was deleted: asset ${render.asset_id} (long.mp4) is a render still being made; wait for it to end (get_render_status), then delete it`,
+          );
         }
         // What no render reads may go meanwhile.
-        expect(structured<{ deleted: boolean }>(await call(s, 'delete_asset', { project_id: project, asset_id: spare, confirm: true })).deleted).toBe(true);
+        expect(
+          structured<{ deleted: boolean }>(
+            await call(s, 'delete_asset', { project_id: project, asset_id: spare, confirm: true }),
+          ).deleted,
+        ).toBe(true);
         await s.close();
         stopped = true;
         await expect.poll(() => pidsMatching(join(dataDir, 'projects', project)).length, { timeout: 10_000 }).toBe(0);
         // The render was stopped with its server (failed): its source may go now, and the failed render too.
-        expect(structured<{ deleted: boolean }>(await call(srv, 'delete_asset', { project_id: project, asset_id: red, confirm: true })).deleted).toBe(true);
-        expect(structured<{ file_removed: boolean }>(await call(srv, 'delete_asset', { project_id: project, asset_id: render.asset_id, confirm: true })).file_removed).toBe(false);
+        expect(
+          structured<{ deleted: boolean }>(
+            await call(srv, 'delete_asset', { project_id: project, asset_id: red, confirm: true }),
+          ).deleted,
+        ).toBe(true);
+        expect(
+          structured<{ file_removed: boolean }>(
+            await call(srv, 'delete_asset', { project_id: project, asset_id: render.asset_id, confirm: true }),
+          ).file_removed,
+        ).toBe(false);
         expect(await assetsOf(project)).toEqual([]);
         expect(mediaFiles(project)).toEqual([]);
       } finally {
@@ -251,10 +354,29 @@ describe('on the local backend', () => {
 
     /** An export of the edit, with every trace of the project's assets renamed: as an editor's file from elsewhere. */
     const foreignFile = async (format: 'otio' | 'fcpxml' | 'edl') => {
-      const edit = { project_id: project, resolution: '320x180', fps: 25, clips: [{ asset_id: harbour, start: 1, end: 3 }], overlays: [{ asset_id: gull, at: 0, until: 2 }], filename: 'mapped.mp4', format };
+      const edit = {
+        project_id: project,
+        resolution: '320x180',
+        fps: 25,
+        clips: [{ asset_id: harbour, start: 1, end: 3 }],
+        overlays: [{ asset_id: gull, at: 0, until: 2 }],
+        filename: 'mapped.mp4',
+        format,
+      };
       let text = readFileSync(structured<{ path: string }>(await call(srv, 'export_edit', edit)).path, 'utf8');
-      for (const [id, other] of [[harbour, randomUUID()], [gull, randomUUID()]] as const) text = text.replaceAll(id, other).replaceAll(id.slice(0, 8), other.slice(0, 8)).replaceAll(id.slice(0, 8).toUpperCase(), other.slice(0, 8).toUpperCase());
-      text = text.replaceAll('harbour take', 'interview final').replaceAll('harbour%20take', 'interview%20final').replaceAll('gull voice', 'narration').replaceAll(dataDir, '/elsewhere');
+      for (const [id, other] of [
+        [harbour, randomUUID()],
+        [gull, randomUUID()],
+      ] as const)
+        text = text
+          .replaceAll(id, other)
+          .replaceAll(id.slice(0, 8), other.slice(0, 8))
+          .replaceAll(id.slice(0, 8).toUpperCase(), other.slice(0, 8).toUpperCase());
+      text = text
+        .replaceAll('harbour take', 'interview final')
+        .replaceAll('harbour%20take', 'interview%20final')
+        .replaceAll('gull voice', 'narration')
+        .replaceAll(dataDir, '/elsewhere');
       expect(text).not.toContain(harbour);
       return text;
     };
@@ -262,51 +384,91 @@ describe('on the local backend', () => {
     for (const format of ['otio', 'fcpxml', 'edl'] as const) {
       it(`${format}: media whose names match nothing is an error naming media_map, and media_map maps it`, async () => {
         const content = await foreignFile(format);
-        const args = { project_id: project, content, format, ...(format === 'edl' ? { fps: 25, resolution: '320x180' } : {}) };
-        const unmapped = structured<{ ready: boolean; diagnostics: { severity: string; message: string }[] }>(await call(srv, 'import_edit', args));
+        const args = {
+          project_id: project,
+          content,
+          format,
+          ...(format === 'edl' ? { fps: 25, resolution: '320x180' } : {}),
+        };
+        const unmapped = structured<{ ready: boolean; diagnostics: { severity: string; message: string }[] }>(
+          await call(srv, 'import_edit', args),
+        );
         expect(unmapped.ready).toBe(false);
-        const errors = unmapped.diagnostics.filter((d) => d.severity === 'error' && /matches no asset of the project; map it with media_map/.test(d.message));
+        const errors = unmapped.diagnostics.filter(
+          (d) => d.severity === 'error' && /matches no asset of the project; map it with media_map/.test(d.message),
+        );
         expect(errors.length, JSON.stringify(unmapped.diagnostics)).toBeGreaterThanOrEqual(2);
 
         const mapped = structured<{ ready: boolean; edit_id: string; mapped: string[]; diagnostics: unknown[] }>(
-          await call(srv, 'import_edit', { ...args, media_map: { 'interview final.mp4': harbour, 'narration.m4a': gull } }),
+          await call(srv, 'import_edit', {
+            ...args,
+            media_map: { 'interview final.mp4': harbour, 'narration.m4a': gull },
+          }),
         );
         expect(mapped.ready, JSON.stringify(mapped.diagnostics)).toBe(true);
-        const edit = await storedEdit<{ video_series_sequential: { video_id: string }[]; audio_overlay: { audio_id: string }[] }>(srv.client, mapped.edit_id);
+        const edit = await storedEdit<{
+          video_series_sequential: { video_id: string }[];
+          audio_overlay: { audio_id: string }[];
+        }>(srv.client, mapped.edit_id);
         expect(edit.video_series_sequential.map((c) => c.video_id)).toEqual([harbour]);
         expect(edit.audio_overlay.map((o) => o.audio_id)).toEqual([gull]);
         expect(mapped.mapped).toEqual([
-          expect.stringMatching(new RegExp(`^cut 1 .*asset ${harbour} \\(harbour take\\.mp4\\), found by media_map "interview final\\.mp4"$`)),
-          expect.stringMatching(new RegExp(`^overlay 1 .*asset ${gull} \\(gull voice\\.m4a\\), found by media_map "narration\\.m4a"$`)),
+          expect.stringMatching(
+            new RegExp(
+              `^cut 1 .*asset ${harbour} \\(harbour take\\.mp4\\), found by media_map "interview final\\.mp4"$`,
+            ),
+          ),
+          expect.stringMatching(
+            new RegExp(`^overlay 1 .*asset ${gull} \\(gull voice\\.m4a\\), found by media_map "narration\\.m4a"$`),
+          ),
         ]);
       });
     }
 
     it('a name several assets share: says which (ids and names) and how to choose; a wrong id in media_map is refused', async () => {
       // Two files of other content than the project holds (else the import finds that asset).
-      for (const [dir, src] of [['a', media.black!], ['b', media.blue!]] as const) {
+      for (const [dir, src] of [
+        ['a', media.black!],
+        ['b', media.blue!],
+      ] as const) {
         mkdirSync(join(allowed, dir), { recursive: true });
         copyFileSync(src, join(allowed, dir, 'take.mp4'));
       }
       const a = (await importFile(srv, project, join(allowed, 'a', 'take.mp4'))).asset.id;
       const b = (await importFile(srv, project, join(allowed, 'b', 'take.mp4'))).asset.id;
-      const edl = ['TITLE: shared name', 'FCM: NON-DROP FRAME', '', '001  AX       V     C        00:00:00:00 00:00:01:00 01:00:00:00 01:00:01:00', '* FROM CLIP NAME: take.mp4', ''].join('\n');
+      const edl = [
+        'TITLE: shared name',
+        'FCM: NON-DROP FRAME',
+        '',
+        '001  AX       V     C        00:00:00:00 00:00:01:00 01:00:00:00 01:00:01:00',
+        '* FROM CLIP NAME: take.mp4',
+        '',
+      ].join('\n');
       const args = { project_id: project, content: edl, fps: 25, resolution: '320x180' };
-      const both = structured<{ ready: boolean; diagnostics: { severity: string; message: string }[] }>(await call(srv, 'import_edit', args));
+      const both = structured<{ ready: boolean; diagnostics: { severity: string; message: string }[] }>(
+        await call(srv, 'import_edit', args),
+      );
       expect(both.ready).toBe(false);
       const note = both.diagnostics.find((d) => d.severity === 'error' && /matches 2 assets/.test(d.message));
       expect(note?.message, JSON.stringify(both.diagnostics)).toContain(`${a} (take.mp4)`);
       expect(note!.message).toContain(`${b} (take.mp4)`);
       expect(note!.message).toContain('choose one with media_map: {"take.mp4": "<asset id>"}');
 
-      const chosen = structured<{ ready: boolean; edit_id: string }>(await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': b } }));
+      const chosen = structured<{ ready: boolean; edit_id: string }>(
+        await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': b } }),
+      );
       expect(chosen.ready).toBe(true);
-      expect((await storedEdit<{ video_series_sequential: { video_id: string }[] }>(srv.client, chosen.edit_id)).video_series_sequential[0]!.video_id).toBe(b);
+      expect(
+        (await storedEdit<{ video_series_sequential: { video_id: string }[] }>(srv.client, chosen.edit_id))
+          .video_series_sequential[0]!.video_id,
+      ).toBe(b);
 
       const typo = `${b.slice(0, -1)}${b.endsWith('0') ? '1' : '0'}`;
       const wrong = await call(srv, 'import_edit', { ...args, media_map: { 'take.mp4': typo } });
       expect(wrong.isError).toBe(true);
-      expect(textOf(wrong)).toBe(`media_map maps "take.mp4" to ${typo}, which is no asset of the project; did you mean ${b} (take.mp4)? get_project lists its assets`);
+      expect(textOf(wrong)).toBe(
+        `media_map maps "take.mp4" to ${typo}, which is no asset of the project; did you mean ${b} (take.mp4)? get_project lists its assets`,
+      );
     }, 60_000);
   });
 
@@ -317,19 +479,36 @@ describe('on the local backend', () => {
     const project = await newProject(srv, 'heard');
     const talk = (await importFile(srv, project, video)).asset.id;
     const r = structured<{ render: { asset_id: string; done: boolean } }>(
-      await call(srv, 'render_edit', { project_id: project, resolution: '320x180', fps: 25, clips: [{ asset_id: talk, start: 0, end: 4.5 }], filename: 'keeper cut.mp4', wait: true }),
+      await call(srv, 'render_edit', {
+        project_id: project,
+        resolution: '320x180',
+        fps: 25,
+        clips: [{ asset_id: talk, start: 0, end: 4.5 }],
+        filename: 'keeper cut.mp4',
+        wait: true,
+      }),
     );
     expect(r.render.done).toBe(true);
     type Hits = { hits: { asset_id: string; name?: string }[]; searched: number };
-    const sources = structured<Hits>(await call(srv, 'search_transcripts', { project_id: project, query: 'lighthouse keeper' }));
+    const sources = structured<Hits>(
+      await call(srv, 'search_transcripts', { project_id: project, query: 'lighthouse keeper' }),
+    );
     expect(sources.searched).toBe(1);
     expect(sources.hits.length).toBeGreaterThan(0);
     expect(sources.hits.every((h) => h.asset_id === talk && h.name === 'talk.mp4')).toBe(true);
-    const all = structured<Hits>(await call(srv, 'search_transcripts', { project_id: project, query: 'lighthouse keeper', include_renders: true }));
+    const all = structured<Hits>(
+      await call(srv, 'search_transcripts', { project_id: project, query: 'lighthouse keeper', include_renders: true }),
+    );
     expect(all.searched).toBe(2);
     expect(all.hits.find((h) => h.asset_id === r.render.asset_id)?.name).toBe('keeper cut.mp4');
     // Named, a render is searched without asking.
-    const named = structured<Hits>(await call(srv, 'search_transcripts', { project_id: project, query: 'lighthouse keeper', asset_ids: [r.render.asset_id] }));
+    const named = structured<Hits>(
+      await call(srv, 'search_transcripts', {
+        project_id: project,
+        query: 'lighthouse keeper',
+        asset_ids: [r.render.asset_id],
+      }),
+    );
     expect(named.hits.map((h) => h.asset_id)).toEqual([r.render.asset_id]);
   }, 180_000);
 
@@ -344,7 +523,16 @@ describe('on the local backend', () => {
       for (let i = 0; i < 299; i++) {
         const id = randomUUID();
         all.add(id);
-        writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...rec, id, keyname: id, sha256: undefined, original_name: `take ${String(i).padStart(3, '0')} ${'of the long harbour morning '.repeat(5)}.mp4` }));
+        writeFileSync(
+          join(dir, `${id}.json`),
+          JSON.stringify({
+            ...rec,
+            id,
+            keyname: id,
+            sha256: undefined,
+            original_name: `take ${String(i).padStart(3, '0')} ${'of the long harbour morning '.repeat(5)}.mp4`,
+          }),
+        );
       }
       const seen: string[] = [];
       let offset: number | undefined = 0;
@@ -357,7 +545,8 @@ describe('on the local backend', () => {
         expect(p.assets_offset).toBe(offset);
         expect(p.assets.length).toBeGreaterThan(0);
         seen.push(...p.assets.map((a) => a.id));
-        if (p.next_asset_offset !== undefined) expect(textOf(r)).toContain(`call again with asset_offset: ${p.next_asset_offset}`);
+        if (p.next_asset_offset !== undefined)
+          expect(textOf(r)).toContain(`call again with asset_offset: ${p.next_asset_offset}`);
         offset = p.next_asset_offset;
         pages++;
       }
@@ -371,7 +560,10 @@ describe('on the local backend', () => {
     it('list_media pages a folder of 300 files and reaches every one; import_media of 200 files is summarised', async () => {
       const crowd = join(allowed, 'crowd');
       mkdirSync(crowd, { recursive: true });
-      const names = Array.from({ length: 300 }, (_, i) => `clip ${String(i).padStart(3, '0')} ${'from the long harbour morning '.repeat(4)}.m4a`);
+      const names = Array.from(
+        { length: 300 },
+        (_, i) => `clip ${String(i).padStart(3, '0')} ${'from the long harbour morning '.repeat(4)}.m4a`,
+      );
       // The same sound under every name: a listing reads no file, and an import of these finds one content.
       for (const n of names) copyFileSync(media.voice!, join(crowd, n));
       const seen: string[] = [];
@@ -379,7 +571,8 @@ describe('on the local backend', () => {
       while (offset !== undefined) {
         const r = await call(srv, 'list_media', { folder: crowd, offset });
         expect(sizeOf(r)).toBeLessThanOrEqual(MAX_RESULT_BYTES);
-        const out: { folders: { files: { path: string }[]; files_total: number }[]; next_offset?: number } = structured(r);
+        const out: { folders: { files: { path: string }[]; files_total: number }[]; next_offset?: number } =
+          structured(r);
         expect(out.folders[0]!.files_total).toBe(300);
         expect(out.folders[0]!.files.length).toBeGreaterThan(0);
         seen.push(...out.folders[0]!.files.map((f) => f.path));
@@ -390,7 +583,11 @@ describe('on the local backend', () => {
       const project = await newProject(srv, 'bulk');
       const r = await call(srv, 'import_media', { project_id: project, path: crowd });
       expect(sizeOf(r)).toBeLessThanOrEqual(MAX_RESULT_BYTES);
-      const out = structured<{ imported: { already_imported?: boolean }[]; skipped: { reason: string }[]; left_out?: { imported: number; skipped: number } }>(r);
+      const out = structured<{
+        imported: { already_imported?: boolean }[];
+        skipped: { reason: string }[];
+        left_out?: { imported: number; skipped: number };
+      }>(r);
       // 200 taken (one copied, 199 found to be it), 100 over the bound of a call.
       expect(out.imported.length + out.left_out!.imported).toBe(200);
       expect(out.skipped.length + out.left_out!.skipped).toBe(100);
@@ -404,12 +601,19 @@ describe('on the local backend', () => {
 
 describe('on the service', () => {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-assets-remote-'));
-  const env = (service: FakeService) => ({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '8000' });
+  const env = (service: FakeService) => ({
+    VJ_API_KEY: service.apiKey,
+    VJ_API_URL: service.url,
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '8000',
+  });
   let service: FakeService;
   let srv: Spawned;
   let projectId: string;
   let ids: Record<MediaName, string>;
-  const call = async (name: string, args: Record<string, unknown>, s = srv) => (await s.client.callTool({ name, arguments: args }, { timeout: 60_000 })) as Result;
+  const call = async (name: string, args: Record<string, unknown>, s = srv) =>
+    (await s.client.callTool({ name, arguments: args }, { timeout: 60_000 })) as Result;
 
   beforeAll(async () => {
     service = await new FakeService().start();
@@ -426,7 +630,9 @@ describe('on the service', () => {
     const r = await call('delete_asset', { project_id: projectId, asset_id: ids.red, confirm: true });
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(textOf(r)).toMatch(/^the service at http:\/\/127\.0\.0\.1:\d+ has no call to delete an asset \(its interface has none\); nothing was deleted/);
+    expect(textOf(r)).toMatch(
+      /^the service at http:\/\/127\.0\.0\.1:\d+ has no call to delete an asset \(its interface has none\); nothing was deleted/,
+    );
     expect(service.requests.filter((q) => q.method !== 'GET')).toEqual([]);
     expect(service.projects.get(projectId).assets.some((a: { id: string }) => a.id === ids.red)).toBe(true);
   });
@@ -440,8 +646,14 @@ describe('on the service', () => {
     expect(before.find((a) => a.id === ids.voice)).toMatchObject({ kind: 'audio' });
 
     const clips = [{ asset_id: ids.red, start: 0, end: 2 }];
-    expect(structured<{ ready: boolean }>(await call('compose_edit', { project_id: projectId, clips, resolution: '320x180' })).ready).toBe(true);
-    const { render } = structured<{ render: { asset_id: string } }>(await call('render_edit', { project_id: projectId, clips, resolution: '320x180', filename: 'beach teaser.mp4' }));
+    expect(
+      structured<{ ready: boolean }>(
+        await call('compose_edit', { project_id: projectId, clips, resolution: '320x180' }),
+      ).ready,
+    ).toBe(true);
+    const { render } = structured<{ render: { asset_id: string } }>(
+      await call('render_edit', { project_id: projectId, clips, resolution: '320x180', filename: 'beach teaser.mp4' }),
+    );
 
     const r = await call('get_project', { project_id: projectId });
     const after = Object.fromEntries(structured<Detail>(r).project.assets.map((a) => [a.id, a]));
@@ -464,17 +676,32 @@ describe('on the service', () => {
 
   it("over HTTP, the names a caller's renders were given are kept in a folder of their own, which replicas share", async () => {
     const dataDir = join(root, 'hosted-data');
-    const hostedEnv = { VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: dataDir, CUTROOM_CACHE_DIR: join(root, 'hosted-cache') };
+    const hostedEnv = {
+      VJ_BACKEND: 'remote',
+      VJ_API_URL: service.url,
+      CUTROOM_DATA_DIR: dataDir,
+      CUTROOM_CACHE_DIR: join(root, 'hosted-cache'),
+    };
     const [one, two] = await Promise.all([startHttpServer(hostedEnv), startHttpServer(hostedEnv)]);
     try {
       const a = await connectHttp(one.url, { 'x-api-key': service.apiKey });
-      const r = (await a.callTool({ name: 'render_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.blue, start: 0, end: 1 }], resolution: '320x180', filename: 'hosted cut.mp4' } })) as Result;
+      const r = (await a.callTool({
+        name: 'render_edit',
+        arguments: {
+          project_id: projectId,
+          clips: [{ asset_id: ids.blue, start: 0, end: 1 }],
+          resolution: '320x180',
+          filename: 'hosted cut.mp4',
+        },
+      })) as Result;
       const assetId = structured<{ render: { asset_id: string } }>(r).render.asset_id;
       const kept = join(dataDir, 'callers', callerId(service.apiKey), 'remembered-assets', `${assetId}.json`);
       expect(JSON.parse(readFileSync(kept, 'utf8'))).toEqual({ name: 'hosted cut.mp4', render: true });
       expect(existsSync(join(dataDir, 'remembered-assets'))).toBe(false);
       const b = await connectHttp(two.url, { 'x-api-key': service.apiKey });
-      const got = structured<Detail>((await b.callTool({ name: 'get_project', arguments: { project_id: projectId } })) as Result).project.assets;
+      const got = structured<Detail>(
+        (await b.callTool({ name: 'get_project', arguments: { project_id: projectId } })) as Result,
+      ).project.assets;
       expect(got.find((x) => x.id === assetId)).toMatchObject({ name: 'hosted cut.mp4', render: true });
       await Promise.all([a.close(), b.close()]);
     } finally {
@@ -486,7 +713,9 @@ describe('on the service', () => {
     const typo = `${projectId.slice(0, -1)}${projectId.endsWith('0') ? '1' : '0'}`;
     const r = await call('get_project', { project_id: typo });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toBe(`project ${typo} not found; did you mean ${projectId} (beach)? Else list_projects shows the ids you can use`);
+    expect(textOf(r)).toBe(
+      `project ${typo} not found; did you mean ${projectId} (beach)? Else list_projects shows the ids you can use`,
+    );
     const short = await call('get_project', { project_id: projectId.slice(0, 13) });
     expect(textOf(short)).toMatch(new RegExp(`is not a UUID .*; did you mean ${projectId} \\(beach\\)\\?$`));
   });
@@ -505,7 +734,8 @@ describe('on the service', () => {
     expect(seen.size).toBe(300);
 
     const owner = service.addTenant('many-projects-key-0123456789');
-    for (let i = 0; i < 100; i++) service.addProject({ name: `project ${i} ${'n'.repeat(180)}`, description: 'd'.repeat(5000), owner });
+    for (let i = 0; i < 100; i++)
+      service.addProject({ name: `project ${i} ${'n'.repeat(180)}`, description: 'd'.repeat(5000), owner });
     const many = await spawnServer({ ...env(service), VJ_API_KEY: 'many-projects-key-0123456789' });
     try {
       const listed = new Set<string>();

@@ -16,7 +16,10 @@ mkdirSync(cacheDir, { recursive: true });
 mkdirSync(allowed, { recursive: true });
 const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', cacheDir], { encoding: 'utf8' });
 const mounted = mount.status === 0;
-if (!mounted) console.warn(`skipping the full cache disk test: mounting a tmpfs as the cache dir was refused (${(mount.stderr || mount.error?.message || '').trim()}); it needs root`);
+if (!mounted)
+  console.warn(
+    `skipping the full cache disk test: mounting a tmpfs as the cache dir was refused (${(mount.stderr || mount.error?.message || '').trim()}); it needs root`,
+  );
 
 let srv: Spawned;
 afterAll(async () => {
@@ -29,22 +32,42 @@ describe.skipIf(!mounted)('a full disk under the cache dir', () => {
   let projectId: string;
   let assetId: string;
   beforeAll(async () => {
-    srv = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: cacheDir });
+    srv = await spawnServer({
+      CUTROOM_DATA_DIR: join(root, 'data'),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      CUTROOM_CACHE_DIR: cacheDir,
+    });
     const file = makeMedium('red', undefined, allowed) as string;
-    projectId = ((await srv.client.callTool({ name: 'create_project', arguments: { name: 'full', description: '' } })).structuredContent as { project: { id: string } }).project.id;
-    assetId = ((await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: file } })).structuredContent as { asset: { id: string } }).asset.id;
+    projectId = (
+      (await srv.client.callTool({ name: 'create_project', arguments: { name: 'full', description: '' } }))
+        .structuredContent as { project: { id: string } }
+    ).project.id;
+    assetId = (
+      (await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: file } }))
+        .structuredContent as { asset: { id: string } }
+    ).asset.id;
   }, 60_000);
 
   it('inspect_asset says the cache disk is full, not "unexpected failure", and works again once there is room', async () => {
     const filler = join(cacheDir, 'filler.bin');
     // Fill it to the last block: the inspection's thumbnails and record find no room.
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { encoding: 'utf8' });
-    const r = await srv.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: assetId } }, { timeout: 60_000 });
+    const r = await srv.client.callTool(
+      { name: 'inspect_asset', arguments: { project_id: projectId, asset_id: assetId } },
+      { timeout: 60_000 },
+    );
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(new RegExp(`^the (inspection|sheet) failed: the disk holding the cache dir \\(CUTROOM_CACHE_DIR=${cacheDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\) is full; nothing was kept`));
+    expect(textOf(r)).toMatch(
+      new RegExp(
+        `^the (inspection|sheet) failed: the disk holding the cache dir \\(CUTROOM_CACHE_DIR=${cacheDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\) is full; nothing was kept`,
+      ),
+    );
     expect(textOf(r)).not.toMatch(/unexpected failure/);
     rmSync(filler);
-    const again = await srv.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: assetId } }, { timeout: 60_000 });
+    const again = await srv.client.callTool(
+      { name: 'inspect_asset', arguments: { project_id: projectId, asset_id: assetId } },
+      { timeout: 60_000 },
+    );
     expect(again.isError, textOf(again)).toBeFalsy();
   }, 120_000);
 });

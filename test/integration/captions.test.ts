@@ -15,7 +15,11 @@ import { WORD_CUT_FPS, makeWordCutMedia } from '../helpers/word-cut-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-captions-'));
 const allowed = join(root, 'allowed');
-const SENTENCES = ['The lighthouse keeper walked along the shore.', 'She saw a ship in the storm and rang the bell.', 'Nobody knew where the small boat had gone.'];
+const SENTENCES = [
+  'The lighthouse keeper walked along the shore.',
+  'She saw a ship in the storm and rang the bell.',
+  'Nobody knew where the small boat had gone.',
+];
 const GAPS = [0.5, 0.3, 0.9];
 const W = 320;
 const H = 180;
@@ -38,7 +42,8 @@ let server: Spawned;
 let projectId: string;
 let words: Word[];
 let editId: string;
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
 
 /** Cues of an SRT or VTT file. */
 function readCues(text: string): Cue[] {
@@ -56,13 +61,18 @@ function readCues(text: string): Cue[] {
 
 /** Per frame of a video, whether the caption colour (yellow) shows: pixels strongly yellow on the grey picture. */
 function yellowFrames(file: string): boolean[] {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${W}x${H}`, '-'], { maxBuffer: 1 << 30 });
+  const r = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${W}x${H}`, '-'],
+    { maxBuffer: 1 << 30 },
+  );
   if (r.status !== 0) throw new Error(r.stderr.toString());
   const size = W * H * 3;
   const out: boolean[] = [];
   for (let f = 0; (f + 1) * size <= r.stdout.length; f++) {
     let n = 0;
-    for (let i = f * size; i < (f + 1) * size; i += 3) if (r.stdout[i]! > 170 && r.stdout[i + 1]! > 170 && r.stdout[i + 2]! < 90) n++;
+    for (let i = f * size; i < (f + 1) * size; i += 3)
+      if (r.stdout[i]! > 170 && r.stdout[i + 1]! > 170 && r.stdout[i + 2]! < 90) n++;
     out.push(n > 15);
   }
   return out;
@@ -75,18 +85,32 @@ function mismatches(frames: boolean[], cues: Cue[]): string[] {
     const t = k * FRAME;
     const want = cues.some((c) => t >= c.start - 1e-6 && t < c.end - 1e-6);
     const nearEdge = cues.some((c) => Math.abs(t - c.start) <= FRAME + 1e-6 || Math.abs(t - c.end) <= FRAME + 1e-6);
-    if (on !== want && !nearEdge) bad.push(`frame ${k} (${t.toFixed(2)} s): ${on ? 'caption shown' : 'no caption'}, the cues say ${want ? 'one' : 'none'}`);
+    if (on !== want && !nearEdge)
+      bad.push(
+        `frame ${k} (${t.toFixed(2)} s): ${on ? 'caption shown' : 'no caption'}, the cues say ${want ? 'one' : 'none'}`,
+      );
   });
   return bad;
 }
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_LOG_LEVEL: 'error' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'captions', description: 'captions' })).project.id;
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'captions', description: 'captions' }),
+  ).project.id;
   const { video } = makeWordCutMedia(allowed, 'talk', 'slt', SENTENCES, GAPS);
-  const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
-  words = structured<{ words: Word[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: asset, text: SENTENCES.join(' '), words: true })).words;
+  const asset = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: video }),
+  ).asset.id;
+  words = structured<{ words: Word[] }>(
+    await call('transcribe_asset', { project_id: projectId, asset_id: asset, text: SENTENCES.join(' '), words: true }),
+  ).words;
   const sentence = (i: number) => {
     const first = SENTENCES.slice(0, i).reduce((n, s) => n + s.split(' ').length, 0);
     return [first, first + SENTENCES[i]!.split(' ').length - 1];
@@ -97,7 +121,10 @@ beforeAll(async () => {
       project_id: projectId,
       resolution: `${W}x${H}`,
       fps: WORD_CUT_FPS,
-      clips: [{ asset_id: asset, words: sentence(0) }, { asset_id: asset, words: sentence(2) }],
+      clips: [
+        { asset_id: asset, words: sentence(0) },
+        { asset_id: asset, words: sentence(2) },
+      ],
       captions: { burn: true, style: { size: 12, color: '#FFFF00' } },
     }),
   );
@@ -123,7 +150,13 @@ async function playedWords(): Promise<{ word: string; start: number; end: number
     const to = secs(cut.video_end_time);
     const at = onFrameMs(placed * 1000, rate) / 1000;
     const end = onFrameMs((placed + to - from) * 1000, rate) / 1000;
-    for (const w of words) if ((w.start_seconds + w.end_seconds) / 2 >= from && (w.start_seconds + w.end_seconds) / 2 < to) out.push({ word: w.word, start: at + Math.max(0, w.start_seconds - from), end: Math.min(end, at + w.end_seconds - from) });
+    for (const w of words)
+      if ((w.start_seconds + w.end_seconds) / 2 >= from && (w.start_seconds + w.end_seconds) / 2 < to)
+        out.push({
+          word: w.word,
+          start: at + Math.max(0, w.start_seconds - from),
+          end: Math.min(end, at + w.end_seconds - from),
+        });
     placed += to - from;
   }
   return out;
@@ -134,7 +167,9 @@ describe('captions', () => {
     const played = await playedWords();
     expect(played.map((w) => w.word).join(' ')).toBe(`${SENTENCES[0]} ${SENTENCES[2]}`);
     for (const format of ['srt', 'vtt'] as const) {
-      const r = structured<{ path: string; warnings: string[] }>(await call('export_edit', { edit_id: editId, format }));
+      const r = structured<{ path: string; warnings: string[] }>(
+        await call('export_edit', { edit_id: editId, format }),
+      );
       expect(r.path.endsWith(`.${format}`)).toBe(true);
       const text = readFileSync(r.path, 'utf8');
       if (format === 'vtt') expect(text.startsWith('WEBVTT\n\n')).toBe(true);
@@ -167,7 +202,9 @@ describe('captions', () => {
     expect(shown.filter(Boolean).length, 'the preview shows captions').toBeGreaterThan(10);
     expect(mismatches(shown, cues)).toEqual([]);
 
-    const render = structured<{ render: { done: boolean; url?: string } }>(await call('render_edit', { edit_id: editId, wait: true }));
+    const render = structured<{ render: { done: boolean; url?: string } }>(
+      await call('render_edit', { edit_id: editId, wait: true }),
+    );
     expect(render.render.done).toBe(true);
     const file = render.render.url!.startsWith('file:') ? fileURLToPath(render.render.url!) : render.render.url!;
     const rendered = yellowFrames(file);
@@ -175,7 +212,12 @@ describe('captions', () => {
     expect(mismatches(rendered, cues)).toEqual([]);
 
     // Without burn: the same cuts, no caption on any frame (a segment's key follows its captions).
-    const plain = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, edit: { ...(await storedEdit<Record<string, unknown>>(server.client, editId)), captions: { burn: false } } }));
+    const plain = structured<{ edit_id: string }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        edit: { ...(await storedEdit<Record<string, unknown>>(server.client, editId)), captions: { burn: false } },
+      }),
+    );
     const none = structured<{ path: string }>(await call('preview_edit', { edit_id: plain.edit_id }));
     expect(yellowFrames(none.path).filter(Boolean)).toEqual([]);
   });

@@ -57,7 +57,16 @@ const exitOf = (pid: number) =>
 
 function env(name: string, extra: Record<string, string> = {}) {
   const dir = join(root, name);
-  return { dir, cache: join(dir, 'cache'), vars: { CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: allowed, ...extra } };
+  return {
+    dir,
+    cache: join(dir, 'cache'),
+    vars: {
+      CUTROOM_DATA_DIR: join(dir, 'data'),
+      CUTROOM_CACHE_DIR: join(dir, 'cache'),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      ...extra,
+    },
+  };
 }
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
@@ -69,9 +78,18 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
 
 /** Imports the pattern and previews all of it at 1920x1080; resolves once the preview's ffmpeg runs. */
 async function startPreview(client: Client, cache: string, opts: { await?: boolean } = {}) {
-  const project = ((await call(client, 'create_project', { name: 'children', description: '' })).project as { id: string }).id;
-  const asset = ((await call(client, 'import_media', { project_id: project, path: source })).asset as { id: string }).id;
-  const preview = call(client, 'preview_edit', { project_id: project, resolution: '1920x1080', width: 1920, fps: 25, clips: [{ asset_id: asset, start: 0, end: 128 }] });
+  const project = (
+    (await call(client, 'create_project', { name: 'children', description: '' })).project as { id: string }
+  ).id;
+  const asset = ((await call(client, 'import_media', { project_id: project, path: source })).asset as { id: string })
+    .id;
+  const preview = call(client, 'preview_edit', {
+    project_id: project,
+    resolution: '1920x1080',
+    width: 1920,
+    fps: 25,
+    clips: [{ asset_id: asset, start: 0, end: 128 }],
+  });
   if (opts.await !== false) {
     const handle = await preview;
     expect(handle.status).toBe('rendering');
@@ -132,10 +150,20 @@ describe('a server killed with -9 during a preview', () => {
       // What the dead server was making is gone: its unfinished preview folder and its segment scratch.
       const previews = join(cache, 'previews');
       await expect
-        .poll(() => (existsSync(previews) ? readdirSync(previews) : []).filter((n) => !existsSync(join(previews, n, 'preview.json'))), { timeout: 10_000 })
+        .poll(
+          () =>
+            (existsSync(previews) ? readdirSync(previews) : []).filter(
+              (n) => !existsSync(join(previews, n, 'preview.json')),
+            ),
+          { timeout: 10_000 },
+        )
         .toEqual([]);
       const segments = join(cache, 'segments');
-      await expect.poll(() => (existsSync(segments) ? readdirSync(segments) : []).filter((n) => n.startsWith('.')), { timeout: 10_000 }).toEqual([]);
+      await expect
+        .poll(() => (existsSync(segments) ? readdirSync(segments) : []).filter((n) => n.startsWith('.')), {
+          timeout: 10_000,
+        })
+        .toEqual([]);
       // (Any server starting in this pid space stops such orphans: under a parallel test run another file's server
       // may be the one that does, so the log line is not asserted here.)
     } finally {

@@ -15,7 +15,11 @@ let ids: Record<MediaName, string>;
 beforeAll(async () => {
   service = await new FakeService().start();
   ({ projectId, ids } = mediaProject(service));
-  srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-cache-')) });
+  srv = await spawnServer({
+    VJ_API_KEY: service.apiKey,
+    VJ_API_URL: service.url,
+    CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-cache-')),
+  });
 });
 afterAll(async () => {
   await srv?.close();
@@ -23,10 +27,16 @@ afterAll(async () => {
 });
 
 const complete = (uri: string, name: string, value: string, args?: Record<string, string>) =>
-  srv.client.complete({ ref: { type: 'ref/resource', uri }, argument: { name, value }, ...(args ? { context: { arguments: args } } : {}) }).then((r) => r.completion.values);
+  srv.client
+    .complete({
+      ref: { type: 'ref/resource', uri },
+      argument: { name, value },
+      ...(args ? { context: { arguments: args } } : {}),
+    })
+    .then((r) => r.completion.values);
 
 describe('completion', () => {
-  it('offers a project\'s renders (generated videos), newest first, and nothing else of it', async () => {
+  it("offers a project's renders (generated videos), newest first, and nothing else of it", async () => {
     const p = service.addProject();
     const older = service.addAsset(p.id, { asset_type: 'generated_video' });
     const newer = service.addAsset(p.id, { asset_type: 'generated_video' });
@@ -44,7 +54,10 @@ describe('completion', () => {
     const made: string[] = [];
     for (let i = 0; i < 2; i++) {
       // Two different edits (the same edit again would hand back the first preview).
-      const r = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 1 + i * 0.04 }] } });
+      const r = await srv.client.callTool({
+        name: 'preview_edit',
+        arguments: { project_id: projectId, width: 160, clips: [{ asset_id: ids.red, start: 0, end: 1 + i * 0.04 }] },
+      });
       if (r.isError) throw new Error(textOf(r));
       made.push((r.structuredContent as { preview_id: string }).preview_id);
     }
@@ -58,17 +71,35 @@ describe('completion', () => {
   });
 
   it("offers a project's assets in the inspection and transcript templates (a transcript: no images)", async () => {
-    const projects = await complete('vj://projects/{project_id}/assets/{asset_id}/inspection', 'project_id', projectId.slice(0, 6));
+    const projects = await complete(
+      'vj://projects/{project_id}/assets/{asset_id}/inspection',
+      'project_id',
+      projectId.slice(0, 6),
+    );
     expect(projects).toContain(projectId);
-    const inspectable = await complete('vj://projects/{project_id}/assets/{asset_id}/inspection', 'asset_id', '', { project_id: projectId });
+    const inspectable = await complete('vj://projects/{project_id}/assets/{asset_id}/inspection', 'asset_id', '', {
+      project_id: projectId,
+    });
     expect([...inspectable].sort()).toEqual(Object.values(ids).sort());
-    const audible = await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'asset_id', '', { project_id: projectId });
-    expect([...audible].sort()).toEqual(Object.entries(ids).filter(([name]) => name !== 'still').map(([, id]) => id).sort());
-    expect(await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'project_id', projectId)).toEqual([projectId]);
+    const audible = await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'asset_id', '', {
+      project_id: projectId,
+    });
+    expect([...audible].sort()).toEqual(
+      Object.entries(ids)
+        .filter(([name]) => name !== 'still')
+        .map(([, id]) => id)
+        .sort(),
+    );
+    expect(await complete('vj://projects/{project_id}/assets/{asset_id}/transcript', 'project_id', projectId)).toEqual([
+      projectId,
+    ]);
   });
 
   it("offers an export's files once its id is given", async () => {
-    const r = await srv.client.callTool({ name: 'export_edit', arguments: { project_id: projectId, format: 'fcpxml', clips: [{ asset_id: ids.red, start: 0, end: 1 }] } });
+    const r = await srv.client.callTool({
+      name: 'export_edit',
+      arguments: { project_id: projectId, format: 'fcpxml', clips: [{ asset_id: ids.red, start: 0, end: 1 }] },
+    });
     if (r.isError) throw new Error(textOf(r));
     const { export_id: exportId, path } = r.structuredContent as { export_id: string; path: string };
     const file = path.split('/').pop()!;

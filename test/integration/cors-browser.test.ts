@@ -31,22 +31,49 @@ let pagePort: number;
 let browser: Browser;
 
 beforeAll(async () => {
-  const page = await build({ entryPoints: [join(import.meta.dirname, '../browser/cors-page.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: ['es2020'] });
+  const page = await build({
+    entryPoints: [join(import.meta.dirname, '../browser/cors-page.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020'],
+  });
   const js = page.outputFiles[0]!.text;
   pages = createServer((req, res) => {
     if (req.url === '/page.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>cors page</title></head><body><script src="/page.js"></script></body></html>');
+    if (req.url === '/')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<!doctype html><html><head><title>cors page</title></head><body><script src="/page.js"></script></body></html>',
+        );
     if (req.url === '/favicon.ico') return res.writeHead(204).end();
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
   pagePort = (pages.address() as { port: number }).port;
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-cors-browser-'));
-  cutroom = await startHttpServer({ CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), CUTROOM_ALLOWED_DIRS: dir, CUTROOM_HTTP_TOKEN: token, CUTROOM_HTTP_ALLOWED_ORIGINS: `http://allowed.test:${pagePort}` });
+  cutroom = await startHttpServer({
+    CUTROOM_DATA_DIR: join(dir, 'data'),
+    CUTROOM_CACHE_DIR: join(dir, 'cache'),
+    CUTROOM_ALLOWED_DIRS: dir,
+    CUTROOM_HTTP_TOKEN: token,
+    CUTROOM_HTTP_ALLOWED_ORIGINS: `http://allowed.test:${pagePort}`,
+  });
   if (CHROMIUM) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP allowed.test 127.0.0.1, MAP other.test 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--host-resolver-rules=MAP allowed.test 127.0.0.1, MAP other.test 127.0.0.1',
+      ],
     });
   }
 }, 120_000);
@@ -57,14 +84,21 @@ afterAll(async () => {
 });
 
 /** Opens the page from `origin` and runs `fn` of it against cutroom; what it saw, and what the console said. */
-async function fromPage<T>(origin: string, fn: 'rawCalls' | 'sdkCalls', name = 'from the browser'): Promise<{ out: T; console: string[] }> {
+async function fromPage<T>(
+  origin: string,
+  fn: 'rawCalls' | 'sdkCalls',
+  name = 'from the browser',
+): Promise<{ out: T; console: string[] }> {
   const page = await browser.newPage();
   const console: string[] = [];
   page.on('console', (m) => console.push(m.text()));
   try {
     await page.goto(`${origin}/`);
     expect(await page.evaluate(() => window.location.origin)).toBe(origin);
-    const out = (await page.evaluate(([f, url, t, n]) => window[f as 'sdkCalls'](url as string, t as string, n as string), [fn, cutroom.url, token, name] as const)) as T;
+    const out = (await page.evaluate(
+      ([f, url, t, n]) => window[f as 'sdkCalls'](url as string, t as string, n as string),
+      [fn, cutroom.url, token, name] as const,
+    )) as T;
     return { out, console };
   } finally {
     await page.close();
@@ -80,7 +114,12 @@ describe.skipIf(!CHROMIUM)('a browser page calling cutroom over HTTP (CORS)', ()
       // The 401's challenge is readable only because it is exposed (WWW-Authenticate is not a safelisted header).
       expect(out.unauthorized).toEqual({ status: 401, challenge: expect.stringMatching(/^Bearer realm="cutroom"/) });
       // cutroom is stateless (any replica answers any call): it gives no session id, and the page sees none.
-      expect(out.initialize).toEqual({ status: 200, server: 'cutroom', sessionId: null, protocolVersion: '2025-06-18' });
+      expect(out.initialize).toEqual({
+        status: 200,
+        server: 'cutroom',
+        sessionId: null,
+        protocolVersion: '2025-06-18',
+      });
       expect(out.tools).toEqual(expect.arrayContaining(['create_project', 'list_projects', 'preview_edit']));
       expect(out.call).toEqual({ isError: false, projects: expect.any(Array) });
     });

@@ -15,7 +15,11 @@ const root = mkdtempSync(join(tmpdir(), 'cutroom-cut-words-'));
 const allowed = join(root, 'allowed');
 const TOLERANCE = 0.005;
 const HANDLE = 0.15;
-const SENTENCES = ['The lighthouse keeper walked along the shore.', 'She saw a ship in the storm and rang the bell.', 'Nobody knew where the small boat had gone.'];
+const SENTENCES = [
+  'The lighthouse keeper walked along the shore.',
+  'She saw a ship in the storm and rang the bell.',
+  'Nobody knew where the small boat had gone.',
+];
 const GAPS = [0.5, 0.3, 0.9];
 const MEDIA = [
   { voice: 'slt', bed: undefined },
@@ -24,7 +28,11 @@ const MEDIA = [
   { voice: 'kal', bed: 10 },
 ] as const;
 
-type Seg = { video_start_time: string; video_end_time: string; audio_levels: { audio_level: number; start_time: string; end_time: string }[] };
+type Seg = {
+  video_start_time: string;
+  video_end_time: string;
+  audio_levels: { audio_level: number; start_time: string; end_time: string }[];
+};
 const structured = <R>(r: unknown): R => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
@@ -34,15 +42,24 @@ const structured = <R>(r: unknown): R => {
 let server: Spawned;
 let projectId: string;
 const assets: { voice: string; bed?: number; id: string; words: PlacedWord[] }[] = [];
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_LOG_LEVEL: 'error' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'cuts', description: 'cuts by words' })).project.id;
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'cuts', description: 'cuts by words' }),
+  ).project.id;
   for (const m of MEDIA) {
     const { video, words } = makeWordCutMedia(allowed, `${m.voice}${m.bed ?? ''}`, m.voice, SENTENCES, GAPS, m.bed);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+      .asset.id;
     structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: SENTENCES.join(' ') }));
     assets.push({ voice: m.voice, ...(m.bed ? { bed: m.bed } : {}), id, words });
   }
@@ -64,10 +81,26 @@ describe('clips cut by words', () => {
       });
       const first = sentences[1]!.words[0];
       // Three sentences by word indices, and "she saw a ship" by phrase (it ends inside its sentence, before "in").
-      const clips = [...sentences.map((s) => ({ clip: { words: s.words }, words: s.words })), { clip: { phrase: 'she saw a ship' }, words: [first, first + 3] as const }];
-      for (const [k, { clip, words: [first, last] }] of clips.entries()) {
+      const clips = [
+        ...sentences.map((s) => ({ clip: { words: s.words }, words: s.words })),
+        { clip: { phrase: 'she saw a ship' }, words: [first, first + 3] as const },
+      ];
+      for (const [
+        k,
+        {
+          clip,
+          words: [first, last],
+        },
+      ] of clips.entries()) {
         const at = `${a.voice}${a.bed ? ` under a bed ${a.bed} dB down` : ''}, clip ${k + 1} (${a.words[first]!.word}..${a.words[last]!.word}, true ${a.words[first]!.start.toFixed(3)}-${a.words[last]!.end.toFixed(3)} s)`;
-        const r = (await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: a.id, ...clip }] })) as { structuredContent?: { ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] } };
+        const r = (await call('compose_edit', {
+          project_id: projectId,
+          resolution: '160x90',
+          fps: WORD_CUT_FPS,
+          clips: [{ asset_id: a.id, ...clip }],
+        })) as {
+          structuredContent?: { ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] };
+        };
         const c = r.structuredContent!;
         if (!c.ready) {
           // Words the alignment did not place are refused, never cut elsewhere; anything else is a failure.
@@ -76,14 +109,20 @@ describe('clips cut by words', () => {
           continue;
         }
         cut++;
-        const { inSec, outSec, heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!);
+        const { inSec, outSec, heard, full } = heardSpan(
+          (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
+        );
         const onset = a.words[first]!.start;
         const end = a.words[last]!.end;
-        if (full.from > onset + TOLERANCE) problems.push(`${at}: starts ${Math.round((full.from - onset) * 1000)} ms into its first word`);
-        if (full.to < end - TOLERANCE) problems.push(`${at}: ends ${Math.round((end - full.to) * 1000)} ms before its last word's end`);
-        if (onset - heard.from > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((onset - heard.from) * 1000)} ms of sound before its first word`);
+        if (full.from > onset + TOLERANCE)
+          problems.push(`${at}: starts ${Math.round((full.from - onset) * 1000)} ms into its first word`);
+        if (full.to < end - TOLERANCE)
+          problems.push(`${at}: ends ${Math.round((end - full.to) * 1000)} ms before its last word's end`);
+        if (onset - heard.from > HANDLE + TOLERANCE)
+          problems.push(`${at}: ${Math.round((onset - heard.from) * 1000)} ms of sound before its first word`);
         // The phrase ends inside its sentence: the pause after "ship" is the sentence's own, not dead air.
-        if (k < 3 && heard.to - end > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((heard.to - end) * 1000)} ms of sound after its last word`);
+        if (k < 3 && heard.to - end > HANDLE + TOLERANCE)
+          problems.push(`${at}: ${Math.round((heard.to - end) * 1000)} ms of sound after its last word`);
         // Beyond the sound, only the picture's rounding to whole frames (muted).
         expect(heard.from - inSec, at).toBeLessThanOrEqual(1 / WORD_CUT_FPS + 0.002);
         expect(outSec - heard.to, at).toBeLessThanOrEqual(1 / WORD_CUT_FPS + 0.002);
@@ -104,21 +143,36 @@ describe('clips cut by words', () => {
     let cut = 0;
     for (const voice of ['rms', 'awb']) {
       const { video, words } = makeWordCutMedia(allowed, `${voice}-inside`, voice, CUT_SENTENCES, CUT_GAPS);
-      const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
-      structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }));
+      const id = structured<{ asset: { id: string } }>(
+        await call('import_media', { project_id: projectId, path: video }),
+      ).asset.id;
+      structured(
+        await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }),
+      );
       for (const s of CUT_SENTENCES.keys()) {
         const ids = words.flatMap((w, j) => (w.sentence === s ? [j] : []));
         const [first, last] = [ids[2]!, ids.at(-4)!];
         const at = `${voice} (${words[first]!.word}..${words[last]!.word}, true ${words[first]!.start.toFixed(3)}-${words[last]!.end.toFixed(3)} s)`;
-        const c = structured<{ ready: boolean; edit_id: string; diagnostics: { message: string }[] }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: id, words: [first, last] }] }));
+        const c = structured<{ ready: boolean; edit_id: string; diagnostics: { message: string }[] }>(
+          await call('compose_edit', {
+            project_id: projectId,
+            resolution: '160x90',
+            fps: WORD_CUT_FPS,
+            clips: [{ asset_id: id, words: [first, last] }],
+          }),
+        );
         if (!c.ready) {
           expect(c.diagnostics.map((d) => d.message).join('; '), at).toMatch(/^not heard: /);
           continue;
         }
         cut++;
-        const { full } = heardSpan((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!);
-        if (full.from > words[first]!.start + TOLERANCE) problems.push(`${at}: starts ${Math.round((full.from - words[first]!.start) * 1000)} ms into its first word`);
-        if (full.to < words[last]!.end - TOLERANCE) problems.push(`${at}: ends ${Math.round((words[last]!.end - full.to) * 1000)} ms before its last word's end`);
+        const { full } = heardSpan(
+          (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
+        );
+        if (full.from > words[first]!.start + TOLERANCE)
+          problems.push(`${at}: starts ${Math.round((full.from - words[first]!.start) * 1000)} ms into its first word`);
+        if (full.to < words[last]!.end - TOLERANCE)
+          problems.push(`${at}: ends ${Math.round((words[last]!.end - full.to) * 1000)} ms before its last word's end`);
       }
     }
     expect(problems).toEqual([]);
@@ -131,25 +185,41 @@ describe('clips cut by words', () => {
     // cut within 0.3 s of the transcript's boundary, the first cost 303 ms of its first word, the second 252 ms of its
     // last, the third 1.8 s of dead air. Every sentence, cut by its word indices, holds its words and a handle.
     const { video, words } = makeWordCutMedia(allowed, 'kal-swallowed', 'kal', CUT_SENTENCES, CUT_GAPS, 10);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+      .asset.id;
     structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }));
     const problems: string[] = [];
     let cut = 0;
     for (const s of CUT_SENTENCES.keys()) {
       const first = words.findIndex((w) => w.sentence === s);
       const last = words.findLastIndex((w) => w.sentence === s);
-      const c = structured<{ ready: boolean; edit_id: string; diagnostics: { message: string }[] }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: id, words: [first, last] }] }));
+      const c = structured<{ ready: boolean; edit_id: string; diagnostics: { message: string }[] }>(
+        await call('compose_edit', {
+          project_id: projectId,
+          resolution: '160x90',
+          fps: WORD_CUT_FPS,
+          clips: [{ asset_id: id, words: [first, last] }],
+        }),
+      );
       if (!c.ready) {
         expect(c.diagnostics.map((d) => d.message).join('; ')).toMatch(/^not heard: /);
         continue;
       }
       cut++;
-      const { heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!);
+      const { heard, full } = heardSpan(
+        (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
+      );
       const at = `sentence ${s + 1} (true ${words[first]!.start.toFixed(3)}-${words[last]!.end.toFixed(3)} s)`;
-      if (full.from > words[first]!.start + TOLERANCE) problems.push(`${at}: starts ${Math.round((full.from - words[first]!.start) * 1000)} ms into its first word`);
-      if (full.to < words[last]!.end - TOLERANCE) problems.push(`${at}: ends ${Math.round((words[last]!.end - full.to) * 1000)} ms before its last word's end`);
-      if (words[first]!.start - heard.from > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((words[first]!.start - heard.from) * 1000)} ms of sound before its first word`);
-      if (heard.to - words[last]!.end > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((heard.to - words[last]!.end) * 1000)} ms of sound after its last word`);
+      if (full.from > words[first]!.start + TOLERANCE)
+        problems.push(`${at}: starts ${Math.round((full.from - words[first]!.start) * 1000)} ms into its first word`);
+      if (full.to < words[last]!.end - TOLERANCE)
+        problems.push(`${at}: ends ${Math.round((words[last]!.end - full.to) * 1000)} ms before its last word's end`);
+      if (words[first]!.start - heard.from > HANDLE + TOLERANCE)
+        problems.push(
+          `${at}: ${Math.round((words[first]!.start - heard.from) * 1000)} ms of sound before its first word`,
+        );
+      if (heard.to - words[last]!.end > HANDLE + TOLERANCE)
+        problems.push(`${at}: ${Math.round((heard.to - words[last]!.end) * 1000)} ms of sound after its last word`);
     }
     expect(problems).toEqual([]);
     expect(cut).toBeGreaterThanOrEqual(7);
@@ -159,8 +229,17 @@ describe('clips cut by words', () => {
     const a = assets[0]!;
     const first = a.words.findIndex((w) => w.sentence === 2);
     const last = a.words.findLastIndex((w) => w.sentence === 2);
-    const r = structured<{ ready: boolean; edit_id: string; notes: string[] }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: a.id, words: [first, last], handle: 0.1 }] }));
-    const { heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, r.edit_id)).video_series_sequential[0]!);
+    const r = structured<{ ready: boolean; edit_id: string; notes: string[] }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: WORD_CUT_FPS,
+        clips: [{ asset_id: a.id, words: [first, last], handle: 0.1 }],
+      }),
+    );
+    const { heard, full } = heardSpan(
+      (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, r.edit_id)).video_series_sequential[0]!,
+    );
     expect(full.from).toBeLessThanOrEqual(a.words[first]!.start + TOLERANCE);
     expect(full.to).toBeGreaterThanOrEqual(a.words[last]!.end - TOLERANCE);
     expect(a.words[first]!.start - heard.from).toBeLessThanOrEqual(0.1 + TOLERANCE);
@@ -178,10 +257,14 @@ describe('words recognition did not place, though said', () => {
     const problems: string[] = [];
     // Besides the media above, bench/cut-words.mjs's speech in slt, whose alignment leaves "and rang the" unplaced.
     const { video, words } = makeWordCutMedia(allowed, 'said', 'slt', CUT_SENTENCES, CUT_GAPS);
-    const saidId = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+    const saidId = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: video }),
+    ).asset.id;
     for (const a of [...assets, { voice: 'slt', id: saidId, words, text: CUT_SENTENCES.join(' ') }]) {
       const text = 'text' in a ? a.text : SENTENCES.join(' ');
-      const t = structured<{ unplaced?: number[]; doubtful?: number[]; words: { word: string }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: a.id, text, words: true }));
+      const t = structured<{ unplaced?: number[]; doubtful?: number[]; words: { word: string }[] }>(
+        await call('transcribe_asset', { project_id: projectId, asset_id: a.id, text, words: true }),
+      );
       const off = new Set([...(t.unplaced ?? []), ...(t.doubtful ?? [])]);
       for (let i = 1; i < t.words.length - 1; i++) {
         if (!off.has(i) || off.has(i - 1)) continue;
@@ -190,7 +273,14 @@ describe('words recognition did not place, though said', () => {
         if (k - i + 1 < 3 || k + 1 >= t.words.length) continue;
         const [first, last] = [i - 1, k + 1];
         const at = `${a.voice}${a.bed ? ` under a bed` : ''}, words ${first}-${last} (${a.words[first]!.word}..${a.words[last]!.word}, ${i}-${k} not placed)`;
-        const c = structured<{ ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: a.id, words: [first, last] }] }));
+        const c = structured<{ ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] }>(
+          await call('compose_edit', {
+            project_id: projectId,
+            resolution: '160x90',
+            fps: WORD_CUT_FPS,
+            clips: [{ asset_id: a.id, words: [first, last] }],
+          }),
+        );
         if (!c.ready) {
           // Where the sound does not hold enough speech between the heard words (the aligner may have stretched one of
           // them over the others), the clip is still refused: never a wrong cut.
@@ -200,30 +290,50 @@ describe('words recognition did not place, though said', () => {
           continue;
         }
         expect(c.notes.join('\n'), at).toMatch(/unplaced, but the sound between their heard neighbours is speech/);
-        const { heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!);
+        const { heard, full } = heardSpan(
+          (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
+        );
         const onset = a.words[first]!.start;
         const end = a.words[last]!.end;
-        if (full.from > onset + TOLERANCE) problems.push(`${at}: starts ${Math.round((full.from - onset) * 1000)} ms into its first word`);
-        if (full.to < end - TOLERANCE) problems.push(`${at}: ends ${Math.round((end - full.to) * 1000)} ms before its last word's end`);
-        if (onset - heard.from > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((onset - heard.from) * 1000)} ms of sound before its first word`);
-        if (heard.to - end > HANDLE + TOLERANCE) problems.push(`${at}: ${Math.round((heard.to - end) * 1000)} ms of sound after its last word`);
+        if (full.from > onset + TOLERANCE)
+          problems.push(`${at}: starts ${Math.round((full.from - onset) * 1000)} ms into its first word`);
+        if (full.to < end - TOLERANCE)
+          problems.push(`${at}: ends ${Math.round((end - full.to) * 1000)} ms before its last word's end`);
+        if (onset - heard.from > HANDLE + TOLERANCE)
+          problems.push(`${at}: ${Math.round((onset - heard.from) * 1000)} ms of sound before its first word`);
+        if (heard.to - end > HANDLE + TOLERANCE)
+          problems.push(`${at}: ${Math.round((heard.to - end) * 1000)} ms of sound after its last word`);
         judged.push(at);
         i = k;
       }
     }
     expect(problems).toEqual([]);
     // The media must hold such a run for this test to say anything.
-    expect(judged.length, `no run of 3 or more unplaced said words cut in the test media (refused: ${refused.join('; ')})`).toBeGreaterThan(0);
+    expect(
+      judged.length,
+      `no run of 3 or more unplaced said words cut in the test media (refused: ${refused.join('; ')})`,
+    ).toBeGreaterThan(0);
     console.log(`cut ${judged.length}: ${judged.join('; ')}; refused ${refused.length}: ${refused.join('; ')}`);
   }, 600_000);
 });
 
 describe('words of a known text that were never said', () => {
   it('are unplaced or doubtful, and a clip by them is a diagnostic naming the nearest heard words, never a cut of other speech', async () => {
-    const said = ['We ate our lunch by the river.', 'He put the blue box on the table.', 'The train left the station late.'];
-    const text = ['We ate our lunch by the river.', 'It was sunny and warm.', 'He put the red box on the shelf.', 'He put the blue box on the table.', 'The train left the station late.'];
+    const said = [
+      'We ate our lunch by the river.',
+      'He put the blue box on the table.',
+      'The train left the station late.',
+    ];
+    const text = [
+      'We ate our lunch by the river.',
+      'It was sunny and warm.',
+      'He put the red box on the shelf.',
+      'He put the blue box on the table.',
+      'The train left the station late.',
+    ];
     const { video } = makeWordCutMedia(allowed, 'unsaid', 'rms', said, [0.4]);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+      .asset.id;
     const t = structured<{ unplaced?: number[]; doubtful?: number[]; words: { index: number; word: string }[] }>(
       await call('transcribe_asset', { project_id: projectId, asset_id: id, text: text.join(' '), words: true }),
     );
@@ -231,7 +341,14 @@ describe('words of a known text that were never said', () => {
     // "sunny and warm" and "the red box on the shelf" are words 9-11 and 15-19 of the text: none of them was said.
     for (const i of [9, 10, 11, 15, 19]) expect(unheard.has(i), `word ${i} "${t.words[i]!.word}"`).toBe(true);
     const r = structured<{ ready: boolean; diagnostics: { severity: string; path: string; message: string }[] }>(
-      await call('compose_edit', { project_id: projectId, clips: [{ asset_id: id, phrase: 'sunny and warm' }, { asset_id: id, phrase: 'the red box' }, { asset_id: id, phrase: 'the blue box' }] }),
+      await call('compose_edit', {
+        project_id: projectId,
+        clips: [
+          { asset_id: id, phrase: 'sunny and warm' },
+          { asset_id: id, phrase: 'the red box' },
+          { asset_id: id, phrase: 'the blue box' },
+        ],
+      }),
     );
     expect(r.ready).toBe(false);
     const at = (k: number) => r.diagnostics.filter((d) => d.path === `/video_series_sequential/${k}`);

@@ -10,15 +10,24 @@ import { probe } from '../helpers/inspect-media.js';
 describe('scripts/demo.mjs', () => {
   it('makes clips, imports, composes, previews and renders, and says where everything is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-demo-'));
-    const env = { PATH: process.env.PATH ?? '', HOME: dir, CUTROOM_DEMO_DIR: join(dir, 'media'), CUTROOM_DATA_DIR: join(dir, 'data'), CUTROOM_CACHE_DIR: join(dir, 'cache'), VJ_API_KEY: 'ignored-by-the-demo' };
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const c = spawn(process.execPath, [join(ROOT, 'scripts/demo.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      c.stdout.on('data', (d) => (out += d));
-      c.stderr.on('data', (d) => (err += d));
-      c.on('close', (status) => resolve({ code: status, stdout: out, stderr: err }));
-    });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      CUTROOM_DEMO_DIR: join(dir, 'media'),
+      CUTROOM_DATA_DIR: join(dir, 'data'),
+      CUTROOM_CACHE_DIR: join(dir, 'cache'),
+      VJ_API_KEY: 'ignored-by-the-demo',
+    };
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const c = spawn(process.execPath, [join(ROOT, 'scripts/demo.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        c.stdout.on('data', (d) => (out += d));
+        c.stderr.on('data', (d) => (err += d));
+        c.on('close', (status) => resolve({ code: status, stdout: out, stderr: err }));
+      },
+    );
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/Composed: ready=true, 3 cuts, 00:00:09\.000/);
     const sheet = /contact sheet: (\S+)/.exec(stdout)?.[1];

@@ -4,7 +4,17 @@
 // of more than 200 files is imported call after call with a cursor; names that are not UTF-8 are shown in a form
 // that imports them; a permission denied says so; one bad entry in `paths` is skipped, not the call.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +23,13 @@ import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 
 type Result = { isError?: boolean; structuredContent?: unknown; content: { type: string; text?: string }[] };
 type Group = { reason: string; count: number; paths: string[] };
-type Folder = { folder: string; files: { path: string; kind: string }[]; files_total: number; skipped: Group[]; truncated?: { entries_not_read: number; folders_not_read: number } };
+type Folder = {
+  folder: string;
+  files: { path: string; kind: string }[];
+  files_total: number;
+  skipped: Group[];
+  truncated?: { entries_not_read: number; folders_not_read: number };
+};
 type Listing = { folders: Folder[]; next_offset?: number };
 type Imported = {
   imported: { path: string; asset_id: string; already_imported?: boolean }[];
@@ -32,21 +48,28 @@ const structured = <T>(r: Result): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
 };
-const call = async (s: Spawned, name: string, args: Record<string, unknown>, timeout = 120_000) => (await s.client.callTool({ name, arguments: args }, { timeout })) as Result;
-const newProject = async (s: Spawned, name: string) => structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
+const call = async (s: Spawned, name: string, args: Record<string, unknown>, timeout = 120_000) =>
+  (await s.client.callTool({ name, arguments: args }, { timeout })) as Result;
+const newProject = async (s: Spawned, name: string) =>
+  structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
 const tone = (path: string | Buffer, freq: number) => {
   const tmp = join(root, `tone-${freq}.wav`);
   const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=${freq}:duration=0.3`, tmp]);
   if (r.status !== 0) throw new Error(r.stderr.toString());
   copyFileSync(tmp, path);
 };
-const listing = async (folder: string, recursive = true) => structured<Listing>(await call(srv, 'list_media', { folder, recursive })).folders[0]!;
+const listing = async (folder: string, recursive = true) =>
+  structured<Listing>(await call(srv, 'list_media', { folder, recursive })).folders[0]!;
 const group = (f: Folder, reason: RegExp) => f.skipped.find((g) => reason.test(g.reason));
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   mkdirSync(outside, { recursive: true });
-  srv = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
+  srv = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+  });
 }, 60_000);
 afterAll(async () => {
   await srv?.close();
@@ -60,7 +83,8 @@ describe('links', () => {
     tone(join(loops, 'sub', 'deep.wav'), 880);
     for (const n of ['l1', 'l2', 'l3', 'l4']) symlinkSync('.', join(loops, n));
     symlinkSync('..', join(loops, 'sub', 'up'));
-    const f = structured<Listing>(await call(srv, 'list_media', { folder: loops, recursive: true }, 60_000)).folders[0]!;
+    const f = structured<Listing>(await call(srv, 'list_media', { folder: loops, recursive: true }, 60_000))
+      .folders[0]!;
     expect(f.files.map((x) => x.path)).toEqual([join(loops, 'clip.wav'), join(loops, 'sub', 'deep.wav')]);
     expect(f.files_total).toBe(2);
     const again = group(f, /folder listed already/);
@@ -68,11 +92,20 @@ describe('links', () => {
     expect(f.truncated).toBeUndefined();
 
     const project = await newProject(srv, 'loops');
-    const r = structured<Imported>(await call(srv, 'import_media', { project_id: project, path: loops, recursive: true }));
+    const r = structured<Imported>(
+      await call(srv, 'import_media', { project_id: project, path: loops, recursive: true }),
+    );
     expect(r.imported.map((x) => x.path)).toEqual([join(loops, 'clip.wav'), join(loops, 'sub', 'deep.wav')]);
     expect(new Set(r.imported.map((x) => x.asset_id)).size).toBe(2);
-    expect(r.skipped.filter((s) => /listed already/.test(s.reason)).map((s) => s.path).sort()).toEqual([...['l1', 'l2', 'l3', 'l4'].map((n) => join(loops, n)), join(loops, 'sub', 'up')].sort());
-    const assets = structured<{ project: { assets_total: number } }>(await call(srv, 'get_project', { project_id: project })).project.assets_total;
+    expect(
+      r.skipped
+        .filter((s) => /listed already/.test(s.reason))
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual([...['l1', 'l2', 'l3', 'l4'].map((n) => join(loops, n)), join(loops, 'sub', 'up')].sort());
+    const assets = structured<{ project: { assets_total: number } }>(
+      await call(srv, 'get_project', { project_id: project }),
+    ).project.assets_total;
     expect(assets).toBe(2);
   }, 180_000);
 
@@ -106,14 +139,23 @@ describe('bounds, and what they leave out', () => {
     const deep = group(f, /levels? down/);
     expect(deep).toMatchObject({ count: 1, paths: [join(allowed, 'depth', ...levels.slice(0, 9))] });
     // Listed from nearer, it is there.
-    expect((await listing(join(allowed, 'depth', 'd1', 'd2'))).files.map((x) => x.path)).toEqual([join(bottom, 'bottom.wav')]);
+    expect((await listing(join(allowed, 'depth', 'd1', 'd2'))).files.map((x) => x.path)).toEqual([
+      join(bottom, 'bottom.wav'),
+    ]);
     // Not recursive: the subfolder is counted, not walked.
-    expect(group(await listing(join(allowed, 'depth'), false), /recursive/)).toMatchObject({ count: 1, paths: [join(allowed, 'depth', 'd1')] });
+    expect(group(await listing(join(allowed, 'depth'), false), /recursive/)).toMatchObject({
+      count: 1,
+      paths: [join(allowed, 'depth', 'd1')],
+    });
 
     const project = await newProject(srv, 'depth');
-    const r = structured<Imported>(await call(srv, 'import_media', { project_id: project, path: join(allowed, 'depth'), recursive: true }));
+    const r = structured<Imported>(
+      await call(srv, 'import_media', { project_id: project, path: join(allowed, 'depth'), recursive: true }),
+    );
     expect(r.imported.map((x) => x.path)).toEqual([join(allowed, 'depth', 'top.wav')]);
-    expect(r.skipped).toEqual([{ path: join(allowed, 'depth', ...levels.slice(0, 9)), reason: expect.stringMatching(/levels? down/) }]);
+    expect(r.skipped).toEqual([
+      { path: join(allowed, 'depth', ...levels.slice(0, 9)), reason: expect.stringMatching(/levels? down/) },
+    ]);
   }, 60_000);
 
   it('a walk reads at most 20,000 entries: what it did not read is counted, never left out silently', async () => {
@@ -154,16 +196,23 @@ describe('importing a folder past 200 files', () => {
     expect(a.imported.length + (a.left_out?.imported ?? 0)).toBe(200);
     // The 5 left for the next call are named, with the reason.
     expect(a.skipped.length + (a.left_out?.skipped ?? 0)).toBe(5);
-    for (const s of a.skipped) expect(s.reason).toMatch(/^over 200 files in one call: the call with next_cursor takes it$/);
+    for (const s of a.skipped)
+      expect(s.reason).toMatch(/^over 200 files in one call: the call with next_cursor takes it$/);
     expect(textOf(first)).toContain(`cursor: "${a.next_cursor}"`);
     // Another call's cursor is refused.
-    const wrong = await call(srv, 'import_media', { project_id: project, path: join(allowed, 'names'), cursor: a.next_cursor });
+    const wrong = await call(srv, 'import_media', {
+      project_id: project,
+      path: join(allowed, 'names'),
+      cursor: a.next_cursor,
+    });
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toMatch(/cursor/);
     // The cursor names where the call stopped, not how far: a file gone before it shifts nothing, one added after it comes.
     rmSync(names[10]!);
     copyFileSync(join(root, 'crowd.wav'), join(crowd, 'take 999.wav'));
-    const b = structured<Imported>(await call(srv, 'import_media', { project_id: project, path: crowd, cursor: a.next_cursor }));
+    const b = structured<Imported>(
+      await call(srv, 'import_media', { project_id: project, path: crowd, cursor: a.next_cursor }),
+    );
     expect(b.next_cursor).toBeUndefined();
     expect(b.left_out).toBeUndefined();
     expect(b.imported.map((x) => x.path)).toEqual([...names.slice(200), join(crowd, 'take 999.wav')]);
@@ -194,7 +243,11 @@ describe('names', () => {
       expect(r.asset!.name).toBe(p.slice(dir.length + 1));
     }
     // The literal name, typed as it is, finds its file too.
-    expect(structured<Imported & { already_imported?: boolean }>(await call(srv, 'import_media', { project_id: project, path: join(dir, 'lit\\xE9.wav') })).already_imported).toBe(true);
+    expect(
+      structured<Imported & { already_imported?: boolean }>(
+        await call(srv, 'import_media', { project_id: project, path: join(dir, 'lit\\xE9.wav') }),
+      ).already_imported,
+    ).toBe(true);
   }, 60_000);
 });
 
@@ -204,7 +257,12 @@ describe('paths', () => {
     mkdirSync(join(outside, 'folder'), { recursive: true });
     tone(join(outside, 'folder', 'secret.wav'), 960);
     const project = await newProject(srv, 'paths');
-    const r = structured<Imported>(await call(srv, 'import_media', { project_id: project, paths: [join(outside, 'folder'), join(allowed, 'good.wav'), join(allowed, 'no such folder')] }));
+    const r = structured<Imported>(
+      await call(srv, 'import_media', {
+        project_id: project,
+        paths: [join(outside, 'folder'), join(allowed, 'good.wav'), join(allowed, 'no such folder')],
+      }),
+    );
     expect(r.imported.map((x) => x.path)).toEqual([join(allowed, 'good.wav')]);
     expect(r.skipped).toEqual([
       { path: join(outside, 'folder'), reason: expect.stringMatching(/is outside the folders cutroom may read/) },
@@ -226,7 +284,11 @@ describe('permission denied (a server without the power to override file modes)'
     // Root reads everything: run the server without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH.
     const drop = '-dac_override,-dac_read_search';
     weak = await spawnServer(
-      { CUTROOM_DATA_DIR: join(root, 'data-weak'), CUTROOM_ALLOWED_DIRS: locked, CUTROOM_CACHE_DIR: join(root, 'cache-weak') },
+      {
+        CUTROOM_DATA_DIR: join(root, 'data-weak'),
+        CUTROOM_ALLOWED_DIRS: locked,
+        CUTROOM_CACHE_DIR: join(root, 'cache-weak'),
+      },
       { wrap: ['setpriv', `--inh-caps=${drop}`, `--bounding-set=${drop}`, '--'] },
     );
   }, 60_000);
@@ -245,7 +307,9 @@ describe('permission denied (a server without the power to override file modes)'
     }
     const l = structured<Listing>(await call(weak, 'list_media', { recursive: true })).folders[0]!;
     expect(group(l, /permission denied/)?.paths).toEqual([join(locked, 'shut')]);
-    const r = structured<Imported>(await call(weak, 'import_media', { project_id: project, path: locked, recursive: true }));
+    const r = structured<Imported>(
+      await call(weak, 'import_media', { project_id: project, path: locked, recursive: true }),
+    );
     expect(r.imported.map((x) => x.path)).toEqual([join(locked, 'open.wav')]);
     expect(r.skipped).toEqual([
       { path: join(locked, 'secret.wav'), reason: expect.stringMatching(/permission denied/) },

@@ -57,28 +57,45 @@ function projectWith(url: string) {
   return { projectId: p.id, honest, hostile };
 }
 
-const previewsKept = () => (existsSync(join(cacheDir, 'previews')) ? readdirSync(join(cacheDir, 'previews')).length : 0);
+const previewsKept = () =>
+  existsSync(join(cacheDir, 'previews')) ? readdirSync(join(cacheDir, 'previews')).length : 0;
 
 const preview = (projectId: string, clips: { asset_id: string; start: number; end: number }[]) =>
-  srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, clips, resolution: '320x180', fps: 25 } }, { timeout: 60_000 });
+  srv.client.callTool(
+    { name: 'preview_edit', arguments: { project_id: projectId, clips, resolution: '320x180', fps: 25 } },
+    { timeout: 60_000 },
+  );
 
 describe('a hostile service', () => {
   it('cannot make preview_edit read a local file through a file: link', async () => {
     const { projectId, honest, hostile } = projectWith(pathToFileURL(media.blue!).href);
     const before = previewsKept();
-    const r = await preview(projectId, [{ asset_id: honest, start: 0, end: 1 }, { asset_id: hostile, start: 0, end: 1 }]);
+    const r = await preview(projectId, [
+      { asset_id: honest, start: 0, end: 1 },
+      { asset_id: hostile, start: 0, end: 1 },
+    ]);
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toBe(`asset ${hostile} could not be read (the asset url is a file: link, which cutroom reads only from its local backend, never from a service); get_project shows its status and link`);
+    expect(textOf(r)).toBe(
+      `asset ${hostile} could not be read (the asset url is a file: link, which cutroom reads only from its local backend, never from a service); get_project shows its status and link`,
+    );
     expect((r.content as { type: string }[]).some((c) => c.type === 'image')).toBe(false);
     expect(previewsKept()).toBe(before);
     // compose_edit says the same, as a warning at the cut: the length could not be checked.
-    const composed = await srv.client.callTool({ name: 'compose_edit', arguments: { project_id: projectId, clips: [{ asset_id: hostile, start: 0, end: 1 }] } });
-    expect(JSON.stringify(composed.structuredContent)).toMatch(/file: link, which cutroom reads only from its local backend/);
+    const composed = await srv.client.callTool({
+      name: 'compose_edit',
+      arguments: { project_id: projectId, clips: [{ asset_id: hostile, start: 0, end: 1 }] },
+    });
+    expect(JSON.stringify(composed.structuredContent)).toMatch(
+      /file: link, which cutroom reads only from its local backend/,
+    );
   });
 
   it('cannot make ffmpeg follow a redirect to another host', async () => {
     const { projectId, honest, hostile } = projectWith(`${redirectUrl}/clip.mp4?Signature=abc`);
-    const r = await preview(projectId, [{ asset_id: honest, start: 0, end: 1 }, { asset_id: hostile, start: 0, end: 1 }]);
+    const r = await preview(projectId, [
+      { asset_id: honest, start: 0, end: 1 },
+      { asset_id: hostile, start: 0, end: 1 },
+    ]);
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(new RegExp(`^asset ${hostile} could not be read \\(ffprobe cannot read it`));
     expect(otherHits).toEqual([]);

@@ -32,7 +32,11 @@ const answers: { what: string; answer: unknown }[] = [];
 /** The resources read that came in parts. */
 const parted: string[] = [];
 
-type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string; uri?: string }[] };
+type Result = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text?: string; uri?: string }[];
+};
 async function call(name: string, args: Record<string, unknown>): Promise<Result> {
   const r = (await client.callTool({ name, arguments: args }, { timeout: 180_000 })) as Result;
   answers.push({ what: `${name} ${JSON.stringify(args).slice(0, 120)}`, answer: r });
@@ -46,17 +50,32 @@ async function ok(name: string, args: Record<string, unknown>): Promise<Record<s
 /** The server's folders an answer names, if any. */
 const leaks = (answer: unknown) => {
   const text = JSON.stringify(answer);
-  return Object.entries(server).filter(([, dir]) => text.includes(dir)).map(([name]) => name);
+  return Object.entries(server)
+    .filter(([, dir]) => text.includes(dir))
+    .map(([name]) => name);
 };
 
 beforeAll(async () => {
   for (const d of [media, ...Object.values(server)]) mkdirSync(d, { recursive: true });
   files = makeSpeechMedia(media);
-  srv = await startHttpServer({ CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media, CUTROOM_HTTP_TOKEN: TOKEN, CUTROOM_RESOURCE_PART_BYTES: '3072' });
+  srv = await startHttpServer({
+    CUTROOM_DATA_DIR: server.data,
+    CUTROOM_CACHE_DIR: server.cache,
+    TMPDIR: server.tmp,
+    CUTROOM_ALLOWED_DIRS: media,
+    CUTROOM_HTTP_TOKEN: TOKEN,
+    CUTROOM_RESOURCE_PART_BYTES: '3072',
+  });
   client = await connectHttp(srv.url, { authorization: `Bearer ${TOKEN}` });
   // What the server sends besides answers (a failed call's log line, progress) is searched too.
-  client.setNotificationHandler('notifications/message', (n) => void answers.push({ what: 'notifications/message', answer: n }));
-  client.setNotificationHandler('notifications/progress', (n) => void answers.push({ what: 'notifications/progress', answer: n }));
+  client.setNotificationHandler(
+    'notifications/message',
+    (n) => void answers.push({ what: 'notifications/message', answer: n }),
+  );
+  client.setNotificationHandler(
+    'notifications/progress',
+    (n) => void answers.push({ what: 'notifications/progress', answer: n }),
+  );
 }, 120_000);
 afterAll(async () => {
   await client?.close().catch(() => {});
@@ -69,23 +88,42 @@ afterAll(async () => {
  * A resource read whole: its text or bytes, joined from its parts when it comes as a manifest (checked against the
  * manifest's size and sha256), and what was read on the way (the manifest's text).
  */
-async function readWhole(uri: string): Promise<{ mimeType?: string; text?: string; bytes?: Buffer; manifest?: string }> {
-  const first = (await client.readResource({ uri })).contents[0] as { mimeType?: string; text?: string; blob?: string; _meta?: Record<string, unknown> };
-  const manifest = first._meta?.['cutroom/parts'] as { mimeType: string; size: number; sha256: string; parts: { uri: string }[] } | undefined;
-  if (!manifest) return first.blob !== undefined ? { mimeType: first.mimeType, bytes: Buffer.from(first.blob, 'base64') } : { mimeType: first.mimeType, text: first.text ?? '' };
+async function readWhole(
+  uri: string,
+): Promise<{ mimeType?: string; text?: string; bytes?: Buffer; manifest?: string }> {
+  const first = (await client.readResource({ uri })).contents[0] as {
+    mimeType?: string;
+    text?: string;
+    blob?: string;
+    _meta?: Record<string, unknown>;
+  };
+  const manifest = first._meta?.['cutroom/parts'] as
+    { mimeType: string; size: number; sha256: string; parts: { uri: string }[] } | undefined;
+  if (!manifest)
+    return first.blob !== undefined
+      ? { mimeType: first.mimeType, bytes: Buffer.from(first.blob, 'base64') }
+      : { mimeType: first.mimeType, text: first.text ?? '' };
   const parts: Buffer[] = [];
-  for (const part of manifest.parts) parts.push(Buffer.from(((await client.readResource({ uri: part.uri })).contents[0] as { blob: string }).blob, 'base64'));
+  for (const part of manifest.parts)
+    parts.push(
+      Buffer.from(((await client.readResource({ uri: part.uri })).contents[0] as { blob: string }).blob, 'base64'),
+    );
   const bytes = Buffer.concat(parts);
   expect(bytes.length, uri).toBe(manifest.size);
   expect(createHash('sha256').update(bytes).digest('hex'), uri).toBe(manifest.sha256);
   const isText = /^(text\/|application\/(json|xml))/.test(manifest.mimeType);
-  return { mimeType: manifest.mimeType, manifest: first.text, ...(isText ? { text: bytes.toString('utf8') } : { bytes }) };
+  return {
+    mimeType: manifest.mimeType,
+    manifest: first.text,
+    ...(isText ? { text: bytes.toString('utf8') } : { bytes }),
+  };
 }
 
 /** Every resource listed, and every resource a result linked to, read; only text is kept (bytes name no path). */
 async function readAll(): Promise<Set<string>> {
   const uris = new Set<string>();
-  for (const a of answers) for (const c of (a.answer as Result).content ?? []) if (c.type === 'resource_link' && c.uri) uris.add(c.uri);
+  for (const a of answers)
+    for (const c of (a.answer as Result).content ?? []) if (c.type === 'resource_link' && c.uri) uris.add(c.uri);
   const listed = await client.listResources();
   answers.push({ what: 'resources/list', answer: listed });
   for (const r of listed.resources) uris.add(r.uri);
@@ -99,19 +137,40 @@ async function readAll(): Promise<Set<string>> {
 }
 function expectNoLeak() {
   const leaked = answers.map((a) => ({ what: a.what, leaks: leaks(a.answer) })).filter((a) => a.leaks.length);
-  expect(leaked, leaked.map((l) => `${l.what}: ${l.leaks.join(', ')}\n${JSON.stringify(answers.find((a) => a.what === l.what)?.answer).slice(0, 600)}`).join('\n\n')).toEqual([]);
+  expect(
+    leaked,
+    leaked
+      .map(
+        (l) =>
+          `${l.what}: ${l.leaks.join(', ')}\n${JSON.stringify(answers.find((a) => a.what === l.what)?.answer).slice(0, 600)}`,
+      )
+      .join('\n\n'),
+  ).toEqual([]);
 }
 
 describe('over HTTP, results name no file of the server', () => {
   it('drives the whole local workflow, failures included, and no answer holds the cache dir, the data dir or the temporary folder', async () => {
-    const project = (await ok('create_project', { name: 'paths', description: 'no server paths' }) as { project: { id: string } }).project.id;
+    const project = (
+      (await ok('create_project', { name: 'paths', description: 'no server paths' })) as { project: { id: string } }
+    ).project.id;
     await ok('list_media', {});
-    const video = (await ok('import_media', { project_id: project, path: files.video }) as { asset: { id: string } }).asset.id;
-    const voice = (await ok('import_media', { project_id: project, path: files.wav }) as { asset: { id: string } }).asset.id;
+    const video = ((await ok('import_media', { project_id: project, path: files.video })) as { asset: { id: string } })
+      .asset.id;
+    const voice = ((await ok('import_media', { project_id: project, path: files.wav })) as { asset: { id: string } })
+      .asset.id;
     await ok('get_project', { project_id: project });
     await call('list_scripts', { project_id: project });
-    const clips = [{ asset_id: video, start: 0, end: 2 }, { asset_id: video, start: 4, end: 6 }];
-    const composed = (await ok('compose_edit', { project_id: project, clips, overlays: [{ asset_id: voice, at: 0, until: 2 }], resolution: '320x180', fps: 25 })) as { edit_id: string };
+    const clips = [
+      { asset_id: video, start: 0, end: 2 },
+      { asset_id: video, start: 4, end: 6 },
+    ];
+    const composed = (await ok('compose_edit', {
+      project_id: project,
+      clips,
+      overlays: [{ asset_id: voice, at: 0, until: 2 }],
+      resolution: '320x180',
+      fps: 25,
+    })) as { edit_id: string };
     const preview = await call('preview_edit', { project_id: project, edit_id: composed.edit_id, width: 320 });
     expect(preview.isError, textOf(preview)).toBeFalsy();
     const previewUri = (preview.structuredContent as { path: string }).path;
@@ -151,7 +210,10 @@ describe('over HTTP, results name no file of the server', () => {
     await call('import_media', { project_id: project, path: join(server.cache, 'nothing.mp4') });
     await call('import_media', { project_id: project, path: join(media, 'missing.mp4') });
     await call('import_edit', { project_id: project, path: join(server.data, 'edits', 'nothing.otio') });
-    await call('preview_edit', { project_id: project, clips: [{ asset_id: '00000000-0000-4000-8000-000000000000', start: 0, end: 1 }] });
+    await call('preview_edit', {
+      project_id: project,
+      clips: [{ asset_id: '00000000-0000-4000-8000-000000000000', start: 0, end: 1 }],
+    });
     await call('get_render_status', { project_id: project, render_id: '00000000-0000-4000-8000-000000000000' });
     await call('inspect_asset', { project_id: project, asset_id: '00000000-0000-4000-8000-000000000000' });
 
@@ -162,7 +224,10 @@ describe('over HTTP, results name no file of the server', () => {
     // The workflow ran (a test that only failed would find nothing), and named its files by URI; failures were
     // logged to the client too.
     expect(answers.filter((a) => a.what === 'notifications/message').length).toBeGreaterThanOrEqual(3);
-    expect(answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError).length).toBeGreaterThanOrEqual(5);
+    expect(
+      answers.filter((a) => /^(preview_edit|render_edit|export_edit)/.test(a.what) && !(a.answer as Result).isError)
+        .length,
+    ).toBeGreaterThanOrEqual(5);
     expect([...uris].some((u) => u.startsWith('cutroom://previews/'))).toBe(true);
     // Timelines larger than a part (3 KiB here) came in parts, and were searched joined.
     expect(parted.filter((u) => u.startsWith('cutroom://exports/')).length).toBeGreaterThan(0);
@@ -172,15 +237,34 @@ describe('over HTTP, results name no file of the server', () => {
   it('on the service backend (hosted callers) too: previews, exports, inspections, renders and failures', async () => {
     service = await new FakeService().start();
     const { projectId, ids } = mediaProject(service, 'hosted paths');
-    hosted = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: server.data, CUTROOM_CACHE_DIR: server.cache, TMPDIR: server.tmp, CUTROOM_ALLOWED_DIRS: media });
+    hosted = await startHttpServer({
+      VJ_BACKEND: 'remote',
+      VJ_API_URL: service.url,
+      CUTROOM_DATA_DIR: server.data,
+      CUTROOM_CACHE_DIR: server.cache,
+      TMPDIR: server.tmp,
+      CUTROOM_ALLOWED_DIRS: media,
+    });
     await client.close();
     client = await connectHttp(hosted.url, { authorization: `Bearer ${service.apiKey}` });
-    client.setNotificationHandler('notifications/message', (n) => void answers.push({ what: 'notifications/message', answer: n }));
+    client.setNotificationHandler(
+      'notifications/message',
+      (n) => void answers.push({ what: 'notifications/message', answer: n }),
+    );
     answers.length = 0;
     await ok('list_projects', {});
     await ok('get_project', { project_id: projectId });
-    const clips = [{ asset_id: ids.red, start: 0, end: 1 }, { asset_id: ids.blue, start: 0, end: 1 }];
-    const composed = (await ok('compose_edit', { project_id: projectId, clips, overlays: [{ asset_id: ids.voice, at: 0 }], resolution: '320x180', fps: 25 })) as { edit_id: string };
+    const clips = [
+      { asset_id: ids.red, start: 0, end: 1 },
+      { asset_id: ids.blue, start: 0, end: 1 },
+    ];
+    const composed = (await ok('compose_edit', {
+      project_id: projectId,
+      clips,
+      overlays: [{ asset_id: ids.voice, at: 0 }],
+      resolution: '320x180',
+      fps: 25,
+    })) as { edit_id: string };
     const preview = await ok('preview_edit', { project_id: projectId, edit_id: composed.edit_id, width: 160 });
     expect(preview.path).toMatch(/^cutroom:\/\/previews\//);
     await ok('inspect_asset', { project_id: projectId, asset_id: ids.red });
@@ -191,7 +275,10 @@ describe('over HTTP, results name no file of the server', () => {
     }
     await call('render_edit', { project_id: projectId, edit_id: composed.edit_id });
     // Failures on purpose: a file of the server's by path, an id that names nothing.
-    await call('import_edit', { project_id: projectId, path: join(server.cache, 'callers', 'x', 'exports', 'e', 'cut.otio') });
+    await call('import_edit', {
+      project_id: projectId,
+      path: join(server.cache, 'callers', 'x', 'exports', 'e', 'cut.otio'),
+    });
     await call('preview_edit', { preview_id: '20990101000000-deadbeef' });
     await call('inspect_asset', { project_id: projectId, asset_id: '00000000-0000-4000-8000-000000000000' });
     const uris = await readAll();

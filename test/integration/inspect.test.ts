@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAll } from '../fixtures/media.mjs';
 import { FakeService } from '../fixtures/service.mjs';
-import { CUT_FRAMES, FPS, LATE_CUT_SEGMENTS, MOVING_SEGMENTS, SILENCES, makeManyShots, makeShots, scdetReference } from '../fixtures/shots.mjs';
+import {
+  CUT_FRAMES,
+  FPS,
+  LATE_CUT_SEGMENTS,
+  MOVING_SEGMENTS,
+  SILENCES,
+  makeManyShots,
+  makeShots,
+  scdetReference,
+} from '../fixtures/shots.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt, colourName, probe } from '../helpers/inspect-media.js';
 import { pidsMatching } from '../helpers/processes.js';
@@ -54,9 +63,15 @@ beforeAll(() => {
 }, 120_000);
 
 async function inspect(srv: Spawned, args: Record<string, unknown>, onprogress?: (p: { progress: number }) => void) {
-  const r = await srv.client.callTool({ name: 'inspect_asset', arguments: args }, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) });
+  const r = await srv.client.callTool(
+    { name: 'inspect_asset', arguments: args },
+    { timeout: 120_000, ...(onprogress ? { onprogress } : {}) },
+  );
   if (r.isError) throw new Error(textOf(r));
-  return r as { structuredContent: Result; content: { type: string; data?: string; mimeType?: string; uri?: string; text?: string }[] };
+  return r as {
+    structuredContent: Result;
+    content: { type: string; data?: string; mimeType?: string; uri?: string; text?: string }[];
+  };
 }
 
 function sheetOf(r: Awaited<ReturnType<typeof inspect>>, name: string): { bytes: Buffer; path: string } {
@@ -73,7 +88,9 @@ function expectShots(r: Result, file: string) {
   const reference = scdetReference(file);
   expect(reference.map((t) => Math.round(t * FPS))).toEqual(CUT_FRAMES);
   expect(r.shots).toHaveLength(reference.length + 1);
-  r.shots.slice(1).forEach((s, i) => expect(Math.abs(s.start_seconds - reference[i]!), `shot ${s.index}`).toBeLessThan(frame / 2));
+  r.shots
+    .slice(1)
+    .forEach((s, i) => expect(Math.abs(s.start_seconds - reference[i]!), `shot ${s.index}`).toBeLessThan(frame / 2));
   expect(r.shots[0]!.start_seconds).toBe(0);
   expect(r.shots.at(-1)!.end_seconds).toBeCloseTo(30, 1);
   r.shots.forEach((s, i) => {
@@ -101,16 +118,36 @@ describe('inspect_asset on the local backend', () => {
   let projectId: string;
   const ids: Record<string, string> = {};
   const cacheDir = join(root, 'cache-local');
-  const env = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug' };
+  const env = {
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: cacheDir,
+    CUTROOM_LOG_LEVEL: 'debug',
+  };
   let first: Awaited<ReturnType<typeof inspect>>;
   const progress: number[] = [];
 
   beforeAll(async () => {
     srv = await spawnServer(env);
-    const p = await srv.client.callTool({ name: 'create_project', arguments: { name: 'inspect', description: 'shots' } });
+    const p = await srv.client.callTool({
+      name: 'create_project',
+      arguments: { name: 'inspect', description: 'shots' },
+    });
     projectId = (p.structuredContent as { project: { id: string } }).project.id;
-    for (const name of ['shots-g50.mp4', 'shots-g1000.mp4', 'shots-bframes.mp4', 'late-cut.mp4', 'moving.mp4', 'many-shots.mp4', 'voice.m4a', 'still.png']) {
-      const r = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, name) } });
+    for (const name of [
+      'shots-g50.mp4',
+      'shots-g1000.mp4',
+      'shots-bframes.mp4',
+      'late-cut.mp4',
+      'moving.mp4',
+      'many-shots.mp4',
+      'voice.m4a',
+      'still.png',
+    ]) {
+      const r = await srv.client.callTool({
+        name: 'import_media',
+        arguments: { project_id: projectId, path: join(allowed, name) },
+      });
       ids[name.replace(/\.\w+$/, '')] = (r.structuredContent as { asset: { id: string } }).asset.id;
     }
     first = await inspect(srv, { project_id: projectId, asset_id: ids['shots-g50'] }, (e) => progress.push(e.progress));
@@ -121,7 +158,15 @@ describe('inspect_asset on the local backend', () => {
 
   it('reports what the source is', () => {
     const r = first.structuredContent;
-    expect(r).toMatchObject({ asset_id: ids['shots-g50'], kind: 'video', width: 160, height: 90, fps: 25, has_audio: true, cached: false });
+    expect(r).toMatchObject({
+      asset_id: ids['shots-g50'],
+      kind: 'video',
+      width: 160,
+      height: 90,
+      fps: 25,
+      has_audio: true,
+      cached: false,
+    });
     expect(r.duration_seconds).toBeCloseTo(30, 1);
   });
 
@@ -169,7 +214,14 @@ describe('inspect_asset on the local backend', () => {
 
   it('measures an audio asset (no shots, no sheet) and shows an image', async () => {
     const a = await inspect(srv, { project_id: projectId, asset_id: ids.voice });
-    expect(a.structuredContent).toMatchObject({ kind: 'audio', has_audio: true, shots: [], silences: [], frames: [], sheet: { mode: 'none' } });
+    expect(a.structuredContent).toMatchObject({
+      kind: 'audio',
+      has_audio: true,
+      shots: [],
+      silences: [],
+      frames: [],
+      sheet: { mode: 'none' },
+    });
     expect(a.structuredContent.duration_seconds).toBeCloseTo(5, 1);
     // A steady sine (ffmpeg's default, -21 dBFS RMS) in 0.5 s windows.
     const whole = a.structuredContent.loudness.filter((l) => l.start_seconds <= 4.5);
@@ -177,8 +229,18 @@ describe('inspect_asset on the local backend', () => {
     for (const l of whole) expect(Math.abs(l.mean_db + 21)).toBeLessThan(1.5);
     expect(a.content.some((c) => c.type === 'image')).toBe(false);
     const i = await inspect(srv, { project_id: projectId, asset_id: ids.still });
-    expect(i.structuredContent).toMatchObject({ kind: 'image', width: 320, height: 180, has_audio: false, shots: [], frames: [{ seconds: 0 }], sheet: { mode: 'image' } });
-    expect(colourName(colourAt(sheetOf(i, 'still-sheet.jpg').path, 0, 'crop=40:40:60:40'))).toMatch(/rgb\(2[45]\d,2[45]\d,2[45]\d\)/);
+    expect(i.structuredContent).toMatchObject({
+      kind: 'image',
+      width: 320,
+      height: 180,
+      has_audio: false,
+      shots: [],
+      frames: [{ seconds: 0 }],
+      sheet: { mode: 'image' },
+    });
+    expect(colourName(colourAt(sheetOf(i, 'still-sheet.jpg').path, 0, 'crop=40:40:60:40'))).toMatch(
+      /rgb\(2[45]\d,2[45]\d,2[45]\d\)/,
+    );
   });
 
   it('finds the silences within 0.1 s and draws a coarse loudness curve', () => {
@@ -197,7 +259,9 @@ describe('inspect_asset on the local backend', () => {
     }
     // Nothing was seeked to: keyframes were kept by the keyframe pass, the first frames of shots 4 and 6 (no
     // keyframe inside) by the refinement that placed their cuts.
-    expect(srv.stderr()).toMatch(new RegExp(`inspect ${ids['shots-g50']}: sheet of 7 frames \\(7 from kept thumbnails\\)`));
+    expect(srv.stderr()).toMatch(
+      new RegExp(`inspect ${ids['shots-g50']}: sheet of 7 frames \\(7 from kept thumbnails\\)`),
+    );
     expect(r.frames[3]!.seconds).toBe(r.shots[3]!.start_seconds);
     const { bytes, path } = sheetOf(first, 'sheet.jpg');
     expect(bytes.length).toBeLessThanOrEqual(1024 * 1024);
@@ -206,14 +270,23 @@ describe('inspect_asset on the local backend', () => {
     expect(m.height).toBeLessThanOrEqual(2000);
     // Seven cells in rows of three; the first row shows smptebars (shot 1), rgbtestsrc (2) and orange (3).
     const cellW = (m.width - 4 * 4) / 3;
-    const centre = (col: number, row: number) => `crop=8:8:${4 + col * (cellW + 4) + cellW / 2}:${4 + row * ((m.height - 4 * 4) / 3 + 4) + 20}`;
+    const centre = (col: number, row: number) =>
+      `crop=8:8:${4 + col * (cellW + 4) + cellW / 2}:${4 + row * ((m.height - 4 * 4) / 3 + 4) + 20}`;
     const [r0, g0, b0] = colourAt(path, 0, centre(2, 0));
     expect([r0 > 200, g0 > 120 && g0 < 200, b0 < 60]).toEqual([true, true, true]); // orange
     expect(colourName(colourAt(path, 0, centre(0, 2)))).toBe('blue');
   });
 
   it('zooms into a span: the frames asked for, evenly spaced inside it, with their shots', async () => {
-    const r = (await inspect(srv, { project_id: projectId, asset_id: ids['shots-g50'], from: '00:00:10.000', to: 11.5, frames: 6 })).structuredContent;
+    const r = (
+      await inspect(srv, {
+        project_id: projectId,
+        asset_id: ids['shots-g50'],
+        from: '00:00:10.000',
+        to: 11.5,
+        frames: 6,
+      })
+    ).structuredContent;
     expect(r.sheet).toMatchObject({ mode: 'zoom' });
     expect(r.frames).toHaveLength(6);
     for (const f of r.frames) {
@@ -228,7 +301,7 @@ describe('inspect_asset on the local backend', () => {
     expect(r.frames.filter((f) => f.shot === 4).length).toBeGreaterThanOrEqual(1);
   });
 
-  it('zooms into the source\'s very end, where no frame starts: shows the last frame', async () => {
+  it("zooms into the source's very end, where no frame starts: shows the last frame", async () => {
     const r = await inspect(srv, { project_id: projectId, asset_id: ids['shots-g50'], from: 29.99, to: 30, frames: 4 });
     expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     const s = r.structuredContent;
@@ -243,7 +316,8 @@ describe('inspect_asset on the local backend', () => {
     expect(r.sheet).toMatchObject({ mode: 'shots', first_shot: 1, last_shot: 48 });
     expect(r.frames.map((f) => f.shot)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
     expect(r.sheet.more).toBe('7 more shots not shown: call again with from: "00:00:07.680" to see them');
-    const next = (await inspect(srv, { project_id: projectId, asset_id: ids['many-shots'], from: '00:00:07.680' })).structuredContent;
+    const next = (await inspect(srv, { project_id: projectId, asset_id: ids['many-shots'], from: '00:00:07.680' }))
+      .structuredContent;
     expect(next.sheet).toMatchObject({ mode: 'shots', first_shot: 49, last_shot: 55 });
     expect(next.sheet.more).toBeUndefined();
     expect(next.frames.map((f) => f.shot)).toEqual([49, 50, 51, 52, 53, 54, 55]);
@@ -279,30 +353,80 @@ describe('inspect_asset on the local backend', () => {
     expect(body.shots).toEqual(first.structuredContent.shots);
     expect(body.silences).toEqual(first.structuredContent.silences);
     // again: the same file imported anew is a new asset (else the one already inspected comes back).
-    const imported = await srv.client.callTool({ name: 'import_media', arguments: { project_id: projectId, path: join(allowed, 'shots-g50.mp4'), again: true } });
+    const imported = await srv.client.callTool({
+      name: 'import_media',
+      arguments: { project_id: projectId, path: join(allowed, 'shots-g50.mp4'), again: true },
+    });
     const fresh = (imported.structuredContent as { asset: { id: string } }).asset.id;
-    await expect(srv.client.readResource({ uri: `vj://projects/${projectId}/assets/${fresh}/inspection` })).rejects.toThrow(/not been inspected yet/);
-    await expect(srv.client.readResource({ uri: `vj://projects/${projectId}/assets/3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e/inspection` })).rejects.toThrow(/no asset .* get_project lists its assets/);
+    await expect(
+      srv.client.readResource({ uri: `vj://projects/${projectId}/assets/${fresh}/inspection` }),
+    ).rejects.toThrow(/not been inspected yet/);
+    await expect(
+      srv.client.readResource({
+        uri: `vj://projects/${projectId}/assets/3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e/inspection`,
+      }),
+    ).rejects.toThrow(/no asset .* get_project lists its assets/);
   });
 
   it('lets the edit tools take a clip as a shot, naming the shot list used', async () => {
     const id = ids['shots-g50']!;
-    const bad = await srv.client.callTool({ name: 'compose_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: id, shot: 9 }] } });
-    const b = bad.structuredContent as { ready: boolean; diagnostics: { severity: string; path: string; message: string }[] };
+    const bad = await srv.client.callTool({
+      name: 'compose_edit',
+      arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: id, shot: 9 }] },
+    });
+    const b = bad.structuredContent as {
+      ready: boolean;
+      diagnostics: { severity: string; path: string; message: string }[];
+    };
     expect(b.ready).toBe(false);
-    expect(b.diagnostics[0]).toMatchObject({ severity: 'error', path: '/video_series_sequential/0', message: `asset ${id} has 7 shots; there is no shot 9` });
+    expect(b.diagnostics[0]).toMatchObject({
+      severity: 'error',
+      path: '/video_series_sequential/0',
+      message: `asset ${id} has 7 shots; there is no shot 9`,
+    });
 
     const c = await srv.client.callTool({
       name: 'compose_edit',
-      arguments: { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: id, shot: 4 }, { asset_id: id, shot: 2, start: 1, end: 2.5 }] },
+      arguments: {
+        project_id: projectId,
+        resolution: '320x180',
+        fps: 25,
+        clips: [
+          { asset_id: id, shot: 4 },
+          { asset_id: id, shot: 2, start: 1, end: 2.5 },
+        ],
+      },
     });
-    const r = c.structuredContent as { ready: boolean; notes: string[]; summary: { cuts: { source_in: string; source_out: string }[] } };
+    const r = c.structuredContent as {
+      ready: boolean;
+      notes: string[];
+      summary: { cuts: { source_in: string; source_out: string }[] };
+    };
     expect(r.ready).toBe(true);
-    expect(r.summary.cuts.map((x) => [x.source_in, x.source_out])).toEqual([['00:00:10.800', '00:00:11.200'], ['00:00:04.000', '00:00:05.500']]);
-    expect(r.notes[0]).toMatch(new RegExp(`^clip 1 is shot 4 of asset ${id} \\(shots-g50.mp4\\) \\(10.8-11.2 s\\).*shot list \\(7 shots, inspect_asset; cached\\)`));
+    expect(r.summary.cuts.map((x) => [x.source_in, x.source_out])).toEqual([
+      ['00:00:10.800', '00:00:11.200'],
+      ['00:00:04.000', '00:00:05.500'],
+    ]);
+    expect(r.notes[0]).toMatch(
+      new RegExp(
+        `^clip 1 is shot 4 of asset ${id} \\(shots-g50.mp4\\) \\(10.8-11.2 s\\).*shot list \\(7 shots, inspect_asset; cached\\)`,
+      ),
+    );
 
     // Rendered, shot 4 is exactly its ten frames of smptehdbars: no orange frame of the shots either side.
-    const p = await srv.client.callTool({ name: 'preview_edit', arguments: { project_id: projectId, resolution: '320x180', fps: 25, width: 320, clips: [{ asset_id: id, shot: 4 }] } }, { timeout: 120_000 });
+    const p = await srv.client.callTool(
+      {
+        name: 'preview_edit',
+        arguments: {
+          project_id: projectId,
+          resolution: '320x180',
+          fps: 25,
+          width: 320,
+          clips: [{ asset_id: id, shot: 4 }],
+        },
+      },
+      { timeout: 120_000 },
+    );
     const preview = p.structuredContent as { path: string };
     expect(probe(preview.path).videoFrames).toBe(10);
     const orange = (t: number) => {
@@ -319,11 +443,17 @@ describe('inspect_asset on the local backend', () => {
   });
 
   it('refuses a bad span and an unknown asset with one actionable line', async () => {
-    const bad = await srv.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: ids['shots-g50'], from: 40 } });
+    const bad = await srv.client.callTool({
+      name: 'inspect_asset',
+      arguments: { project_id: projectId, asset_id: ids['shots-g50'], from: 40 },
+    });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/^from \(40 s\) is past the end of the asset/);
     expect(bad.structuredContent).toBeUndefined();
-    const unknown = await srv.client.callTool({ name: 'inspect_asset', arguments: { project_id: projectId, asset_id: '3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e' } });
+    const unknown = await srv.client.callTool({
+      name: 'inspect_asset',
+      arguments: { project_id: projectId, asset_id: '3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e' },
+    });
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toMatch(/^no asset .* get_project lists its assets/);
   });
@@ -344,7 +474,12 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     keyname = `shots-${project.id.slice(0, 8)}`;
     service.media.set(keyname, files.g50);
     assetId = service.addAsset(projectId, { keyname, asset_type: 'video', ext: 'mp4' }).id;
-    srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug' });
+    srv = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: cacheDir,
+      CUTROOM_LOG_LEVEL: 'debug',
+    });
   });
   afterAll(async () => {
     await srv?.close();
@@ -376,7 +511,10 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     const progress: number[] = [];
     const calls = [
       srv.client.callTool({ name: 'inspect_asset', arguments: args }, { timeout: 120_000 }),
-      srv.client.callTool({ name: 'inspect_asset', arguments: args }, { timeout: 120_000, onprogress: (p) => progress.push(p.progress) }),
+      srv.client.callTool(
+        { name: 'inspect_asset', arguments: args },
+        { timeout: 120_000, onprogress: (p) => progress.push(p.progress) },
+      ),
     ];
     const cancelled = srv.client.callTool({ name: 'inspect_asset', arguments: args }, { signal: quitter.signal });
     await expect.poll(() => pidsMatching(key).length, { timeout: 15_000 }).toBeGreaterThan(0);
@@ -401,12 +539,17 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     // Every read of its media hangs for a minute: nothing can finish before the cancellation.
     service.fail({ delayMs: 60_000 }, { times: 100, match: (r: { path: string }) => r.path.includes(slowKey) });
     const ac = new AbortController();
-    const pending = srv.client.callTool({ name: 'inspect_asset', arguments: { project_id: other.id, asset_id: slowId } }, { signal: ac.signal, onprogress: () => {} });
+    const pending = srv.client.callTool(
+      { name: 'inspect_asset', arguments: { project_id: other.id, asset_id: slowId } },
+      { signal: ac.signal, onprogress: () => {} },
+    );
     await expect.poll(() => pidsMatching(slowKey).length, { timeout: 15_000 }).toBeGreaterThan(0);
     ac.abort();
     await expect(pending).rejects.toThrow();
     await expect.poll(() => pidsMatching(slowKey).length, { timeout: 5000 }).toBe(0);
-    await expect(srv.client.readResource({ uri: `vj://projects/${other.id}/assets/${slowId}/inspection` })).rejects.toThrow(/not been inspected yet/);
+    await expect(
+      srv.client.readResource({ uri: `vj://projects/${other.id}/assets/${slowId}/inspection` }),
+    ).rejects.toThrow(/not been inspected yet/);
     expect((await srv.client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
   }, 60_000);
 });

@@ -3,7 +3,17 @@
 // whose media is fetched beside the export.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +30,28 @@ type Edit = {
   video_series_sequential: { video_id: string; video_start_time: Time; video_end_time: Time; audio_levels: Level[] }[];
   audio_overlay: { audio_id: string; audio_start_time: Time; audio_end_time: Time; audio_levels: Level[] }[];
 };
-type Exported = { export_id: string; path: string; media_dir?: string; media: { asset_id: string; reference: string }[]; warnings: string[] };
-type Imported = { ready: boolean; edit_id?: string; edit?: Edit; diagnostics: { severity: string; path: string; message: string }[]; mapped: string[] };
-type Result = { isError?: boolean; structuredContent?: unknown; content: { type: string; uri?: string; text?: string }[] };
+type Exported = {
+  export_id: string;
+  path: string;
+  media_dir?: string;
+  media: { asset_id: string; reference: string }[];
+  warnings: string[];
+};
+type Imported = {
+  ready: boolean;
+  edit_id?: string;
+  edit?: Edit;
+  diagnostics: { severity: string; path: string; message: string }[];
+  mapped: string[];
+};
+type Result = {
+  isError?: boolean;
+  structuredContent?: unknown;
+  content: { type: string; uri?: string; text?: string }[];
+};
 
-const call = async (s: Spawned, name: string, args: Record<string, unknown>) => (await s.client.callTool({ name, arguments: args }, { timeout: 120_000 })) as Result;
+const call = async (s: Spawned, name: string, args: Record<string, unknown>) =>
+  (await s.client.callTool({ name, arguments: args }, { timeout: 120_000 })) as Result;
 const structured = <T>(r: Result): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
@@ -58,7 +85,15 @@ function shape(e: Edit, { withLevels = true, overlaysOnFrames = false } = {}) {
       inFrame: Math.ceil(sec(c.video_start_time) * 25 - 1e-6),
       frames: Math.round((sec(c.video_end_time) - sec(c.video_start_time)) * e.video_output_fps),
       // Level windows as frames of the source from the cut's first frame.
-      ...(withLevels ? { levels: c.audio_levels.map((l) => [l.audio_level, Math.ceil(sec(l.start_time) * 25 - 1e-6), Math.round((sec(l.end_time) - sec(l.start_time)) * 25)]) } : {}),
+      ...(withLevels
+        ? {
+            levels: c.audio_levels.map((l) => [
+              l.audio_level,
+              Math.ceil(sec(l.start_time) * 25 - 1e-6),
+              Math.round((sec(l.end_time) - sec(l.start_time)) * 25),
+            ]),
+          }
+        : {}),
     })),
     overlays: e.audio_overlay.map((o) => ({
       id: o.audio_id,
@@ -83,13 +118,21 @@ describe('on the local backend', () => {
   beforeAll(async () => {
     mkdirSync(allowed, { recursive: true });
     const media = makeAll() as Record<string, string>;
-    srv = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: cacheDir });
-    projectId = structured<{ project: { id: string } }>(await call(srv, 'create_project', { name: 'handoff', description: '' })).project.id;
+    srv = await spawnServer({
+      CUTROOM_DATA_DIR: join(root, 'data'),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      CUTROOM_CACHE_DIR: cacheDir,
+    });
+    projectId = structured<{ project: { id: string } }>(
+      await call(srv, 'create_project', { name: 'handoff', description: '' }),
+    ).project.id;
     for (const name of ['red', 'blue', 'voice'] as const) {
       // A name with a space and a '#', which each format must carry as it is.
       const file = join(allowed, `${name} take#1${media[name]!.slice(media[name]!.lastIndexOf('.'))}`);
       copyFileSync(media[name]!, file);
-      ids[name] = structured<{ asset: { id: string } }>(await call(srv, 'import_media', { project_id: projectId, path: file })).asset.id;
+      ids[name] = structured<{ asset: { id: string } }>(
+        await call(srv, 'import_media', { project_id: projectId, path: file }),
+      ).asset.id;
     }
     args = {
       project_id: projectId,
@@ -112,48 +155,120 @@ describe('on the local backend', () => {
     await srv?.close();
   });
 
-  it('writes a source\'s timecode as editors\' media have it, and reads it back off (issue 21, items 1 and 2)', async () => {
+  it("writes a source's timecode as editors' media have it, and reads it back off (issue 21, items 1 and 2)", async () => {
     const file = join(allowed, 'camera tc.mov');
-    const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=25:d=6', '-c:v', 'libx264', '-preset', 'ultrafast', '-timecode', '01:00:10:00', file]);
+    const r = spawnSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=s=320x180:r=25:d=6',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-timecode',
+      '01:00:10:00',
+      file,
+    ]);
     expect(r.status, r.stderr.toString()).toBe(0);
-    const camera = structured<{ asset: { id: string } }>(await call(srv, 'import_media', { project_id: projectId, path: file })).asset.id;
-    const edit = { project_id: projectId, resolution: '320x180', fps: 25, clips: [{ asset_id: camera, start: 2, end: 3 }], filename: 'tc.mp4' };
+    const camera = structured<{ asset: { id: string } }>(
+      await call(srv, 'import_media', { project_id: projectId, path: file }),
+    ).asset.id;
+    const edit = {
+      project_id: projectId,
+      resolution: '320x180',
+      fps: 25,
+      clips: [{ asset_id: camera, start: 2, end: 3 }],
+      filename: 'tc.mp4',
+    };
     const files: Record<string, string> = {};
-    for (const format of ['otio', 'fcpxml', 'edl'] as const) files[format] = readFileSync(structured<{ path: string }>(await call(srv, 'export_edit', { ...edit, format })).path, 'utf8');
+    for (const format of ['otio', 'fcpxml', 'edl'] as const)
+      files[format] = readFileSync(
+        structured<{ path: string }>(await call(srv, 'export_edit', { ...edit, format })).path,
+        'utf8',
+      );
     // 01:00:10:00 at 25 fps is frame 90250 (3610 s); the cut's in point 2 s later.
     expect(files.fcpxml).toMatch(/<asset [^>]*start="3610s"/);
     expect(files.fcpxml).toMatch(/<asset-clip [^>]*start="3612s"/);
-    const otio = JSON.parse(files.otio) as { tracks: { children: { children: { source_range: { start_time: { value: number } }; media_references: { DEFAULT_MEDIA: { available_range: { start_time: { value: number } } } } }[] }[] } };
+    const otio = JSON.parse(files.otio) as {
+      tracks: {
+        children: {
+          children: {
+            source_range: { start_time: { value: number } };
+            media_references: { DEFAULT_MEDIA: { available_range: { start_time: { value: number } } } };
+          }[];
+        }[];
+      };
+    };
     const clip = otio.tracks.children[0]!.children[0]!;
     expect(clip.media_references.DEFAULT_MEDIA.available_range.start_time.value).toBe(90250);
     expect(clip.source_range.start_time.value).toBe(90300);
     expect(files.edl).toMatch(/ C {8}01:00:12:00 01:00:13:00 01:00:00:00 01:00:01:00/);
     for (const format of ['otio', 'fcpxml', 'edl'] as const) {
-      const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: files[format], format, ...(format === 'edl' ? { resolution: '320x180' } : {}) }));
+      const back = await withEdit<Imported>(
+        srv,
+        await call(srv, 'import_edit', {
+          project_id: projectId,
+          content: files[format],
+          format,
+          ...(format === 'edl' ? { resolution: '320x180' } : {}),
+        }),
+      );
       expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
-      expect(back.edit!.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time]), format).toEqual([[camera, '00:00:02.000', '00:00:03.000']]);
+      expect(
+        back.edit!.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time]),
+        format,
+      ).toEqual([[camera, '00:00:02.000', '00:00:03.000']]);
     }
   }, 60_000);
 
-  it('edl: reads at the rate the file says, else at its sources\' rate, and says when it assumed one (issue 21, item 4)', async () => {
+  it("edl: reads at the rate the file says, else at its sources' rate, and says when it assumed one (issue 21, item 4)", async () => {
     const out = structured<{ path: string }>(await call(srv, 'export_edit', { ...args, fps: 25, format: 'edl' }));
     const text = readFileSync(out.path, 'utf8');
     expect(text).toContain('* CUTROOM FPS: 25/1');
     // Said in the file: read at 25 (it was read at 30 before, every out point moved), no warning.
-    const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', resolution: '640x360' }));
+    const back = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', resolution: '640x360' }),
+    );
     expect(back.edit!.video_output_fps).toBe(25);
     // Each cut back on the source frame it started on (the EDL counts the edit's frames: lengths come back to the frame).
-    const at25 = shape((await withEdit<{ edit: Edit }>(srv, await call(srv, 'compose_edit', { ...args, fps: 25 }))).edit, { withLevels: false, overlaysOnFrames: true });
+    const at25 = shape(
+      (await withEdit<{ edit: Edit }>(srv, await call(srv, 'compose_edit', { ...args, fps: 25 }))).edit,
+      { withLevels: false, overlaysOnFrames: true },
+    );
     const read = shape(back.edit!, { withLevels: false, overlaysOnFrames: true });
     expect(read.cuts.map((c) => [c.id, c.inFrame])).toEqual(at25.cuts.map((c) => [c.id, c.inFrame]));
     read.cuts.forEach((c, i) => expect(Math.abs(c.frames - at25.cuts[i]!.frames)).toBeLessThanOrEqual(1));
     expect(back.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/does not say its frame rate/);
     // Not said (a foreign EDL): its sources are at 25 fps, so 25, with a warning.
-    const foreign = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: text.replace(/^\* CUTROOM FPS: .*\n/m, ''), format: 'edl', resolution: '640x360' }));
+    const foreign = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', {
+        project_id: projectId,
+        content: text.replace(/^\* CUTROOM FPS: .*\n/m, ''),
+        format: 'edl',
+        resolution: '640x360',
+      }),
+    );
     expect(foreign.edit!.video_output_fps).toBe(25);
-    expect(foreign.diagnostics.map((d) => d.message)).toContainEqual(expect.stringMatching(/does not say its frame rate; it was read at 25 fps, its sources' rate/));
+    expect(foreign.diagnostics.map((d) => d.message)).toContainEqual(
+      expect.stringMatching(/does not say its frame rate; it was read at 25 fps, its sources' rate/),
+    );
     // Given: as given.
-    const given = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', fps: 50, resolution: '640x360' }));
+    const given = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', {
+        project_id: projectId,
+        content: text,
+        format: 'edl',
+        fps: 50,
+        resolution: '640x360',
+      }),
+    );
     expect(given.edit!.video_output_fps).toBe(50);
   }, 60_000);
 
@@ -172,15 +287,27 @@ describe('on the local backend', () => {
       const read = await srv.client.readResource({ uri: link!.uri! });
       expect((read.contents[0] as { text: string }).text).toBe(text);
 
-      const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, path: out.path, ...(format === 'edl' ? { fps: 29.97, resolution: '640x360' } : {}) }));
+      const back = await withEdit<Imported>(
+        srv,
+        await call(srv, 'import_edit', {
+          project_id: projectId,
+          path: out.path,
+          ...(format === 'edl' ? { fps: 29.97, resolution: '640x360' } : {}),
+        }),
+      );
       expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
       expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
       if (format === 'edl') {
         // An EDL carries no levels: it says so, and everything else comes back.
         expect(out.warnings.join(' ')).toMatch(/level/i);
-        expect(shape(back.edit!, { withLevels: false, overlaysOnFrames: true })).toEqual(shape(composed, { withLevels: false, overlaysOnFrames: true }));
+        expect(shape(back.edit!, { withLevels: false, overlaysOnFrames: true })).toEqual(
+          shape(composed, { withLevels: false, overlaysOnFrames: true }),
+        );
         // The presets compose_edit takes mean the same to import_edit.
-        const preset = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, path: out.path, fps: 29.97, resolution: '720p' }));
+        const preset = await withEdit<Imported>(
+          srv,
+          await call(srv, 'import_edit', { project_id: projectId, path: out.path, fps: 29.97, resolution: '720p' }),
+        );
         expect(preset.edit?.video_output_resolution).toBe('1280x720');
       } else {
         const overlaysOnFrames = format === 'fcpxml';
@@ -193,11 +320,20 @@ describe('on the local backend', () => {
   it('takes back what an editor changed in an OTIO file, and says what it could not take', async () => {
     const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
     const doc = JSON.parse(readFileSync(out.path, 'utf8'));
-    const [video, sound] = doc.tracks.children as { kind: string; children: { OTIO_SCHEMA: string; source_range?: { duration: { value: number } } }[] }[];
+    const [video, sound] = doc.tracks.children as {
+      kind: string;
+      children: { OTIO_SCHEMA: string; source_range?: { duration: { value: number } } }[];
+    }[];
     expect(video!.kind).toBe('Video');
     // The editor trims 15 frames off the first cut, picture and sound, and puts a dissolve between cuts 2 and 3.
     for (const track of [video!, sound!]) track.children[0]!.source_range!.duration.value -= 15;
-    video!.children.splice(2, 0, { OTIO_SCHEMA: 'Transition.1', name: 'Cross Dissolve', transition_type: 'SMPTE_Dissolve', in_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 }, out_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 } } as never);
+    video!.children.splice(2, 0, {
+      OTIO_SCHEMA: 'Transition.1',
+      name: 'Cross Dissolve',
+      transition_type: 'SMPTE_Dissolve',
+      in_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 },
+      out_offset: { OTIO_SCHEMA: 'RationalTime.1', rate: 29.97, value: 10 },
+    } as never);
     const edited = join(allowed, 'editor.otio');
     writeFileSync(edited, JSON.stringify(doc));
 
@@ -211,8 +347,12 @@ describe('on the local backend', () => {
     expect(Math.round((length(before) - length(cuts[0]!)) * 29.97)).toBe(15);
     expect(sec(cuts[0]!.video_start_time)).toBe(1.04);
     // Its level still covers all of it; the other cuts are as they were.
-    expect(cuts[0]!.audio_levels).toEqual([{ audio_level: 0.5, start_time: cuts[0]!.video_start_time, end_time: cuts[0]!.video_end_time }]);
-    expect(shape({ ...back.edit!, video_series_sequential: cuts.slice(1) })).toEqual(shape({ ...composed, video_series_sequential: composed.video_series_sequential.slice(1) }));
+    expect(cuts[0]!.audio_levels).toEqual([
+      { audio_level: 0.5, start_time: cuts[0]!.video_start_time, end_time: cuts[0]!.video_end_time },
+    ]);
+    expect(shape({ ...back.edit!, video_series_sequential: cuts.slice(1) })).toEqual(
+      shape({ ...composed, video_series_sequential: composed.video_series_sequential.slice(1) }),
+    );
     const note = back.diagnostics.find((d) => /dissolve|transition/i.test(d.message));
     expect(note, JSON.stringify(back.diagnostics)).toBeDefined();
     expect(note!.severity).toBe('warning');
@@ -220,7 +360,20 @@ describe('on the local backend', () => {
 
   it('otio: a clip with no source_range whose media has no available_range plays the whole asset it maps to (issue 31, item 10)', async () => {
     const rt = (value: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate: 25, value });
-    const clip = (name: string, sourceRange: unknown) => ({ OTIO_SCHEMA: 'Clip.2', name, source_range: sourceRange, media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', name, target_url: `file:///elsewhere/${name}.mov`, available_range: null } }, active_media_reference_key: 'DEFAULT_MEDIA' });
+    const clip = (name: string, sourceRange: unknown) => ({
+      OTIO_SCHEMA: 'Clip.2',
+      name,
+      source_range: sourceRange,
+      media_references: {
+        DEFAULT_MEDIA: {
+          OTIO_SCHEMA: 'ExternalReference.1',
+          name,
+          target_url: `file:///elsewhere/${name}.mov`,
+          available_range: null,
+        },
+      },
+      active_media_reference_key: 'DEFAULT_MEDIA',
+    });
     const doc = {
       OTIO_SCHEMA: 'Timeline.1',
       name: 'whole',
@@ -228,27 +381,62 @@ describe('on the local backend', () => {
       tracks: {
         OTIO_SCHEMA: 'Stack.1',
         children: [
-          { OTIO_SCHEMA: 'Track.1', kind: 'Video', children: [clip('whole red', null), clip('part of blue', { OTIO_SCHEMA: 'TimeRange.1', start_time: rt(25), duration: rt(50) })] },
+          {
+            OTIO_SCHEMA: 'Track.1',
+            kind: 'Video',
+            children: [
+              clip('whole red', null),
+              clip('part of blue', { OTIO_SCHEMA: 'TimeRange.1', start_time: rt(25), duration: rt(50) }),
+            ],
+          },
           // The picture's own sound, as editors write it: the whole of red again.
           { OTIO_SCHEMA: 'Track.1', kind: 'Audio', children: [clip('whole red', null)] },
         ],
       },
     };
-    const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: JSON.stringify(doc), format: 'otio', resolution: '320x180', media_map: { 'whole red': ids.red, 'part of blue': ids.blue } }));
+    const back = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', {
+        project_id: projectId,
+        content: JSON.stringify(doc),
+        format: 'otio',
+        resolution: '320x180',
+        media_map: { 'whole red': ids.red, 'part of blue': ids.blue },
+      }),
+    );
     expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
     // red measures 8 s: all of it, then blue from 1 s to 3 s.
     expect(back.edit!.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([
       [ids.red, '00:00:00.000', '00:00:08.000'],
       [ids.blue, '00:00:01.000', '00:00:03.000'],
     ]);
-    expect(back.diagnostics).toContainEqual(expect.objectContaining({ severity: 'warning', message: expect.stringMatching(/no source_range and its media no available_range: it plays the whole of asset .* \(8\.\d{3} s, as measured\)/) }));
+    expect(back.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: 'warning',
+        message: expect.stringMatching(
+          /no source_range and its media no available_range: it plays the whole of asset .* \(8\.\d{3} s, as measured\)/,
+        ),
+      }),
+    );
     expect(back.edit!.audio_overlay).toEqual([]);
     expect(back.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/audio clip/);
   });
 
-  it('edl: counts an event\'s timecodes as its FCM line says, and refuses a drop-frame label that does not exist (issue 31, item 9)', async () => {
-    const list = (fcm: string, event: string) => ['TITLE: tc', `FCM: ${fcm}`, '', `001  AX       V     C        ${event}`, '* FROM CLIP NAME: red', ''].join('\n');
-    const importEdl = async (text: string) => withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', fps: 29.97, resolution: '320x180', media_map: { red: ids.red } }));
+  it("edl: counts an event's timecodes as its FCM line says, and refuses a drop-frame label that does not exist (issue 31, item 9)", async () => {
+    const list = (fcm: string, event: string) =>
+      ['TITLE: tc', `FCM: ${fcm}`, '', `001  AX       V     C        ${event}`, '* FROM CLIP NAME: red', ''].join('\n');
+    const importEdl = async (text: string) =>
+      withEdit<Imported>(
+        srv,
+        await call(srv, 'import_edit', {
+          project_id: projectId,
+          content: text,
+          format: 'edl',
+          fps: 29.97,
+          resolution: '320x180',
+          media_map: { red: ids.red },
+        }),
+      );
     // A 1 s record written 01:00:00;00 to 01:00:01:00 in a non-drop-frame list: 30 frames (it was a 4.6 s cut).
     const ndf = await importEdl(list('NON-DROP FRAME', '00:00:02:00 00:00:03:00 01:00:00;00 01:00:01:00'));
     expect(ndf.ready, JSON.stringify(ndf.diagnostics)).toBe(true);
@@ -256,7 +444,14 @@ describe('on the local backend', () => {
     expect(sec(cut!.video_start_time)).toBe(2);
     expect(sec(cut!.video_end_time) - sec(cut!.video_start_time)).toBeCloseTo(30 / 29.97, 2);
     // 00:01:00;00 is no label at 29.97 drop-frame: refused, saying so, not read as 00:00:59;28.
-    const df = await call(srv, 'import_edit', { project_id: projectId, content: list('DROP FRAME', '00:00:02;00 00:00:03;00 00:01:00;00 00:01:01;00'), format: 'edl', fps: 29.97, resolution: '320x180', media_map: { red: ids.red } });
+    const df = await call(srv, 'import_edit', {
+      project_id: projectId,
+      content: list('DROP FRAME', '00:00:02;00 00:00:03;00 00:01:00;00 00:01:01;00'),
+      format: 'edl',
+      fps: 29.97,
+      resolution: '320x180',
+      media_map: { red: ids.red },
+    });
     expect(df.isError).toBe(true);
     expect(textOf(df)).toMatch(/"00:01:00;00" is no drop-frame label/);
   });
@@ -280,28 +475,40 @@ describe('on the local backend', () => {
     const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'edl' }));
     const planted = join(exportsDir, out.export_id, 'planted.edl');
     symlinkSync(secret, planted);
-    await expect(srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/planted.edl` })).rejects.toThrow(/no such export/);
+    await expect(srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/planted.edl` })).rejects.toThrow(
+      /no such export/,
+    );
     // The export's own file, swapped for a link, is not served either.
     const own = join(exportsDir, out.export_id, basename(out.path));
     rmSync(own);
     symlinkSync(secret, own);
-    await expect(srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/${basename(out.path)}` })).rejects.toThrow(/no such export/);
+    await expect(
+      srv.client.readResource({ uri: `cutroom://exports/${out.export_id}/${basename(out.path)}` }),
+    ).rejects.toThrow(/no such export/);
 
     const p = structured<{ preview_id: string }>(await call(srv, 'preview_edit', { ...args, width: 160 }));
     const sheet = join(cacheDir, 'previews', p.preview_id, 'sheet.jpg');
     rmSync(sheet);
     symlinkSync(secret, sheet);
-    await expect(srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` })).rejects.toThrow(/gone|not found/i);
+    await expect(srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` })).rejects.toThrow(
+      /gone|not found/i,
+    );
     rmSync(sheet);
     expect(spawnSync('mkfifo', [sheet]).status).toBe(0);
     // A FIFO would block a plain read until someone writes to it; the server must answer, and go on answering.
-    await expect(srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` }, { timeout: 5000 })).rejects.toThrow(/gone|not found/i);
+    await expect(
+      srv.client.readResource({ uri: `cutroom://previews/${p.preview_id}/sheet.jpg` }, { timeout: 5000 }),
+    ).rejects.toThrow(/gone|not found/i);
     expect((await call(srv, 'list_projects', {})).isError).toBeFalsy();
   });
 
   it('refuses an edit with errors and writes nothing', async () => {
     const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
-    const r = await call(srv, 'export_edit', { ...args, clips: [{ asset_id: ids.red, start: 0, end: 99 }], format: 'otio' });
+    const r = await call(srv, 'export_edit', {
+      ...args,
+      clips: [{ asset_id: ids.red, start: 0, end: 99 }],
+      format: 'otio',
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/nothing was exported|not exported/i);
     expect(existsSync(exportsDir) ? readdirSync(exportsDir) : []).toEqual(before);
@@ -317,21 +524,31 @@ describe('on the local backend', () => {
 
   it('bounds what it reads and lists: a huge timeline is refused, a long list of problems is cut short', async () => {
     const event = (i: number, reel: string) => {
-      const tc = (f: number) => `${String(Math.floor(f / 90000)).padStart(2, '0')}:${String(Math.floor(f / 1500) % 60).padStart(2, '0')}:${String(Math.floor(f / 25) % 60).padStart(2, '0')}:${String(f % 25).padStart(2, '0')}`;
+      const tc = (f: number) =>
+        `${String(Math.floor(f / 90000)).padStart(2, '0')}:${String(Math.floor(f / 1500) % 60).padStart(2, '0')}:${String(Math.floor(f / 25) % 60).padStart(2, '0')}:${String(f % 25).padStart(2, '0')}`;
       return `${String((i % 999) + 1).padStart(3, '0')}  ${reel.padEnd(8)} V     C        ${tc(0)} ${tc(25)} ${tc(90000 + i * 25)} ${tc(90000 + (i + 1) * 25)}`;
     };
-    const edl = (n: number, reel: string) => ['TITLE: long', 'FCM: NON-DROP FRAME', ...Array.from({ length: n }, (_, i) => event(i, reel))].join('\n');
+    const edl = (n: number, reel: string) =>
+      ['TITLE: long', 'FCM: NON-DROP FRAME', ...Array.from({ length: n }, (_, i) => event(i, reel))].join('\n');
     const huge = await call(srv, 'import_edit', { project_id: projectId, content: edl(5001, 'AX'), fps: 25 });
     expect(huge.isError).toBe(true);
     expect(textOf(huge)).toMatch(/holds 5001 clips; import_edit reads timelines of up to 5000/);
 
-    const unmapped = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: edl(150, 'NOSUCH'), fps: 25 }));
+    const unmapped = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, content: edl(150, 'NOSUCH'), fps: 25 }),
+    );
     expect(unmapped.ready).toBe(false);
     expect(unmapped.diagnostics.filter((d) => /matches no asset of the project/.test(d.message))).toHaveLength(12);
-    expect(unmapped.diagnostics.find((d) => /and 138 more like these/.test(d.message))).toMatchObject({ severity: 'error' });
+    expect(unmapped.diagnostics.find((d) => /and 138 more like these/.test(d.message))).toMatchObject({
+      severity: 'error',
+    });
     // The check's own findings (one per unmapped cut) are capped the same way: a small file, a small answer.
     expect(unmapped.diagnostics.length).toBeLessThanOrEqual(26);
-    const many = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: edl(2000, `N${'x'.repeat(1500)}`), fps: 25 }));
+    const many = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, content: edl(2000, `N${'x'.repeat(1500)}`), fps: 25 }),
+    );
     expect(many.diagnostics.length).toBeLessThanOrEqual(26);
     // Names from the file are quoted short: the 1500-character reel is never echoed whole.
     expect(JSON.stringify(many)).not.toContain('x'.repeat(200));
@@ -345,7 +562,10 @@ describe('on the local backend', () => {
     const r = await call(srv, 'import_edit', { project_id: projectId, path: outside });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/outside|not allowed|CUTROOM_ALLOWED_DIRS/i);
-    const viaLink = await call(srv, 'import_edit', { project_id: projectId, path: join(allowed, '..', 'outside.otio') });
+    const viaLink = await call(srv, 'import_edit', {
+      project_id: projectId,
+      path: join(allowed, '..', 'outside.otio'),
+    });
     expect(viaLink.isError).toBe(true);
   });
 
@@ -353,12 +573,26 @@ describe('on the local backend', () => {
     const garbage = await call(srv, 'import_edit', { project_id: projectId, content: 'hello, editor' });
     expect(garbage.isError).toBe(true);
     expect(textOf(garbage)).toMatch(/format could not be told .* give format/);
-    const broken = await call(srv, 'import_edit', { project_id: projectId, content: '{"OTIO_SCHEMA": "Timeline.1", "tracks": ', format: 'otio' });
+    const broken = await call(srv, 'import_edit', {
+      project_id: projectId,
+      content: '{"OTIO_SCHEMA": "Timeline.1", "tracks": ',
+      format: 'otio',
+    });
     expect(broken.isError).toBe(true);
     expect(textOf(broken)).toMatch(/OTIO|JSON/);
 
-    const edl = ['TITLE: foreign', 'FCM: NON-DROP FRAME', '', '001  AX       V     C        00:00:00:00 00:00:02:00 01:00:00:00 01:00:02:00', '* FROM CLIP NAME: somebody else.mov', ''].join('\n');
-    const unmapped = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, content: edl, fps: 25 }));
+    const edl = [
+      'TITLE: foreign',
+      'FCM: NON-DROP FRAME',
+      '',
+      '001  AX       V     C        00:00:00:00 00:00:02:00 01:00:00:00 01:00:02:00',
+      '* FROM CLIP NAME: somebody else.mov',
+      '',
+    ].join('\n');
+    const unmapped = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, content: edl, fps: 25 }),
+    );
     expect(unmapped.ready).toBe(false);
     expect(unmapped.edit).toBeUndefined();
     const note = unmapped.diagnostics.find((d) => d.severity === 'error' && /somebody else\.mov/.test(d.message));
@@ -384,7 +618,10 @@ describe('on a service, with the media fetched beside the file', () => {
       project_id: projectId,
       resolution: '640x360',
       fps: 25,
-      clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3, volume: 0.5 }],
+      clips: [
+        { asset_id: ids.red, start: 0, end: 2 },
+        { asset_id: ids.blue, start: 1, end: 3, volume: 0.5 },
+      ],
       overlays: [{ asset_id: ids.voice, at: 0.5, until: 2.5 }],
       filename: 'remote.mp4',
     };
@@ -408,16 +645,22 @@ describe('on a service, with the media fetched beside the file', () => {
       expect(sha(join(out.media_dir!, copy!))).toBe(sha(sources[name]!));
     }
     // (ffprobe's own reads, for the check, come with its user agent.)
-    const fetches = (service.mediaLog as { range: string | null; headers: Record<string, string> }[]).filter((l) => l.headers['user-agent'] === 'cutroom');
+    const fetches = (service.mediaLog as { range: string | null; headers: Record<string, string> }[]).filter(
+      (l) => l.headers['user-agent'] === 'cutroom',
+    );
     expect(fetches.map((l) => l.range)).toEqual(['bytes=0-16777215', 'bytes=0-16777215', 'bytes=0-16777215']);
-    for (const l of service.mediaLog as { headers: Record<string, string> }[]) expect(l.headers.authorization ?? '').not.toContain(service.apiKey);
+    for (const l of service.mediaLog as { headers: Record<string, string> }[])
+      expect(l.headers.authorization ?? '').not.toContain(service.apiKey);
     const text = readFileSync(out.path, 'utf8');
     expect(text).not.toMatch(/Signature=/);
     for (const m of out.media) expect(m.reference.startsWith(out.media_dir!)).toBe(true);
     expect(JSON.stringify(out)).not.toContain(service.apiKey);
 
     // The editor's file (the same, here) maps back through the asset ids in the copies' names.
-    const back = await withEdit<Imported>(srv, await call(srv, 'import_edit', { project_id: projectId, path: out.path }));
+    const back = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, path: out.path }),
+    );
     expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
     const composed = (await withEdit<{ edit: Edit }>(srv, await call(srv, 'compose_edit', args))).edit;
     expect(shape(back.edit!, { overlaysOnFrames: true })).toEqual(shape(composed, { overlaysOnFrames: true }));
@@ -426,7 +669,10 @@ describe('on a service, with the media fetched beside the file', () => {
   it('says a link has expired and leaves nothing behind when a fetch is refused', async () => {
     const exportsDir = join(cacheDir, 'exports');
     const before = existsSync(exportsDir) ? readdirSync(exportsDir) : [];
-    service.fail({ status: 403, contentType: 'application/xml', body: '<Error><Code>AccessDenied</Code></Error>' }, { times: 1, match: (r: { path: string }) => r.path.startsWith('/media/') && r.path.startsWith('/media/blue-') });
+    service.fail(
+      { status: 403, contentType: 'application/xml', body: '<Error><Code>AccessDenied</Code></Error>' },
+      { times: 1, match: (r: { path: string }) => r.path.startsWith('/media/') && r.path.startsWith('/media/blue-') },
+    );
     const r = await call(srv, 'export_edit', { ...args, format: 'otio', media: 'download' });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/fetching asset .* 403 \(the signed link may have expired.*nothing was exported/);
@@ -435,11 +681,20 @@ describe('on a service, with the media fetched beside the file', () => {
   });
 
   it("keeps a copy inside the export's folder whatever the service calls its asset (an id of ../.. wrote outside)", async () => {
-    const red = (service.projects.get(projectId) as { assets: { id: string; keyname: string }[] }).assets.find((a) => a.id === ids.red)!;
+    const red = (service.projects.get(projectId) as { assets: { id: string; keyname: string }[] }).assets.find(
+      (a) => a.id === ids.red,
+    )!;
     const escape = mkdtempSync(join(tmpdir(), 'cutroom-escape-'));
     const hostileId = `${'../'.repeat(12)}${escape.slice(1)}/app`;
     service.addAsset(projectId, { id: hostileId, keyname: red.keyname });
-    const out = await call(srv, 'export_edit', { project_id: projectId, resolution: '640x360', fps: 25, clips: [{ asset_id: hostileId, start: 0, end: 1 }], format: 'otio', media: 'download' });
+    const out = await call(srv, 'export_edit', {
+      project_id: projectId,
+      resolution: '640x360',
+      fps: 25,
+      clips: [{ asset_id: hostileId, start: 0, end: 1 }],
+      format: 'otio',
+      media: 'download',
+    });
     expect(readdirSync(escape)).toEqual([]);
     expect(out.isError, textOf(out)).toBeFalsy();
     const exported = out.structuredContent as Exported;

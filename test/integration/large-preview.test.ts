@@ -14,7 +14,13 @@ const allowed = join(root, 'allowed');
 let server: Spawned;
 let preview: { preview_id: string; path: string };
 
-type Manifest = { uri: string; mimeType: string; size: number; sha256: string; parts: { uri: string; offset: number; length: number }[] };
+type Manifest = {
+  uri: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  parts: { uri: string; offset: number; length: number }[];
+};
 const structured = <T>(r: unknown): T => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
@@ -26,15 +32,53 @@ beforeAll(async () => {
   // Noise does not compress: 2.5 s of it at 1280x720 makes a preview of about 28 MB.
   const source = join(allowed, 'noise.mp4');
   const made = spawnSync('ffmpeg', [
-    '-v', 'error', '-y', '-f', 'lavfi', '-i', 'nullsrc=s=1280x720:r=25:d=2.5,geq=random(1)*255:random(2)*255:random(3)*255',
-    '-f', 'lavfi', '-i', 'anoisesrc=d=2.5:r=48000', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '24', '-pix_fmt', 'yuv420p', '-c:a', 'aac', source,
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'nullsrc=s=1280x720:r=25:d=2.5,geq=random(1)*255:random(2)*255:random(3)*255',
+    '-f',
+    'lavfi',
+    '-i',
+    'anoisesrc=d=2.5:r=48000',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-crf',
+    '24',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    source,
   ]);
   if (made.status !== 0) throw new Error(`ffmpeg: ${made.stderr}`);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
-  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
-  const projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'noise', description: 'a large preview' })).project.id;
-  const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: source })).asset.id;
-  preview = structured(await call('preview_edit', { project_id: projectId, clips: [{ asset_id: asset, start: 0, end: 2.5 }], resolution: '1280x720', fps: 25, width: 1280 }));
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+  });
+  const call = (name: string, args: Record<string, unknown>) =>
+    server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+  const projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'noise', description: 'a large preview' }),
+  ).project.id;
+  const asset = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: source }),
+  ).asset.id;
+  preview = structured(
+    await call('preview_edit', {
+      project_id: projectId,
+      clips: [{ asset_id: asset, start: 0, end: 2.5 }],
+      resolution: '1280x720',
+      fps: 25,
+      width: 1280,
+    }),
+  );
 }, 180_000);
 afterAll(async () => {
   await server?.close();
@@ -51,7 +95,12 @@ describe('a preview over 20 MB, read by the official TypeScript client over stdi
     const manifest = item._meta?.['cutroom/parts'] as Manifest;
     expect(item.mimeType).toBe('application/json');
     expect(JSON.parse(item.text)).toMatchObject(manifest);
-    expect(manifest).toMatchObject({ uri, mimeType: 'video/mp4', size: onDisk.length, sha256: createHash('sha256').update(onDisk).digest('hex') });
+    expect(manifest).toMatchObject({
+      uri,
+      mimeType: 'video/mp4',
+      size: onDisk.length,
+      sha256: createHash('sha256').update(onDisk).digest('hex'),
+    });
     expect(manifest.parts.length).toBe(Math.ceil(onDisk.length / (3 * 1024 * 1024)));
 
     const parts: Buffer[] = [];
@@ -65,9 +114,12 @@ describe('a preview over 20 MB, read by the official TypeScript client over stdi
     expect(Buffer.concat(parts).equals(onDisk)).toBe(true);
 
     // The session goes on: a call, and the contact sheet (small: one blob).
-    const again = structured<{ preview_id: string; status: string }>(await server.client.callTool({ name: 'preview_edit', arguments: { preview_id: preview.preview_id } }));
+    const again = structured<{ preview_id: string; status: string }>(
+      await server.client.callTool({ name: 'preview_edit', arguments: { preview_id: preview.preview_id } }),
+    );
     expect(again).toMatchObject({ preview_id: preview.preview_id, status: 'done' });
-    const sheet = (await server.client.readResource({ uri: `cutroom://previews/${preview.preview_id}/sheet.jpg` })).contents[0] as { mimeType: string; blob: string };
+    const sheet = (await server.client.readResource({ uri: `cutroom://previews/${preview.preview_id}/sheet.jpg` }))
+      .contents[0] as { mimeType: string; blob: string };
     expect(sheet.mimeType).toBe('image/jpeg');
     expect(Buffer.from(sheet.blob, 'base64').equals(readFileSync(join(preview.path, '..', 'sheet.jpg')))).toBe(true);
 

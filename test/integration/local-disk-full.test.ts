@@ -1,7 +1,17 @@
 // A full disk under the data dir, for real: a small tmpfs mounted as the data dir (needs root; skipped, saying
 // why, where mounting is refused).
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +25,18 @@ mkdirSync(dataDir, { recursive: true });
 mkdirSync(allowed, { recursive: true });
 const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dataDir], { encoding: 'utf8' });
 const mounted = mount.status === 0;
-if (!mounted) console.warn(`skipping the full-disk tests: mounting a tmpfs as the data dir was refused (${(mount.stderr || mount.error?.message || '').trim()}); they need root`);
+if (!mounted)
+  console.warn(
+    `skipping the full-disk tests: mounting a tmpfs as the data dir was refused (${(mount.stderr || mount.error?.message || '').trim()}); they need root`,
+  );
 
-const env = () => ({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
-const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
+const env = () => ({
+  CUTROOM_DATA_DIR: dataDir,
+  CUTROOM_ALLOWED_DIRS: allowed,
+  CUTROOM_CACHE_DIR: join(root, 'cache'),
+});
+const call = (s: Spawned, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
 const fullMessage = `the disk holding the data dir ${dataDir} is full; nothing was changed: free some space there (or move CUTROOM_DATA_DIR) and try again`;
 
 /** Every file under dir whose name says it is partial. */
@@ -45,10 +63,25 @@ describe.skipIf(!mounted)('a full disk under the data dir', () => {
   const filler = join(dataDir, 'filler');
 
   it('an import larger than the space left is refused by name, leaving no partial file and no asset', async () => {
-    project = ((await call(srv, 'create_project', { name: 'on a small disk', description: '' })).structuredContent as { project: { id: string } }).project.id;
+    project = (
+      (await call(srv, 'create_project', { name: 'on a small disk', description: '' })).structuredContent as {
+        project: { id: string };
+      }
+    ).project.id;
     // Real media (13 MB of PCM), so that no version refuses it for its content before copying it.
     const big = join(allowed, 'big.wav');
-    const made = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:duration=70', '-ac', '2', big]);
+    const made = spawnSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=48000:duration=70',
+      '-ac',
+      '2',
+      big,
+    ]);
     expect(made.status).toBe(0);
     const r = await call(srv, 'import_media', { project_id: project, path: big });
     expect(r.isError).toBe(true);
@@ -83,7 +116,9 @@ describe.skipIf(!mounted)('a full disk under the data dir', () => {
     for (const s of [srv, await spawnServer(env())]) {
       const l = await call(s, 'list_projects', {});
       expect(l.isError, textOf(l)).toBeFalsy();
-      expect((l.structuredContent as { projects: { id: string; name: string; asset_count: number }[] }).projects).toEqual([expect.objectContaining({ id: project, asset_count: 1 })]);
+      expect(
+        (l.structuredContent as { projects: { id: string; name: string; asset_count: number }[] }).projects,
+      ).toEqual([expect.objectContaining({ id: project, asset_count: 1 })]);
       if (s !== srv) await s.close();
     }
     rmSync(filler);

@@ -2,7 +2,16 @@
 // writing is kept.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +21,13 @@ import { pidSpace } from '../../src/owners.js';
 const root = mkdtempSync(join(tmpdir(), 'cutroom-leftovers-'));
 const dataDir = join(root, 'data');
 const allowed = join(root, 'allowed');
-const env = () => ({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
-const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
+const env = () => ({
+  CUTROOM_DATA_DIR: dataDir,
+  CUTROOM_ALLOWED_DIRS: allowed,
+  CUTROOM_CACHE_DIR: join(root, 'cache'),
+});
+const call = (s: Spawned, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
 
 let live: ChildProcess;
 beforeAll(() => {
@@ -31,12 +45,15 @@ function deadPid(): number {
   return Number(r.stdout);
 }
 
-const prefixed = (p: string, o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`${p} ${k}`, v]));
+const prefixed = (p: string, o: Record<string, string>) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [`${p} ${k}`, v]));
 
 describe('leftovers of killed writers', () => {
   it('are removed by a starting server (imports and creates killed midway, trash, temp files); live writers keep theirs', async () => {
     const first = await spawnServer(env(), { tee: false });
-    const project = (await call(first, 'create_project', { name: 'kept', description: '' })).structuredContent as { project: { id: string } };
+    const project = (await call(first, 'create_project', { name: 'kept', description: '' })).structuredContent as {
+      project: { id: string };
+    };
     const id = project.project.id;
 
     // A real kill -9 in the middle of an import: a large file, killed while its staged copy is being written.
@@ -46,7 +63,10 @@ describe('leftovers of killed writers', () => {
     closeSync(fd);
     const staging = join(dataDir, 'staging');
     const importing = call(first, 'import_media', { project_id: id, path: big }).catch(() => undefined);
-    const partOf = (pid: number) => (existsSync(staging) ? readdirSync(staging).filter((f) => f.startsWith(`${pid}@${pidSpace()}-`) && f.endsWith('.part')) : []);
+    const partOf = (pid: number) =>
+      existsSync(staging)
+        ? readdirSync(staging).filter((f) => f.startsWith(`${pid}@${pidSpace()}-`) && f.endsWith('.part'))
+        : [];
     const deadline = Date.now() + 20_000;
     // Checked at every turn of the event loop (which must turn, to send the call): the copy takes a fraction of a second.
     while (partOf(first.pid!).length === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
@@ -70,7 +90,8 @@ describe('leftovers of killed writers', () => {
         oldImportPart: join(projects, id, 'media', `${randomUUID()}.mp4.${pid}.part`),
         lockAttempt: join(dataDir, `.lock-${pid}-0a1b2c3d`),
       };
-      for (const dir of [paths.newProject, paths.trash, paths.lockAttempt, join(projects, id, 'media')]) mkdirSync(dir, { recursive: true });
+      for (const dir of [paths.newProject, paths.trash, paths.lockAttempt, join(projects, id, 'media')])
+        mkdirSync(dir, { recursive: true });
       writeFileSync(join(paths.newProject, 'project.json'), '{}');
       writeFileSync(join(paths.trash, 'project.json'), '{}');
       for (const f of [paths.staged, paths.recordTmp, paths.indexTmp, paths.oldImportPart]) writeFileSync(f, 'partial');
@@ -85,14 +106,20 @@ describe('leftovers of killed writers', () => {
     const next = await spawnServer(env());
     try {
       await expect.poll(() => existsSync(killedPart), { timeout: 10_000 }).toBe(false);
-      for (const [what, path] of Object.entries(ofDead)) await expect.poll(() => existsSync(path), { timeout: 5000, message: `${what} of a dead process` }).toBe(false);
-      for (const [what, path] of Object.entries(ofLive)) expect(existsSync(path), `${what} of a live process`).toBe(true);
+      for (const [what, path] of Object.entries(ofDead))
+        await expect.poll(() => existsSync(path), { timeout: 5000, message: `${what} of a dead process` }).toBe(false);
+      for (const [what, path] of Object.entries(ofLive))
+        expect(existsSync(path), `${what} of a live process`).toBe(true);
       // The sweep logs once it has removed everything: the last removal can come just before that line.
-      await expect.poll(() => next.stderr(), { timeout: 5000 }).toMatch(/removed \d+ leftover\(s\) of stopped processes from the data dir: .*\.part/);
+      await expect
+        .poll(() => next.stderr(), { timeout: 5000 })
+        .toMatch(/removed \d+ leftover\(s\) of stopped processes from the data dir: .*\.part/);
       // The project itself is untouched and lists with its asset count.
       const l = await call(next, 'list_projects', {});
       expect(l.isError, textOf(l)).toBeFalsy();
-      expect((l.structuredContent as { projects: { id: string; asset_count: number }[] }).projects).toEqual([expect.objectContaining({ id, asset_count: 0 })]);
+      expect((l.structuredContent as { projects: { id: string; asset_count: number }[] }).projects).toEqual([
+        expect.objectContaining({ id, asset_count: 0 }),
+      ]);
     } finally {
       await next.close();
     }

@@ -15,15 +15,21 @@ const root = mkdtempSync(join(tmpdir(), 'cutroom-races-'));
 const dataDir = join(root, 'data');
 const allowed = join(root, 'allowed');
 const outside = join(root, 'outside');
-const env = () => ({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
-const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
+const env = () => ({
+  CUTROOM_DATA_DIR: dataDir,
+  CUTROOM_ALLOWED_DIRS: allowed,
+  CUTROOM_CACHE_DIR: join(root, 'cache'),
+});
+const call = (s: Spawned, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }, { timeout: 60_000 });
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const structured = <T>(r: unknown): T => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
   return res.structuredContent as T;
 };
-const newProject = async (s: Spawned, name: string) => structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
+const newProject = async (s: Spawned, name: string) =>
+  structured<{ project: { id: string } }>(await call(s, 'create_project', { name, description: '' })).project.id;
 
 let a: Spawned;
 let b: Spawned;
@@ -55,10 +61,14 @@ async function importUnderSwaps(name: string, target: string, loop: string, loop
     let refused = 0;
     for (let round = 0; round < 25; round++) {
       // again: every import copies (else the same content after the first is only hashed and found).
-      const results = await Promise.all(Array.from({ length: 4 }, () => call(a, 'import_media', { project_id: project, path: target, again: true })));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => call(a, 'import_media', { project_id: project, path: target, again: true })),
+      );
       for (const r of results) {
         if (r.isError) {
-          expect(textOf(r)).toMatch(/changed while cutroom was opening it|is outside the folders cutroom may read|no file at/);
+          expect(textOf(r)).toMatch(
+            /changed while cutroom was opening it|is outside the folders cutroom may read|no file at/,
+          );
           refused++;
           continue;
         }
@@ -93,7 +103,11 @@ describe('import_media while what it reads is swapped for a symlink to a secret,
         fs.renameSync(tmp, target);
         Atomics.wait(nap, 0, 0, 1);
       }`;
-    await importUnderSwaps('swapped file', target, loop, [target, join(allowed, 'good.mp4'), join(outside, 'secret.mp4')]);
+    await importUnderSwaps('swapped file', target, loop, [
+      target,
+      join(allowed, 'good.mp4'),
+      join(outside, 'secret.mp4'),
+    ]);
   }, 120_000);
 
   it('a folder on its path: never copies the secret from the folder the link leads to', async () => {
@@ -121,7 +135,9 @@ describe('two server processes on one data dir', () => {
   it('two deletes of one project: one deletes, the other says not found', async () => {
     for (let round = 0; round < 12; round++) {
       const id = await newProject(a, `doomed ${round}`);
-      const results = await Promise.all([a, b].map((s) => call(s, 'delete_project', { project_id: id, confirm: true })));
+      const results = await Promise.all(
+        [a, b].map((s) => call(s, 'delete_project', { project_id: id, confirm: true })),
+      );
       const won = results.filter((r) => !r.isError);
       const lost = results.filter((r) => r.isError);
       expect(won, results.map(textOf).join(' | ')).toHaveLength(1);
@@ -145,7 +161,9 @@ describe('two server processes on one data dir', () => {
         expect(textOf(imported)).toBe(`project ${id} not found; list_projects shows the ids you can use`);
         outcomes.notFound++;
       } else outcomes.landed++;
-      expect(existsSync(join(dataDir, 'projects', id)), `round ${round}: the project's folder was left behind`).toBe(false);
+      expect(existsSync(join(dataDir, 'projects', id)), `round ${round}: the project's folder was left behind`).toBe(
+        false,
+      );
     }
     expect(readdirSync(join(dataDir, 'staging')).filter((f) => f.endsWith('.part'))).toEqual([]);
     expect(readdirSync(join(dataDir, 'projects')).filter((f) => f.startsWith('.'))).toEqual([]);

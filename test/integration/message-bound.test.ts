@@ -25,8 +25,15 @@ let httpModern: Client;
 beforeAll(async () => {
   service = await new FakeService().start();
   projectId = service.addProject({ name: 'huge script' }).id;
-  const nodes = Array.from({ length: 9 }, (_, i) => ({ id: `n${i}`, type: 'custom', data: { job: 'generate', name: `step ${i}`, data: 'p'.repeat(NINE_MIB / 9) } }));
-  const script = service.addScript(projectId, { name: 'Huge', value: { nodes, edges: [] } }) as { id: string; inputs: { example: string }[] };
+  const nodes = Array.from({ length: 9 }, (_, i) => ({
+    id: `n${i}`,
+    type: 'custom',
+    data: { job: 'generate', name: `step ${i}`, data: 'p'.repeat(NINE_MIB / 9) },
+  }));
+  const script = service.addScript(projectId, { name: 'Huge', value: { nodes, edges: [] } }) as {
+    id: string;
+    inputs: { example: string }[];
+  };
   script.inputs[0]!.example = 'e'.repeat(NINE_MIB);
   scriptUri = `vj://projects/${projectId}/scripts/${script.id}`;
   const env = { VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(root, 'cache') };
@@ -35,7 +42,9 @@ beforeAll(async () => {
   http = await startHttpServer({ ...env, VJ_BACKEND: 'remote' });
   httpClient = await connectHttp(http.url, { 'x-api-key': service.apiKey });
   httpModern = new Client({ name: 'modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await httpModern.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { 'x-api-key': service.apiKey } } }));
+  await httpModern.connect(
+    new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { 'x-api-key': service.apiKey } } }),
+  );
 }, 60_000);
 afterAll(async () => {
   await httpClient?.close();
@@ -46,10 +55,14 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const over = /^the answer to (tools\/call|resources\/read) was (\d+\.\d) MiB \((\d+) bytes\), over the 8\.0 MiB one message may carry, so it was not sent: ask for less/;
+const over =
+  /^the answer to (tools\/call|resources\/read) was (\d+\.\d) MiB \((\d+) bytes\), over the 8\.0 MiB one message may carry, so it was not sent: ask for less/;
 
 async function checkNet(client: Client, stderr: () => string): Promise<void> {
-  const listed = await client.callTool({ name: 'list_scripts', arguments: { project_id: projectId } }, { timeout: 60_000 });
+  const listed = await client.callTool(
+    { name: 'list_scripts', arguments: { project_id: projectId } },
+    { timeout: 60_000 },
+  );
   expect(listed.isError).toBe(true);
   expect(listed.structuredContent).toBeUndefined();
   const [, method, , bytes] = over.exec(textOf(listed)) ?? [];
@@ -57,8 +70,12 @@ async function checkNet(client: Client, stderr: () => string): Promise<void> {
   expect(Number(bytes)).toBeGreaterThan(NINE_MIB);
 
   const read = client.readResource({ uri: scriptUri }, { timeout: 60_000 });
-  await expect(read).rejects.toThrow(/the answer to resources\/read was \d+\.\d MiB \(\d+ bytes\), over the 8\.0 MiB one message may carry/);
-  expect(stderr()).toMatch(/the answer to tools\/call \(id \S+\) was \d+\.\d MiB \(\d+ bytes\): answered with an error instead/);
+  await expect(read).rejects.toThrow(
+    /the answer to resources\/read was \d+\.\d MiB \(\d+ bytes\), over the 8\.0 MiB one message may carry/,
+  );
+  expect(stderr()).toMatch(
+    /the answer to tools\/call \(id \S+\) was \d+\.\d MiB \(\d+ bytes\): answered with an error instead/,
+  );
   expect(stderr()).toMatch(/the answer to resources\/read \(id \S+\) was \d+\.\d MiB/);
 
   // The session goes on.

@@ -43,14 +43,52 @@ let projectId: string;
 let tone: string;
 let tones: string;
 let tonesFile: string;
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
 
 function makeMedia(dir: string): { video: string; audio: string } {
   const video = join(dir, 'tone.mp4');
   // (sine's amplitude is 1/8: the tone sits at -24 dBFS, room for any gain asked here.)
-  ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=8', '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=8`, '-af', 'volume=0.5', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '192k', '-shortest', video]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=gray:s=160x90:r=25:d=8',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=1000:r=${RATE}:d=8`,
+    '-af',
+    'volume=0.5',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '192k',
+    '-shortest',
+    video,
+  ]);
   const audio = join(dir, 'tones.wav');
-  ffmpeg(['-f', 'lavfi', '-i', `sine=f=440:r=${RATE}:d=2`, '-f', 'lavfi', '-i', `sine=f=1320:r=${RATE}:d=2`, '-filter_complex', '[0:a][1:a]concat=n=2:v=0:a=1,volume=0.5[o]', '-map', '[o]', '-c:a', 'pcm_s16le', audio]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=440:r=${RATE}:d=2`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=f=1320:r=${RATE}:d=2`,
+    '-filter_complex',
+    '[0:a][1:a]concat=n=2:v=0:a=1,volume=0.5[o]',
+    '-map',
+    '[o]',
+    '-c:a',
+    'pcm_s16le',
+    audio,
+  ]);
   return { video, audio };
 }
 
@@ -58,10 +96,20 @@ beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   const { video, audio } = makeMedia(allowed);
   tonesFile = audio;
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'error' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'mix', description: 'levels in dB' })).project.id;
-  tone = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
-  tones = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: audio })).asset.id;
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'mix', description: 'levels in dB' }),
+  ).project.id;
+  tone = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset
+    .id;
+  tones = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: audio }))
+    .asset.id;
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -130,7 +178,14 @@ describe('the mix on the local backend', () => {
           video_output_resolution: '160x90',
           video_output_fps: 25,
           video_output_filename: 'from.mp4',
-          video_series_sequential: [{ video_id: tone, video_start_time: 0, video_end_time: 3, audio_levels: [{ audio_level: 0, start_time: 0, end_time: 3 }] }],
+          video_series_sequential: [
+            {
+              video_id: tone,
+              video_start_time: 0,
+              video_end_time: 3,
+              audio_levels: [{ audio_level: 0, start_time: 0, end_time: 3 }],
+            },
+          ],
           audio_overlay: [{ audio_id: tones, audio_start_time: 0.5, audio_end_time: 2.5, from: 2, gain_db: -6 }],
         },
       }),
@@ -144,27 +199,50 @@ describe('the mix on the local backend', () => {
 
   it('a default overlay length runs to what is left of its audio after from', async () => {
     const c = structured<{ ready: boolean; summary: { overlays: { timeline_end: string }[] } }>(
-      await call('compose_edit', { project_id: projectId, clips: [{ asset_id: tone, start: 0, end: 6 }], overlays: [{ asset_id: tones, at: 1, from: 2.5 }] }),
+      await call('compose_edit', {
+        project_id: projectId,
+        clips: [{ asset_id: tone, start: 0, end: 6 }],
+        overlays: [{ asset_id: tones, at: 1, from: 2.5 }],
+      }),
     );
     expect(c.ready).toBe(true);
     expect(c.summary.overlays[0]!.timeline_end).toBe('00:00:02.500');
   });
 
-  it('exports and imports back an overlay\'s from in every format, gain and fades in OTIO, FCPXML (its volume) and an EDL (cutroom\'s comments)', async () => {
+  it("exports and imports back an overlay's from in every format, gain and fades in OTIO, FCPXML (its volume) and an EDL (cutroom's comments)", async () => {
     const c = structured<{ edit_id: string }>(
-      await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }], overlays: [{ asset_id: tones, at: 0.5, until: 2, from: 1.25, gain_db: -9, fade_out: 0.5, role: 'music', duck_db: 6 }] }),
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: 25,
+        clips: [{ asset_id: tone, start: 0, end: 4, gain_db: -3, fade_in: 1 }],
+        overlays: [
+          { asset_id: tones, at: 0.5, until: 2, from: 1.25, gain_db: -9, fade_out: 0.5, role: 'music', duck_db: 6 },
+        ],
+      }),
     );
     for (const format of ['otio', 'fcpxml', 'edl']) {
-      const out = structured<{ path: string; warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
+      const out = structured<{ path: string; warnings?: string[] }>(
+        await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
+      );
       const mixWarnings = (out.warnings ?? []).filter((w) => /gain_db|fade_|duck/.test(w));
       if (format === 'otio') expect(mixWarnings, format).toEqual([]);
-      else if (format === 'fcpxml') expect(mixWarnings, format).toEqual(["overlay 1: the music's duck not written to FCPXML (the edit keeps them; previews and local renders play them)"]);
+      else if (format === 'fcpxml')
+        expect(mixWarnings, format).toEqual([
+          "overlay 1: the music's duck not written to FCPXML (the edit keeps them; previews and local renders play them)",
+        ]);
       else expect(mixWarnings, format).toEqual([]);
-      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }));
+      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+        await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }),
+      );
       expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
-      const edit = await storedEdit<{ video_series_sequential: Record<string, unknown>[]; audio_overlay: Record<string, unknown>[] }>(server.client, back.edit_id);
+      const edit = await storedEdit<{
+        video_series_sequential: Record<string, unknown>[];
+        audio_overlay: Record<string, unknown>[];
+      }>(server.client, back.edit_id);
       // An EDL's timecodes count frames (here the edit's 25 fps): its from is on a frame, within one of the edit's.
-      if (format === 'edl') expect(Math.abs(Number(String(edit.audio_overlay[0]!.from).slice(6)) - 1.25), format).toBeLessThanOrEqual(0.04);
+      if (format === 'edl')
+        expect(Math.abs(Number(String(edit.audio_overlay[0]!.from).slice(6)) - 1.25), format).toBeLessThanOrEqual(0.04);
       else expect(edit.audio_overlay[0]!.from, format).toBe('00:00:01.250');
       if (format === 'otio' || format === 'edl') {
         expect(edit.video_series_sequential[0]).toMatchObject({ gain_db: -3, fade_in: 1 });
@@ -173,21 +251,41 @@ describe('the mix on the local backend', () => {
         // Its volume: a gain under 0 dB is Final Cut's amount, read back as the level it is (the same sound); fades
         // are its fadeIn/fadeOut; the role is its audioRole (music, ducked by the default when read back).
         const text = readFileSync(out.path, 'utf8');
-        expect(text).toMatch(/<adjust-volume amount="-3dB">\s*<param name="amount">\s*<fadeIn type="easeInOut" duration="1s"\/>/);
+        expect(text).toMatch(
+          /<adjust-volume amount="-3dB">\s*<param name="amount">\s*<fadeIn type="easeInOut" duration="1s"\/>/,
+        );
         expect(text).toMatch(/<fadeOut type="easeInOut" duration="1\/2s"\/>/);
         expect(edit.video_series_sequential[0]).toMatchObject({ fade_in: 1 });
-        expect(Number((edit.video_series_sequential[0]!.audio_levels as { audio_level: number }[])[0]!.audio_level)).toBeCloseTo(10 ** (-3 / 20), 3);
+        expect(
+          Number((edit.video_series_sequential[0]!.audio_levels as { audio_level: number }[])[0]!.audio_level),
+        ).toBeCloseTo(10 ** (-3 / 20), 3);
         expect(edit.audio_overlay[0]).toMatchObject({ fade_out: 0.5, role: 'music' });
-        expect(Number((edit.audio_overlay[0]!.audio_levels as { audio_level: number }[])[0]!.audio_level)).toBeCloseTo(10 ** (-9 / 20), 3);
+        expect(Number((edit.audio_overlay[0]!.audio_levels as { audio_level: number }[])[0]!.audio_level)).toBeCloseTo(
+          10 ** (-9 / 20),
+          3,
+        );
       }
-      if (format === 'edl') expect(readFileSync(out.path, 'utf8')).toContain('* CUTROOM MIX: role=music duck_db=6 gain_db=-9 fade_out=0.5');
+      if (format === 'edl')
+        expect(readFileSync(out.path, 'utf8')).toContain('* CUTROOM MIX: role=music duck_db=6 gain_db=-9 fade_out=0.5');
     }
   });
 
-  it('an EDL writes a from in the audio\'s last frame on a frame before its end, so it reads back', async () => {
-    const c = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: tone, start: 0, end: 4 }], overlays: [{ asset_id: tones, at: 3, until: 3.02, from: 3.99 }] }));
-    const out = structured<{ path: string }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format: 'edl' }));
-    const back = structured<{ ready: boolean; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format: 'edl' }));
+  it("an EDL writes a from in the audio's last frame on a frame before its end, so it reads back", async () => {
+    const c = structured<{ edit_id: string }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: 25,
+        clips: [{ asset_id: tone, start: 0, end: 4 }],
+        overlays: [{ asset_id: tones, at: 3, until: 3.02, from: 3.99 }],
+      }),
+    );
+    const out = structured<{ path: string }>(
+      await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format: 'edl' }),
+    );
+    const back = structured<{ ready: boolean; diagnostics: unknown[] }>(
+      await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format: 'edl' }),
+    );
     expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
   });
 
@@ -204,9 +302,15 @@ describe('the mix on the local backend', () => {
     );
     expect(c.ready).toBe(false);
     const errors = c.diagnostics.filter((d) => d.severity === 'error');
-    expect(errors.map((d) => d.path).sort()).toEqual(['/audio_overlay/0/from', '/video_series_sequential/0/gain_db', '/video_series_sequential/1/fade_out']);
+    expect(errors.map((d) => d.path).sort()).toEqual([
+      '/audio_overlay/0/from',
+      '/video_series_sequential/0/gain_db',
+      '/video_series_sequential/1/fade_out',
+    ]);
     expect(errors.find((d) => d.path.endsWith('gain_db'))!.message).toMatch(/from -60 to 24/);
-    expect(errors.find((d) => d.path.endsWith('fade_out'))!.message).toMatch(/fades \(2\.5 ?s\) are longer than the cut \(2 ?s\)/);
+    expect(errors.find((d) => d.path.endsWith('fade_out'))!.message).toMatch(
+      /fades \(2\.5 ?s\) are longer than the cut \(2 ?s\)/,
+    );
     expect(errors.find((d) => d.path.endsWith('from'))!.message).toMatch(/past the end of the audio/);
   });
 });
@@ -238,53 +342,160 @@ describe('ducking', () => {
     spawnSync('flite', ['-voice', 'slt', '-t', said, '-o', wav]);
     const make = (name: string, crf: string) => {
       const file = join(allowed, name);
-      ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=7', '-i', wav, '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=7`, '-filter_complex', `[1:a]aresample=${RATE},adelay=500:all=1,apad[s];[2:a]volume=0.3*between(t\\,4.5\\,6):eval=frame[t];[s][t]amix=inputs=2:duration=longest:normalize=0,atrim=0:7[a]`, '-map', '0:v', '-map', '[a]', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', crf, '-c:a', 'aac', '-b:a', '192k', file]);
+      ffmpeg([
+        '-f',
+        'lavfi',
+        '-i',
+        'color=c=gray:s=160x90:r=25:d=7',
+        '-i',
+        wav,
+        '-f',
+        'lavfi',
+        '-i',
+        `sine=f=1000:r=${RATE}:d=7`,
+        '-filter_complex',
+        `[1:a]aresample=${RATE},adelay=500:all=1,apad[s];[2:a]volume=0.3*between(t\\,4.5\\,6):eval=frame[t];[s][t]amix=inputs=2:duration=longest:normalize=0,atrim=0:7[a]`,
+        '-map',
+        '0:v',
+        '-map',
+        '[a]',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-crf',
+        crf,
+        '-c:a',
+        'aac',
+        '-b:a',
+        '192k',
+        file,
+      ]);
       return file;
     };
-    const withText = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: make('said-a.mp4', '30') })).asset.id;
-    const without = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: make('said-b.mp4', '31') })).asset.id;
+    const withText = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: make('said-a.mp4', '30') }),
+    ).asset.id;
+    const without = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: make('said-b.mp4', '31') }),
+    ).asset.id;
     const music = join(allowed, 'bed300.wav');
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=8`, '-c:a', 'pcm_s16le', music]);
-    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music })).asset.id;
-    const t = structured<{ words?: { start_seconds: number; end_seconds: number }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: withText, text: said, words: true }));
+    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
+      .asset.id;
+    const t = structured<{ words?: { start_seconds: number; end_seconds: number }[] }>(
+      await call('transcribe_asset', { project_id: projectId, asset_id: withText, text: said, words: true }),
+    );
     const lastWord = Math.max(...(t.words ?? []).map((w) => w.end_seconds));
     expect(lastWord).toBeGreaterThan(1.5);
     expect(lastWord).toBeLessThan(4.3);
-    const duckedOver = async (asset: string) => soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: asset, start: 0, end: 7 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] })).path);
+    const duckedOver = async (asset: string) =>
+      soundOf(
+        structured<{ path: string }>(
+          await call('preview_edit', {
+            project_id: projectId,
+            resolution: '160x90',
+            fps: 25,
+            clips: [{ asset_id: asset, start: 0, end: 7 }],
+            overlays: [{ asset_id: m, at: 0, role: 'music' }],
+          }),
+        ).path,
+      );
     const a = await duckedOver(withText);
     const quiet = toneDb(a, 300, 0.05, 0.3);
     expect(quiet - toneDb(a, 300, 1.2, 1.8), 'under the words').toBeGreaterThanOrEqual(10);
     expect(Math.abs(quiet - toneDb(a, 300, 4.9, 5.6)), 'under the tone, with a transcript').toBeLessThan(1);
     const b = await duckedOver(without);
-    expect(toneDb(b, 300, 0.05, 0.3) - toneDb(b, 300, 4.9, 5.6), 'under the tone, heard in the sound').toBeGreaterThanOrEqual(10);
+    expect(
+      toneDb(b, 300, 0.05, 0.3) - toneDb(b, 300, 4.9, 5.6),
+      'under the tone, heard in the sound',
+    ).toBeGreaterThanOrEqual(10);
   }, 240_000);
 
   it('lowers music under the dialogue by duck_db, and only there', async () => {
     // The dialogue: a video whose sound is speech stand-ins (a 1 kHz tone) at 1-3 s and 5-7 s, silent between; the
     // music: a steady 300 Hz tone under all of it, role music, ducked 12 dB (the default).
     const dialogue = join(allowed, 'dialogue.mp4');
-    ffmpeg(['-f', 'lavfi', '-i', 'color=c=gray:s=160x90:r=25:d=8', '-f', 'lavfi', '-i', `sine=f=1000:r=${RATE}:d=8`, '-af', "volume='between(t,1,3)+between(t,5,7)':eval=frame", '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '192k', '-shortest', dialogue]);
+    ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=gray:s=160x90:r=25:d=8',
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=f=1000:r=${RATE}:d=8`,
+      '-af',
+      "volume='between(t,1,3)+between(t,5,7)':eval=frame",
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '192k',
+      '-shortest',
+      dialogue,
+    ]);
     const music = join(allowed, 'music.wav');
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=9`, '-c:a', 'pcm_s16le', music]);
-    const d = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: dialogue })).asset.id;
-    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music })).asset.id;
-    const ducked = { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] };
+    const d = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: dialogue }),
+    ).asset.id;
+    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
+      .asset.id;
+    const ducked = {
+      project_id: projectId,
+      resolution: '160x90',
+      fps: 25,
+      clips: [{ asset_id: d, start: 0, end: 8 }],
+      overlays: [{ asset_id: m, at: 0, role: 'music' }],
+    };
     const p = structured<{ path: string; preview_id: string }>(await call('preview_edit', ducked));
     const x = soundOf(p.path);
     // The same edit again is the same preview; another duck is another.
     expect(structured<{ preview_id: string }>(await call('preview_edit', ducked)).preview_id).toBe(p.preview_id);
-    expect(structured<{ preview_id: string }>(await call('preview_edit', { ...ducked, overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 6 }] })).preview_id).not.toBe(p.preview_id);
+    expect(
+      structured<{ preview_id: string }>(
+        await call('preview_edit', { ...ducked, overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 6 }] }),
+      ).preview_id,
+    ).not.toBe(p.preview_id);
     const pause = toneDb(x, 300, 3.7, 4.6);
     const before = toneDb(x, 300, 0.1, 0.7);
-    for (const [from, to] of [[1.2, 2.8], [5.2, 6.8]] as const) expect(pause - toneDb(x, 300, from, to), `under speech at ${from}-${to} s`).toBeGreaterThanOrEqual(12 - 2);
+    for (const [from, to] of [
+      [1.2, 2.8],
+      [5.2, 6.8],
+    ] as const)
+      expect(pause - toneDb(x, 300, from, to), `under speech at ${from}-${to} s`).toBeGreaterThanOrEqual(12 - 2);
     // In the pauses (and before the first words) the music plays at its own level.
     expect(Math.abs(pause - before)).toBeLessThan(1);
     expect(pause - toneDb(x, 300, 1.2, 2.8)).toBeLessThan(12 + 2);
     // Speech nobody hears ducks nothing: the same dialogue at volume 0.
-    const muted = soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8, volume: 0 }], overlays: [{ asset_id: m, at: 0, role: 'music' }] })).path);
+    const muted = soundOf(
+      structured<{ path: string }>(
+        await call('preview_edit', {
+          project_id: projectId,
+          resolution: '160x90',
+          fps: 25,
+          clips: [{ asset_id: d, start: 0, end: 8, volume: 0 }],
+          overlays: [{ asset_id: m, at: 0, role: 'music' }],
+        }),
+      ).path,
+    );
     expect(Math.abs(toneDb(muted, 300, 3.7, 4.6) - toneDb(muted, 300, 1.2, 2.8))).toBeLessThan(1);
     // duck_db 0 does not duck; a music overlay of another gain keeps its gain.
-    const flat = soundOf(structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: [{ asset_id: d, start: 0, end: 8 }], overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 0 }] })).path);
+    const flat = soundOf(
+      structured<{ path: string }>(
+        await call('preview_edit', {
+          project_id: projectId,
+          resolution: '160x90',
+          fps: 25,
+          clips: [{ asset_id: d, start: 0, end: 8 }],
+          overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 0 }],
+        }),
+      ).path,
+    );
     expect(Math.abs(toneDb(flat, 300, 3.7, 4.6) - toneDb(flat, 300, 1.2, 2.8))).toBeLessThan(1);
   }, 180_000);
 });
@@ -301,7 +512,14 @@ describe('the mix on the service backend', () => {
     service.media.set('tones-key', audio);
     const v = service.addAsset(project.id, { keyname: 'tone-key', asset_type: 'video', ext: 'mp4' }).id;
     const a = service.addAsset(project.id, { keyname: 'tones-key', asset_type: 'audio', ext: 'wav' }).id;
-    const remote = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(remoteRoot, 'cache'), CUTROOM_DATA_DIR: join(remoteRoot, 'data'), CUTROOM_RENDER_WAIT_MS: '8000', CUTROOM_LOG_LEVEL: 'error' });
+    const remote = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: join(remoteRoot, 'cache'),
+      CUTROOM_DATA_DIR: join(remoteRoot, 'data'),
+      CUTROOM_RENDER_WAIT_MS: '8000',
+      CUTROOM_LOG_LEVEL: 'error',
+    });
     try {
       const r = (await remote.client.callTool(
         {
@@ -310,7 +528,13 @@ describe('the mix on the service backend', () => {
             project_id: project.id,
             edit: {
               video_series_sequential: [
-                { video_id: v, video_start_time: 0, video_end_time: 2, audio_levels: [{ audio_level: 0.5, start_time: 1, end_time: 1.5 }], gain_db: -6 },
+                {
+                  video_id: v,
+                  video_start_time: 0,
+                  video_end_time: 2,
+                  audio_levels: [{ audio_level: 0.5, start_time: 1, end_time: 1.5 }],
+                  gain_db: -6,
+                },
                 { video_id: v, video_start_time: 2, video_end_time: 4, gain_db: 3, fade_in: 0.5 },
               ],
               audio_overlay: [{ audio_id: a, audio_start_time: 0, audio_end_time: 1, from: 1 }],
@@ -322,7 +546,10 @@ describe('the mix on the service backend', () => {
       const out = structured<{ warnings: { path: string; message: string }[] }>(r);
       const sent = service.requests.filter((q: { path: string }) => q.path.endsWith('/create-edit'));
       expect(sent).toHaveLength(1);
-      const body = sent[0]!.body as { video_series_sequential: Record<string, unknown>[]; audio_overlay: Record<string, unknown>[] };
+      const body = sent[0]!.body as {
+        video_series_sequential: Record<string, unknown>[];
+        audio_overlay: Record<string, unknown>[];
+      };
       // -6 dB is a factor of 0.501: over the window at 0.5 and the spans around it at 1.
       expect(body.video_series_sequential[0]!.audio_levels).toEqual([
         { audio_level: 0.501, start_time: '00:00:00.000', end_time: '00:00:01.000' },
@@ -332,7 +559,12 @@ describe('the mix on the service backend', () => {
       for (const seg of [...body.video_series_sequential, ...body.audio_overlay]) {
         for (const k of ['gain_db', 'fade_in', 'fade_out', 'from']) expect(seg, k).not.toHaveProperty(k);
       }
-      expect(out.warnings.map((w) => w.path).filter((p) => /gain_db|fade_|from/.test(p)).sort()).toEqual(['/audio_overlay/0/from', '/video_series_sequential/1/fade_in', '/video_series_sequential/1/gain_db']);
+      expect(
+        out.warnings
+          .map((w) => w.path)
+          .filter((p) => /gain_db|fade_|from/.test(p))
+          .sort(),
+      ).toEqual(['/audio_overlay/0/from', '/video_series_sequential/1/fade_in', '/video_series_sequential/1/gain_db']);
       expect(out.warnings.find((w) => w.path.endsWith('gain_db'))!.message).toMatch(/gain_db 3 is not sent/);
     } finally {
       await remote.close();

@@ -13,9 +13,30 @@ import { commandOf, pidsMatching } from '../helpers/processes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-moments-'));
 const allowed = join(root, 'allowed');
-type Signals = { about?: number; louder_than_source_db?: number; cuts?: number; motion?: number; sentences?: number; sentences_cut?: number; words_per_second?: number };
-type Moment = { asset_id: string; start_seconds: number; end_seconds: number; score: number; signals: Signals; reason: string; clip: { asset_id: string; words?: number[]; start?: number; end?: number } };
-type Found = { moments: Moment[]; candidates: number; ranked: number; missing?: { asset_id: string; reason: string }[] };
+type Signals = {
+  about?: number;
+  louder_than_source_db?: number;
+  cuts?: number;
+  motion?: number;
+  sentences?: number;
+  sentences_cut?: number;
+  words_per_second?: number;
+};
+type Moment = {
+  asset_id: string;
+  start_seconds: number;
+  end_seconds: number;
+  score: number;
+  signals: Signals;
+  reason: string;
+  clip: { asset_id: string; words?: number[]; start?: number; end?: number };
+};
+type Found = {
+  moments: Moment[];
+  candidates: number;
+  ranked: number;
+  missing?: { asset_id: string; reason: string }[];
+};
 const structured = <R>(r: unknown): R => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
@@ -26,8 +47,11 @@ let server: Spawned;
 let projectId: string;
 let video: string;
 let media: ReturnType<typeof makeMomentMedia>;
-const call = (name: string, args: Record<string, unknown>, opts: { onprogress?: (p: { progress: number }) => void; signal?: AbortSignal } = {}) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 300_000, ...opts });
+const call = (
+  name: string,
+  args: Record<string, unknown>,
+  opts: { onprogress?: (p: { progress: number }) => void; signal?: AbortSignal } = {},
+) => server.client.callTool({ name, arguments: args }, { timeout: 300_000, ...opts });
 const span = (m: Moment) => ({ start: m.start_seconds, end: m.end_seconds });
 /** Which plant a moment lies in (most of it), if any. */
 const plantOf = (m: Moment) => media.plants.find((p) => shareIn(span(m), p) >= 0.6)?.name;
@@ -35,9 +59,18 @@ const plantOf = (m: Moment) => media.plants.find((p) => shareIn(span(m), p) >= 0
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   media = makeMomentMedia(allowed);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_LOG_LEVEL: 'debug' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'moments', description: 'planted moments' })).project.id;
-  video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: media.video })).asset.id;
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_LOG_LEVEL: 'debug',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'moments', description: 'planted moments' }),
+  ).project.id;
+  video = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: media.video }),
+  ).asset.id;
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -47,7 +80,13 @@ describe('find_moments', () => {
   let first: Found;
   it('ranks the planted moments first, about the subject, with the signals that put them there; each clip composes', async () => {
     const progress: number[] = [];
-    first = structured<Found>(await call('find_moments', { project_id: projectId, about: ABOUT, count: 6, min_seconds: 2, max_seconds: 12 }, { onprogress: (p) => progress.push(p.progress) }));
+    first = structured<Found>(
+      await call(
+        'find_moments',
+        { project_id: projectId, about: ABOUT, count: 6, min_seconds: 2, max_seconds: 12 },
+        { onprogress: (p) => progress.push(p.progress) },
+      ),
+    );
     expect(progress.length, 'progress while it transcribes and inspects').toBeGreaterThan(0);
     // The plants' moments (a plant of two sentences may give one moment or one per sentence) before any other.
     const report = first.moments.map((m) => `${m.start_seconds}-${m.end_seconds} ${m.score} ${m.reason}`).join('\n');
@@ -74,18 +113,24 @@ describe('find_moments', () => {
     // Each clip goes into compose_edit as it is, and covers its moment's words.
     for (const m of top.slice(0, 2)) {
       expect(m.clip.words).toHaveLength(2);
-      const c = structured<{ ready: boolean; summary?: unknown }>(await call('compose_edit', { project_id: projectId, clips: [m.clip] }));
+      const c = structured<{ ready: boolean; summary?: unknown }>(
+        await call('compose_edit', { project_id: projectId, clips: [m.clip] }),
+      );
       expect(c.ready, JSON.stringify(c)).toBe(true);
     }
   }, 300_000);
 
   it('is deterministic: the same call gives the same moments in the same order', async () => {
-    const again = structured<Found>(await call('find_moments', { project_id: projectId, about: ABOUT, count: 6, min_seconds: 2, max_seconds: 12 }));
+    const again = structured<Found>(
+      await call('find_moments', { project_id: projectId, about: ABOUT, count: 6, min_seconds: 2, max_seconds: 12 }),
+    );
     expect(again).toEqual(first);
   }, 120_000);
 
   it('without a subject, still ranks the planted moments first (loud, moving, cut), then the loud decoy', async () => {
-    const r = structured<Found>(await call('find_moments', { project_id: projectId, count: 6, min_seconds: 2, max_seconds: 12 }));
+    const r = structured<Found>(
+      await call('find_moments', { project_id: projectId, count: 6, min_seconds: 2, max_seconds: 12 }),
+    );
     const report = r.moments.map((m) => `${m.start_seconds}-${m.end_seconds} ${m.score} ${m.reason}`).join('\n');
     const inPlants = r.moments.filter((m) => plantOf(m));
     expect(r.moments.slice(0, inPlants.length), report).toEqual(inPlants);
@@ -98,11 +143,31 @@ describe('find_moments', () => {
   it('transcribes within its bound: a longer source is listed in missing and ranked by its sound alone', async () => {
     const long = join(allowed, 'long.m4a');
     // 610 s of sound: over the 600 s a call transcribes. Loud bursts every 30 s over a quiet tone.
-    const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', "aevalsrc='(0.02+0.5*lt(mod(t,30),5))*sin(2*PI*440*t)':s=16000:d=610", '-c:a', 'aac', '-b:a', '32k', long]);
+    const r = spawnSync('ffmpeg', [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      "aevalsrc='(0.02+0.5*lt(mod(t,30),5))*sin(2*PI*440*t)':s=16000:d=610",
+      '-c:a',
+      'aac',
+      '-b:a',
+      '32k',
+      long,
+    ]);
     expect(r.status, r.stderr?.toString()).toBe(0);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long })).asset.id;
-    const found = structured<Found>(await call('find_moments', { project_id: projectId, asset_ids: [id], count: 3, min_seconds: 3, max_seconds: 10 }));
-    expect(found.missing?.find((m) => m.asset_id === id)?.reason).toMatch(/not transcribed yet \(610 s of media; a call transcribes at most 600 s\).*ranked by what is known/);
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long }))
+      .asset.id;
+    const found = structured<Found>(
+      await call('find_moments', { project_id: projectId, asset_ids: [id], count: 3, min_seconds: 3, max_seconds: 10 }),
+    );
+    expect(found.missing?.find((m) => m.asset_id === id)?.reason).toMatch(
+      /not transcribed yet \(610 s of media; a call transcribes at most 600 s\).*ranked by what is known/,
+    );
     expect(found.moments.length).toBe(3);
     for (const m of found.moments) {
       expect(m.asset_id).toBe(id);
@@ -115,13 +180,32 @@ describe('find_moments', () => {
   it('cancelled while it transcribes, stops the engine, keeps no transcript and leaves the server answering', async () => {
     // The planted source four times over, so that the engine is still at work when the call is cancelled.
     const long = join(allowed, 'moments x4.mp4');
-    const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-stream_loop', '3', '-i', media.video, '-c', 'copy', long]);
+    const r = spawnSync('ffmpeg', [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '3',
+      '-i',
+      media.video,
+      '-c',
+      'copy',
+      long,
+    ]);
     expect(r.status, r.stderr?.toString()).toBe(0);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long })).asset.id;
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long }))
+      .asset.id;
     const controller = new AbortController();
-    const running = call('find_moments', { project_id: projectId, asset_ids: [id], about: ABOUT }, { signal: controller.signal }).catch((e: Error) => e);
+    const running = call(
+      'find_moments',
+      { project_id: projectId, asset_ids: [id], about: ABOUT },
+      { signal: controller.signal },
+    ).catch((e: Error) => e);
     // This server's engines only: they read their pieces from its cache dir.
-    const engines = () => pidsMatching(join(root, 'cache', 'scratch')).filter((pid) => /pocketsphinx/.test(commandOf(pid))).length;
+    const engines = () =>
+      pidsMatching(join(root, 'cache', 'scratch')).filter((pid) => /pocketsphinx/.test(commandOf(pid))).length;
     const until = Date.now() + 60_000;
     while (engines() === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
     expect(engines(), 'the engine started').toBeGreaterThan(0);
@@ -130,9 +214,13 @@ describe('find_moments', () => {
     const gone = Date.now() + 5_000;
     while (engines() > 0 && Date.now() < gone) await new Promise((res) => setTimeout(res, 100));
     expect(engines()).toBe(0);
-    await expect(server.client.readResource({ uri: `vj://projects/${projectId}/assets/${id}/transcript` })).rejects.toThrow(/has not been transcribed yet/);
+    await expect(
+      server.client.readResource({ uri: `vj://projects/${projectId}/assets/${id}/transcript` }),
+    ).rejects.toThrow(/has not been transcribed yet/);
     // The server goes on: the same project still answers.
-    expect(structured<{ project: { id: string } }>(await call('get_project', { project_id: projectId })).project.id).toBe(projectId);
+    expect(
+      structured<{ project: { id: string } }>(await call('get_project', { project_id: projectId })).project.id,
+    ).toBe(projectId);
   }, 180_000);
 
   it('says plainly what is wrong', async () => {

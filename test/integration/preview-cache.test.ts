@@ -25,7 +25,10 @@ afterAll(async () => {
   await service?.stop();
 });
 
-type Result = { isError?: boolean; structuredContent?: { preview_id: string; status: string; path: string; sheet_path: string } };
+type Result = {
+  isError?: boolean;
+  structuredContent?: { preview_id: string; status: string; path: string; sheet_path: string };
+};
 
 describe('concurrent previews on one cache dir', () => {
   const keep = 3;
@@ -33,7 +36,12 @@ describe('concurrent previews on one cache dir', () => {
   let servers: Spawned[] = [];
   beforeAll(async () => {
     cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
-    const env = { VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_PREVIEW_KEEP: String(keep) };
+    const env = {
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: cacheDir,
+      CUTROOM_PREVIEW_KEEP: String(keep),
+    };
     servers = await Promise.all([spawnServer(env), spawnServer(env)]);
   });
   afterAll(async () => {
@@ -61,7 +69,11 @@ describe('concurrent previews on one cache dir', () => {
     onTestFinished(() => clearInterval(lease));
 
     // 24 different edits at once, 12 to each server; each path must exist when its result arrives.
-    const small = (i: number) => ({ project_id: projectId, width: 64, clips: [{ asset_id: ids.blue, start: 0, end: 0.4 + i * 0.04 }] });
+    const small = (i: number) => ({
+      project_id: projectId,
+      width: 64,
+      clips: [{ asset_id: ids.blue, start: 0, end: 0.4 + i * 0.04 }],
+    });
     const outcomes = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
         const client = servers[i % 2]!.client;
@@ -69,28 +81,48 @@ describe('concurrent previews on one cache dir', () => {
         // On a loaded machine a preview may outlast the render wait and be handed over: follow it as a client would.
         while (!r.isError && r.structuredContent?.status === 'rendering') {
           await new Promise((done) => setTimeout(done, 500));
-          r = (await client.callTool({ name: 'preview_edit', arguments: { preview_id: r.structuredContent.preview_id } }, { timeout: 300_000 })) as Result;
+          r = (await client.callTool(
+            { name: 'preview_edit', arguments: { preview_id: r.structuredContent.preview_id } },
+            { timeout: 300_000 },
+          )) as Result;
         }
         const p = r.structuredContent;
-        return { error: r.isError ? textOf(r) : undefined, existed: !!p && existsSync(p.path) && existsSync(p.sheet_path), id: p?.preview_id };
+        return {
+          error: r.isError ? textOf(r) : undefined,
+          existed: !!p && existsSync(p.path) && existsSync(p.sheet_path),
+          id: p?.preview_id,
+        };
       }),
     );
     expect(outcomes.filter((o) => o.error).map((o) => o.error)).toEqual([]);
     expect(outcomes.filter((o) => !o.existed).map((o) => o.id)).toEqual([]);
 
-    expect(existsSync(join(root, '20000101000000-aaaaaaaa', 'preview.mp4')), 'in progress by a live process').toBe(true);
+    expect(existsSync(join(root, '20000101000000-aaaaaaaa', 'preview.mp4')), 'in progress by a live process').toBe(
+      true,
+    );
     expect(existsSync(join(root, '20000101000000-bbbbbbbb')), 'in progress by a dead process').toBe(false);
     expect(existsSync(join(root, '20000101000000-cccccccc')), 'finished, old').toBe(false);
     // Once all have finished, one more preview leaves exactly `keep` finished ones (plus the one in progress).
     const last = (await servers[0]!.client.callTool({ name: 'preview_edit', arguments: small(24) })) as Result;
     expect(last.isError, textOf(last)).toBeFalsy();
     // (Each is held for a few seconds after it is returned, then counted like the others.)
-    const finished = () => readdirSync(root).filter((n) => n !== '20000101000000-aaaaaaaa' && !existsSync(join(root, n, '.rendering')));
-    await expect.poll(() => ({ all: readdirSync(root).length, finished: finished().length }), { timeout: 30_000, interval: 500 }).toEqual({ all: keep + 1, finished: keep });
+    const finished = () =>
+      readdirSync(root).filter((n) => n !== '20000101000000-aaaaaaaa' && !existsSync(join(root, n, '.rendering')));
+    await expect
+      .poll(() => ({ all: readdirSync(root).length, finished: finished().length }), { timeout: 30_000, interval: 500 })
+      .toEqual({ all: keep + 1, finished: keep });
     const left = finished();
     expect(left).toHaveLength(keep);
     expect(left).toContain(last.structuredContent!.preview_id);
-    for (const id of left) expect(readdirSync(join(root, id)).sort()).toEqual(['cut-0.mp4', 'edit.key', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg']);
+    for (const id of left)
+      expect(readdirSync(join(root, id)).sort()).toEqual([
+        'cut-0.mp4',
+        'edit.key',
+        'levels.json',
+        'preview.json',
+        'preview.mp4',
+        'sheet.jpg',
+      ]);
   }, 300_000);
 });
 
@@ -104,7 +136,8 @@ describe('a full disk under the cache dir', () => {
     const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { encoding: 'utf8' });
     mounted = r.status === 0;
     refusal = (r.stderr || r.error?.message || '').trim();
-    if (mounted) srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: mnt });
+    if (mounted)
+      srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: mnt });
   });
   afterAll(async () => {
     await srv?.close();
@@ -115,10 +148,16 @@ describe('a full disk under the cache dir', () => {
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
   // A moving picture: far more than 64 KiB of preview.
-  const edit = () => ({ project_id: projectId, width: 640, resolution: '640x360', clips: [{ asset_id: patternId, start: 0, end: 20 }] });
+  const edit = () => ({
+    project_id: projectId,
+    width: 640,
+    resolution: '640x360',
+    clips: [{ asset_id: patternId, start: 0, end: 20 }],
+  });
 
   it('says the disk holding the cache dir is full, and keeps nothing', async (ctx) => {
-    if (!mounted) ctx.skip(`mounting a small tmpfs was refused (${refusal}); run the tests as root to exercise a full disk`);
+    if (!mounted)
+      ctx.skip(`mounting a small tmpfs was refused (${refusal}); run the tests as root to exercise a full disk`);
     const r = await srv!.client.callTool({ name: 'preview_edit', arguments: edit() });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe(

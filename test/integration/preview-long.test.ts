@@ -11,7 +11,11 @@ import { colourAt, probe } from '../helpers/inspect-media.js';
 import { patternSource } from '../helpers/pattern-source.js';
 import { pidsMatching } from '../helpers/processes.js';
 
-type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; data?: string; uri?: string }[] };
+type Result = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; data?: string; uri?: string }[];
+};
 type Cut = { index: number; flags: string[] };
 
 /** Peak RSS (VmHWM, KiB) of the ffmpeg processes whose command line names `marker`, sampled until stopped. */
@@ -67,7 +71,10 @@ const edit = (count: number, seconds: number) => ({
 
 async function previewWithProgress(client: Spawned['client'], args: Record<string, unknown>) {
   const progress: number[] = [];
-  const r = (await client.callTool({ name: 'preview_edit', arguments: args }, { timeout: 300_000, onprogress: (p) => progress.push(p.progress) })) as Result;
+  const r = (await client.callTool(
+    { name: 'preview_edit', arguments: args },
+    { timeout: 300_000, onprogress: (p) => progress.push(p.progress) },
+  )) as Result;
   if (r.isError) throw new Error(textOf(r));
   return { r, progress };
 }
@@ -121,8 +128,14 @@ describe('a long preview', () => {
     const th = (sheet.height - 4 * (rows + 1)) / rows;
     const copy = join(cacheDir, 'sheet-copy.jpg');
     writeFileSync(copy, Buffer.from(img!.data!, 'base64'));
-    const cell = (k: number) => colourAt(copy, 0, `crop=${Math.max(2, Math.floor(tw / 2))}:${Math.max(2, Math.floor(th / 2))}:${4 + (k % columns) * (tw + 4) + Math.floor(tw / 4)}:${4 + Math.floor(k / columns) * (th + 4) + Math.floor(th / 4)}`);
-    const background = ([r, g, b]: number[]) => Math.abs(r! - 48) < 12 && Math.abs(g! - 48) < 12 && Math.abs(b! - 48) < 12;
+    const cell = (k: number) =>
+      colourAt(
+        copy,
+        0,
+        `crop=${Math.max(2, Math.floor(tw / 2))}:${Math.max(2, Math.floor(th / 2))}:${4 + (k % columns) * (tw + 4) + Math.floor(tw / 4)}:${4 + Math.floor(k / columns) * (th + 4) + Math.floor(th / 4)}`,
+      );
+    const background = ([r, g, b]: number[]) =>
+      Math.abs(r! - 48) < 12 && Math.abs(g! - 48) < 12 && Math.abs(b! - 48) < 12;
     expect(background(cell(0)), 'the first thumbnail').toBe(false);
     expect(background(cell(119)), 'the 120th thumbnail').toBe(false);
     if (rows * columns > 120) expect(background(cell(120)), 'no 121st').toBe(true);
@@ -132,12 +145,22 @@ describe('a long preview', () => {
 describe('a preview that outlasts its call', () => {
   it('comes back as a handle within the wait, and preview_edit {preview_id} follows it to the full result', async () => {
     // Shares the cache dir: the other server can answer for a finished preview from the disk.
-    const quick = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_RENDER_WAIT_MS: '200' });
+    const quick = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: cacheDir,
+      CUTROOM_RENDER_WAIT_MS: '200',
+    });
     try {
       await quick.client.listTools();
       const first = (await quick.client.callTool({ name: 'preview_edit', arguments: edit(2, 30) })) as Result;
       expect(first.isError, textOf(first)).toBeFalsy();
-      const handle = first.structuredContent as { preview_id: string; status: string; progress?: number; path?: string };
+      const handle = first.structuredContent as {
+        preview_id: string;
+        status: string;
+        progress?: number;
+        path?: string;
+      };
       expect(handle.status).toBe('rendering');
       expect(handle.preview_id).toMatch(/^\d{14}-[0-9a-f]{8}$/);
       expect(handle.path).toBeUndefined();
@@ -146,25 +169,42 @@ describe('a preview that outlasts its call', () => {
       let last: Result | undefined;
       const seen: number[] = [];
       for (let i = 0; i < 1000; i++) {
-        last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } }, { onprogress: (p) => seen.push(p.progress) })) as Result;
+        last = (await quick.client.callTool(
+          { name: 'preview_edit', arguments: { preview_id: handle.preview_id } },
+          { onprogress: (p) => seen.push(p.progress) },
+        )) as Result;
         expect(last.isError, textOf(last)).toBeFalsy();
         if (last.structuredContent!.status === 'done') break;
         expect(last.structuredContent).toMatchObject({ preview_id: handle.preview_id, status: 'rendering' });
       }
-      const done = last!.structuredContent as { preview_id: string; path: string; planned_seconds: number; cuts: Cut[]; diagnostics: unknown[] };
+      const done = last!.structuredContent as {
+        preview_id: string;
+        path: string;
+        planned_seconds: number;
+        cuts: Cut[];
+        diagnostics: unknown[];
+      };
       expect(done).toMatchObject({ preview_id: handle.preview_id, status: 'done', planned_seconds: 60 });
       expect(done.cuts).toHaveLength(2);
       expect(existsSync(done.path)).toBe(true);
       expect(Math.abs(probe(done.path).duration - 60)).toBeLessThan(0.1);
       expect(last!.content.some((c) => c.type === 'image')).toBe(true);
-      expect(last!.content.find((c) => c.type === 'resource_link')?.uri).toBe(`cutroom://previews/${handle.preview_id}/preview.mp4`);
+      expect(last!.content.find((c) => c.type === 'resource_link')?.uri).toBe(
+        `cutroom://previews/${handle.preview_id}/preview.mp4`,
+      );
       expect(seen.length).toBeGreaterThan(0);
 
       // Another server on the same cache dir answers the same from the disk.
-      const elsewhere = (await srv.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } })) as Result;
+      const elsewhere = (await srv.client.callTool({
+        name: 'preview_edit',
+        arguments: { preview_id: handle.preview_id },
+      })) as Result;
       expect(elsewhere.structuredContent).toEqual(last!.structuredContent);
 
-      const unknown = await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: '20200101000000-00000000' } });
+      const unknown = await quick.client.callTool({
+        name: 'preview_edit',
+        arguments: { preview_id: '20200101000000-00000000' },
+      });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/is gone .* run preview_edit again/);
       const bad = await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: '../../etc' } });
@@ -176,7 +216,12 @@ describe('a preview that outlasts its call', () => {
   }, 240_000);
 
   it('preview_edit {preview_id} alone follows a preview still rendering to its full result; beside an edit it is an isError result', async () => {
-    const quick = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_RENDER_WAIT_MS: '200' });
+    const quick = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: cacheDir,
+      CUTROOM_RENDER_WAIT_MS: '200',
+    });
     try {
       const { tools } = await quick.client.listTools();
       expect(tools.map((t) => t.name)).not.toContain('get_preview');
@@ -196,17 +241,29 @@ describe('a preview that outlasts its call', () => {
         [{ edit_id: 'edit-3f2b8c1e4d5a4b6c' }, 'edit_id'],
         [{ width: 64 }, 'width'],
       ] as const) {
-        const both = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id, ...extra } })) as Result;
+        const both = (await quick.client.callTool({
+          name: 'preview_edit',
+          arguments: { preview_id: handle.preview_id, ...extra },
+        })) as Result;
         expect(both.isError, JSON.stringify(extra)).toBe(true);
         expect(textOf(both)).toMatch(new RegExp(`give preview_id alone .*not both \\(also given: ${named}\\)`));
-        expect(both.structuredContent === undefined || conforms(both.structuredContent), JSON.stringify(both.structuredContent)).toBe(true);
+        expect(
+          both.structuredContent === undefined || conforms(both.structuredContent),
+          JSON.stringify(both.structuredContent),
+        ).toBe(true);
       }
 
       // A client that fills every optional field sends a blank edit_id and the project beside the preview_id: still following.
-      let last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id, project_id: projectId, edit_id: '' } })) as Result;
+      let last = (await quick.client.callTool({
+        name: 'preview_edit',
+        arguments: { preview_id: handle.preview_id, project_id: projectId, edit_id: '' },
+      })) as Result;
       for (let i = 0; i < 1000 && !last.isError && last.structuredContent!.status === 'rendering'; i++) {
         expect(last.structuredContent).toMatchObject({ preview_id: handle.preview_id, status: 'rendering' });
-        last = (await quick.client.callTool({ name: 'preview_edit', arguments: { preview_id: handle.preview_id } })) as Result;
+        last = (await quick.client.callTool({
+          name: 'preview_edit',
+          arguments: { preview_id: handle.preview_id },
+        })) as Result;
       }
       expect(last.isError, textOf(last)).toBeFalsy();
       const done = last.structuredContent as { preview_id: string; path: string; planned_seconds: number; cuts: Cut[] };
@@ -215,7 +272,9 @@ describe('a preview that outlasts its call', () => {
       expect(done.cuts).toHaveLength(2);
       expect(Math.abs(probe(done.path).duration - 40)).toBeLessThan(0.1);
       expect(last.content.some((c) => c.type === 'image')).toBe(true);
-      expect(last.content.find((c) => c.type === 'resource_link')?.uri).toBe(`cutroom://previews/${handle.preview_id}/preview.mp4`);
+      expect(last.content.find((c) => c.type === 'resource_link')?.uri).toBe(
+        `cutroom://previews/${handle.preview_id}/preview.mp4`,
+      );
     } finally {
       await quick.close();
     }

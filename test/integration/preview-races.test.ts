@@ -44,12 +44,16 @@ const other = () => {
   return t;
 };
 /** The voiceover served slowly: the segments do not read it, the sound does, so the preview stays rendering. */
-const slowVoice = (ms: number) => service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+const slowVoice = (ms: number) =>
+  service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
 async function untilDone(client: Client, r: Called): Promise<Called> {
   for (let i = 0; i < 60 && (r.structuredContent as { status?: string } | undefined)?.status === 'rendering'; i++) {
-    r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: (r.structuredContent as { preview_id: string }).preview_id } }, { timeout: 120_000 });
+    r = await client.callTool(
+      { name: 'preview_edit', arguments: { preview_id: (r.structuredContent as { preview_id: string }).preview_id } },
+      { timeout: 120_000 },
+    );
   }
   if (r.isError) throw new Error(textOf(r));
   return r;
@@ -58,14 +62,30 @@ async function untilDone(client: Client, r: Called): Promise<Called> {
 describe('preview jobs: races', () => {
   it('the same edit asked right after a cancelled call gets a preview, not the cancelled job as it stops', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
-    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_LOG_LEVEL: 'debug', FFMPEG_PATH: wrap.path });
+    const s = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: dir,
+      CUTROOM_LOG_LEVEL: 'debug',
+      FFMPEG_PATH: wrap.path,
+    });
     try {
-      await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      await untilDone(
+        s.client,
+        await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
+      );
       slowVoice(6000);
       wrap.set('slow-term', true);
       const ac = new AbortController();
       let ready = false;
-      const leaving = s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { signal: ac.signal, timeout: 120_000, onprogress: (p) => void (/ready to play/.test(p.message ?? '') && (ready = true)) });
+      const leaving = s.client.callTool(
+        { name: 'preview_edit', arguments: timeline() },
+        {
+          signal: ac.signal,
+          timeout: 120_000,
+          onprogress: (p) => void (/ready to play/.test(p.message ?? '') && (ready = true)),
+        },
+      );
       await expect.poll(() => ready, { timeout: 60_000 }).toBe(true);
       ac.abort();
       await expect(leaving).rejects.toThrow();
@@ -83,10 +103,20 @@ describe('preview jobs: races', () => {
 
   it("over HTTP, a cut's clip that fails says so without naming the server's files", async () => {
     const root = mkdtempSync(join(tmpdir(), 'cutroom-clipfail-'));
-    const srv = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
+    const srv = await startHttpServer({
+      VJ_BACKEND: 'remote',
+      VJ_API_URL: service.url,
+      CUTROOM_DATA_DIR: join(root, 'data'),
+      CUTROOM_CACHE_DIR: join(root, 'cache'),
+      CUTROOM_RENDER_WAIT_MS: '1500',
+      FFMPEG_PATH: wrap.path,
+    });
     const client = await connectHttp(srv.url, { 'x-api-key': service.apiKey });
     try {
-      await untilDone(client, await client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      await untilDone(
+        client,
+        await client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
+      );
       slowVoice(8000);
       wrap.set('fail-clip', true);
       let r = await client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
@@ -111,17 +141,33 @@ describe('preview jobs: races', () => {
     }
   }, 180_000);
 
-  it("a preview that fails stops the cut clips being made (they write in its folder) and leaves nothing behind", async () => {
+  it('a preview that fails stops the cut clips being made (they write in its folder) and leaves nothing behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
-    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_RENDER_WAIT_MS: '1500', FFMPEG_PATH: wrap.path });
+    const s = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: dir,
+      CUTROOM_RENDER_WAIT_MS: '1500',
+      FFMPEG_PATH: wrap.path,
+    });
     try {
-      await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }));
+      await untilDone(
+        s.client,
+        await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
+      );
       // The voiceover refuses, 8 s late: the preview fails once its cuts are ready.
-      service.fail({ delayMs: 8000, status: 403, body: 'denied', contentType: 'text/plain' }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+      service.fail(
+        { delayMs: 8000, status: 403, body: 'denied', contentType: 'text/plain' },
+        { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
+      );
       wrap.set('slow-clip', true);
       let r = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
       const id = (r.structuredContent as { preview_id: string }).preview_id;
-      for (let i = 0; i < 30 && !r.isError && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3; i++) {
+      for (
+        let i = 0;
+        i < 30 && !r.isError && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3;
+        i++
+      ) {
         r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       }
       expect(r.structuredContent).toMatchObject({ status: 'rendering' });
@@ -130,7 +176,8 @@ describe('preview jobs: races', () => {
         (err: Error) => err.message,
       );
       await expect.poll(() => pidsMatching(`${id}/cut-1.mp4`).length, { timeout: 10_000 }).toBeGreaterThan(0);
-      for (let i = 0; i < 30 && !r.isError; i++) r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
+      for (let i = 0; i < 30 && !r.isError; i++)
+        r = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/the preview failed/);
       // The clip's process is stopped with the preview, and says so; the failed preview's folder is gone.

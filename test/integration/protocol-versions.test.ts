@@ -9,7 +9,12 @@ import { RawClient, type Reply } from '../helpers/raw-client.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-versions-'));
 const allowed = join(root, 'allowed');
-const env = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_RENDER_WAIT_MS: '30000' };
+const env = {
+  CUTROOM_DATA_DIR: join(root, 'data'),
+  CUTROOM_CACHE_DIR: join(root, 'cache'),
+  CUTROOM_ALLOWED_DIRS: allowed,
+  CUTROOM_RENDER_WAIT_MS: '30000',
+};
 const clients: RawClient[] = [];
 
 beforeAll(() => {
@@ -22,7 +27,11 @@ afterAll(async () => {
 
 type Content = { type: string; text?: string; uri?: string };
 
-async function call(client: RawClient, name: string, args: Record<string, unknown>): Promise<{ content: Content[]; structuredContent?: Record<string, unknown>; isError?: boolean }> {
+async function call(
+  client: RawClient,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ content: Content[]; structuredContent?: Record<string, unknown>; isError?: boolean }> {
   const r: Reply = await client.request('tools/call', { name, arguments: args }, 90_000);
   if (!r.result) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
   const result = r.result as { content: Content[]; isError?: boolean };
@@ -36,9 +45,17 @@ async function session(version: string) {
   clients.push(client);
   const init = await client.initialize(version);
   expect(init.protocolVersion).toBe(version);
-  const project = (await call(client, 'create_project', { name: `versions ${version}`, description: 'protocol versions test' })).structuredContent!.project as { id: string };
-  const asset = (await call(client, 'import_media', { project_id: project.id, path: join(allowed, 'red.mp4') })).structuredContent!.asset as { id: string };
-  const edit = { project_id: project.id, resolution: '320x180', fps: 25, clips: [{ asset_id: asset.id, start: 0, end: 1 }] };
+  const project = (
+    await call(client, 'create_project', { name: `versions ${version}`, description: 'protocol versions test' })
+  ).structuredContent!.project as { id: string };
+  const asset = (await call(client, 'import_media', { project_id: project.id, path: join(allowed, 'red.mp4') }))
+    .structuredContent!.asset as { id: string };
+  const edit = {
+    project_id: project.id,
+    resolution: '320x180',
+    fps: 25,
+    clips: [{ asset_id: asset.id, start: 0, end: 1 }],
+  };
   const preview = await call(client, 'preview_edit', edit);
   const render = await call(client, 'render_edit', { ...edit, wait: true });
   return { preview, render };
@@ -54,7 +71,9 @@ describe('content types by protocol version', () => {
     it(`a ${version} session gets no resource_link: the link's URI comes as text`, async () => {
       const { preview, render } = await session(version);
       for (const r of [preview, render]) for (const t of types(r)) expect(allowedTypes).toContain(t);
-      expect(preview.content.some((c) => c.type === 'text' && /cutroom:\/\/previews\/[^/]+\/preview\.mp4/.test(c.text!))).toBe(true);
+      expect(
+        preview.content.some((c) => c.type === 'text' && /cutroom:\/\/previews\/[^/]+\/preview\.mp4/.test(c.text!)),
+      ).toBe(true);
       const renderId = (render.structuredContent!.render as { asset_id: string }).asset_id;
       expect(render.content.some((c) => c.type === 'text' && c.text!.includes(`/renders/${renderId}`))).toBe(true);
     }, 120_000);
@@ -62,7 +81,11 @@ describe('content types by protocol version', () => {
 
   it('a 2025-06-18 session still gets resource_link items', async () => {
     const { preview, render } = await session('2025-06-18');
-    expect(preview.content.find((c) => c.type === 'resource_link')?.uri).toMatch(/^cutroom:\/\/previews\/[^/]+\/preview\.mp4$/);
-    expect(render.content.find((c) => c.type === 'resource_link')?.uri).toMatch(/^vj:\/\/projects\/[^/]+\/renders\/[^/]+$/);
+    expect(preview.content.find((c) => c.type === 'resource_link')?.uri).toMatch(
+      /^cutroom:\/\/previews\/[^/]+\/preview\.mp4$/,
+    );
+    expect(render.content.find((c) => c.type === 'resource_link')?.uri).toMatch(
+      /^vj:\/\/projects\/[^/]+\/renders\/[^/]+$/,
+    );
   }, 120_000);
 });

@@ -21,7 +21,12 @@ import { freePort, startRedis, startWorker, type RedisServer, type WorkerProcess
 import { connectHttp, startHttpServer } from '../helpers/http-server.js';
 
 const BUCKET = 'cutroom-clips';
-const S3_ENV = { CUTROOM_S3_BUCKET: BUCKET, CUTROOM_S3_PREFIX: 'team/clips', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'any-secret-s3rver-does-not-check' };
+const S3_ENV = {
+  CUTROOM_S3_BUCKET: BUCKET,
+  CUTROOM_S3_PREFIX: 'team/clips',
+  AWS_ACCESS_KEY_ID: 'S3RVER',
+  AWS_SECRET_ACCESS_KEY: 'any-secret-s3rver-does-not-check',
+};
 
 let service: FakeService;
 let redis: RedisServer;
@@ -40,8 +45,18 @@ beforeAll(async () => {
   // ffmpeg reading /media/voice-).
   const tone = `tone-${projectId.slice(0, 8)}`;
   service.media.set(tone, service.media.get(`voice-${projectId.slice(0, 8)}`)!);
-  toneId = service.addAsset(projectId, { keyname: tone, asset_type: 'audio', ext: service.media.get(tone)!.split('.').pop() }).id;
-  s3 = new S3rver({ port: await freePort(), address: '127.0.0.1', silent: true, directory: mkdtempSync(join(tmpdir(), 'cutroom-s3rver-')), configureBuckets: [{ name: BUCKET }] });
+  toneId = service.addAsset(projectId, {
+    keyname: tone,
+    asset_type: 'audio',
+    ext: service.media.get(tone)!.split('.').pop(),
+  }).id;
+  s3 = new S3rver({
+    port: await freePort(),
+    address: '127.0.0.1',
+    silent: true,
+    directory: mkdtempSync(join(tmpdir(), 'cutroom-s3rver-')),
+    configureBuckets: [{ name: BUCKET }],
+  });
   endpoint = `http://127.0.0.1:${((await s3.run()) as AddressInfo).port}`;
 }, 60_000);
 afterEach(async () => {
@@ -69,13 +84,19 @@ const timeline = () => ({
   overlays: [{ asset_id: toneId, at: 3, until: 4 }],
 });
 /** The same media in other ranges: every medium probed by the server first, no segment of the edit above made. */
-const other = () => ({ ...timeline(), clips: timeline().clips.map((c) => ({ ...c, end: c.end - 0.2 })), overlays: [{ asset_id: toneId, at: 1, until: 2 }] });
+const other = () => ({
+  ...timeline(),
+  clips: timeline().clips.map((c) => ({ ...c, end: c.end - 0.2 })),
+  overlays: [{ asset_id: toneId, at: 1, until: 2 }],
+});
 /** Cut index -> its colour and length in frames (at 25 fps). */
 const CUTS: Record<number, [string, number]> = { 2: ['black', 37.5], 3: ['red', 30] };
-const slowVoice = (ms: number) => service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/tone-') });
+const slowVoice = (ms: number) =>
+  service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/tone-') });
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
-const structured = (r: Called) => r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string; cuts_ready?: number };
+const structured = (r: Called) =>
+  r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string; cuts_ready?: number };
 
 /** preview_edit's outputSchema, as the server lists it: every result below is checked against it. */
 async function conformer(client: Client): Promise<(r: Called) => void> {
@@ -92,7 +113,8 @@ async function call(client: Client, args: Record<string, unknown>, conforms: (r:
   return r;
 }
 async function untilDone(client: Client, r: Called, conforms: (r: Called) => void): Promise<Called> {
-  for (let i = 0; i < 40 && !r.isError && structured(r)?.status === 'rendering'; i++) r = await call(client, { preview_id: structured(r).preview_id }, conforms);
+  for (let i = 0; i < 40 && !r.isError && structured(r)?.status === 'rendering'; i++)
+    r = await call(client, { preview_id: structured(r).preview_id }, conforms);
   if (r.isError) throw new Error(textOf(r));
   return r;
 }
@@ -122,13 +144,30 @@ async function clipOf(client: Client, id: string, cut: number, dir: string, name
 
 /** The streams as ffprobe says (codecs, sizes, sound's rate and channels). */
 function streams(file: string): unknown {
-  const r = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,width,height,pix_fmt,r_frame_rate,sample_rate,channels', '-of', 'json', file], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffprobe',
+    [
+      '-v',
+      'error',
+      '-show_entries',
+      'stream=codec_type,codec_name,width,height,pix_fmt,r_frame_rate,sample_rate,channels',
+      '-of',
+      'json',
+      file,
+    ],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(r.stdout).streams;
 }
 
 /** What a clip is: its streams, its picture's size and frames, its colour, and what plays (pictures and sound decoded). */
 function facts(file: string) {
-  return { streams: streams(file), probe: probe(file), colour: colourName(colourAt(file, 0.1)), played: playedContent(file) };
+  return {
+    streams: streams(file),
+    probe: probe(file),
+    colour: colourName(colourAt(file, 0.1)),
+    played: playedContent(file),
+  };
 }
 
 /** The clips of cuts 2 and 3 made in-process (no queue), to compare with: made once. */
@@ -136,7 +175,12 @@ let reference: Promise<Record<number, ReturnType<typeof facts>>> | undefined;
 function inProcessClips(): Promise<Record<number, ReturnType<typeof facts>>> {
   reference ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-qc-local-'));
-    const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_RENDER_WAIT_MS: '1500' });
+    const s = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: dir,
+      CUTROOM_RENDER_WAIT_MS: '1500',
+    });
     try {
       const conforms = await conformer(s.client);
       await untilDone(s.client, await call(s.client, other(), conforms), conforms);
@@ -164,18 +208,31 @@ function expectSameClip(file: string, cut: number, inProcess: ReturnType<typeof 
 }
 
 async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
-  const w = await startWorker({ CUTROOM_QUEUE_URL: redis.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', ...extra });
+  const w = await startWorker({
+    CUTROOM_QUEUE_URL: redis.url,
+    CUTROOM_CACHE_DIR: cacheDir,
+    CUTROOM_LOG_LEVEL: 'debug',
+    CUTROOM_WORKER_CONCURRENCY: '2',
+    ...extra,
+  });
   cleanup.push(() => w.stop());
   return w;
 }
 
 describe("a cut's clip while its preview renders on a worker", () => {
-  it('a shared cache dir: any replica makes a ready cut\'s clip from its segment, the same as in-process', async () => {
+  it("a shared cache dir: any replica makes a ready cut's clip from its segment, the same as in-process", async () => {
     const inProcess = await inProcessClips();
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-qc-shared-'));
     const w = await worker(cacheDir);
     const server = async () => {
-      const s = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: redis.url, CUTROOM_RENDER_WAIT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug' });
+      const s = await spawnServer({
+        VJ_API_KEY: service.apiKey,
+        VJ_API_URL: service.url,
+        CUTROOM_CACHE_DIR: cacheDir,
+        CUTROOM_QUEUE_URL: redis.url,
+        CUTROOM_RENDER_WAIT_MS: '1500',
+        CUTROOM_LOG_LEVEL: 'debug',
+      });
       cleanup.push(() => s.close());
       return s;
     };
@@ -192,7 +249,10 @@ describe("a cut's clip while its preview renders on a worker", () => {
     // Made once, into the preview's folder, and reused by the other replica (the same bytes).
     const folder = join(cacheDir, 'previews', id);
     expect(existsSync(join(folder, 'cut-2.mp4')) && existsSync(join(folder, 'cut-3.mp4'))).toBe(true);
-    const sha = (f: string) => createHash('sha256').update(spawnSync('cat', [f]).stdout).digest('hex');
+    const sha = (f: string) =>
+      createHash('sha256')
+        .update(spawnSync('cat', [f]).stdout)
+        .digest('hex');
     expect(sha(await clipOf(a.client, id, 2, cacheDir, 'a'))).toBe(sha(fromB));
     // Two replicas asking for the same cut at once: one clip each, whole, the same.
     const [x, y] = await Promise.all([clipOf(a.client, id, 4, cacheDir, 'a'), clipOf(b.client, id, 4, cacheDir, 'b')]);
@@ -201,12 +261,16 @@ describe("a cut's clip while its preview renders on a worker", () => {
     expect(Math.abs(probe(x).videoFrames - 25)).toBeLessThanOrEqual(1);
     expect(colourName(colourAt(x, 0.1))).toBe('yellow');
     // A cut that is not rendered (there is no tenth): a clear answer, and the replica serves on.
-    await expect(b.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(/that cut is not rendered yet/);
+    await expect(b.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(
+      /that cut is not rendered yet/,
+    );
     expect(await clipOf(b.client, id, 3, cacheDir, 'b-again')).toBeTruthy();
     service.reset();
-    const done = await untilDone(a.client, await call(a.client, { preview_id: id }, conforms), conforms).catch((err: Error) => {
-      throw new Error(`${err.message}\n${w.stderr().slice(-4000)}\n${a.stderr().slice(-3000)}`);
-    });
+    const done = await untilDone(a.client, await call(a.client, { preview_id: id }, conforms), conforms).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}\n${w.stderr().slice(-4000)}\n${a.stderr().slice(-3000)}`);
+      },
+    );
     expect(structured(done).status).toBe('done');
     // The worker made the preview; the clips were the servers' (the worker made only the first, beside its segment).
     expect(w.stderr()).toMatch(new RegExp(`started preview ${id}`));
@@ -218,7 +282,16 @@ describe("a cut's clip while its preview renders on a worker", () => {
     const workerDir = mkdtempSync(join(tmpdir(), 'cutroom-qc-worker-'));
     const w = await worker(workerDir, { CUTROOM_S3_ENDPOINT: endpoint, ...S3_ENV });
     const server = async (dir: string) => {
-      const srv = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: service.url, CUTROOM_CACHE_DIR: dir, CUTROOM_QUEUE_URL: redis.url, CUTROOM_S3_ENDPOINT: endpoint, CUTROOM_RENDER_WAIT_MS: '1500', CUTROOM_LOG_LEVEL: 'debug', ...S3_ENV });
+      const srv = await startHttpServer({
+        VJ_BACKEND: 'remote',
+        VJ_API_URL: service.url,
+        CUTROOM_CACHE_DIR: dir,
+        CUTROOM_QUEUE_URL: redis.url,
+        CUTROOM_S3_ENDPOINT: endpoint,
+        CUTROOM_RENDER_WAIT_MS: '1500',
+        CUTROOM_LOG_LEVEL: 'debug',
+        ...S3_ENV,
+      });
       cleanup.push(() => srv.stop());
       const client = await connectHttp(srv.url, { 'x-api-key': service.apiKey });
       cleanup.push(() => client.close());
@@ -227,7 +300,17 @@ describe("a cut's clip while its preview renders on a worker", () => {
     const a = await server(mkdtempSync(join(tmpdir(), 'cutroom-qc-a-')));
     const b = await server(mkdtempSync(join(tmpdir(), 'cutroom-qc-b-')));
     // A failure says what the processes said (a server that ended, a worker that failed).
-    const said = () => [['worker', w.stderr()], ['a', a.srv.stderr()], ['b', b.srv.stderr()]].map(([n, t]) => `--- ${n} (exit ${n === 'a' ? a.srv.proc.exitCode : n === 'b' ? b.srv.proc.exitCode : w.proc.exitCode}):\n${t!.slice(-2500)}`).join('\n');
+    const said = () =>
+      [
+        ['worker', w.stderr()],
+        ['a', a.srv.stderr()],
+        ['b', b.srv.stderr()],
+      ]
+        .map(
+          ([n, t]) =>
+            `--- ${n} (exit ${n === 'a' ? a.srv.proc.exitCode : n === 'b' ? b.srv.proc.exitCode : w.proc.exitCode}):\n${t!.slice(-2500)}`,
+        )
+        .join('\n');
     try {
       const conforms = await conformer(a.client);
       await untilDone(a.client, await call(a.client, other(), conforms), conforms);
@@ -240,7 +323,9 @@ describe("a cut's clip while its preview renders on a worker", () => {
       // Each replica asks once more for the other's cut: the store already has it.
       const againB = await clipOf(b.client, id, 3, b.dir, 'b');
       const againA = await clipOf(a.client, id, 2, a.dir, 'a-again');
-      await expect(b.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(/that cut is not rendered yet/);
+      await expect(b.client.readResource({ uri: `cutroom://previews/${id}/cuts/9.mp4` })).rejects.toThrow(
+        /that cut is not rendered yet/,
+      );
       service.reset();
       const done = await untilDone(a.client, await call(a.client, { preview_id: id }, conforms), conforms);
       expect(structured(done).status).toBe('done');

@@ -8,7 +8,17 @@
 // scan, transcription and render is a worker's. Mid-workflow the worker making the preview is killed with kill -9,
 // and the other finishes it.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -23,7 +33,13 @@ import { ALL_TEXT, SPEECH_SECONDS, makeSpeechMedia } from '../helpers/speech-med
 const suite = queueSuite({ service: false });
 const TOKEN = 'workflow-token-0123456789abcdef';
 const root = mkdtempSync(join(tmpdir(), 'cutroom-q-flow-'));
-const dirs = { allowed: join(root, 'allowed'), cache: join(root, 'cache'), data: join(root, 'data'), replicaBin: join(root, 'replica-bin'), workerBin: join(root, 'worker-bin') };
+const dirs = {
+  allowed: join(root, 'allowed'),
+  cache: join(root, 'cache'),
+  data: join(root, 'data'),
+  replicaBin: join(root, 'replica-bin'),
+  workerBin: join(root, 'worker-bin'),
+};
 /** What the replicas' ffmpeg and speech engine were asked to do: a line per call, "<replica> <command> <args>". */
 const replicaLog = join(dirs.replicaBin, 'calls.log');
 const replicaCalls = () => (existsSync(replicaLog) ? readFileSync(replicaLog, 'utf8').split('\n').filter(Boolean) : []);
@@ -38,7 +54,11 @@ let cb: Client;
 let workers: WorkerProcess[];
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
-async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const r: Called = await client.callTool({ name, arguments: args }, { timeout: 120_000 });
   if (r.isError) throw new Error(`${name}: ${textOf(r)}`);
   expect(r.structuredContent, `${name} carries structuredContent`).toBeDefined();
@@ -56,9 +76,16 @@ function script(path: string, lines: string[]): void {
   chmodSync(path, 0o755);
 }
 const ffprobeJson = (file: string) => {
-  const r = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,width,height', '-of', 'json', file], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,width,height', '-of', 'json', file],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`ffprobe ${file}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { format: { duration: string }; streams: { codec_type: string; width?: number; height?: number }[] };
+  return JSON.parse(r.stdout) as {
+    format: { duration: string };
+    streams: { codec_type: string; width?: number; height?: number }[];
+  };
 };
 /** A process's parent, from /proc. */
 const parentOf = (pid: number) => {
@@ -75,12 +102,18 @@ async function until<T>(what: string, get: () => T | Promise<T>, ms = 60_000): P
   for (;;) {
     const v = await get();
     if (v) return v as NonNullable<T>;
-    if (Date.now() - t > ms) throw new Error(`not within ${ms} ms: ${what}\n--- worker 1:\n${workers[0]?.stderr()}\n--- worker 2:\n${workers[1]?.stderr()}`);
+    if (Date.now() - t > ms)
+      throw new Error(
+        `not within ${ms} ms: ${what}\n--- worker 1:\n${workers[0]?.stderr()}\n--- worker 2:\n${workers[1]?.stderr()}`,
+      );
     await sleep(100);
   }
 }
 /** Every file under a folder. */
-const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
+  );
 
 beforeAll(async () => {
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
@@ -89,7 +122,26 @@ beforeAll(async () => {
   const video = join(dirs.allowed, 'moving-talk.mp4');
   const tone = join(dirs.allowed, 'tone.wav');
   for (const args of [
-    ['-f', 'lavfi', '-i', `testsrc2=s=320x180:r=25:d=${SPEECH_SECONDS}`, '-i', speech.wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', '-shortest', video],
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=s=320x180:r=25:d=${SPEECH_SECONDS}`,
+      '-i',
+      speech.wav,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-shortest',
+      video,
+    ],
     ['-f', 'lavfi', '-i', 'sine=frequency=523:sample_rate=48000:duration=4', '-ac', '2', tone],
   ]) {
     const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], { encoding: 'utf8' });
@@ -102,16 +154,46 @@ beforeAll(async () => {
   const ffmpeg = realFfmpeg();
   for (const r of ['a', 'b']) {
     mkdirSync(join(dirs.replicaBin, r));
-    for (const name of ['pocketsphinx_continuous', 'pocketsphinx']) script(join(dirs.replicaBin, r, name), [`echo "${r} ${name} $*" >> ${JSON.stringify(replicaLog)}`, `echo "${name} is not for an HTTP replica here" >&2`, 'exit 1']);
-    script(join(dirs.replicaBin, r, 'ffmpeg'), [`echo "${r} ffmpeg $*" >> ${JSON.stringify(replicaLog)}`, `exec ${ffmpeg} "$@"`]);
+    for (const name of ['pocketsphinx_continuous', 'pocketsphinx'])
+      script(join(dirs.replicaBin, r, name), [
+        `echo "${r} ${name} $*" >> ${JSON.stringify(replicaLog)}`,
+        `echo "${name} is not for an HTTP replica here" >&2`,
+        'exit 1',
+      ]);
+    script(join(dirs.replicaBin, r, 'ffmpeg'), [
+      `echo "${r} ffmpeg $*" >> ${JSON.stringify(replicaLog)}`,
+      `exec ${ffmpeg} "$@"`,
+    ]);
   }
   // The workers' ffmpeg: the real one, late to start while the flag is set.
-  script(join(dirs.workerBin, 'ffmpeg'), ['if [[ -e "$(dirname "$0")/slow" ]]; then rm -f "$(dirname "$0")/slow"; sleep 6 </dev/null >/dev/null 2>&1; fi', `exec ${ffmpeg} "$@"`]);
+  script(join(dirs.workerBin, 'ffmpeg'), [
+    'if [[ -e "$(dirname "$0")/slow" ]]; then rm -f "$(dirname "$0")/slow"; sleep 6 </dev/null >/dev/null 2>&1; fi',
+    `exec ${ffmpeg} "$@"`,
+  ]);
 
-  const shared = { CUTROOM_CACHE_DIR: dirs.cache, CUTROOM_DATA_DIR: dirs.data, CUTROOM_ALLOWED_DIRS: dirs.allowed, CUTROOM_QUEUE_URL: suite.redis.url, CUTROOM_LOG_LEVEL: 'debug' };
+  const shared = {
+    CUTROOM_CACHE_DIR: dirs.cache,
+    CUTROOM_DATA_DIR: dirs.data,
+    CUTROOM_ALLOWED_DIRS: dirs.allowed,
+    CUTROOM_QUEUE_URL: suite.redis.url,
+    CUTROOM_LOG_LEVEL: 'debug',
+  };
   const replica = (r: string) =>
-    startHttpServer({ ...shared, VJ_BACKEND: 'local', CUTROOM_HTTP_TOKEN: TOKEN, CUTROOM_RENDER_WAIT_MS: '3000', FFMPEG_PATH: join(dirs.replicaBin, r, 'ffmpeg'), PATH: `${join(dirs.replicaBin, r)}:${process.env.PATH ?? ''}` });
-  const worker = () => suite.worker({ ...shared, CUTROOM_WORKER_CONCURRENCY: '1', CUTROOM_WORKER_LOCK_MS: '3000', FFMPEG_PATH: join(dirs.workerBin, 'ffmpeg') });
+    startHttpServer({
+      ...shared,
+      VJ_BACKEND: 'local',
+      CUTROOM_HTTP_TOKEN: TOKEN,
+      CUTROOM_RENDER_WAIT_MS: '3000',
+      FFMPEG_PATH: join(dirs.replicaBin, r, 'ffmpeg'),
+      PATH: `${join(dirs.replicaBin, r)}:${process.env.PATH ?? ''}`,
+    });
+  const worker = () =>
+    suite.worker({
+      ...shared,
+      CUTROOM_WORKER_CONCURRENCY: '1',
+      CUTROOM_WORKER_LOCK_MS: '3000',
+      FFMPEG_PATH: join(dirs.workerBin, 'ffmpeg'),
+    });
   [a, b] = await Promise.all([replica('a'), replica('b')]);
   // Started here, not per test: the workflow is one test, and the suite stops what it defers after it.
   workers = [await worker(), await worker()];
@@ -136,51 +218,93 @@ describe('the whole workflow through two replicas and two workers', () => {
   it('project, media, inspection, transcript, edit, preview (its worker killed mid-way), render: every job on a worker', async () => {
     expect(a.url).not.toBe(b.url);
     // The project made on A is B's too (one data dir); media imported on both.
-    const project = (await ok<{ project: { id: string } }>(ca, 'create_project', { name: 'two replicas', description: 'the workflow across replicas and workers' })).project.id;
-    const video = (await ok<{ asset: { id: string } }>(cb, 'import_media', { project_id: project, path: media.video })).asset.id;
-    const tone = (await ok<{ asset: { id: string } }>(ca, 'import_media', { project_id: project, path: media.tone })).asset.id;
+    const project = (
+      await ok<{ project: { id: string } }>(ca, 'create_project', {
+        name: 'two replicas',
+        description: 'the workflow across replicas and workers',
+      })
+    ).project.id;
+    const video = (await ok<{ asset: { id: string } }>(cb, 'import_media', { project_id: project, path: media.video }))
+      .asset.id;
+    const tone = (await ok<{ asset: { id: string } }>(ca, 'import_media', { project_id: project, path: media.tone }))
+      .asset.id;
     const seen = await ok<{ project: { assets?: { id: string }[] } }>(cb, 'get_project', { project_id: project });
     expect((seen.project.assets ?? []).map((x) => x.id).sort()).toEqual([video, tone].sort());
 
     // Inspection on A: shots and frames, made by a worker.
-    const inspected = await ok<{ duration_seconds: number; width?: number; has_audio: boolean; shots: unknown[]; frames: unknown[]; cached: boolean }>(ca, 'inspect_asset', { project_id: project, asset_id: video });
+    const inspected = await ok<{
+      duration_seconds: number;
+      width?: number;
+      has_audio: boolean;
+      shots: unknown[];
+      frames: unknown[];
+      cached: boolean;
+    }>(ca, 'inspect_asset', { project_id: project, asset_id: video });
     expect(inspected.duration_seconds).toBeCloseTo(SPEECH_SECONDS, 0);
     expect(inspected).toMatchObject({ width: 320, has_audio: true, cached: false });
     expect(inspected.shots.length).toBeGreaterThan(0);
     expect(inspected.frames.length).toBeGreaterThan(0);
-    expect(startedJobs(workers[0]!).concat(startedJobs(workers[1]!)).filter((j) => j.kind === 'inspect')).toHaveLength(1);
+    expect(
+      startedJobs(workers[0]!)
+        .concat(startedJobs(workers[1]!))
+        .filter((j) => j.kind === 'inspect'),
+    ).toHaveLength(1);
     // A drew the sheet (ffmpeg writing raw frames or a JPEG of them, no video); B ran nothing.
     const sheetCalls = replicaCalls();
     expect(sheetCalls.length).toBeGreaterThan(0);
-    for (const c of sheetCalls) expect(c).toMatch(/^a ffmpeg .*(-f rawvideo pipe:1|-f image2 -c:v mjpeg file:\S+\.jpg)$/);
+    for (const c of sheetCalls)
+      expect(c).toMatch(/^a ffmpeg .*(-f rawvideo pipe:1|-f image2 -c:v mjpeg file:\S+\.jpg)$/);
 
     // Transcription on B: PocketSphinx, on a worker, hears most of what flite said.
-    const heard = await ok<{ words: { word: string; start_seconds: number; end_seconds: number }[]; engine: { name: string } }>(cb, 'transcribe_asset', { project_id: project, asset_id: video, words: true });
+    const heard = await ok<{
+      words: { word: string; start_seconds: number; end_seconds: number }[];
+      engine: { name: string };
+    }>(cb, 'transcribe_asset', { project_id: project, asset_id: video, words: true });
     expect(heard.engine.name).toBe('pocketsphinx');
     const truth = textWords(ALL_TEXT).map((w) => w.key);
-    const right = matchWords(truth, heard.words.map((w) => w.word.toLowerCase())).filter((j) => j >= 0).length;
+    const right = matchWords(
+      truth,
+      heard.words.map((w) => w.word.toLowerCase()),
+    ).filter((j) => j >= 0).length;
     expect(right / truth.length, heard.words.map((w) => w.word).join(' ')).toBeGreaterThanOrEqual(0.6);
-    expect(startedJobs(workers[0]!).concat(startedJobs(workers[1]!)).filter((j) => j.kind === 'transcribe')).toHaveLength(1);
+    expect(
+      startedJobs(workers[0]!)
+        .concat(startedJobs(workers[1]!))
+        .filter((j) => j.kind === 'transcribe'),
+    ).toHaveLength(1);
 
     // The edit on A: two cuts of the moving picture (5.5 s) under a tone, 360p.
     const composed = await ok<{ edit_id: string }>(ca, 'compose_edit', {
       project_id: project,
       resolution: '640x360',
       fps: 25,
-      clips: [{ asset_id: video, start: 0.5, end: 3.5 }, { asset_id: video, start: 5, end: 7.5 }],
+      clips: [
+        { asset_id: video, start: 0.5, end: 3.5 },
+        { asset_id: video, start: 5, end: 7.5 },
+      ],
       overlays: [{ asset_id: tone, at: 1, until: 4 }],
     });
     const EDIT_SECONDS = 5.5;
 
     // The preview asked on B, its worker's first ffmpeg slow to start. While B waits (3 s), the worker that started
     // it is killed with -9 as that ffmpeg works (a child of it, waiting to start); B then hands over "rendering".
-    type Preview = { status?: string; preview_id: string; path: string; measured_seconds: number; planned_seconds: number };
+    type Preview = {
+      status?: string;
+      preview_id: string;
+      path: string;
+      measured_seconds: number;
+      planned_seconds: number;
+    };
     writeFileSync(slowFlag, '');
     const asking = ok<Preview>(cb, 'preview_edit', { edit_id: composed.edit_id, project_id: project });
-    const making = await until('a worker making the preview', () => workers.find((w) => startedJobs(w).some((j) => j.kind === 'preview')));
+    const making = await until('a worker making the preview', () =>
+      workers.find((w) => startedJobs(w).some((j) => j.kind === 'preview')),
+    );
     const other = workers.find((w) => w !== making)!;
     const { job, preview: firstId } = startedJobs(making).find((j) => j.kind === 'preview')!;
-    await until('the preview\'s ffmpeg running under its worker', () => pidsMatching(dirs.workerBin).some((p) => parentOf(p) === making.pid));
+    await until("the preview's ffmpeg running under its worker", () =>
+      pidsMatching(dirs.workerBin).some((p) => parentOf(p) === making.pid),
+    );
     making.proc.kill('SIGKILL');
     const asked = await asking;
     expect(asked.status).toBe('rendering');
@@ -189,9 +313,12 @@ describe('the whole workflow through two replicas and two workers', () => {
     // Followed on B by the id B gave: it ends done, made by the other worker, which took the same job over (so the
     // kill came mid-job: a finished job is not run again), as a preview of its own.
     let followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId! });
-    for (let i = 0; i < 20 && followed.status === 'rendering'; i++) followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId! });
+    for (let i = 0; i < 20 && followed.status === 'rendering'; i++)
+      followed = await ok<Preview>(cb, 'preview_edit', { preview_id: firstId! });
     expect(followed.status ?? 'done').toBe('done');
-    const taken = await until('the other worker taking the job over', () => startedJobs(other).find((j) => j.job === job));
+    const taken = await until('the other worker taking the job over', () =>
+      startedJobs(other).find((j) => j.job === job),
+    );
     expect(followed.preview_id).toBe(taken.preview);
     expect(followed.preview_id).not.toBe(firstId);
     expect(followed.planned_seconds).toBeCloseTo(EDIT_SECONDS, 1);
@@ -209,7 +336,11 @@ describe('the whole workflow through two replicas and two workers', () => {
     // Another preview (the same edit, narrower) asked on B, "rendering" there, followed on A until done: A did not
     // start it, and sees it being made through the queue.
     writeFileSync(slowFlag, '');
-    const second = await ok<Preview>(cb, 'preview_edit', { edit_id: composed.edit_id, project_id: project, width: 320 });
+    const second = await ok<Preview>(cb, 'preview_edit', {
+      edit_id: composed.edit_id,
+      project_id: project,
+      width: 320,
+    });
     expect(second.status).toBe('rendering');
     let there = await ok<Preview>(ca, 'preview_edit', { preview_id: second.preview_id });
     for (let i = 0; i < 120 && there.status === 'rendering'; i++) {
@@ -222,7 +353,11 @@ describe('the whole workflow through two replicas and two workers', () => {
 
     // The preview resource read on A: an MP4 of the edit's length.
     expect(there.path).toMatch(/^cutroom:\/\/previews\/[\w-]+\/preview\.mp4$/);
-    const read = (await ca.readResource({ uri: there.path })).contents[0] as { blob?: string; mimeType?: string; _meta?: Record<string, unknown> };
+    const read = (await ca.readResource({ uri: there.path })).contents[0] as {
+      blob?: string;
+      mimeType?: string;
+      _meta?: Record<string, unknown>;
+    };
     expect(read._meta?.['cutroom/parts'], 'a small preview comes whole').toBeUndefined();
     expect(read.mimeType).toBe('video/mp4');
     const previewFile = join(root, 'preview-read.mp4');
@@ -233,7 +368,9 @@ describe('the whole workflow through two replicas and two workers', () => {
     expect(pp.streams.find((s) => s.codec_type === 'video')?.width).toBe(320);
 
     // The render asked on A, followed on B until done; the file in the shared data dir is the edit, 640x360.
-    const render = (await ok<{ render: { asset_id: string } }>(ca, 'render_edit', { edit_id: composed.edit_id, project_id: project })).render.asset_id;
+    const render = (
+      await ok<{ render: { asset_id: string } }>(ca, 'render_edit', { edit_id: composed.edit_id, project_id: project })
+    ).render.asset_id;
     let status: { done?: boolean; status?: string } = {};
     for (let i = 0; i < 120 && !status.done; i++) {
       status = await ok(cb, 'get_render_status', { project_id: project, asset_id: render });
@@ -262,7 +399,9 @@ describe('the whole workflow through two replicas and two workers', () => {
     // completions the replica heard of; a replica reports the whole queue).
     const metrics = await (await fetch(`${a.base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     for (const kind of ['inspect', 'transcribe', 'preview', 'render']) {
-      const count = new RegExp(`^cutroom_queue_job_duration_seconds_count\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(metrics);
+      const count = new RegExp(`^cutroom_queue_job_duration_seconds_count\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(
+        metrics,
+      );
       expect(Number(count?.[1] ?? 0), `${kind} in /metrics:\n${metrics}`).toBeGreaterThanOrEqual(1);
     }
     // No replica ran ffmpeg or the speech engine after the sheet: the transcript, the preview, its resource and the

@@ -31,27 +31,55 @@ const timeline = (end = 3) => ({
   overlays: [{ asset_id: suite.ids.voice, at: 3, until: 4 }],
 });
 /** The voiceover served slowly: the preview's sound waits for it, so the preview stays running that long. */
-const slowVoice = (ms: number) => suite.service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+const slowVoice = (ms: number) =>
+  suite.service.fail(
+    { delayMs: ms },
+    { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
+  );
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
-const structured = (r: Called) => r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string };
+const structured = (r: Called) =>
+  r.structuredContent as Record<string, unknown> & { status?: string; preview_id: string };
 
 async function server(cacheDir: string, queue = true, extra: Record<string, string> = {}): Promise<Spawned> {
-  const s = await spawnServer({ VJ_API_KEY: suite.service.apiKey, VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', ...(queue ? { CUTROOM_QUEUE_URL: suite.redis.url } : {}), ...extra });
+  const s = await spawnServer({
+    VJ_API_KEY: suite.service.apiKey,
+    VJ_API_URL: suite.service.url,
+    CUTROOM_CACHE_DIR: cacheDir,
+    CUTROOM_LOG_LEVEL: 'debug',
+    ...(queue ? { CUTROOM_QUEUE_URL: suite.redis.url } : {}),
+    ...extra,
+  });
   suite.defer(() => s.close());
   return s;
 }
 async function worker(cacheDir: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
-  return suite.worker({ CUTROOM_CACHE_DIR: cacheDir, CUTROOM_LOG_LEVEL: 'debug', CUTROOM_WORKER_CONCURRENCY: '2', CUTROOM_WORKER_LOCK_MS: '3000', ...extra });
+  return suite.worker({
+    CUTROOM_CACHE_DIR: cacheDir,
+    CUTROOM_LOG_LEVEL: 'debug',
+    CUTROOM_WORKER_CONCURRENCY: '2',
+    CUTROOM_WORKER_LOCK_MS: '3000',
+    ...extra,
+  });
 }
 /** Every ffmpeg still working for this cache dir or reading this file's voiceover (other files' services serve one too). */
-const ffmpegOf = (cacheDir: string) => [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`${suite.service.url}/media/voice-`)])].filter((p) => /ffmpeg/.test(commandOf(p)));
+const ffmpegOf = (cacheDir: string) =>
+  [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`${suite.service.url}/media/voice-`)])].filter((p) =>
+    /ffmpeg/.test(commandOf(p)),
+  );
 /** The jobs the workers said they started: "job <id>: preview <preview id>". */
-const started = (w: WorkerProcess) => [...w.stderr().matchAll(/job (preview-[0-9a-f]+): started preview (\S+)/g)].map((m) => ({ job: m[1]!, preview: m[2]! }));
+const started = (w: WorkerProcess) =>
+  [...w.stderr().matchAll(/job (preview-[0-9a-f]+): started preview (\S+)/g)].map((m) => ({
+    job: m[1]!,
+    preview: m[2]!,
+  }));
 
 async function untilDone(client: Client, r: Called): Promise<Called> {
   for (let i = 0; i < 20 && !r.isError && structured(r)?.status === 'rendering'; i++) {
-    r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: structured(r).preview_id } }, { timeout: 120_000 });
+    r = await client.callTool(
+      { name: 'preview_edit', arguments: { preview_id: structured(r).preview_id } },
+      { timeout: 120_000 },
+    );
   }
   if (r.isError) throw new Error(textOf(r));
   return r;
@@ -59,24 +87,39 @@ async function untilDone(client: Client, r: Called): Promise<Called> {
 
 /** A first preview of the same media, so that the server has probed it (a slowed voiceover then slows the worker only). */
 async function primed(s: Spawned): Promise<void> {
-  await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(1.9) }, { timeout: 120_000 }));
+  await untilDone(
+    s.client,
+    await s.client.callTool({ name: 'preview_edit', arguments: timeline(1.9) }, { timeout: 120_000 }),
+  );
 }
 
 /** A result without what names where it was made (its id and paths). */
 function comparable(r: Called): unknown {
   const { preview_id: _i, path: _p, sheet_path: _s, ...rest } = structured(r);
-  const content = (r.content as { type: string; text?: string; data?: string }[]).map((c) => (c.type === 'text' ? { ...c, text: c.text!.replace(/\/\S+preview\.mp4/g, 'PATH') } : c.type === 'resource_link' ? { type: c.type } : c));
+  const content = (r.content as { type: string; text?: string; data?: string }[]).map((c) =>
+    c.type === 'text'
+      ? { ...c, text: c.text!.replace(/\/\S+preview\.mp4/g, 'PATH') }
+      : c.type === 'resource_link'
+        ? { type: c.type }
+        : c,
+  );
   return { rest, content };
 }
 
 describe('the job queue', () => {
   it('a preview through the queue is the one made in-process', async () => {
     const local = await server(mkdtempSync(join(tmpdir(), 'cutroom-q-local-')), false);
-    const inProcess = await untilDone(local.client, await local.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
+    const inProcess = await untilDone(
+      local.client,
+      await local.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }),
+    );
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
     const s = await server(cacheDir, true, { CUTROOM_QUEUE_LOG_MS: '1000' });
-    const queued = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }));
+    const queued = await untilDone(
+      s.client,
+      await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 }),
+    );
     expect(structured(queued).status).toBe('done');
     // Made by the worker (the server only queued it), in the shared cache dir, with the same result.
     expect(started(w)).toHaveLength(1);
@@ -90,14 +133,21 @@ describe('the job queue', () => {
 
   it('an inspection through the queue is the one made in-process', async () => {
     const local = await server(mkdtempSync(join(tmpdir(), 'cutroom-q-local-')), false);
-    const ask = (s: Spawned) => s.client.callTool({ name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } }, { timeout: 120_000 });
+    const ask = (s: Spawned) =>
+      s.client.callTool(
+        { name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } },
+        { timeout: 120_000 },
+      );
     const inProcess = await ask(local);
     expect(inProcess.isError, textOf(inProcess)).toBeFalsy();
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     const w = await worker(cacheDir);
     const s = await server(cacheDir);
     const progress: string[] = [];
-    const queued = await s.client.callTool({ name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } }, { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') });
+    const queued = await s.client.callTool(
+      { name: 'inspect_asset', arguments: { project_id: suite.projectId, asset_id: suite.ids.red } },
+      { timeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '') },
+    );
     expect(queued.isError, textOf(queued)).toBeFalsy();
     expect(w.stderr()).toMatch(/job inspect-[0-9a-f]+: started the inspection/);
     expect(progress.length).toBeGreaterThan(0);
@@ -111,15 +161,24 @@ describe('the job queue', () => {
     mkdirSync(allowed, { recursive: true });
     const media = makeSpeechMedia(allowed);
     const hear = async (s: Spawned) => {
-      const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
-      const project = (await call('create_project', { name: 'talk', description: 'speech' })).structuredContent as { project: { id: string } };
-      const asset = (await call('import_media', { project_id: project.project.id, path: media.wav })).structuredContent as { asset: { id: string } };
+      const call = (name: string, args: Record<string, unknown>) =>
+        s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+      const project = (await call('create_project', { name: 'talk', description: 'speech' })).structuredContent as {
+        project: { id: string };
+      };
+      const asset = (await call('import_media', { project_id: project.project.id, path: media.wav }))
+        .structuredContent as { asset: { id: string } };
       const r = await call('transcribe_asset', { project_id: project.project.id, asset_id: asset.asset.id });
       expect(r.isError, textOf(r)).toBeFalsy();
       const { asset_id: _a, ...rest } = r.structuredContent as Record<string, unknown>;
       return rest;
     };
-    const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
+    const localEnv = (name: string) => ({
+      CUTROOM_DATA_DIR: join(root, `data-${name}`),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      CUTROOM_CACHE_DIR: join(root, `cache-${name}`),
+      CUTROOM_LOG_LEVEL: 'debug',
+    });
     const alone = await spawnServer(localEnv('alone'));
     suite.defer(() => alone.close());
     const inProcess = await hear(alone);
@@ -137,17 +196,38 @@ describe('the job queue', () => {
     const red = makeMedium('red', undefined, allowed);
     const blue = makeMedium('blue', undefined, allowed);
     const render = async (s: Spawned) => {
-      const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
-      const project = (await call('create_project', { name: 'cut', description: 'render' })).structuredContent as { project: { id: string } };
-      const id = async (path: string) => ((await call('import_media', { project_id: project.project.id, path })).structuredContent as { asset: { id: string } }).asset.id;
+      const call = (name: string, args: Record<string, unknown>) =>
+        s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+      const project = (await call('create_project', { name: 'cut', description: 'render' })).structuredContent as {
+        project: { id: string };
+      };
+      const id = async (path: string) =>
+        (
+          (await call('import_media', { project_id: project.project.id, path })).structuredContent as {
+            asset: { id: string };
+          }
+        ).asset.id;
       const [r, b] = [await id(red), await id(blue)];
-      const made = await call('render_edit', { project_id: project.project.id, resolution: '320x180', clips: [{ asset_id: r, start: 0, end: 1 }, { asset_id: b, start: 0.5, end: 1.5 }], wait: true });
+      const made = await call('render_edit', {
+        project_id: project.project.id,
+        resolution: '320x180',
+        clips: [
+          { asset_id: r, start: 0, end: 1 },
+          { asset_id: b, start: 0.5, end: 1.5 },
+        ],
+        wait: true,
+      });
       expect(made.isError, textOf(made)).toBeFalsy();
       const out = (made.structuredContent as { render: { done: boolean; url: string } }).render;
       expect(out.done).toBe(true);
       return readFileSync(fileURLToPath(out.url));
     };
-    const localEnv = (name: string) => ({ CUTROOM_DATA_DIR: join(root, `data-${name}`), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, `cache-${name}`), CUTROOM_LOG_LEVEL: 'debug' });
+    const localEnv = (name: string) => ({
+      CUTROOM_DATA_DIR: join(root, `data-${name}`),
+      CUTROOM_ALLOWED_DIRS: allowed,
+      CUTROOM_CACHE_DIR: join(root, `cache-${name}`),
+      CUTROOM_LOG_LEVEL: 'debug',
+    });
     const alone = await spawnServer(localEnv('alone'));
     suite.defer(() => alone.close());
     const inProcess = await render(alone);
@@ -165,7 +245,11 @@ describe('the job queue', () => {
     const [a, b] = [await server(cacheDir), await server(cacheDir)];
     slowVoice(3000);
     const edit = timeline(2.8);
-    const [ra, rb] = await Promise.all([a, b].map(async (s) => untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: edit }, { timeout: 120_000 }))));
+    const [ra, rb] = await Promise.all(
+      [a, b].map(async (s) =>
+        untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: edit }, { timeout: 120_000 })),
+      ),
+    );
     expect(structured(ra!).status).toBe('done');
     expect(structured(ra!).preview_id).toBe(structured(rb!).preview_id);
     const jobs = started(w);
@@ -181,28 +265,51 @@ describe('the job queue', () => {
     }
   });
 
-  it('fair between callers: one caller\'s many previews do not hold every worker (CUTROOM_HTTP_CALLER_FFMPEG across workers)', async () => {
+  it("fair between callers: one caller's many previews do not hold every worker (CUTROOM_HTTP_CALLER_FFMPEG across workers)", async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'cutroom-q-'));
     await worker(cacheDir, { CUTROOM_WORKER_CONCURRENCY: '2' });
-    const http = await startHttpServer({ VJ_BACKEND: 'remote', VJ_API_URL: suite.service.url, CUTROOM_CACHE_DIR: cacheDir, CUTROOM_QUEUE_URL: suite.redis.url, CUTROOM_HTTP_CALLER_FFMPEG: '1', CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'debug' });
+    const http = await startHttpServer({
+      VJ_BACKEND: 'remote',
+      VJ_API_URL: suite.service.url,
+      CUTROOM_CACHE_DIR: cacheDir,
+      CUTROOM_QUEUE_URL: suite.redis.url,
+      CUTROOM_HTTP_CALLER_FFMPEG: '1',
+      CUTROOM_RENDER_WAIT_MS: '55000',
+      CUTROOM_LOG_LEVEL: 'debug',
+    });
     suite.defer(() => http.stop());
     // Caller B: another account with the same media in a project of its own.
     const keyB = 'caller-b-key-0123456789';
     const owner = suite.service.addTenant(keyB);
     const projectB = suite.service.addProject({ name: 'b', owner });
-    const assetB = (media: MediaName) => suite.service.addAsset(projectB.id, { keyname: [...suite.service.media.keys()].find((k) => k.startsWith(`${media}-`)), asset_type: 'generated_video', ext: 'mp4' }).id as string;
+    const assetB = (media: MediaName) =>
+      suite.service.addAsset(projectB.id, {
+        keyname: [...suite.service.media.keys()].find((k) => k.startsWith(`${media}-`)),
+        asset_type: 'generated_video',
+        ext: 'mp4',
+      }).id as string;
     const [redB, blueB] = [assetB('red'), assetB('blue')];
     const a = await connectHttp(http.url, { 'x-api-key': suite.service.apiKey });
     const b = await connectHttp(http.url, { 'x-api-key': keyB });
     suite.defer(async () => void (await Promise.allSettled([a.close(), b.close()])));
-    const edit = (project: string, red: string, blue: string, end: number) => ({ project_id: project, resolution: '640x360', fps: 25, clips: [{ asset_id: red, start: 0, end }, { asset_id: blue, start: 0, end: 2 }] });
+    const edit = (project: string, red: string, blue: string, end: number) => ({
+      project_id: project,
+      resolution: '640x360',
+      fps: 25,
+      clips: [
+        { asset_id: red, start: 0, end },
+        { asset_id: blue, start: 0, end: 2 },
+      ],
+    });
     const finished: string[] = [];
     const ask = async (client: Client, who: string, args: Record<string, unknown>) => {
       await untilDone(client, await client.callTool({ name: 'preview_edit', arguments: args }, { timeout: 120_000 }));
       finished.push(who);
     };
     // A asks for four previews at once, B for one a moment later: B's runs beside A's first, not after all four.
-    const asks = [0, 1, 2, 3].map((i) => ask(a, `a${i}`, edit(suite.projectId, suite.ids.red, suite.ids.blue, 2.5 + i * 0.1)));
+    const asks = [0, 1, 2, 3].map((i) =>
+      ask(a, `a${i}`, edit(suite.projectId, suite.ids.red, suite.ids.blue, 2.5 + i * 0.1)),
+    );
     await new Promise((r) => setTimeout(r, 300));
     asks.push(ask(b, 'b', edit(projectB.id, redB, blueB, 2.5)));
     await Promise.all(asks);
@@ -216,7 +323,10 @@ describe('the job queue', () => {
     await primed(s);
     slowVoice(20_000);
     const ac = new AbortController();
-    const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { signal: ac.signal, timeout: 120_000 });
+    const call = s.client.callTool(
+      { name: 'preview_edit', arguments: timeline(2.6) },
+      { signal: ac.signal, timeout: 120_000 },
+    );
     call.catch(() => {});
     await expect.poll(() => started(w).length, { timeout: 60_000 }).toBe(2);
     await expect.poll(() => ffmpegOf(cacheDir).length, { timeout: 30_000 }).toBeGreaterThan(0);
@@ -240,7 +350,10 @@ describe('the job queue', () => {
     expect(started(w)).toHaveLength(2);
     // The same edit asked again: a new job (not the cancelled one), made to its end.
     suite.service.reset();
-    const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { timeout: 120_000 }));
+    const again = await untilDone(
+      s.client,
+      await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.6) }, { timeout: 120_000 }),
+    );
     expect(structured(again).status).toBe('done');
     expect(started(w)).toHaveLength(3);
   });
@@ -283,7 +396,10 @@ describe('the job queue', () => {
     else expect(structured(r).status).toMatch(/done|rendering/);
     suite.service.reset();
     // A new request after the restart is queued and made.
-    const again = await untilDone(s.client, await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.1) }, { timeout: 120_000 }));
+    const again = await untilDone(
+      s.client,
+      await s.client.callTool({ name: 'preview_edit', arguments: timeline(2.1) }, { timeout: 120_000 }),
+    );
     expect(structured(again).status).toBe('done');
   });
 });

@@ -24,25 +24,60 @@ const structured = <T>(r: unknown): T => {
   return res.structuredContent as T;
 };
 
-
 // The source: 320x180 at 25 fps, 4 s; a static dark texture (levels 20-60) and a 40 px white square whose left edge
 // runs from x = 10 to x = 270 (65 px/s), at y = 70.
 const SQUARE = 40;
 function makeMoving(file: string): void {
   ffmpeg([
-    '-f', 'lavfi', '-i', 'color=c=black:s=320x180:r=25:d=4',
-    '-f', 'lavfi', '-i', `color=c=white:s=${SQUARE}x${SQUARE}:r=25:d=4`,
-    '-filter_complex', "[0:v]format=yuv420p,geq=lum='40+20*sin(X/3)*sin(Y/5)':cb=128:cr=128[bg];[bg][1:v]overlay=x='10+65*t':y=70:shortest=1,format=yuv420p[v]",
-    '-map', '[v]', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '12', file,
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=black:s=320x180:r=25:d=4',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=white:s=${SQUARE}x${SQUARE}:r=25:d=4`,
+    '-filter_complex',
+    "[0:v]format=yuv420p,geq=lum='40+20*sin(X/3)*sin(Y/5)':cb=128:cr=128[bg];[bg][1:v]overlay=x='10+65*t':y=70:shortest=1,format=yuv420p[v]",
+    '-map',
+    '[v]',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-crf',
+    '12',
+    file,
   ]);
 }
 /** Four quadrants: red top left, green top right, blue bottom left, yellow bottom right; 320x180, 2 s. */
 function makeQuadrants(file: string): void {
   ffmpeg([
-    '-f', 'lavfi', '-i', 'color=c=red:s=160x90:r=25:d=2', '-f', 'lavfi', '-i', 'color=c=0x00C000:s=160x90:r=25:d=2',
-    '-f', 'lavfi', '-i', 'color=c=blue:s=160x90:r=25:d=2', '-f', 'lavfi', '-i', 'color=c=yellow:s=160x90:r=25:d=2',
-    '-filter_complex', '[0:v][1:v]hstack[top];[2:v][3:v]hstack[bottom];[top][bottom]vstack,format=yuv420p[v]',
-    '-map', '[v]', '-c:v', 'libx264', '-preset', 'ultrafast', file,
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=red:s=160x90:r=25:d=2',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=0x00C000:s=160x90:r=25:d=2',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=blue:s=160x90:r=25:d=2',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=yellow:s=160x90:r=25:d=2',
+    '-filter_complex',
+    '[0:v][1:v]hstack[top];[2:v][3:v]hstack[bottom];[top][bottom]vstack,format=yuv420p[v]',
+    '-map',
+    '[v]',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    file,
   ]);
 }
 
@@ -50,8 +85,16 @@ function makeQuadrants(file: string): void {
  * Per decoded frame of a file: the box of its bright pixels (luma over 200: the white square; the texture stays
  * under 70) and their count, with the frame's size.
  */
-function brightBoxes(file: string): { width: number; height: number; frames: { count: number; left: number; right: number; top: number; bottom: number }[] } {
-  const p = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file], { encoding: 'utf8' });
+function brightBoxes(file: string): {
+  width: number;
+  height: number;
+  frames: { count: number; left: number; right: number; top: number; bottom: number }[];
+} {
+  const p = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+    { encoding: 'utf8' },
+  );
   const [width, height] = p.stdout.trim().split(',').map(Number) as [number, number];
   const raw = ffmpeg(['-i', file, '-map', '0:v:0', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
   const frames = [];
@@ -78,11 +121,17 @@ function brightBoxes(file: string): { width: number; height: number; frames: { c
 
 /** A sheet of `n` cells in a row: its size and, per cell, its bright pixels below the top sixth (where its label is). */
 function brightCells(file: string, n: number): { width: number; height: number; cells: number[] } {
-  const p = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file], { encoding: 'utf8' });
+  const p = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+    { encoding: 'utf8' },
+  );
   const [width, height] = p.stdout.trim().split(',').map(Number) as [number, number];
   const raw = ffmpeg(['-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
   const cells = new Array<number>(n).fill(0);
-  for (let y = Math.round(height / 6); y < height; y++) for (let x = 0; x < width; x++) if (raw[y * width + x]! > 200) cells[Math.min(n - 1, Math.floor((x * n) / width))]!++;
+  for (let y = Math.round(height / 6); y < height; y++)
+    for (let x = 0; x < width; x++)
+      if (raw[y * width + x]! > 200) cells[Math.min(n - 1, Math.floor((x * n) / width))]!++;
   return { width, height, cells };
 }
 
@@ -91,7 +140,11 @@ function framesLosingTheSquare(file: string): { frames: number; lost: number[] }
   const { width, height, frames } = brightBoxes(file);
   // The source's 180 px height is the output's height (the frame is covered): the square scales with it.
   const side = (SQUARE * height) / 180;
-  const lost = frames.flatMap((f, i) => (f.count < 0.8 * side * side || f.left <= 0 || f.right >= width - 1 || f.top <= 0 || f.bottom >= height - 1 ? [i] : []));
+  const lost = frames.flatMap((f, i) =>
+    f.count < 0.8 * side * side || f.left <= 0 || f.right >= width - 1 || f.top <= 0 || f.bottom >= height - 1
+      ? [i]
+      : [],
+  );
   return { frames: frames.length, lost };
 }
 
@@ -99,16 +152,29 @@ let server: Spawned;
 let projectId: string;
 let moving: string;
 let quadrants: string;
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   makeMoving(join(allowed, 'moving.mp4'));
   makeQuadrants(join(allowed, 'quadrants.mp4'));
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'error' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'reframe', description: 'the vertical cut' })).project.id;
-  moving = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: join(allowed, 'moving.mp4') })).asset.id;
-  quadrants = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: join(allowed, 'quadrants.mp4') })).asset.id;
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'reframe', description: 'the vertical cut' }),
+  ).project.id;
+  moving = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: join(allowed, 'moving.mp4') }),
+  ).asset.id;
+  quadrants = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: join(allowed, 'quadrants.mp4') }),
+  ).asset.id;
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -117,22 +183,43 @@ afterAll(async () => {
 
 describe('the vertical cut on the local backend', () => {
   it('an auto reframe keeps a moving subject inside the frame (preview, frame by frame); a centred one loses it', async () => {
-    const composed = structured<{ ready: boolean; diagnostics: { message: string }[] }>(await call('compose_edit', { project_id: projectId, resolution: 'vertical', clips: [{ asset_id: moving, start: 0, end: 4 }] }));
+    const composed = structured<{ ready: boolean; diagnostics: { message: string }[] }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: 'vertical',
+        clips: [{ asset_id: moving, start: 0, end: 4 }],
+      }),
+    );
     // Without a focus, the linter says the picture would be pillarboxed and names focus as the fix.
     expect(composed.diagnostics.some((d) => /letterboxed or pillarboxed/.test(d.message))).toBe(true);
-    const edit = { project_id: projectId, resolution: 'vertical', fps: 25, clips: [{ asset_id: moving, start: 0, end: 4, focus: 'auto' }] };
+    const edit = {
+      project_id: projectId,
+      resolution: 'vertical',
+      fps: 25,
+      clips: [{ asset_id: moving, start: 0, end: 4, focus: 'auto' }],
+    };
     const c = structured<{ ready: boolean; diagnostics: { message: string }[] }>(await call('compose_edit', edit));
     expect(c.ready).toBe(true);
     expect(c.diagnostics.some((d) => /pillarboxed/.test(d.message))).toBe(false);
-    const p = structured<{ path: string; sheet_path: string; resolution: string; preview_id: string }>(await call('preview_edit', { ...edit, width: 270 }));
+    const p = structured<{ path: string; sheet_path: string; resolution: string; preview_id: string }>(
+      await call('preview_edit', { ...edit, width: 270 }),
+    );
     expect(p.resolution).toBe('270x480');
     const auto = framesLosingTheSquare(p.path);
     expect(auto.frames).toBe(100);
     expect(auto.lost, 'frames where the square is not whole in the frame').toEqual([]);
     // The same edit is the same preview (its key holds "auto"; the path is read once).
-    expect(structured<{ preview_id: string }>(await call('preview_edit', { ...edit, width: 270 })).preview_id).toBe(p.preview_id);
+    expect(structured<{ preview_id: string }>(await call('preview_edit', { ...edit, width: 270 })).preview_id).toBe(
+      p.preview_id,
+    );
     // Held at the centre, the square is out of the frame at both ends: the check above can fail.
-    const centred = structured<{ path: string }>(await call('preview_edit', { ...edit, width: 270, clips: [{ asset_id: moving, start: 0, end: 4, focus: { x: 0.5, y: 0.5 } }] }));
+    const centred = structured<{ path: string }>(
+      await call('preview_edit', {
+        ...edit,
+        width: 270,
+        clips: [{ asset_id: moving, start: 0, end: 4, focus: { x: 0.5, y: 0.5 } }],
+      }),
+    );
     expect(framesLosingTheSquare(centred.path).lost.length).toBeGreaterThan(40);
     // The contact sheet is drawn from the rendered segments: one row of three vertical cells (the cut's first, middle
     // and last frames), each showing the square whole below its label.
@@ -143,7 +230,14 @@ describe('the vertical cut on the local backend', () => {
 
   it('a local render of an auto reframe keeps the moving subject inside every frame', async () => {
     const r = structured<{ render: { done: boolean; url?: string } }>(
-      await call('render_edit', { project_id: projectId, wait: true, resolution: '360x640', fps: 25, filename: 'vertical.mp4', clips: [{ asset_id: moving, start: 0, end: 4, focus: 'auto' }] }),
+      await call('render_edit', {
+        project_id: projectId,
+        wait: true,
+        resolution: '360x640',
+        fps: 25,
+        filename: 'vertical.mp4',
+        clips: [{ asset_id: moving, start: 0, end: 4, focus: 'auto' }],
+      }),
     );
     expect(r.render.done).toBe(true);
     const out = framesLosingTheSquare(fileURLToPath(r.render.url!));
@@ -153,14 +247,30 @@ describe('the vertical cut on the local backend', () => {
 
   it('a fixed focus frames the corner it names, as far as the picture allows', async () => {
     // Vertical from 16:9: the frame spans the picture's height, so y does nothing; x = 1 puts it at the right edge.
-    const right = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: 'vertical', width: 180, fps: 25, clips: [{ asset_id: quadrants, start: 0, end: 1, focus: { x: 1, y: 0 } }] }));
+    const right = structured<{ path: string }>(
+      await call('preview_edit', {
+        project_id: projectId,
+        resolution: 'vertical',
+        width: 180,
+        fps: 25,
+        clips: [{ asset_id: quadrants, start: 0, end: 1, focus: { x: 1, y: 0 } }],
+      }),
+    );
     const top = 'crop=iw/2:ih/4:iw/4:ih/8';
     const bottom = 'crop=iw/2:ih/4:iw/4:ih*5/8';
     expect(colourName(colourAt(right.path, 0.5, top))).toBe('green');
     expect(colourName(colourAt(right.path, 0.5, bottom))).toBe('yellow');
     // Square from 16:9 at the top left: the frame is 0.5625 of the picture's width from its left edge, so red and blue
     // fill all but its last ninth, where the green and yellow quadrants begin (at 0.5 of the picture).
-    const left = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: 'square', width: 180, fps: 25, clips: [{ asset_id: quadrants, start: 0, end: 1, focus: { x: 0, y: 0 } }] }));
+    const left = structured<{ path: string }>(
+      await call('preview_edit', {
+        project_id: projectId,
+        resolution: 'square',
+        width: 180,
+        fps: 25,
+        clips: [{ asset_id: quadrants, start: 0, end: 1, focus: { x: 0, y: 0 } }],
+      }),
+    );
     expect(colourName(colourAt(left.path, 0.5, 'crop=iw/4:ih/4:0:0'))).toBe('red');
     expect(colourName(colourAt(left.path, 0.5, 'crop=iw/8:ih/4:iw*5/8:0'))).toBe('red');
     expect(colourName(colourAt(left.path, 0.5, 'crop=iw/4:ih/4:0:ih*3/4'))).toBe('blue');
@@ -169,25 +279,51 @@ describe('the vertical cut on the local backend', () => {
 
   it('refuses a focus beside a crop and a focus out of 0-1, at their fields', async () => {
     const c = structured<{ ready: boolean; diagnostics: { severity: string; path: string }[] }>(
-      await call('compose_edit', { project_id: projectId, resolution: 'vertical', clips: [{ asset_id: moving, start: 0, end: 1, focus: 'auto', crop: { zoom: 1 } }, { asset_id: moving, start: 1, end: 2, focus: { x: 2, y: 0.5 } }] }),
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: 'vertical',
+        clips: [
+          { asset_id: moving, start: 0, end: 1, focus: 'auto', crop: { zoom: 1 } },
+          { asset_id: moving, start: 1, end: 2, focus: { x: 2, y: 0.5 } },
+        ],
+      }),
     );
     expect(c.ready).toBe(false);
-    expect(c.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).toEqual(['/video_series_sequential/0/focus', '/video_series_sequential/1/focus']);
+    expect(c.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).toEqual([
+      '/video_series_sequential/0/focus',
+      '/video_series_sequential/1/focus',
+    ]);
   });
 
   it('exports carry a focus in OTIO (read back) and FCPXML and EDL say they do not', async () => {
     const c = structured<{ edit_id: string }>(
-      await call('compose_edit', { project_id: projectId, resolution: 'vertical', fps: 25, clips: [{ asset_id: moving, start: 0, end: 2, focus: { x: 0.25, y: 0.5 } }, { asset_id: moving, start: 2, end: 4, focus: 'auto' }] }),
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: 'vertical',
+        fps: 25,
+        clips: [
+          { asset_id: moving, start: 0, end: 2, focus: { x: 0.25, y: 0.5 } },
+          { asset_id: moving, start: 2, end: 4, focus: 'auto' },
+        ],
+      }),
     );
     for (const format of ['otio', 'fcpxml', 'edl']) {
-      const out = structured<{ path: string; warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }));
+      const out = structured<{ path: string; warnings?: string[] }>(
+        await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
+      );
       const said = (out.warnings ?? []).filter((w) => /focus/.test(w));
       if (format === 'otio') expect(said).toEqual([]);
       else expect(said.length, format).toBeGreaterThan(0);
-      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }));
+      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+        await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }),
+      );
       expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
-      const edit = await storedEdit<{ video_series_sequential: Record<string, unknown>[] }>(server.client, back.edit_id);
-      if (format === 'otio') expect(edit.video_series_sequential.map((s) => s.focus)).toEqual([{ x: 0.25, y: 0.5 }, 'auto']);
+      const edit = await storedEdit<{ video_series_sequential: Record<string, unknown>[] }>(
+        server.client,
+        back.edit_id,
+      );
+      if (format === 'otio')
+        expect(edit.video_series_sequential.map((s) => s.focus)).toEqual([{ x: 0.25, y: 0.5 }, 'auto']);
       else expect(edit.video_series_sequential[0], format).not.toHaveProperty('focus');
     }
   });
@@ -204,10 +340,27 @@ describe('the vertical cut on the service backend', () => {
     const project = service.addProject({ name: 'reframe' });
     service.media.set('moving-key', file);
     const v = service.addAsset(project.id, { keyname: 'moving-key', asset_type: 'video', ext: 'mp4' }).id;
-    const remote = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(remoteRoot, 'cache'), CUTROOM_DATA_DIR: join(remoteRoot, 'data'), CUTROOM_RENDER_WAIT_MS: '8000', CUTROOM_LOG_LEVEL: 'error' });
+    const remote = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: join(remoteRoot, 'cache'),
+      CUTROOM_DATA_DIR: join(remoteRoot, 'data'),
+      CUTROOM_RENDER_WAIT_MS: '8000',
+      CUTROOM_LOG_LEVEL: 'error',
+    });
     try {
       const r = await remote.client.callTool(
-        { name: 'render_edit', arguments: { project_id: project.id, resolution: 'vertical', clips: [{ asset_id: v, start: 0, end: 2, focus: { x: 0.75, y: 0.2 } }, { asset_id: v, start: 2, end: 4, focus: 'auto' }] } },
+        {
+          name: 'render_edit',
+          arguments: {
+            project_id: project.id,
+            resolution: 'vertical',
+            clips: [
+              { asset_id: v, start: 0, end: 2, focus: { x: 0.75, y: 0.2 } },
+              { asset_id: v, start: 2, end: 4, focus: 'auto' },
+            ],
+          },
+        },
         { timeout: 120_000 },
       );
       const out = structured<{ warnings: { path: string; message: string }[] }>(r);
@@ -216,7 +369,7 @@ describe('the vertical cut on the service backend', () => {
       const body = sent[0]!.body as { video_series_sequential: Record<string, unknown>[] };
       // The window is 9:16 of a 16:9 picture: 0.3164 of its width. Centred on x = 0.75, its left edge is at
       // 0.75 - 0.1582 of the 0.6836 it can move over: position (2 * 0.8657 - 1) = 0.7314. y: the full height, 0.
-      const w = (1080 / 1920) / (320 / 180);
+      const w = 1080 / 1920 / (320 / 180);
       const position = 2 * ((0.75 - w / 2) / (1 - w)) - 1;
       const crop = body.video_series_sequential[0]!.crop as { zoom: number; position_x: number; position_y: number };
       expect(crop.zoom).toBe(1);

@@ -10,7 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
 import { soundPlan } from '../../src/media/sound-plan.js';
-import { EXACT_CLOCKS, RATE, audioSamples, channelLevels, frameBrightness, frameTimes, litBox, makeExactMedia, soundEdges, type ExactName } from '../helpers/exact-media.js';
+import {
+  EXACT_CLOCKS,
+  RATE,
+  audioSamples,
+  channelLevels,
+  frameBrightness,
+  frameTimes,
+  litBox,
+  makeExactMedia,
+  soundEdges,
+  type ExactName,
+} from '../helpers/exact-media.js';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { colourAt } from '../helpers/inspect-media.js';
 
@@ -30,7 +41,8 @@ const structured = <T>(r: unknown): T => {
   if (res.isError) throw new Error(textOf(r));
   return res.structuredContent as T;
 };
-const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+const call = (s: Spawned, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }, { timeout: 180_000 });
 
 let single: Spawned;
 let chunked: Spawned;
@@ -43,9 +55,13 @@ beforeAll(async () => {
   // The same data dir for both servers: one imports, both render.
   single = await spawnServer(env());
   chunked = await spawnServer(env({ CUTROOM_FFMPEG_MAX_INPUTS: '3' }));
-  projectId = structured<{ project: { id: string } }>(await call(single, 'create_project', { name: 'exact', description: 'awkward sources' })).project.id;
+  projectId = structured<{ project: { id: string } }>(
+    await call(single, 'create_project', { name: 'exact', description: 'awkward sources' }),
+  ).project.id;
   for (const [name, path] of Object.entries(files) as [ExactName, string][]) {
-    ids[name] = structured<{ asset: { id: string } }>(await call(single, 'import_media', { project_id: projectId, path })).asset.id;
+    ids[name] = structured<{ asset: { id: string } }>(
+      await call(single, 'import_media', { project_id: projectId, path }),
+    ).asset.id;
   }
 }, 120_000);
 afterAll(async () => {
@@ -53,7 +69,12 @@ afterAll(async () => {
   await chunked?.close();
 });
 
-const cut = (name: ExactName, start: number, end: number, extra: Record<string, unknown> = {}) => ({ video_id: ids[name], video_start_time: start, video_end_time: end, ...extra });
+const cut = (name: ExactName, start: number, end: number, extra: Record<string, unknown> = {}) => ({
+  video_id: ids[name],
+  video_start_time: start,
+  video_end_time: end,
+  ...extra,
+});
 const mute = (start: number, end: number) => ({ audio_levels: [{ audio_level: 0, start_time: start, end_time: end }] });
 
 /**
@@ -91,15 +112,37 @@ const edit = () => ({
 const MS = 0.001;
 
 /** The sources of edit()'s cuts, in order. */
-const NAMES: ExactName[] = ['anamorphic', 'flash', 'late', 'surround', 'mono', 'stereo', 'tone', 'tone', 'anamorphic_wide', 'loud', 'anamorphic', 'late', 'flash_mkv'];
+const NAMES: ExactName[] = [
+  'anamorphic',
+  'flash',
+  'late',
+  'surround',
+  'mono',
+  'stereo',
+  'tone',
+  'tone',
+  'anamorphic_wide',
+  'loud',
+  'anamorphic',
+  'late',
+  'flash_mkv',
+];
 /**
  * How late each cut's sound is against its picture (s), as the render places it (soundPlan): where the cut before a
  * join cannot reach the next one's sound in sync (its picture moved onto a frame and ran on past its out point), its
  * sound trails by the shortfall, so that the timeline's sound has no hole.
  */
 function lags(): number[] {
-  const plan = toRenderPlan(lintEdit({ ...edit(), video_series_sequential: edit().video_series_sequential.map((c) => ({ ...c, video_id: 'v' })) }).timeline!);
-  return soundPlan(plan, NAMES.map((n) => EXACT_CLOCKS[n])).map((s) => s.lag / RATE);
+  const plan = toRenderPlan(
+    lintEdit({
+      ...edit(),
+      video_series_sequential: edit().video_series_sequential.map((c) => ({ ...c, video_id: 'v' })),
+    }).timeline!,
+  );
+  return soundPlan(
+    plan,
+    NAMES.map((n) => EXACT_CLOCKS[n]),
+  ).map((s) => s.lag / RATE);
 }
 
 describe.each([
@@ -111,19 +154,30 @@ describe.each([
   let sound: Float32Array;
   let preview: { planned_seconds: number; measured_seconds: number; warnings: string[] };
   beforeAll(async () => {
-    const p = structured<{ path: string; cuts: Cut[]; planned_seconds: number; measured_seconds: number; warnings: string[] }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit(), audio_fade_ms: 0 }));
+    const p = structured<{
+      path: string;
+      cuts: Cut[];
+      planned_seconds: number;
+      measured_seconds: number;
+      warnings: string[];
+    }>(await call(server(), 'preview_edit', { project_id: projectId, edit: edit(), audio_fade_ms: 0 }));
     ({ path, cuts } = p);
     preview = p;
     sound = audioSamples(path);
   }, 180_000);
 
-  it('renders every cut, also one that ends before its source\'s sound begins (silence, not a truncated file)', () => {
+  it("renders every cut, also one that ends before its source's sound begins (silence, not a truncated file)", () => {
     expect(preview.planned_seconds).toBe(16.68);
-    expect(Math.abs(preview.measured_seconds - 500 / FPS), `measured ${preview.measured_seconds} s`).toBeLessThanOrEqual(1 / FPS);
+    expect(
+      Math.abs(preview.measured_seconds - 500 / FPS),
+      `measured ${preview.measured_seconds} s`,
+    ).toBeLessThanOrEqual(1 / FPS);
     expect(preview.warnings.filter((w) => w.includes('lasts'))).toEqual([]);
     expect(frameBrightness(path)).toHaveLength(500);
     expect(colourAt(path, 15.55)[0]).toBeGreaterThan(150); // the red of the late source
-    expect(Math.max(...channelLevels(sound, 462 / FPS + 0.01, 471 / FPS - 0.01).map((c) => c.peakDb))).toBeLessThan(-60);
+    expect(Math.max(...channelLevels(sound, 462 / FPS + 0.01, 471 / FPS - 0.01).map((c) => c.peakDb))).toBeLessThan(
+      -60,
+    );
   });
 
   it('keeps an anamorphic source its display shape, letterboxed, cropped or plainly scaled', () => {
@@ -183,10 +237,16 @@ describe.each([
 
   it('folds 5.1 down to the level of its front channels, and plays mono at its level on both channels', () => {
     const [stereoL, stereoR] = channelLevels(sound, 7.6, 8.8);
-    for (const [what, from, to] of [['surround', 4.6, 5.8], ['mono', 6.1, 7.3]] as const) {
+    for (const [what, from, to] of [
+      ['surround', 4.6, 5.8],
+      ['mono', 6.1, 7.3],
+    ] as const) {
       for (const [c, ch] of channelLevels(sound, from, to).entries()) {
         const ref = [stereoL, stereoR][c]!;
-        expect(Math.abs(ch.rmsDb - ref.rmsDb), `${what} channel ${c}: ${ch.rmsDb.toFixed(2)} dB vs stereo ${ref.rmsDb.toFixed(2)} dB`).toBeLessThanOrEqual(0.5);
+        expect(
+          Math.abs(ch.rmsDb - ref.rmsDb),
+          `${what} channel ${c}: ${ch.rmsDb.toFixed(2)} dB vs stereo ${ref.rmsDb.toFixed(2)} dB`,
+        ).toBeLessThanOrEqual(0.5);
         expect(ch.peakDb, `${what} channel ${c} peak`).toBeLessThan(-4);
       }
     }
@@ -196,8 +256,10 @@ describe.each([
 
   it('lands level changes on their sample, within 1 ms, with the in point on a frame and moved to one', () => {
     const { onsets, offsets } = soundEdges(sound);
-    const near = (list: number[], t: number) => list.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity);
-    const expectEdge = (list: number[], t: number, what: string) => expect(Math.abs(near(list, t) - t), `${what} at ${near(list, t)}, not ${t}`).toBeLessThanOrEqual(MS);
+    const near = (list: number[], t: number) =>
+      list.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity);
+    const expectEdge = (list: number[], t: number, what: string) =>
+      expect(Math.abs(near(list, t) - t), `${what} at ${near(list, t)}, not ${t}`).toBeLessThanOrEqual(MS);
     // tone from 0.52 (frame 269), muted 1.0-1.5 of its source: 0.48-0.98 into the cut.
     expectEdge(offsets, 269 / FPS + 0.48, 'mute');
     expectEdge(onsets, 269 / FPS + 0.98, 'unmute');
@@ -211,8 +273,13 @@ describe.each([
   });
 
   it('flags the cut whose sound reaches full scale, and only it', () => {
-    expect(cuts[9]!.flags.some((f) => /^sound reaches full scale \(peak [-+]?0\.0 dBFS\)/.test(f)), cuts[9]!.flags.join('; ')).toBe(true);
-    expect(cuts.filter((c) => c.flags.some((f) => f.includes('full scale'))).map((c) => c.index)).toEqual([cuts[9]!.index]);
+    expect(
+      cuts[9]!.flags.some((f) => /^sound reaches full scale \(peak [-+]?0\.0 dBFS\)/.test(f)),
+      cuts[9]!.flags.join('; '),
+    ).toBe(true);
+    expect(cuts.filter((c) => c.flags.some((f) => f.includes('full scale'))).map((c) => c.index)).toEqual([
+      cuts[9]!.index,
+    ]);
   });
 });
 
@@ -222,13 +289,25 @@ describe('a chunked local render at 29.97', () => {
       await call(chunked, 'render_edit', {
         project_id: projectId,
         wait: true,
-        edit: { video_output_resolution: '320x180', video_output_fps: 29.97, video_output_filename: 'ntsc.mp4', video_series_sequential: [cut('tone', 0.3, 1.7), cut('late', 0.3, 1.7), cut('mono', 0.3, 1.7), cut('stereo', 0.3, 1.7)] },
+        edit: {
+          video_output_resolution: '320x180',
+          video_output_fps: 29.97,
+          video_output_filename: 'ntsc.mp4',
+          video_series_sequential: [
+            cut('tone', 0.3, 1.7),
+            cut('late', 0.3, 1.7),
+            cut('mono', 0.3, 1.7),
+            cut('stereo', 0.3, 1.7),
+          ],
+        },
       }),
     );
     expect(started.render.done).toBe(true);
     const { times, timeBase } = frameTimes(fileURLToPath(started.render.url!));
     expect(times).toHaveLength(168); // 5.6 s at 29.97
     const worst = Math.max(...times.map((t, k) => Math.abs(t - (k * 1001) / 30000)));
-    expect(worst, `time base ${timeBase}, worst frame ${(worst * 1e6).toFixed(0)} µs off its tick`).toBeLessThanOrEqual(10e-6);
+    expect(worst, `time base ${timeBase}, worst frame ${(worst * 1e6).toFixed(0)} µs off its tick`).toBeLessThanOrEqual(
+      10e-6,
+    );
   }, 180_000);
 });

@@ -14,15 +14,30 @@ import { probe } from '../helpers/inspect-media.js';
 const root = mkdtempSync(join(tmpdir(), 'cutroom-renderprog-'));
 const dataDir = join(root, 'data');
 const allowed = join(root, 'allowed');
-const env = (extra: Record<string, string> = {}) => ({ CUTROOM_DATA_DIR: dataDir, CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), ...extra });
-const call = (s: Spawned, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+const env = (extra: Record<string, string> = {}) => ({
+  CUTROOM_DATA_DIR: dataDir,
+  CUTROOM_ALLOWED_DIRS: allowed,
+  CUTROOM_CACHE_DIR: join(root, 'cache'),
+  ...extra,
+});
+const call = (s: Spawned, name: string, args: Record<string, unknown>) =>
+  s.client.callTool({ name, arguments: args }, { timeout: 120_000 });
 const structured = <T>(r: unknown): T => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
   return res.structuredContent as T;
 };
 
-type Status = { asset_id: string; status: string; done: boolean; failed: boolean; url?: string; progress?: number; eta_seconds?: number; elapsed_seconds?: number };
+type Status = {
+  asset_id: string;
+  status: string;
+  done: boolean;
+  failed: boolean;
+  url?: string;
+  progress?: number;
+  eta_seconds?: number;
+  elapsed_seconds?: number;
+};
 type Seen = Status & { text: string };
 
 let a: Spawned;
@@ -44,8 +59,12 @@ beforeAll(async () => {
   copyFileSync(patternSource(40), join(allowed, 'pattern.mp4'));
   a = await spawnServer(env());
   b = await spawnServer(env());
-  projectId = structured<{ project: { id: string } }>(await call(a, 'create_project', { name: 'progress', description: '' })).project.id;
-  sourceId = structured<{ asset: { id: string } }>(await call(a, 'import_media', { project_id: projectId, path: join(allowed, 'pattern.mp4') })).asset.id;
+  projectId = structured<{ project: { id: string } }>(
+    await call(a, 'create_project', { name: 'progress', description: '' }),
+  ).project.id;
+  sourceId = structured<{ asset: { id: string } }>(
+    await call(a, 'import_media', { project_id: projectId, path: join(allowed, 'pattern.mp4') }),
+  ).asset.id;
 }, 60_000);
 afterAll(async () => {
   await a?.close();
@@ -104,7 +123,9 @@ describe('a local render', () => {
     // While it runs, the text says how far it has got, the time left (once known) and when to check again.
     const withEta = onA!.find((s) => s.eta_seconds !== undefined)!;
     // Durations read "12 s" or "1 min 5 s" (a loaded machine renders slower).
-    expect(withEta.text).toMatch(/^Not done: rendering \d+%, (about (\d+ min ?)?(\d+ s)? left|finishing) \(((\d+ min ?)?(\d+ s)?) since it started\)\. Check again in about (\d+ min ?)?(\d+ s)?\.$/);
+    expect(withEta.text).toMatch(
+      /^Not done: rendering \d+%, (about (\d+ min ?)?(\d+ s)? left|finishing) \(((\d+ min ?)?(\d+ s)?) since it started\)\. Check again in about (\d+ min ?)?(\d+ s)?\.$/,
+    );
     const done = onA!.at(-1)!;
     expect(done.text).toMatch(/^Done: file:/);
     // The file carries the name asked for, in the render's own folder, with nothing else left there.
@@ -113,13 +134,18 @@ describe('a local render', () => {
     expect(dirname(firstFile)).toBe(join(dataDir, 'projects', projectId, 'media', render.asset_id));
     expect(readdirSync(dirname(firstFile))).toEqual(['lake at dawn.mp4']);
     expect(Math.abs(probe(firstFile).duration - 40)).toBeLessThanOrEqual(0.05);
-    const { project } = structured<{ project: { assets: { id: string; name?: string }[] } }>(await call(b, 'get_project', { project_id: projectId }));
+    const { project } = structured<{ project: { assets: { id: string; name?: string }[] } }>(
+      await call(b, 'get_project', { project_id: projectId }),
+    );
     expect(project.assets.some((x) => x.id === render.asset_id)).toBe(true);
   }, 150_000);
 
   it('with wait, sends progress notifications with the fraction done and the time left; one name twice makes two files', async () => {
     const notes: { progress: number; total?: number; message?: string }[] = [];
-    const r = await a.client.callTool({ name: 'render_edit', arguments: { ...longEdit('lake at dawn.mp4'), wait: true } }, { timeout: 120_000, onprogress: (p) => notes.push(p) });
+    const r = await a.client.callTool(
+      { name: 'render_edit', arguments: { ...longEdit('lake at dawn.mp4'), wait: true } },
+      { timeout: 120_000, onprogress: (p) => notes.push(p) },
+    );
     const { render } = structured<{ render: Status }>(r);
     expect(render).toMatchObject({ done: true, status: 'uploaded' });
     expect(notes.length).toBeGreaterThanOrEqual(2);
@@ -129,7 +155,10 @@ describe('a local render', () => {
       expect(n.progress).toBeLessThanOrEqual(1);
       if (i) expect(n.progress).toBeGreaterThan(notes[i - 1]!.progress);
     }
-    expect(notes.some((n) => /^rendering \d+%, about (\d+ min ?)?(\d+ s)? left$/.test(n.message ?? '')), notes.map((n) => n.message).join(' | ')).toBe(true);
+    expect(
+      notes.some((n) => /^rendering \d+%, about (\d+ min ?)?(\d+ s)? left$/.test(n.message ?? '')),
+      notes.map((n) => n.message).join(' | '),
+    ).toBe(true);
     // The same name as the render before: its own folder, and the earlier file untouched.
     const second = fileURLToPath(render.url!);
     expect(basename(second)).toBe('lake at dawn.mp4');
@@ -145,7 +174,9 @@ describe('a local render', () => {
       const { render } = structured<{ render: Status }>(r);
       expect(render.done).toBe(false);
       expect(render.elapsed_seconds).toBeGreaterThanOrEqual(2);
-      expect(textOf(r)).toMatch(/^Still running after a 3 s wait: (rendering \d+%|processing).*\. Follow it with get_render_status \{project_id: "[0-9a-f-]{36}", asset_id: "[0-9a-f-]{36}"\} in about \d+ s\./);
+      expect(textOf(r)).toMatch(
+        /^Still running after a 3 s wait: (rendering \d+%|processing).*\. Follow it with get_render_status \{project_id: "[0-9a-f-]{36}", asset_id: "[0-9a-f-]{36}"\} in about \d+ s\./,
+      );
       const [seen] = await follow([brief], render.asset_id);
       expect(seen!.at(-1)!.done).toBe(true);
     } finally {
@@ -154,7 +185,11 @@ describe('a local render', () => {
   }, 150_000);
 
   it('names its file safely: folders, hidden names and pattern characters are dropped from what was asked', async () => {
-    const r = await call(a, 'render_edit', { ...longEdit('.%d:clip?.mp4'), clips: [{ asset_id: sourceId, start: 0, end: 1 }], wait: true });
+    const r = await call(a, 'render_edit', {
+      ...longEdit('.%d:clip?.mp4'),
+      clips: [{ asset_id: sourceId, start: 0, end: 1 }],
+      wait: true,
+    });
     const { render } = structured<{ render: Status }>(r);
     expect(render.done).toBe(true);
     expect(basename(fileURLToPath(render.url!))).toBe('_d_clip_.mp4');
@@ -167,14 +202,27 @@ describe('a local render killed midway', () => {
     const { render } = structured<{ render: Status }>(await call(victim, 'render_edit', longEdit('doomed.mp4')));
     const folder = join(dataDir, 'projects', projectId, 'media', render.asset_id);
     // Killed once ffmpeg writes the render's temporary file and its progress, in the render's own folder.
-    await expect.poll(() => (existsSync(folder) ? readdirSync(folder) : []).filter((f) => f.endsWith('.part') || f === '.progress.json').length, { timeout: 30_000, interval: 100 }).toBe(2);
+    await expect
+      .poll(
+        () =>
+          (existsSync(folder) ? readdirSync(folder) : []).filter((f) => f.endsWith('.part') || f === '.progress.json')
+            .length,
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(2);
     expect(pidsMatching(folder).length).toBeGreaterThan(0);
     process.kill(victim.pid!, 'SIGKILL');
     await victim.client.close().catch(() => {});
     const s = await call(b, 'get_render_status', { project_id: projectId, asset_id: render.asset_id });
-    expect(s.structuredContent).toMatchObject({ status: 'failed', failed: true, reason: expect.stringMatching(/interrupted/) });
+    expect(s.structuredContent).toMatchObject({
+      status: 'failed',
+      failed: true,
+      reason: expect.stringMatching(/interrupted/),
+    });
     await expect.poll(() => pidsMatching(folder).length, { timeout: 5000 }).toBe(0);
     expect(existsSync(folder)).toBe(false);
-    expect(readdirSync(join(dataDir, 'projects', projectId, 'media')).filter((f) => f.includes(render.asset_id))).toEqual([]);
+    expect(
+      readdirSync(join(dataDir, 'projects', projectId, 'media')).filter((f) => f.includes(render.asset_id)),
+    ).toEqual([]);
   }, 60_000);
 });

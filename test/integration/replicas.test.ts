@@ -19,12 +19,25 @@ let b: Spawned;
 // Each server under `sh` in a new pid namespace: sh is pid 1 there and node a small pid after it. In the second
 // namespace, three short-lived subshells run first, so its node's pid differs from the first's and the first's
 // pid is dead there.
-const inNamespace = (spare: number) => ['unshare', '--pid', '--fork', '--mount-proc', 'sh', '-c', `${'(true); '.repeat(spare)}"$0" "$@"`];
+const inNamespace = (spare: number) => [
+  'unshare',
+  '--pid',
+  '--fork',
+  '--mount-proc',
+  'sh',
+  '-c',
+  `${'(true); '.repeat(spare)}"$0" "$@"`,
+];
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   copyFileSync(patternSource(130), join(allowed, 'pattern.mp4'));
-  const env = (name: string, extra: Record<string, string> = {}) => ({ CUTROOM_DATA_DIR: join(root, name), CUTROOM_CACHE_DIR: cache, CUTROOM_ALLOWED_DIRS: allowed, ...extra });
+  const env = (name: string, extra: Record<string, string> = {}) => ({
+    CUTROOM_DATA_DIR: join(root, name),
+    CUTROOM_CACHE_DIR: cache,
+    CUTROOM_ALLOWED_DIRS: allowed,
+    ...extra,
+  });
   a = await spawnServer(env('data-a', { CUTROOM_RENDER_WAIT_MS: '300' }), { wrap: inNamespace(0) });
   b = await spawnServer(env('data-b', { CUTROOM_PREVIEW_KEEP: '1' }), { wrap: inNamespace(3) });
 }, 60_000);
@@ -40,8 +53,14 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   return r.structuredContent!;
 };
 const projectWithPattern = async (client: Client) => {
-  const project = ((await call(client, 'create_project', { name: 'replica', description: '' })).project as { id: string }).id;
-  const asset = ((await call(client, 'import_media', { project_id: project, path: join(allowed, 'pattern.mp4') })).asset as { id: string }).id;
+  const project = (
+    (await call(client, 'create_project', { name: 'replica', description: '' })).project as { id: string }
+  ).id;
+  const asset = (
+    (await call(client, 'import_media', { project_id: project, path: join(allowed, 'pattern.mp4') })).asset as {
+      id: string;
+    }
+  ).id;
   return { project, asset };
 };
 
@@ -49,7 +68,13 @@ describe('two servers in separate pid namespaces on one cache dir', () => {
   it('do not take each other for dead: the second evicts around the preview the first is making, which finishes', async () => {
     const previews = join(cache, 'previews');
     const first = await projectWithPattern(a.client);
-    const handle = await call(a.client, 'preview_edit', { project_id: first.project, resolution: '1920x1080', width: 1920, fps: 25, clips: [{ asset_id: first.asset, start: 0, end: 45 }] });
+    const handle = await call(a.client, 'preview_edit', {
+      project_id: first.project,
+      resolution: '1920x1080',
+      width: 1920,
+      fps: 25,
+      clips: [{ asset_id: first.asset, start: 0, end: 45 }],
+    });
     expect(handle.status).toBe('rendering');
     const id = handle.preview_id as string;
     // The first's pid, as its marker names it, is not a process of the second's namespace.
@@ -58,7 +83,13 @@ describe('two servers in separate pid namespaces on one cache dir', () => {
     // The second finishes previews of its own with room for one: each one evicts.
     const second = await projectWithPattern(b.client);
     for (const end of [2, 3, 4]) {
-      const done = await call(b.client, 'preview_edit', { project_id: second.project, resolution: '64x36', width: 64, fps: 25, clips: [{ asset_id: second.asset, start: 0, end }] });
+      const done = await call(b.client, 'preview_edit', {
+        project_id: second.project,
+        resolution: '64x36',
+        width: 64,
+        fps: 25,
+        clips: [{ asset_id: second.asset, start: 0, end }],
+      });
       expect(done.status ?? 'done').not.toBe('rendering');
       expect(existsSync(join(previews, id))).toBe(true);
     }
@@ -66,7 +97,8 @@ describe('two servers in separate pid namespaces on one cache dir', () => {
     let result: Record<string, unknown> = handle;
     // Polled until done (each preview_edit {preview_id} waits up to 300 ms here), however slow the machine: no time is asserted.
     const until = Date.now() + 150_000;
-    while (result.status === 'rendering' && Date.now() < until) result = await call(a.client, 'preview_edit', { preview_id: id });
+    while (result.status === 'rendering' && Date.now() < until)
+      result = await call(a.client, 'preview_edit', { preview_id: id });
     expect(result.status ?? 'done').not.toBe('rendering');
     expect(result.measured_seconds).toBeCloseTo(45, 0);
     expect(existsSync(join(previews, id, 'preview.mp4'))).toBe(true);

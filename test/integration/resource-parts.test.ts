@@ -21,17 +21,28 @@ let projectId: string;
 let pattern: string;
 let talk: string;
 
-type Manifest = { uri: string; mimeType: string; size: number; sha256: string; parts: { uri: string; offset: number; length: number }[] };
+type Manifest = {
+  uri: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  parts: { uri: string; offset: number; length: number }[];
+};
 const structured = <T>(r: unknown): T => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
   return res.structuredContent as T;
 };
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
 
 /** Reads `uri`, which must answer with a manifest, and every part it names; the joined bytes and the manifest. */
 async function readInParts(uri: string): Promise<{ bytes: Buffer; manifest: Manifest }> {
-  const item = (await server.client.readResource({ uri })).contents[0] as { mimeType: string; text: string; _meta?: Record<string, unknown> };
+  const item = (await server.client.readResource({ uri })).contents[0] as {
+    mimeType: string;
+    text: string;
+    _meta?: Record<string, unknown>;
+  };
   const manifest = item._meta?.['cutroom/parts'] as Manifest;
   expect(manifest, `${uri} was served whole`).toBeDefined();
   expect(JSON.parse(item.text)).toMatchObject(manifest);
@@ -53,10 +64,16 @@ beforeAll(async () => {
   pattern = join(allowed, 'pattern.mp4');
   copyFileSync(patternSource(130), pattern);
   talk = makeSpeechMedia(allowed).video;
-  const env = { CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') };
+  const env = {
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+  };
   server = await spawnServer({ ...env, CUTROOM_RESOURCE_PART_BYTES: String(PART) });
   whole = await spawnServer(env);
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'parts', description: 'resources in parts' })).project.id;
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'parts', description: 'resources in parts' }),
+  ).project.id;
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -72,18 +89,30 @@ async function wholeText(uri: string): Promise<string> {
 
 describe('resources over the part size', () => {
   it('an exported timeline: the parts join into the file export_edit wrote', async () => {
-    const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: pattern })).asset.id;
+    const asset = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: pattern }),
+    ).asset.id;
     const clips = Array.from({ length: 8 }, (_, i) => ({ asset_id: asset, start: i * 10, end: i * 10 + 2 }));
-    const result = await call('export_edit', { project_id: projectId, clips, resolution: '320x180', fps: 25, format: 'otio' });
+    const result = await call('export_edit', {
+      project_id: projectId,
+      clips,
+      resolution: '320x180',
+      fps: 25,
+      format: 'otio',
+    });
     const exported = structured<{ path: string }>(result);
-    const uri = (result as { content: { type: string; uri?: string }[] }).content.find((c) => c.type === 'resource_link')!.uri!;
+    const uri = (result as { content: { type: string; uri?: string }[] }).content.find(
+      (c) => c.type === 'resource_link',
+    )!.uri!;
     const { bytes, manifest } = await readInParts(uri);
     expect(manifest.mimeType).toMatch(/json/);
     expect(bytes.equals(readFileSync(exported.path))).toBe(true);
   }, 120_000);
 
   it('an inspection: the parts join into its JSON', async () => {
-    const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: pattern })).asset.id;
+    const asset = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: pattern }),
+    ).asset.id;
     structured(await call('inspect_asset', { project_id: projectId, asset_id: asset }));
     const uri = `vj://projects/${projectId}/assets/${asset}/inspection`;
     const { bytes, manifest } = await readInParts(uri);
@@ -93,7 +122,9 @@ describe('resources over the part size', () => {
   }, 120_000);
 
   it('a transcript: the parts join into its JSON', async () => {
-    const asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: talk })).asset.id;
+    const asset = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: talk }),
+    ).asset.id;
     structured(await call('transcribe_asset', { project_id: projectId, asset_id: asset }));
     const uri = `vj://projects/${projectId}/assets/${asset}/transcript`;
     const { bytes } = await readInParts(uri);
@@ -107,16 +138,27 @@ describe('resources over the part size', () => {
 describe('the project resource', () => {
   it('lists the first 1000 assets and says get_project pages the rest', async () => {
     const service = await new FakeService().start();
-    const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(root, 'remote-cache') });
+    const other = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: join(root, 'remote-cache'),
+    });
     try {
       const project = service.addProject({ name: 'many assets' });
       for (let i = 0; i < 1005; i++) service.addAsset(project.id, { keyname: `clip-${i}` });
       const read = await other.client.readResource({ uri: `vj://projects/${project.id}` });
-      const body = JSON.parse((read.contents[0] as { text: string }).text) as { assets: unknown[]; assets_total: number; assets_left_out?: string };
+      const body = JSON.parse((read.contents[0] as { text: string }).text) as {
+        assets: unknown[];
+        assets_total: number;
+        assets_left_out?: string;
+      };
       expect(body.assets).toHaveLength(1000);
       expect(body.assets_total).toBe(1005);
       expect(body.assets_left_out).toBe('5 more assets: get_project with asset_offset 1000 pages them');
-      const page = await other.client.callTool({ name: 'get_project', arguments: { project_id: project.id, asset_offset: 1000 } });
+      const page = await other.client.callTool({
+        name: 'get_project',
+        arguments: { project_id: project.id, asset_offset: 1000 },
+      });
       expect(structured<{ project: { assets: unknown[] } }>(page).project.assets).toHaveLength(5);
     } finally {
       await other.close();

@@ -27,7 +27,13 @@ beforeEach(() => {
 const call = (name: string, args: Record<string, unknown>) => srv.client.callTool({ name, arguments: args });
 const createEdits = () => service.requests.filter((r) => r.path.endsWith('/create-edit'));
 
-type Check = { ready: boolean; edit_id?: string; diagnostics: { severity: string; path: string; message: string }[]; summary?: { total_seconds: number; cuts: { timeline_start: string }[] }; skipped_checks: string[] };
+type Check = {
+  ready: boolean;
+  edit_id?: string;
+  diagnostics: { severity: string; path: string; message: string }[];
+  summary?: { total_seconds: number; cuts: { timeline_start: string }[] };
+  skipped_checks: string[];
+};
 
 describe('compose_edit', () => {
   it('composes clips and a voiceover into a canonical edit with timeline positions', async () => {
@@ -44,8 +50,12 @@ describe('compose_edit', () => {
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);
     // The sources are 320x240 and smaller: a 720p output upscales them, and says so once, naming their size.
-    expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: '/video_output_resolution' })]);
-    expect(out.diagnostics[0]!.message).toMatch(/1280x720, larger than every source \(the largest is \d+x\d+\): it upscales them/);
+    expect(out.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', path: '/video_output_resolution' }),
+    ]);
+    expect(out.diagnostics[0]!.message).toMatch(
+      /1280x720, larger than every source \(the largest is \d+x\d+\): it upscales them/,
+    );
     expect(out.skipped_checks).toEqual([]);
     expect(out.summary?.total_seconds).toBe(4.5);
     expect(out.summary?.cuts.map((c) => c.timeline_start)).toEqual(['00:00:00.000', '00:00:02.500']);
@@ -56,7 +66,17 @@ describe('compose_edit', () => {
     });
     expect(textOf(r)).toMatch(/^Ready: 2 cuts, 4.5 s at 1280x720, 30 fps, 1 warning\.\nedit_id: edit-/);
     // The same edit again gets the same id.
-    const again = (await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 1, end: 3.5 }, { asset_id: ids.blue, start: 2, end: 4, volume: 0.5 }], overlays: [{ asset_id: ids.voice, at: '00:00:00.500' }], resolution: '1280x720' })).structuredContent as Check;
+    const again = (
+      await call('compose_edit', {
+        project_id: projectId,
+        clips: [
+          { asset_id: ids.red, start: 1, end: 3.5 },
+          { asset_id: ids.blue, start: 2, end: 4, volume: 0.5 },
+        ],
+        overlays: [{ asset_id: ids.voice, at: '00:00:00.500' }],
+        resolution: '1280x720',
+      })
+    ).structuredContent as Check;
     expect(again.edit_id).toBe(out.edit_id);
     expect(createEdits()).toHaveLength(0);
   });
@@ -69,20 +89,34 @@ describe('compose_edit', () => {
     expect(out.diagnostics[0]!.message).toMatch(/past the end of the clip \(it lasts 6 s\)/);
     expect(out.edit_id).toBeUndefined();
     // The headline names the problem, not only a count.
-    expect(textOf(r)).toMatch(/^Not ready: the out point 7 s is past the end of the clip \(it lasts 6 s\) \(at \/video_series_sequential\/0\/video_end_time\)/);
+    expect(textOf(r)).toMatch(
+      /^Not ready: the out point 7 s is past the end of the clip \(it lasts 6 s\) \(at \/video_series_sequential\/0\/video_end_time\)/,
+    );
   });
 
   it('catches an audio asset used as a video and an image in the timeline', async () => {
-    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.voice, start: 0, end: 1 }, { asset_id: ids.still, start: 0, end: 1 }] });
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      clips: [
+        { asset_id: ids.voice, start: 0, end: 1 },
+        { asset_id: ids.still, start: 0, end: 1 },
+      ],
+    });
     const paths = (r.structuredContent as Check).diagnostics.map((d) => `${d.severity} ${d.path}`);
     expect(paths).toEqual(['error /video_series_sequential/0/video_id', 'error /video_series_sequential/1/video_id']);
   });
 
   it('warns when the sources are of another shape than the output', async () => {
-    const r = await call('compose_edit', { project_id: projectId, clips: [{ asset_id: ids.green_vertical, start: 0, end: 2 }] });
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      clips: [{ asset_id: ids.green_vertical, start: 0, end: 2 }],
+    });
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);
-    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 16:9 but cut 0 .* is 9:16/), expect.stringMatching(/it upscales them/)]);
+    expect(out.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/the output is 16:9 but cut 0 .* is 9:16/),
+      expect.stringMatching(/it upscales them/),
+    ]);
   });
 
   it('checks a whole edit given as the service takes it', async () => {
@@ -92,12 +126,24 @@ describe('compose_edit', () => {
         video_output_resolution: '1920x1080',
         video_output_fps: 25,
         video_output_filename: 'promo.mp4',
-        video_series_sequential: [{ video_id: ids.red, video_start_time: '00:00:00', video_end_time: '00:00:02', audio_levels: [{ audio_level: 2, start_time: 0, end_time: 1 }] }],
+        video_series_sequential: [
+          {
+            video_id: ids.red,
+            video_start_time: '00:00:00',
+            video_end_time: '00:00:02',
+            audio_levels: [{ audio_level: 2, start_time: 0, end_time: 1 }],
+          },
+        ],
         audio_overlay: [{ audio_id: ids.voice, audio_start_time: 0, audio_end_time: 3 }],
       },
     });
-    const paths = (r.structuredContent as Check).diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.severity} ${d.path}`);
-    expect(paths).toEqual(['error /video_series_sequential/0/audio_levels/0/audio_level', 'error /audio_overlay/0/audio_end_time']);
+    const paths = (r.structuredContent as Check).diagnostics
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.severity} ${d.path}`);
+    expect(paths).toEqual([
+      'error /video_series_sequential/0/audio_levels/0/audio_level',
+      'error /audio_overlay/0/audio_end_time',
+    ]);
   });
 
   it('asks for one form only', async () => {
@@ -108,7 +154,15 @@ describe('compose_edit', () => {
 });
 
 describe('render_edit', () => {
-  const good = () => ({ project_id: projectId, clips: [{ asset_id: ids.red, start: 0, end: 2 }, { asset_id: ids.blue, start: 1, end: 3 }], overlays: [{ asset_id: ids.voice, at: 0, volume: 0.8 }], filename: 'cut.mp4' });
+  const good = () => ({
+    project_id: projectId,
+    clips: [
+      { asset_id: ids.red, start: 0, end: 2 },
+      { asset_id: ids.blue, start: 1, end: 3 },
+    ],
+    overlays: [{ asset_id: ids.voice, at: 0, volume: 0.8 }],
+    filename: 'cut.mp4',
+  });
 
   it('sends nothing when the edit has an error, and says what to fix', async () => {
     const r = await call('render_edit', { project_id: projectId, clips: [{ asset_id: ids.red, start: 3, end: 2 }] });
@@ -136,7 +190,10 @@ describe('render_edit', () => {
     expect(createEdits()).toHaveLength(1);
     expect(createEdits()[0]!.body).toEqual(await storedEdit(srv.client, composed.edit_id!));
     expect(createEdits()[0]!.path).toBe(`/projects/${projectId}/create-edit`);
-    const { render, edit_id } = r.structuredContent as { render: { asset_id: string; done: boolean; service_edit_id: string }; edit_id: string };
+    const { render, edit_id } = r.structuredContent as {
+      render: { asset_id: string; done: boolean; service_edit_id: string };
+      edit_id: string;
+    };
     expect(edit_id).toBe(composed.edit_id);
     expect(service.projects.get(projectId).assets.some((a: { id: string }) => a.id === render.asset_id)).toBe(true);
     expect(render.service_edit_id).toBeTruthy();
@@ -148,13 +205,20 @@ describe('render_edit', () => {
     const link = (r.content as { type: string; uri?: string }[]).find((c) => c.type === 'resource_link');
     expect(link?.uri).toBe(`vj://projects/${projectId}/renders/${render.asset_id}`);
     const read = await srv.client.readResource({ uri: link!.uri! });
-    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ asset_id: render.asset_id, status: 'uploaded', done: true });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+      asset_id: render.asset_id,
+      status: 'uploaded',
+      done: true,
+    });
   });
 
   it('with wait, follows the render to its end and reports progress', async () => {
     service.renderDelayMs = 2500;
     const progress: number[] = [];
-    const r = await srv.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: (p) => progress.push(p.progress) });
+    const r = await srv.client.callTool(
+      { name: 'render_edit', arguments: { ...good(), wait: true } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     const { render } = r.structuredContent as { render: { done: boolean; status: string; url: string } };
     expect(render).toMatchObject({ done: true, status: 'uploaded' });
     expect(render.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/media\//);
@@ -175,7 +239,7 @@ describe('render_edit', () => {
     expect(later.structuredContent).toMatchObject({ status: 'uploaded', done: true, uploaded: true });
   });
 
-  it('get_render_status says the time since the service made the render\'s asset and its own status, inventing no progress', async () => {
+  it("get_render_status says the time since the service made the render's asset and its own status, inventing no progress", async () => {
     service.renderDelayMs = 30_000;
     const { render } = (await call('render_edit', good())).structuredContent as { render: { asset_id: string } };
     const first = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
@@ -187,20 +251,33 @@ describe('render_edit', () => {
     expect(s1.elapsed_seconds).toBeGreaterThanOrEqual(0);
     expect(s2.elapsed_seconds! - s1.elapsed_seconds!).toBeGreaterThanOrEqual(1);
     for (const s of [s1, s2]) expect([s.progress, s.eta_seconds]).toEqual([undefined, undefined]);
-    expect(textOf(later)).toMatch(/^Not done: the service says "processing", \d+ s since it started; it reports no progress\. Check again in about \d+ s\.$/);
+    expect(textOf(later)).toMatch(
+      /^Not done: the service says "processing", \d+ s since it started; it reports no progress\. Check again in about \d+ s\.$/,
+    );
   });
 
-  it('with a wait that ends first, says the service\'s status and the time gone, and names get_render_status', async () => {
-    const brief = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '1500' });
+  it("with a wait that ends first, says the service's status and the time gone, and names get_render_status", async () => {
+    const brief = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_RENDER_WAIT_MS: '1500',
+    });
     try {
       service.renderDelayMs = 30_000;
       const notes: { progress: number; total?: number; message?: string }[] = [];
-      const r = await brief.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: (p) => notes.push(p) });
-      const { render } = r.structuredContent as { render: { done: boolean; status: string; elapsed_seconds?: number; progress?: number } };
+      const r = await brief.client.callTool(
+        { name: 'render_edit', arguments: { ...good(), wait: true } },
+        { onprogress: (p) => notes.push(p) },
+      );
+      const { render } = r.structuredContent as {
+        render: { done: boolean; status: string; elapsed_seconds?: number; progress?: number };
+      };
       expect(render).toMatchObject({ done: false, status: 'processing' });
       expect(render.elapsed_seconds).toBeGreaterThanOrEqual(1);
       expect(render.progress).toBeUndefined();
-      expect(textOf(r)).toMatch(/^Still running after a 2 s wait: the service says "processing", \d+ s since it started; it reports no progress\. Follow it with get_render_status \{project_id: "[^"]+", asset_id: "[^"]+"\} in about \d+ s\./);
+      expect(textOf(r)).toMatch(
+        /^Still running after a 2 s wait: the service says "processing", \d+ s since it started; it reports no progress\. Follow it with get_render_status \{project_id: "[^"]+", asset_id: "[^"]+"\} in about \d+ s\./,
+      );
       // Notifications count the seconds gone, with no total: the service says nothing of how much is left.
       expect(notes.length).toBeGreaterThanOrEqual(1);
       for (const n of notes) {
@@ -213,25 +290,43 @@ describe('render_edit', () => {
   });
 
   it('never resends a render whose request failed midway, and says how to check', async () => {
-    service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { times: 3, match: (q: { path: string }) => q.path.endsWith('/create-edit') });
+    service.fail(
+      { status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' },
+      { times: 3, match: (q: { path: string }) => q.path.endsWith('/create-edit') },
+    );
     const r = await call('render_edit', good());
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/may or may not have reached the service .* It was not resent: call get_project/);
     expect(createEdits()).toHaveLength(1);
   });
 
-  it('passes on the service\'s own refusal (422) in one line', async () => {
-    service.fail({ status: 422, body: JSON.stringify({ detail: [{ loc: ['body', 'video_output_filename'], msg: 'already exists' }] }) }, { match: (q: { path: string }) => q.path.endsWith('/create-edit') });
+  it("passes on the service's own refusal (422) in one line", async () => {
+    service.fail(
+      {
+        status: 422,
+        body: JSON.stringify({ detail: [{ loc: ['body', 'video_output_filename'], msg: 'already exists' }] }),
+      },
+      { match: (q: { path: string }) => q.path.endsWith('/create-edit') },
+    );
     const r = await call('render_edit', good());
-    expect(textOf(r)).toBe('the service rejected the request (422) (body.video_output_filename: already exists); correct the arguments and call again');
+    expect(textOf(r)).toBe(
+      'the service rejected the request (422) (body.video_output_filename: already exists); correct the arguments and call again',
+    );
     expect(createEdits()).toHaveLength(1);
   });
 
   it('stops following a render at once when the client cancels', async () => {
     service.renderDelayMs = 30_000;
     const ac = new AbortController();
-    const pending = srv.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { signal: ac.signal });
-    await expect.poll(() => service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    const pending = srv.client.callTool(
+      { name: 'render_edit', arguments: { ...good(), wait: true } },
+      { signal: ac.signal },
+    );
+    await expect
+      .poll(() => service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length, {
+        timeout: 5000,
+      })
+      .toBeGreaterThanOrEqual(2);
     ac.abort();
     await expect(pending).rejects.toThrow();
     await new Promise((res) => setTimeout(res, 300));
@@ -244,10 +339,18 @@ describe('render_edit', () => {
 
   it('with wait, polls many times without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
     // Fast polls, so that a dozen of them fit in a few seconds; the render stays processing through them.
-    const fast = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_RENDER_WAIT_MS: '10000', CUTROOM_RENDER_POLL_MS: '20' });
+    const fast = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_RENDER_WAIT_MS: '10000',
+      CUTROOM_RENDER_POLL_MS: '20',
+    });
     try {
       service.renderDelayMs = 4000;
-      const r = await fast.client.callTool({ name: 'render_edit', arguments: { ...good(), wait: true } }, { onprogress: () => {} });
+      const r = await fast.client.callTool(
+        { name: 'render_edit', arguments: { ...good(), wait: true } },
+        { onprogress: () => {} },
+      );
       expect((r.structuredContent as { render: { done: boolean } }).render.done).toBe(true);
       const polls = service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length;
       expect(polls).toBeGreaterThan(11);
@@ -258,7 +361,10 @@ describe('render_edit', () => {
   });
 
   it('get_render_status says when an asset is not there', async () => {
-    const r = await call('get_render_status', { project_id: projectId, asset_id: '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f' });
+    const r = await call('get_render_status', {
+      project_id: projectId,
+      asset_id: '0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f',
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/no asset .* yet/);
   });
@@ -266,9 +372,23 @@ describe('render_edit', () => {
 
 describe('without ffprobe', () => {
   it('still runs the structural checks and says which checks were skipped and how to get them', async () => {
-    const bare = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, FFPROBE_PATH: '/nonexistent/ffprobe', FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    const bare = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      FFPROBE_PATH: '/nonexistent/ffprobe',
+      FFMPEG_PATH: '/nonexistent/ffmpeg',
+    });
     try {
-      const r = await bare.client.callTool({ name: 'compose_edit', arguments: { project_id: projectId, clips: [{ asset_id: ids.blue, start: 2, end: 7 }, { asset_id: ids.voice, start: 0, end: 1 }] } });
+      const r = await bare.client.callTool({
+        name: 'compose_edit',
+        arguments: {
+          project_id: projectId,
+          clips: [
+            { asset_id: ids.blue, start: 2, end: 7 },
+            { asset_id: ids.voice, start: 0, end: 1 },
+          ],
+        },
+      });
       const out = r.structuredContent as Check;
       // The 7 s out point on a 6 s clip cannot be seen without measuring; the audio-as-video error still can.
       expect(out.diagnostics.map((d) => d.path)).toEqual(['/video_series_sequential/1/video_id']);

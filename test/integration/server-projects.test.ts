@@ -26,7 +26,25 @@ const call = (name: string, args: Record<string, unknown> = {}) => srv.client.ca
 describe('tools/list', () => {
   it('lists exactly its tools, with titles, descriptions and honest annotations (snapshot)', async () => {
     const { tools } = await srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compose_edit', 'create_project', 'delete_asset', 'delete_project', 'export_edit', 'find_moments', 'get_project', 'get_render_status', 'import_edit', 'inspect_asset', 'list_projects', 'list_scripts', 'preview_edit', 'render_edit', 'search_transcripts', 'tighten_edit', 'transcribe_asset']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'compose_edit',
+      'create_project',
+      'delete_asset',
+      'delete_project',
+      'export_edit',
+      'find_moments',
+      'get_project',
+      'get_render_status',
+      'import_edit',
+      'inspect_asset',
+      'list_projects',
+      'list_scripts',
+      'preview_edit',
+      'render_edit',
+      'search_transcripts',
+      'tighten_edit',
+      'transcribe_asset',
+    ]);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(60);
@@ -34,7 +52,21 @@ describe('tools/list', () => {
       // Every argument says what it is, but ids and names (the instructions say what ids are) and, beside edit_id (whose
       // description says they are compose_edit's), the inline edit's arguments: each byte here is paid in every chat.
       const props = (t.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-      const inline = props.edit_id?.description?.includes("compose_edit's arguments") ? ['project_id', 'clips', 'overlays', 'edit', 'resolution', 'fps', 'filename', 'audio_fade_ms', 'loudness', 'level_dialogue', 'captions'] : [];
+      const inline = props.edit_id?.description?.includes("compose_edit's arguments")
+        ? [
+            'project_id',
+            'clips',
+            'overlays',
+            'edit',
+            'resolution',
+            'fps',
+            'filename',
+            'audio_fade_ms',
+            'loudness',
+            'level_dialogue',
+            'captions',
+          ]
+        : [];
       for (const [arg, schema] of Object.entries(props)) {
         if (/_id$/.test(arg) || ['name', 'query', 'limit', 'format'].includes(arg) || inline.includes(arg)) continue;
         expect(schema.description, `${t.name}.${arg}`).toBeTruthy();
@@ -55,7 +87,13 @@ describe('tools/list', () => {
     expect(byName.find_moments).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     // A new edit is kept beside the old one (as compose_edit keeps one): nothing is changed.
     expect(byName.tighten_edit).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
-    await expect(JSON.stringify(tools.sort((a, b) => a.name.localeCompare(b.name)), null, 2)).toMatchFileSnapshot('../__snapshots__/tools-remote.json');
+    await expect(
+      JSON.stringify(
+        tools.sort((a, b) => a.name.localeCompare(b.name)),
+        null,
+        2,
+      ),
+    ).toMatchFileSnapshot('../__snapshots__/tools-remote.json');
   });
 
   it('introduces itself with a name, version, title and instructions', () => {
@@ -71,7 +109,9 @@ describe('projects', () => {
     for (let i = 0; i < 3; i++) service.addProject({ name: `clip set ${i}`, assets: [{}, {}] });
     const r = await call('list_projects', { limit: 2 });
     expect(r.isError).toBeFalsy();
-    const { projects } = r.structuredContent as { projects: { id: string; asset_count: number; resource_uri: string }[] };
+    const { projects } = r.structuredContent as {
+      projects: { id: string; asset_count: number; resource_uri: string }[];
+    };
     expect(projects).toHaveLength(2);
     expect(projects[0]!.asset_count).toBe(2);
     expect(projects[0]!.resource_uri).toBe(`vj://projects/${projects[0]!.id}`);
@@ -89,10 +129,15 @@ describe('projects', () => {
   });
 
   it('get_project returns the assets with their links and when the links expire', async () => {
-    const p = service.addProject({ name: 'beach', assets: [{ asset_type: 'generated_video' }, { asset_type: 'audio' }] });
+    const p = service.addProject({
+      name: 'beach',
+      assets: [{ asset_type: 'generated_video' }, { asset_type: 'audio' }],
+    });
     const r = await call('get_project', { project_id: p.id });
     expect(r.isError).toBeFalsy();
-    const { project } = r.structuredContent as { project: { assets: { url: string; links_expire_at: string }[]; links_expire_at: string; assets_total: number } };
+    const { project } = r.structuredContent as {
+      project: { assets: { url: string; links_expire_at: string }[]; links_expire_at: string; assets_total: number };
+    };
     expect(project.assets_total).toBe(2);
     expect(project.assets[0]!.url).toMatch(/Signature=/);
     const expiry = Date.parse(project.links_expire_at);
@@ -117,12 +162,20 @@ describe('projects', () => {
 
   it('create_project sends name, description and prompt_id, and announces the list change', async () => {
     const before = listChanged.length;
-    const r = await call('create_project', { name: 'Launch teaser', description: '30 s for socials', prompt_id: 'prompt-7' });
+    const r = await call('create_project', {
+      name: 'Launch teaser',
+      description: '30 s for socials',
+      prompt_id: 'prompt-7',
+    });
     expect(r.isError).toBeFalsy();
     const { project } = r.structuredContent as { project: { id: string; name: string } };
     expect(project.name).toBe('Launch teaser');
     expect(service.projects.has(project.id)).toBe(true);
-    expect(service.requests[0]).toMatchObject({ method: 'POST', path: '/projects', body: { name: 'Launch teaser', description: '30 s for socials', prompt_id: 'prompt-7' } });
+    expect(service.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/projects',
+      body: { name: 'Launch teaser', description: '30 s for socials', prompt_id: 'prompt-7' },
+    });
     await expect.poll(() => listChanged.length).toBeGreaterThan(before);
   });
 
@@ -165,7 +218,9 @@ describe('scripts', () => {
     service.addScript(p.id);
     const r = await call('list_scripts', { project_id: p.id, limit: 5 });
     expect(r.isError).toBeFalsy();
-    const { scripts } = r.structuredContent as { scripts: { inputs: { name: string }[]; graph: { steps: string[] } }[] };
+    const { scripts } = r.structuredContent as {
+      scripts: { inputs: { name: string }[]; graph: { steps: string[] } }[];
+    };
     expect(scripts[0]!.inputs.map((i) => i.name)).toEqual(['topic', 'voice']);
     expect(scripts[0]!.graph.steps).toEqual([
       '1. Project flow [project flow]',
@@ -203,12 +258,16 @@ describe('resources', () => {
     expect(json.graph.nodes).toHaveLength(6);
     expect(json.outline.map((o: { job: string }) => o.job)[0]).toBe('project flow');
     const md = (read.contents.find((c) => c.mimeType === 'text/markdown') as { text: string }).text;
-    expect(md).toMatch(/1\. Project flow — project flow\n2\. Render custom prompt — render custom prompt \(after Project flow\)/);
+    expect(md).toMatch(
+      /1\. Project flow — project flow\n2\. Render custom prompt — render custom prompt \(after Project flow\)/,
+    );
   });
 
   it('answers a missing script with a resource error, not a crash', async () => {
     const p = service.addProject();
-    await expect(srv.client.readResource({ uri: `vj://projects/${p.id}/scripts/5b0c1d2e-3f4a-4b5c-8d6e-7f8091a2b3c4` })).rejects.toThrow(/not found.*list_scripts/);
+    await expect(
+      srv.client.readResource({ uri: `vj://projects/${p.id}/scripts/5b0c1d2e-3f4a-4b5c-8d6e-7f8091a2b3c4` }),
+    ).rejects.toThrow(/not found.*list_scripts/);
     const r = await call('list_projects', {});
     expect(r.isError).toBeFalsy();
   });
@@ -216,7 +275,10 @@ describe('resources', () => {
   it('completes project ids and script ids', async () => {
     const p = service.addProject();
     const s = service.addScript(p.id);
-    const projects = await srv.client.complete({ ref: { type: 'ref/resource', uri: 'vj://projects/{project_id}' }, argument: { name: 'project_id', value: p.id.slice(0, 6) } });
+    const projects = await srv.client.complete({
+      ref: { type: 'ref/resource', uri: 'vj://projects/{project_id}' },
+      argument: { name: 'project_id', value: p.id.slice(0, 6) },
+    });
     expect(projects.completion.values).toContain(p.id);
     const scripts = await srv.client.complete({
       ref: { type: 'ref/resource', uri: 'vj://projects/{project_id}/scripts/{script_id}' },
@@ -229,14 +291,21 @@ describe('resources', () => {
 
 describe('failures', () => {
   it('retries a flaky GET and succeeds', async () => {
-    service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { times: 2 });
+    service.fail(
+      { status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' },
+      { times: 2 },
+    );
     const r = await call('list_projects', {});
     expect(r.isError).toBeFalsy();
     expect(service.requests).toHaveLength(3);
   });
 
   it('turns an HTML error page into one line with no markup', async () => {
-    service.fail({ status: 500, contentType: 'text/html', body: '<!doctype html><html><head><title>Internal Server Error</title></head><body>trace...</body></html>' });
+    service.fail({
+      status: 500,
+      contentType: 'text/html',
+      body: '<!doctype html><html><head><title>Internal Server Error</title></head><body>trace...</body></html>',
+    });
     const r = await call('list_projects', {});
     expect(textOf(r)).toBe('the service failed (500) (Internal Server Error); try again later');
   });
@@ -288,9 +357,15 @@ describe('other configurations', () => {
     const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '500' });
     try {
       // The service applies the create, but only answers after the client gave up.
-      service.fail({ delayMs: 1500 }, { match: (q: { method: string; path: string }) => q.method === 'POST' && q.path === '/projects' });
+      service.fail(
+        { delayMs: 1500 },
+        { match: (q: { method: string; path: string }) => q.method === 'POST' && q.path === '/projects' },
+      );
       const before = service.projects.size;
-      const created = await other.client.callTool({ name: 'create_project', arguments: { name: 'slow create', description: '' } });
+      const created = await other.client.callTool({
+        name: 'create_project',
+        arguments: { name: 'slow create', description: '' },
+      });
       expect(created.isError).toBe(true);
       expect(textOf(created)).toBe(
         'creating project "slow create" may or may not have reached the service (the service did not answer within 0.5 s). It was not resent: ' +
@@ -304,15 +379,31 @@ describe('other configurations', () => {
       expect([...service.projects.values()].some((p) => p.name === 'slow create')).toBe(true);
 
       const p = service.addProject({ name: 'flaky delete' });
-      service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { match: (q: { method: string }) => q.method === 'DELETE' });
-      const deleted = await other.client.callTool({ name: 'delete_project', arguments: { project_id: p.id, confirm: true } });
+      service.fail(
+        { status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' },
+        { match: (q: { method: string }) => q.method === 'DELETE' },
+      );
+      const deleted = await other.client.callTool({
+        name: 'delete_project',
+        arguments: { project_id: p.id, confirm: true },
+      });
       expect(deleted.isError).toBe(true);
-      expect(textOf(deleted)).toMatch(new RegExp(`^deleting project ${p.id} may or may not have reached the service \\(the service failed \\(502\\): 502 Bad Gateway\\)\\. It was not resent: call get_project`));
+      expect(textOf(deleted)).toMatch(
+        new RegExp(
+          `^deleting project ${p.id} may or may not have reached the service \\(the service failed \\(502\\): 502 Bad Gateway\\)\\. It was not resent: call get_project`,
+        ),
+      );
       expect(service.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
 
       // A refusal is definite: it is reported as such, not as an unknown outcome.
-      service.fail({ status: 422, body: JSON.stringify({ detail: [{ loc: ['body', 'name'], msg: 'too long' }] }) }, { match: (q: { method: string }) => q.method === 'POST' });
-      const refused = await other.client.callTool({ name: 'create_project', arguments: { name: 'refused', description: '' } });
+      service.fail(
+        { status: 422, body: JSON.stringify({ detail: [{ loc: ['body', 'name'], msg: 'too long' }] }) },
+        { match: (q: { method: string }) => q.method === 'POST' },
+      );
+      const refused = await other.client.callTool({
+        name: 'create_project',
+        arguments: { name: 'refused', description: '' },
+      });
       expect(textOf(refused)).toMatch(/^the service rejected the request \(422\) \(body.name: too long\)/);
     } finally {
       await other.close();
@@ -345,7 +436,11 @@ describe('other configurations', () => {
   });
 
   it('refuses a bad configuration at start with one clear line', () => {
-    const run = spawnSync(process.execPath, [BIN], { env: baseEnv({ VJ_TIMEOUT_MS: 'later', VJ_API_KEY: 'k-should-not-print' }), input: '', encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [BIN], {
+      env: baseEnv({ VJ_TIMEOUT_MS: 'later', VJ_API_KEY: 'k-should-not-print' }),
+      input: '',
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim()).toBe('cutroom: invalid configuration: VJ_TIMEOUT_MS must be a whole number');

@@ -50,7 +50,8 @@ function longestQuiet(x: Float32Array, floor: number, a: number, b: number): num
 let server: Spawned;
 let projectId: string;
 let video: string;
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
 const structured = <T>(r: unknown): T => {
   if ((r as { isError?: boolean }).isError) throw new Error(textOf(r));
   return (r as { structuredContent: T }).structuredContent;
@@ -61,10 +62,35 @@ beforeAll(async () => {
   const file = join(allowed, 'ranges.mkv');
   const inside = RANGES.map(([a, b]) => `between(t,${a},${b})`).join('+');
   // PCM in Matroska: the tone changes on the sample asked, with no codec delay or smearing.
-  ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=160x90:r=25:d=7', '-f', 'lavfi', '-i', `aevalsrc='0.25*sin(2*PI*if(gt(${inside},0),440,3000)*t)':s=${RATE}:d=7`, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', file]);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_RENDER_WAIT_MS: '55000', CUTROOM_LOG_LEVEL: 'error' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'continuity', description: '' })).project.id;
-  video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: file })).asset.id;
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=s=160x90:r=25:d=7',
+    '-f',
+    'lavfi',
+    '-i',
+    `aevalsrc='0.25*sin(2*PI*if(gt(${inside},0),440,3000)*t)':s=${RATE}:d=7`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'pcm_s16le',
+    file,
+  ]);
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'continuity', description: '' }),
+  ).project.id;
+  video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: file })).asset
+    .id;
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -91,14 +117,23 @@ function expectContinuous(x: Float32Array): void {
 describe('the sound of cut after cut', () => {
   it('meets end to end in a preview, with nothing from outside the ranges', async () => {
     const clips = RANGES.map(([start, end]) => ({ asset_id: video, start, end }));
-    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 30, clips }));
+    const p = structured<{ path: string }>(
+      await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 30, clips }),
+    );
     const x = soundOf(p.path);
     expectContinuous(x);
   }, 180_000);
 
   it('meets end to end in a local render, with nothing from outside the ranges', async () => {
-    const edit = { video_output_resolution: '160x90', video_output_fps: 30, video_output_filename: 'continuity.mp4', video_series_sequential: RANGES.map(([a, b]) => ({ video_id: video, video_start_time: a, video_end_time: b })) };
-    const r = structured<{ render: { done: boolean; url?: string } }>(await call('render_edit', { project_id: projectId, wait: true, edit }));
+    const edit = {
+      video_output_resolution: '160x90',
+      video_output_fps: 30,
+      video_output_filename: 'continuity.mp4',
+      video_series_sequential: RANGES.map(([a, b]) => ({ video_id: video, video_start_time: a, video_end_time: b })),
+    };
+    const r = structured<{ render: { done: boolean; url?: string } }>(
+      await call('render_edit', { project_id: projectId, wait: true, edit }),
+    );
     expect(r.render.done).toBe(true);
     expectContinuous(soundOf(fileURLToPath(r.render.url!)));
   }, 180_000);

@@ -17,22 +17,42 @@ const cpuSeconds = (pid: number) => {
 
 it('keeps answering, and stays idle, after its stderr reader is gone', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-stderr-'));
-  const child = spawn(process.execPath, [BIN], { env: baseEnv({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_LOG_LEVEL: 'debug' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN], {
+    env: baseEnv({
+      CUTROOM_DATA_DIR: join(root, 'data'),
+      CUTROOM_CACHE_DIR: join(root, 'cache'),
+      CUTROOM_LOG_LEVEL: 'debug',
+    }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   try {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
     const answer = async (id: number) => {
       await expect.poll(() => out.split('\n').some((l) => l.includes(`"id":${id}`)), { timeout: 15_000 }).toBe(true);
-      return JSON.parse(out.split('\n').find((l) => l.includes(`"id":${id}`))!) as { result?: unknown; error?: unknown };
+      return JSON.parse(out.split('\n').find((l) => l.includes(`"id":${id}`))!) as {
+        result?: unknown;
+        error?: unknown;
+      };
     };
     const send = (m: unknown) => child.stdin!.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     expect((await answer(1)).result).toBeDefined();
     // The reader of its stderr goes away: every log line from now on fails to be written.
     child.stderr!.destroy();
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     for (let id = 2; id < 6; id++) {
-      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_projects', arguments: { limit: 'not a number' } } });
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'list_projects', arguments: { limit: 'not a number' } },
+      });
       expect((await answer(id)).result).toBeDefined();
     }
     // Idle now: a server caught in a loop of failed log writes spends a whole core; an idle one next to nothing.

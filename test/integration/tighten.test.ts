@@ -42,7 +42,8 @@ const structured = <R>(r: unknown): R => {
   if (res.isError) throw new Error(textOf(r));
   return res.structuredContent as R;
 };
-const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
@@ -53,23 +54,80 @@ beforeAll(async () => {
     const wav = join(allowed, `part${i}.wav`);
     const words = sayWithWordTimes(text, wav, 'slt');
     const padded = join(allowed, `padded${i}.wav`);
-    const seconds = (spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', wav]).stdout.toString().trim() as unknown as number) * 1;
+    const seconds =
+      (spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', wav])
+        .stdout.toString()
+        .trim() as unknown as number) * 1;
     ff(['-i', wav, '-af', `apad=whole_dur=${seconds + pause}`, '-ar', String(RATE), '-ac', '1', padded]);
     truth.push(...words.map((w) => ({ word: w.word, start: at + w.start, end: at + w.end })));
     // The padded part's true length, in samples: the next part starts there.
-    at += Number(spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', padded]).stdout.toString().trim()) / RATE;
+    at +=
+      Number(
+        spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', padded])
+          .stdout.toString()
+          .trim(),
+      ) / RATE;
     files.push(padded);
   });
   const wav = join(allowed, 'speech.wav');
-  ff([...files.flatMap((f) => ['-i', f]), '-filter_complex', `${files.map((_, i) => `[${i}:a]`).join('')}concat=n=${files.length}:v=0:a=1[a]`, '-map', '[a]', wav]);
+  ff([
+    ...files.flatMap((f) => ['-i', f]),
+    '-filter_complex',
+    `${files.map((_, i) => `[${i}:a]`).join('')}concat=n=${files.length}:v=0:a=1[a]`,
+    '-map',
+    '[a]',
+    wav,
+  ]);
   const video = join(allowed, 'speech.mov');
-  ff(['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav, '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', video]);
+  ff([
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=320x180:r=25:d=${at}`,
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'pcm_s16le',
+    '-shortest',
+    video,
+  ]);
   const other = join(allowed, 'other.mov');
-  ff(['-f', 'lavfi', '-i', 'color=c=blue:s=320x180:r=25:d=3', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000:duration=3', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', other]);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_LOG_LEVEL: 'debug' });
-  projectId = structured<{ project: { id: string } }>(await call('create_project', { name: 'tighten', description: 'pauses and fillers' })).project.id;
-  speech = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset.id;
-  silentAsset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: other })).asset.id;
+  ff([
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=blue:s=320x180:r=25:d=3',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=16000:duration=3',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'pcm_s16le',
+    '-shortest',
+    other,
+  ]);
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_LOG_LEVEL: 'debug',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'tighten', description: 'pauses and fillers' }),
+  ).project.id;
+  speech = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+    .asset.id;
+  silentAsset = structured<{ asset: { id: string } }>(
+    await call('import_media', { project_id: projectId, path: other }),
+  ).asset.id;
 }, 180_000);
 afterAll(async () => {
   await server?.close();
@@ -84,7 +142,9 @@ const TOL = 0.005;
 
 describe('tighten_edit', () => {
   it('takes out exactly the long pauses, the fillers and the word said twice, as a new edit; no word clipped; nothing else changes', async () => {
-    const t = structured<{ words: { word: string }[]; unplaced?: number[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: speech, text: TEXT, words: true }));
+    const t = structured<{ words: { word: string }[]; unplaced?: number[] }>(
+      await call('transcribe_asset', { project_id: projectId, asset_id: speech, text: TEXT, words: true }),
+    );
     expect(t.words.map((w) => w.word.toLowerCase())).toEqual(truth.map((w) => w.word.toLowerCase()));
     const water = truth.findIndex((w) => w.word === 'water');
     const composed = structured<{ ready: boolean; edit_id: string }>(
@@ -99,11 +159,17 @@ describe('tighten_edit', () => {
       }),
     );
     expect(composed.ready).toBe(true);
-    const before = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, composed.edit_id)).video_series_sequential;
+    const before = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, composed.edit_id))
+      .video_series_sequential;
 
-    const r = structured<{ edit_id: string; from_edit_id: string; ready: boolean; removals: { cut: number; start_seconds: number; end_seconds: number; reason: string }[]; untranscribed_cuts?: number[]; cuts_after: number }>(
-      await call('tighten_edit', { edit_id: composed.edit_id }),
-    );
+    const r = structured<{
+      edit_id: string;
+      from_edit_id: string;
+      ready: boolean;
+      removals: { cut: number; start_seconds: number; end_seconds: number; reason: string }[];
+      untranscribed_cuts?: number[];
+      cuts_after: number;
+    }>(await call('tighten_edit', { edit_id: composed.edit_id }));
     expect(r.ready).toBe(true);
     expect(r.from_edit_id).toBe(composed.edit_id);
     expect(r.edit_id).not.toBe(composed.edit_id);
@@ -116,19 +182,30 @@ describe('tighten_edit', () => {
     expect(reasons[3]).toMatch(/^1: filler "uh", pause of 2\.\d\d s$/);
 
     // The original is kept as it was.
-    expect((await storedEdit<{ video_series_sequential: Seg[] }>(server.client, composed.edit_id)).video_series_sequential).toEqual(before);
-    const after = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, r.edit_id)).video_series_sequential;
+    expect(
+      (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, composed.edit_id)).video_series_sequential,
+    ).toEqual(before);
+    const after = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, r.edit_id))
+      .video_series_sequential;
     expect(after).toHaveLength(r.cuts_after);
     // Untouched: the untranscribed cut, the first in point, the last speech out point.
     expect(after.at(-1)).toEqual(before[2]);
     expect(after[0]!.video_start_time).toBe(before[0]!.video_start_time);
     expect(after.at(-2)!.video_end_time).toBe(before[1]!.video_end_time);
-    const cuts = after.filter((s) => s.video_id === speech).map((s) => ({ start: secs(s.video_start_time), end: secs(s.video_end_time) }));
+    const cuts = after
+      .filter((s) => s.video_id === speech)
+      .map((s) => ({ start: secs(s.video_start_time), end: secs(s.video_end_time) }));
     // No cut starts inside a word or ends before one's end (true times).
     for (const c of cuts) {
       for (const w of truth) {
-        expect(w.start < c.start - TOL && w.end > c.start + TOL, `cut ${c.start}-${c.end} starts inside "${w.word}" ${w.start}-${w.end}`).toBe(false);
-        expect(w.start < c.end - TOL && w.end > c.end + TOL, `cut ${c.start}-${c.end} ends inside "${w.word}" ${w.start}-${w.end}`).toBe(false);
+        expect(
+          w.start < c.start - TOL && w.end > c.start + TOL,
+          `cut ${c.start}-${c.end} starts inside "${w.word}" ${w.start}-${w.end}`,
+        ).toBe(false);
+        expect(
+          w.start < c.end - TOL && w.end > c.end + TOL,
+          `cut ${c.start}-${c.end} ends inside "${w.word}" ${w.start}-${w.end}`,
+        ).toBe(false);
       }
     }
     // Exactly the planted words are gone; every other word is kept whole, once.
@@ -138,17 +215,25 @@ describe('tighten_edit', () => {
     expect(truth.indexOf(truth.find((w) => !kept.includes(w))!)).toBe(3); // the first "the" of the two
     // The long pauses are down to the handles around words: no silence in a cut over 0.8 s.
     const inCut = (a: number, b: number) => cuts.some((c) => a >= c.start - TOL && b <= c.end + TOL);
-    for (let i = 0; i + 1 < kept.length; i++) if (inCut(kept[i]!.end, kept[i + 1]!.start)) expect(kept[i + 1]!.start - kept[i]!.end).toBeLessThanOrEqual(0.8);
+    for (let i = 0; i + 1 < kept.length; i++)
+      if (inCut(kept[i]!.end, kept[i + 1]!.start)) expect(kept[i + 1]!.start - kept[i]!.end).toBeLessThanOrEqual(0.8);
   }, 300_000);
 
   it('cuts a clip by words that starts at a filler the aligner stretched over the pause before it at the filler, not the next word', async () => {
     // The aligner places "um" over the pause before it and its own sound (issue 32): the onset heard must be the
     // filler's, not that of "we" after the next pause.
-    const t = structured<{ words: { word: string; start_seconds: number; end_seconds: number }[] }>(await call('transcribe_asset', { project_id: projectId, asset_id: speech, text: TEXT, words: true }));
+    const t = structured<{ words: { word: string; start_seconds: number; end_seconds: number }[] }>(
+      await call('transcribe_asset', { project_id: projectId, asset_id: speech, text: TEXT, words: true }),
+    );
     const um = truth.findIndex((w) => w.word === 'um');
-    const composed = structured<{ ready: boolean; edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: speech, words: [um, um + 3] }] }));
+    const composed = structured<{ ready: boolean; edit_id: string }>(
+      await call('compose_edit', { project_id: projectId, clips: [{ asset_id: speech, words: [um, um + 3] }] }),
+    );
     type Levels = Seg & { audio_levels: { audio_level: number; start_time: string; end_time: string }[] };
-    const { heard, full } = heardSpan((await storedEdit<{ video_series_sequential: Levels[] }>(server.client, composed.edit_id)).video_series_sequential[0]!);
+    const { heard, full } = heardSpan(
+      (await storedEdit<{ video_series_sequential: Levels[] }>(server.client, composed.edit_id))
+        .video_series_sequential[0]!,
+    );
     const at = `"um" true ${truth[um]!.start.toFixed(3)}-${truth[um]!.end.toFixed(3)} s, aligned ${t.words[um]!.start_seconds}-${t.words[um]!.end_seconds} s; sound ${heard.from.toFixed(3)}, full from ${full.from.toFixed(3)}`;
     expect(full.from, at).toBeLessThanOrEqual(truth[um]!.start + TOL);
     expect(truth[um]!.start - heard.from, at).toBeLessThanOrEqual(0.15 + TOL);
@@ -159,10 +244,14 @@ describe('tighten_edit', () => {
     const none = await call('tighten_edit', { edit_id: 'edit-0000000000000000' });
     expect(none.isError).toBe(true);
     expect(textOf(none)).toMatch(/no edit edit-0000000000000000 is kept here/);
-    const composed = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [{ asset_id: silentAsset, start: 0, end: 1 }] }));
+    const composed = structured<{ edit_id: string }>(
+      await call('compose_edit', { project_id: projectId, clips: [{ asset_id: silentAsset, start: 0, end: 1 }] }),
+    );
     const low = await call('tighten_edit', { edit_id: composed.edit_id, max_pause_seconds: 0.1 });
     expect(textOf(low)).toMatch(/max_pause_seconds is 0.1; give 0.3 to 60 seconds/);
-    const nothing = structured<{ removals: unknown[]; untranscribed_cuts: number[] }>(await call('tighten_edit', { edit_id: composed.edit_id }));
+    const nothing = structured<{ removals: unknown[]; untranscribed_cuts: number[] }>(
+      await call('tighten_edit', { edit_id: composed.edit_id }),
+    );
     expect(nothing.removals).toEqual([]);
     expect(nothing.untranscribed_cuts).toEqual([0]);
   }, 120_000);

@@ -33,11 +33,21 @@ const structured = <R>(r: unknown): R => {
 async function start(name: string, extra: Record<string, string> = {}, opts: { tee?: boolean } = {}) {
   const server = await spawnServer(env(name, extra), opts);
   const call = (tool: string, args: Record<string, unknown>, progress?: Progress[]) =>
-    server.client.callTool({ name: tool, arguments: args }, { timeout: 300_000, ...(progress ? { onprogress: (p: Progress) => void progress.push(p) } : {}) });
-  const projectId = structured<{ project: { id: string } }>(await call('create_project', { name, description: 'speech' })).project.id;
-  const add = async (path: string) => structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path })).asset.id;
+    server.client.callTool(
+      { name: tool, arguments: args },
+      { timeout: 300_000, ...(progress ? { onprogress: (p: Progress) => void progress.push(p) } : {}) },
+    );
+  const projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name, description: 'speech' }),
+  ).project.id;
+  const add = async (path: string) =>
+    structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path })).asset.id;
   /** How many times the engine was run over an asset's sound (the debug line each transcription ends with). */
-  const heardRuns = (assetId: string) => server.stderr().split('\n').filter((l) => l.includes(`transcribe ${assetId}: heard`)).length;
+  const heardRuns = (assetId: string) =>
+    server
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes(`transcribe ${assetId}: heard`)).length;
   return { server, call, projectId, add, heardRuns };
 }
 
@@ -66,7 +76,9 @@ describe('one transcript per asset, whoever asks', () => {
     const text = Array(4).fill(ALL_TEXT).join(' ');
     const order: string[] = [];
     const freeProgress: Progress[] = [];
-    const free = s.call('transcribe_asset', { project_id: s.projectId, asset_id: id }, freeProgress).then((r) => (order.push('free'), r));
+    const free = s
+      .call('transcribe_asset', { project_id: s.projectId, asset_id: id }, freeProgress)
+      .then((r) => (order.push('free'), r));
     await until(() => freeProgress.length > 0, 60_000);
     expect(freeProgress.length, 'the free transcription started listening').toBeGreaterThan(0);
     const aligned = structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id, text }));
@@ -77,12 +89,22 @@ describe('one transcript per asset, whoever asks', () => {
     expect(order).toEqual(['aligned', 'free']);
     // The asset's transcript is still the alignment: in the resource, for a call without text, and for a clip.
     const read = await s.server.client.readResource({ uri: `vj://projects/${s.projectId}/assets/${id}/transcript` });
-    const stored = JSON.parse((read.contents[0] as { text: string }).text) as { aligned: boolean; words: { word: string }[] };
+    const stored = JSON.parse((read.contents[0] as { text: string }).text) as {
+      aligned: boolean;
+      words: { word: string }[];
+    };
     expect(stored.aligned).toBe(true);
     expect(stored.words.map((w) => w.word)).toEqual(textWords(text).map((w) => w.word));
     expect(late.aligned).toBe(true);
-    expect(structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id })).aligned).toBe(true);
-    const c = structured<{ ready: boolean; notes: string[] }>(await s.call('compose_edit', { project_id: s.projectId, clips: [{ asset_id: id, phrase: 'every night the light', occurrence: 3 }] }));
+    expect(structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id })).aligned).toBe(
+      true,
+    );
+    const c = structured<{ ready: boolean; notes: string[] }>(
+      await s.call('compose_edit', {
+        project_id: s.projectId,
+        clips: [{ asset_id: id, phrase: 'every night the light', occurrence: 3 }],
+      }),
+    );
     expect(c.ready).toBe(true);
     expect(c.notes.join('\n')).toMatch(/aligned to a text/);
   }, 300_000);
@@ -133,7 +155,9 @@ describe('an edit call that has to listen', () => {
     expect(said).toMatch(new RegExp(`transcribe_asset \\{project_id: "${s.projectId}", asset_id: "${id}"\\}`));
     expect(said.split('\n')).toHaveLength(1);
     expect(composeProgress.length).toBeGreaterThan(0);
-    expect(composeProgress.map((p) => p.progress)).toEqual([...composeProgress.map((p) => p.progress)].sort((a, b) => a - b));
+    expect(composeProgress.map((p) => p.progress)).toEqual(
+      [...composeProgress.map((p) => p.progress)].sort((a, b) => a - b),
+    );
     expect(composeProgress.at(-1)!.message).toMatch(new RegExp(`asset ${id}`));
     // preview_edit asks for the same transcript: it joins the one under way and hands over the same way.
     const previewProgress: Progress[] = [];
@@ -143,12 +167,16 @@ describe('an edit call that has to listen', () => {
     expect(previewProgress.length).toBeGreaterThan(0);
     // transcribe_asset follows it to its end, with progress; the engine ran over the sound once.
     const followProgress: Progress[] = [];
-    const t = structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id }, followProgress));
+    const t = structured<T>(
+      await s.call('transcribe_asset', { project_id: s.projectId, asset_id: id }, followProgress),
+    );
     expect(t.word_count).toBeGreaterThan(50);
     expect(followProgress.length).toBeGreaterThan(0);
     expect(s.heardRuns(id)).toBe(1);
     // Called again once it is done, the edit is checked from the cached transcript.
-    const again = structured<{ ready: boolean; notes: string[] }>(await s.call('compose_edit', { project_id: s.projectId, resolution: '160x90', clips }));
+    const again = structured<{ ready: boolean; notes: string[] }>(
+      await s.call('compose_edit', { project_id: s.projectId, resolution: '160x90', clips }),
+    );
     expect(again.ready).toBe(true);
     expect(again.notes.join('\n')).toMatch(/recognised, cached\)/);
   }, 300_000);
@@ -177,7 +205,11 @@ describe('an edit call that has to listen', () => {
     })();
     // The edit answers once they are made, or hands over after its wait (a loaded machine); transcribe_asset then
     // follows each to its end. The watch goes on until every one is made.
-    const r = await s.call('compose_edit', { project_id: s.projectId, resolution: '160x90', clips: ids.map((asset_id) => ({ asset_id, words: [0, 1] })) });
+    const r = await s.call('compose_edit', {
+      project_id: s.projectId,
+      resolution: '160x90',
+      clips: ids.map((asset_id) => ({ asset_id, words: [0, 1] })),
+    });
     if (r.isError) expect(textOf(r)).toMatch(/still being transcribed/);
     else expect(structured<{ ready: boolean }>(r).ready).toBe(true);
     for (const asset_id of ids) structured<T>(await s.call('transcribe_asset', { project_id: s.projectId, asset_id }));

@@ -25,7 +25,12 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => 
   }
 });
 
-type Preview = { preview_id: string; path: string; fps: number; cuts: { index: number; timeline_start: string; timeline_end: string }[] };
+type Preview = {
+  preview_id: string;
+  path: string;
+  fps: number;
+  cuts: { index: number; timeline_start: string; timeline_end: string }[];
+};
 const root = mkdtempSync(join(tmpdir(), 'cutroom-view-frames-'));
 const allowed = join(root, 'allowed');
 let server: Spawned;
@@ -40,7 +45,11 @@ const seconds = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p
 
 /** Every shot, in order, cut 13 ms after its first frame and 7 + 3i ms before its end: nothing on a frame. */
 const clipsOf = (video: string) =>
-  SHOTS.map((_, i) => ({ asset_id: video, start: +(shotSpan(i).start + 0.013).toFixed(3), end: +(shotSpan(i).end - 0.007 - 0.003 * i).toFixed(3) }));
+  SHOTS.map((_, i) => ({
+    asset_id: video,
+    start: +(shotSpan(i).start + 0.013).toFixed(3),
+    end: +(shotSpan(i).end - 0.007 - 0.003 * i).toFixed(3),
+  }));
 
 /** The shot colour nearest an RGB. */
 function nearest(rgb: number[]): string {
@@ -56,31 +65,83 @@ function nearest(rgb: number[]): string {
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
   const file = makeShotMedia(allowed);
-  server = await spawnServer({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_ALLOWED_DIRS: allowed, CUTROOM_CACHE_DIR: join(root, 'cache') });
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+  });
   const call = async (name: string, args: Record<string, unknown>) => {
     const r = await server.client.callTool({ name, arguments: args }, { timeout: 120_000 });
     if ((r as { isError?: boolean }).isError) throw new Error(textOf(r));
     return r as { structuredContent: unknown };
   };
-  const projectId = ((await call('create_project', { name: 'frames', description: 'frame-true times' })).structuredContent as { project: { id: string } }).project.id;
-  const video = ((await call('import_media', { project_id: projectId, path: file })).structuredContent as { asset: { id: string } }).asset.id;
+  const projectId = (
+    (await call('create_project', { name: 'frames', description: 'frame-true times' })).structuredContent as {
+      project: { id: string };
+    }
+  ).project.id;
+  const video = (
+    (await call('import_media', { project_id: projectId, path: file })).structuredContent as { asset: { id: string } }
+  ).asset.id;
   for (const fps of RATES) {
-    const raw = await call('preview_edit', { project_id: projectId, clips: clipsOf(video), resolution: '320x180', fps, width: 320 });
+    const raw = await call('preview_edit', {
+      project_id: projectId,
+      clips: clipsOf(video),
+      resolution: '320x180',
+      fps,
+      width: 320,
+    });
     results.set(fps, { raw, preview: raw.structuredContent as Preview });
   }
   // The same edit rendered at full quality (one graph, not the preview's joined segments), at 29.97 fps.
-  render = fileURLToPath(((await call('render_edit', { project_id: projectId, clips: clipsOf(video), resolution: '320x180', fps: 29.97, filename: 'frames.mp4', wait: true })).structuredContent as { render: { url: string } }).render.url);
+  render = fileURLToPath(
+    (
+      (
+        await call('render_edit', {
+          project_id: projectId,
+          clips: clipsOf(video),
+          resolution: '320x180',
+          fps: 29.97,
+          filename: 'frames.mp4',
+          wait: true,
+        })
+      ).structuredContent as { render: { url: string } }
+    ).render.url,
+  );
   viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
-  const host = await build({ entryPoints: [join(import.meta.dirname, '../browser/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: ['es2020'] });
+  const host = await build({
+    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020'],
+  });
   const js = host.outputFiles[0]!.text;
   http = createServer((req, res) => {
     if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>test host</title></head><body><script src="/host.js"></script></body></html>');
+    if (req.url === '/')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<!doctype html><html><head><title>test host</title></head><body><script src="/host.js"></script></body></html>',
+        );
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 }, 300_000);
 afterAll(async () => {
   await browser?.close();
@@ -109,15 +170,29 @@ async function shownColour(view: Frame): Promise<string> {
  */
 function firstFramesOff(file: string, cuts: Preview['cuts'], frame: number): number {
   const colours = frameColours(file);
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'json', file]);
-  const pts = (JSON.parse(probe.stdout.toString()) as { frames: { pts_time: string }[] }).frames.map((f) => Number(f.pts_time));
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'frame=pts_time',
+    '-of',
+    'json',
+    file,
+  ]);
+  const pts = (JSON.parse(probe.stdout.toString()) as { frames: { pts_time: string }[] }).frames.map((f) =>
+    Number(f.pts_time),
+  );
   expect(pts).toHaveLength(colours.length);
   let worst = 0;
   cuts.forEach((c, k) => {
     const first = colours.findIndex((col, i) => col === SHOTS[k]!.colour && (i === 0 || colours[i - 1] !== col));
     expect(first, `cut ${k} (${SHOTS[k]!.colour}) in ${colours.join(',')}`).toBeGreaterThanOrEqual(0);
     const off = seconds(c.timeline_start) - pts[first]!;
-    expect(Math.abs(off), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(frame / 2);
+    expect(Math.abs(off), `cut ${k}: first frame at ${pts[first]} s, reported ${c.timeline_start}`).toBeLessThan(
+      frame / 2,
+    );
     expect(off).toBeGreaterThan(-2e-6);
     expect(off).toBeLessThan(0.001 + 2e-6);
     worst = Math.max(worst, Math.abs(off));
@@ -128,7 +203,9 @@ function firstFramesOff(file: string, cuts: Preview['cuts'], frame: number): num
 describe('a local render puts each cut where the preview reports it', () => {
   it('at 29.97 fps, each cut of the render starts on the frame its timeline_start names', () => {
     const worst = firstFramesOff(render, results.get(29.97)!.preview.cuts, 1001 / 30000);
-    console.log(`render at 29.97 fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts`);
+    console.log(
+      `render at 29.97 fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts`,
+    );
   });
 });
 
@@ -142,20 +219,25 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
 
       // The file: each cut's first frame (the first of its colour) starts within half a frame of its timeline_start.
       const worst = firstFramesOff(preview.path, preview.cuts, frame);
-      console.log(`${fps} fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts (half a frame: ${((frame / 2) * 1000).toFixed(1)} ms)`);
-
+      console.log(
+        `${fps} fps: each cut's timeline_start is within ${(worst * 1000).toFixed(3)} ms of its first frame's pts (half a frame: ${((frame / 2) * 1000).toFixed(1)} ms)`,
+      );
 
       // The view: a click on each cut shows that cut's colour.
       const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
       try {
-        await page.exposeFunction('relayCallTool', (p: { name: string; arguments?: Record<string, unknown> }) => server.client.callTool(p, { timeout: 120_000 }));
+        await page.exposeFunction('relayCallTool', (p: { name: string; arguments?: Record<string, unknown> }) =>
+          server.client.callTool(p, { timeout: 120_000 }),
+        );
         await page.exposeFunction('relayReadResource', (p: { uri: string }) => server.client.readResource(p));
         await page.goto(hostUrl);
         await page.evaluate(([html, r]) => window.startHost(html as string, r, 'dark'), [viewHtml, raw] as const);
         const view = page.frames().find((f) => f !== page.mainFrame())!;
-        await view.waitForFunction(() => (document.querySelector('video')?.readyState ?? 0) >= 2, undefined, { timeout: 60_000 });
+        await view.waitForFunction(() => (document.querySelector('video')?.readyState ?? 0) >= 2, undefined, {
+          timeout: 60_000,
+        });
         const shown: string[] = [];
         // Backwards first, so that every click moves the video (the first cut starts where it already is).
         for (const k of [...preview.cuts.keys()].reverse()) {
@@ -181,13 +263,19 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
           const old = placed / 1000 + 0.001;
           placed += Math.round(clip.end * 1000) - Math.round(clip.start * 1000);
           await view.evaluate((t) => (document.querySelector('video')!.currentTime = t), old);
-          await view.waitForFunction((t) => {
-            const v = document.querySelector('video')!;
-            return !v.seeking && v.readyState >= 2 && Math.abs(v.currentTime - t) < 1e-6;
-          }, old, { timeout: 10_000 });
+          await view.waitForFunction(
+            (t) => {
+              const v = document.querySelector('video')!;
+              return !v.seeking && v.readyState >= 2 && Math.abs(v.currentTime - t) < 1e-6;
+            },
+            old,
+            { timeout: 10_000 },
+          );
           if ((await shownColour(view)) !== SHOTS[k]!.colour) wrong++;
         }
-        console.log(`${fps} fps: the old seek (the edit's cut start + 1 ms) shows the previous cut for ${wrong} of ${clips.length} cuts`);
+        console.log(
+          `${fps} fps: the old seek (the edit's cut start + 1 ms) shows the previous cut for ${wrong} of ${clips.length} cuts`,
+        );
         expect(wrong).toBeGreaterThan(0);
         expect(errors).toEqual([]);
       } finally {

@@ -14,7 +14,11 @@ let client: RawClient;
 
 beforeAll(async () => {
   mkdirSync(join(root, 'allowed'), { recursive: true });
-  client = new RawClient({ CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_ALLOWED_DIRS: join(root, 'allowed') });
+  client = new RawClient({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_ALLOWED_DIRS: join(root, 'allowed'),
+  });
   await client.initialize('2025-06-18');
 });
 afterAll(async () => {
@@ -27,11 +31,15 @@ const errorsWithId = (id: string | number | null) => client.received.filter((m) 
 describe('the stdio wire', () => {
   it('answers a 12 MiB message with -32600 and its id, and keeps serving', async () => {
     const pad = 'x'.repeat(12 * 1024 * 1024);
-    await client.writeLine(`{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"list_projects","arguments":{"pad":"${pad}"}}}`);
+    await client.writeLine(
+      `{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"list_projects","arguments":{"pad":"${pad}"}}}`,
+    );
     const reply = await client.waitFor((m) => m.id === 'big-1');
     expect(reply.error).toMatchObject({ code: -32600, message: expect.stringMatching(/too large.*10485760 bytes/) });
     expect(client.stderr).toMatch(/dropped a message of \d+ bytes/);
-    expect((await client.request('tools/list')).result?.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'list_projects' })]));
+    expect((await client.request('tools/list')).result?.tools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'list_projects' })]),
+    );
     expect(client.alive).toBe(true);
   });
 
@@ -92,7 +100,11 @@ describe('a client that sends its requests and closes stdin', () => {
     const pipeline = `(${q(process.execPath)} ${q(BIN)} < in.jsonl 2>/dev/null; echo $? > status) | (sleep ${lateMs / 1000}; cat)`;
     const child = spawn('sh', ['-c', pipeline], {
       cwd: dir,
-      env: baseEnv({ CUTROOM_DATA_DIR: join(root, 'script-data'), CUTROOM_CACHE_DIR: join(root, 'script-cache'), CUTROOM_ALLOWED_DIRS: join(root, 'allowed') }),
+      env: baseEnv({
+        CUTROOM_DATA_DIR: join(root, 'script-data'),
+        CUTROOM_CACHE_DIR: join(root, 'script-cache'),
+        CUTROOM_ALLOWED_DIRS: join(root, 'allowed'),
+      }),
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const chunks: Buffer[] = [];
@@ -103,7 +115,12 @@ describe('a client that sends its requests and closes stdin', () => {
 
   it('gets every answer whole (tools/list is larger than the pipe), and the server exits 0', async () => {
     const script = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_projects', arguments: {} } },
@@ -114,7 +131,10 @@ describe('a client that sends its requests and closes stdin', () => {
     ];
     for (const lateMs of [0, 400, 1500]) {
       const { out, code } = await runScript(script, lateMs);
-      const replies = out.trim().split('\n').map((l) => JSON.parse(l) as Reply);
+      const replies = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Reply);
       expect(replies.map((r) => r.id).sort()).toEqual([1, 2, 3, 4, 5, 6]);
       expect(replies.every((r) => r.result && !r.error)).toBe(true);
       expect((replies.find((r) => r.id === 2)!.result!.tools as unknown[]).length).toBeGreaterThan(10);
@@ -123,14 +143,28 @@ describe('a client that sends its requests and closes stdin', () => {
     }
   }, 60_000);
 
-  it('stops on SIGTERM during the grace stdin\'s end gives, after flushing what is written (issue 31, item 10)', async () => {
+  it("stops on SIGTERM during the grace stdin's end gives, after flushing what is written (issue 31, item 10)", async () => {
     // A call the service never answers in time keeps the grace (up to 2 minutes) waiting.
     const service = await new FakeService().start();
-    service.fail({ delayMs: 60_000, status: 200, body: '[]' }, { match: (r: { path: string }) => r.path === '/projects' });
-    const raw = new RawClient({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '90000', CUTROOM_DATA_DIR: join(root, 'grace-data'), CUTROOM_CACHE_DIR: join(root, 'grace-cache') });
+    service.fail(
+      { delayMs: 60_000, status: 200, body: '[]' },
+      { match: (r: { path: string }) => r.path === '/projects' },
+    );
+    const raw = new RawClient({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      VJ_TIMEOUT_MS: '90000',
+      CUTROOM_DATA_DIR: join(root, 'grace-data'),
+      CUTROOM_CACHE_DIR: join(root, 'grace-cache'),
+    });
     try {
       await raw.initialize('2025-06-18');
-      await raw.writeLine({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+      await raw.writeLine({
+        jsonrpc: '2.0',
+        id: 'slow',
+        method: 'tools/call',
+        params: { name: 'list_projects', arguments: {} },
+      });
       await raw.writeLine({ jsonrpc: '2.0', id: 'quick', method: 'ping' });
       await raw.waitFor((m) => m.id === 'quick');
       raw.child.stdin.end();

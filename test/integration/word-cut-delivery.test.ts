@@ -25,7 +25,8 @@ let projectId: string;
 let assetId: string;
 let words: PlacedWord[];
 
-const call = async (name: string, args: Record<string, unknown>) => (await srv.client.callTool({ name, arguments: args }, { timeout: 240_000 })) as Result;
+const call = async (name: string, args: Record<string, unknown>) =>
+  (await srv.client.callTool({ name, arguments: args }, { timeout: 240_000 })) as Result;
 const structured = <T>(r: Result): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
@@ -33,9 +34,14 @@ const structured = <T>(r: Result): T => {
 const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
 /** A segment's level at every millisecond of its span (outside every window the level is 1, as DESIGN.md says). */
 const levels = (s: Seg) => {
-  const w = s.audio_levels.map((l) => ({ level: l.audio_level, from: Math.round(sec(l.start_time) * 1000), to: Math.round(sec(l.end_time) * 1000) }));
+  const w = s.audio_levels.map((l) => ({
+    level: l.audio_level,
+    from: Math.round(sec(l.start_time) * 1000),
+    to: Math.round(sec(l.end_time) * 1000),
+  }));
   const out: number[] = [];
-  for (let ms = Math.round(sec(s.video_start_time) * 1000); ms < Math.round(sec(s.video_end_time) * 1000); ms++) out.push(Number((w.find((x) => ms >= x.from && ms < x.to)?.level ?? 1).toFixed(3)));
+  for (let ms = Math.round(sec(s.video_start_time) * 1000); ms < Math.round(sec(s.video_end_time) * 1000); ms++)
+    out.push(Number((w.find((x) => ms >= x.from && ms < x.to)?.level ?? 1).toFixed(3)));
   return out;
 };
 
@@ -48,7 +54,14 @@ beforeAll(async () => {
   service.media.set(keyname, join(root, 'delivery.mp4'));
   projectId = project.id;
   assetId = service.addAsset(project.id, { keyname, asset_type: 'video', ext: 'mp4' }).id;
-  srv = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, CUTROOM_CACHE_DIR: join(root, 'cache'), CUTROOM_DATA_DIR: join(root, 'data'), CUTROOM_RENDER_WAIT_MS: '8000', CUTROOM_LOG_LEVEL: 'error' });
+  srv = await spawnServer({
+    VJ_API_KEY: service.apiKey,
+    VJ_API_URL: service.url,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_RENDER_WAIT_MS: '8000',
+    CUTROOM_LOG_LEVEL: 'error',
+  });
   structured(await call('transcribe_asset', { project_id: projectId, asset_id: assetId, text: SENTENCES.join(' ') }));
 }, 300_000);
 afterAll(async () => {
@@ -62,7 +75,14 @@ describe('a clip cut by words on the service backend', () => {
     // The second sentence, after a 0.9 s pause: its sound starts in the pause, its picture on the frame before.
     const ids = words.flatMap((w, j) => (w.sentence === 1 ? [j] : []));
     const [first, last] = [ids[0]!, ids.at(-1)!];
-    const composed = structured<{ ready: boolean; edit_id: string; notes: string[] }>(await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips: [{ asset_id: assetId, words: [first, last] }] }));
+    const composed = structured<{ ready: boolean; edit_id: string; notes: string[] }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: '160x90',
+        fps: WORD_CUT_FPS,
+        clips: [{ asset_id: assetId, words: [first, last] }],
+      }),
+    );
     expect(composed.ready).toBe(true);
     const edit = await storedEdit<Edit>(srv.client, composed.edit_id);
     const seg = edit.video_series_sequential[0]!;
@@ -82,21 +102,35 @@ describe('a clip cut by words on the service backend', () => {
     const sent = service.requests.filter((r: { path: string }) => r.path.endsWith('/create-edit'));
     expect(sent).toHaveLength(1);
     const sentSeg = (sent[0]!.body as Edit).video_series_sequential[0]!;
-    expect([sentSeg.video_id, sentSeg.video_start_time, sentSeg.video_end_time]).toEqual([seg.video_id, seg.video_start_time, seg.video_end_time]);
+    expect([sentSeg.video_id, sentSeg.video_start_time, sentSeg.video_end_time]).toEqual([
+      seg.video_id,
+      seg.video_start_time,
+      seg.video_end_time,
+    ]);
     expect(sentSeg.audio_levels).toEqual(seg.audio_levels);
 
     // Exported and read back: FCPXML (adjust-volume keyframes) and OTIO (cutroom's metadata) play the same level
     // at every millisecond (FCPXML leaves out a window at full level, which is the same).
     for (const format of ['fcpxml', 'otio'] as const) {
-      const out = structured<{ path: string }>(await call('export_edit', { project_id: projectId, edit_id: composed.edit_id, format }));
-      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }));
+      const out = structured<{ path: string }>(
+        await call('export_edit', { project_id: projectId, edit_id: composed.edit_id, format }),
+      );
+      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+        await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }),
+      );
       expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
       const again = (await storedEdit<Edit>(srv.client, back.edit_id)).video_series_sequential[0]!;
-      expect([again.video_id, again.video_start_time, again.video_end_time], format).toEqual([seg.video_id, seg.video_start_time, seg.video_end_time]);
+      expect([again.video_id, again.video_start_time, again.video_end_time], format).toEqual([
+        seg.video_id,
+        seg.video_start_time,
+        seg.video_end_time,
+      ]);
       expect(levels(again), format).toEqual(levels(seg));
     }
     // An EDL has no volume: it says so rather than dropping the muting silently.
-    const edl = structured<{ warnings?: string[] }>(await call('export_edit', { project_id: projectId, edit_id: composed.edit_id, format: 'edl' }));
+    const edl = structured<{ warnings?: string[] }>(
+      await call('export_edit', { project_id: projectId, edit_id: composed.edit_id, format: 'edl' }),
+    );
     expect((edl.warnings ?? []).join('\n')).toMatch(/cut 1: its audio levels are not carried/);
   }, 300_000);
 });

@@ -2,7 +2,16 @@
 // output (src/media/keywords.ts).
 import { describe, expect, it } from 'vitest';
 import { parseCmudict } from '../../src/analysis/dictionary.js';
-import { CONTEST_MARGIN, HEARD_RULES, MIN_SECONDS_PER_PHONE, contestsOf, joinDetections, mergeHeard, spotThreshold, type Detection } from '../../src/analysis/heard.js';
+import {
+  CONTEST_MARGIN,
+  HEARD_RULES,
+  MIN_SECONDS_PER_PHONE,
+  contestsOf,
+  joinDetections,
+  mergeHeard,
+  spotThreshold,
+  type Detection,
+} from '../../src/analysis/heard.js';
 import { createPronouncer, searchBySound } from '../../src/analysis/sound-search.js';
 import type { TimedWord } from '../../src/edit/words.js';
 import { dictionaryOf, kwsFileOf, parseSpotted } from '../../src/media/keywords.js';
@@ -13,7 +22,13 @@ const pronouncer = createPronouncer(text ? parseCmudict(text) : undefined);
 
 /** Words at given times: [word, start, end, confidence?]. */
 const words = (...ws: [string, number, number, number?][]): TimedWord[] =>
-  ws.map(([word, start_seconds, end_seconds, confidence], index) => ({ index, word, start_seconds, end_seconds, ...(confidence !== undefined ? { confidence } : {}) }));
+  ws.map(([word, start_seconds, end_seconds, confidence], index) => ({
+    index,
+    word,
+    start_seconds,
+    end_seconds,
+    ...(confidence !== undefined ? { confidence } : {}),
+  }));
 
 /** A detection the spotter scored `confidence` (a likely one unless told). */
 const at = (start: number, end: number, confidence = HEARD_RULES.likely): Detection => ({ start, end, confidence });
@@ -26,14 +41,30 @@ describe('keyword spotting thresholds and detections', () => {
   });
 
   it('joins detections of one word that overlap or nearly touch', () => {
-    expect(joinDetections([at(3, 3.4, 0.8), at(1, 1.5, 0.84), at(1.55, 1.7, 0.86)])).toEqual([at(1, 1.7, 0.86), at(3, 3.4, 0.8)]);
+    expect(joinDetections([at(3, 3.4, 0.8), at(1, 1.5, 0.84), at(1.55, 1.7, 0.86)])).toEqual([
+      at(1, 1.7, 0.86),
+      at(3, 3.4, 0.8),
+    ]);
   });
 });
 
 describe('merging what was heard with the transcript', () => {
   const query = 'lighthouse';
   const phones = 6;
-  const t = words(['we', 0.2, 0.4, 0.9], ['walked', 0.45, 0.8, 0.9], ['to', 0.85, 0.95, 0.9], ['the', 1.0, 1.1, 0.9], ['light', 1.15, 1.4, 0.3], ['towns', 1.45, 1.8, 0.2], ['at', 1.9, 2.0, 0.9], ['what', 3.0, 3.2, 0.4], ['op', 3.2, 3.5, 0.3], ['the', 4.0, 4.1, 0.9], ['lighthouse', 4.2, 4.8, 0.9], ['ran', 6.0, 6.3, 0.9]);
+  const t = words(
+    ['we', 0.2, 0.4, 0.9],
+    ['walked', 0.45, 0.8, 0.9],
+    ['to', 0.85, 0.95, 0.9],
+    ['the', 1.0, 1.1, 0.9],
+    ['light', 1.15, 1.4, 0.3],
+    ['towns', 1.45, 1.8, 0.2],
+    ['at', 1.9, 2.0, 0.9],
+    ['what', 3.0, 3.2, 0.4],
+    ['op', 3.2, 3.5, 0.3],
+    ['the', 4.0, 4.1, 0.9],
+    ['lighthouse', 4.2, 4.8, 0.9],
+    ['ran', 6.0, 6.3, 0.9],
+  );
 
   it('adds nothing where a hit already is, and keeps the transcript hits as they were', () => {
     const found = searchBySound(t, query, pronouncer);
@@ -56,11 +87,25 @@ describe('merging what was heard with the transcript', () => {
 
   it('keeps a likely detection too short for the query, or over words nothing like it, as a near miss', () => {
     const found = searchBySound(t, query, pronouncer);
-    const short = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05)], query, phones, pronouncer);
+    const short = mergeHeard(
+      t,
+      found,
+      [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05)],
+      query,
+      phones,
+      pronouncer,
+    );
     expect(short.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(short.near_misses.map((h) => h.match)).toContain('heard');
     // a sure one, short or not, is a hit
-    const sure = mergeHeard(t, found, [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05, HEARD_RULES.sure)], query, phones, pronouncer);
+    const sure = mergeHeard(
+      t,
+      found,
+      [at(3.0, 3.0 + MIN_SECONDS_PER_PHONE * phones - 0.05, HEARD_RULES.sure)],
+      query,
+      phones,
+      pronouncer,
+    );
     expect(sure.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
     const unlike = mergeHeard(t, found, [at(5.95, 6.4)], query, phones, pronouncer);
     expect(unlike.hits.some((h) => h.match === 'heard')).toBe(false);
@@ -72,7 +117,14 @@ describe('merging what was heard with the transcript', () => {
     const likely = mergeHeard(sure, searchBySound(sure, query, pronouncer), [at(3.0, 3.5)], query, phones, pronouncer);
     expect(likely.hits.some((h) => h.match === 'heard')).toBe(false);
     expect(likely.near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
-    const overruled = mergeHeard(sure, searchBySound(sure, query, pronouncer), [at(3.0, 3.5, HEARD_RULES.sure)], query, phones, pronouncer);
+    const overruled = mergeHeard(
+      sure,
+      searchBySound(sure, query, pronouncer),
+      [at(3.0, 3.5, HEARD_RULES.sure)],
+      query,
+      phones,
+      pronouncer,
+    );
     expect(overruled.hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
   });
 
@@ -81,9 +133,15 @@ describe('merging what was heard with the transcript', () => {
     const found = searchBySound(sure, query, pronouncer);
     // Over unsure words ("light towns") or a hit of the transcript there is nothing to contest.
     const contests = contestsOf(sure, found, [at(3.0, 3.5), at(1.2, 1.75), at(4.2, 4.75)]);
-    expect(contests).toEqual([{ detection: at(3.0, 3.5), heard: 'what op', from: 3.0 - CONTEST_MARGIN, to: 3.5 + CONTEST_MARGIN }]);
-    const judged = (query_: number, heard: number) => mergeHeard(sure, found, [{ ...at(3.0, 3.5), rival: { query: query_, heard } }], query, phones, pronouncer);
-    expect(judged(0.85, 0.82).hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op', start_seconds: 3 });
+    expect(contests).toEqual([
+      { detection: at(3.0, 3.5), heard: 'what op', from: 3.0 - CONTEST_MARGIN, to: 3.5 + CONTEST_MARGIN },
+    ]);
+    const judged = (query_: number, heard: number) =>
+      mergeHeard(sure, found, [{ ...at(3.0, 3.5), rival: { query: query_, heard } }], query, phones, pronouncer);
+    expect(judged(0.85, 0.82).hits.find((h) => h.match === 'heard')).toMatchObject({
+      text: 'what op',
+      start_seconds: 3,
+    });
     expect(judged(0.85, 0.845).hits.some((h) => h.match === 'heard')).toBe(false);
     // A reading the contest did not spot at all settles nothing.
     expect(judged(0.85, 0).hits.some((h) => h.match === 'heard')).toBe(false);
@@ -91,7 +149,14 @@ describe('merging what was heard with the transcript', () => {
 
   it('ignores detections the spotter scored under likely', () => {
     const found = searchBySound(t, query, pronouncer);
-    const merged = mergeHeard(t, found, [at(3.0, 3.5, HEARD_RULES.likely - 0.01), at(1.2, 1.75, HEARD_RULES.likely - 0.01)], query, phones, pronouncer);
+    const merged = mergeHeard(
+      t,
+      found,
+      [at(3.0, 3.5, HEARD_RULES.likely - 0.01), at(1.2, 1.75, HEARD_RULES.likely - 0.01)],
+      query,
+      phones,
+      pronouncer,
+    );
     expect([...merged.hits, ...merged.near_misses].some((h) => h.match === 'heard')).toBe(false);
   });
 
@@ -103,7 +168,14 @@ describe('merging what was heard with the transcript', () => {
     expect(unheard.near_misses.map((h) => [h.match, h.words])).toContainEqual(['sounds_like', [4, 5]]);
     // an exact hit of words recognition was unsure of needs a detection too
     const unsure = t.map((w) => (w.index === 10 ? { ...w, confidence: 0.3 } : w));
-    const merged = mergeHeard(unsure, searchBySound(unsure, query, pronouncer), [at(1.2, 1.75)], query, phones, pronouncer);
+    const merged = mergeHeard(
+      unsure,
+      searchBySound(unsure, query, pronouncer),
+      [at(1.2, 1.75)],
+      query,
+      phones,
+      pronouncer,
+    );
     expect(merged.hits.map((h) => [h.match, h.words])).toEqual([['sounds_like', [4, 5]]]);
     expect(merged.near_misses.map((h) => [h.match, h.words])).toContainEqual(['exact', [10, 10]]);
   });
@@ -128,12 +200,20 @@ describe('merging what was heard with the transcript', () => {
 
 describe('keyword spotting files', () => {
   it('writes a dictionary of the phrase words with their variants, and a kws line per phrase', () => {
-    expect(dictionaryOf(new Map([['light', ['L AY T']], ['house', ['HH AW S', 'HH AW Z']]]))).toBe('house HH AW S\nhouse(2) HH AW Z\nlight L AY T\n');
+    expect(
+      dictionaryOf(
+        new Map([
+          ['light', ['L AY T']],
+          ['house', ['HH AW S', 'HH AW Z']],
+        ]),
+      ),
+    ).toBe('house HH AW S\nhouse(2) HH AW Z\nlight L AY T\n');
     expect(kwsFileOf([{ text: 'light house', threshold: 1e-24 }])).toBe('light house /1e-24/\n');
   });
 
   it("reads 0.8's detections, phrases with spaces too, on the asset's clock", () => {
-    const out = 'keep her  light house\nkeep her  18.340 18.700 0.875277\nlight house  1.190 1.510 0.819367\nINFO: x 1 2 3\n';
+    const out =
+      'keep her  light house\nkeep her  18.340 18.700 0.875277\nlight house  1.190 1.510 0.819367\nINFO: x 1 2 3\n';
     expect(parseSpotted(out, ['light house', 'keep her'], 10)).toEqual([
       { phrase: 'keep her', start: 28.34, end: 28.7, confidence: 0.875277 },
       { phrase: 'light house', start: 11.19, end: 11.51, confidence: 0.819367 },

@@ -12,12 +12,18 @@ function say(text: string, at = 0, d = 0.3, gap = 0.1, pauses: Record<number, nu
   let t = at;
   return text.split(' ').map((word, index) => {
     t += pauses[index] ?? 0;
-    const w = { index, word, start_seconds: Math.round(t * 1000) / 1000, end_seconds: Math.round((t + d) * 1000) / 1000 };
+    const w = {
+      index,
+      word,
+      start_seconds: Math.round(t * 1000) / 1000,
+      end_seconds: Math.round((t + d) * 1000) / 1000,
+    };
     t += d + gap;
     return w;
   });
 }
-const flat = (n: number, db: number) => Array.from({ length: n }, (_, i) => ({ start_seconds: i * 0.5, mean_db: db, peak_db: db + 10 }));
+const flat = (n: number, db: number) =>
+  Array.from({ length: n }, (_, i) => ({ start_seconds: i * 0.5, mean_db: db, peak_db: db + 10 }));
 
 describe('findMoments', () => {
   it('splits a sentence longer than a moment at its longest pauses, never inside a word, and says it is cut', () => {
@@ -37,23 +43,49 @@ describe('findMoments', () => {
 
   it('without words, ranks runs of whole shots: the busy, moving, loud one first; the same order every time', () => {
     const shots = [0, 10, 11, 12, 13, 14, 20].map((s, i, all) => ({ start_seconds: s, end_seconds: all[i + 1] ?? 30 }));
-    const loudness = flat(60, -30).map((l) => (l.start_seconds >= 10 && l.start_seconds < 15 ? { ...l, mean_db: -15, peak_db: -3 } : l));
-    const motion = { windowSeconds: 0.5, bitsPerPixel: Array.from({ length: 60 }, (_, i) => (i >= 20 && i < 30 ? 0.4 : 0.05)) };
+    const loudness = flat(60, -30).map((l) =>
+      l.start_seconds >= 10 && l.start_seconds < 15 ? { ...l, mean_db: -15, peak_db: -3 } : l,
+    );
+    const motion = {
+      windowSeconds: 0.5,
+      bitsPerPixel: Array.from({ length: 60 }, (_, i) => (i >= 20 && i < 30 ? 0.4 : 0.05)),
+    };
     const src: MomentSource = { asset_id: 'v', duration: 30, shots, loudness, loudnessWindow: 0.5, motion };
     const one = findMoments([src], 3, { minSeconds: 2, maxSeconds: 6 });
-    expect(one.moments[0]).toMatchObject({ start_seconds: 10, end_seconds: 14, clip: { asset_id: 'v', start: 10, end: 14 } });
+    expect(one.moments[0]).toMatchObject({
+      start_seconds: 10,
+      end_seconds: 14,
+      clip: { asset_id: 'v', start: 10, end: 14 },
+    });
     expect(one.moments[0]!.signals).toMatchObject({ cuts: 3, louder_than_source_db: 15, motion: 8 });
     expect(one.moments[0]!.reason).toMatch(/15 dB louder than the source's median/);
     // No two moments overlap.
-    for (const [i, a] of one.moments.entries()) for (const b of one.moments.slice(i + 1)) expect(a.end_seconds <= b.start_seconds || b.end_seconds <= a.start_seconds).toBe(true);
+    for (const [i, a] of one.moments.entries())
+      for (const b of one.moments.slice(i + 1))
+        expect(a.end_seconds <= b.start_seconds || b.end_seconds <= a.start_seconds).toBe(true);
     expect(findMoments([src], 3, { minSeconds: 2, maxSeconds: 6 })).toEqual(one);
   });
 
   it('weighs about: a sentence that says it (or sounds like it) over a louder one that does not', () => {
-    const words = [...say('we went to the market', 0), ...say('the light house keeper waved', 4).map((w) => ({ ...w, index: w.index + 5 }))];
+    const words = [
+      ...say('we went to the market', 0),
+      ...say('the light house keeper waved', 4).map((w) => ({ ...w, index: w.index + 5 })),
+    ];
     const loudness = flat(20, -20).map((l) => (l.start_seconds < 3 ? { ...l, mean_db: -10 } : l));
-    const src: MomentSource = { asset_id: 'a', duration: 10, words, sentences: sentencesOf(words), loudness, loudnessWindow: 0.5 };
-    const { moments } = findMoments([src], 2, { about: 'lighthouse', minSeconds: 1, maxSeconds: 3, pronouncer: createPronouncer() });
+    const src: MomentSource = {
+      asset_id: 'a',
+      duration: 10,
+      words,
+      sentences: sentencesOf(words),
+      loudness,
+      loudnessWindow: 0.5,
+    };
+    const { moments } = findMoments([src], 2, {
+      about: 'lighthouse',
+      minSeconds: 1,
+      maxSeconds: 3,
+      pronouncer: createPronouncer(),
+    });
     expect(moments[0]!.text).toBe('the light house keeper waved');
     expect(moments[0]!.signals.about).toBeGreaterThan(0.7);
     expect(moments[0]!.signals.about_heard).toMatch(/light house/);
@@ -63,14 +95,31 @@ describe('findMoments', () => {
 
 describe('planTighten', () => {
   const edit = (segs: [string, string, string][]): Edit => ({
-    video_edit_version: '1.0', video_output_format: 'mp4', video_output_resolution: '640x360', video_output_fps: 25, video_output_filename: 'x.mp4', audio_overlay: [],
-    video_series_sequential: segs.map(([id, a, b]) => ({ video_id: id, type: 'videofile', video_start_time: a, video_end_time: b, audio_levels: [{ audio_level: 0.5, start_time: '00:00:00.000', end_time: '00:00:10.000' }] })),
+    video_edit_version: '1.0',
+    video_output_format: 'mp4',
+    video_output_resolution: '640x360',
+    video_output_fps: 25,
+    video_output_filename: 'x.mp4',
+    audio_overlay: [],
+    video_series_sequential: segs.map(([id, a, b]) => ({
+      video_id: id,
+      type: 'videofile',
+      video_start_time: a,
+      video_end_time: b,
+      audio_levels: [{ audio_level: 0.5, start_time: '00:00:00.000', end_time: '00:00:10.000' }],
+    })),
   });
 
   it('cuts in the pauses around what goes; volume windows held to each piece; an untranscribed cut left as it is', () => {
     // "so um we went went home" with a 2 s pause before "home"
     const words = say('so um we went went home', 1, 0.3, 0.3, { 5: 2 });
-    const plan = planTighten(edit([['a', '00:00:00.800', '00:00:07.000'], ['b', '00:00:00.000', '00:00:02.000']]), new Map([['a', { words, duration: 10 }]]));
+    const plan = planTighten(
+      edit([
+        ['a', '00:00:00.800', '00:00:07.000'],
+        ['b', '00:00:00.000', '00:00:02.000'],
+      ]),
+      new Map([['a', { words, duration: 10 }]]),
+    );
     expect(plan.untranscribed).toEqual([1]);
     expect(plan.removals.map((r) => r.reason)).toEqual(['filler "um"', '"went" said twice', 'pause of 2.30 s']);
     const segs = plan.edit.video_series_sequential;
@@ -84,11 +133,16 @@ describe('planTighten', () => {
         expect(w.start_seconds < a && w.end_seconds > a).toBe(false);
         expect(w.start_seconds < b && w.end_seconds > b).toBe(false);
       }
-      expect(s.audio_levels).toEqual([{ audio_level: 0.5, start_time: s.video_start_time, end_time: s.video_end_time }]);
+      expect(s.audio_levels).toEqual([
+        { audio_level: 0.5, start_time: s.video_start_time, end_time: s.video_end_time },
+      ]);
     }
     // A measured silence decides where the cut goes when the words' times touch (a filler stretched over a pause).
     const stretched = words.map((w) => (w.word === 'um' ? { ...w, start_seconds: 1.3, end_seconds: 2.2 } : w));
-    const withSilence = planTighten(edit([['a', '00:00:00.800', '00:00:07.000']]), new Map([['a', { words: stretched, duration: 10, silences: [{ start_seconds: 1.95, end_seconds: 2.15 }] }]]));
+    const withSilence = planTighten(
+      edit([['a', '00:00:00.800', '00:00:07.000']]),
+      new Map([['a', { words: stretched, duration: 10, silences: [{ start_seconds: 1.95, end_seconds: 2.15 }] }]]),
+    );
     expect(withSilence.edit.video_series_sequential[1]!.video_start_time).toBe('00:00:02.050');
   });
 });
@@ -98,13 +152,26 @@ describe('findMoments on a transcript that heard words in the pauses', () => {
     // Three phrases of 5 words (2 s each) with 1 s pauses between, in which a word was "heard" (no gap in the words).
     const words: TimedWord[] = [];
     for (let p = 0; p < 3; p++) {
-      for (let k = 0; k < 5; k++) words.push({ index: words.length, word: `p${p}w${k}`, start_seconds: p * 3 + k * 0.4, end_seconds: p * 3 + k * 0.4 + 0.4 });
+      for (let k = 0; k < 5; k++)
+        words.push({
+          index: words.length,
+          word: `p${p}w${k}`,
+          start_seconds: p * 3 + k * 0.4,
+          end_seconds: p * 3 + k * 0.4 + 0.4,
+        });
       if (p < 2) words.push({ index: words.length, word: 'uh', start_seconds: p * 3 + 2, end_seconds: p * 3 + 3 });
     }
-    const silences = [{ start_seconds: 2.1, end_seconds: 2.9 }, { start_seconds: 5.1, end_seconds: 5.9 }];
+    const silences = [
+      { start_seconds: 2.1, end_seconds: 2.9 },
+      { start_seconds: 5.1, end_seconds: 5.9 },
+    ];
     const src: MomentSource = { asset_id: 'a', duration: 9, words, sentences: sentencesOf(words), silences };
     expect(src.sentences).toHaveLength(1);
     const { moments } = findMoments([src], 3, { minSeconds: 1, maxSeconds: 3 });
-    expect(moments.map((m) => m.clip.words).sort((a, b) => a![0]! - b![0]!)).toEqual([[0, 5], [6, 11], [12, 16]]);
+    expect(moments.map((m) => m.clip.words).sort((a, b) => a![0]! - b![0]!)).toEqual([
+      [0, 5],
+      [6, 11],
+      [12, 16],
+    ]);
   });
 });

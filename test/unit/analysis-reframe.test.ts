@@ -9,7 +9,11 @@ import { toRenderPlan } from '../../src/edit/plan.js';
 import { focusExpr } from '../../src/media/timeline-args.js';
 
 const VERTICAL_IN_WIDE = frameWindow({ width: 1920, height: 1080 }, { width: 1080, height: 1920 });
-const samplesOf = (seconds: number, fps: number, at: (t: number) => { x: number; y: number; weight?: number }): Interest[] =>
+const samplesOf = (
+  seconds: number,
+  fps: number,
+  at: (t: number) => { x: number; y: number; weight?: number },
+): Interest[] =>
   Array.from({ length: Math.floor(seconds * fps) }, (_, i) => {
     const t = i / fps;
     const p = at(t);
@@ -19,7 +23,7 @@ const samplesOf = (seconds: number, fps: number, at: (t: number) => { x: number;
 const wobble = (i: number) => Math.sin(i * 12.9898) * 0.5 + Math.sin(i * 78.233) * 0.5;
 
 describe('frameWindow', () => {
-  it('is the output\'s shape inside the source: 9:16 in 16:9 spans 0.316 of the width and all the height', () => {
+  it("is the output's shape inside the source: 9:16 in 16:9 spans 0.316 of the width and all the height", () => {
     expect(VERTICAL_IN_WIDE.w).toBeCloseTo(0.31640625, 6);
     expect(VERTICAL_IN_WIDE.h).toBe(1);
     expect(frameWindow({ width: 1080, height: 1920 }, { width: 1920, height: 1080 })).toEqual({ w: 1, h: 0.31640625 });
@@ -65,18 +69,28 @@ describe('reframePath', () => {
       expect(speed).toBeLessThanOrEqual(REFRAME.maxSpeed * VERTICAL_IN_WIDE.w + 1e-3);
     }
     // And it gets there: at the end the interest is within the dead zone of the frame's centre.
-    expect(Math.abs(focusAt(keys, 4).x - clampCentre(0.8, VERTICAL_IN_WIDE.w))).toBeLessThanOrEqual(REFRAME.deadZone * VERTICAL_IN_WIDE.w + 1e-4);
+    expect(Math.abs(focusAt(keys, 4).x - clampCentre(0.8, VERTICAL_IN_WIDE.w))).toBeLessThanOrEqual(
+      REFRAME.deadZone * VERTICAL_IN_WIDE.w + 1e-4,
+    );
   });
 
   it('cuts with the picture at a shot change: each shot framed on its own, no pan between them', () => {
-    const samples = samplesOf(4, 6, (t) => ({ x: t < 2 ? 0.25 : 0.75, y: 0.5 })).map((s) => (s.t === 2 ? { ...s, shotChange: true, weight: 0 } : s));
+    const samples = samplesOf(4, 6, (t) => ({ x: t < 2 ? 0.25 : 0.75, y: 0.5 })).map((s) =>
+      s.t === 2 ? { ...s, shotChange: true, weight: 0 } : s,
+    );
     const keys = reframePath(samples, VERTICAL_IN_WIDE, 4);
     expect(focusAt(keys, 1.99).x).toBeCloseTo(0.25, 2);
     expect(focusAt(keys, 2).x).toBeCloseTo(0.75, 2);
   });
 
   it('holds the centre when nothing stands out, and through weak samples holds what their neighbours say', () => {
-    expect(reframePath(samplesOf(2, 6, () => ({ x: 0.9, y: 0.5, weight: 0 })), VERTICAL_IN_WIDE, 2)).toEqual([{ t: 0, x: 0.5, y: 0.5 }]);
+    expect(
+      reframePath(
+        samplesOf(2, 6, () => ({ x: 0.9, y: 0.5, weight: 0 })),
+        VERTICAL_IN_WIDE,
+        2,
+      ),
+    ).toEqual([{ t: 0, x: 0.5, y: 0.5 }]);
     expect(reframePath([], VERTICAL_IN_WIDE, 2)).toEqual([{ t: 0, x: 0.5, y: 0.5 }]);
     const gappy = samplesOf(3, 6, (t) => ({ x: 0.3, y: 0.5, weight: t > 1 && t < 2 ? 0 : 5 }));
     for (const k of reframePath(gappy, VERTICAL_IN_WIDE, 3)) expect(k.x).toBeCloseTo(0.3, 2);
@@ -158,6 +172,9 @@ describe('a focus on the service', () => {
     expect(out.edit.video_series_sequential[0]!.crop).toEqual({ zoom: 1, position_x: 0, position_y: 0 });
     expect(out.edit.video_series_sequential[1]).not.toHaveProperty('crop');
     expect(out.edit.video_series_sequential.every((s) => !('focus' in s))).toBe(true);
-    expect(out.warnings.map((w) => w.path).filter((p) => p.endsWith('/focus'))).toEqual(['/video_series_sequential/0/focus', '/video_series_sequential/1/focus']);
+    expect(out.warnings.map((w) => w.path).filter((p) => p.endsWith('/focus'))).toEqual([
+      '/video_series_sequential/0/focus',
+      '/video_series_sequential/1/focus',
+    ]);
   });
 });

@@ -26,13 +26,25 @@ const ph = (names: string) => phonesOf(names)[0]!;
 
 /** A transcript of these words, one a second, each 0.5 s long, with the given confidences. */
 const said = (line: string, confidences: number[] = []): TimedWord[] =>
-  line.split(' ').map((word, index) => ({ index, word, start_seconds: index, end_seconds: index + 0.5, ...(confidences[index] !== undefined ? { confidence: confidences[index] } : {}) }));
+  line.split(' ').map((word, index) => ({
+    index,
+    word,
+    start_seconds: index,
+    end_seconds: index + 0.5,
+    ...(confidences[index] !== undefined ? { confidence: confidences[index] } : {}),
+  }));
 const spans = (hits: SoundHit[]) => hits.map((h) => [h.match, h.words, h.text]);
 
 describe('how alike two phones are', () => {
   it('a voiced and unvoiced pair, or two vowels, cost less than unrelated phones', () => {
     expect(phoneCost(ph('T'), ph('T'))).toBe(0);
-    for (const [a, b] of [['T', 'D'], ['S', 'Z'], ['P', 'B'], ['K', 'G']]) expect(phoneCost(ph(a!), ph(b!)), `${a}/${b}`).toBeLessThan(0.3);
+    for (const [a, b] of [
+      ['T', 'D'],
+      ['S', 'Z'],
+      ['P', 'B'],
+      ['K', 'G'],
+    ])
+      expect(phoneCost(ph(a!), ph(b!)), `${a}/${b}`).toBeLessThan(0.3);
     expect(phoneCost(ph('T'), ph('D'))).toBeLessThan(phoneCost(ph('T'), ph('K')));
     expect(phoneCost(ph('T'), ph('K'))).toBeLessThan(phoneCost(ph('T'), ph('S')));
     expect(phoneCost(ph('IY'), ph('IH'))).toBeLessThan(phoneCost(ph('IY'), ph('UW')));
@@ -77,7 +89,9 @@ describe.skipIf(!dict)('search by sound', () => {
     ]);
     expect(spans(searchBySound(words, '3 boats', pronouncer).hits)).toEqual([['sounds_like', [12, 13], 'three boats']]);
     expect(spans(searchBySound(words, 'icecream', pronouncer).hits)).toEqual([['sounds_like', [16, 17], 'ice cream']]);
-    expect(spans(searchBySound(said('the hills are a part of it'), 'apart', pronouncer).hits)).toEqual([['sounds_like', [3, 4], 'a part']]);
+    expect(spans(searchBySound(said('the hills are a part of it'), 'apart', pronouncer).hits)).toEqual([
+      ['sounds_like', [3, 4], 'a part'],
+    ]);
   });
 
   it('returns a run just under what a hit needs as a near miss, and nothing for what sounds unlike', () => {
@@ -86,7 +100,10 @@ describe.skipIf(!dict)('search by sound', () => {
     expect(spans(r.near_misses)).toEqual([['sounds_like', [1, 2], 'white horse']]);
     expect(r.near_misses[0]!.score).toBeLessThan(acceptScore(6));
     expect(r.near_misses[0]!.score).toBeGreaterThanOrEqual(acceptScore(6) - NEAR_MISS_BAND);
-    expect(searchBySound(said('a cat sat on the mat'), 'lighthouse', pronouncer)).toEqual({ hits: [], near_misses: [] });
+    expect(searchBySound(said('a cat sat on the mat'), 'lighthouse', pronouncer)).toEqual({
+      hits: [],
+      near_misses: [],
+    });
   });
 
   it('asks more of a short query, whose one wrong phone is another word', () => {
@@ -105,7 +122,9 @@ describe.skipIf(!dict)('search by sound', () => {
       ['sounds_like', [0, 2], 'the light house'],
       ['exact', [3, 4], 'the lighthouse'],
     ]);
-    const used = [...r.hits, ...r.near_misses].flatMap((h) => Array.from({ length: h.words[1] - h.words[0] + 1 }, (_, i) => h.words[0] + i));
+    const used = [...r.hits, ...r.near_misses].flatMap((h) =>
+      Array.from({ length: h.words[1] - h.words[0] + 1 }, (_, i) => h.words[0] + i),
+    );
     expect(new Set(used).size).toBe(used.length);
   });
 
@@ -114,7 +133,12 @@ describe.skipIf(!dict)('search by sound', () => {
     const r = searchBySound(words, 'lighthouse', pronouncer);
     expect(r.hits.map((h) => h.doubtful)).toEqual([[3, 4]]);
     // a part of a transcript: its words keep their own indices
-    expect(searchBySound(words.slice(2), 'lighthouse', pronouncer).hits.map((h) => [h.words, h.doubtful])).toEqual([[[3, 4], [3, 4]]]);
+    expect(searchBySound(words.slice(2), 'lighthouse', pronouncer).hits.map((h) => [h.words, h.doubtful])).toEqual([
+      [
+        [3, 4],
+        [3, 4],
+      ],
+    ]);
     expect(searchBySound(words, 'lighthouse', pronouncer)).toEqual(r);
     expect(searchBySound([], 'lighthouse', pronouncer)).toEqual({ hits: [], near_misses: [] });
     expect(searchBySound(words, '...', pronouncer)).toEqual({ hits: [], near_misses: [] });
@@ -157,7 +181,13 @@ describe.skipIf(!dict)('the thresholds, measured on planted mishearings', () => 
         planted += t.planted.length;
         for (const p of t.planted) {
           if (sounds.some((h) => overlaps(h, p))) found++;
-          else missed.push(`${t.query} ~ ${t.words.slice(p[0], p[1] + 1).map((w) => w.word).join(' ')}`);
+          else
+            missed.push(
+              `${t.query} ~ ${t.words
+                .slice(p[0], p[1] + 1)
+                .map((w) => w.word)
+                .join(' ')}`,
+            );
         }
         right += sounds.filter((h) => t.planted.some((p) => overlaps(h, p))).length;
         wrong += sounds.filter((h) => !t.planted.some((p) => overlaps(h, p))).length;
@@ -174,7 +204,11 @@ describe.skipIf(!dict)('the thresholds, measured on planted mishearings', () => 
   it('finds them in a 30-minute transcript too (5,000 words)', () => {
     const [t] = plantedTranscripts(dict!, vocabulary, { length: 5000, times: 10, seed: 7 });
     const r = searchBySound(t!.words, t!.query, pronouncer);
-    for (const p of t!.planted) expect(r.hits.some((h) => overlaps(h, p)), `${t!.query} at ${p}`).toBe(true);
+    for (const p of t!.planted)
+      expect(
+        r.hits.some((h) => overlaps(h, p)),
+        `${t!.query} at ${p}`,
+      ).toBe(true);
   });
 });
 
@@ -193,10 +227,43 @@ describe.skipIf(!dict)('on what PocketSphinx really heard', () => {
     lines: string[];
     heard: Record<string, [string, number, number, number][][]>;
   };
-  const STOP = new Set(['the', 'a', 'in', 'at', 'and', 'his', 'by', 'up', 'to', 'on', 'for', 'from', 'she', 'we', 'two', 'six', 'their', 'over', 'along', 'before', 'across', 'first', 'time', 'every', 'near']);
-  const content = (line: string) => textWords(line).map((w) => w.key).filter((k) => !STOP.has(k));
+  const STOP = new Set([
+    'the',
+    'a',
+    'in',
+    'at',
+    'and',
+    'his',
+    'by',
+    'up',
+    'to',
+    'on',
+    'for',
+    'from',
+    'she',
+    'we',
+    'two',
+    'six',
+    'their',
+    'over',
+    'along',
+    'before',
+    'across',
+    'first',
+    'time',
+    'every',
+    'near',
+  ]);
+  const content = (line: string) =>
+    textWords(line)
+      .map((w) => w.key)
+      .filter((k) => !STOP.has(k));
   const transcripts = Object.entries(doc.heard).flatMap(([voice, lines]) =>
-    lines.map((heard, i) => ({ voice, line: doc.lines[i]!, words: heardWords(heard.map(([word, start, end, confidence]) => ({ word, start, end, confidence }))) })),
+    lines.map((heard, i) => ({
+      voice,
+      line: doc.lines[i]!,
+      words: heardWords(heard.map(([word, start, end, confidence]) => ({ word, start, end, confidence }))),
+    })),
   );
 
   it('finds misheard words by sound, with precision of 0.8 where recognition hears the voice at all', () => {
@@ -214,12 +281,15 @@ describe.skipIf(!dict)('on what PocketSphinx really heard', () => {
         else if (sounds) v.bySound++;
       }
     }
-    const sum = (voices: string[], k: 'said' | 'exact' | 'bySound' | 'falseHits') => voices.reduce((n, v) => n + tally.get(v)![k], 0);
+    const sum = (voices: string[], k: 'said' | 'exact' | 'bySound' | 'falseHits') =>
+      voices.reduce((n, v) => n + tally.get(v)![k], 0);
     const heardAtAll = ['rms', 'slt', 'awb'];
     for (const v of heardAtAll) expect(tally.get(v)!.exact / tally.get(v)!.said, v).toBeGreaterThan(0.5);
     expect(tally.get('kal')!.exact).toBeLessThan(5);
     expect(sum(heardAtAll, 'bySound')).toBeGreaterThanOrEqual(12);
-    expect(sum(heardAtAll, 'bySound') / (sum(heardAtAll, 'bySound') + sum(heardAtAll, 'falseHits'))).toBeGreaterThanOrEqual(0.8);
+    expect(
+      sum(heardAtAll, 'bySound') / (sum(heardAtAll, 'bySound') + sum(heardAtAll, 'falseHits')),
+    ).toBeGreaterThanOrEqual(0.8);
     const all = [...tally.keys()];
     expect(sum(all, 'bySound') / (sum(all, 'bySound') + sum(all, 'falseHits'))).toBeGreaterThanOrEqual(0.7);
   });

@@ -7,7 +7,14 @@ import { FakeService } from '../fixtures/service.mjs';
 let service: FakeService;
 let client: ServiceClient;
 const make = (extra: Partial<ConstructorParameters<typeof ServiceClient>[0]> = {}) =>
-  new ServiceClient({ baseUrl: service.url, apiKey: service.apiKey, authHeader: 'x-api-key', timeoutMs: 5000, retryBaseDelayMs: 10, ...extra });
+  new ServiceClient({
+    baseUrl: service.url,
+    apiKey: service.apiKey,
+    authHeader: 'x-api-key',
+    timeoutMs: 5000,
+    retryBaseDelayMs: 10,
+    ...extra,
+  });
 
 beforeAll(async () => {
   service = await new FakeService().start();
@@ -40,7 +47,12 @@ describe('ServiceClient', () => {
 
   it('sends a bearer token when told to', async () => {
     const bearerService = await new FakeService({ authHeader: 'bearer' }).start();
-    const c = new ServiceClient({ baseUrl: bearerService.url, apiKey: bearerService.apiKey, authHeader: 'bearer', timeoutMs: 5000 });
+    const c = new ServiceClient({
+      baseUrl: bearerService.url,
+      apiKey: bearerService.apiKey,
+      authHeader: 'bearer',
+      timeoutMs: 5000,
+    });
     await c.listProjects(undefined);
     expect(bearerService.requests[0]!.headers.authorization).toBe(`Bearer ${bearerService.apiKey}`);
     expect(bearerService.requests[0]!.headers['x-api-key']).toBeUndefined();
@@ -76,7 +88,10 @@ describe('ServiceClient', () => {
   });
 
   it('gives up after 3 retries and reports the last failure', async () => {
-    service.fail({ status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' }, { times: 10 });
+    service.fail(
+      { status: 502, contentType: 'text/html', body: '<html><title>502 Bad Gateway</title></html>' },
+      { times: 10 },
+    );
     const e = await failure(client.listProjects(undefined));
     expect(e.status).toBe(502);
     expect(e.message).not.toMatch(/</);
@@ -118,7 +133,12 @@ describe('ServiceClient', () => {
   });
 
   it('reports a service that is not there as a network error naming VJ_API_URL', async () => {
-    const c = new ServiceClient({ baseUrl: 'http://127.0.0.1:1', authHeader: 'x-api-key', timeoutMs: 2000, retryBaseDelayMs: 10 });
+    const c = new ServiceClient({
+      baseUrl: 'http://127.0.0.1:1',
+      authHeader: 'x-api-key',
+      timeoutMs: 2000,
+      retryBaseDelayMs: 10,
+    });
     const e = await failure(c.listProjects(undefined));
     expect(e.kind).toBe('network');
     expect(e.message).toMatch(/ECONNREFUSED.*VJ_API_URL/);
@@ -140,7 +160,12 @@ describe('ServiceClient', () => {
   });
 
   it('keeps a path prefix of the base URL', async () => {
-    const c = new ServiceClient({ baseUrl: `${service.url}/v1`, apiKey: service.apiKey, authHeader: 'x-api-key', timeoutMs: 2000 });
+    const c = new ServiceClient({
+      baseUrl: `${service.url}/v1`,
+      apiKey: service.apiKey,
+      authHeader: 'x-api-key',
+      timeoutMs: 2000,
+    });
     await failure(c.listProjects(undefined));
     expect(service.requests[0]!.path).toBe('/v1/projects');
     await c.close();

@@ -32,7 +32,9 @@ describe('downloadTo', () => {
     expect(sha(dest)).toBe(sha(file));
     const size = readFileSync(file).length;
     expect(r.requests).toBe(Math.ceil(size / 65536));
-    expect(service.mediaLog.map((l: { range: string }) => l.range)).toEqual(Array.from({ length: r.requests }, (_, i) => `bytes=${i * 65536}-${i * 65536 + 65535}`));
+    expect(service.mediaLog.map((l: { range: string }) => l.range)).toEqual(
+      Array.from({ length: r.requests }, (_, i) => `bytes=${i * 65536}-${i * 65536 + 65535}`),
+    );
     // The service's API key is never sent to a media host.
     for (const l of service.mediaLog) expect(JSON.stringify(l.headers)).not.toContain(service.apiKey);
   });
@@ -54,7 +56,9 @@ describe('downloadTo', () => {
   it('says an expired link has expired, and leaves nothing behind', async () => {
     const expired = service.signedUrl('red').replace(/Expires=\d+/, 'Expires=1000');
     const dest = join(dir, 'c.mp4');
-    await expect(downloadTo(expired, dest, { maxBytes: 1e9 })).rejects.toThrow(/answered 403 \(the signed link may have expired/);
+    await expect(downloadTo(expired, dest, { maxBytes: 1e9 })).rejects.toThrow(
+      /answered 403 \(the signed link may have expired/,
+    );
     expect(readdirSync(dir).filter((f) => f.startsWith('c.mp4'))).toEqual([]);
   });
 
@@ -73,9 +77,13 @@ describe('downloadTo', () => {
     await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
     const port = (redirector.address() as { port: number }).port;
     try {
-      const err = await downloadTo(`http://127.0.0.1:${port}/media/x.mp4?Signature=SECRET`, join(dir, 'e.mp4'), { maxBytes: 1e9 }).catch((e: Error) => e);
+      const err = await downloadTo(`http://127.0.0.1:${port}/media/x.mp4?Signature=SECRET`, join(dir, 'e.mp4'), {
+        maxBytes: 1e9,
+      }).catch((e: Error) => e);
       expect(err).toBeInstanceOf(DownloadError);
-      expect((err as Error).message).toMatch(/answered with a redirect \(302\); cutroom reads a link only from 127\.0\.0\.1/);
+      expect((err as Error).message).toMatch(
+        /answered with a redirect \(302\); cutroom reads a link only from 127\.0\.0\.1/,
+      );
       expect((err as Error).message).not.toContain('SECRET');
     } finally {
       redirector.close();
@@ -95,7 +103,10 @@ const modes: Record<string, Handler> = {
   // Honours ranges, but sends one byte and drops the connection.
   'one-byte-at-a-time': (req, res) => {
     const from = Number(/bytes=(\d+)-/.exec(req.headers.range ?? '')?.[1] ?? 0);
-    res.writeHead(206, { 'content-range': `bytes ${from}-${BYTES.length - 1}/${BYTES.length}`, 'content-type': 'video/mp4' });
+    res.writeHead(206, {
+      'content-range': `bytes ${from}-${BYTES.length - 1}/${BYTES.length}`,
+      'content-type': 'video/mp4',
+    });
     res.write(BYTES.subarray(from, from + 1), () => res.destroy());
   },
   // An honest length, one byte every 50 ms.
@@ -166,7 +177,11 @@ describe('downloadTo against a host that misbehaves', () => {
   });
   const fetchFrom = (mode: string, opts: Partial<DownloadOptions> = {}) => {
     const dest = join(dir, `${mode}.mp4`);
-    return downloadTo(`${base}/${mode}/clip.mp4?Signature=SECRET&Expires=9`, dest, { maxBytes: 1e9, chunkBytes: 64 * 1024, ...opts }).then(
+    return downloadTo(`${base}/${mode}/clip.mp4?Signature=SECRET&Expires=9`, dest, {
+      maxBytes: 1e9,
+      chunkBytes: 64 * 1024,
+      ...opts,
+    }).then(
       () => ({ dest, message: '' }),
       (e: Error) => ({ dest, message: e instanceof DownloadError ? e.message : `not a DownloadError: ${e.message}` }),
     );
@@ -177,7 +192,10 @@ describe('downloadTo against a host that misbehaves', () => {
     // The link is shown without its signature or its login, and nothing is left behind.
     expect(r.message).toContain(`127.0.0.1:${new URL(base).port}/${mode}/clip.mp4`);
     expect(r.message).not.toMatch(/SECRET|pa55word|user:/);
-    expect(readdirSync(dir).filter((f) => f.startsWith(`${mode}.mp4`)), mode).toEqual([]);
+    expect(
+      readdirSync(dir).filter((f) => f.startsWith(`${mode}.mp4`)),
+      mode,
+    ).toEqual([]);
   };
 
   it('gives up on a host that never gets further, in a few requests (it looped forever)', async () => {
@@ -198,7 +216,9 @@ describe('downloadTo against a host that misbehaves', () => {
     await refused('empty-416', /has no bytes/);
     await refused('empty-200', /has no bytes/);
     await refused('more-than-its-range', /sent more than the range it named \(bytes 0-99\/100\)/);
-    await refused('size-changes', /changed size while it was fetched \(40000 bytes, then 20000\)/, { chunkBytes: 10_000 });
+    await refused('size-changes', /changed size while it was fetched \(40000 bytes, then 20000\)/, {
+      chunkBytes: 10_000,
+    });
   });
 
   it('takes a file whose total is not said, to its end', async () => {

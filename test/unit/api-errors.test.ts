@@ -7,13 +7,23 @@ describe('error bodies', () => {
     expect(describeErrorBody('{"detail":"Project not found"}', 'application/json')).toBe('Project not found');
   });
   it('reads a FastAPI-style validation list as "where: what"', () => {
-    const body = JSON.stringify({ detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }, { loc: ['query', 'limit'], msg: 'Input should be a valid integer' }] });
-    expect(describeErrorBody(body, 'application/json')).toBe('body.name: Field required; query.limit: Input should be a valid integer');
+    const body = JSON.stringify({
+      detail: [
+        { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+        { loc: ['query', 'limit'], msg: 'Input should be a valid integer' },
+      ],
+    });
+    expect(describeErrorBody(body, 'application/json')).toBe(
+      'body.name: Field required; query.limit: Input should be a valid integer',
+    );
   });
   it('reduces HTML to its title, never markup', () => {
-    const html = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><script>x()</script></body></html>';
+    const html =
+      '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><script>x()</script></body></html>';
     expect(describeErrorBody(html, 'text/html')).toBe('502 Bad Gateway');
-    expect(describeErrorBody('<html><body><p>Down   for\nmaintenance</p></body></html>', 'text/html')).toBe('Down for maintenance');
+    expect(describeErrorBody('<html><body><p>Down   for\nmaintenance</p></body></html>', 'text/html')).toBe(
+      'Down for maintenance',
+    );
   });
   it('passes plain text on one line and gives nothing for an empty body', () => {
     expect(describeErrorBody('upstream\nconnect error', 'text/plain')).toBe('upstream connect error');

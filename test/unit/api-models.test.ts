@@ -20,7 +20,18 @@ describe('service models', () => {
       created_at: '2024-05-01T12:34:56.123456',
       owner_id: '1b7c3a4e-1f2d-4c5b-9a8e-7d6c5b4a3f2e',
       asset_count: 1,
-      assets: [{ id: 'a', keyname: 'k', url: 'https://x/y?Expires=1', asset_path: null, asset_type: 'generated_video', status: 'uploaded', uploaded: true, extra: 1 }],
+      assets: [
+        {
+          id: 'a',
+          keyname: 'k',
+          url: 'https://x/y?Expires=1',
+          asset_path: null,
+          asset_type: 'generated_video',
+          status: 'uploaded',
+          uploaded: true,
+          extra: 1,
+        },
+      ],
       thumbnail: 'new-field',
     });
     expect(p.assets?.[0]?.status).toBe('uploaded');
@@ -54,8 +65,14 @@ describe('service models', () => {
   });
 
   it('finds the expiry of signed links (epoch Expires, or X-Amz-Date + X-Amz-Expires)', () => {
-    expect(signedUrlExpiry('https://b.s3.amazonaws.com/k.mp4?AWSAccessKeyId=A&Signature=S&Expires=1700000000')?.toISOString()).toBe('2023-11-14T22:13:20.000Z');
-    expect(signedUrlExpiry('https://b/k?X-Amz-Date=20240501T120000Z&X-Amz-Expires=3600')?.toISOString()).toBe('2024-05-01T13:00:00.000Z');
+    expect(
+      signedUrlExpiry(
+        'https://b.s3.amazonaws.com/k.mp4?AWSAccessKeyId=A&Signature=S&Expires=1700000000',
+      )?.toISOString(),
+    ).toBe('2023-11-14T22:13:20.000Z');
+    expect(signedUrlExpiry('https://b/k?X-Amz-Date=20240501T120000Z&X-Amz-Expires=3600')?.toISOString()).toBe(
+      '2024-05-01T13:00:00.000Z',
+    );
     expect(signedUrlExpiry('https://b/k.mp4')).toBeUndefined();
     expect(signedUrlExpiry('not a url')).toBeUndefined();
   });
@@ -79,14 +96,21 @@ describe('summaries', () => {
   it('keeps nodes caught in a cycle and says so', () => {
     const { steps, cycle } = outlineGraph({
       nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c' }],
-      edges: [{ source: 'a', target: 'b' }, { source: 'b', target: 'c' }, { source: 'c', target: 'b' }],
+      edges: [
+        { source: 'a', target: 'b' },
+        { source: 'b', target: 'c' },
+        { source: 'c', target: 'b' },
+      ],
     });
     expect(cycle).toBe(true);
     expect(steps.map((s) => s.id)).toEqual(['a', 'b', 'c']);
   });
 
   it('summarises a script with its inputs and numbered steps', () => {
-    const s = summarizeScript({ id: 's1', name: 'P2V', inputs: [{ name: 'topic', label: 'Topic', type: 'text' }], value: exampleGraph() }, 'p1');
+    const s = summarizeScript(
+      { id: 's1', name: 'P2V', inputs: [{ name: 'topic', label: 'Topic', type: 'text' }], value: exampleGraph() },
+      'p1',
+    );
     expect(s.inputs[0]?.name).toBe('topic');
     expect(s.graph).toMatchObject({ nodes: 6, edges: 5 });
     expect(s.graph.steps[0]).toBe('1. Project flow [project flow]');
@@ -94,7 +118,10 @@ describe('summaries', () => {
   });
 
   it('pages assets and reports the earliest link expiry', () => {
-    const assets = Array.from({ length: 60 }, (_, i) => ({ id: `a${i}`, url: `https://x/k?Expires=${1700000000 + i}` }));
+    const assets = Array.from({ length: 60 }, (_, i) => ({
+      id: `a${i}`,
+      url: `https://x/k?Expires=${1700000000 + i}`,
+    }));
     const d = detailProject({ id: 'p', assets }, 50);
     expect(d.assets.map((a) => a.id)).toEqual(['a50', 'a51', 'a52', 'a53', 'a54', 'a55', 'a56', 'a57', 'a58', 'a59']);
     expect(d.assets_total).toBe(60);

@@ -22,8 +22,19 @@ interface Service {
 
 /** The file as Compose reads it, through Python's yaml (fails, never skips, without it: CI installs python3-yaml). */
 function compose(): { services: Record<string, Service>; volumes: Record<string, unknown> } {
-  const r = spawnSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(ROOT, 'docker-compose.yml')], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) throw new Error(`reading docker-compose.yml needs python3 with its yaml module (\`sudo apt-get install -y python3-yaml\`; scripts/system-deps.sh installs it): ${r.error?.message ?? r.stderr}`);
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))',
+      join(ROOT, 'docker-compose.yml'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `reading docker-compose.yml needs python3 with its yaml module (\`sudo apt-get install -y python3-yaml\`; scripts/system-deps.sh installs it): ${r.error?.message ?? r.stderr}`,
+    );
   return JSON.parse(r.stdout);
 }
 
@@ -35,19 +46,22 @@ function imageEnv(): Record<string, string> {
   const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
   const last = text.slice(text.lastIndexOf('\nFROM '));
   const env: Record<string, string> = {};
-  for (const line of last.split('\n').filter((l) => l.startsWith('ENV '))) for (const m of line.matchAll(/([A-Z0-9_]+)=(\S+)/g)) env[m[1]!] = m[2]!;
+  for (const line of last.split('\n').filter((l) => l.startsWith('ENV ')))
+    for (const m of line.matchAll(/([A-Z0-9_]+)=(\S+)/g)) env[m[1]!] = m[2]!;
   return env;
 }
 
 const c = compose();
 const cutroom = Object.entries(c.services).filter(([, s]) => s.build === '.');
 const role = (s: Service) => (s.command?.[0] === 'worker' ? 'worker' : 'http');
-const count = (r: string) => cutroom.filter(([, s]) => role(s) === r).reduce((n, [, s]) => n + (s.deploy?.replicas ?? 1), 0);
-const envOf = (s: Service) => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+const count = (r: string) =>
+  cutroom.filter(([, s]) => role(s) === r).reduce((n, [, s]) => n + (s.deploy?.replicas ?? 1), 0);
+const envOf = (s: Service) =>
+  Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
 const healthPort = (s: Service) => Number(/127\.0\.0\.1:(\d+)\/healthz/.exec(s.healthcheck?.test.join(' ') ?? '')?.[1]);
 
 describe('docker-compose.yml', () => {
-  it('runs Redis (the official image), two HTTP replicas and two workers of the Dockerfile\'s image', () => {
+  it("runs Redis (the official image), two HTTP replicas and two workers of the Dockerfile's image", () => {
     expect(c.services.redis!.image).toMatch(/^redis:\d/);
     expect(c.services.redis!.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
     expect(count('http')).toBe(2);
@@ -55,7 +69,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives each cutroom service a command the bin takes and an environment it accepts, every variable one it reads', () => {
-    const read = new Set([...readFileSync(join(ROOT, 'src/config.ts'), 'utf8').matchAll(/env\.([A-Z0-9_]+)/g)].map((m) => m[1]!));
+    const read = new Set(
+      [...readFileSync(join(ROOT, 'src/config.ts'), 'utf8').matchAll(/env\.([A-Z0-9_]+)/g)].map((m) => m[1]!),
+    );
     const base = imageEnv();
     expect(base.CUTROOM_CACHE_DIR).toBeDefined();
     for (const [name, s] of cutroom) {
@@ -72,7 +88,10 @@ describe('docker-compose.yml', () => {
       } else {
         expect(config.http, name).toBeDefined();
         expect(healthPort(s), name).toBe(config.http!.port);
-        expect(s.ports?.some((p) => p.endsWith(`:${config.http!.port}`)), name).toBe(true);
+        expect(
+          s.ports?.some((p) => p.endsWith(`:${config.http!.port}`)),
+          name,
+        ).toBe(true);
       }
       expect(s.healthcheck, name).toBeDefined();
       expect(s.depends_on?.redis?.condition, name).toBe('service_healthy');

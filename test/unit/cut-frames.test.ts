@@ -27,7 +27,13 @@ const SOURCE_RATES = [
 const OUTPUT_RATES = [23.976, 24, 25, 29.97, 30, 50, 60];
 
 /** The source frame output tick k of a cut shows, per the chain's filters; frame indices of the source. */
-function shownFrame(k: number, fps: number, clockIn: number, keepBefore: number, rate: { num: number; den: number }): number {
+function shownFrame(
+  k: number,
+  fps: number,
+  clockIn: number,
+  keepBefore: number,
+  rate: { num: number; den: number },
+): number {
   const frameAt = (j: number) => (j * rate.den) / rate.num;
   // Frames stored from the moved in point on, before keepBefore (on the cut's clock).
   const first = Math.round((clockIn * rate.num) / rate.den);
@@ -38,7 +44,10 @@ function shownFrame(k: number, fps: number, clockIn: number, keepBefore: number,
 
 /** Random shot lengths (source frames) and cuts of whole shots, or of shots less a few frames at their start. */
 const SHOT_LENGTHS = fc.array(fc.integer({ min: 2, max: 90 }), { minLength: 3, maxLength: 10 });
-const PICKS = fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 });
+const PICKS = fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, max: 3 }) }), {
+  minLength: 1,
+  maxLength: 8,
+});
 
 /** The picked cuts as source frame spans [first, end), and the edit's clips for them (times to the ms, as an edit has them). */
 function shotCuts(rate: { num: number; den: number }, shotFrames: number[], picks: { shot: number; skip: number }[]) {
@@ -62,7 +71,11 @@ describe('a cut on shot boundaries, planned and read as cutroom does', () => {
         PICKS,
         (rate, fps, shotFrames, picks) => {
           const { cuts, clips } = shotCuts(rate, shotFrames, picks);
-          const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '640x360', video_series_sequential: clips });
+          const lint = lintEdit({
+            video_output_fps: fps,
+            video_output_resolution: '640x360',
+            video_series_sequential: clips,
+          });
           expect(lint.timeline, JSON.stringify(lint.diagnostics)).toBeDefined();
           const plan = toRenderPlan(lint.timeline!);
           const spec = { frameRate: rate, videoStartSec: 0 };
@@ -73,13 +86,18 @@ describe('a cut on shot boundaries, planned and read as cutroom does', () => {
             for (let k = 0; k < cut.frames; k++) {
               const j = shownFrame(k, outFps, clockIn, keepBeforeSec, rate);
               if (j < cuts[i]!.first || j >= cuts[i]!.end) {
-                throw new Error(`cut ${i} (frames ${cuts[i]!.first}-${cuts[i]!.end - 1}) shows source frame ${j} at its tick ${k} of ${cut.frames}`);
+                throw new Error(
+                  `cut ${i} (frames ${cuts[i]!.first}-${cuts[i]!.end - 1}) shows source frame ${j} at its tick ${k} of ${cut.frames}`,
+                );
               }
             }
           });
           // Its sound (soundPlan): continuous, inside its range, in sync with its picture or late (by at most
           // MAX_LAG_SEC), giving way to the next at most two frames from the picture's cut.
-          const sounds = soundPlan(plan, plan.cuts.map(() => spec));
+          const sounds = soundPlan(
+            plan,
+            plan.cuts.map(() => spec),
+          );
           const outFrame = (SAMPLE_RATE * plan.fpsDen) / plan.fpsNum;
           const srcFrame = (SAMPLE_RATE * rate.den) / rate.num;
           let frames = 0;
@@ -101,7 +119,8 @@ describe('a cut on shot boundaries, planned and read as cutroom does', () => {
             const pictureAt = (frames * SAMPLE_RATE * plan.fpsDen) / plan.fpsNum;
             const moved = (cutClock(cut, spec).inSec - cut.inSec) * SAMPLE_RATE;
             // (A cut shorter than a frame shows none, and plays nothing; the linter refuses it.)
-            if (cut.frames > 0 && s.samples > 0) expect(Math.abs(s.slotStart + s.lead - s.skip + moved - s.lag - pictureAt)).toBeLessThanOrEqual(1.5);
+            if (cut.frames > 0 && s.samples > 0)
+              expect(Math.abs(s.slotStart + s.lead - s.skip + moved - s.lag - pictureAt)).toBeLessThanOrEqual(1.5);
             if (k > 0) expect(Math.abs(s.slotStart - pictureAt)).toBeLessThanOrEqual(outFrame + srcFrame + 1);
             frames += cut.frames;
           });
@@ -127,51 +146,89 @@ describe('a cut on shot boundaries, planned and read as cutroom does', () => {
     const nearest = Math.round((30 + lastTick) * 25);
     expect(nearest).toBe(56.08 * 25); // the next shot's first frame
     const spec = { frameRate: { num: 25, den: 1 }, videoStartSec: 0 };
-    expect(shownFrame(cut.frames - 1, 30, cutClock(cut, spec).inSec, cutPictureWindow(cut, spec).keepBeforeSec, { num: 25, den: 1 })).toBe(56.08 * 25 - 1);
+    expect(
+      shownFrame(cut.frames - 1, 30, cutClock(cut, spec).inSec, cutPictureWindow(cut, spec).keepBeforeSec, {
+        num: 25,
+        den: 1,
+      }),
+    ).toBe(56.08 * 25 - 1);
   });
 });
 
 describe('what export_edit writes for cuts on shot boundaries', () => {
   const media = (rate: { num: number; den: number }) =>
-    new Map<string, ExchangeMedia>([[V, { assetId: V, name: 'shots.mov', url: 'file:///media/shots.mov', rate, durationMs: 3_600_000, hasVideo: true, hasAudio: true, width: 1280, height: 720 }]]);
+    new Map<string, ExchangeMedia>([
+      [
+        V,
+        {
+          assetId: V,
+          name: 'shots.mov',
+          url: 'file:///media/shots.mov',
+          rate,
+          durationMs: 3_600_000,
+          hasVideo: true,
+          hasAudio: true,
+          width: 1280,
+          height: 720,
+        },
+      ],
+    ]);
   const formats = [
     ['OTIO', (doc: ExportDocument) => readOtio(writeOtio(doc))],
     ['FCPXML', (doc: ExportDocument) => readFcpxml(writeFcpxml(doc))],
     ['EDL', (doc: ExportDocument) => readEdl(writeEdl(doc).text, doc.fps)],
   ] as const;
 
-  it.each(formats)('%s: every clip starts on its shot\'s first frame, and its last frame is still of its shot or a warning names it', (name, roundTrip) => {
-    fc.assert(
-      fc.property(
-        fc.constantFrom(...SOURCE_RATES),
-        fc.constantFrom(...OUTPUT_RATES),
-        SHOT_LENGTHS,
-        PICKS,
-        (rate, fps, shotFrames, picks) => {
-          // An EDL has one rate: its source timecodes count the edit's frames, so only a source at that rate is exact
-          // in it (sources at another rate are issue 21's).
-          const r = name === 'EDL' ? (Number.isInteger(fps) ? { num: fps, den: 1 } : { num: Math.round(fps) * 1000, den: 1001 }) : rate;
-          const { cuts, clips } = shotCuts(r, shotFrames, picks);
-          const lint = lintEdit({ video_output_fps: fps, video_output_resolution: '1280x720', video_series_sequential: clips });
-          const doc = exportDocument('edges', lint.timeline!, media(r));
-          const read = roundTrip(doc);
-          const outFps = doc.fps.num / doc.fps.den;
-          const warned = new Set(doc.warnings.map((w) => Number(/^cut (\d+):/.exec(w)![1]) - 1));
-          // At the source's own rate the frames never outrun a range of whole source frames.
-          if (r.num * 1000 === Math.round(outFps * 1000) * r.den || (r.num / r.den === outFps)) expect(doc.warnings).toEqual([]);
-          read.cuts.forEach((c, i) => {
-            // The source frame on screen at the clip's first and last frames (a frame a hair early counts as on it).
-            const frameAt = (sec: number) => Math.floor((sec * r.num) / r.den + 1e-6);
-            const first = frameAt(c.sourceInSec);
-            const last = frameAt(c.sourceInSec + c.durationSec - 1 / outFps);
-            if (first !== cuts[i]!.first) throw new Error(`clip ${i} of frames ${cuts[i]!.first}-${cuts[i]!.end - 1} starts on source frame ${first}`);
-            if ((last >= cuts[i]!.end) !== warned.has(i)) {
-              throw new Error(`clip ${i} of frames ${cuts[i]!.first}-${cuts[i]!.end - 1} ends on source frame ${last}, ${warned.has(i) ? 'yet' : 'and no'} warning names it`);
-            }
-          });
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+  it.each(formats)(
+    "%s: every clip starts on its shot's first frame, and its last frame is still of its shot or a warning names it",
+    (name, roundTrip) => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...SOURCE_RATES),
+          fc.constantFrom(...OUTPUT_RATES),
+          SHOT_LENGTHS,
+          PICKS,
+          (rate, fps, shotFrames, picks) => {
+            // An EDL has one rate: its source timecodes count the edit's frames, so only a source at that rate is exact
+            // in it (sources at another rate are issue 21's).
+            const r =
+              name === 'EDL'
+                ? Number.isInteger(fps)
+                  ? { num: fps, den: 1 }
+                  : { num: Math.round(fps) * 1000, den: 1001 }
+                : rate;
+            const { cuts, clips } = shotCuts(r, shotFrames, picks);
+            const lint = lintEdit({
+              video_output_fps: fps,
+              video_output_resolution: '1280x720',
+              video_series_sequential: clips,
+            });
+            const doc = exportDocument('edges', lint.timeline!, media(r));
+            const read = roundTrip(doc);
+            const outFps = doc.fps.num / doc.fps.den;
+            const warned = new Set(doc.warnings.map((w) => Number(/^cut (\d+):/.exec(w)![1]) - 1));
+            // At the source's own rate the frames never outrun a range of whole source frames.
+            if (r.num * 1000 === Math.round(outFps * 1000) * r.den || r.num / r.den === outFps)
+              expect(doc.warnings).toEqual([]);
+            read.cuts.forEach((c, i) => {
+              // The source frame on screen at the clip's first and last frames (a frame a hair early counts as on it).
+              const frameAt = (sec: number) => Math.floor((sec * r.num) / r.den + 1e-6);
+              const first = frameAt(c.sourceInSec);
+              const last = frameAt(c.sourceInSec + c.durationSec - 1 / outFps);
+              if (first !== cuts[i]!.first)
+                throw new Error(
+                  `clip ${i} of frames ${cuts[i]!.first}-${cuts[i]!.end - 1} starts on source frame ${first}`,
+                );
+              if (last >= cuts[i]!.end !== warned.has(i)) {
+                throw new Error(
+                  `clip ${i} of frames ${cuts[i]!.first}-${cuts[i]!.end - 1} ends on source frame ${last}, ${warned.has(i) ? 'yet' : 'and no'} warning names it`,
+                );
+              }
+            });
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 });

@@ -16,12 +16,17 @@ describe('did you mean', () => {
   });
 
   it('names the id one typo away, with its name', () => {
-    expect(didYouMean('a0000000-0000-4000-8000-00000000001', known)).toBe('did you mean a0000000-0000-4000-8000-000000000001 (music.wav)?');
+    expect(didYouMean('a0000000-0000-4000-8000-00000000001', known)).toBe(
+      'did you mean a0000000-0000-4000-8000-000000000001 (music.wav)?',
+    );
     expect(didYouMean('A0000000-0000-4000-8000-000000000002', known)).toContain('music.wav');
   });
 
   it('names only the closest when several are within two edits', () => {
-    expect(closestIds('3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4f', known).map((k) => k.name)).toEqual(['interview.mp4', 'broll.mp4']);
+    expect(closestIds('3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4f', known).map((k) => k.name)).toEqual([
+      'interview.mp4',
+      'broll.mp4',
+    ]);
     expect(closestIds('3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e0', known).map((k) => k.name)).toEqual(['interview.mp4']);
   });
 

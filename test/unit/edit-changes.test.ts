@@ -4,31 +4,57 @@ import { describe, expect, it } from 'vitest';
 import { applyChanges } from '../../src/edit/changes.js';
 import type { Edit } from '../../src/edit/model.js';
 
-const cut = (id: string, a: string, b: string) => ({ video_id: id, type: 'videofile' as const, video_start_time: a, video_end_time: b, audio_levels: [] });
+const cut = (id: string, a: string, b: string) => ({
+  video_id: id,
+  type: 'videofile' as const,
+  video_start_time: a,
+  video_end_time: b,
+  audio_levels: [],
+});
 const edit: Edit = {
   video_edit_version: '1.0',
   video_output_format: 'mp4',
   video_output_resolution: '320x180',
   video_output_fps: 25,
   video_output_filename: 'x.mp4',
-  video_series_sequential: [cut('a', '00:00:00.000', '00:00:02.000'), cut('b', '00:00:05.000', '00:00:06.000'), cut('c', '00:00:10.000', '00:00:13.000')],
-  audio_overlay: [{ audio_id: 'm', type: 'audio', audio_start_time: '00:00:01.000', audio_end_time: '00:00:06.000', audio_levels: [] }],
+  video_series_sequential: [
+    cut('a', '00:00:00.000', '00:00:02.000'),
+    cut('b', '00:00:05.000', '00:00:06.000'),
+    cut('c', '00:00:10.000', '00:00:13.000'),
+  ],
+  audio_overlay: [
+    {
+      audio_id: 'm',
+      type: 'audio',
+      audio_start_time: '00:00:01.000',
+      audio_end_time: '00:00:06.000',
+      audio_levels: [],
+    },
+  ],
 };
 const ids = (e: Edit) => e.video_series_sequential.map((c) => c.video_id);
 
 describe('applyChanges', () => {
   it('trims an out point (seconds or timecode) and an in point, and says so', () => {
-    const r = applyChanges(edit, [{ cut: 1, out: 5.5 }, { cut: 2, in: '00:00:11' }]);
+    const r = applyChanges(edit, [
+      { cut: 1, out: 5.5 },
+      { cut: 2, in: '00:00:11' },
+    ]);
     expect(r.ok && r.edit.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([
       ['00:00:00.000', '00:00:02.000'],
       ['00:00:05.000', '00:00:05.500'],
       ['00:00:11.000', '00:00:13.000'],
     ]);
-    expect(r.ok && r.changed).toBe('trimmed cut 2: out 6 s → 5.5 s (now 0.5 s); trimmed cut 3: in 10 s → 11 s (now 2 s); 1 overlay fitted to the new length (4.5 s)');
+    expect(r.ok && r.changed).toBe(
+      'trimmed cut 2: out 6 s → 5.5 s (now 0.5 s); trimmed cut 3: in 10 s → 11 s (now 2 s); 1 overlay fitted to the new length (4.5 s)',
+    );
   });
 
   it('drops and moves, each change on the edit the ones before it left', () => {
-    const r = applyChanges(edit, [{ cut: 0, drop: true }, { cut: 1, move_to: 0 }]);
+    const r = applyChanges(edit, [
+      { cut: 0, drop: true },
+      { cut: 1, move_to: 0 },
+    ]);
     expect(r.ok && ids(r.edit)).toEqual(['c', 'b']);
     expect(r.ok && r.changed).toMatch(/^dropped cut 1 \(a 0 s-2 s\); moved cut 2 to place 1/);
   });
@@ -45,12 +71,20 @@ describe('applyChanges', () => {
       return r.ok ? 'ok' : r.reason;
     };
     expect(reason([{ cut: 3, drop: true }])).toBe('there is no cut 3 (index from 0; the edit has 3 cuts)');
-    expect(reason([{ cut: 0, in: 2 }])).toBe("cut 0's in point (2 s) must be before its out point (2 s): it would show nothing");
+    expect(reason([{ cut: 0, in: 2 }])).toBe(
+      "cut 0's in point (2 s) must be before its out point (2 s): it would show nothing",
+    );
     expect(reason([{ cut: 0, out: 'soon' }])).toMatch(/^cut 0's out point "soon" is not a time/);
     expect(reason([{ cut: 0, move_to: 3 }])).toBe('move_to 3 is past the last place (2)');
     expect(reason([{ cut: 0 }])).toMatch(/^say what to do with cut 0/);
     expect(reason([{ cut: 0, drop: true, out: 1 }])).toMatch(/^one change at a time for cut 0/);
-    expect(reason([{ cut: 0, drop: true }, { cut: 0, drop: true }, { cut: 0, drop: true }])).toBe('change 3: cut 0 is the only cut; an edit needs one');
+    expect(
+      reason([
+        { cut: 0, drop: true },
+        { cut: 0, drop: true },
+        { cut: 0, drop: true },
+      ]),
+    ).toBe('change 3: cut 0 is the only cut; an edit needs one');
   });
 });
 

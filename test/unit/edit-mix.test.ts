@@ -7,14 +7,28 @@ import { toRenderPlan } from '../../src/edit/plan.js';
 import { forService, scaleLevels } from '../../src/edit/service-form.js';
 import type { Edit } from '../../src/edit/model.js';
 
-const cut = (extra: Record<string, unknown> = {}) => ({ video_id: 'v', video_start_time: 10, video_end_time: 14, ...extra });
-const overlay = (extra: Record<string, unknown> = {}) => ({ audio_id: 'a', audio_start_time: 0, audio_end_time: 4, ...extra });
-const norm = (cuts: Record<string, unknown>[], overlays: Record<string, unknown>[] = []) => normalizeEdit({ video_series_sequential: cuts, audio_overlay: overlays });
+const cut = (extra: Record<string, unknown> = {}) => ({
+  video_id: 'v',
+  video_start_time: 10,
+  video_end_time: 14,
+  ...extra,
+});
+const overlay = (extra: Record<string, unknown> = {}) => ({
+  audio_id: 'a',
+  audio_start_time: 0,
+  audio_end_time: 4,
+  ...extra,
+});
+const norm = (cuts: Record<string, unknown>[], overlays: Record<string, unknown>[] = []) =>
+  normalizeEdit({ video_series_sequential: cuts, audio_overlay: overlays });
 const errorsOf = (n: ReturnType<typeof norm>) => n.diagnostics.filter((d) => d.severity === 'error');
 
 describe('normalizeEdit: the mix', () => {
   it('keeps gain_db, fades and from in the canonical edit and the timeline', () => {
-    const n = norm([cut({ gain_db: -6.004, fade_in: 0.5, fade_out: 1.25 })], [overlay({ from: '00:00:02.500', gain_db: 3, fade_out: 2 })]);
+    const n = norm(
+      [cut({ gain_db: -6.004, fade_in: 0.5, fade_out: 1.25 })],
+      [overlay({ from: '00:00:02.500', gain_db: 3, fade_out: 2 })],
+    );
     expect(errorsOf(n)).toEqual([]);
     expect(n.edit!.video_series_sequential[0]).toMatchObject({ gain_db: -6, fade_in: 0.5, fade_out: 1.25 });
     expect(n.edit!.audio_overlay[0]).toMatchObject({ from: '00:00:02.500', gain_db: 3, fade_out: 2 });
@@ -23,7 +37,10 @@ describe('normalizeEdit: the mix', () => {
   });
 
   it('leaves out a gain of 0 and fades of 0, as if not given', () => {
-    const n = norm([cut({ gain_db: 0, fade_in: 0 }), cut({ gain_db: 0.001 }), cut({ gain_db: -0.004 })], [overlay({ from: 0 })]);
+    const n = norm(
+      [cut({ gain_db: 0, fade_in: 0 }), cut({ gain_db: 0.001 }), cut({ gain_db: -0.004 })],
+      [overlay({ from: 0 })],
+    );
     for (const s of n.edit!.video_series_sequential) expect(s).not.toHaveProperty('gain_db');
     expect(n.edit!.video_series_sequential[0]).not.toHaveProperty('fade_in');
     expect(n.edit!.audio_overlay[0]).not.toHaveProperty('from');
@@ -51,10 +68,33 @@ describe('normalizeEdit: the mix', () => {
 
 describe('normalizeEdit: roles and ducking', () => {
   it('ducks music by 12 dB unless told otherwise, 0 not at all, and refuses an unknown role or a duck out of range', () => {
-    const n = norm([cut()], [overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 }), overlay({ role: 'music', duck_db: 6.5 }), overlay({ role: 'effects' }), overlay({ role: 'score' }), overlay({ role: 'music', duck_db: 50 })]);
+    const n = norm(
+      [cut()],
+      [
+        overlay({ role: 'music' }),
+        overlay({ role: 'music', duck_db: 0 }),
+        overlay({ role: 'music', duck_db: 6.5 }),
+        overlay({ role: 'effects' }),
+        overlay({ role: 'score' }),
+        overlay({ role: 'music', duck_db: 50 }),
+      ],
+    );
     expect(errorsOf(n).map((d) => d.path)).toEqual(['/audio_overlay/4/role', '/audio_overlay/5/duck_db']);
-    const o = normalizeEdit({ video_series_sequential: [cut()], audio_overlay: [overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 }), overlay({ role: 'music', duck_db: 6.5 }), overlay({ role: 'effects' })] });
-    expect(o.timeline!.overlays.map((x) => [x.role, x.duckDb])).toEqual([['music', 12], ['music', undefined], ['music', 6.5], ['effects', undefined]]);
+    const o = normalizeEdit({
+      video_series_sequential: [cut()],
+      audio_overlay: [
+        overlay({ role: 'music' }),
+        overlay({ role: 'music', duck_db: 0 }),
+        overlay({ role: 'music', duck_db: 6.5 }),
+        overlay({ role: 'effects' }),
+      ],
+    });
+    expect(o.timeline!.overlays.map((x) => [x.role, x.duckDb])).toEqual([
+      ['music', 12],
+      ['music', undefined],
+      ['music', 6.5],
+      ['effects', undefined],
+    ]);
     expect(o.edit!.audio_overlay.map((x) => x.duck_db)).toEqual([undefined, 0, 6.5, undefined]);
   });
 
@@ -66,8 +106,22 @@ describe('normalizeEdit: roles and ducking', () => {
   it('plans a duck only where speech is given, with the speech near the overlay from its start', () => {
     const n = norm([cut()], [{ ...overlay({ role: 'music' }), audio_start_time: 1, audio_end_time: 3 }]);
     expect(toRenderPlan(n.timeline!).overlays[0]).not.toHaveProperty('duck');
-    const plan = toRenderPlan(n.timeline!, { speech: [{ from: 0.2, to: 0.5 }, { from: 1.5, to: 2.5 }, { from: 3.5, to: 3.9 }, { from: 6, to: 7 }] });
-    expect(plan.overlays[0]!.duck).toEqual({ db: 12, speech: [{ from: -0.8, to: -0.5 }, { from: 0.5, to: 1.5 }, { from: 2.5, to: 2.9 }] });
+    const plan = toRenderPlan(n.timeline!, {
+      speech: [
+        { from: 0.2, to: 0.5 },
+        { from: 1.5, to: 2.5 },
+        { from: 3.5, to: 3.9 },
+        { from: 6, to: 7 },
+      ],
+    });
+    expect(plan.overlays[0]!.duck).toEqual({
+      db: 12,
+      speech: [
+        { from: -0.8, to: -0.5 },
+        { from: 0.5, to: 1.5 },
+        { from: 2.5, to: 2.9 },
+      ],
+    });
   });
 });
 
@@ -85,7 +139,15 @@ describe('toRenderPlan: the mix', () => {
 describe('the service form', () => {
   it('scales every window and covers the spans between them at the factor', () => {
     const tc = (s: number) => `00:00:${s.toFixed(3).padStart(6, '0')}`;
-    const out = scaleLevels([{ audio_level: 0.8, start_time: tc(2), end_time: tc(3) }, { audio_level: 0, start_time: tc(5), end_time: tc(6) }], 1000, 6000, 0.5);
+    const out = scaleLevels(
+      [
+        { audio_level: 0.8, start_time: tc(2), end_time: tc(3) },
+        { audio_level: 0, start_time: tc(5), end_time: tc(6) },
+      ],
+      1000,
+      6000,
+      0.5,
+    );
     expect(out).toEqual([
       { audio_level: 0.5, start_time: tc(1), end_time: tc(2) },
       { audio_level: 0.4, start_time: tc(2), end_time: tc(3) },
@@ -95,13 +157,26 @@ describe('the service form', () => {
   });
 
   it('folds a gain under 0 dB into levels, drops the rest with a warning each, and leaves a plain edit as it is', () => {
-    const edit = norm([cut({ gain_db: -20 }), cut({ gain_db: 6, fade_out: 1 }), cut()], [overlay({ from: 2, fade_in: 1 }), overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 })]).edit as Edit;
+    const edit = norm(
+      [cut({ gain_db: -20 }), cut({ gain_db: 6, fade_out: 1 }), cut()],
+      [overlay({ from: 2, fade_in: 1 }), overlay({ role: 'music' }), overlay({ role: 'music', duck_db: 0 })],
+    ).edit as Edit;
     const { edit: sent, warnings } = forService(edit);
-    expect(sent.video_series_sequential[0]!.audio_levels).toEqual([{ audio_level: 0.1, start_time: '00:00:10.000', end_time: '00:00:14.000' }]);
+    expect(sent.video_series_sequential[0]!.audio_levels).toEqual([
+      { audio_level: 0.1, start_time: '00:00:10.000', end_time: '00:00:14.000' },
+    ]);
     expect(sent.video_series_sequential[1]!.audio_levels).toEqual([]);
-    for (const s of [...sent.video_series_sequential, ...sent.audio_overlay]) expect(Object.keys(s).filter((k) => ['gain_db', 'fade_in', 'fade_out', 'from'].includes(k))).toEqual([]);
+    for (const s of [...sent.video_series_sequential, ...sent.audio_overlay])
+      expect(Object.keys(s).filter((k) => ['gain_db', 'fade_in', 'fade_out', 'from'].includes(k))).toEqual([]);
     // Three cuts, levelled locally (level_dialogue is on unless turned off): the service does not level them.
-    expect(warnings.map((w) => w.path)).toEqual(['/level_dialogue', '/video_series_sequential/1/gain_db', '/video_series_sequential/1/fade_out', '/audio_overlay/0/fade_in', '/audio_overlay/0/from', '/audio_overlay/1/role']);
+    expect(warnings.map((w) => w.path)).toEqual([
+      '/level_dialogue',
+      '/video_series_sequential/1/gain_db',
+      '/video_series_sequential/1/fade_out',
+      '/audio_overlay/0/fade_in',
+      '/audio_overlay/0/from',
+      '/audio_overlay/1/role',
+    ]);
     expect(sent.audio_overlay[1]).not.toHaveProperty('role');
     const plain = norm([cut()]).edit as Edit;
     expect(forService(plain)).toEqual({ edit: plain, warnings: [] });

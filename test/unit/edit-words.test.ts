@@ -2,7 +2,20 @@
 // and clips whose in and out points fall in the pauses around words.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alignText, cutAroundEdges, unheardRuns, unheardSpan, unheardWords, findPhrase, heardWords, matchWords, sentencesOf, textWords, wordKey, type TimedWord } from '../../src/edit/words.js';
+import {
+  alignText,
+  cutAroundEdges,
+  unheardRuns,
+  unheardSpan,
+  unheardWords,
+  findPhrase,
+  heardWords,
+  matchWords,
+  sentencesOf,
+  textWords,
+  wordKey,
+  type TimedWord,
+} from '../../src/edit/words.js';
 import { grammarOf, parseEngineOutput, splitPoints } from '../../src/media/speech.js';
 
 const heard = (...ws: [string, number, number][]) => ws.map(([word, start, end]) => ({ word, start, end }));
@@ -10,8 +23,32 @@ const heard = (...ws: [string, number, number][]) => ws.map(([word, start, end])
 describe('a known text', () => {
   it('splits into words as written, with keys for matching and its sentence ends', () => {
     const w = textWords('"Don\u2019t stop," she said \u2014 the well-known ship (at 9). Done!');
-    expect(w.map((x) => x.word)).toEqual(['Don\u2019t', 'stop', 'she', 'said', 'the', 'well', 'known', 'ship', 'at', '9).', 'Done!']);
-    expect(w.map((x) => x.key)).toEqual(["don't", 'stop', 'she', 'said', 'the', 'well', 'known', 'ship', 'at', '9', 'done']);
+    expect(w.map((x) => x.word)).toEqual([
+      'Don\u2019t',
+      'stop',
+      'she',
+      'said',
+      'the',
+      'well',
+      'known',
+      'ship',
+      'at',
+      '9).',
+      'Done!',
+    ]);
+    expect(w.map((x) => x.key)).toEqual([
+      "don't",
+      'stop',
+      'she',
+      'said',
+      'the',
+      'well',
+      'known',
+      'ship',
+      'at',
+      '9',
+      'done',
+    ]);
     expect(w.filter((x) => x.endsSentence).map((x) => x.key)).toEqual(['9', 'done']);
     expect(wordKey('...')).toBe('');
   });
@@ -34,13 +71,25 @@ describe('a known text', () => {
     ]);
     // Nothing heard: the whole span shared out.
     const none = alignText(textWords('a bb'), [], { from: 3, to: 6 });
-    expect(none.words.map((w) => [w.start_seconds, w.end_seconds])).toEqual([[3, 4], [4, 6]]);
+    expect(none.words.map((w) => [w.start_seconds, w.end_seconds])).toEqual([
+      [3, 4],
+      [4, 6],
+    ]);
   });
 
-  it('groups sentences at the text\'s ends, or at pauses when there is no text', () => {
+  it("groups sentences at the text's ends, or at pauses when there is no text", () => {
     const text = textWords('Hello there. Go now!');
-    const { words } = alignText(text, heard(['hello', 0, 0.3], ['there', 0.35, 0.6], ['go', 0.7, 0.9], ['now', 0.95, 1.2]), { from: 0, to: 2 });
-    expect(sentencesOf(words, text.map((w) => w.endsSentence)).map((s) => [s.text, s.first_word, s.last_word])).toEqual([
+    const { words } = alignText(
+      text,
+      heard(['hello', 0, 0.3], ['there', 0.35, 0.6], ['go', 0.7, 0.9], ['now', 0.95, 1.2]),
+      { from: 0, to: 2 },
+    );
+    expect(
+      sentencesOf(
+        words,
+        text.map((w) => w.endsSentence),
+      ).map((s) => [s.text, s.first_word, s.last_word]),
+    ).toEqual([
       ['Hello there.', 0, 1],
       ['Go now!', 2, 3],
     ]);
@@ -50,22 +99,30 @@ describe('a known text', () => {
 });
 
 describe('phrases and clips', () => {
-  const words: TimedWord[] = heardWords(heard(['The', 0.5, 0.7], ['storm,', 0.72, 1.1], ['the', 2, 2.1], ['STORM', 2.15, 2.6], ['ended', 2.6, 3]));
+  const words: TimedWord[] = heardWords(
+    heard(['The', 0.5, 0.7], ['storm,', 0.72, 1.1], ['the', 2, 2.1], ['STORM', 2.15, 2.6], ['ended', 2.6, 3]),
+  );
 
   it('finds every occurrence, case and punctuation ignored', () => {
-    expect(findPhrase(words, 'the storm')).toEqual([[0, 1], [2, 3]]);
+    expect(findPhrase(words, 'the storm')).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
     expect(findPhrase(words, 'Storm the!')).toEqual([[1, 2]]);
     expect(findPhrase(words, '  ')).toEqual([]);
   });
-
 });
 
 describe('cuts around words heard in the sound', () => {
   const pause = (from: number, to: number, quietest = (from + to) / 2) => ({ from, to, quietest });
-  const at = (levels: { level: number; from: number; to: number }[], t: number) => levels.find((l) => t >= l.from && t < l.to)?.level ?? 1;
+  const at = (levels: { level: number; from: number; to: number }[], t: number) =>
+    levels.find((l) => t >= l.from && t < l.to)?.level ?? 1;
 
   it('keeps a handle of pause where there is room, and cuts at the quietest point of a shorter pause', () => {
-    const c = cutAroundEdges({ onset: 2, before: pause(1, 2), end: 3, after: pause(3, 3.05, 3.02) }, { handle: 0.15, fadeSec: 0.005, duration: 10 });
+    const c = cutAroundEdges(
+      { onset: 2, before: pause(1, 2), end: 3, after: pause(3, 3.05, 3.02) },
+      { handle: 0.15, fadeSec: 0.005, duration: 10 },
+    );
     expect([c.soundIn, c.soundOut, c.shortBefore, c.shortAfter]).toEqual([1.85, 3.02, false, true]);
     // No frame grid: the cut is the sound; it rises over 5 ms inside the handle and is whole over the words.
     expect([c.start, c.end]).toEqual([1.85, 3.02]);
@@ -76,8 +133,16 @@ describe('cuts around words heard in the sound', () => {
 
   it('takes the whole frames around the sound, muted beyond it, and the handle is settable', () => {
     const frameSec = 1 / 25;
-    const grid = { clock: (s: number) => Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec, frameSec, firstSec: 0, tailMarginSec: 0 };
-    const c = cutAroundEdges({ onset: 2.013, before: pause(1.5, 2.013), end: 3.111, after: pause(3.111, 4) }, { handle: 0.05, fadeSec: 0.005, duration: 10, grid });
+    const grid = {
+      clock: (s: number) => Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec,
+      frameSec,
+      firstSec: 0,
+      tailMarginSec: 0,
+    };
+    const c = cutAroundEdges(
+      { onset: 2.013, before: pause(1.5, 2.013), end: 3.111, after: pause(3.111, 4) },
+      { handle: 0.05, fadeSec: 0.005, duration: 10, grid },
+    );
     expect([c.soundIn, c.soundOut]).toEqual([1.963, 3.161]);
     expect([c.start, c.end]).toEqual([1.96, 3.2]);
     expect(at(c.levels, 1.961)).toBe(0);
@@ -98,12 +163,23 @@ describe('cuts around words heard in the sound', () => {
           const end = onset + length;
           const duration = end + gapAfter + 0.5;
           const frameSec = fps ? 1 / fps : 0;
-          const grid = fps ? { clock: (s: number) => Math.max(s, Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec), frameSec, firstSec: 0, tailMarginSec: 0 } : undefined;
+          const grid = fps
+            ? {
+                clock: (s: number) => Math.max(s, Math.ceil((s - 0.0005 - 1e-6) / frameSec) * frameSec),
+                frameSec,
+                firstSec: 0,
+                tailMarginSec: 0,
+              }
+            : undefined;
           const before = pause(Math.max(0, onset - gapBefore), onset, Math.max(0, onset - gapBefore / 3));
           const after = pause(end, end + gapAfter, end + gapAfter / 3);
-          const c = cutAroundEdges({ onset, before, end, after }, { handle, fadeSec: 0.005, duration, ...(grid ? { grid } : {}) });
+          const c = cutAroundEdges(
+            { onset, before, end, after },
+            { handle, fadeSec: 0.005, duration, ...(grid ? { grid } : {}) },
+          );
           // Whole over the words (to the millisecond they are written in), heard no further than the handle.
-          for (let t = Math.ceil(onset * 1000) / 1000; t < end - 0.001; t += Math.max(0.001, length / 50)) expect(at(c.levels, t)).toBe(1);
+          for (let t = Math.ceil(onset * 1000) / 1000; t < end - 0.001; t += Math.max(0.001, length / 50))
+            expect(at(c.levels, t)).toBe(1);
           expect(c.soundIn).toBeGreaterThanOrEqual(Math.floor((onset - handle) * 1000) / 1000 - 1e-9);
           expect(c.soundOut).toBeLessThanOrEqual(Math.ceil((end + handle) * 1000) / 1000 + 1e-9);
           expect(c.soundIn).toBeLessThanOrEqual(onset + 1e-9);
@@ -128,18 +204,20 @@ describe('cuts around words heard in the sound', () => {
   }, 30_000);
 });
 
-describe('the engine\'s side', () => {
-  it('reads 0.8\'s word lines and 5.x\'s JSON, without fillers, on the asset\'s clock', () => {
-    const out08 = 'the storm\n<s> 0.110 0.200 0.999900\nthe 0.21 0.4 0.9\n<sil> 0.4 0.5 1\nstorm(2) 0.5 0.9 0.7\n[NOISE] 0.9 1 1\n</s> 1.0 1.1 1\n';
+describe("the engine's side", () => {
+  it("reads 0.8's word lines and 5.x's JSON, without fillers, on the asset's clock", () => {
+    const out08 =
+      'the storm\n<s> 0.110 0.200 0.999900\nthe 0.21 0.4 0.9\n<sil> 0.4 0.5 1\nstorm(2) 0.5 0.9 0.7\n[NOISE] 0.9 1 1\n</s> 1.0 1.1 1\n';
     expect(parseEngineOutput('0.8', out08, 10)).toEqual([
       { word: 'the', start: 10.21, end: 10.4, confidence: 0.9 },
       { word: 'storm', start: 10.5, end: 10.9, confidence: 0.7 },
     ]);
-    const out5 = '{"b":0.0,"d":1.1,"p":1,"t":"the storm","w":[{"t":"<sil>","b":0,"d":0.2,"p":1},{"t":"the","b":0.21,"d":0.19,"p":0.9},{"t":"storm","b":0.5,"d":0.4,"p":0.7}]}\n';
+    const out5 =
+      '{"b":0.0,"d":1.1,"p":1,"t":"the storm","w":[{"t":"<sil>","b":0,"d":0.2,"p":1},{"t":"the","b":0.21,"d":0.19,"p":0.9},{"t":"storm","b":0.5,"d":0.4,"p":0.7}]}\n';
     expect(parseEngineOutput('5', out5, 0).map((w) => w.word)).toEqual(['the', 'storm']);
   });
 
-  it('holds recognition to a text\'s words with a grammar of them, each once', () => {
+  it("holds recognition to a text's words with a grammar of them, each once", () => {
     expect(grammarOf(['the', 'storm', 'the'])).toBe('#JSGF V1.0;\ngrammar text;\npublic <text> = ( storm | the )* ;\n');
   });
 
@@ -177,13 +255,24 @@ describe('words a text holds that were never said', () => {
   it('marks placed words squeezed beside unheard ones as doubtful, and refuses a span whose edges were not heard', () => {
     const text = textWords('We ate lunch. It was sunny and warm. He put the box down.');
     // The engine heard the first and last sentences; "It" was pulled onto 70 ms of the junction.
-    const heardWs = heard(['we', 0.1, 0.3], ['ate', 0.31, 0.6], ['lunch', 0.61, 1], ['it', 1.0, 1.07], ['he', 1.3, 1.45], ['put', 1.46, 1.7], ['box', 1.77, 2.1], ['down', 2.11, 2.5]);
+    const heardWs = heard(
+      ['we', 0.1, 0.3],
+      ['ate', 0.31, 0.6],
+      ['lunch', 0.61, 1],
+      ['it', 1.0, 1.07],
+      ['he', 1.3, 1.45],
+      ['put', 1.46, 1.7],
+      ['box', 1.77, 2.1],
+      ['down', 2.11, 2.5],
+    );
     const a = alignText(text, heardWs, { from: 0, to: 3 });
     expect(a.unplaced).toEqual([4, 5, 6, 7, 10]);
     expect(a.doubtful).toEqual([3]);
     const unheard = unheardWords(a.words, a.unplaced, a.doubtful);
     expect([...unheard].sort((x, y) => x - y)).toEqual([3, 4, 5, 6, 7]);
-    expect(unheardSpan(a.words, 5, 7, unheard)).toMatch(/^not heard: "sunny and warm\." .*nearest heard words are "lunch\." \(word 2, 0\.61-1 s\) and "He" \(word 8/);
+    expect(unheardSpan(a.words, 5, 7, unheard)).toMatch(
+      /^not heard: "sunny and warm\." .*nearest heard words are "lunch\." \(word 2, 0\.61-1 s\) and "He" \(word 8/,
+    );
     expect(unheardSpan(a.words, 3, 8, unheard)).toMatch(/^not heard/);
     // "the", missed alone between heard words, is placed between them and cut by; so is a span whose edges were heard.
     expect(unheardSpan(a.words, 8, 12, unheard)).toBeUndefined();

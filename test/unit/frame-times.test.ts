@@ -19,7 +19,11 @@ function planned(fps: number, clips: { in: number; out: number }[]) {
   const lint = lintEdit({
     video_output_fps: fps,
     video_output_resolution: '640x360',
-    video_series_sequential: clips.map((c) => ({ video_id: V, video_start_time: c.in / 1000, video_end_time: c.out / 1000 })),
+    video_series_sequential: clips.map((c) => ({
+      video_id: V,
+      video_start_time: c.in / 1000,
+      video_end_time: c.out / 1000,
+    })),
   });
   expect(lint.timeline, JSON.stringify(lint.diagnostics)).toBeDefined();
   return { summary: summarizeTimeline(lint.timeline!), plan: toRenderPlan(lint.timeline!) };
@@ -27,7 +31,10 @@ function planned(fps: number, clips: { in: number; out: number }[]) {
 
 describe('times on the output timeline are frame times', () => {
   it('the issue: a cut placed at 1.5 s at 25 fps is reported at its first frame, 1.52 s', () => {
-    const { summary } = planned(25, [{ in: 0, out: 1500 }, { in: 3000, out: 4000 }]);
+    const { summary } = planned(25, [
+      { in: 0, out: 1500 },
+      { in: 3000, out: 4000 },
+    ]);
     expect(summary.cuts.map((c) => [c.timeline_start, c.timeline_end])).toEqual([
       ['00:00:00.000', '00:00:01.520'],
       ['00:00:01.520', '00:00:02.520'],
@@ -48,7 +55,10 @@ describe('times on the output timeline are frame times', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...RATES),
-        fc.array(fc.record({ in: fc.integer({ min: 0, max: 600_000 }), length: fc.integer({ min: 0, max: 20_000 }) }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.record({ in: fc.integer({ min: 0, max: 600_000 }), length: fc.integer({ min: 0, max: 20_000 }) }), {
+          minLength: 1,
+          maxLength: 30,
+        }),
         (fps, raw) => {
           const shortest = Math.ceil(1000 / fps) + 1;
           const clips = raw.map((c) => ({ in: c.in, out: c.in + shortest + c.length }));
@@ -76,7 +86,9 @@ describe('times on the output timeline are frame times', () => {
           });
           expect(summary.total_duration).toBe(summary.cuts.at(-1)!.timeline_end);
           expect(before).toBe(plan.totalFrames);
-          expect(Math.round(summary.total_seconds * 1000)).toBe(frameStartMs(plan.totalFrames, { num: plan.fpsNum, den: plan.fpsDen }));
+          expect(Math.round(summary.total_seconds * 1000)).toBe(
+            frameStartMs(plan.totalFrames, { num: plan.fpsNum, den: plan.fpsDen }),
+          );
         },
       ),
       { numRuns: 500 },
@@ -92,7 +104,9 @@ describe('times on the output timeline are frame times', () => {
         { video_id: '00000000-0000-4000-8000-000000000002', video_start_time: 10, video_end_time: 12 },
       ],
     });
-    const words = new Map([['00000000-0000-4000-8000-000000000002', [{ index: 0, word: 'Hello.', start_seconds: 10, end_seconds: 10.4 }]]]);
+    const words = new Map([
+      ['00000000-0000-4000-8000-000000000002', [{ index: 0, word: 'Hello.', start_seconds: 10, end_seconds: 10.4 }]],
+    ]);
     const placed = wordsOnTimeline(lint.timeline!, words);
     expect(placed.map((w) => [w.start, w.end, w.itemEnd])).toEqual([[1.52, 1.92, 3.52]]);
     expect(cuesOf(placed)[0]!.start).toBe(1.52);
@@ -101,9 +115,15 @@ describe('times on the output timeline are frame times', () => {
 
   it("the contact sheet labels each cut's first frame with its reported timeline_start", () => {
     for (const fps of [29.97, 25, 24, 12.5]) {
-      const { summary, plan } = planned(fps, [{ in: 13, out: 1033 }, { in: 2013, out: 2710 }, { in: 5000, out: 6334 }]);
+      const { summary, plan } = planned(fps, [
+        { in: 13, out: 1033 },
+        { in: 2013, out: 2710 },
+        { in: 5000, out: 6334 },
+      ]);
       const firsts = sheetFrames(plan).filter((f, i, all) => i === 0 || all[i - 1]!.cut !== f.cut);
-      expect(firsts.map((f) => Math.round(f.t * 1000))).toEqual(summary.cuts.map((c) => (parseTimecode(c.timeline_start) as { ms: number }).ms));
+      expect(firsts.map((f) => Math.round(f.t * 1000))).toEqual(
+        summary.cuts.map((c) => (parseTimecode(c.timeline_start) as { ms: number }).ms),
+      );
     }
   });
 });

@@ -9,7 +9,14 @@ import { createLogger, redact, silentLogger } from '../../src/log.js';
 import { Limiter } from '../../src/media/probe.js';
 
 function shared(): Shared {
-  const config = loadConfig({ VJ_BACKEND: 'remote', VJ_API_URL: 'http://127.0.0.1:9', CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-callers-')) }, ['--http']);
+  const config = loadConfig(
+    {
+      VJ_BACKEND: 'remote',
+      VJ_API_URL: 'http://127.0.0.1:9',
+      CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-callers-')),
+    },
+    ['--http'],
+  );
   return { config, logger: silentLogger, media: {}, limiter: new Limiter(4) };
 }
 
@@ -52,7 +59,10 @@ describe('caller contexts of a hosted server', () => {
     const other = callerLogger(server, 'key-bob-0123456789');
     prankster.warn('rejected key 127.0.0.1');
     other.info('GET http://127.0.0.1:8000/projects -> 200 for key-bob-0123456789');
-    expect(lines).toEqual(['cutroom warn: rejected key [redacted]\n', 'cutroom info: GET http://127.0.0.1:8000/projects -> 200 for [redacted]\n']);
+    expect(lines).toEqual([
+      'cutroom warn: rejected key [redacted]\n',
+      'cutroom info: GET http://127.0.0.1:8000/projects -> 200 for [redacted]\n',
+    ]);
     expect(other.hide!('the key key-bob-0123456789 was refused')).toBe('the key [redacted] was refused');
     // The process-wide filter does not learn callers' keys.
     expect(redact('127.0.0.1 key-bob-0123456789')).toBe('127.0.0.1 key-bob-0123456789');
@@ -61,9 +71,15 @@ describe('caller contexts of a hosted server', () => {
   it("shows a caller no path of the server's folders in what they are told, while the log keeps them", () => {
     const lines: string[] = [];
     const server = createLogger('debug', (l) => lines.push(l));
-    const caller = callerLogger(server, 'key-carol-0123456789', ['/var/cache/cutroom/callers/abc', '/var/cache/cutroom']);
-    const message = 'the disk holding the cache dir (CUTROOM_CACHE_DIR=/var/cache/cutroom/callers/abc) is full; also /var/cache/cutroom/exports for key-carol-0123456789';
-    expect(caller.outward!(message)).toBe("the disk holding the cache dir (CUTROOM_CACHE_DIR=(the server's cache)) is full; also (the server's cache)/exports for [redacted]");
+    const caller = callerLogger(server, 'key-carol-0123456789', [
+      '/var/cache/cutroom/callers/abc',
+      '/var/cache/cutroom',
+    ]);
+    const message =
+      'the disk holding the cache dir (CUTROOM_CACHE_DIR=/var/cache/cutroom/callers/abc) is full; also /var/cache/cutroom/exports for key-carol-0123456789';
+    expect(caller.outward!(message)).toBe(
+      "the disk holding the cache dir (CUTROOM_CACHE_DIR=(the server's cache)) is full; also (the server's cache)/exports for [redacted]",
+    );
     caller.warn(message);
     expect(lines[0]).toContain('/var/cache/cutroom/callers/abc');
     expect(lines[0]).not.toContain('key-carol');

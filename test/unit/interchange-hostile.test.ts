@@ -14,13 +14,26 @@ const messages = (notes: { message: string }[]) => notes.map((n) => n.message).j
 const clip = (frames: number, rate = 30, name = 'a.mov', start = 0) => ({
   OTIO_SCHEMA: 'Clip.2',
   name,
-  source_range: { OTIO_SCHEMA: 'TimeRange.1', start_time: { OTIO_SCHEMA: 'RationalTime.1', rate, value: start }, duration: { OTIO_SCHEMA: 'RationalTime.1', rate, value: frames } },
+  source_range: {
+    OTIO_SCHEMA: 'TimeRange.1',
+    start_time: { OTIO_SCHEMA: 'RationalTime.1', rate, value: start },
+    duration: { OTIO_SCHEMA: 'RationalTime.1', rate, value: frames },
+  },
   media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', target_url: 'file:///x/a.mov' } },
   active_media_reference_key: 'DEFAULT_MEDIA',
 });
 const otio = (items: unknown[], extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ OTIO_SCHEMA: 'Timeline.1', name: 't', ...extra, tracks: { OTIO_SCHEMA: 'Stack.1', children: [{ OTIO_SCHEMA: 'Track.1', kind: 'Video', children: items }] } });
-const fcpxml = (version: string, frameDuration = '1/25s', spine = '<asset-clip ref="r2" offset="0s" duration="2s" name="a"/>') =>
+  JSON.stringify({
+    OTIO_SCHEMA: 'Timeline.1',
+    name: 't',
+    ...extra,
+    tracks: { OTIO_SCHEMA: 'Stack.1', children: [{ OTIO_SCHEMA: 'Track.1', kind: 'Video', children: items }] },
+  });
+const fcpxml = (
+  version: string,
+  frameDuration = '1/25s',
+  spine = '<asset-clip ref="r2" offset="0s" duration="2s" name="a"/>',
+) =>
   `<?xml version="1.0"?><!DOCTYPE fcpxml><fcpxml version="${version}"><resources><format id="r1" frameDuration="${frameDuration}" width="1920" height="1080"/><asset id="r2" name="a.mov" src="file:///x/a.mov" hasVideo="1"/></resources><library><event><project name="p"><sequence format="r1"><spine>${spine}</spine></sequence></project></event></library></fcpxml>`;
 const EVENT = (n: number) => `${String(n).padStart(3, '0')}  a V C 00:00:00:00 00:00:00:01 00:00:00:00 00:00:00:01`;
 
@@ -34,7 +47,9 @@ describe('frame rates no editor writes', () => {
     ];
     for (const f of files) {
       const draft = toEditDraft(readOtio(f), ASSETS);
-      expect(messages(draft.notes), f.slice(0, 200)).toMatch(/its frame rate \(.*\) is not one cutroom renders \(1 to 120 fps\): give fps/);
+      expect(messages(draft.notes), f.slice(0, 200)).toMatch(
+        /its frame rate \(.*\) is not one cutroom renders \(1 to 120 fps\): give fps/,
+      );
       expect(draft.draft.video_output_fps).toBe(30);
     }
     const fcp = toEditDraft(readFcpxml(fcpxml('1.10', `1/1${'0'.repeat(308)}s`)), ASSETS);
@@ -45,9 +60,20 @@ describe('frame rates no editor writes', () => {
 describe('lengths that are not lengths', () => {
   it("a negative clip is left out whole, and does not shorten the next one's", () => {
     const draft = toEditDraft(readOtio(otio([clip(60), clip(-30), clip(60)])), ASSETS);
-    expect(draft.draft.video_series_sequential.map((c) => +(c.video_end_time - c.video_start_time).toFixed(3))).toEqual([2, 2]);
+    expect(draft.draft.video_series_sequential.map((c) => +(c.video_end_time - c.video_start_time).toFixed(3))).toEqual(
+      [2, 2],
+    );
     expect(messages(draft.notes)).toMatch(/its length \(-1 s\) is not a length; it was left out/);
-    const fcp = toEditDraft(readFcpxml(fcpxml('1.10', '1/25s', '<asset-clip ref="r2" offset="0s" duration="-5s" name="neg"/><asset-clip ref="r2" offset="0s" duration="2s" name="b"/>')), ASSETS);
+    const fcp = toEditDraft(
+      readFcpxml(
+        fcpxml(
+          '1.10',
+          '1/25s',
+          '<asset-clip ref="r2" offset="0s" duration="-5s" name="neg"/><asset-clip ref="r2" offset="0s" duration="2s" name="b"/>',
+        ),
+      ),
+      ASSETS,
+    );
     expect(fcp.draft.video_series_sequential.map((c) => c.video_end_time - c.video_start_time)).toEqual([2]);
   });
 });
@@ -70,7 +96,11 @@ describe('files that once froze the server or filled its memory', () => {
   });
 
   it('120 000 alternating picture and sound events read in linear time, up to the cap', () => {
-    const lines = Array.from({ length: 120_000 }, (_, i) => `${String(i + 1).padStart(3, '0')}  r${i} ${i % 2 ? 'A' : 'V'} C 00:00:00:00 00:00:00:01 00:00:00:00 00:00:00:01`);
+    const lines = Array.from(
+      { length: 120_000 },
+      (_, i) =>
+        `${String(i + 1).padStart(3, '0')}  r${i} ${i % 2 ? 'A' : 'V'} C 00:00:00:00 00:00:00:01 00:00:00:00 00:00:00:01`,
+    );
     const t = readEdl(lines.join('\n'), { num: 30, den: 1 });
     expect(t.cuts.length + t.overlays.length).toBeLessThanOrEqual(MAX_IMPORT_ITEMS + 1);
   });
@@ -89,8 +119,21 @@ describe('files that once froze the server or filled its memory', () => {
   }, 120_000);
 
   it('a name of megabytes is quoted in a few dozen characters', () => {
-    const draft = toEditDraft(readOtio(otio([{ ...clip(60, 30, 'N'.repeat(2_000_000)), effects: Array.from({ length: 150 }, () => ({ OTIO_SCHEMA: 'Effect.1', effect_name: 'E'.repeat(100_000) })) }])), []);
-    const longest = Math.max(...draft.notes.map((n) => n.place.length + n.message.length), ...draft.mapped.map((m) => m.length));
+    const draft = toEditDraft(
+      readOtio(
+        otio([
+          {
+            ...clip(60, 30, 'N'.repeat(2_000_000)),
+            effects: Array.from({ length: 150 }, () => ({ OTIO_SCHEMA: 'Effect.1', effect_name: 'E'.repeat(100_000) })),
+          },
+        ]),
+      ),
+      [],
+    );
+    const longest = Math.max(
+      ...draft.notes.map((n) => n.place.length + n.message.length),
+      ...draft.mapped.map((m) => m.length),
+    );
     expect(longest).toBeLessThan(1000);
     expect(draft.draft.video_series_sequential[0]!.video_id.length).toBeLessThan(200);
   }, 120_000);
@@ -98,7 +141,8 @@ describe('files that once froze the server or filled its memory', () => {
 
 describe('files that are fine', () => {
   it('FCPXML 1.10 and 1.11 are not "older than tested"; 1.4 is', () => {
-    for (const v of ['1.10', '1.11', '1.8']) expect(messages(readFcpxml(fcpxml(v)).notes), v).not.toMatch(/older than what was tested/);
+    for (const v of ['1.10', '1.11', '1.8'])
+      expect(messages(readFcpxml(fcpxml(v)).notes), v).not.toMatch(/older than what was tested/);
     expect(messages(readFcpxml(fcpxml('1.4')).notes)).toMatch(/FCPXML 1\.4 is older than what was tested/);
   });
 
@@ -108,7 +152,9 @@ describe('files that are fine', () => {
   });
 
   it('XML with "]" in a quoted DOCTYPE string, and a tag with much space before its ">"', () => {
-    const root = parseXml(`<!DOCTYPE r [ <!ENTITY x "a]b"> ]><r${' '.repeat(300)}><c a="1"${'\n'.repeat(150)}/></r${' '.repeat(300)}>`);
+    const root = parseXml(
+      `<!DOCTYPE r [ <!ENTITY x "a]b"> ]><r${' '.repeat(300)}><c a="1"${'\n'.repeat(150)}/></r${' '.repeat(300)}>`,
+    );
     expect(root.children.map((c) => c.attrs.a)).toEqual(['1']);
   });
 

@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { framesToDropTimecode, readEdl, readTimecode, timecodeToFrames, framesToTimecode } from '../../src/interchange/edl.js';
+import {
+  framesToDropTimecode,
+  readEdl,
+  readTimecode,
+  timecodeToFrames,
+  framesToTimecode,
+} from '../../src/interchange/edl.js';
 import { MAX_FILE_SEC } from '../../src/interchange/document.js';
 import { readFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio } from '../../src/interchange/otio.js';
@@ -19,7 +25,12 @@ const fixture = (name: string) => readFileSync(join(FOREIGN, name), 'utf8');
 
 const ASSETS: AssetCandidate[] = [
   { id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['beach.mov'], url: '/footage/beach.mov' },
-  { id: 'bbbbbbbb-0000-4000-8000-000000000002', kind: 'video', names: ['city.mp4'], url: 'https://cdn.example.com/media/city.mp4?X-Amz-Signature=fresh' },
+  {
+    id: 'bbbbbbbb-0000-4000-8000-000000000002',
+    kind: 'video',
+    names: ['city.mp4'],
+    url: 'https://cdn.example.com/media/city.mp4?X-Amz-Signature=fresh',
+  },
   { id: 'cccccccc-0000-4000-8000-000000000003', kind: 'audio', names: ['Theme & Variations.wav', 'theme.wav'] },
 ];
 const messages = (notes: { message: string }[]) => notes.map((n) => n.message).join('\n');
@@ -36,7 +47,9 @@ describe('OTIO as its adapters write it', () => {
       [null, 0, 1],
     ]);
     // The first audio track mirrors the picture (the clips' own sound); the music track is an overlay.
-    expect(t.overlays.map((o) => [o.media.url, o.startSec, o.durationSec, o.sourceInSec])).toEqual([['/music/theme.wav', 0.5, 4, 0]]);
+    expect(t.overlays.map((o) => [o.media.url, o.startSec, o.durationSec, o.sourceInSec])).toEqual([
+      ['/music/theme.wav', 0.5, 4, 0],
+    ]);
   });
 
   it('notes the transition, the gap and the time warp', () => {
@@ -48,10 +61,17 @@ describe('OTIO as its adapters write it', () => {
 
   it('maps media by path without the query and by name; a missing reference is an error at its cut', () => {
     const { draft, notes, mapped } = toEditDraft(t, ASSETS);
-    expect(draft.video_series_sequential.map((c) => c.video_id.slice(0, 8))).toEqual(['aaaaaaaa', 'bbbbbbbb', 'unmapped']);
+    expect(draft.video_series_sequential.map((c) => c.video_id.slice(0, 8))).toEqual([
+      'aaaaaaaa',
+      'bbbbbbbb',
+      'unmapped',
+    ]);
     expect(draft.audio_overlay.map((o) => o.audio_id.slice(0, 8))).toEqual(['cccccccc']);
     expect(mapped.join('\n')).toMatch(/cut 2 .*found by its path/);
-    expect(notes.find((n) => n.severity === 'error')).toMatchObject({ cut: 2, message: expect.stringMatching(/named "lost shot".* matches no asset/) });
+    expect(notes.find((n) => n.severity === 'error')).toMatchObject({
+      cut: 2,
+      message: expect.stringMatching(/named "lost shot".* matches no asset/),
+    });
     expect(draft.video_output_fps).toBe(24);
   });
 });
@@ -68,7 +88,9 @@ describe('FCPXML as Resolve exports it', () => {
       ['file:///footage/beach.mov', 10.01, 2.002],
     ]);
     // A clip's -6 dB is its level over the whole clip.
-    expect(t.cuts[0]!.levels).toEqual([{ level: expect.closeTo(0.501187, 5), fromSec: 1.001, toSec: expect.closeTo(4.004, 9) }]);
+    expect(t.cuts[0]!.levels).toEqual([
+      { level: expect.closeTo(0.501187, 5), fromSec: 1.001, toSec: expect.closeTo(4.004, 9) },
+    ]);
   });
 
   it('reads connected audio as an overlay, with its names and entities decoded, and keyframes as steps', () => {
@@ -99,12 +121,18 @@ describe('FCPXML as Resolve exports it', () => {
     const { draft, notes } = toEditDraft(t, assets);
     expect(notes.filter((n) => n.severity === 'error')).toEqual([]);
     expect(draft.video_output_fps).toBe(29.97);
-    expect(draft.video_series_sequential.map((c) => [c.video_id.slice(0, 8), c.video_start_time, c.video_end_time])).toEqual([
+    expect(
+      draft.video_series_sequential.map((c) => [c.video_id.slice(0, 8), c.video_start_time, c.video_end_time]),
+    ).toEqual([
       ['aaaaaaaa', 1.001, 4.004],
       ['bbbbbbbb', 12.609, 16.613],
       ['aaaaaaaa', 10.01, 12.012],
     ]);
-    expect(draft.audio_overlay[0]).toMatchObject({ audio_id: ASSETS[2]!.id, audio_start_time: 0, audio_end_time: 8.008 });
+    expect(draft.audio_overlay[0]).toMatchObject({
+      audio_id: ASSETS[2]!.id,
+      audio_start_time: 0,
+      audio_end_time: 8.008,
+    });
   });
 });
 
@@ -118,7 +146,9 @@ describe('a CMX 3600 EDL with a dissolve, a speed line, black and a wipe', () =>
       [['city.mp4', 'CITY01'], 60, 5],
       [['NOTAREEL'], 0, 2],
     ]);
-    expect(t.overlays.map((o) => [o.media.names[0], o.media.url, o.startSec, o.durationSec])).toEqual([['Theme & Variations.wav', '/music/Theme & Variations.wav', 0, 10]]);
+    expect(t.overlays.map((o) => [o.media.names[0], o.media.url, o.startSec, o.durationSec])).toEqual([
+      ['Theme & Variations.wav', '/music/Theme & Variations.wav', 0, 10],
+    ]);
   });
 
   it('notes what it cannot carry, and the lines it did not understand', () => {
@@ -140,8 +170,16 @@ describe('a CMX 3600 EDL with a dissolve, a speed line, black and a wipe', () =>
 });
 
 describe('nothing a file says makes a reader throw', () => {
-  const files = { otio: fixture('adapter-written.otio'), fcpxml: fixture('resolve-export.fcpxml'), edl: fixture('dissolve.edl') };
-  const readers = { otio: (s: string) => readOtio(s), fcpxml: (s: string) => readFcpxml(s), edl: (s: string) => readEdl(s, { num: 25, den: 1 }) };
+  const files = {
+    otio: fixture('adapter-written.otio'),
+    fcpxml: fixture('resolve-export.fcpxml'),
+    edl: fixture('dissolve.edl'),
+  };
+  const readers = {
+    otio: (s: string) => readOtio(s),
+    fcpxml: (s: string) => readFcpxml(s),
+    edl: (s: string) => readEdl(s, { num: 25, den: 1 }),
+  };
 
   it('reads every truncation of the fixtures to a result with notes', () => {
     for (const [format, text] of Object.entries(files) as [keyof typeof files, string][]) {
@@ -157,15 +195,26 @@ describe('nothing a file says makes a reader throw', () => {
       fc.property(fc.string({ maxLength: 400 }), fc.jsonValue({ maxDepth: 5 }), (text, json) => {
         for (const read of Object.values(readers)) read(text);
         readOtio(JSON.stringify(json));
-        readOtio(JSON.stringify({ OTIO_SCHEMA: 'Timeline.1', tracks: { OTIO_SCHEMA: 'Stack.1', children: [json, { OTIO_SCHEMA: 'Track.1', kind: 'Video', children: [json] }] } }));
-        readFcpxml(`<fcpxml version="1.10"><resources>${text.replace(/[<&]/g, '')}</resources><library><event><project><sequence><spine><asset-clip offset="${text.slice(0, 5)}"/></spine></sequence></project></event></library></fcpxml>`);
+        readOtio(
+          JSON.stringify({
+            OTIO_SCHEMA: 'Timeline.1',
+            tracks: {
+              OTIO_SCHEMA: 'Stack.1',
+              children: [json, { OTIO_SCHEMA: 'Track.1', kind: 'Video', children: [json] }],
+            },
+          }),
+        );
+        readFcpxml(
+          `<fcpxml version="1.10"><resources>${text.replace(/[<&]/g, '')}</resources><library><event><project><sequence><spine><asset-clip offset="${text.slice(0, 5)}"/></spine></sequence></project></event></library></fcpxml>`,
+        );
       }),
       { numRuns: 300 },
     );
   });
 
   it('parses XML without reading any DTD or entity it declares', () => {
-    const evil = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd"><!ENTITY a "aaaa">]><fcpxml version="1.10">&amp;</fcpxml>';
+    const evil =
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd"><!ENTITY a "aaaa">]><fcpxml version="1.10">&amp;</fcpxml>';
     expect(parseXml(evil).text).toBe('&');
     expect(() => parseXml('<fcpxml>&e;</fcpxml>')).toThrow(/unknown entity &e;/);
     expect(() => parseXml('<a><b></a>')).toThrow(/line 1: <\/a> closes <b>/);
@@ -180,7 +229,15 @@ describe('levels after an editor trims a clip or moves an overlay', () => {
       {
         format: 'otio',
         fps: { num: 25, den: 1 },
-        cuts: [{ media: media(0), ...cut, levels: [{ level: 0.5, fromSec: 1.03, toSec: 2.5 }], levelSpan: { fromSec: 1.03, toSec: 2.5 }, place: 'cut' }],
+        cuts: [
+          {
+            media: media(0),
+            ...cut,
+            levels: [{ level: 0.5, fromSec: 1.03, toSec: 2.5 }],
+            levelSpan: { fromSec: 1.03, toSec: 2.5 },
+            place: 'cut',
+          },
+        ],
         // Written at 1.0 s for 2 s: full level, with a duck from 1.5 s to 2 s.
         overlays: [
           {
@@ -188,7 +245,11 @@ describe('levels after an editor trims a clip or moves an overlay', () => {
             startSec: overlayAt,
             durationSec: 2,
             sourceInSec: 0,
-            levels: [{ level: 1, fromSec: 1, toSec: 1.5 }, { level: 0.2, fromSec: 1.5, toSec: 2 }, { level: 1, fromSec: 2, toSec: 3 }],
+            levels: [
+              { level: 1, fromSec: 1, toSec: 1.5 },
+              { level: 0.2, fromSec: 1.5, toSec: 2 },
+              { level: 1, fromSec: 2, toSec: 3 },
+            ],
             levelSpan: { fromSec: 1, toSec: 3 },
             place: 'overlay',
           },
@@ -218,8 +279,10 @@ describe('levels after an editor trims a clip or moves an overlay', () => {
 });
 
 describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
-  const rt = (value: number | string, rate = 25) => `{"OTIO_SCHEMA": "RationalTime.1", "rate": ${rate}, "value": ${value}}`;
-  const range = (start: number | string, duration: number | string) => `{"OTIO_SCHEMA": "TimeRange.1", "start_time": ${rt(start)}, "duration": ${rt(duration)}}`;
+  const rt = (value: number | string, rate = 25) =>
+    `{"OTIO_SCHEMA": "RationalTime.1", "rate": ${rate}, "value": ${value}}`;
+  const range = (start: number | string, duration: number | string) =>
+    `{"OTIO_SCHEMA": "TimeRange.1", "start_time": ${rt(start)}, "duration": ${rt(duration)}}`;
   const clip = (name: string, source: string, available: string) =>
     `{"OTIO_SCHEMA": "Clip.2", "name": "${name}", "source_range": ${source}, "metadata": {"score": NaN, "edge": -Inf},
       "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "name": "${name}", "target_url": "file:///m/${name}.mov", "available_range": ${available}}},
@@ -238,7 +301,7 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
     expect(t.cuts).toHaveLength(1);
   });
 
-  it('takes an in point on the media\'s own clock: 01:00:12 in media starting at 01:00:10 plays from 2 s', () => {
+  it("takes an in point on the media's own clock: 01:00:12 in media starting at 01:00:10 plays from 2 s", () => {
     const t = readOtio(timeline(clip('a', range(90300, 50), media)));
     expect(t.cuts[0]).toMatchObject({ sourceInSec: 2, durationSec: 2 });
   });
@@ -246,7 +309,9 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
   it('plays the whole media for a clip whose source_range is null, and says so', () => {
     const t = readOtio(timeline(clip('b', 'null', media)));
     expect(t.cuts[0]).toMatchObject({ sourceInSec: 0, durationSec: 10 });
-    expect(t.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/no source_range: it plays its whole media \(10\.000 s/));
+    expect(t.notes.map((n) => n.message)).toContainEqual(
+      expect.stringMatching(/no source_range: it plays its whole media \(10\.000 s/),
+    );
   });
 
   it('plays the whole asset, as long as it measures, for a clip with no source_range whose media has no available_range (issue 31, item 10)', () => {
@@ -254,8 +319,21 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
     expect(none.notes.filter((n) => n.severity === 'error')).toEqual([]);
     expect(none.cuts[0]).toMatchObject({ sourceInSec: 0, wholeMedia: true });
     const assets: AssetCandidate[] = [
-      { id: 'cccccccc-0000-4000-8000-00000000000c', kind: 'video', names: ['c'], url: '/m/c.mov', durationSec: 6.03, rate: { num: 25, den: 1 } },
-      { id: 'dddddddd-0000-4000-8000-00000000000d', kind: 'video', names: ['d'], url: '/m/d.mov', rate: { num: 25, den: 1 } },
+      {
+        id: 'cccccccc-0000-4000-8000-00000000000c',
+        kind: 'video',
+        names: ['c'],
+        url: '/m/c.mov',
+        durationSec: 6.03,
+        rate: { num: 25, den: 1 },
+      },
+      {
+        id: 'dddddddd-0000-4000-8000-00000000000d',
+        kind: 'video',
+        names: ['d'],
+        url: '/m/d.mov',
+        rate: { num: 25, den: 1 },
+      },
     ];
     // At 25 fps: the 150 frames that fit in 6.03 s, then the next clip from where that ends on the timeline.
     const draft = toEditDraft(none, assets, { fps: 25 });
@@ -264,15 +342,21 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
       [assets[0]!.id, 0, 6],
       [assets[1]!.id, 1, 3],
     ]);
-    expect(messages(draft.notes)).toMatch(/it plays the whole of asset cccccccc-0000-4000-8000-00000000000c \(c\) \(6\.030 s, as measured\)/);
+    expect(messages(draft.notes)).toMatch(
+      /it plays the whole of asset cccccccc-0000-4000-8000-00000000000c \(c\) \(6\.030 s, as measured\)/,
+    );
     expect(draft.unsized).toEqual([]);
     // Not measured (yet): an error that says so, and the asset named for import_edit to measure; unmapped: how to map it.
     const unmeasured = toEditDraft(none, [{ ...assets[0]!, durationSec: undefined }, assets[1]!], { fps: 25 });
     expect(unmeasured.unsized).toEqual([assets[0]!.id]);
     expect(unmeasured.draft.video_series_sequential.map((c) => c.video_id)).toEqual([assets[1]!.id]);
-    expect(unmeasured.notes.filter((n) => n.severity === 'error').map((n) => n.message)).toEqual([expect.stringMatching(/plays its whole asset; but the length of asset cccccccc.* is not known/)]);
+    expect(unmeasured.notes.filter((n) => n.severity === 'error').map((n) => n.message)).toEqual([
+      expect.stringMatching(/plays its whole asset; but the length of asset cccccccc.* is not known/),
+    ]);
     const unmapped = toEditDraft(none, [assets[1]!], { fps: 25 });
-    expect(messages(unmapped.notes.filter((n) => n.severity === 'error'))).toMatch(/plays its whole asset; but its media \(.*\) matches no asset of the project; map it with media_map/);
+    expect(messages(unmapped.notes.filter((n) => n.severity === 'error'))).toMatch(
+      /plays its whole asset; but its media \(.*\) matches no asset of the project; map it with media_map/,
+    );
   });
 });
 
@@ -302,10 +386,13 @@ describe('FCPXML as Final Cut writes it: storylines, auditions, clips and genera
   </sequence></project></event></library>
 </fcpxml>`;
 
-  it('reads the items of a secondary storyline, an audition\'s pick and a wrapped clip\'s audio as overlays; a generator is no missing media', () => {
+  it("reads the items of a secondary storyline, an audition's pick and a wrapped clip's audio as overlays; a generator is no missing media", () => {
     const t = readFcpxml(xml);
     expect(t.notes.filter((n) => n.severity === 'error')).toEqual([]);
-    expect(t.cuts.map((c) => [c.sourceInSec, c.durationSec])).toEqual([[10, 4], [0, 2]]);
+    expect(t.cuts.map((c) => [c.sourceInSec, c.durationSec])).toEqual([
+      [10, 4],
+      [0, 2],
+    ]);
     expect(t.overlays.map((o) => [o.startSec, o.durationSec, o.sourceInSec]).sort((a, b) => a[0]! - b[0]!)).toEqual([
       [0, 1, 40],
       [1, 1, 0],
@@ -313,26 +400,45 @@ describe('FCPXML as Final Cut writes it: storylines, auditions, clips and genera
       [3, 1, 5],
     ]);
     const generator = t.notes.find((n) => n.place.includes('Solid'));
-    expect(generator).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^a generator or title .* left out and the timeline closed up$/) });
+    expect(generator).toMatchObject({
+      severity: 'warning',
+      message: expect.stringMatching(/^a generator or title .* left out and the timeline closed up$/),
+    });
   });
 });
 
 describe('timecode as CMX 3600 counts it (issue 31, item 9)', () => {
   const ntsc = { num: 30000, den: 1001 };
-  const A: AssetCandidate[] = [{ id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate: ntsc }];
+  const A: AssetCandidate[] = [
+    { id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate: ntsc },
+  ];
   const edl = (...lines: string[]) => `TITLE: t\n${lines.join('\n')}\n`;
-  const spans = (text: string) => toEditDraft(readEdl(text, ntsc), A, {}).draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time]);
+  const spans = (text: string) =>
+    toEditDraft(readEdl(text, ntsc), A, {}).draft.video_series_sequential.map((c) => [
+      c.video_start_time,
+      c.video_end_time,
+    ]);
 
   it('accepts exactly the drop-frame labels that name a frame, each read as the frame it labels (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom(30, 60), fc.nat(), (h, m, sec, base, f0) => {
-        const f = f0 % base;
-        const label = `${[h, m, sec, f].map((n) => String(n).padStart(2, '0')).slice(0, 3).join(':')};${String(f).padStart(2, '0')}`;
-        const skipped = sec === 0 && f < base / 15 && m % 10 !== 0;
-        const read = readTimecode(label, base, true);
-        if (skipped) expect(read).toEqual({ reason: expect.stringMatching(/is no drop-frame label/) });
-        else expect(framesToDropTimecode((read as { frames: number }).frames, base)).toBe(label);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.constantFrom(30, 60),
+        fc.nat(),
+        (h, m, sec, base, f0) => {
+          const f = f0 % base;
+          const label = `${[h, m, sec, f]
+            .map((n) => String(n).padStart(2, '0'))
+            .slice(0, 3)
+            .join(':')};${String(f).padStart(2, '0')}`;
+          const skipped = sec === 0 && f < base / 15 && m % 10 !== 0;
+          const read = readTimecode(label, base, true);
+          if (skipped) expect(read).toEqual({ reason: expect.stringMatching(/is no drop-frame label/) });
+          else expect(framesToDropTimecode((read as { frames: number }).frames, base)).toBe(label);
+        },
+      ),
       { numRuns: 3000 },
     );
     expect(timecodeToFrames('00:01:00;00', 30, true)).toBeUndefined();
@@ -346,47 +452,110 @@ describe('timecode as CMX 3600 counts it (issue 31, item 9)', () => {
   });
 
   it('refuses an event with a drop-frame label that does not exist, naming it, rather than reading the frame before', () => {
-    const t = readEdl(edl('FCM: DROP FRAME', '001  AX V C 00:01:00;00 00:01:01;00 01:00:00;00 01:00:01;00', '* FROM CLIP NAME: a.mov', '002  AX V C 00:00:10;00 00:00:11;00 01:00:01;00 01:00:02;00', '* FROM CLIP NAME: a.mov'), ntsc);
+    const t = readEdl(
+      edl(
+        'FCM: DROP FRAME',
+        '001  AX V C 00:01:00;00 00:01:01;00 01:00:00;00 01:00:01;00',
+        '* FROM CLIP NAME: a.mov',
+        '002  AX V C 00:00:10;00 00:00:11;00 01:00:01;00 01:00:02;00',
+        '* FROM CLIP NAME: a.mov',
+      ),
+      ntsc,
+    );
     expect(t.notes.filter((n) => n.severity === 'error')).toEqual([
-      { severity: 'error', place: 'line 3', message: expect.stringMatching(/^a timecode that is not valid at 30 frames a second, counted drop-frame \("00:01:00;00" is no drop-frame label: drop-frame counting skips frames 00 and 01 at the start of each minute but every tenth\); the event was left out$/) },
+      {
+        severity: 'error',
+        place: 'line 3',
+        message: expect.stringMatching(
+          /^a timecode that is not valid at 30 frames a second, counted drop-frame \("00:01:00;00" is no drop-frame label: drop-frame counting skips frames 00 and 01 at the start of each minute but every tenth\); the event was left out$/,
+        ),
+      },
     ]);
     expect(t.cuts).toHaveLength(1);
   });
 
   it("counts every timecode of an event as the FCM line in force says, whatever a label's separator", () => {
     // The 1 s record (01:00:00;00 to 01:00:01:00) of a non-drop-frame list: 30 frames, not 138 (it was a 4.6 s cut).
-    const ndf = edl('FCM: NON-DROP FRAME', '001  AX V C 00:00:10:00 00:00:11:00 01:00:00;00 01:00:01:00', '* FROM CLIP NAME: a.mov');
+    const ndf = edl(
+      'FCM: NON-DROP FRAME',
+      '001  AX V C 00:00:10:00 00:00:11:00 01:00:00;00 01:00:01:00',
+      '* FROM CLIP NAME: a.mov',
+    );
     const [[from, to]] = spans(ndf) as [[number, number]];
     expect(to - from).toBeCloseTo(30 / 29.97, 3);
     expect(from).toBeCloseTo(300 / 29.97, 3);
-    expect(messages(readEdl(ndf, ntsc).notes)).toMatch(/written drop-frame style .* were counted non-drop-frame, as its FCM line says/);
+    expect(messages(readEdl(ndf, ntsc).notes)).toMatch(
+      /written drop-frame style .* were counted non-drop-frame, as its FCM line says/,
+    );
     // A drop-frame list written with colons is counted drop-frame: 00:01:00:02 is frame 1800.
-    const df = edl('FCM: DROP FRAME', '001  AX V C 00:01:00:02 00:01:01:02 01:00:00:00 01:00:01:00', '* FROM CLIP NAME: a.mov');
+    const df = edl(
+      'FCM: DROP FRAME',
+      '001  AX V C 00:01:00:02 00:01:01:02 01:00:00:00 01:00:01:00',
+      '* FROM CLIP NAME: a.mov',
+    );
     expect(readEdl(df, ntsc).cuts[0]!.sourceInSec).toBeCloseTo((1800 * 1001) / 30000, 9);
     expect(spans(df)[0]![0]).toBeCloseTo(1800 / 29.97, 3);
     // An FCM line between events holds for the events after it.
-    const mixed = readEdl(edl('FCM: NON-DROP FRAME', '001  AX V C 00:01:00:00 00:01:01:00 01:00:00:00 01:00:01:00', 'FCM: DROP FRAME', '002  AX V C 00:01:00:02 00:01:01:02 01:00:01;00 01:00:02;00'), ntsc);
+    const mixed = readEdl(
+      edl(
+        'FCM: NON-DROP FRAME',
+        '001  AX V C 00:01:00:00 00:01:01:00 01:00:00:00 01:00:01:00',
+        'FCM: DROP FRAME',
+        '002  AX V C 00:01:00:02 00:01:01:02 01:00:01;00 01:00:02;00',
+      ),
+      ntsc,
+    );
     expect(mixed.cuts.map((c) => Math.round(c.sourceInSec * 29.97))).toEqual([1800, 1800]);
     // Without an FCM line, the first event's record in point says which: here drop-frame, for every event after it.
-    const unsaid = readEdl(edl('001  AX V C 00:01:00:02 00:01:01:02 01:00:00;00 01:00:01;00', '002  AX V C 00:01:00:02 00:01:01:02 01:00:01:00 01:00:02:00'), ntsc);
+    const unsaid = readEdl(
+      edl(
+        '001  AX V C 00:01:00:02 00:01:01:02 01:00:00;00 01:00:01;00',
+        '002  AX V C 00:01:00:02 00:01:01:02 01:00:01:00 01:00:02:00',
+      ),
+      ntsc,
+    );
     expect(unsaid.cuts.map((c) => Math.round(c.sourceInSec * 29.97))).toEqual([1800, 1800]);
   });
 });
 
 describe('times too large to hold exactly (issue 31, item 9)', () => {
   const rt = (value: number, rate = 25) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
-  const range = (start: number, duration: number) => ({ OTIO_SCHEMA: 'TimeRange.1', start_time: rt(start), duration: rt(duration) });
+  const range = (start: number, duration: number) => ({
+    OTIO_SCHEMA: 'TimeRange.1',
+    start_time: rt(start),
+    duration: rt(duration),
+  });
   const clip = (source: unknown, available: unknown) => ({
     OTIO_SCHEMA: 'Clip.2',
     name: 'a.mov',
     source_range: source,
-    media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', target_url: '/m/a.mov', available_range: available } },
+    media_references: {
+      DEFAULT_MEDIA: { OTIO_SCHEMA: 'ExternalReference.1', target_url: '/m/a.mov', available_range: available },
+    },
     active_media_reference_key: 'DEFAULT_MEDIA',
   });
   const otio = (video: unknown[], audio: unknown[] = []) =>
-    JSON.stringify({ OTIO_SCHEMA: 'Timeline.1', tracks: { OTIO_SCHEMA: 'Stack.1', children: [{ OTIO_SCHEMA: 'Track.1', kind: 'Video', children: video }, { OTIO_SCHEMA: 'Track.1', kind: 'Audio', children: audio }] } });
-  const A: AssetCandidate[] = [{ id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate: { num: 25, den: 1 } }];
-  const errors = (notes: { severity: string; message: string }[]) => notes.filter((n) => n.severity === 'error').map((n) => n.message);
+    JSON.stringify({
+      OTIO_SCHEMA: 'Timeline.1',
+      tracks: {
+        OTIO_SCHEMA: 'Stack.1',
+        children: [
+          { OTIO_SCHEMA: 'Track.1', kind: 'Video', children: video },
+          { OTIO_SCHEMA: 'Track.1', kind: 'Audio', children: audio },
+        ],
+      },
+    });
+  const A: AssetCandidate[] = [
+    {
+      id: 'aaaaaaaa-0000-4000-8000-000000000001',
+      kind: 'video',
+      names: ['a.mov'],
+      url: '/m/a.mov',
+      rate: { num: 25, den: 1 },
+    },
+  ];
+  const errors = (notes: { severity: string; message: string }[]) =>
+    notes.filter((n) => n.severity === 'error').map((n) => n.message);
 
   it('OTIO: an in point of 1e300 frames on media starting at 1e300 is refused, not read as 0; so are -1e300 and a length of 1e300', () => {
     for (const [source, available, said] of [
@@ -398,23 +567,32 @@ describe('times too large to hold exactly (issue 31, item 9)', () => {
     ] as const) {
       const t = readOtio(otio([clip(source, available)]));
       expect(t.cuts).toEqual([]);
-      expect(errors(t.notes)).toEqual([expect.stringMatching(new RegExp(`${said.source} is too large to hold exactly; the clip was left out`))]);
+      expect(errors(t.notes)).toEqual([
+        expect.stringMatching(new RegExp(`${said.source} is too large to hold exactly; the clip was left out`)),
+      ]);
     }
     const overlay = readOtio(otio([clip(range(0, 50), null)], [clip(range(1e300, 50), null)]));
     expect(overlay.overlays).toEqual([]);
-    expect(errors(overlay.notes)).toEqual([expect.stringMatching(/source_range start_time \(1e\+300 at rate 25\) is too large/)]);
+    expect(errors(overlay.notes)).toEqual([
+      expect.stringMatching(/source_range start_time \(1e\+300 at rate 25\) is too large/),
+    ]);
   });
 
   it('OTIO: the largest time held (2^30 s of timecode) still gives its in point to the frame', () => {
     const start = MAX_FILE_SEC * 25 - 100;
     const t = readOtio(otio([clip(range(start + 50, 25), range(start, 1000))]));
     expect(errors(t.notes)).toEqual([]);
-    expect(toEditDraft(t, A, { fps: 25 }).draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([[2, 3]]);
+    expect(
+      toEditDraft(t, A, { fps: 25 }).draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time]),
+    ).toEqual([[2, 3]]);
   });
 
   it('FCPXML: an asset start or a clip start of 10^300 s is refused where it is written, not read as an in point of 0', () => {
     const big = `1${'0'.repeat(300)}`;
-    const xml = (assetStart: string, clipStart: string) => `<fcpxml version="1.10"><resources><format id="r1" frameDuration="1/25s"/>
+    const xml = (
+      assetStart: string,
+      clipStart: string,
+    ) => `<fcpxml version="1.10"><resources><format id="r1" frameDuration="1/25s"/>
 <asset id="v" name="a.mov" start="${assetStart}" duration="60s" hasVideo="1" hasAudio="1" format="r1"/></resources>
 <library><event><project><sequence format="r1"><spine>
 <asset-clip ref="v" name="one" offset="0s" start="${clipStart}" duration="2s"/>
@@ -422,19 +600,27 @@ describe('times too large to hold exactly (issue 31, item 9)', () => {
     const both = readFcpxml(xml(`${big}s`, `${big.slice(0, -1)}2s`));
     expect(both.cuts).toEqual([]);
     expect(both.notes.filter((n) => n.severity === 'error').map((n) => `${n.place}: ${n.message}`)).toEqual([
-      expect.stringMatching(/^<asset name="a\.mov"> \(line 2\): its start \("1000.*…"\) is too large to hold exactly; its clips were left out$/),
-      expect.stringMatching(/^<asset-clip name="one"> \(line 4\): its start \("1000.*…"\) is too large to hold exactly; it was left out$/),
+      expect.stringMatching(
+        /^<asset name="a\.mov"> \(line 2\): its start \("1000.*…"\) is too large to hold exactly; its clips were left out$/,
+      ),
+      expect.stringMatching(
+        /^<asset-clip name="one"> \(line 4\): its start \("1000.*…"\) is too large to hold exactly; it was left out$/,
+      ),
     ]);
     // A numerator past 2^53 is not held either (9007199254740993 reads as ...992).
-    expect(errors(readFcpxml(xml('0s', '9007199254740993/25s')).notes)).toEqual([expect.stringMatching(/its start \("9007199254740993\/25s"\) is too large/)]);
+    expect(errors(readFcpxml(xml('0s', '9007199254740993/25s')).notes)).toEqual([
+      expect.stringMatching(/its start \("9007199254740993\/25s"\) is too large/),
+    ]);
     expect(readFcpxml(xml('3600s', '3602s')).cuts.map((c) => c.sourceInSec)).toEqual([2]);
   });
 
-  it('an in point before its media starts is said, and starts at the media\'s start', () => {
+  it("an in point before its media starts is said, and starts at the media's start", () => {
     const t = readOtio(otio([clip(range(40, 25), range(50, 1000))]));
     const draft = toEditDraft(t, A, { fps: 25 });
     expect(draft.draft.video_series_sequential.map((c) => [c.video_start_time, c.video_end_time])).toEqual([[0, 1]]);
-    expect(draft.notes.map((n) => n.message)).toContainEqual('its in point is 0.400 s before its media starts; it starts at the media\'s start');
+    expect(draft.notes.map((n) => n.message)).toContainEqual(
+      "its in point is 0.400 s before its media starts; it starts at the media's start",
+    );
   });
 });
 

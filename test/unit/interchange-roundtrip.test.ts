@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import type { Timeline } from '../../src/edit/normalize.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
-import { exportDocument, normaliseLevels, type ExchangeMedia, type ImportedTimeline } from '../../src/interchange/document.js';
+import {
+  exportDocument,
+  normaliseLevels,
+  type ExchangeMedia,
+  type ImportedTimeline,
+} from '../../src/interchange/document.js';
 import { framesToDropTimecode, readEdl, timecodeToFrames, writeEdl } from '../../src/interchange/edl.js';
 import { readFcpxml, writeFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio, writeOtio } from '../../src/interchange/otio.js';
@@ -19,32 +24,97 @@ import { cutClock } from '../../src/edit/cut-clock.js';
 const GOLDEN = join(import.meta.dirname, '../fixtures/interchange');
 type Format = 'otio' | 'fcpxml' | 'edl';
 
-const RATES = [{ num: 24, den: 1 }, { num: 25, den: 1 }, { num: 30, den: 1 }, { num: 30000, den: 1001 }, { num: 24000, den: 1001 }, { num: 60, den: 1 }];
+const RATES = [
+  { num: 24, den: 1 },
+  { num: 25, den: 1 },
+  { num: 30, den: 1 },
+  { num: 30000, den: 1001 },
+  { num: 24000, den: 1001 },
+  { num: 60, den: 1 },
+];
 const FPS = [24, 25, 29.97, 30, 23.976, 60];
-const VIDEO = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
+const VIDEO = [
+  '11111111-1111-4111-8111-111111111111',
+  '22222222-2222-4222-8222-222222222222',
+  '33333333-3333-4333-8333-333333333333',
+];
 const AUDIO = ['44444444-4444-4444-8444-444444444444', '55555555-5555-4555-8555-555555555555'];
 
 function mediaFor(rates: ({ num: number; den: number } | undefined)[]): Map<string, ExchangeMedia> {
   const m = new Map<string, ExchangeMedia>();
-  VIDEO.forEach((id, i) => m.set(id, { assetId: id, name: `clip ${i + 1}.mp4`, url: `file:///media/clip%20${i + 1}.mp4`, ...(rates[i] ? { rate: rates[i] } : {}), durationMs: 3_600_000, hasVideo: true, hasAudio: true, width: 1280, height: 720 }));
-  AUDIO.forEach((id, i) => m.set(id, { assetId: id, name: `voice ${i + 1}.m4a`, url: `file:///media/voice%20${i + 1}.m4a`, durationMs: 600_000, hasVideo: false, hasAudio: true }));
+  VIDEO.forEach((id, i) =>
+    m.set(id, {
+      assetId: id,
+      name: `clip ${i + 1}.mp4`,
+      url: `file:///media/clip%20${i + 1}.mp4`,
+      ...(rates[i] ? { rate: rates[i] } : {}),
+      durationMs: 3_600_000,
+      hasVideo: true,
+      hasAudio: true,
+      width: 1280,
+      height: 720,
+    }),
+  );
+  AUDIO.forEach((id, i) =>
+    m.set(id, {
+      assetId: id,
+      name: `voice ${i + 1}.m4a`,
+      url: `file:///media/voice%20${i + 1}.m4a`,
+      durationMs: 600_000,
+      hasVideo: false,
+      hasAudio: true,
+    }),
+  );
   return m;
 }
 
 const candidates = (media: Map<string, ExchangeMedia>): AssetCandidate[] =>
-  [...media.values()].map((m) => ({ id: m.assetId, kind: m.hasVideo ? 'video' : 'audio', names: [m.name], url: decodeURIComponent(new URL(m.url).pathname), ...(m.rate ? { rate: m.rate } : {}) }));
+  [...media.values()].map((m) => ({
+    id: m.assetId,
+    kind: m.hasVideo ? 'video' : 'audio',
+    names: [m.name],
+    url: decodeURIComponent(new URL(m.url).pathname),
+    ...(m.rate ? { rate: m.rate } : {}),
+  }));
 
 const levelArb = (fromMs: number, toMs: number) =>
-  fc.array(fc.record({ level: fc.integer({ min: 0, max: 100 }).map((n) => n / 100), a: fc.integer({ min: fromMs - 500, max: toMs + 500 }), b: fc.integer({ min: 1, max: 4000 }) }), { maxLength: 3 }).map((ws) =>
-    ws.map((w) => ({ audio_level: w.level, start_time: Math.max(0, w.a) / 1000, end_time: (Math.max(0, w.a) + w.b) / 1000 })),
-  );
+  fc
+    .array(
+      fc.record({
+        level: fc.integer({ min: 0, max: 100 }).map((n) => n / 100),
+        a: fc.integer({ min: fromMs - 500, max: toMs + 500 }),
+        b: fc.integer({ min: 1, max: 4000 }),
+      }),
+      { maxLength: 3 },
+    )
+    .map((ws) =>
+      ws.map((w) => ({
+        audio_level: w.level,
+        start_time: Math.max(0, w.a) / 1000,
+        end_time: (Math.max(0, w.a) + w.b) / 1000,
+      })),
+    );
 
 /** Any edit the tools accept: 1-8 cuts of at least a few frames, 0-3 overlays, level windows anywhere. */
 const editArb = fc
   .record({
     fps: fc.constantFrom(...FPS),
-    cuts: fc.array(fc.record({ video: fc.integer({ min: 0, max: 2 }), inMs: fc.integer({ min: 0, max: 600_000 }), lenMs: fc.integer({ min: 300, max: 20_000 }) }), { minLength: 1, maxLength: 8 }),
-    overlays: fc.array(fc.record({ audio: fc.integer({ min: 0, max: 1 }), atFrac: fc.double({ min: 0, max: 0.9, noNaN: true }), lenMs: fc.integer({ min: 200, max: 30_000 }) }), { maxLength: 3 }),
+    cuts: fc.array(
+      fc.record({
+        video: fc.integer({ min: 0, max: 2 }),
+        inMs: fc.integer({ min: 0, max: 600_000 }),
+        lenMs: fc.integer({ min: 300, max: 20_000 }),
+      }),
+      { minLength: 1, maxLength: 8 },
+    ),
+    overlays: fc.array(
+      fc.record({
+        audio: fc.integer({ min: 0, max: 1 }),
+        atFrac: fc.double({ min: 0, max: 0.9, noNaN: true }),
+        lenMs: fc.integer({ min: 200, max: 30_000 }),
+      }),
+      { maxLength: 3 },
+    ),
     seed: fc.integer(),
   })
   .chain((e) =>
@@ -59,13 +129,27 @@ const editArb = fc
     return {
       video_output_fps: e.fps,
       video_output_resolution: '1280x720',
-      video_series_sequential: e.cuts.map((c, i) => ({ video_id: VIDEO[c.video]!, video_start_time: c.inMs / 1000, video_end_time: (c.inMs + c.lenMs) / 1000, audio_levels: cutLevels[i] })),
+      video_series_sequential: e.cuts.map((c, i) => ({
+        video_id: VIDEO[c.video]!,
+        video_start_time: c.inMs / 1000,
+        video_end_time: (c.inMs + c.lenMs) / 1000,
+        audio_levels: cutLevels[i],
+      })),
       // Overlays inside the pictures (the timeline less a frame: its cuts round to frames), as an edit must have
       // them to be exported; one left past them comes back cut at their end (tested below).
       audio_overlay: e.overlays.map((o, k) => {
         const at = Math.min(Math.round(o.atFrac * total), total - 100);
         const len = Math.min(o.lenMs, total - at - 50);
-        return { audio_id: AUDIO[o.audio]!, audio_start_time: at / 1000, audio_end_time: (at + len) / 1000, audio_levels: overlayLevels[k]!.map((l) => ({ ...l, start_time: l.start_time + at / 1000, end_time: l.end_time + at / 1000 })) };
+        return {
+          audio_id: AUDIO[o.audio]!,
+          audio_start_time: at / 1000,
+          audio_end_time: (at + len) / 1000,
+          audio_levels: overlayLevels[k]!.map((l) => ({
+            ...l,
+            start_time: l.start_time + at / 1000,
+            end_time: l.end_time + at / 1000,
+          })),
+        };
       }),
     };
   });
@@ -97,13 +181,29 @@ function key(t: Timeline, media: Map<string, ExchangeMedia>, format: Format) {
       // finest unit the format keeps (an EDL counts in the edit's frames).
       const first = rate
         ? Math.round(cutClock({ inSec: c.inMs / 1000 }, { frameRate: rate }).inSec * (rate.num / rate.den))
-        : format === 'edl' ? Math.floor((c.inMs / 1000) * fps + 1e-6) : c.inMs;
+        : format === 'edl'
+          ? Math.floor((c.inMs / 1000) * fps + 1e-6)
+          : c.inMs;
       return [c.assetId, first, plan.cuts[i]!.frames];
     }),
     // Overlays are mixed, so their order means nothing; FCPXML and EDL list them by place (OTIO keeps the order).
     overlays: t.overlays
-      .map((o) => (format === 'otio' ? [o.assetId, o.startMs, o.endMs] : [o.assetId, Math.round((o.startMs / 1000) * fps), Math.max(Math.round((o.startMs / 1000) * fps) + 1, Math.round((o.endMs / 1000) * fps))]))
-      .sort((a, b) => (format === 'otio' ? 0 : (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number) || String(a[0]).localeCompare(String(b[0])))),
+      .map((o) =>
+        format === 'otio'
+          ? [o.assetId, o.startMs, o.endMs]
+          : [
+              o.assetId,
+              Math.round((o.startMs / 1000) * fps),
+              Math.max(Math.round((o.startMs / 1000) * fps) + 1, Math.round((o.endMs / 1000) * fps)),
+            ],
+      )
+      .sort((a, b) =>
+        format === 'otio'
+          ? 0
+          : (a[1] as number) - (b[1] as number) ||
+            (a[2] as number) - (b[2] as number) ||
+            String(a[0]).localeCompare(String(b[0])),
+      ),
   };
 }
 
@@ -116,11 +216,19 @@ function levelsOver(a: Timeline, b: Timeline, media: Map<string, ExchangeMedia>)
   };
   const cut = (t: Timeline, i: number, from: number, to: number) => {
     const c = t.cuts[i]!;
-    return normaliseLevels(c.levels, from, to).map((l) => ({ level: Math.round(l.level * 1e4) / 1e4, from: l.fromMs, to: l.toMs }));
+    return normaliseLevels(c.levels, from, to).map((l) => ({
+      level: Math.round(l.level * 1e4) / 1e4,
+      from: l.fromMs,
+      to: l.toMs,
+    }));
   };
   const overlay = (t: Timeline, k: number, len: number) => {
     const o = t.overlays[k]!;
-    return normaliseLevels(o.levels.map((l) => ({ ...l, startMs: l.startMs - o.startMs, endMs: l.endMs - o.startMs })), 0, len).map((l) => ({ level: Math.round(l.level * 1e4) / 1e4, from: l.fromMs, to: l.toMs }));
+    return normaliseLevels(
+      o.levels.map((l) => ({ ...l, startMs: l.startMs - o.startMs, endMs: l.endMs - o.startMs })),
+      0,
+      len,
+    ).map((l) => ({ level: Math.round(l.level * 1e4) / 1e4, from: l.fromMs, to: l.toMs }));
   };
   const cuts = a.cuts.map((c, i) => {
     const d = b.cuts[i]!;
@@ -131,7 +239,15 @@ function levelsOver(a: Timeline, b: Timeline, media: Map<string, ExchangeMedia>)
   // The same overlay in each (their lists may be in another order: see key).
   const frame = (ms: number) => Math.round((ms / 1000) * (a.fps.num / a.fps.den));
   const order = (t: Timeline) =>
-    t.overlays.map((o, k) => ({ o, k })).sort((x, y) => frame(x.o.startMs) - frame(y.o.startMs) || frame(x.o.endMs) - frame(y.o.endMs) || x.o.assetId.localeCompare(y.o.assetId) || x.k - y.k);
+    t.overlays
+      .map((o, k) => ({ o, k }))
+      .sort(
+        (x, y) =>
+          frame(x.o.startMs) - frame(y.o.startMs) ||
+          frame(x.o.endMs) - frame(y.o.endMs) ||
+          x.o.assetId.localeCompare(y.o.assetId) ||
+          x.k - y.k,
+      );
   const ao = order(a);
   const bo = order(b);
   const overlays = ao.map(({ o, k }, i) => {
@@ -149,7 +265,11 @@ function roundTrip(format: Format, raw: RawEdit, rates: ({ num: number; den: num
   const before = timelineOf(raw);
   const text = write(format, before, media);
   const imported = read(format, text, before.fps);
-  const { draft, notes } = toEditDraft(imported, candidates(media), format === 'edl' ? { fps: before.fps.value, resolution: '1280x720' } : {});
+  const { draft, notes } = toEditDraft(
+    imported,
+    candidates(media),
+    format === 'edl' ? { fps: before.fps.value, resolution: '1280x720' } : {},
+  );
   expect(notes.filter((n) => n.severity === 'error')).toEqual([]);
   const after = timelineOf(draft);
   return { before, after, media, text };
@@ -168,7 +288,14 @@ const KNOWN: [RawEdit, ({ num: number; den: number } | undefined)[]][] = [
       video_output_fps: 23.976,
       video_output_resolution: '1280x720',
       video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 11.786, audio_levels: [] }],
-      audio_overlay: [{ audio_id: AUDIO[0]!, audio_start_time: 0.48, audio_end_time: 5, audio_levels: [{ audio_level: 0, start_time: 0.48, end_time: 0.728 }] }],
+      audio_overlay: [
+        {
+          audio_id: AUDIO[0]!,
+          audio_start_time: 0.48,
+          audio_end_time: 5,
+          audio_levels: [{ audio_level: 0, start_time: 0.48, end_time: 0.728 }],
+        },
+      ],
     },
     [undefined, undefined, undefined],
   ],
@@ -198,11 +325,13 @@ describe('export then import gives back the same edit', () => {
         const usable = rates.map((r) => (r && r.num / r.den <= fps + 1e-9 ? r : undefined));
         // Overlays that overlap an earlier one are left out (one audio channel is free): keep them apart here.
         let busy = -1;
-        const overlays = [...raw.audio_overlay].sort((a, b) => a.audio_start_time - b.audio_start_time).filter((o) => {
-          const keep = Math.round(o.audio_start_time * fps) >= busy;
-          if (keep) busy = Math.round(o.audio_end_time * fps);
-          return keep;
-        });
+        const overlays = [...raw.audio_overlay]
+          .sort((a, b) => a.audio_start_time - b.audio_start_time)
+          .filter((o) => {
+            const keep = Math.round(o.audio_start_time * fps) >= busy;
+            if (keep) busy = Math.round(o.audio_end_time * fps);
+            return keep;
+          });
         const { before, after, media } = roundTrip('edl', { ...raw, audio_overlay: overlays }, usable);
         expect(key(after, media, 'edl')).toEqual(key(before, media, 'edl'));
       }),
@@ -221,10 +350,22 @@ const GOLDEN_EDITS: Record<string, { raw: unknown; rates: ({ num: number; den: n
       video_output_resolution: '1920x1080',
       video_series_sequential: [
         { video_id: VIDEO[0], video_start_time: 1.05, video_end_time: 4.2 },
-        { video_id: VIDEO[1], video_start_time: 10, video_end_time: 12.5, audio_levels: [{ audio_level: 0.25, start_time: 11, end_time: 11.5 }] },
+        {
+          video_id: VIDEO[1],
+          video_start_time: 10,
+          video_end_time: 12.5,
+          audio_levels: [{ audio_level: 0.25, start_time: 11, end_time: 11.5 }],
+        },
         { video_id: VIDEO[0], video_start_time: 30, video_end_time: 33.333 },
       ],
-      audio_overlay: [{ audio_id: AUDIO[0], audio_start_time: 0.5, audio_end_time: 8.5, audio_levels: [{ audio_level: 0.5, start_time: 0.5, end_time: 8.5 }] }],
+      audio_overlay: [
+        {
+          audio_id: AUDIO[0],
+          audio_start_time: 0.5,
+          audio_end_time: 8.5,
+          audio_levels: [{ audio_level: 0.5, start_time: 0.5, end_time: 8.5 }],
+        },
+      ],
     },
     rates: [{ num: 30000, den: 1001 }, { num: 30000, den: 1001 }, undefined],
   },
@@ -234,12 +375,22 @@ const GOLDEN_EDITS: Record<string, { raw: unknown; rates: ({ num: number; den: n
       video_output_fps: 25,
       video_output_resolution: '1280x720',
       video_series_sequential: [
-        { video_id: VIDEO[0], video_start_time: 0, video_end_time: 2, crop: { zoom: 1.5, position_x: 0.2, position_y: -0.1 } },
+        {
+          video_id: VIDEO[0],
+          video_start_time: 0,
+          video_end_time: 2,
+          crop: { zoom: 1.5, position_x: 0.2, position_y: -0.1 },
+        },
         { video_id: VIDEO[1], video_start_time: 5.5, video_end_time: 9 },
       ],
       audio_overlay: [
         { audio_id: AUDIO[0], audio_start_time: 0, audio_end_time: 3 },
-        { audio_id: AUDIO[1], audio_start_time: 2, audio_end_time: 5.5, audio_levels: [{ audio_level: 0, start_time: 4, end_time: 5.5 }] },
+        {
+          audio_id: AUDIO[1],
+          audio_start_time: 2,
+          audio_end_time: 5.5,
+          audio_levels: [{ audio_level: 0, start_time: 4, end_time: 5.5 }],
+        },
       ],
     },
     rates: [{ num: 25, den: 1 }, { num: 24, den: 1 }, undefined],
@@ -257,11 +408,18 @@ describe('golden files', () => {
         if (process.env.UPDATE_GOLDEN) writeFileSync(file, text);
         expect(text).toBe(readFileSync(file, 'utf8'));
         const imported = read(format, text, t.fps);
-        const { draft } = toEditDraft(imported, candidates(media), format === 'edl' ? { fps: t.fps.value, resolution: `${t.width}x${t.height}` } : {});
+        const { draft } = toEditDraft(
+          imported,
+          candidates(media),
+          format === 'edl' ? { fps: t.fps.value, resolution: `${t.width}x${t.height}` } : {},
+        );
         const back = timelineOf(draft);
         const expected = key(t, media, format);
         // An EDL has one audio channel free for overlays: an overlay overlapping an earlier one is left out.
-        if (format === 'edl') expected.overlays = expected.overlays.filter((o, k, all) => k === 0 || (o[1] as number) >= (all[k - 1]![2] as number));
+        if (format === 'edl')
+          expected.overlays = expected.overlays.filter(
+            (o, k, all) => k === 0 || (o[1] as number) >= (all[k - 1]![2] as number),
+          );
         expect(key(back, media, format)).toEqual(expected);
         if (format === 'otio') expect(back.cuts.map((c) => c.crop)).toEqual(t.cuts.map((c) => c.crop));
       });
@@ -271,42 +429,91 @@ describe('golden files', () => {
 
 describe('FCPXML is well-formed whatever a media name holds (issue 21, item 6)', () => {
   it('writes control characters, lone surrogates and line breaks in names so that the file still parses', () => {
-    const t = timelineOf({ video_output_fps: 25, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 1 }] });
+    const t = timelineOf({
+      video_output_fps: 25,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 1 }],
+    });
     const media = mediaFor([{ num: 25, den: 1 }]);
     const weird = 'take\u0001one\u0007\tline\nbreak\r\uD800end & "quoted" <tag>\uFFFE';
     media.set(VIDEO[0]!, { ...media.get(VIDEO[0]!)!, name: weird });
     const xml = writeFcpxml(exportDocument('weird \u0000 name', t, media));
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
     const names = [...xml.matchAll(/<asset-clip [^>]*name="([^"]*)"/g)].map((m) => m[1]);
-    expect(names).toEqual(['take\uFFFDone\uFFFD&#9;line&#10;break&#13;\uFFFDend &amp; &quot;quoted&quot; &lt;tag&gt;\uFFFD']);
+    expect(names).toEqual([
+      'take\uFFFDone\uFFFD&#9;line&#10;break&#13;\uFFFDend &amp; &quot;quoted&quot; &lt;tag&gt;\uFFFD',
+    ]);
     const back = readFcpxml(xml);
     expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
     expect(back.cuts).toHaveLength(1);
   });
 });
 
-describe('an editor\'s relink (issue 21, item 3)', () => {
-  it.each(['otio', 'fcpxml', 'edl'] as const)('%s: a clip whose path names another asset than the id cutroom left plays that asset, and says so', (format) => {
-    const t = timelineOf({ video_output_fps: 25, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 1, video_end_time: 2 }, { video_id: VIDEO[1]!, video_start_time: 0, video_end_time: 1 }] });
-    const media = mediaFor([{ num: 25, den: 1 }, { num: 25, den: 1 }, { num: 25, den: 1 }]);
-    const text = write(format, t, media);
-    // The editor relinked clip 1 to the third clip's file; cutroom's id for asset 1 stays in the file.
-    const from = format === 'edl' ? '/media/clip 1.mp4' : 'clip%201.mp4';
-    const to = format === 'edl' ? '/media/clip 3.mp4' : 'clip%203.mp4';
-    const relinked = text.replace(from, to);
-    expect(relinked).not.toBe(text);
-    const r = toEditDraft(read(format, relinked, t.fps), candidates(media), {});
-    expect(r.draft.video_series_sequential.map((c) => c.video_id)).toEqual([VIDEO[2], VIDEO[1]]);
-    expect(r.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(new RegExp(`relinked in the editor: the file still carries cutroom's id of asset ${VIDEO[0]}, but its path .* is asset ${VIDEO[2]}'s`)));
-  });
+describe("an editor's relink (issue 21, item 3)", () => {
+  it.each(['otio', 'fcpxml', 'edl'] as const)(
+    '%s: a clip whose path names another asset than the id cutroom left plays that asset, and says so',
+    (format) => {
+      const t = timelineOf({
+        video_output_fps: 25,
+        video_output_resolution: '1280x720',
+        video_series_sequential: [
+          { video_id: VIDEO[0]!, video_start_time: 1, video_end_time: 2 },
+          { video_id: VIDEO[1]!, video_start_time: 0, video_end_time: 1 },
+        ],
+      });
+      const media = mediaFor([
+        { num: 25, den: 1 },
+        { num: 25, den: 1 },
+        { num: 25, den: 1 },
+      ]);
+      const text = write(format, t, media);
+      // The editor relinked clip 1 to the third clip's file; cutroom's id for asset 1 stays in the file.
+      const from = format === 'edl' ? '/media/clip 1.mp4' : 'clip%201.mp4';
+      const to = format === 'edl' ? '/media/clip 3.mp4' : 'clip%203.mp4';
+      const relinked = text.replace(from, to);
+      expect(relinked).not.toBe(text);
+      const r = toEditDraft(read(format, relinked, t.fps), candidates(media), {});
+      expect(r.draft.video_series_sequential.map((c) => c.video_id)).toEqual([VIDEO[2], VIDEO[1]]);
+      expect(r.notes.map((n) => n.message)).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `relinked in the editor: the file still carries cutroom's id of asset ${VIDEO[0]}, but its path .* is asset ${VIDEO[2]}'s`,
+          ),
+        ),
+      );
+    },
+  );
 });
 
-describe('an overlay left past the last picture by an editor\'s trim (issue 21, item 6)', () => {
+describe("an overlay left past the last picture by an editor's trim (issue 21, item 6)", () => {
   it('ends with the timeline, with a warning, and the edit is ready; one that starts past it is left out', () => {
     const media = mediaFor([{ num: 25, den: 1 }]);
-    const cut = (at: number) => ({ media: { assetId: VIDEO[0]!, names: [] }, sourceInSec: at, durationSec: 2, levels: [], place: `cut at ${at}` });
-    const overlay = (startSec: number, durationSec: number) => ({ media: { assetId: AUDIO[0]!, names: [] }, startSec, durationSec, sourceInSec: 0, levels: [], place: `overlay at ${startSec}` });
-    const r = toEditDraft({ format: 'otio', fps: { num: 25, den: 1 }, cuts: [cut(0), cut(5)], overlays: [overlay(1, 10), overlay(4.5, 2)], notes: [] }, candidates(media), {});
+    const cut = (at: number) => ({
+      media: { assetId: VIDEO[0]!, names: [] },
+      sourceInSec: at,
+      durationSec: 2,
+      levels: [],
+      place: `cut at ${at}`,
+    });
+    const overlay = (startSec: number, durationSec: number) => ({
+      media: { assetId: AUDIO[0]!, names: [] },
+      startSec,
+      durationSec,
+      sourceInSec: 0,
+      levels: [],
+      place: `overlay at ${startSec}`,
+    });
+    const r = toEditDraft(
+      {
+        format: 'otio',
+        fps: { num: 25, den: 1 },
+        cuts: [cut(0), cut(5)],
+        overlays: [overlay(1, 10), overlay(4.5, 2)],
+        notes: [],
+      },
+      candidates(media),
+      {},
+    );
     expect(r.draft.audio_overlay.map((o) => [o.audio_start_time, o.audio_end_time])).toEqual([[1, 4]]);
     expect(r.notes.map((n) => n.message)).toEqual([
       expect.stringMatching(/^it ran 7\.000 s past the last picture .* it now ends with the timeline at 4 s$/),
@@ -318,23 +525,38 @@ describe('an overlay left past the last picture by an editor\'s trim (issue 21, 
 });
 
 describe('OTIO clip lengths (issue 21, item 5)', () => {
-  it('are whole frames at each clip\'s rate, whatever the sources\' rates (property)', () => {
+  it("are whole frames at each clip's rate, whatever the sources' rates (property)", () => {
     fc.assert(
-      fc.property(editArb, fc.tuple(fc.constantFrom(...RATES), fc.constantFrom(...RATES), fc.constantFrom(...RATES)), (raw, rates) => {
-        const t = timelineOf(raw);
-        const doc = JSON.parse(write('otio', t, mediaFor(rates))) as { tracks: { children: { children: { OTIO_SCHEMA: string; source_range: { duration: { value: number } } }[] }[] } };
-        for (const track of doc.tracks.children) {
-          for (const item of track.children.filter((i) => i.OTIO_SCHEMA === 'Clip.2')) expect(Math.abs(item.source_range.duration.value - Math.round(item.source_range.duration.value))).toBeLessThan(1e-9);
-        }
-      }),
+      fc.property(
+        editArb,
+        fc.tuple(fc.constantFrom(...RATES), fc.constantFrom(...RATES), fc.constantFrom(...RATES)),
+        (raw, rates) => {
+          const t = timelineOf(raw);
+          const doc = JSON.parse(write('otio', t, mediaFor(rates))) as {
+            tracks: {
+              children: { children: { OTIO_SCHEMA: string; source_range: { duration: { value: number } } }[] }[];
+            };
+          };
+          for (const track of doc.tracks.children) {
+            for (const item of track.children.filter((i) => i.OTIO_SCHEMA === 'Clip.2'))
+              expect(
+                Math.abs(item.source_range.duration.value - Math.round(item.source_range.duration.value)),
+              ).toBeLessThan(1e-9);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
 });
 
 describe('EDL source timecodes of sources at another rate (issue 21, item 4)', () => {
-  it('count in the source\'s own frames, as conform tools read them, and read back to the same frame', () => {
-    const t = timelineOf({ video_output_fps: 30, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2.5, video_end_time: 3.5 }] });
+  it("count in the source's own frames, as conform tools read them, and read back to the same frame", () => {
+    const t = timelineOf({
+      video_output_fps: 30,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2.5, video_end_time: 3.5 }],
+    });
     const media = mediaFor([{ num: 24, den: 1 }]);
     const text = writeEdl(exportDocument('rates', t, media)).text;
     // 2.5 s is frame 60 of a 24 fps source: 00:00:02:12; one second of the 30 fps edit is 24 of its frames.
@@ -344,7 +566,9 @@ describe('EDL source timecodes of sources at another rate (issue 21, item 4)', (
     expect(back.notes.map((n) => n.message).join(' ')).not.toMatch(/speed change/);
     // A real speed change (the source side twice the record side) is still said.
     const fast = text.replace('00:00:03:12', '00:00:04:12');
-    expect(toEditDraft(readEdl(fast, t.fps), candidates(media), {}).notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/a speed change/));
+    expect(toEditDraft(readEdl(fast, t.fps), candidates(media), {}).notes.map((n) => n.message)).toContainEqual(
+      expect.stringMatching(/a speed change/),
+    );
   });
 });
 
@@ -364,8 +588,12 @@ describe('drop-frame EDLs (issue 21, item 1)', () => {
     expect(framesToDropTimecode(17982, 30)).toBe('00:10:00;00');
   });
 
-  it('count drop-frame where the edit is at 29.97 and a source\'s timecode is drop-frame, and read back to the same frames', () => {
-    const t = timelineOf({ video_output_fps: 29.97, video_output_resolution: '1280x720', video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 4 }] });
+  it("count drop-frame where the edit is at 29.97 and a source's timecode is drop-frame, and read back to the same frames", () => {
+    const t = timelineOf({
+      video_output_fps: 29.97,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 4 }],
+    });
     const media = mediaFor([{ num: 30000, den: 1001 }]);
     // The source's timecode: 01:00:10;00, drop-frame.
     const tcFrame = timecodeToFrames('01:00:10;00', 30, true)!;
@@ -376,8 +604,10 @@ describe('drop-frame EDLs (issue 21, item 1)', () => {
     expect(event).toMatch(/01:00:12;0\d 01:00:14;0\d 01:00:00;00 01:00:02;0\d$/);
     const srcIn = timecodeToFrames(event.split(/\s+/)[4]!, 30, true)!;
     // Its frame: the timecode's plus the cut's first frame (2 s at 29.97 is frame 60 after the in point's 59.94).
-    expect(srcIn - tcFrame).toBe(Math.ceil(2 * 30000 / 1001 - 1e-6));
-    const candidatesWithTc = candidates(media).map((c) => (c.id === VIDEO[0] ? { ...c, timecodeSec: (tcFrame * 1001) / 30000 } : c));
+    expect(srcIn - tcFrame).toBe(Math.ceil((2 * 30000) / 1001 - 1e-6));
+    const candidatesWithTc = candidates(media).map((c) =>
+      c.id === VIDEO[0] ? { ...c, timecodeSec: (tcFrame * 1001) / 30000 } : c,
+    );
     const back = toEditDraft(readEdl(text, t.fps), candidatesWithTc, {});
     expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
     const c = back.draft.video_series_sequential[0]!;
@@ -390,20 +620,37 @@ describe('a drop-frame EDL with a source at another NTSC rate (issue 31, item 9)
     const t = timelineOf({
       video_output_fps: 29.97,
       video_output_resolution: '1280x720',
-      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 3 }, { video_id: VIDEO[1]!, video_start_time: 610, video_end_time: 611 }],
+      video_series_sequential: [
+        { video_id: VIDEO[0]!, video_start_time: 2, video_end_time: 3 },
+        { video_id: VIDEO[1]!, video_start_time: 610, video_end_time: 611 },
+      ],
     });
-    const media = mediaFor([{ num: 30000, den: 1001 }, { num: 60000, den: 1001 }]);
+    const media = mediaFor([
+      { num: 30000, den: 1001 },
+      { num: 60000, den: 1001 },
+    ]);
     // The first source's drop-frame timecode makes the list drop-frame.
-    media.set(VIDEO[0]!, { ...media.get(VIDEO[0]!)!, timecodeFrame: timecodeToFrames('01:00:00;00', 30, true)!, timecodeDrop: true });
+    media.set(VIDEO[0]!, {
+      ...media.get(VIDEO[0]!)!,
+      timecodeFrame: timecodeToFrames('01:00:00;00', 30, true)!,
+      timecodeDrop: true,
+    });
     const text = writeEdl(exportDocument('df', t, media)).text;
     expect(text).toContain('FCM: DROP FRAME');
     // The cut starts on frame 36564 of the 59.94 source (610 s is 36563.4 frames): 00:10:10;00 drop-frame, where
     // non-drop-frame labels say 00:10:09:24; a second of the edit is 60 of its frames.
     expect(text).toMatch(/^002 .* 00:10:10;00 00:10:11;00 01:00:01;00 01:00:02;00$/m);
     const tc = (1800 * 60 - 108) / 30;
-    const back = toEditDraft(readEdl(text, t.fps), candidates(media).map((c) => (c.id === VIDEO[0] ? { ...c, timecodeSec: tc * 1.001 } : c)), {});
+    const back = toEditDraft(
+      readEdl(text, t.fps),
+      candidates(media).map((c) => (c.id === VIDEO[0] ? { ...c, timecodeSec: tc * 1.001 } : c)),
+      {},
+    );
     expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
-    expect(back.draft.video_series_sequential.map((c) => Math.round(c.video_start_time * 59.94))).toEqual([Math.round(2 * 59.94), Math.ceil(610 * 59.94 - 1e-6)]);
+    expect(back.draft.video_series_sequential.map((c) => Math.round(c.video_start_time * 59.94))).toEqual([
+      Math.round(2 * 59.94),
+      Math.ceil(610 * 59.94 - 1e-6),
+    ]);
   });
 });
 
@@ -412,17 +659,27 @@ describe('the voiceover in FCPXML is anchored to the timeline (issue 21, item 6)
     const t = timelineOf({
       video_output_fps: 25,
       video_output_resolution: '1280x720',
-      video_series_sequential: [{ video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 2 }, { video_id: VIDEO[1]!, video_start_time: 1, video_end_time: 3 }],
+      video_series_sequential: [
+        { video_id: VIDEO[0]!, video_start_time: 0, video_end_time: 2 },
+        { video_id: VIDEO[1]!, video_start_time: 1, video_end_time: 3 },
+      ],
       audio_overlay: [{ audio_id: AUDIO[0]!, audio_start_time: 0.4, audio_end_time: 3.6, audio_levels: [] }],
     });
-    const media = mediaFor([{ num: 25, den: 1 }, { num: 25, den: 1 }]);
+    const media = mediaFor([
+      { num: 25, den: 1 },
+      { num: 25, den: 1 },
+    ]);
     const xml = writeFcpxml(exportDocument('anchored', t, media));
     // The editor deletes cut 1 in the storyline; the one after moves up to 0 s, as Final Cut ripples it.
-    const edited = xml.replace(/ *<asset-clip ref="a1" offset="0s"[^>]*\/>\n/, '').replace(/(<asset-clip ref="a2" offset=")2s"/, '$10s"');
+    const edited = xml
+      .replace(/ *<asset-clip ref="a1" offset="0s"[^>]*\/>\n/, '')
+      .replace(/(<asset-clip ref="a2" offset=")2s"/, '$10s"');
     expect(edited).not.toBe(xml);
     const back = toEditDraft(readFcpxml(edited), candidates(media), {});
     expect(back.notes.filter((n) => n.severity === 'error')).toEqual([]);
-    expect(back.draft.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([[VIDEO[1], 1, 3]]);
+    expect(back.draft.video_series_sequential.map((c) => [c.video_id, c.video_start_time, c.video_end_time])).toEqual([
+      [VIDEO[1], 1, 3],
+    ]);
     expect(back.draft.audio_overlay.map((o) => [o.audio_id, o.audio_start_time])).toEqual([[AUDIO[0], 0.4]]);
   });
 });

@@ -9,7 +9,27 @@ import { duckFilter } from '../../src/media/timeline-args.js';
 
 const RATE = 48_000;
 function levels(filter: string, seconds: number): Float32Array {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `sine=f=500:r=${RATE}:d=${seconds}`, '-filter_complex', `[0:a]${filter}[o]`, '-map', '[o]', '-f', 'f32le', '-ac', '1', 'pipe:1'], { maxBuffer: 1 << 28 });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=f=500:r=${RATE}:d=${seconds}`,
+      '-filter_complex',
+      `[0:a]${filter}[o]`,
+      '-map',
+      '[o]',
+      '-f',
+      'f32le',
+      '-ac',
+      '1',
+      'pipe:1',
+    ],
+    { maxBuffer: 1 << 28 },
+  );
   if (r.status !== 0) throw new Error(String(r.stderr));
   return new Float32Array(r.stdout.buffer.slice(r.stdout.byteOffset, r.stdout.byteOffset + (r.stdout.length & ~3)));
 }
@@ -39,7 +59,8 @@ describe('duckFilter', () => {
     for (let i = 0; i + 1 < spans.length; i++) {
       const back = spans[i]!.to + DUCK_RELEASE + 0.02;
       const down = spans[i + 1]!.from - DUCK_ATTACK - 0.02;
-      if (down - back > 0.05) expect(dbAt(x, back, down) - full, `gap after ${spans[i]!.to.toFixed(2)}`).toBeCloseTo(0, 1);
+      if (down - back > 0.05)
+        expect(dbAt(x, back, down) - full, `gap after ${spans[i]!.to.toFixed(2)}`).toBeCloseTo(0, 1);
     }
   });
 
@@ -53,11 +74,24 @@ describe('duckFilter', () => {
     }
     const x = levels(duckFilter(12, duckSpans(spans)), Math.ceil(t + 1));
     const full = dbAt(x, 0, 0.3);
-    for (let i = 9; i + 1 < spans.length; i += 10) expect(dbAt(x, spans[i]!.to + 0.6, spans[i + 1]!.from - 0.3) - full, `long gap after span ${i}`).toBeCloseTo(0, 1);
+    for (let i = 9; i + 1 < spans.length; i += 10)
+      expect(dbAt(x, spans[i]!.to + 0.6, spans[i + 1]!.from - 0.3) - full, `long gap after span ${i}`).toBeCloseTo(
+        0,
+        1,
+      );
   });
 
   it('keeps the music down across a gap shorter than attack and release together', () => {
-    const x = levels(duckFilter(10, duckSpans([{ from: 1, to: 2 }, { from: 2.3, to: 3 }])), 4);
+    const x = levels(
+      duckFilter(
+        10,
+        duckSpans([
+          { from: 1, to: 2 },
+          { from: 2.3, to: 3 },
+        ]),
+      ),
+      4,
+    );
     const full = dbAt(x, 0, 0.5);
     expect(dbAt(x, 2.05, 2.25) - full).toBeCloseTo(-10, 0);
   });

@@ -1,6 +1,14 @@
 // Locating cuts in footage that moves: which stretches between reference frames are decoded fully, and from where.
 import { describe, expect, it } from 'vitest';
-import { LOCATE_STEP, LOCATE_WINDOW, MAX_LOCATE_GAP, hasReordering, runsForStretches, suspiciousStretches, type Located } from '../../src/media/inspect-locate.js';
+import {
+  LOCATE_STEP,
+  LOCATE_WINDOW,
+  MAX_LOCATE_GAP,
+  hasReordering,
+  runsForStretches,
+  suspiciousStretches,
+  type Located,
+} from '../../src/media/inspect-locate.js';
 import type { FramePacket } from '../../src/media/inspect.js';
 
 /** Tiny frames whose neighbours differ by the given mafd steps: frame k is flat grey at a level, one byte per pixel. */
@@ -13,7 +21,10 @@ function seen(indices: number[], levels: number[]): Located {
 function moving(stretches: number, motion: number, jumps: Record<number, number> = {}): Located {
   const levels = [10];
   for (let k = 0; k < stretches; k++) levels.push(levels.at(-1)! + (k % 2 ? motion : -motion) + (jumps[k] ?? 0));
-  return seen(levels.map((_, k) => k * 4), levels);
+  return seen(
+    levels.map((_, k) => k * 4),
+    levels,
+  );
 }
 
 describe('suspicious stretches', () => {
@@ -30,7 +41,11 @@ describe('suspicious stretches', () => {
 
   it('still flags cuts in several stretches in a row (no calm neighbour right beside the middle one)', () => {
     const jumps = { 4: 20, 5: -25, 6: 30 };
-    expect(suspiciousStretches(run, moving(10, 2, jumps), new Set())).toEqual([[16, 20], [20, 24], [24, 28]]);
+    expect(suspiciousStretches(run, moving(10, 2, jumps), new Set())).toEqual([
+      [16, 20],
+      [20, 24],
+      [24, 28],
+    ]);
     expect(LOCATE_WINDOW).toBeGreaterThanOrEqual(2);
   });
 
@@ -46,7 +61,12 @@ describe('suspicious stretches', () => {
 
   it('flags references too far apart, and the frames before the first and after the last decoded', () => {
     const s = seen([2, 4, 4 + MAX_LOCATE_GAP + 1, 4 + MAX_LOCATE_GAP + 5, 36], [10, 11, 10, 11, 10]);
-    expect(suspiciousStretches(run, s, new Set())).toEqual([[0, 2], [4, 4 + MAX_LOCATE_GAP + 1], [4 + MAX_LOCATE_GAP + 5, 36], [36, 40]]);
+    expect(suspiciousStretches(run, s, new Set())).toEqual([
+      [0, 2],
+      [4, 4 + MAX_LOCATE_GAP + 1],
+      [4 + MAX_LOCATE_GAP + 5, 36],
+      [36, 40],
+    ]);
   });
 
   it('takes the whole run when the locator saw nothing of it', () => {
@@ -54,7 +74,9 @@ describe('suspicious stretches', () => {
   });
 
   it('looks at any difference in a run of one stretch (nothing beside it to compare with)', () => {
-    expect(suspiciousStretches({ from: 0, to: 4 }, seen([0, 4], [10, 10 + LOCATE_STEP + 1]), new Set())).toEqual([[0, 4]]);
+    expect(suspiciousStretches({ from: 0, to: 4 }, seen([0, 4], [10, 10 + LOCATE_STEP + 1]), new Set())).toEqual([
+      [0, 4],
+    ]);
     expect(suspiciousStretches({ from: 0, to: 4 }, seen([0, 4], [10, 10]), new Set())).toEqual([]);
   });
 });
@@ -63,7 +85,17 @@ describe('runs for the suspicious stretches', () => {
   const keys = [0, 60, 120, 180];
 
   it('decodes each from the keyframe at or before it, merging runs that overlap', () => {
-    expect(runsForStretches(keys, [[64, 68], [100, 104], [128, 132], [60, 64]])).toEqual([{ from: 60, to: 104 }, { from: 120, to: 132 }]);
+    expect(
+      runsForStretches(keys, [
+        [64, 68],
+        [100, 104],
+        [128, 132],
+        [60, 64],
+      ]),
+    ).toEqual([
+      { from: 60, to: 104 },
+      { from: 120, to: 132 },
+    ]);
   });
 
   it('starts a stretch that begins on a keyframe at that keyframe, and one before the first keyframe at it', () => {
@@ -77,7 +109,12 @@ describe('runs for the suspicious stretches', () => {
 });
 
 describe('reordering', () => {
-  const f = (t: number, dts?: number): FramePacket => ({ t, size: 1, key: false, ...(dts === undefined ? {} : { dts }) });
+  const f = (t: number, dts?: number): FramePacket => ({
+    t,
+    size: 1,
+    key: false,
+    ...(dts === undefined ? {} : { dts }),
+  });
 
   it('is seen when frames are shown in another order than decoded (B-frames)', () => {
     expect(hasReordering([f(0, 0), f(1, 3), f(2, 1), f(3, 2)])).toBe(true);

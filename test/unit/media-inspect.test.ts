@@ -1,10 +1,21 @@
 // The pure parts of the shot scan: the packet list, the keyframe measure, candidates and the runs to decode.
 import { describe, expect, it } from 'vitest';
-import { candidateGops, lastJump, mafd, parsePackets, planRuns, sizeOutliers, stopEarly, type FramePacket } from '../../src/media/inspect.js';
+import {
+  candidateGops,
+  lastJump,
+  mafd,
+  parsePackets,
+  planRuns,
+  sizeOutliers,
+  stopEarly,
+  type FramePacket,
+} from '../../src/media/inspect.js';
 
 describe('the packet list', () => {
   it('reads ffprobe csv relative to the start, sorted by time, keeping decode order, skipping N/A and discarded packets', () => {
-    const csv = ['1.080000,500,__', '1.000000,9000,K_', '1.040000,400,__', 'N/A,10,__', '1.120000,30,_D', ''].join('\n');
+    const csv = ['1.080000,500,__', '1.000000,9000,K_', '1.040000,400,__', 'N/A,10,__', '1.120000,30,_D', ''].join(
+      '\n',
+    );
     expect(parsePackets(csv, 1)).toEqual([
       { t: 0, size: 9000, key: true, dts: 1 },
       { t: expect.closeTo(0.04, 6), size: 400, key: false, dts: 2 },
@@ -13,7 +24,7 @@ describe('the packet list', () => {
   });
 });
 
-describe('scdet\'s measure', () => {
+describe("scdet's measure", () => {
   it('is the mean absolute difference in percent of full scale', () => {
     expect(mafd(new Uint8Array([0, 0, 0, 0]), new Uint8Array([0, 0, 0, 0]))).toBe(0);
     expect(mafd(new Uint8Array([0, 0, 0, 0]), new Uint8Array([128, 128, 0, 0]))).toBe(25);
@@ -43,7 +54,10 @@ describe('candidates', () => {
   });
 
   it('decodes each candidate GOP up to the next keyframe inclusive, contiguous ones as one run', () => {
-    expect(planRuns([0, 50, 100, 150], 200, new Set([0, 1, 3]))).toEqual([{ from: 0, to: 100 }, { from: 150, to: 199 }]);
+    expect(planRuns([0, 50, 100, 150], 200, new Set([0, 1, 3]))).toEqual([
+      { from: 0, to: 100 },
+      { from: 150, to: 199 },
+    ]);
   });
 
   it('finds the last packet of a GOP that jumps in size: new content after cheap frames, not steady P/B alternation', () => {
@@ -58,8 +72,10 @@ describe('candidates', () => {
     expect(lastJump(gop([9000, 3000, 2800, 2900, 2700, 2800, 200, 90, 80, 90, 9000]), 0, 10, 64)).toBe(6);
   });
 
-  it('stops a run at its last GOP\'s last jump when enough frames are left, and says which keyframe closes it', () => {
-    const frames = gop([5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 110, 95, 100, 90, 110, 95, 100, 5000]);
+  it("stops a run at its last GOP's last jump when enough frames are left, and says which keyframe closes it", () => {
+    const frames = gop([
+      5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 110, 95, 100, 90, 110, 95, 100, 5000,
+    ]);
     expect(stopEarly(frames, [{ from: 0, to: 10 }], 64)).toEqual([{ from: 0, to: 4, closes: 10 }]);
     // Too few frames after the jump to be worth a check; no jump at all; a run that ends at the file's last frame.
     const late = gop([5000, 100, 90, 110, 95, 100, 90, 110, 3000, 2900, 5000]);
@@ -67,7 +83,10 @@ describe('candidates', () => {
     expect(stopEarly(frames, [{ from: 10, to: 20 }], 64)).toEqual([{ from: 10, to: 20 }]);
     expect(stopEarly(frames.slice(0, 16), [{ from: 10, to: 15 }], 64)).toEqual([{ from: 10, to: 15 }]);
     // A run of two GOPs stops inside its last one only.
-    const two = gop([5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 3000, 2900, 2800, 2700, 2800, 2900, 2800, 5000]);
+    const two = gop([
+      5000, 100, 90, 110, 3000, 2800, 2900, 2700, 2800, 2900, 5000, 100, 90, 3000, 2900, 2800, 2700, 2800, 2900, 2800,
+      5000,
+    ]);
     expect(stopEarly(two, [{ from: 0, to: 20 }], 64)).toEqual([{ from: 0, to: 13, closes: 20 }]);
   });
 });

@@ -5,7 +5,27 @@ import { splitJpegs } from '../../src/media/jpeg.js';
 
 function mjpeg(frames: number): Buffer {
   // Noise makes entropy-coded data full of 0xFF bytes (stuffed), which must not be read as markers.
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=s=64x36:r=5,noise=alls=60:allf=t`, '-frames:v', String(frames), '-c:v', 'mjpeg', '-q:v', '2', '-f', 'mjpeg', '-'], { maxBuffer: 1 << 24 });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=s=64x36:r=5,noise=alls=60:allf=t`,
+      '-frames:v',
+      String(frames),
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '2',
+      '-f',
+      'mjpeg',
+      '-',
+    ],
+    { maxBuffer: 1 << 24 },
+  );
   if (r.status !== 0) throw new Error(String(r.stderr));
   return r.stdout;
 }

@@ -13,7 +13,7 @@ describe('levelGains', () => {
     expect(levelGains([-20])).toEqual([0]);
     expect(levelGains([-20, -20.4])).toEqual([0, 0]);
   });
-  it('levels to the median on a 0.5 LU grid: one cut changed a little leaves the others\' gains as they were', () => {
+  it("levels to the median on a 0.5 LU grid: one cut changed a little leaves the others' gains as they were", () => {
     // Median -23.65 (-23.5 on the grid): the loudest down 3.5, the quietest up 2.5, one 0.2 LU off left alone.
     expect(levelGains([-20, -23.3, -26, -24])).toEqual([-3.5, 0, 2.5, 0.5]);
     // The last cut 0.2 LU quieter: the median moves 0.1 LU, the grid's does not; only that cut's gain follows it.
@@ -39,14 +39,24 @@ describe('integratedLoudness (BS.1770-4)', () => {
     const b = [...blocks([-10, -10], 0), ...blocks([-30, -30], 2)];
     expect(integratedLoudness(b, { from: 2, to: 3 })).toBe(-30);
     expect(integratedLoudness(b, { from: 0.05, to: 0.45 })).toBeUndefined(); // no whole block inside
-    expect(truePeak([{ t: 0, db: -3 }, { t: 2, db: -1 }], { from: 0, to: 1 })).toBe(-3);
+    expect(
+      truePeak(
+        [
+          { t: 0, db: -3 },
+          { t: 2, db: -1 },
+        ],
+        { from: 0, to: 1 },
+      ),
+    ).toBe(-3);
   });
 });
 
 describe('mixFlags', () => {
   it('flags music within 10 dB of the dialogue, and music over it, where there is dialogue to hear', () => {
     expect(mixFlags({ dialogue_lufs: -20, music_lufs: -25 })[0]).toMatch(/music only 5\.0 dB under the dialogue/);
-    expect(mixFlags({ dialogue_lufs: -20, music_lufs: -18 })[0]).toMatch(/dialogue inaudible: the music is 2\.0 dB over it/);
+    expect(mixFlags({ dialogue_lufs: -20, music_lufs: -18 })[0]).toMatch(
+      /dialogue inaudible: the music is 2\.0 dB over it/,
+    );
     expect(mixFlags({ dialogue_lufs: -20, music_lufs: -31 })).toEqual([]);
     expect(mixFlags({ dialogue_lufs: -50, music_lufs: -20 })).toEqual([]); // ambience under music: no dialogue to keep clear
   });

@@ -42,7 +42,15 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe('probe', () => {
   it('measures a video: duration, streams, size, fps', async () => {
     const f = await probeMedia(ffprobe, { kind: 'file', path: media.red! }, { timeoutMs: 10_000 });
-    expect(f).toMatchObject({ durationMs: 8000, hasVideo: true, hasAudio: true, width: 320, height: 180, fps: 25, isImage: false });
+    expect(f).toMatchObject({
+      durationMs: 8000,
+      hasVideo: true,
+      hasAudio: true,
+      width: 320,
+      height: 180,
+      fps: 25,
+      isImage: false,
+    });
   });
 
   it('tells audio and images apart from video', async () => {
@@ -69,34 +77,73 @@ describe('probe', () => {
   });
 
   it('refuses URLs of other schemes before anything runs', () => {
-    expect(sourceFromUrl('ftp://x/y.mp4', { allowFile: true })).toEqual({ error: 'the asset url uses ftp:, which cutroom does not read' });
+    expect(sourceFromUrl('ftp://x/y.mp4', { allowFile: true })).toEqual({
+      error: 'the asset url uses ftp:, which cutroom does not read',
+    });
     expect(sourceFromUrl('concat:a.mp4|b.mp4', { allowFile: true })).toMatchObject({ error: expect.any(String) });
     expect(sourceFromUrl(undefined, { allowFile: true })).toEqual({ error: 'the asset has no url' });
   });
 
   it('reads file: links only from the local backend, never from a service', () => {
-    expect(sourceFromUrl('file:///etc/passwd', { allowFile: false })).toEqual({ error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service' });
+    expect(sourceFromUrl('file:///etc/passwd', { allowFile: false })).toEqual({
+      error: 'the asset url is a file: link, which cutroom reads only from its local backend, never from a service',
+    });
     expect(sourceFromUrl('file:///data/m.mp4', { allowFile: true })).toEqual({ kind: 'file', path: '/data/m.mp4' });
   });
 
   it('applies rotation and sample aspect to the display size, and ignores cover art', () => {
-    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 1920, height: 1080, side_data_list: [{ rotation: -90 }] }], format: { duration: '3' } })).toMatchObject({ width: 1080, height: 1920 });
-    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 720, height: 576, sample_aspect_ratio: '16:11' }], format: { duration: '3' } })).toMatchObject({ width: 1047, height: 576 });
-    expect(factsFromProbe({ streams: [{ codec_type: 'audio' }, { codec_type: 'video', codec_name: 'mjpeg', disposition: { attached_pic: 1 } }], format: { duration: '30', format_name: 'mp3' } })).toMatchObject({ hasVideo: false, hasAudio: true });
+    expect(
+      factsFromProbe({
+        streams: [{ codec_type: 'video', width: 1920, height: 1080, side_data_list: [{ rotation: -90 }] }],
+        format: { duration: '3' },
+      }),
+    ).toMatchObject({ width: 1080, height: 1920 });
+    expect(
+      factsFromProbe({
+        streams: [{ codec_type: 'video', width: 720, height: 576, sample_aspect_ratio: '16:11' }],
+        format: { duration: '3' },
+      }),
+    ).toMatchObject({ width: 1047, height: 576 });
+    expect(
+      factsFromProbe({
+        streams: [
+          { codec_type: 'audio' },
+          { codec_type: 'video', codec_name: 'mjpeg', disposition: { attached_pic: 1 } },
+        ],
+        format: { duration: '30', format_name: 'mp3' },
+      }),
+    ).toMatchObject({ hasVideo: false, hasAudio: true });
   });
 
   it('reports a constant frame rate as a fraction, the first frame on the file clock, and the channels', () => {
     const f = factsFromProbe({
       streams: [
-        { codec_type: 'video', width: 320, height: 240, avg_frame_rate: '30000/1001', r_frame_rate: '30000/1001', start_time: '1.5', time_base: '1/1000' },
+        {
+          codec_type: 'video',
+          width: 320,
+          height: 240,
+          avg_frame_rate: '30000/1001',
+          r_frame_rate: '30000/1001',
+          start_time: '1.5',
+          time_base: '1/1000',
+        },
         { codec_type: 'audio', channels: 6, start_time: '1.4' },
       ],
       format: { duration: '3', start_time: '1.4' },
     });
-    expect(f).toMatchObject({ frameRate: { num: 30000, den: 1001 }, videoTimeBase: { num: 1, den: 1000 }, audioChannels: 6 });
+    expect(f).toMatchObject({
+      frameRate: { num: 30000, den: 1001 },
+      videoTimeBase: { num: 1, den: 1000 },
+      audioChannels: 6,
+    });
     expect(f.videoStartSec).toBeCloseTo(0.1, 9);
     // Variable rate: the average is not the base rate, so no frame grid is assumed.
-    expect(factsFromProbe({ streams: [{ codec_type: 'video', width: 2, height: 2, avg_frame_rate: '2997/100', r_frame_rate: '30/1' }], format: { duration: '3' } }).frameRate).toBeUndefined();
+    expect(
+      factsFromProbe({
+        streams: [{ codec_type: 'video', width: 2, height: 2, avg_frame_rate: '2997/100', r_frame_rate: '30/1' }],
+        format: { duration: '3' },
+      }).frameRate,
+    ).toBeUndefined();
   });
 
   it('caches per asset id and keeps failures out of the cache', async () => {
@@ -121,11 +168,15 @@ describe('processes', () => {
     const ac = new AbortController();
     const started = Date.now();
     // Cancel only once the child has set its SIGTERM handler (a loaded machine may take a while to start node).
-    const r = await runProcess(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)'], {
-      timeoutMs: 30_000,
-      signal: ac.signal,
-      onStdout: (c) => c.includes('ready') && ac.abort(),
-    });
+    const r = await runProcess(
+      process.execPath,
+      ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)'],
+      {
+        timeoutMs: 30_000,
+        signal: ac.signal,
+        onStdout: (c) => c.includes('ready') && ac.abort(),
+      },
+    );
     expect(r.cancelled).toBe(true);
     expect(r.signal).toBe('SIGKILL');
     // Well before the 30 s time limit: the kill came from the cancellation.
@@ -133,7 +184,9 @@ describe('processes', () => {
   });
 
   it('never lets a child write to our stdout, and reports a missing binary', async () => {
-    const r = await runProcess(process.execPath, ['-e', 'console.log("to stdout"); console.error("to stderr")'], { timeoutMs: 5000 });
+    const r = await runProcess(process.execPath, ['-e', 'console.log("to stdout"); console.error("to stderr")'], {
+      timeoutMs: 5000,
+    });
     expect(r.stdout.toString()).toBe('to stdout\n');
     expect(r.stderr).toBe('to stderr\n');
     const missing = await runProcess('/nonexistent/ffmpeg', [], { timeoutMs: 5000 });
@@ -145,13 +198,19 @@ describe('processes', () => {
 describe('locate', () => {
   it('prefers an explicit path, and reports one that is not there', async () => {
     expect(await locateMediaTools({ ffprobePath: ffprobe, searchPath: '' })).toMatchObject({ ffprobe });
-    expect(await locateMediaTools({ ffprobePath: '/nonexistent/ffprobe', ffmpegPath: '/nonexistent/ffmpeg', searchPath: process.env.PATH })).toEqual({});
+    expect(
+      await locateMediaTools({
+        ffprobePath: '/nonexistent/ffprobe',
+        ffmpegPath: '/nonexistent/ffmpeg',
+        searchPath: process.env.PATH,
+      }),
+    ).toEqual({});
     expect(await locateMediaTools({ searchPath: '/nonexistent' })).toEqual({});
   });
 });
 
 describe('Limiter', () => {
-  it("holds each caller to their share, and all callers to the total", async () => {
+  it('holds each caller to their share, and all callers to the total', async () => {
     const total = new Limiter(3);
     const callers = [new Limiter(2, total), new Limiter(2, total), new Limiter(2, total)];
     let running = 0;
@@ -183,11 +242,21 @@ describe('Limiter', () => {
 });
 
 describe('a start timecode (issue 21, item 1)', () => {
-  const video = { codec_type: 'video', width: 1920, height: 1080, avg_frame_rate: '30000/1001', r_frame_rate: '30000/1001' };
+  const video = {
+    codec_type: 'video',
+    width: 1920,
+    height: 1080,
+    avg_frame_rate: '30000/1001',
+    r_frame_rate: '30000/1001',
+  };
   it('is read from the video stream, a timecode track or the format, in that order, and only when it is one', () => {
     expect(factsFromProbe({ streams: [{ ...video, tags: { timecode: '01:00:10;00' } }] }).timecode).toBe('01:00:10;00');
-    expect(factsFromProbe({ streams: [video, { codec_type: 'data', tags: { timecode: '10:00:00:00' } }] }).timecode).toBe('10:00:00:00');
-    expect(factsFromProbe({ streams: [video], format: { tags: { timecode: '00:59:58:12' } } }).timecode).toBe('00:59:58:12');
+    expect(
+      factsFromProbe({ streams: [video, { codec_type: 'data', tags: { timecode: '10:00:00:00' } }] }).timecode,
+    ).toBe('10:00:00:00');
+    expect(factsFromProbe({ streams: [video], format: { tags: { timecode: '00:59:58:12' } } }).timecode).toBe(
+      '00:59:58:12',
+    );
     expect(factsFromProbe({ streams: [{ ...video, tags: { timecode: 'soon' } }] }).timecode).toBeUndefined();
     expect(factsFromProbe({ streams: [video] }).timecode).toBeUndefined();
   });

@@ -18,7 +18,19 @@ describe('hearEdges', () => {
     const wav = join(dir, 'up.wav');
     const words = sayWithWordTimes('The lighthouse keeper walked along the shore before the sun came up.', wav, 'rms');
     const up = words.at(-1)!;
-    const e = await hearEdges(deps, { kind: 'file', path: wav }, { prevEnd: words.at(-2)!.end, start: words.at(-2)!.start, firstEnd: words.at(-2)!.end, lastStart: up.start, end: up.end - 0.04, duration: up.end + 0.5, sentenceEnd: true });
+    const e = await hearEdges(
+      deps,
+      { kind: 'file', path: wav },
+      {
+        prevEnd: words.at(-2)!.end,
+        start: words.at(-2)!.start,
+        firstEnd: words.at(-2)!.end,
+        lastStart: up.start,
+        end: up.end - 0.04,
+        duration: up.end + 0.5,
+        sentenceEnd: true,
+      },
+    );
     // The closure starts ~160 ms before the word's true end; the release's burst lies within its last 40 ms.
     expect(e.end).toBeGreaterThanOrEqual(up.end - 0.04);
     expect(e.end).toBeLessThanOrEqual(up.end + 0.02);

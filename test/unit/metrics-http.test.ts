@@ -16,7 +16,12 @@ afterEach(() => servers.splice(0).forEach((s) => s.close()));
 /** The app as configured by `env`, told it listens on `host`, reached on 127.0.0.1. */
 async function app(env: Record<string, string>, host: string): Promise<string> {
   const config = loadConfig({ VJ_API_KEY: 'k'.repeat(20), ...env }, ['--http']);
-  const a = createHttpApp({ backendKind: 'remote', http: { ...config.http!, host }, callers: {} as Callers, logger: silentLogger });
+  const a = createHttpApp({
+    backendKind: 'remote',
+    http: { ...config.http!, host },
+    callers: {} as Callers,
+    logger: silentLogger,
+  });
   const s = createServer(a.listener);
   servers.push(s);
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
@@ -29,8 +34,13 @@ describe('/metrics', () => {
     const refused = await fetch(`${open}/metrics`);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toMatch(/set CUTROOM_METRICS_TOKEN/);
-    const guarded = await app({ CUTROOM_HTTP_ALLOWED_HOSTS: '127.0.0.1', CUTROOM_METRICS_TOKEN: 'scrape-0123456789abcdef' }, '0.0.0.0');
-    expect((await fetch(`${guarded}/metrics`, { headers: { authorization: 'Bearer wrong-0123456789abcdef' } })).status).toBe(401);
+    const guarded = await app(
+      { CUTROOM_HTTP_ALLOWED_HOSTS: '127.0.0.1', CUTROOM_METRICS_TOKEN: 'scrape-0123456789abcdef' },
+      '0.0.0.0',
+    );
+    expect(
+      (await fetch(`${guarded}/metrics`, { headers: { authorization: 'Bearer wrong-0123456789abcdef' } })).status,
+    ).toBe(401);
     const ok = await fetch(`${guarded}/metrics`, { headers: { authorization: 'Bearer scrape-0123456789abcdef' } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -42,7 +52,18 @@ describe('/metrics', () => {
   it('writes the text format: label values escaped, histograms cumulative up to +Inf', () => {
     const durations = new Map<string, Histogram>();
     for (const s of [0.05, 0.3, 0.3, 7, 9999]) observe(durations, 'preview', s);
-    const text = exposition({ version: '1"2\\3', backend: 'local', inFlight: 2, draining: false, uptimeS: 5 }, { up: true, jobs: [{ kind: 'preview', state: 'waiting', count: 3 }], oldestWaitingS: 4.5, durations, waits: new Map(), failedTotal: new Map([['inspect', 2]]) }, BUCKETS);
+    const text = exposition(
+      { version: '1"2\\3', backend: 'local', inFlight: 2, draining: false, uptimeS: 5 },
+      {
+        up: true,
+        jobs: [{ kind: 'preview', state: 'waiting', count: 3 }],
+        oldestWaitingS: 4.5,
+        durations,
+        waits: new Map(),
+        failedTotal: new Map([['inspect', 2]]),
+      },
+      BUCKETS,
+    );
     expect(text).toContain('cutroom_info{version="1\\"2\\\\3",backend="local",queue="redis"} 1');
     expect(text).toContain('cutroom_queue_jobs{kind="preview",state="waiting"} 3');
     expect(text).toContain('cutroom_queue_oldest_waiting_seconds 4.5');
@@ -54,7 +75,8 @@ describe('/metrics', () => {
     expect(text).toContain('cutroom_queue_jobs_failed_total{kind="inspect"} 2');
     expect(text.endsWith('\n')).toBe(true);
     // Every line a comment or "name{labels} value".
-    for (const line of text.trimEnd().split('\n')) expect(line).toMatch(/^(# (HELP|TYPE) \S+ .+|[a-z_]+(\{.*\})? [0-9.e+-]+|[a-z_]+(\{.*\})? \+Inf)$/);
+    for (const line of text.trimEnd().split('\n'))
+      expect(line).toMatch(/^(# (HELP|TYPE) \S+ .+|[a-z_]+(\{.*\})? [0-9.e+-]+|[a-z_]+(\{.*\})? \+Inf)$/);
     expect(kindOf(`preview-${'a'.repeat(40)}`)).toBe('preview');
     expect(kindOf('12')).toBe('other');
   });

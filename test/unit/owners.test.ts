@@ -72,7 +72,11 @@ describe("the data dir's lock", () => {
   });
 
   it('is broken when its lease is stale (a replica that died), and at once when its owner is a dead pid of ours', async () => {
-    for (const [owner, age] of [[`${deadPid}@${otherSpace}`, 11_000], [`${deadPid}@${pidSpace()}`, 0], [String(deadPid), 0]] as const) {
+    for (const [owner, age] of [
+      [`${deadPid}@${otherSpace}`, 11_000],
+      [`${deadPid}@${pidSpace()}`, 0],
+      [String(deadPid), 0],
+    ] as const) {
       const dataDir = mkdtempSync(join(tmpdir(), 'cutroom-lock-'));
       lockedBy(dataDir, owner, age);
       const started = Date.now();
@@ -97,12 +101,18 @@ describe('the sweep of the data dir', () => {
     for (const f of Object.values(files)) writeFileSync(f, 'x');
     ago(files.otherStale, LEASE_STALE_MS + 5000);
     await sweepLeftovers(dataDir);
-    expect(Object.fromEntries(Object.entries(files).map(([k, f]) => [k, existsSync(f)]))).toEqual({ otherFresh: true, otherStale: false, oursDead: false, oursLive: true, bareDead: false });
+    expect(Object.fromEntries(Object.entries(files).map(([k, f]) => [k, existsSync(f)]))).toEqual({
+      otherFresh: true,
+      otherStale: false,
+      oursDead: false,
+      oursLive: true,
+      bareDead: false,
+    });
   });
 });
 
 describe("the preview cache's evictions", () => {
-  it("never take a preview another container is making while its lease is fresh; take it once it is stale", async () => {
+  it('never take a preview another container is making while its lease is fresh; take it once it is stale', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cutroom-previews-'));
     const cache = new PreviewCache({ dir, keep: 1, maxBytes: 1 << 30 });
     const making = join(cache.root, '20261124000000-0a0b0c0d');

@@ -42,23 +42,30 @@ function madePreview(): PreviewCache {
   writeFileSync(join(dir, 'sheet.jpg'), 'sheet');
   writeFileSync(join(dir, 'levels.json'), '{}');
   writeFileSync(join(dir, 'cut-0.mp4'), 'clip');
-  writeFileSync(join(dir, 'preview.json'), JSON.stringify({ preview_id: ID, path: join(dir, 'preview.mp4'), sheet_path: join(dir, 'sheet.jpg') }));
+  writeFileSync(
+    join(dir, 'preview.json'),
+    JSON.stringify({ preview_id: ID, path: join(dir, 'preview.mp4'), sheet_path: join(dir, 'sheet.jpg') }),
+  );
   return cache;
 }
 
 describe('previews in an object store', () => {
-  it('puts a finished preview once, its record last, under its caller\'s folder', async () => {
+  it("puts a finished preview once, its record last, under its caller's folder", async () => {
     const mem = memoryStore();
     const s = previewStore(mem.store, madePreview(), 'callers/abc');
     await s.put(ID);
     expect(mem.puts.at(-1)).toBe(`callers/abc/previews/${ID}/preview.json`);
-    expect(mem.puts.sort()).toEqual(['cut-0.mp4', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg'].map((f) => `callers/abc/previews/${ID}/${f}`));
+    expect(mem.puts.sort()).toEqual(
+      ['cut-0.mp4', 'levels.json', 'preview.json', 'preview.mp4', 'sheet.jpg'].map(
+        (f) => `callers/abc/previews/${ID}/${f}`,
+      ),
+    );
     mem.puts.length = 0;
     await s.put(ID);
     expect(mem.puts).toEqual([]);
   });
 
-  it('fetches whole or not at all, and the record names the fetching server\'s files', async () => {
+  it("fetches whole or not at all, and the record names the fetching server's files", async () => {
     const mem = memoryStore();
     await previewStore(mem.store, madePreview(), '').put(ID);
     const here = new PreviewCache({ dir: mkdtempSync(join(tmpdir(), 'cutroom-pstore-s-')), keep: 5, maxBytes: 1e9 });
@@ -70,7 +77,10 @@ describe('previews in an object store', () => {
     mem.lose.clear();
     expect(await s.fetch(ID)).toBe(true);
     expect(readFileSync(join(here.root, ID, 'preview.mp4'), 'utf8')).toBe('video');
-    const record = JSON.parse(readFileSync(join(here.root, ID, 'preview.json'), 'utf8')) as { path: string; sheet_path: string };
+    const record = JSON.parse(readFileSync(join(here.root, ID, 'preview.json'), 'utf8')) as {
+      path: string;
+      sheet_path: string;
+    };
     expect(record.path).toBe(join(here.root, ID, 'preview.mp4'));
     expect(record.sheet_path).toBe(join(here.root, ID, 'sheet.jpg'));
     // Fetched again (another reader, or a server sharing this dir): the copy here stays.
@@ -84,6 +94,12 @@ describe('previews in an object store', () => {
     const made = madePreview();
     await previewStore(mem.store, made, '').put(ID);
     mem.objects.delete(`previews/${ID}/preview.json`);
-    expect(await previewStore(mem.store, new PreviewCache({ dir: mkdtempSync(join(tmpdir(), 'cutroom-pstore-s-')), keep: 5, maxBytes: 1e9 }), '').fetch(ID)).toBe(false);
+    expect(
+      await previewStore(
+        mem.store,
+        new PreviewCache({ dir: mkdtempSync(join(tmpdir(), 'cutroom-pstore-s-')), keep: 5, maxBytes: 1e9 }),
+        '',
+      ).fetch(ID),
+    ).toBe(false);
   });
 });

@@ -20,12 +20,23 @@ function setup(progress: unknown, making: string | null = 'preview-1') {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-qclips-'));
   const cache = new PreviewCache({ dir, keep: 10, maxBytes: 1e9 });
   mkdirSync(join(cache.root, ID), { recursive: true });
-  const rt = { ffmpeg: 'ffmpeg', cache, segments: new SegmentStore(join(dir, 'segments'), 1e9) } as unknown as MediaRuntime;
+  const rt = {
+    ffmpeg: 'ffmpeg',
+    cache,
+    segments: new SegmentStore(join(dir, 'segments'), 1e9),
+  } as unknown as MediaRuntime;
   const conn = { get: async () => making } as unknown as Redis;
   const queue = { getJob: async () => ({ progress }) } as unknown as Queue;
   return { dir, rt, clips: new QueueClips(conn, queue) };
 }
-const progress = (segments: unknown, ready = [0, 1]) => ({ id: ID, fraction: 0.5, message: '', cuts: 3, ready, segments });
+const progress = (segments: unknown, ready = [0, 1]) => ({
+  id: ID,
+  fraction: 0.5,
+  message: '',
+  cuts: 3,
+  ready,
+  segments,
+});
 
 describe("a cut's clip from a worker's progress", () => {
   it('is nothing to make when no worker makes the preview, another preview is named, or the cut is not ready', async () => {
@@ -51,7 +62,9 @@ describe("a cut's clip from a worker's progress", () => {
 
   it('says so when the segment is not in this cache dir (a worker with another dir), and serves a clip made already', async () => {
     const { dir, rt, clips } = setup(progress([{ cut: 1, key: KEY, seconds: 1 }]));
-    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(/is not in this server's cache dir .*share CUTROOM_CACHE_DIR/);
+    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(
+      /is not in this server's cache dir .*share CUTROOM_CACHE_DIR/,
+    );
     // A clip already made (by the worker, or another replica) is served as it is.
     const made = join(dir, 'previews', ID, 'cut-1.mp4');
     writeFileSync(made, 'made');
@@ -64,21 +77,40 @@ describe("a cut's clip asked of the worker (an object store)", () => {
   function asking(opts: { heard: number; answer?: string; made?: boolean; stillMaking?: boolean; waitMs?: number }) {
     const { rt } = setup(progress([], [0, 1]));
     const got: string[] = [];
-    const store = { getFile: async (_id: string, name: string, to: string) => (got.push(name), writeFileSync(to, 'clip'), true) };
+    const store = {
+      getFile: async (_id: string, name: string, to: string) => (got.push(name), writeFileSync(to, 'clip'), true),
+    };
     const published: string[] = [];
     const conn = {
       get: async () => 'preview-1',
-      exists: async (key: string) => (key.includes(':making:') ? (opts.stillMaking === false ? 0 : 1) : opts.made ? 1 : 0),
+      exists: async (key: string) =>
+        key.includes(':making:') ? (opts.stillMaking === false ? 0 : 1) : opts.made ? 1 : 0,
       publish: async (_c: string, m: string) => (published.push(m), opts.heard),
-      multi: () => ({ exists: () => ({ get: () => ({ exec: async () => [[null, opts.made ? 1 : 0], [null, opts.answer ?? null]] }) }) }),
+      multi: () => ({
+        exists: () => ({
+          get: () => ({
+            exec: async () => [
+              [null, opts.made ? 1 : 0],
+              [null, opts.answer ?? null],
+            ],
+          }),
+        }),
+      }),
     } as unknown as Redis;
     const queue = { getJob: async () => ({ progress: progress([], [0, 1]) }) } as unknown as Queue;
-    return { rt: { ...rt, store } as unknown as MediaRuntime, clips: new QueueClips(conn, queue, opts.waitMs ?? 30_000), published, got };
+    return {
+      rt: { ...rt, store } as unknown as MediaRuntime,
+      clips: new QueueClips(conn, queue, opts.waitMs ?? 30_000),
+      published,
+      got,
+    };
   }
 
   it('says so when no worker hears the request', async () => {
     const { rt, clips } = asking({ heard: 0 });
-    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(/no cutroom worker heard the request for cut 2's clip/);
+    await expect(clips.clip(rt, 'place', ID, 1)).rejects.toThrow(
+      /no cutroom worker heard the request for cut 2's clip/,
+    );
   });
 
   it("gives the worker's answer when it could not make it", async () => {
@@ -109,6 +141,14 @@ describe('a request for a clip, as a worker reads it', () => {
   it('is taken only in its shape', () => {
     const ok = { job: 'preview-1', preview: ID, cut: 2, ask: 'ab'.repeat(12) };
     expect(clipAskOf(JSON.stringify(ok))).toEqual(ok);
-    for (const bad of ['not json', '[]', JSON.stringify({ ...ok, cut: -1 }), JSON.stringify({ ...ok, cut: 1.5 }), JSON.stringify({ ...ok, ask: 'x' }), JSON.stringify({ ...ok, job: 7 })]) expect(clipAskOf(bad)).toBeUndefined();
+    for (const bad of [
+      'not json',
+      '[]',
+      JSON.stringify({ ...ok, cut: -1 }),
+      JSON.stringify({ ...ok, cut: 1.5 }),
+      JSON.stringify({ ...ok, ask: 'x' }),
+      JSON.stringify({ ...ok, job: 7 }),
+    ])
+      expect(clipAskOf(bad)).toBeUndefined();
   });
 });

@@ -67,7 +67,7 @@ describe('renderFileName', () => {
     expect(renderFileName('clip')).toBe('clip.mp4');
   });
 
-  it('keeps a long name under the file system\'s limit with room for its temporary names, never splitting a character', () => {
+  it("keeps a long name under the file system's limit with room for its temporary names, never splitting a character", () => {
     const name = renderFileName(`${'é'.repeat(150)}.mp4`);
     expect(Buffer.byteLength(name)).toBeLessThanOrEqual(184);
     expect(name).toBe(`${'é'.repeat(90)}.mp4`);
@@ -118,10 +118,14 @@ describe('where a running render stands, in words', () => {
   });
 
   it('says when it is too early to tell, and what a service said as it said it', () => {
-    expect(runningText({ ...running, progress: 0.01, elapsed_seconds: 1 }, 'local')).toBe('rendering 1%, 1 s since it started; too early to tell the time left');
+    expect(runningText({ ...running, progress: 0.01, elapsed_seconds: 1 }, 'local')).toBe(
+      'rendering 1%, 1 s since it started; too early to tell the time left',
+    );
     const remote = { ...running, status: 'rendering-queued', elapsed_seconds: 95 };
     expect(whereItStands(remote)).toBe('rendering-queued, 1 min 35 s since it started');
-    expect(runningText(remote, 'remote')).toBe('the service says "rendering-queued", 1 min 35 s since it started; it reports no progress');
+    expect(runningText(remote, 'remote')).toBe(
+      'the service says "rendering-queued", 1 min 35 s since it started; it reports no progress',
+    );
     expect(checkAgainSeconds(remote)).toBe(30);
     expect(checkAgainSeconds({ ...remote, elapsed_seconds: 3 })).toBe(5);
   });

@@ -7,22 +7,30 @@ import { pause, waitForRender } from '../../src/workflow/render-status.js';
 function backendRendering(polls: number): Backend {
   let reads = 0;
   return {
-    getProject: async () => ({ id: 'p', assets: [{ id: 'r', status: ++reads > polls ? 'uploaded' : 'processing', uploaded: reads > polls }] }),
+    getProject: async () => ({
+      id: 'p',
+      assets: [{ id: 'r', status: ++reads > polls ? 'uploaded' : 'processing', uploaded: reads > polls }],
+    }),
   } as unknown as Backend;
 }
 
 describe('waitForRender', () => {
-  it('leaves no abort listener behind on the caller\'s signal, however many polls it makes', async () => {
+  it("leaves no abort listener behind on the caller's signal, however many polls it makes", async () => {
     const ac = new AbortController();
     const counts: number[] = [];
-    const status = await waitForRender(backendRendering(15), 'p', { asset_id: 'r' }, {
-      maxWaitMs: 60_000,
-      pollMs: 1,
-      signal: ac.signal,
-      onProgress: () => {
-        counts.push(getEventListeners(ac.signal, 'abort').length);
+    const status = await waitForRender(
+      backendRendering(15),
+      'p',
+      { asset_id: 'r' },
+      {
+        maxWaitMs: 60_000,
+        pollMs: 1,
+        signal: ac.signal,
+        onProgress: () => {
+          counts.push(getEventListeners(ac.signal, 'abort').length);
+        },
       },
-    });
+    );
     expect(status?.done).toBe(true);
     expect(counts).toHaveLength(15);
     expect(new Set(counts)).toEqual(new Set([0]));
@@ -54,7 +62,12 @@ describe('waitForRender on a render this process runs', () => {
     } as unknown as Backend;
     const ac = new AbortController();
     // One poll, then a pause of a minute: the render ends 50 ms into it.
-    const waiting = waitForRender(backend, 'p', { asset_id: 'r' }, { maxWaitMs: 600_000, pollMs: 60_000, signal: ac.signal });
+    const waiting = waitForRender(
+      backend,
+      'p',
+      { asset_id: 'r' },
+      { maxWaitMs: 600_000, pollMs: 60_000, signal: ac.signal },
+    );
     setTimeout(() => {
       done = true;
       finish();
@@ -68,7 +81,10 @@ describe('waitForRender on a render this process runs', () => {
   it('polls as before after hearing the end, while the record is not yet done', async () => {
     let reads = 0;
     const backend = {
-      getProject: async () => ({ id: 'p', assets: [{ id: 'r', status: ++reads > 3 ? 'uploaded' : 'processing', uploaded: reads > 3 }] }),
+      getProject: async () => ({
+        id: 'p',
+        assets: [{ id: 'r', status: ++reads > 3 ? 'uploaded' : 'processing', uploaded: reads > 3 }],
+      }),
       renderSettled: () => Promise.resolve(),
     } as unknown as Backend;
     const status = await waitForRender(backend, 'p', { asset_id: 'r' }, { maxWaitMs: 60_000, pollMs: 1 });

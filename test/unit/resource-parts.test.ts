@@ -4,7 +4,15 @@ import { createHash } from 'node:crypto';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PART_BYTES, PARTS_META_KEY, partSizeFor, registerParted, textBody, type Body, type Manifest } from '../../src/resources/parts.js';
+import {
+  DEFAULT_PART_BYTES,
+  PARTS_META_KEY,
+  partSizeFor,
+  registerParted,
+  textBody,
+  type Body,
+  type Manifest,
+} from '../../src/resources/parts.js';
 
 const PART = 3072;
 let client: Client | undefined;
@@ -14,15 +22,30 @@ afterEach(async () => {
 });
 
 /** A server with one parted template, `test://things/{name}`, serving `bodies[name]`; counts the bodies closed. */
-async function serve(bodies: Record<string, { body: () => Body; text: boolean }>, partBytes = PART): Promise<{ client: Client; closed: () => number }> {
+async function serve(
+  bodies: Record<string, { body: () => Body; text: boolean }>,
+  partBytes = PART,
+): Promise<{ client: Client; closed: () => number }> {
   const server = new McpServer({ name: 't', version: '1' });
   let closed = 0;
-  registerParted(server, 'thing', 'test://things/{name}', { list: undefined }, { title: 'Thing' }, partBytes, async (uri, variables) => {
-    const entry = bodies[String(variables.name)];
-    if (!entry) throw new ResourceNotFoundError(uri.href, 'no such thing');
-    const body = entry.body();
-    return { body: { ...body, close: async () => void closed++ }, mimeType: entry.text ? 'text/plain' : 'video/mp4', text: entry.text };
-  });
+  registerParted(
+    server,
+    'thing',
+    'test://things/{name}',
+    { list: undefined },
+    { title: 'Thing' },
+    partBytes,
+    async (uri, variables) => {
+      const entry = bodies[String(variables.name)];
+      if (!entry) throw new ResourceNotFoundError(uri.href, 'no such thing');
+      const body = entry.body();
+      return {
+        body: { ...body, close: async () => void closed++ },
+        mimeType: entry.text ? 'text/plain' : 'video/mp4',
+        text: entry.text,
+      };
+    },
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
   client = new Client({ name: 'c', version: '1' });
@@ -30,17 +53,28 @@ async function serve(bodies: Record<string, { body: () => Body; text: boolean }>
   return { client, closed: () => closed };
 }
 
-const bytes = (n: number, seed = 7) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + (i >> 7)) & 0xff));
+const bytes = (n: number, seed = 7) =>
+  Buffer.from(Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + (i >> 7)) & 0xff));
 /** A binary Body over `buf` (textBody is for text; this one need not be valid UTF-8). */
-const binary = (buf: Buffer): Body => ({ size: buf.length, read: async (o, l) => buf.subarray(o, o + l), sha256: async () => createHash('sha256').update(buf).digest('hex'), close: async () => {} });
+const binary = (buf: Buffer): Body => ({
+  size: buf.length,
+  read: async (o, l) => buf.subarray(o, o + l),
+  sha256: async () => createHash('sha256').update(buf).digest('hex'),
+  close: async () => {},
+});
 
 describe('a resource served in parts', () => {
   it('serves a body of at most one part whole: a blob, or text', async () => {
     const blob = bytes(PART);
-    const { client } = await serve({ small: { body: () => binary(blob), text: false }, note: { body: () => textBody('héllo'), text: true } });
+    const { client } = await serve({
+      small: { body: () => binary(blob), text: false },
+      note: { body: () => textBody('héllo'), text: true },
+    });
     const r = await client.readResource({ uri: 'test://things/small' });
     expect(r.contents).toEqual([{ uri: 'test://things/small', mimeType: 'video/mp4', blob: blob.toString('base64') }]);
-    expect((await client.readResource({ uri: 'test://things/note' })).contents).toEqual([{ uri: 'test://things/note', mimeType: 'text/plain', text: 'héllo' }]);
+    expect((await client.readResource({ uri: 'test://things/note' })).contents).toEqual([
+      { uri: 'test://things/note', mimeType: 'text/plain', text: 'héllo' },
+    ]);
   });
 
   it('serves a larger body as a manifest whose parts, read and joined, are the body; each part a multiple of 3 bytes but the last', async () => {
@@ -52,11 +86,22 @@ describe('a resource served in parts', () => {
     expect(item.mimeType).toBe('application/json');
     const manifest = item._meta[PARTS_META_KEY]!;
     expect(JSON.parse(item.text)).toMatchObject(manifest);
-    expect(manifest).toMatchObject({ uri: 'test://things/big', mimeType: 'video/mp4', size: blob.length, sha256: createHash('sha256').update(blob).digest('hex') });
-    expect(manifest.parts.map((p) => [p.uri, p.offset, p.length])).toEqual([0, 1, 2, 3].map((i) => [`test://things/big/parts/${i}`, i * PART, i < 3 ? PART : 1000]));
+    expect(manifest).toMatchObject({
+      uri: 'test://things/big',
+      mimeType: 'video/mp4',
+      size: blob.length,
+      sha256: createHash('sha256').update(blob).digest('hex'),
+    });
+    expect(manifest.parts.map((p) => [p.uri, p.offset, p.length])).toEqual(
+      [0, 1, 2, 3].map((i) => [`test://things/big/parts/${i}`, i * PART, i < 3 ? PART : 1000]),
+    );
     const blobs: string[] = [];
     for (const p of manifest.parts) {
-      const part = (await client.readResource({ uri: p.uri })).contents[0] as { uri: string; mimeType: string; blob: string };
+      const part = (await client.readResource({ uri: p.uri })).contents[0] as {
+        uri: string;
+        mimeType: string;
+        blob: string;
+      };
       expect(part).toMatchObject({ uri: p.uri, mimeType: 'application/octet-stream' });
       expect(Buffer.from(part.blob, 'base64')).toEqual(blob.subarray(p.offset, p.offset + p.length));
       blobs.push(part.blob);
@@ -69,19 +114,35 @@ describe('a resource served in parts', () => {
   it('serves text in parts of bytes, also when it fits one part by size but not once escaped as JSON', async () => {
     const quotes = '"'.repeat(PART);
     const long = 'mot ünïcode '.repeat(1000);
-    const { client } = await serve({ quotes: { body: () => textBody(quotes), text: true }, long: { body: () => textBody(long), text: true } });
-    for (const [name, text] of [['quotes', quotes], ['long', long]] as const) {
-      const m = ((await client.readResource({ uri: `test://things/${name}` })).contents[0] as { _meta: Record<string, Manifest> })._meta[PARTS_META_KEY]!;
+    const { client } = await serve({
+      quotes: { body: () => textBody(quotes), text: true },
+      long: { body: () => textBody(long), text: true },
+    });
+    for (const [name, text] of [
+      ['quotes', quotes],
+      ['long', long],
+    ] as const) {
+      const m = (
+        (await client.readResource({ uri: `test://things/${name}` })).contents[0] as { _meta: Record<string, Manifest> }
+      )._meta[PARTS_META_KEY]!;
       expect(m.size).toBe(Buffer.byteLength(text));
-      const parts = await Promise.all(m.parts.map(async (p) => Buffer.from(((await client.readResource({ uri: p.uri })).contents[0] as { blob: string }).blob, 'base64')));
+      const parts = await Promise.all(
+        m.parts.map(async (p) =>
+          Buffer.from(((await client.readResource({ uri: p.uri })).contents[0] as { blob: string }).blob, 'base64'),
+        ),
+      );
       expect(Buffer.concat(parts).toString('utf8')).toBe(text);
     }
   });
 
   it('refuses a part past the last, and a part that is not a number, naming what exists', async () => {
     const { client } = await serve({ big: { body: () => binary(bytes(PART + 1)), text: false } });
-    await expect(client.readResource({ uri: 'test://things/big/parts/2' })).rejects.toThrow(/test:\/\/things\/big has 2 parts \(0-1\); read it for its manifest/);
-    await expect(client.readResource({ uri: 'test://things/big/parts/x' })).rejects.toThrow(/the part must be a number/);
+    await expect(client.readResource({ uri: 'test://things/big/parts/2' })).rejects.toThrow(
+      /test:\/\/things\/big has 2 parts \(0-1\); read it for its manifest/,
+    );
+    await expect(client.readResource({ uri: 'test://things/big/parts/x' })).rejects.toThrow(
+      /the part must be a number/,
+    );
     await expect(client.readResource({ uri: 'test://things/nothing/parts/0' })).rejects.toThrow(/no such thing/);
   });
 });

@@ -6,7 +6,15 @@ import { displayPath, fsPath } from '../../src/open-allowed.js';
 
 const bytesOf = (p: string | Buffer) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p);
 /** Bytes a file name may hold: anything but '/' and NUL, with backslashes and 'x' and hex digits often. */
-const nameBytes = fc.array(fc.oneof(fc.integer({ min: 1, max: 255 }), fc.constantFrom(0x5c, 0x78, 0x35, 0x63, 0x43, 0x39, 0x65, 0xe9, 0xc3, 0xa9)), { maxLength: 24 }).map((a) => Buffer.from(a.filter((b) => b !== 0x2f)));
+const nameBytes = fc
+  .array(
+    fc.oneof(
+      fc.integer({ min: 1, max: 255 }),
+      fc.constantFrom(0x5c, 0x78, 0x35, 0x63, 0x43, 0x39, 0x65, 0xe9, 0xc3, 0xa9),
+    ),
+    { maxLength: 24 },
+  )
+  .map((a) => Buffer.from(a.filter((b) => b !== 0x2f)));
 
 describe('names as the tools show them', () => {
   it('map back to the very bytes, whatever they are', () => {

@@ -4,7 +4,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bedKind, CLEAN_BELOW_DB, cleanSpeech, soundLevels, speechNeedsCleaning } from '../../src/media/speech-cleaning.js';
+import {
+  bedKind,
+  CLEAN_BELOW_DB,
+  cleanSpeech,
+  soundLevels,
+  speechNeedsCleaning,
+} from '../../src/media/speech-cleaning.js';
 
 const RATE = 16_000;
 const dir = mkdtempSync(join(tmpdir(), 'cutroom-cleaning-'));

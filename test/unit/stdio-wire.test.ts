@@ -1,8 +1,16 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, StdioWireTransport, classifyLine, idFromHead, idFromTail, readHead } from '../../src/stdio-wire.js';
+import {
+  LineSplitter,
+  StdioWireTransport,
+  classifyLine,
+  idFromHead,
+  idFromTail,
+  readHead,
+} from '../../src/stdio-wire.js';
 
-const texts = (lines: ReturnType<LineSplitter['push']>) => lines.map((l) => (l.kind === 'line' ? l.text : `<${l.bytes} bytes: ${l.head}>`));
+const texts = (lines: ReturnType<LineSplitter['push']>) =>
+  lines.map((l) => (l.kind === 'line' ? l.text : `<${l.bytes} bytes: ${l.head}>`));
 
 describe('LineSplitter', () => {
   it('splits on LF, drops a CR before it, and joins a line across chunks', () => {
@@ -77,7 +85,10 @@ describe('idFromTail', () => {
 
 describe('readHead', () => {
   it('tells a response by a top-level result or error member', () => {
-    expect(readHead('{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"')).toEqual({ id: 9, response: true });
+    expect(readHead('{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"')).toEqual({
+      id: 9,
+      response: true,
+    });
     expect(readHead('{"jsonrpc":"2.0","error":{"code":1,')).toEqual({ id: null, response: true });
     expect(readHead('{"jsonrpc":"2.0","id":9,"method":"x","params":{"result":')).toEqual({ id: 9, response: false });
   });
@@ -85,8 +96,18 @@ describe('readHead', () => {
 
 describe('classifyLine', () => {
   it('answers an oversized request with -32600 and its id, but not an oversized response', () => {
-    expect(classifyLine({ kind: 'oversized', head: '{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{', bytes: 11e6 })).toMatchObject({
-      reply: { code: -32600, id: 'a', message: expect.stringMatching(/too large \(11000000 bytes; the limit is 10485760 bytes/) },
+    expect(
+      classifyLine({
+        kind: 'oversized',
+        head: '{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{',
+        bytes: 11e6,
+      }),
+    ).toMatchObject({
+      reply: {
+        code: -32600,
+        id: 'a',
+        message: expect.stringMatching(/too large \(11000000 bytes; the limit is 10485760 bytes/),
+      },
     });
     const response = classifyLine({ kind: 'oversized', head: '{"jsonrpc":"2.0","id":"a","result":{', bytes: 11e6 });
     expect(response).not.toHaveProperty('reply');
@@ -129,7 +150,11 @@ describe('StdioWireTransport', () => {
     await t.start();
     stdin.write('nope\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await new Promise((r) => setImmediate(r));
-    expect(JSON.parse(String(stdout.read()))).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });
+    expect(JSON.parse(String(stdout.read()))).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+    });
     expect(got).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
     expect(logged).toHaveLength(1);
     await t.send({ jsonrpc: '2.0', id: 2, result: {} });
@@ -170,7 +195,10 @@ describe('StdioWireTransport', () => {
     await t.send({ jsonrpc: '2.0', id: 7, result: {} });
     await tick();
     expect(state.closed).toBe(true);
-    const lines = String(stdout.read()).trim().split('\n').map((l) => JSON.parse(l) as { id: unknown });
+    const lines = String(stdout.read())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: unknown });
     expect(lines.map((l) => l.id)).toEqual(['a', '7', 7]);
   });
 

@@ -20,7 +20,13 @@ function controllable() {
       });
     });
   };
-  return { work, finish: (v: string) => finish(v), report: (f: number, m: string) => report(f, m), runs: () => runs, stopped: () => stopped };
+  return {
+    work,
+    finish: (v: string) => finish(v),
+    report: (f: number, m: string) => report(f, m),
+    runs: () => runs,
+    stopped: () => stopped,
+  };
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
 const handOver = () => new Error('handed over');
@@ -109,7 +115,14 @@ describe('progress in stages', () => {
     void next(0, 100, 'rendering');
     void next(50, 100, 'rendering');
     void next(100, 100, 'done');
-    expect(sent).toEqual([[0, 100], [25, 100], [50, 100], [50, 100], [75, 100], [100, 100]]);
+    expect(sent).toEqual([
+      [0, 100],
+      [25, 100],
+      [50, 100],
+      [50, 100],
+      [75, 100],
+      [100, 100],
+    ]);
   });
 
   it('keeps its units: a fraction of 1, or a count without a total', () => {
@@ -118,13 +131,19 @@ describe('progress in stages', () => {
     listen.update(0.5, 'listening');
     listen.stop();
     void afterStage(a.progress, listen.last)(0.5, 1, 'rendering');
-    expect(a.sent).toEqual([[0.25, 1], [0.625, 1]]);
+    expect(a.sent).toEqual([
+      [0.25, 1],
+      [0.625, 1],
+    ]);
     const b = recorder();
     const counting = beating(b.progress, { total: null, share: 0.5 });
     counting.update(0.2, 'listening');
     counting.stop();
     void afterStage(b.progress, counting.last)(3, undefined, '3 s');
-    expect(b.sent).toEqual([[10, undefined], [13, undefined]]);
+    expect(b.sent).toEqual([
+      [10, undefined],
+      [13, undefined],
+    ]);
   });
 
   it('sends nothing, and leaves the next stage as it is, when nothing was heard', () => {

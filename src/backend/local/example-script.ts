@@ -2,8 +2,22 @@
 export const EXAMPLE_SCRIPT_NAME = 'Prompt to video (example)';
 
 export const EXAMPLE_INPUTS = [
-  { id: 1, name: 'prompt', type: 'text', label: 'What the video is about', example: 'a calm morning at a mountain lake', placeholder: 'Describe the video' },
-  { id: 2, name: 'voice', type: 'text', label: 'Narrator', example: 'a warm, unhurried voice', placeholder: 'Describe the narration voice' },
+  {
+    id: 1,
+    name: 'prompt',
+    type: 'text',
+    label: 'What the video is about',
+    example: 'a calm morning at a mountain lake',
+    placeholder: 'Describe the video',
+  },
+  {
+    id: 2,
+    name: 'voice',
+    type: 'text',
+    label: 'Narrator',
+    example: 'a warm, unhurried voice',
+    placeholder: 'Describe the narration voice',
+  },
 ];
 
 const STEPS: [string, string, string][] = [

@@ -20,19 +20,43 @@ import { renderTimeline, type RenderOutcome, type RenderRequest } from '../../me
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
 import { ducks, speechOnTimeline } from '../../media/ducking.js';
 import { reframed, reframes } from '../../media/reframe.js';
-import type { Backend, CallOptions, CreateProjectInput, DeletedAsset, ImportedMedia, ImportOptions, ProjectList, ProjectWithProblems, RecordProblem, RenderOptions, RenderProgress } from '../types.js';
+import type {
+  Backend,
+  CallOptions,
+  CreateProjectInput,
+  DeletedAsset,
+  ImportedMedia,
+  ImportOptions,
+  ProjectList,
+  ProjectWithProblems,
+  RecordProblem,
+  RenderOptions,
+  RenderProgress,
+} from '../types.js';
 import { EXAMPLE_INPUTS, EXAMPLE_SCRIPT_NAME, exampleGraph } from './example-script.js';
 import { displayPath, isInside, openAllowed, realPathOf } from '../../open-allowed.js';
 import { WalkBudget, allowedFolder, listMedia, type ImportTarget, type MediaListing } from './media-files.js';
 import { ProjectIndex } from './project-index.js';
 import { ProgressSidecar, readProgress, renderDir, renderFileName } from './render-files.js';
-import { AssetRecordSchema, ProjectRecordSchema, ScriptRecordSchema, type AssetRecord, type ProjectRecord } from './records.js';
+import {
+  AssetRecordSchema,
+  ProjectRecordSchema,
+  ScriptRecordSchema,
+  type AssetRecord,
+  type ProjectRecord,
+} from './records.js';
 import { keepLease, writerGone, writerTag } from '../../owners.js';
 import { CorruptRecordError, diskFullError, isDiskFull, listJson, readRecord, withLock, writeAtomic } from './store.js';
 import { sweepLeftovers } from './sweep.js';
 
 /** Delivery quality for local renders: the edit's own size and fps. */
-export const RENDER_ENCODE: EncodeSettings = { preset: 'fast', crf: 20, audio: 'aac', audioBitrate: '192k', container: 'mp4' };
+export const RENDER_ENCODE: EncodeSettings = {
+  preset: 'fast',
+  crf: 20,
+  audio: 'aac',
+  audioBitrate: '192k',
+  container: 'mp4',
+};
 /** Every local project belongs to this one local user. */
 export const LOCAL_OWNER_ID = '00000000-0000-4000-8000-00000000c0de';
 
@@ -64,7 +88,8 @@ interface RenderJob {
   eta?: EtaEstimator;
 }
 
-const notFound = (what: string) => new ServiceError({ kind: 'http', status: 404, message: `${what} not found`, detail: `${what} not found` });
+const notFound = (what: string) =>
+  new ServiceError({ kind: 'http', status: 404, message: `${what} not found`, detail: `${what} not found` });
 
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
@@ -86,7 +111,10 @@ export class LocalBackend implements Backend {
   async sweepLeftovers(): Promise<void> {
     try {
       const removed = await sweepLeftovers(this.opts.dataDir);
-      if (removed.length) this.log.info(`removed ${removed.length} leftover(s) of stopped processes from the data dir: ${removed.join(', ')}`);
+      if (removed.length)
+        this.log.info(
+          `removed ${removed.length} leftover(s) of stopped processes from the data dir: ${removed.join(', ')}`,
+        );
     } catch (err) {
       this.log.warn(`sweeping leftovers in ${this.opts.dataDir}: ${(err as Error).message}`);
     }
@@ -156,12 +184,19 @@ export class LocalBackend implements Backend {
     const path = join(this.projectDir(id), 'project.json');
     const rec = await readRecord(path, ProjectRecordSchema);
     if (!rec) throw notFound(`project ${id}`);
-    if (rec.id !== id) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${rec.id} is not its folder's); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
+    if (rec.id !== id)
+      throw new CorruptRecordError(
+        `the record ${path} is corrupt (its id ${rec.id} is not its folder's); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`,
+        path,
+        'id',
+      );
     return rec;
   }
 
   /** The project's readable asset records, oldest first; each unreadable one is a problem, not a failure. */
-  private async readAssets(projectId: string): Promise<{ assets: AssetRecord[]; problems: RecordProblem[]; records: number }> {
+  private async readAssets(
+    projectId: string,
+  ): Promise<{ assets: AssetRecord[]; problems: RecordProblem[]; records: number }> {
     const dir = join(this.projectDir(projectId), 'assets');
     const assets: AssetRecord[] = [];
     const problems: RecordProblem[] = [];
@@ -171,10 +206,18 @@ export class LocalBackend implements Backend {
       let a: AssetRecord | undefined;
       try {
         a = await readRecord(path, AssetRecordSchema);
-        if (a && `${a.id}.json` !== f) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${a.id} is not its file's name); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
+        if (a && `${a.id}.json` !== f)
+          throw new CorruptRecordError(
+            `the record ${path} is corrupt (its id ${a.id} is not its file's name); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`,
+            path,
+            'id',
+          );
       } catch (err) {
         // Unreadable (a folder by that name, no permission) is as bad as corrupt: reported, never fatal.
-        const message = err instanceof CorruptRecordError ? err.message : `the record ${path} cannot be read (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`;
+        const message =
+          err instanceof CorruptRecordError
+            ? err.message
+            : `the record ${path} cannot be read (${(err as Error).message}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`;
         problems.push({ path, message });
         continue;
       }
@@ -191,20 +234,31 @@ export class LocalBackend implements Backend {
     if (a.status !== 'processing' || !a.render) return a;
     if (this.active.has(a.id)) return a;
     // Its renderer keeps the record's mtime fresh (a lease): a renderer in another container is judged by that.
-    const touched = await stat(this.assetPath(projectId, a.id)).then((s) => s.mtimeMs, () => Date.now());
+    const touched = await stat(this.assetPath(projectId, a.id)).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
     const owner = a.render.owner ?? String(a.render.pid);
     if (!writerGone(owner, touched, { leased: !!a.render.owner })) return a;
     // ffmpeg outlives a killed parent: stop the one still writing this render.
     const killed = await killOrphans(renderDir(this.mediaDir(projectId), a.id) + sep);
     if (killed) this.log.info(`stopped ${killed} orphaned ffmpeg process(es) of interrupted render ${a.id}`);
-    return this.finishRender(projectId, a.id, { status: 'failed', error: 'the render was interrupted: the server rendering it stopped' });
+    return this.finishRender(projectId, a.id, {
+      status: 'failed',
+      error: 'the render was interrupted: the server rendering it stopped',
+    });
   }
 
   private async project(rec: ProjectRecord): Promise<ProjectWithProblems> {
     const { assets, problems, records } = await this.readAssets(rec.id);
     if (rec.asset_count !== records) await this.repairCount(rec.id);
     // asset_count counts records, as listings do; the unreadable ones are in problems.
-    return { ...rec, asset_count: records, assets: assets.map((a) => this.assetView(a)), ...(problems.length ? { problems } : {}) };
+    return {
+      ...rec,
+      asset_count: records,
+      assets: assets.map((a) => this.assetView(a)),
+      ...(problems.length ? { problems } : {}),
+    };
   }
 
   /**
@@ -216,13 +270,16 @@ export class LocalBackend implements Backend {
     const rec = await this.readProject(projectId);
     const count = (await listJson(join(this.projectDir(projectId), 'assets'))).length;
     const next = { ...rec, asset_count: count };
-    if (rec.asset_count !== count) await writeAtomic(join(this.projectDir(projectId), 'project.json'), JSON.stringify(next, null, 2));
+    if (rec.asset_count !== count)
+      await writeAtomic(join(this.projectDir(projectId), 'project.json'), JSON.stringify(next, null, 2));
     await this.index.put(next, count);
   }
 
   /** A stored count that drifted (a crash, an older version's record) is put right; best effort. */
   private async repairCount(projectId: string): Promise<void> {
-    await withLock(this.opts.dataDir, () => this.commitCount(projectId)).catch((err) => this.log.debug(`repairing the asset count of ${projectId}: ${(err as Error).message}`));
+    await withLock(this.opts.dataDir, () => this.commitCount(projectId)).catch((err) =>
+      this.log.debug(`repairing the asset count of ${projectId}: ${(err as Error).message}`),
+    );
   }
 
   // ---- Backend ---------------------------------------------------------------------------------
@@ -284,7 +341,15 @@ export class LocalBackend implements Backend {
       manuscript: null,
       manuscript_persona: null,
       created_at: rec.created_at,
-      project: { name: rec.name, description: rec.description, created_at: rec.created_at, owner_id: rec.owner_id, id: rec.id, data: '', thumbnail: null },
+      project: {
+        name: rec.name,
+        description: rec.description,
+        created_at: rec.created_at,
+        owner_id: rec.owner_id,
+        id: rec.id,
+        data: '',
+        thumbnail: null,
+      },
     };
     await writeAtomic(join(staging, 'scripts', `${script.id}.json`), JSON.stringify(script, null, 2));
     await writeAtomic(join(staging, 'project.json'), JSON.stringify(rec, null, 2));
@@ -326,10 +391,14 @@ export class LocalBackend implements Backend {
     return this.allowedReal;
   }
 
-  async listMedia(folder: string | undefined, opts: { recursive: boolean; signal?: AbortSignal }): Promise<MediaListing[]> {
+  async listMedia(
+    folder: string | undefined,
+    opts: { recursive: boolean; signal?: AbortSignal },
+  ): Promise<MediaListing[]> {
     const allowed = await this.allowed();
     // A folder is walked by the name the tools show (displayPath), which an allowed folder's own name may not be.
-    const folders = folder === undefined ? allowed.map((d) => displayPath(Buffer.from(d))) : [await allowedFolder(folder, allowed)];
+    const folders =
+      folder === undefined ? allowed.map((d) => displayPath(Buffer.from(d))) : [await allowedFolder(folder, allowed)];
     const budget = new WalkBudget();
     const out: MediaListing[] = [];
     for (const f of folders) out.push(await listMedia(f, allowed, { ...opts, budget }));
@@ -343,13 +412,21 @@ export class LocalBackend implements Backend {
     for (const path of paths) {
       const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
       // What is not a folder is imported as a file: the import says what is wrong with it.
-      const isFolder = await realPathOf(asked).then(stat).then((s) => s.isDirectory(), () => false);
+      const isFolder = await realPathOf(asked)
+        .then(stat)
+        .then(
+          (s) => s.isDirectory(),
+          () => false,
+        );
       if (!isFolder) {
         out.push({ asked: path });
         continue;
       }
       try {
-        out.push({ asked: path, folder: await listMedia(await allowedFolder(path, allowed), allowed, { ...opts, budget }) });
+        out.push({
+          asked: path,
+          folder: await listMedia(await allowedFolder(path, allowed), allowed, { ...opts, budget }),
+        });
       } catch (err) {
         if (!(err instanceof UserFacingError) || opts.signal?.aborted) throw err;
         out.push({ asked: path, error: err.message });
@@ -391,7 +468,9 @@ export class LocalBackend implements Backend {
       try {
         facts = await prober.probe(`staged:${staged}`, { kind: 'file', path: staged }, call.signal);
       } catch (err) {
-        throw new UserFacingError(`${asked} is not media cutroom can use: ${(err as Error).message.replaceAll(staged, 'it')}`);
+        throw new UserFacingError(
+          `${asked} is not media cutroom can use: ${(err as Error).message.replaceAll(staged, 'it')}`,
+        );
       }
       const kind = facts.isImage ? 'image' : facts.hasVideo ? 'video' : facts.hasAudio ? 'audio' : undefined;
       if (!kind) throw new UserFacingError(`${asked} has no video, audio or image stream`);
@@ -450,12 +529,22 @@ export class LocalBackend implements Backend {
    * only when an asset of its size is there. A record from before hashes were kept is hashed now, once: its hash is
    * written to it.
    */
-  private async sameContent(projectId: string, fh: FileHandle, size: number, signal?: AbortSignal): Promise<AssetRecord | undefined> {
+  private async sameContent(
+    projectId: string,
+    fh: FileHandle,
+    size: number,
+    signal?: AbortSignal,
+  ): Promise<AssetRecord | undefined> {
     const sized: AssetRecord[] = [];
     for (const rec of await this.assetRecords(projectId)) {
       const file = this.ownMedia(projectId, rec);
       if (rec.status !== 'uploaded' || !file) continue;
-      const bytes = rec.size_bytes ?? (await stat(file).then((st) => st.size, () => undefined));
+      const bytes =
+        rec.size_bytes ??
+        (await stat(file).then(
+          (st) => st.size,
+          () => undefined,
+        ));
       if (bytes === size) sized.push(rec);
     }
     if (!sized.length) return undefined;
@@ -478,7 +567,13 @@ export class LocalBackend implements Backend {
   }
 
   /** Writes a hash computed lazily to its record, if the record still names that file; best effort. */
-  private async recordHash(projectId: string, assetId: string, file: string, sha256: string, bytes: number): Promise<void> {
+  private async recordHash(
+    projectId: string,
+    assetId: string,
+    file: string,
+    sha256: string,
+    bytes: number,
+  ): Promise<void> {
     await withLock(this.opts.dataDir, async () => {
       const path = this.assetPath(projectId, assetId);
       const cur = await readRecord(path, AssetRecordSchema);
@@ -490,11 +585,18 @@ export class LocalBackend implements Backend {
   /** An import answered by the asset already there: what its record (or, for an older record, a probe of its copy) says. */
   private async alreadyImported(projectId: string, rec: AssetRecord): Promise<ImportedMedia> {
     const kind = rec.asset_type === 'generated_video' ? 'video' : rec.asset_type;
-    let facts: { width?: number; height?: number; has_audio: boolean } = { ...(rec.width !== undefined && rec.height !== undefined ? { width: rec.width, height: rec.height } : {}), has_audio: rec.has_audio ?? false };
+    let facts: { width?: number; height?: number; has_audio: boolean } = {
+      ...(rec.width !== undefined && rec.height !== undefined ? { width: rec.width, height: rec.height } : {}),
+      has_audio: rec.has_audio ?? false,
+    };
     const file = this.ownMedia(projectId, rec);
     if (rec.has_audio === undefined && file && this.opts.prober) {
       const probed = await this.opts.prober.probe(rec.id, { kind: 'file', path: file }).catch(() => undefined);
-      if (probed) facts = { ...(probed.width && probed.height ? { width: probed.width, height: probed.height } : {}), has_audio: probed.hasAudio };
+      if (probed)
+        facts = {
+          ...(probed.width && probed.height ? { width: probed.width, height: probed.height } : {}),
+          has_audio: probed.hasAudio,
+        };
     }
     return {
       asset: this.assetView(rec),
@@ -510,11 +612,18 @@ export class LocalBackend implements Backend {
    * same content committed meanwhile (another import of the same file) is kept instead, and returned; else the media
    * moves in, the record is written and the count follows. A failure undoes what was done, so nothing is orphaned.
    */
-  private async commitAsset(projectId: string, rec: AssetRecord, staged: string | undefined, opts: { dedupe?: boolean } = {}): Promise<AssetRecord> {
+  private async commitAsset(
+    projectId: string,
+    rec: AssetRecord,
+    staged: string | undefined,
+    opts: { dedupe?: boolean } = {},
+  ): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
       await this.readProject(projectId);
       if (opts.dedupe && rec.sha256) {
-        const same = (await this.assetRecords(projectId)).find((a) => a.sha256 === rec.sha256 && a.status === 'uploaded' && this.ownMedia(projectId, a));
+        const same = (await this.assetRecords(projectId)).find(
+          (a) => a.sha256 === rec.sha256 && a.status === 'uploaded' && this.ownMedia(projectId, a),
+        );
         if (same) return same;
       }
       const record = this.assetPath(projectId, rec.id);
@@ -551,9 +660,17 @@ export class LocalBackend implements Backend {
         const rec = await readRecord(path, AssetRecordSchema);
         if (!rec) throw notFound(`asset ${assetId}`);
         const name = rec.original_name ? ` (${rec.original_name})` : '';
-        if (rec.status === 'processing') throw new UserFacingError(`nothing was deleted: asset ${assetId}${name} is a render still being made; wait for it to end (get_render_status), then delete it`);
-        const user = (await this.assetRecords(projectId)).find((a) => a.status === 'processing' && a.render?.sources?.includes(assetId));
-        if (user) throw new UserFacingError(`nothing was deleted: asset ${assetId}${name} is a source of render ${user.id}, still being made; wait for it to end (get_render_status), then delete it`);
+        if (rec.status === 'processing')
+          throw new UserFacingError(
+            `nothing was deleted: asset ${assetId}${name} is a render still being made; wait for it to end (get_render_status), then delete it`,
+          );
+        const user = (await this.assetRecords(projectId)).find(
+          (a) => a.status === 'processing' && a.render?.sources?.includes(assetId),
+        );
+        if (user)
+          throw new UserFacingError(
+            `nothing was deleted: asset ${assetId}${name} is a source of render ${user.id}, still being made; wait for it to end (get_render_status), then delete it`,
+          );
         const file = this.ownMedia(projectId, rec);
         let moved = false;
         if (file) {
@@ -573,7 +690,10 @@ export class LocalBackend implements Backend {
           if (moved) await rename(trash, file!).catch(() => {});
           throw err;
         }
-        if (rec.file && !file) this.log.warn(`deleted asset ${assetId}: its record named ${rec.file}, outside the project's media folder, which was left as it is`);
+        if (rec.file && !file)
+          this.log.warn(
+            `deleted asset ${assetId}: its record named ${rec.file}, outside the project's media folder, which was left as it is`,
+          );
         return { ...(rec.original_name ? { name: rec.original_name } : {}), file_removed: moved };
       }),
     );
@@ -583,24 +703,36 @@ export class LocalBackend implements Backend {
 
   // ---- renders ---------------------------------------------------------------------------------
 
-  async createEdit(projectId: string, edit: Edit, _call?: CallOptions, render: RenderOptions = {}): Promise<RenderReceipt> {
+  async createEdit(
+    projectId: string,
+    edit: Edit,
+    _call?: CallOptions,
+    render: RenderOptions = {},
+  ): Promise<RenderReceipt> {
     const project = await this.getProject(projectId);
     const rt = this.opts.runtime;
     const prober = this.opts.prober;
-    if (!rt || !prober) throw new UserFacingError(`rendering locally needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
+    if (!rt || !prober)
+      throw new UserFacingError(`rendering locally needs ffmpeg and ffprobe, which were not found; ${INSTALL_HINT}`);
     const { timeline } = normalizeEdit(edit);
     if (!timeline) throw new UserFacingError('the edit has no playable cut');
     let plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues });
     const byId = new Map((project.assets ?? []).map((a) => [a.id, a]));
     const spec = async (assetId: string): Promise<InputSpec> => {
       const a = byId.get(assetId);
-      if (!a?.asset_path || a.status !== 'uploaded') throw new UserFacingError(`asset ${assetId} has no media to render from`);
+      if (!a?.asset_path || a.status !== 'uploaded')
+        throw new UserFacingError(`asset ${assetId} has no media to render from`);
       const source = { kind: 'file', path: a.asset_path } as const;
       return inputSpec(source, await prober.probe(assetId, source));
     };
     const cutInputs = await Promise.all(plan.cuts.map((c) => spec(c.assetId)));
     const overlayInputs = await Promise.all(plan.overlays.map((o) => spec(o.assetId)));
-    if (ducks(timeline)) plan = toRenderPlan(timeline, { fadeMs: render.fadeMs, cues: render.cues, speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal, render.speechWords) });
+    if (ducks(timeline))
+      plan = toRenderPlan(timeline, {
+        fadeMs: render.fadeMs,
+        cues: render.cues,
+        speech: await speechOnTimeline(rt, timeline, plan, cutInputs, overlayInputs, _call?.signal, render.speechWords),
+      });
     if (reframes(timeline)) plan = await reframed(rt, timeline, plan, cutInputs, _call?.signal);
 
     const id = randomUUID();
@@ -617,7 +749,13 @@ export class LocalBackend implements Backend {
       created_at: formatServiceTimestamp(new Date()),
       file: null,
       original_name: edit.video_output_filename,
-      render: { pid: process.pid, owner: writerTag(), edit_id: editId, started_at: new Date().toISOString(), sources: [...new Set([...plan.cuts, ...plan.overlays].map((x) => x.assetId))] },
+      render: {
+        pid: process.pid,
+        owner: writerTag(),
+        edit_id: editId,
+        started_at: new Date().toISOString(),
+        sources: [...new Set([...plan.cuts, ...plan.overlays].map((x) => x.assetId))],
+      },
     };
     await this.writing(() => this.commitAsset(projectId, rec, undefined));
 
@@ -638,7 +776,10 @@ export class LocalBackend implements Backend {
           // The clock starts when ffmpeg does, not while the render waits for its turn.
           const eta = new EtaEstimator(Date.now());
           job.eta = eta;
-          sidecar = new ProgressSidecar(folder, () => ({ fraction: eta.done, ...etaField(eta.etaSeconds(Date.now())) }));
+          sidecar = new ProgressSidecar(folder, () => ({
+            fraction: eta.done,
+            ...etaField(eta.etaSeconds(Date.now())),
+          }));
           sidecar.changed();
           return (rt.render ?? renderTimeline)({
             ffmpeg: rt.ffmpeg,
@@ -662,8 +803,18 @@ export class LocalBackend implements Backend {
         // (A render on a worker takes a slot of the worker's, not of this server's.)
         const outcome = await (rt.render ? go() : rt.limiter.run(go));
         const f = outcome.finish;
-        const loudness = f?.lufs !== undefined && f.truePeakDb !== undefined && plan.loudness ? { lufs: f.lufs, true_peak_db: f.truePeakDb, target_lufs: plan.loudness.targetLufs } : undefined;
-        await this.finishRender(projectId, id, { status: 'uploaded', file: output, duration_ms: Math.round(plan.totalSec * 1000), width: plan.width, height: plan.height, ...(loudness ? { loudness } : {}) });
+        const loudness =
+          f?.lufs !== undefined && f.truePeakDb !== undefined && plan.loudness
+            ? { lufs: f.lufs, true_peak_db: f.truePeakDb, target_lufs: plan.loudness.targetLufs }
+            : undefined;
+        await this.finishRender(projectId, id, {
+          status: 'uploaded',
+          file: output,
+          duration_ms: Math.round(plan.totalSec * 1000),
+          width: plan.width,
+          height: plan.height,
+          ...(loudness ? { loudness } : {}),
+        });
         // Removed once the record says uploaded: until then a reader still finds where it had got to.
         await sidecar?.close();
         this.log.info(`rendered ${id} (${plan.totalSec} s) in project ${projectId}`);
@@ -693,22 +844,43 @@ export class LocalBackend implements Backend {
     const stored = await readProgress(renderDir(this.mediaDir(projectId), assetId));
     if (!stored) return undefined;
     const age = Math.max(0, (Date.now() - Date.parse(stored.updated_at)) / 1000) || 0;
-    return { fraction: stored.fraction, ...etaField(stored.eta_seconds === undefined ? undefined : stored.eta_seconds - age) };
+    return {
+      fraction: stored.fraction,
+      ...etaField(stored.eta_seconds === undefined ? undefined : stored.eta_seconds - age),
+    };
   }
 
   /** Moves a render's record to its final state, and clears partial files on failure. */
-  private async finishRender(projectId: string, assetId: string, change: { status: 'uploaded' | 'failed'; file?: string; error?: string; duration_ms?: number; width?: number; height?: number; loudness?: AssetRecord['loudness'] }): Promise<AssetRecord> {
+  private async finishRender(
+    projectId: string,
+    assetId: string,
+    change: {
+      status: 'uploaded' | 'failed';
+      file?: string;
+      error?: string;
+      duration_ms?: number;
+      width?: number;
+      height?: number;
+      loudness?: AssetRecord['loudness'];
+    },
+  ): Promise<AssetRecord> {
     return withLock(this.opts.dataDir, async () => {
       const path = this.assetPath(projectId, assetId);
       const cur = await readRecord(path, AssetRecordSchema);
       if (!cur) throw notFound(`asset ${assetId}`);
       if (cur.status !== 'processing') return cur;
-      const next: AssetRecord = { ...cur, status: change.status, uploaded: change.status === 'uploaded', file: change.file ?? null };
+      const next: AssetRecord = {
+        ...cur,
+        status: change.status,
+        uploaded: change.status === 'uploaded',
+        file: change.file ?? null,
+      };
       if (change.error) next.error = change.error;
       if (change.duration_ms !== undefined) next.duration_ms = change.duration_ms;
       if (change.loudness) next.loudness = change.loudness;
       // A render that was kept has its picture and its sound (it was verified); its size is the edit's.
-      if (change.status === 'uploaded' && change.width && change.height) Object.assign(next, { width: change.width, height: change.height, has_audio: true });
+      if (change.status === 'uploaded' && change.width && change.height)
+        Object.assign(next, { width: change.width, height: change.height, has_audio: true });
       if (change.status === 'failed') {
         const media = this.mediaDir(projectId);
         await rm(renderDir(media, assetId), { recursive: true, force: true });
@@ -735,7 +907,11 @@ const etaField = (seconds: number | undefined): { eta_seconds?: number } =>
 const COPY_CHUNK = 1024 * 1024;
 
 /** Reads what the descriptor holds from its start, chunk by chunk, into `each`; returns its sha256 and length. */
-async function readAll(from: FileHandle, signal: AbortSignal | undefined, each?: (chunk: Buffer) => Promise<void>): Promise<{ sha256: string; bytes: number }> {
+async function readAll(
+  from: FileHandle,
+  signal: AbortSignal | undefined,
+  each?: (chunk: Buffer) => Promise<void>,
+): Promise<{ sha256: string; bytes: number }> {
   const hash: Hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(COPY_CHUNK);
   let pos = 0;
@@ -755,12 +931,16 @@ async function readAll(from: FileHandle, signal: AbortSignal | undefined, each?:
  * Copies what the descriptor holds, from its start, to a new file, hashing it on the way; flushed, so a crash cannot
  * commit half of it.
  */
-async function copyInto(from: FileHandle, to: string, signal?: AbortSignal): Promise<{ sha256: string; bytes: number }> {
+async function copyInto(
+  from: FileHandle,
+  to: string,
+  signal?: AbortSignal,
+): Promise<{ sha256: string; bytes: number }> {
   await mkdir(dirname(to), { recursive: true });
   const out = await open(to, 'wx', 0o644);
   try {
     const read = await readAll(from, signal, async (chunk) => {
-      for (let off = 0; off < chunk.length; ) off += (await out.write(chunk, off, chunk.length - off)).bytesWritten;
+      for (let off = 0; off < chunk.length;) off += (await out.write(chunk, off, chunk.length - off)).bytesWritten;
     });
     await out.sync();
     return read;

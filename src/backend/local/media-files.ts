@@ -15,7 +15,23 @@ const PATH_CHARS = 300;
 export type MediaKind = 'video' | 'audio' | 'image';
 
 const EXTENSIONS: Record<MediaKind, string[]> = {
-  video: ['.mp4', '.mov', '.m4v', '.mkv', '.webm', '.avi', '.mxf', '.mts', '.m2ts', '.mpg', '.mpeg', '.ts', '.wmv', '.flv', '.3gp'],
+  video: [
+    '.mp4',
+    '.mov',
+    '.m4v',
+    '.mkv',
+    '.webm',
+    '.avi',
+    '.mxf',
+    '.mts',
+    '.m2ts',
+    '.mpg',
+    '.mpeg',
+    '.ts',
+    '.wmv',
+    '.flv',
+    '.3gp',
+  ],
   audio: ['.wav', '.mp3', '.m4a', '.aac', '.flac', '.ogg', '.oga', '.opus', '.aif', '.aiff', '.wma', '.caf'],
   image: ['.png', '.jpg', '.jpeg', '.webp', '.gif', '.tif', '.tiff', '.bmp'],
 };
@@ -122,7 +138,10 @@ export async function allowedFolder(asked: string, allowed: string[]): Promise<s
   } catch (err) {
     throw notReadable(asked, err, 'folder');
   }
-  if (!isInside(allowed, real)) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`);
+  if (!isInside(allowed, real))
+    throw new UserFacingError(
+      `${shown(asked, PATH_CHARS)} is outside the folders cutroom may read (${allowed.join(', ')}); add it to CUTROOM_ALLOWED_DIRS`,
+    );
   if (!st.isDirectory()) throw new UserFacingError(`${shown(asked, PATH_CHARS)} is not a folder`);
   return displayPath(real);
 }
@@ -146,7 +165,8 @@ interface Candidate extends FoundMedia {
 
 const asBytes = (p: string | Buffer) => (typeof p === 'string' ? Buffer.from(p) : p);
 const under = (dir: string, name: string) => (dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`);
-const underRaw = (dir: Buffer, name: Buffer) => Buffer.concat(dir.at(-1) === 0x2f ? [dir, name] : [dir, Buffer.from('/'), name]);
+const underRaw = (dir: Buffer, name: Buffer) =>
+  Buffer.concat(dir.at(-1) === 0x2f ? [dir, name] : [dir, Buffer.from('/'), name]);
 
 /**
  * The media files in a folder (shown as displayPath shows it), and its subfolders with `recursive`: each folder
@@ -154,7 +174,11 @@ const underRaw = (dir: Buffer, name: Buffer) => Buffer.concat(dir.at(-1) === 0x2
  * Folders reached through a link are walked after every folder reached without one, so that a file is listed under
  * the name that is not a link's.
  */
-export async function listMedia(folder: string, allowed: string[], opts: { recursive: boolean; budget: WalkBudget; signal?: AbortSignal }): Promise<MediaListing> {
+export async function listMedia(
+  folder: string,
+  allowed: string[],
+  opts: { recursive: boolean; budget: WalkBudget; signal?: AbortSignal },
+): Promise<MediaListing> {
   const { recursive, budget, signal } = opts;
   const found: Candidate[] = [];
   const skipped: Skipped[] = [];
@@ -177,7 +201,10 @@ export async function listMedia(folder: string, allowed: string[], opts: { recur
       const seen = walked.get(`${st.dev}:${st.ino}`);
       if (seen !== undefined) return skip(shown, 'same_folder', `a link to ${seen}, listed already`);
       walked.set(`${st.dev}:${st.ino}`, shown);
-      entries = (await readdir(raw, { withFileTypes: true, encoding: 'buffer' })).map((e) => ({ e, name: displayPath(e.name) }));
+      entries = (await readdir(raw, { withFileTypes: true, encoding: 'buffer' })).map((e) => ({
+        e,
+        name: displayPath(e.name),
+      }));
     } catch (err) {
       return skip(shown, ...failure(err));
     }
@@ -187,7 +214,11 @@ export async function listMedia(folder: string, allowed: string[], opts: { recur
       if (budget.entries <= 0) {
         const left = entries.length - i;
         truncated.entries_not_read += left;
-        skip(shown, 'not_read', `${left} of its entries not read: a call reads at most ${WALK_ENTRIES}; give its subfolders as folders of their own`);
+        skip(
+          shown,
+          'not_read',
+          `${left} of its entries not read: a call reads at most ${WALK_ENTRIES}; give its subfolders as folders of their own`,
+        );
         break;
       }
       budget.entries--;

@@ -39,8 +39,15 @@ function isIndex(v: unknown): v is IndexData {
   if (!d || d.version !== 1 || !Array.isArray(d.projects) || !Array.isArray(d.bad)) return false;
   const fields = ['id', 'name', 'description', 'data', 'created_at', 'owner_id'] as const;
   return (
-    d.projects.every((e) => e && str(e.sig) && Number.isInteger(e.asset_count) && e.rec && fields.every((f) => str(e.rec[f])) && isUuid(e.rec.id)) &&
-    d.bad.every((b) => b && str(b.id) && str(b.sig) && b.problem && str(b.problem.path) && str(b.problem.message))
+    d.projects.every(
+      (e) =>
+        e &&
+        str(e.sig) &&
+        Number.isInteger(e.asset_count) &&
+        e.rec &&
+        fields.every((f) => str(e.rec[f])) &&
+        isUuid(e.rec.id),
+    ) && d.bad.every((b) => b && str(b.id) && str(b.sig) && b.problem && str(b.problem.path) && str(b.problem.message))
   );
 }
 
@@ -80,7 +87,8 @@ export class ProjectIndex {
     // that races the read is seen by the next listing.
     const folderSig = sigOf(this.projectsDir);
     const indexSig = this.cached?.sig ?? 'none';
-    const fresh = !!data && this.verified?.index === indexSig && this.verified.folder === folderSig && data.bad.length === 0;
+    const fresh =
+      !!data && this.verified?.index === indexSig && this.verified.folder === folderSig && data.bad.length === 0;
     if (!fresh || !data) {
       const folders = (await readdir(this.projectsDir)).filter(isUuid);
       if (!data || !this.matches(data, folders)) data = await this.rebuild();
@@ -100,7 +108,10 @@ export class ProjectIndex {
       try {
         const rec = await readRecord(path, ProjectRecordSchema);
         if (!rec) continue; // deleted meanwhile
-        projects.push({ ...rec, asset_count: rec.asset_count ?? (await listJson(join(this.projectsDir, e.rec.id, 'assets'))).length });
+        projects.push({
+          ...rec,
+          asset_count: rec.asset_count ?? (await listJson(join(this.projectsDir, e.rec.id, 'assets'))).length,
+        });
       } catch (err) {
         problems.push(problemOf(err, path));
       }
@@ -112,13 +123,21 @@ export class ProjectIndex {
   async put(rec: ProjectRecord, assetCount: number): Promise<void> {
     await this.update((d) => {
       const entry = { rec, asset_count: assetCount, sig: sigOf(this.recordPath(rec.id)) };
-      return { ...d, projects: [...d.projects.filter((e) => e.rec.id !== rec.id), entry], bad: d.bad.filter((b) => b.id !== rec.id) };
+      return {
+        ...d,
+        projects: [...d.projects.filter((e) => e.rec.id !== rec.id), entry],
+        bad: d.bad.filter((b) => b.id !== rec.id),
+      };
     });
   }
 
   /** Forgets a project; call holding the data dir's lock, after moving its folder away. */
   async remove(id: string): Promise<void> {
-    await this.update((d) => ({ ...d, projects: d.projects.filter((e) => e.rec.id !== id), bad: d.bad.filter((b) => b.id !== id) }));
+    await this.update((d) => ({
+      ...d,
+      projects: d.projects.filter((e) => e.rec.id !== id),
+      bad: d.bad.filter((b) => b.id !== id),
+    }));
   }
 
   /**
@@ -172,8 +191,18 @@ export class ProjectIndex {
         const sig = sigOf(path);
         try {
           const rec = await readRecord(path, ProjectRecordSchema);
-          if (!rec) throw new CorruptRecordError(`the project folder ${join(this.projectsDir, id)} has no project.json (left by an interrupted write?); move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'missing');
-          if (rec.id !== id) throw new CorruptRecordError(`the record ${path} is corrupt (its id ${rec.id} is not its folder's); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, 'id');
+          if (!rec)
+            throw new CorruptRecordError(
+              `the project folder ${join(this.projectsDir, id)} has no project.json (left by an interrupted write?); move it out of the data dir (CUTROOM_DATA_DIR)`,
+              path,
+              'missing',
+            );
+          if (rec.id !== id)
+            throw new CorruptRecordError(
+              `the record ${path} is corrupt (its id ${rec.id} is not its folder's); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`,
+              path,
+              'id',
+            );
           data.projects.push({ rec, asset_count: (await listJson(join(this.projectsDir, id, 'assets'))).length, sig });
         } catch (err) {
           data.bad.push({ id, problem: problemOf(err, path), sig });

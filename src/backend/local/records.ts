@@ -42,7 +42,13 @@ export const AssetRecordSchema = z.looseObject({
   loudness: z.object({ lufs: z.number(), true_peak_db: z.number(), target_lufs: z.number().optional() }).optional(),
   /** The server process rendering it, and the assets it reads (which may not be deleted meanwhile). */
   render: z
-    .object({ pid: z.number().int(), owner: z.string().optional(), edit_id: z.string(), started_at: z.string(), sources: z.array(z.string()).optional() })
+    .object({
+      pid: z.number().int(),
+      owner: z.string().optional(),
+      edit_id: z.string(),
+      started_at: z.string(),
+      sources: z.array(z.string()).optional(),
+    })
     .optional(),
 });
 export type AssetRecord = z.infer<typeof AssetRecordSchema>;

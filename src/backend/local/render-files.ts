@@ -83,10 +83,13 @@ export class ProgressSidecar {
   /** The progress changed: written now if the last write is old enough, else as soon as it is. */
   changed(): void {
     if (this.closed || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.write();
-    }, Math.max(0, this.lastWrite + this.everyMs - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.write();
+      },
+      Math.max(0, this.lastWrite + this.everyMs - Date.now()),
+    );
     this.timer.unref();
   }
 
@@ -95,16 +98,15 @@ export class ProgressSidecar {
     const body = JSON.stringify({ ...this.snapshot(), updated_at: new Date().toISOString() });
     const target = progressPath(this.dir);
     const tmp = `${target}.${writerTag()}.${randomBytes(4).toString('hex')}.tmp`;
-    this.writing = this.writing
-      .then(async () => {
-        try {
-          await writeFile(tmp, body, { flag: 'wx' });
-          await rename(tmp, target);
-        } catch {
-          // Progress is a courtesy: a full disk or a folder already removed fails nothing.
-          await rm(tmp, { force: true });
-        }
-      });
+    this.writing = this.writing.then(async () => {
+      try {
+        await writeFile(tmp, body, { flag: 'wx' });
+        await rename(tmp, target);
+      } catch {
+        // Progress is a courtesy: a full disk or a folder already removed fails nothing.
+        await rm(tmp, { force: true });
+      }
+    });
   }
 
   /** Settles when the writes begun so far are done. */

@@ -46,7 +46,9 @@ export function isDiskFull(err: unknown): boolean {
 
 /** What an agent is told when a write to the data dir found the disk full; callers undo their writes first. */
 export function diskFullError(dataDir: string): UserFacingError {
-  return new UserFacingError(`the disk holding the data dir ${dataDir} is full; nothing was changed: free some space there (or move CUTROOM_DATA_DIR) and try again`);
+  return new UserFacingError(
+    `the disk holding the data dir ${dataDir} is full; nothing was changed: free some space there (or move CUTROOM_DATA_DIR) and try again`,
+  );
 }
 
 /**
@@ -73,7 +75,11 @@ export async function readRecord<T>(path: string, schema: z.ZodType<T>): Promise
 }
 
 const corrupt = (path: string, why: string) =>
-  new CorruptRecordError(`the record ${path} is corrupt (${why}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`, path, why);
+  new CorruptRecordError(
+    `the record ${path} is corrupt (${why}); fix it or move it out of the data dir (CUTROOM_DATA_DIR)`,
+    path,
+    why,
+  );
 
 export async function listJson(dir: string): Promise<string[]> {
   try {
@@ -117,12 +123,18 @@ export async function withLock<T>(dataDir: string, fn: () => Promise<T>): Promis
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       const owner = await readFile(join(lock, 'owner'), 'utf8').catch(() => undefined);
-      const touched = await stat(lock).then((s) => s.mtimeMs, () => Date.now());
+      const touched = await stat(lock).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      );
       if (writerGone(owner, touched, { leased: true, staleMs: LOCK_STALE_MS })) {
         await discard(lock, owner);
         continue;
       }
-      if (Date.now() - started > LOCK_WAIT_MS) throw new UserFacingError(`the data dir ${dataDir} stayed locked for ${LOCK_WAIT_MS / 1000} s (by process ${owner?.trim() || 'unknown'}); try again`);
+      if (Date.now() - started > LOCK_WAIT_MS)
+        throw new UserFacingError(
+          `the data dir ${dataDir} stayed locked for ${LOCK_WAIT_MS / 1000} s (by process ${owner?.trim() || 'unknown'}); try again`,
+        );
       await new Promise((r) => setTimeout(r, Math.min(50, 5 + attempt * 5)));
     }
   }
@@ -149,6 +161,13 @@ async function discard(lock: string, owner: string | undefined): Promise<void> {
     throw err;
   }
   const moved = await readFile(join(trash, 'owner'), 'utf8').catch(() => undefined);
-  if (moved !== owner && (await rename(trash, lock).then(() => true, () => false))) return;
+  if (
+    moved !== owner &&
+    (await rename(trash, lock).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   await rm(trash, { recursive: true, force: true });
 }

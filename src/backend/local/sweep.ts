@@ -7,7 +7,10 @@ import { isUuid } from '../../errors.js';
 import { TAG, writerGone } from '../../owners.js';
 
 /** Names that carry their writer's pid, by the folder they appear in. */
-const IN_DATA_DIR = [new RegExp(`^\\.lock-(?:released-)?${TAG}-[0-9a-f]+$`), new RegExp(`\\.${TAG}\\.[0-9a-f]{8}\\.tmp$`)];
+const IN_DATA_DIR = [
+  new RegExp(`^\\.lock-(?:released-)?${TAG}-[0-9a-f]+$`),
+  new RegExp(`\\.${TAG}\\.[0-9a-f]{8}\\.tmp$`),
+];
 const IN_STAGING = [new RegExp(`^${TAG}-[0-9a-f-]+\\.part$`)];
 const IN_PROJECTS = [new RegExp(`^\\.new-${TAG}-`), new RegExp(`^\\.deleted-${TAG}-`)];
 // Imports of older versions copied to "<asset id><ext>.<pid>.part". A render's files (its folder media/<asset id>/,
@@ -27,7 +30,10 @@ async function deadWriter(dir: string, name: string, patterns: RegExp[]): Promis
   for (const p of patterns) {
     const m = p.exec(name);
     if (!m) continue;
-    const touched = await stat(join(dir, name)).then((s) => s.mtimeMs, () => Date.now());
+    const touched = await stat(join(dir, name)).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
     return writerGone(m[1]!, touched);
   }
   return false;
@@ -47,7 +53,16 @@ export async function sweepLeftovers(dataDir: string): Promise<string[]> {
   for (const n of await names(projects)) {
     const path = join(projects, n);
     if (await deadWriter(projects, n, IN_PROJECTS)) await remove(path);
-    else if (UNOWNED_IN_PROJECTS.test(n) && Date.now() - (await stat(path).then((s) => s.mtimeMs, () => Date.now())) > UNOWNED_AGE_MS) await remove(path);
+    else if (
+      UNOWNED_IN_PROJECTS.test(n) &&
+      Date.now() -
+        (await stat(path).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        )) >
+        UNOWNED_AGE_MS
+    )
+      await remove(path);
     else if (isUuid(n)) {
       for (const sub of ['', 'assets', 'scripts', 'media']) {
         const dir = join(path, sub);
