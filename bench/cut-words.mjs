@@ -61,8 +61,10 @@ const rmsDb = (s, words) => {
   let sum = 0;
   let n = 0;
   for (const w of words)
-    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++)
-      ((sum += (s[i] / 32768) ** 2), n++);
+    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++) {
+      sum += (s[i] / 32768) ** 2;
+      n++;
+    }
   return 10 * Math.log10(sum / n);
 };
 

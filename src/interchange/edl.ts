@@ -16,7 +16,6 @@ import {
   type ImportedCut,
   type ImportedOverlay,
   type ImportedTimeline,
-  type ImportNote,
   type MediaHints,
   timecodeSeconds,
 } from './document.js';
@@ -95,6 +94,7 @@ const reelOf = (assetId: string) =>
     .slice(0, 8)
     .toUpperCase() || 'AX';
 /** Comment text: one line, no control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
 const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
 export function writeEdl(doc: ExportDocument): { text: string; warnings: string[] } {

@@ -146,6 +146,7 @@ export function parseXml(text: string): XmlElement {
 export function escapeXml(s: string): string {
   return s
     .replace(
+      // eslint-disable-next-line no-control-regex -- characters XML 1.0 cannot carry are what this replaces
       /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
       '\uFFFD',
     )

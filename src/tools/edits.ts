@@ -1,5 +1,5 @@
 // Edit tools: compose_edit, render_edit, get_render_status.
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Backend } from '../backend/types.js';
 import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';

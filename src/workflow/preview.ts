@@ -1,7 +1,7 @@
 // The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
 // runs as a job that outlives the tool call which started it, so a long one can be followed (preview_edit {preview_id}).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DiagnosticSchema } from '../edit/model.js';
@@ -284,7 +284,7 @@ export const previewJob = (rt: MediaRuntime, id: string): PreviewJob | undefined
 export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts: PreviewOptions): Promise<PreviewJob> {
   if (!checked.timeline) throw new UserFacingError('nothing to preview: the edit has no playable cut');
   const cues = opts.captions?.cues;
-  let plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, cues });
+  const plan = toRenderPlan(checked.timeline, { maxWidth: opts.width, fadeMs: checked.fadeMs, cues });
   const { cutInputs, overlayInputs } = inputsFor(checked, plan);
   // The key is the plan's without the speech music ducks under (that follows from the same edit and media), with
   // each overlay's role and duck (which the plan holds only with the speech).

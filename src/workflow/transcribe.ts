@@ -3,26 +3,14 @@
 // Everything that uses words reads them through here (DESIGN.md), never by running the engine itself.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Asset } from '../api/models.js';
-import { assetName, isRender } from '../api/summaries.js';
-import { classifyAsset } from '../edit/lint.js';
 import { parseTimecode } from '../edit/timecode.js';
-import {
-  alignText,
-  findPhrase,
-  heardWords,
-  sentencesOf,
-  textWords,
-  type TextWord,
-  type TimedWord,
-} from '../edit/words.js';
+import { alignText, heardWords, sentencesOf, textWords, type TextWord, type TimedWord } from '../edit/words.js';
 import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import type { InspectionCache } from '../media/inspect-cache.js';
 import type { MediaSource } from '../media/input.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { TranscriptionJobs } from './transcription-jobs.js';
-import { projectOrSuggestion } from './suggest.js';
 
 export const TranscriptWordSchema = z.object({
   index: z.number().int(),

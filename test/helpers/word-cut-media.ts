@@ -29,8 +29,10 @@ function rmsDb(s: Int16Array, spans: { start: number; end: number }[]): number {
   let sum = 0;
   let n = 0;
   for (const w of spans)
-    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++)
-      ((sum += (s[i]! / 32768) ** 2), n++);
+    for (let i = Math.round(w.start * 16000); i < Math.min(s.length, Math.round(w.end * 16000)); i++) {
+      sum += (s[i]! / 32768) ** 2;
+      n++;
+    }
   return 10 * Math.log10(sum / n);
 }
 

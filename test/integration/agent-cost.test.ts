@@ -357,7 +357,7 @@ describe('results within 24 KB, whatever their length', () => {
     // A word said hundreds of times: search pages its hits under the bound too, and the pages add up to them all.
     const hits: number[] = [];
     let offset: number | undefined;
-    let total = 0;
+    let total: number;
     do {
       const r = await call('search_transcripts', {
         project_id: projectId,

@@ -39,7 +39,7 @@ async function worker(
     ...extra,
   });
   const started = Date.now();
-  let m: RegExpExecArray | null = null;
+  let m: RegExpExecArray | null;
   while (!(m = /health on (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(w.stderr())) && Date.now() - started < 10_000)
     await sleep(50);
   if (!m) throw new Error(`the worker said nowhere where its /healthz is:\n${w.stderr()}`);

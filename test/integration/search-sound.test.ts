@@ -196,7 +196,10 @@ describe('search_transcripts by sound and by listening', () => {
       }
       for (const h of r.hits) {
         if (said(q).some((w) => near(h, w))) right++;
-        else (wrong++, falseHits.push(`${q}~"${h.text}" ${h.match} ${h.score}`));
+        else {
+          wrong++;
+          falseHits.push(`${q}~"${h.text}" ${h.match} ${h.score}`);
+        }
       }
     }
     expect(missed).toEqual([]);
