@@ -141,8 +141,8 @@ export function pictureChange(frames: FramePacket[], duration: number, pixels: n
   const n = new Uint32Array(count);
   for (const f of inter) {
     const w = Math.min(count - 1, Math.max(0, Math.floor(f.t / windowSeconds)));
-    bytes[w] += f.size;
-    n[w]++;
+    bytes[w] = bytes[w]! + f.size;
+    n[w] = n[w]! + 1;
   }
   const bitsPerPixel = Array.from(bytes, (b, w) => (n[w] ? Math.round(((b * 8) / n[w]! / pixels) * 1e5) / 1e5 : null));
   return { windowSeconds, bitsPerPixel };

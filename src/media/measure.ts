@@ -71,18 +71,19 @@ export class MeasureParser {
   private line(l: string): void {
     const block = /^\[ametadata@(loud_\w+|tpeak) @ [^\]]+\] (.*)$/.exec(l);
     if (block) {
-      const [, name, rest] = block;
-      const frame = /pts_time:([\d.]+)/.exec(rest!);
+      const name = block[1]!;
+      const rest = block[2]!;
+      const frame = /pts_time:([\d.]+)/.exec(rest);
       if (frame) {
-        this.at = { name: name!, t: Number(frame[1]) + this.offsetSec };
+        this.at = { name, t: Number(frame[1]) + this.offsetSec };
         return;
       }
-      const kv = /lavfi\.(?:r128\.M|astats\.Overall\.Peak_level)=(\S+)/.exec(rest!);
+      const kv = /lavfi\.(?:r128\.M|astats\.Overall\.Peak_level)=(\S+)/.exec(rest);
       if (kv && this.at?.name === name) {
         if (name === 'tpeak') (this.result.truePeaks ??= []).push({ t: this.at.t, db: dB(kv[1]!) });
         // ebur128 gives a block on each 100 ms frame: the 400 ms that end with that frame.
         else
-          ((this.result.blocks ??= {})[name!.slice(5)] ??= []).push({
+          ((this.result.blocks ??= {})[name.slice(5)] ??= []).push({
             end: +(this.at.t + 0.1).toFixed(6),
             lufs: dB(kv[1]!),
           });
