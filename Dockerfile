@@ -19,7 +19,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Previews, inspections and exports; mount a volume shared by all replicas here (see the README's deployment notes).
+# Previews, inspections and exports; mount a volume shared by all replicas here (docs/hosting.md: "Deploying replicas").
 RUN mkdir -p /var/cache/cutroom && chown node:node /var/cache/cutroom
 ENV NODE_ENV=production \
     VJ_BACKEND=remote \
