@@ -1,4 +1,5 @@
-// The only reader of process.env. Everything else receives a validated Config.
+// The only reader of process.env. Everything else receives a validated Config (one zod schema), and the processes
+// cutroom starts get the environment made here (childEnvironment), without the secrets.
 import { availableParallelism, homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';

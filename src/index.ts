@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The bin: config -> backend -> serve stdio (or Streamable HTTP with --http). The only file that starts anything.
+// The bin: config -> backend -> serve stdio (or Streamable HTTP with --http). It reads the config, finds ffmpeg, builds
+// the backend and serves stdio or HTTP (listening, and draining on SIGTERM). The only file that starts anything:
+// processes, listeners, background sweeps.
 import { existsSync } from 'node:fs';
 import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

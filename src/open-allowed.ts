@@ -1,7 +1,8 @@
-// Opening a file from the allowed folders as one descriptor, checked after opening: whatever happens to the
-// name afterwards (swapped for a symlink, replaced), everything cutroom reads comes through this descriptor. Used
-// for media the local backend imports, timeline files import_edit reads, and the previews and exports resources serve.
-// Also the names the tools show for files: a name that is not UTF-8 is shown in a form that maps back to its bytes.
+// Opening a file from the allowed folders as one descriptor (no link, no FIFO), checked after opening: whatever
+// happens to the name afterwards (swapped for a symlink, replaced), everything cutroom reads comes through this
+// descriptor. Used for media the local backend imports, timeline files import_edit reads, and the previews and
+// exports resources serve. Also the names the tools show for files: a name that is not UTF-8 is shown in a form that
+// maps back to its bytes.
 import { isUtf8 } from 'node:buffer';
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';

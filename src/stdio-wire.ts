@@ -2,6 +2,7 @@
 // Unlike the SDK's StdioServerTransport, no line can end the connection and no line goes unanswered: an
 // oversized line is dropped as it streams in (never buffered whole) and answered -32600; a line that is not
 // JSON is answered -32700; JSON that is not a JSON-RPC 2.0 message is answered -32600. Then the next line is read.
+// No message is written over the bound (message-bound.ts).
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import {
   isJSONRPCNotification,

@@ -1,7 +1,9 @@
 // Search by sound as well as spelling, pure: a query's words and a transcript's words become phones (the dictionary,
 // else letter-to-sound), and the query's phones are matched against every run of 1..k consecutive heard words with a
 // weighted edit distance in which similar phones cost less, so that a word the engine misheard, split or merged
-// ("the light towns" for "the lighthouse", "keep her" for "keeper") is still found. Exact spellings always win.
+// ("the light towns" for "the lighthouse", "keep her" for "keeper") is still found. Exact spellings always win;
+// runs that sound almost like the query are near misses, and words recognition was unsure of are flagged doubtful
+// by their confidence.
 import { findPhrase, textWords, wordKey, type TimedWord } from '../edit/words.js';
 import { PHONES, type Cmudict } from './dictionary.js';
 import { lettersToPhones, numberWords } from './letter-to-sound.js';

@@ -1,4 +1,5 @@
-// The Backend over the service's HTTP API.
+// The Backend over the service's HTTP API (api/). The service names assets by storage key: the assets cutroom
+// rendered there are named by the file names cutroom gave them (remembered-assets.ts).
 import { ServiceClient, type ServiceClientOptions } from '../api/client.js';
 import { parseRenderReceipt, type Project } from '../api/models.js';
 import type { Edit } from '../edit/model.js';

@@ -1,5 +1,5 @@
 // The one interface every tool reaches the service through. Two implementations: remote.ts (the service
-// over HTTP) and, later, local/ (an embedded store). Failures are ServiceErrors in both.
+// over HTTP) and local/ (the embedded store). Failures are ServiceErrors in both.
 import type { Asset, Project, RenderReceipt, Script } from '../api/models.js';
 import type { Edit } from '../edit/model.js';
 import type { Cue } from '../edit/captions.js';

@@ -1,4 +1,5 @@
-// The summary an agent reads: every cut with its place on the output timeline, and the total length.
+// The summary an agent reads: every cut with its place on the output timeline, and the total length; and the render
+// plan (toRenderPlan), what media/ renders, decided here as data.
 import { z } from 'zod';
 import type { Mix, Timeline } from './normalize.js';
 import type { FocusKey } from './framing.js';

@@ -1,5 +1,7 @@
-// Words as data, pure functions only: a known text split into words, aligned to what an engine heard, grouped into
-// sentences, searched by phrase, and turned into in and out points that fall in the pauses around words.
+// Words as data, pure functions only: a known text split into words, aligned to what an engine heard (the words the
+// sound does not support marked), grouped into sentences, searched by phrase, and turned into in and out points
+// that fall in the pauses around words: a cut around words takes the sound a handle beyond them, the picture on
+// whole frames around it, muted beyond the sound.
 
 /** A word of a transcript, on the asset's clock. */
 export interface TimedWord {

@@ -1,6 +1,10 @@
 // cutroom over Streamable HTTP: the SDK's per-request handler (stateless: any replica answers any call) behind the
-// gates a hosted server needs, in order: /healthz, the path, Host, Origin, body size, who is calling. Each caller
-// is served by a server instance built on their own context (callers.ts). Node's http in, web Request/Response to
+// gates a hosted server needs, in order: /healthz, the path, Host, Origin, body size, who is calling (the token or
+// the caller's key). An allowed origin's CORS preflight is answered before the token is asked for, and its every
+// answer carries Access-Control-Allow-Origin. /metrics (Prometheus' text format, written by prometheus.ts) passes
+// the Host and Origin gates, then asks for an operator's token (CUTROOM_METRICS_TOKEN or CUTROOM_HTTP_TOKEN; open on
+// a loopback listener only when neither is set). Each caller is served by a server instance built on their own
+// context (callers.ts). Node's http in, web Request/Response to
 // the SDK and back, with the call cancelled when the client goes away, and no message over 8 MiB sent back
 // (bound-response.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';

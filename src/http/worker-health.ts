@@ -1,6 +1,6 @@
 // A worker's /healthz (CUTROOM_WORKER_HEALTH_PORT): 200 while it takes jobs and its Redis answers, 503 when Redis
 // does not answer (down, or hung) or it is draining, so that an orchestrator restarts it or stops counting on it.
-// Nothing else is served.
+// Nothing else is served. It is a listener of its own, which index.ts starts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WorkerHealth } from '../jobs/worker.js';
 

@@ -1,6 +1,7 @@
 // What an operator watches of the queue: jobs per kind and state (BullMQ's lists, read at each look), the oldest
-// waiting job's age, and how long jobs waited and ran (heard from QueueEvents while this process runs). Every server
-// sees the whole queue, not a share of it: its figures are the queue's, the same from any replica.
+// waiting job's age, and how long jobs waited and ran and which failed (heard from QueueEvents while this process
+// runs). Every server sees the whole queue, not a share of it: its figures are the queue's, the same from any
+// replica.
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { PREFIX, QUEUE_NAME, connect } from './connection.js';

@@ -1,6 +1,7 @@
 // The object store (CUTROOM_S3_*): an S3-compatible bucket where workers put what they made and servers read it
-// back, so that replicas need no shared volume. Objects are private: nothing here sets an ACL or signs a link, and
-// callers read them only through cutroom's resources. Loaded only when a bucket is configured.
+// back, so that replicas need no shared volume. Objects are put and fetched whole, and private: nothing here sets an
+// ACL or signs a link, and callers read them only through cutroom's resources. Loaded only when a bucket is
+// configured.
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, stat, unlink } from 'node:fs/promises';

@@ -1,6 +1,8 @@
 // The server's side of the job queue: previews are put in it (one job per edit, whoever asks) and followed there,
-// progress passed on from whichever worker runs them; a caller who leaves lets go of the job, and the last one to
-// leave before anyone kept it has it stopped on its worker.
+// progress passed on from whichever worker runs them. A preview, a local render, a scan or a transcription goes in
+// under a content-addressed id (codec.ts), so that a repeat from any replica joins its job; it is followed through
+// QueueEvents and a poll that notices a lost job or a Redis that stopped answering; a caller who leaves lets go of
+// the job, and the last one to leave before anyone kept it has it stopped on its worker.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

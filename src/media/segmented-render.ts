@@ -1,5 +1,6 @@
 // A preview made of segments (segments.ts): the cuts not yet in the store are rendered, the first of them alone and
-// first (a person watches it while the rest render: onReady), the others several to a process, each to its own file;
+// first (a person watches it while the rest render: onReady; its clip written beside its segment by the tee muxer),
+// the others several to a process, each to its own file;
 // then the timeline's sound is made from the segments' sound (placed, levelled, the overlays laid over it) and
 // encoded in one process while another measures it, and the pictures are joined to it by stream copy. The sheet's
 // thumbnails and each cut's measurements (its loudness too) come from the segments, so a cut already rendered costs

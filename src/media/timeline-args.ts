@@ -1,6 +1,8 @@
 // A render plan -> one ffmpeg argument list with one filter graph (DESIGN.md): input seeking per cut, per-branch
 // normalisation, explicit trims and pads instead of -shortest, amix with normalize=0. Every number placed in the
-// graph is one cutroom computed; every input is an asset source or a file cutroom wrote.
+// graph is one cutroom computed; every input is an asset source or a file cutroom wrote. The mix (gain, fades, an
+// overlay's `from`, ducking) is decided in edit/ as data and turned into the filter graph here; a focus "auto" cut's
+// path (analysis/reframe.ts) is drawn as the crop's x and y over t.
 import type { MediaFacts } from '../edit/lint.js';
 import {
   DUCK_ATTACK,

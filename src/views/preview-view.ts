@@ -8,8 +8,8 @@
 // a cut's in or out point, drops it or moves it. Each change goes to view_edit (an app-only tool), whose new preview
 // replaces the old one once it plays, and the model is told the new edit_id and what changed; a change that fails says
 // so in the status line and the old preview stays. Given preview_edit's arguments before its result (ontoolinput), it
-// asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. Browser code:
-// bundled at build time.
+// asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. Browser code
+// (DOM, no Node): bundled at build time by scripts/build-views.mjs into one self-contained HTML file.
 import {
   App,
   applyDocumentTheme,

@@ -1,4 +1,6 @@
-// The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. A preview
+// The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. The same
+// edit asked for again while its preview renders joins that preview, and each cut is playable as soon as it is
+// made (its clip, from its segment). A preview
 // runs as a job that outlives the tool call which started it, so a long one can be followed (preview_edit {preview_id}).
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';

@@ -4,7 +4,7 @@
 // file becomes its cutroom:// resource URI (resources/read serves it); any other file of the server's (an imported
 // asset's copy, a local render) is named by its file name only, and a `url` or `download_url` field that held such
 // a file is left out (the caller could not fetch it). Paths the caller named in the folders they import from are
-// theirs, and are left as they are.
+// theirs, and are left as they are. server.ts applies it to every tool result and resource read over HTTP.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 

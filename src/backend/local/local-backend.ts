@@ -1,5 +1,9 @@
 // The embedded backend: the service's workflow on this machine, with no account. Projects, assets and scripts in
 // the service's shapes under a data dir; media imported from allowed folders; edits rendered by local ffmpeg.
+// Around it in local/: the records and their lock (store.ts, records.ts), the projects' index (project-index.ts),
+// the bounded walk of the allowed folders, each folder and file once (media-files.ts), race-safe and idempotent
+// import and asset removal (here), the sweep of crash leftovers (sweep.ts), and each render's folder with the
+// progress it shares with other servers (render-files.ts).
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
