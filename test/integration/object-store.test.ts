@@ -2,7 +2,7 @@
 // dirs (no shared volume) and CUTROOM_S3_*: the worker puts what it made in the bucket, and servers read it back
 // through cutroom's resources. A real redis-server, a real worker, and s3rver (a local S3 API server from npm,
 // behind a proxy that records every request). s3rver checks the access key id but not V4 signatures: what it
-// cannot show is said in the README.
+// cannot show is said in docs/hosting.md.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';

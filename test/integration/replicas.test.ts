@@ -1,4 +1,4 @@
-// Replicas on one volume, as the README's deployment runs them: two servers, each in a pid namespace of its own
+// Replicas on one volume, as docs/hosting.md's deployment runs them: two servers, each in a pid namespace of its own
 // (`unshare --pid --fork --mount-proc`, as two containers are), share a cache dir. The pid written in the first's
 // markers means nothing to the second (and is dead there), so ownership must not rest on it: the second's
 // evictions leave the preview the first is making alone, and it finishes.
