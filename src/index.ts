@@ -21,7 +21,7 @@ import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
 import type { JobRunner } from './workflow/jobs.js';
-import type { MediaRuntime } from './workflow/preview.js';
+import type { MediaRuntime } from './workflow/media-runtime.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
 import { NAME, VERSION } from './version.js';

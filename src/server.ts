@@ -23,7 +23,7 @@ import * as interchangeTools from './tools/interchange.js';
 import * as mediaTools from './tools/media.js';
 import * as momentTools from './tools/moments.js';
 import * as previewTools from './tools/preview.js';
-import type { MediaRuntime } from './workflow/preview.js';
+import type { MediaRuntime } from './workflow/media-runtime.js';
 import * as projectTools from './tools/projects.js';
 import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
 import { boundInputErrors } from './tools/input-errors.js';

@@ -2,6 +2,7 @@
 // of the overlays' speech, mapped through the edit onto the output clock (a word cut away, or muted, never appears),
 // grouped into cues of at most two lines of 42 characters lasting 1-7 s, never across a cut unless the sentence runs
 // on; and how they look, in the output's pixels. media/ turns them into a filter (libass); interchange/ into SRT/VTT.
+import type { CaptionStyle } from './model.js';
 import type { Timeline } from './normalize.js';
 import type { TimedWord } from './words.js';
 import { onFrameMs } from './timecode.js';
@@ -171,16 +172,6 @@ export function cuesOf(words: PlacedWord[], rules = CAPTION_RULES): Cue[] {
   return cues;
 }
 
-/** The captions' look as asked (model.ts CaptionStyleFields): checked in normalize.ts. */
-export interface CaptionStyle {
-  /** Text height, % of the picture's height. */
-  size: number;
-  /** Text colour, RRGGBB. */
-  color: string;
-}
-export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF' };
-export const MIN_CAPTION_SIZE = 2;
-export const MAX_CAPTION_SIZE = 15;
 export const CAPTION_FONT = 'DejaVu Sans';
 
 /** How captions are drawn on a picture of width x height, in its pixels. */

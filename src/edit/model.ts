@@ -96,6 +96,16 @@ export const CaptionsSchema = z.object({
   style: z.object({ size: z.number().optional(), color: z.string().optional() }).optional(),
 });
 export type Captions = z.infer<typeof CaptionsSchema>;
+/** The captions' look as asked (CaptionsSchema's style): checked in normalize.ts. */
+export interface CaptionStyle {
+  /** Text height, % of the picture's height. */
+  size: number;
+  /** Text colour, RRGGBB. */
+  color: string;
+}
+export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF' };
+export const MIN_CAPTION_SIZE = 2;
+export const MAX_CAPTION_SIZE = 15;
 
 export const EditSchema = z.object({
   video_edit_version: z.string().describe('Edit format version: "1.0"'),

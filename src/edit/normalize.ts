@@ -27,8 +27,13 @@ import {
   type VideoSegment,
 } from './model.js';
 import { MAX_MS, formatShort, formatTimecode, parseTimecode } from './timecode.js';
-import { DEFAULT_CAPTION_STYLE, MAX_CAPTION_SIZE, MIN_CAPTION_SIZE, type CaptionStyle } from './captions.js';
-import type { Captions } from './model.js';
+import {
+  DEFAULT_CAPTION_STYLE,
+  MAX_CAPTION_SIZE,
+  MIN_CAPTION_SIZE,
+  type CaptionStyle,
+  type Captions,
+} from './model.js';
 
 export interface LevelWindow {
   level: number;

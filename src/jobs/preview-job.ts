@@ -1,6 +1,7 @@
 // A preview as a job: what a server puts in the queue, what its worker reports while it runs and what it returns.
-import type { CheckedEdit } from '../workflow/check-edit.js';
-import type { MediaRuntime, Preview, PreviewOptions } from '../workflow/preview.js';
+import type { CheckedEdit } from '../workflow/checked-edit.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
+import type { Preview, PreviewOptions } from '../workflow/preview-types.js';
 import { encode, jobIdOf } from './codec.js';
 
 export const PREVIEW = 'preview';

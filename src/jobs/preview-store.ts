@@ -6,7 +6,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { MARKER, RESULT_FILE, isPreviewId, type PreviewCache } from '../media/cache.js';
 import { writerTag } from '../owners.js';
-import type { PreviewStore } from '../workflow/preview.js';
+import type { PreviewStore } from '../workflow/media-runtime.js';
 import type { ObjectStore } from './object-store.js';
 
 /** Uploads at once for one preview (its files are a few: the video, the sheet, the levels, the cuts' clips). */

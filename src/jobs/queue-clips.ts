@@ -12,7 +12,8 @@ import { makeCutClip } from '../media/cut-clip.js';
 import { Limiter } from '../media/probe.js';
 import { RenderError } from '../media/render-error.js';
 import { isPreviewId } from '../media/cache.js';
-import { PREVIEW_ENCODE, clipFile, type MediaRuntime } from '../workflow/preview.js';
+import { PREVIEW_ENCODE, clipFile } from '../workflow/preview.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
 import { CLIP_CHANNEL, clipFailedKey, clipMadeKey, makingJob, makingKey, within } from './connection.js';
 import type { PreviewProgress } from './preview-job.js';
 

@@ -10,9 +10,10 @@ import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UserFacingError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CheckedEdit } from '../workflow/check-edit.js';
+import type { CheckedEdit } from '../workflow/checked-edit.js';
 import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
-import type { MediaRuntime, PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
+import type { PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview-types.js';
 import {
   CANCEL_CHANNEL,
   MARK_TTL_S,

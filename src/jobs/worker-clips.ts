@@ -4,7 +4,9 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import { UserFacingError } from '../errors.js';
-import { clipFile, type MediaRuntime, type PreviewJob } from '../workflow/preview.js';
+import { clipFile } from '../workflow/preview.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
+import type { PreviewJob } from '../workflow/preview-types.js';
 import { MARK_TTL_S, clipFailedKey, clipMadeKey } from './connection.js';
 
 /** How long a failure's answer is kept: read by the server waiting for it within a second or two. */

@@ -9,7 +9,9 @@ import { scanJob, type ScanWork } from '../workflow/inspect.js';
 import { hearJob, type HearWork } from '../workflow/transcribe.js';
 import { renderTimeline } from '../media/render.js';
 import type { RenderWork } from './render-job.js';
-import { startPreview, type MediaRuntime, type PreviewJob } from '../workflow/preview.js';
+import { startPreview } from '../workflow/preview.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
+import type { PreviewJob } from '../workflow/preview-types.js';
 import { decode } from './codec.js';
 import {
   CANCEL_CHANNEL,

@@ -5,7 +5,7 @@
 // difference motion makes (bench/README.md); the threshold sits well under the cuts.
 //
 // Pure decisions here; the decoding is in inspect.ts.
-import type { FramePacket, Run } from './inspect.js';
+import type { FramePacket, Run } from './inspect-frames.js';
 
 /** scdet's measure between two frames of the same planar layout: mean absolute difference, percent of full scale. */
 export function mafd(a: Uint8Array, b: Uint8Array): number {

@@ -20,6 +20,7 @@ export { mafd } from './inspect-locate.js';
 import { splitJpegs } from './jpeg.js';
 import type { Limiter } from './probe.js';
 import { inputArgs, type MediaSource } from './input.js';
+import type { FramePacket, Run } from './inspect-frames.js';
 import {
   LOCATE_SHARE,
   hasReordering,
@@ -91,15 +92,6 @@ export interface StreamFacts {
   startTime: number;
   durationSeconds?: number;
   sampleRate?: number;
-}
-
-/** One video frame as the demuxer lists it: time (relative), size, keyframe. Sorted by time. */
-export interface FramePacket {
-  t: number;
-  size: number;
-  key: boolean;
-  /** Place in decode order (the demuxer's order): frames shown in another order than decoded mean B-frames. */
-  dts?: number;
 }
 
 export interface ShotScan {
@@ -278,20 +270,6 @@ export function sizeOutliers(frames: FramePacket[], minBytes: number): Set<numbe
     if (big(next) || big(prev)) out.add(f.i);
   });
   return out;
-}
-
-/** A stretch of frames to decode fully: from frame index `from` (a keyframe) to `to` inclusive. */
-export interface Run {
-  from: number;
-  to: number;
-  /**
-   * Set when the run stops before the keyframe that closes its last GOP (that keyframe's frame index): the frames
-   * after `to` are taken as free of cuts only when frame `to` looks like that keyframe (the test a GOP passes to be
-   * skipped) and none of their packets stands out; otherwise the GOP is decoded to its end after all.
-   */
-  closes?: number;
-  /** A second look at a GOP an earlier run decoded with context: a cut on its second frame was already judged. */
-  seen?: boolean;
 }
 
 /**

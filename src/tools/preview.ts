@@ -4,19 +4,13 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
-import { checkAndKeep, describeDiagnostics, type CheckedEdit } from '../workflow/check-edit.js';
+import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
+import type { CheckedEdit } from '../workflow/checked-edit.js';
 import { captionsOf, dialogueWords } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
-import {
-  PreviewSchema,
-  cutClipUri,
-  previewJob,
-  readFinishedPreview,
-  startPreview,
-  type MediaRuntime,
-  type PreviewJob,
-  type PreviewResult,
-} from '../workflow/preview.js';
+import { cutClipUri, previewJob, readFinishedPreview, startPreview } from '../workflow/preview.js';
+import { PreviewSchema, type PreviewJob, type PreviewResult } from '../workflow/preview-types.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
 import { PREVIEW_VIEW_URI, viewMeta } from '../workflow/views.js';
 import { pause } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';

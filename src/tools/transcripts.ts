@@ -16,9 +16,9 @@ import {
   transcribe,
   transcriptPage,
   transcriptUri,
-  type Transcript,
   type TranscriptPage,
 } from '../workflow/transcribe.js';
+import type { Transcript } from '../workflow/transcript.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';

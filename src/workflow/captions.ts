@@ -4,7 +4,7 @@
 // never made here: an asset without one is named in a warning with transcribe_asset, and captions come from the rest.
 import { cuesOf, wordsOnTimeline, type Cue } from '../edit/captions.js';
 import type { TimedWord } from '../edit/words.js';
-import type { CheckedEdit } from './check-edit.js';
+import type { CheckedEdit } from './checked-edit.js';
 import type { InspectDeps } from './inspect.js';
 import { storedTranscript } from './transcribe.js';
 

@@ -1,6 +1,5 @@
 // Everything the edit tools do before acting: fetch the project, measure the media the edit uses, compose when
 // given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
-import type { Asset, Project } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
@@ -20,19 +19,21 @@ import {
 import { DEFAULT_FPS } from '../edit/model.js';
 import { hearEdges, speechSeconds } from '../media/word-edges.js';
 import type { Diagnostic } from '../edit/model.js';
-import { assetProblem, classifyAsset, lintEdit, type AssetInfo, type LintResult } from '../edit/lint.js';
+import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS, summarizeTimeline, type TimelineSummary } from '../edit/plan.js';
 import { UserFacingError, isDiskFull, shown } from '../errors.js';
-import { sourceFromUrl, type MediaSource } from '../media/input.js';
+import { sourceFromUrl } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import { projectOrSuggestion } from './suggest.js';
 import { resolveEditInput, type EditInput, type EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';
-import { StillTranscribing, stillTranscribingState, transcribe, type Transcript } from './transcribe.js';
-import type { MediaRuntime } from './preview.js';
+import { StillTranscribing, stillTranscribingState, transcribe } from './transcribe.js';
+import type { Transcript } from './transcript.js';
+import type { MediaRuntime } from './media-runtime.js';
+import type { CheckedEdit, ProjectAsset } from './checked-edit.js';
 
 export interface CheckDeps {
   backend: Backend;
@@ -41,32 +42,12 @@ export interface CheckDeps {
   runtime?: MediaRuntime;
 }
 
-export interface ProjectAsset extends AssetInfo {
-  asset: Asset;
-  source?: MediaSource;
-}
-
 /** The display sizes of a checked edit's measured video sources (a service frames a cut's focus by them). */
 export function sourceSizes(assets: Map<string, ProjectAsset>): Map<string, { width: number; height: number }> {
   const out = new Map<string, { width: number; height: number }>();
   for (const [id, a] of assets)
     if (a.facts?.width && a.facts.height) out.set(id, { width: a.facts.width, height: a.facts.height });
   return out;
-}
-
-export interface CheckedEdit extends LintResult {
-  project: Project;
-  projectId: string;
-  assets: Map<string, ProjectAsset>;
-  summary?: TimelineSummary;
-  /** Checks that could not run, with the reason and the fix. */
-  skipped: string[];
-  /** What was decided along the way that is not a problem, e.g. which shot list a clip's shot came from. */
-  notes: string[];
-  /** The fade at every edit of the sound, ms (audio_fade_ms, or its default). */
-  fadeMs: number;
-  /** The id the edit is kept under, once it is ready (checkAndKeep). */
-  editId?: string;
 }
 
 /**

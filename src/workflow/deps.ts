@@ -5,7 +5,7 @@ import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { EditStore } from './edit-store.js';
 import type { JobRunner } from './jobs.js';
-import type { MediaRuntime } from './preview.js';
+import type { MediaRuntime } from './media-runtime.js';
 
 export interface ToolDeps {
   backend: Backend;

@@ -13,7 +13,6 @@ import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
 import { SheetError, drawSheet, type SheetPick } from '../media/inspect-sheet.js';
 import {
   InspectError,
-  LOUDNESS_POINTS,
   SCENE_THRESHOLD,
   SILENCE_DB,
   SILENCE_MIN_SECONDS,
@@ -23,12 +22,12 @@ import {
   streamFacts,
   videoPackets,
   type PassContext,
-  type PictureChange,
 } from '../media/inspect.js';
 import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
-import type { MediaRuntime } from './preview.js';
+import type { MediaRuntime } from './media-runtime.js';
+import { InspectionSchema, type Inspection, type Shot, type StoredInspection } from './inspection.js';
 import { projectOrSuggestion, suggestAsset } from './suggest.js';
 
 /** Frames on one sheet, at most. */
@@ -38,64 +37,6 @@ export const DEFAULT_ZOOM_FRAMES = 12;
 const ms = (s: number) => Math.round(s * 1000) / 1000;
 /** A frame's time as an in point: rounded down to the millisecond, so seeking to it never skips the frame. */
 const floorMs = (s: number) => Math.floor(s * 1000 + 1e-6) / 1000;
-
-export const ShotSchema = z.object({
-  index: z.number().int().describe('1-based, in source order; compose_edit clips take it as shot'),
-  start_seconds: z.number().describe('First frame of the shot (source time; in point rounded down to the ms)'),
-  end_seconds: z.number().describe('Where the next shot starts, or the end of the source (exclusive)'),
-  start: z.string().describe('start_seconds as HH:MM:SS.mmm'),
-  end: z.string().describe('end_seconds as HH:MM:SS.mmm'),
-});
-export type Shot = z.infer<typeof ShotSchema>;
-
-export const InspectionSchema = z.object({
-  asset_id: z.string(),
-  kind: z.enum(['video', 'audio', 'image']),
-  duration_seconds: z.number().describe('0 for an image'),
-  width: z.number().optional(),
-  height: z.number().optional(),
-  fps: z.number().optional(),
-  has_audio: z.boolean(),
-  shots: z
-    .array(ShotSchema)
-    .describe('Hard cuts found to the frame; one shot for a video without cuts; none for audio or an image'),
-  silences: z
-    .array(z.object({ start_seconds: z.number(), end_seconds: z.number() }))
-    .describe(`Stretches of at least ${SILENCE_MIN_SECONDS} s below ${SILENCE_DB} dBFS`),
-  loudness: z
-    .array(z.object({ start_seconds: z.number(), mean_db: z.number(), peak_db: z.number() }))
-    .describe(`The sound's level per window (RMS and peak, dBFS; -100 is silence), at most ${LOUDNESS_POINTS} windows`),
-  scan: z
-    .object({
-      shots: z
-        .enum(['keyframes', 'full_decode', 'none'])
-        .describe(
-          'keyframes: candidates from keyframes and packet sizes, refined on full frames; full_decode: every frame decoded',
-        ),
-      scene_threshold: z.number().describe("ffmpeg scdet's threshold (0-100) a frame must reach to start a shot"),
-      frames_decoded: z.number().optional().describe('Frames decoded at full size to place the cuts'),
-      frames_total: z.number().optional(),
-      silence_threshold_db: z.number(),
-      silence_min_seconds: z.number(),
-      loudness_window_seconds: z.number().optional(),
-      note: z.string().optional(),
-    })
-    .describe('How it was measured'),
-});
-export type Inspection = z.infer<typeof InspectionSchema>;
-
-/** What is cached: the inspection and what later sheets need. */
-export interface StoredInspection {
-  inspection: Inspection;
-  startTime: number;
-  keyframes: number[];
-  /** A thumbnail of every keyframe was kept (beside the stored inspection). */
-  thumbs?: boolean;
-  /** Per cut (shot n starts at cut n - 2), the index of its first frame's thumbnail (-1: none kept). */
-  cutThumbs?: number[];
-  /** Videos: how much the picture changes per window (null: the source has no frames coded from others). */
-  motion?: PictureChange | null;
-}
 
 export const FrameShownSchema = z.object({
   seconds: z.number().describe('Source time of the frame shown'),

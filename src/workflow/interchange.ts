@@ -29,14 +29,8 @@ import { resolvePreset } from '../edit/compose.js';
 import { sourceFromUrl } from '../media/input.js';
 import { writeSrt, writeVtt } from '../interchange/subtitles.js';
 import { captionsOf } from './captions.js';
-import {
-  checkAndKeep,
-  checkEdit,
-  keepChecked,
-  type CheckDeps,
-  type CheckedEdit,
-  type Listening,
-} from './check-edit.js';
+import { checkAndKeep, checkEdit, keepChecked, type CheckDeps, type Listening } from './check-edit.js';
+import type { CheckedEdit } from './checked-edit.js';
 import type { EditRefInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { suggestAsset } from './suggest.js';

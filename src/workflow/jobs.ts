@@ -1,8 +1,9 @@
 // The seam between the tools and where the heavy work runs (DESIGN.md, jobs/). With no queue configured the tools
 // call workflow/ directly, in this process, as on one machine; with CUTROOM_QUEUE_URL they call a JobRunner, whose
 // jobs run the same workflow functions on `cutroom worker`s sharing the cache dir.
-import type { CheckedEdit } from './check-edit.js';
-import type { MediaRuntime, PreviewJob, PreviewOptions } from './preview.js';
+import type { CheckedEdit } from './checked-edit.js';
+import type { MediaRuntime } from './media-runtime.js';
+import type { PreviewJob, PreviewOptions } from './preview-types.js';
 
 export interface PreviewRunner {
   /**

@@ -7,7 +7,8 @@ import { inspect, locateAsset, storedInspection, type InspectDeps } from './insp
 import { pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
 import { SEARCH_TRANSCRIBE_SECONDS, hearable } from './search.js';
-import { storedTranscript, transcribe, type Transcript } from './transcribe.js';
+import { storedTranscript, transcribe } from './transcribe.js';
+import type { Transcript } from './transcript.js';
 
 /** Media transcribed in one call, at most (as search_transcripts); the rest is listed in missing. */
 export const MOMENTS_TRANSCRIBE_SECONDS = SEARCH_TRANSCRIBE_SECONDS;

@@ -5,17 +5,14 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { DiagnosticSchema } from '../edit/model.js';
-import type { Cue } from '../edit/captions.js';
-import { CutPlacementSchema, summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
+import { summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
 import { ducks, speechOnTimeline } from '../media/ducking.js';
-import { reframed, reframes, type StoredScan } from '../media/reframe.js';
+import { reframed, reframes } from '../media/reframe.js';
 import { UserFacingError } from '../errors.js';
-import { RESULT_FILE, isPreviewId, type PreviewCache } from '../media/cache.js';
+import { RESULT_FILE, isPreviewId } from '../media/cache.js';
 import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
 import { edgeFlags, judgeCut, mixFlags, mixLoudness, type Measurements } from '../media/measure.js';
-import { Limiter, type MediaProber } from '../media/probe.js';
+import { Limiter } from '../media/probe.js';
 import { makeCutClip } from '../media/cut-clip.js';
 import { mp4Seconds } from '../media/mp4-duration.js';
 import { runProcess, whyFailed } from '../media/process.js';
@@ -23,50 +20,17 @@ import { RenderError } from '../media/render.js';
 import { renderSegmented } from '../media/segmented-render.js';
 import { SegmentStore } from '../media/segments.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../media/timeline-args.js';
-import type { CheckedEdit } from './check-edit.js';
-import { mediaIdentity, type InspectionCache } from '../media/inspect-cache.js';
-import type { StoredInspection } from './inspect.js';
-import type { StoredTranscript } from './transcribe.js';
-import type { SpeechEngine } from '../media/speech.js';
+import type { CheckedEdit } from './checked-edit.js';
+import { mediaIdentity } from '../media/inspect-cache.js';
+import type { MediaRuntime } from './media-runtime.js';
+import {
+  PreviewSchema,
+  type Preview,
+  type PreviewJob,
+  type PreviewOptions,
+  type PreviewResult,
+} from './preview-types.js';
 import type { PreviewRunner } from './jobs.js';
-
-export interface MediaRuntime {
-  ffmpeg: string;
-  /** At most this many ffmpeg processes at once (previews and local renders). */
-  limiter: Limiter;
-  cache: PreviewCache;
-  maxInputs: number;
-  font?: string;
-  prober?: MediaProber;
-  /** Rendered cuts of previews, joined into the next previews that hold them (CUTROOM_CACHE_DIR/segments). */
-  segments: SegmentStore;
-  /** What inspect_asset found, per asset (memory and CUTROOM_CACHE_DIR/inspections). */
-  inspections?: InspectionCache<StoredInspection>;
-  /** Where the action of focus "auto" cuts is, per media and range (beside the inspections). */
-  reframes?: InspectionCache<StoredScan>;
-  /** What transcribe_asset heard, per asset and span (beside the inspections). */
-  transcripts?: InspectionCache<StoredTranscript>;
-  /** The speech engine, when one is installed. */
-  speech?: SpeechEngine;
-  /** At most this many transcriptions at once (transcribe_asset, search, clips cut by words); the rest wait. */
-  listening: Limiter;
-  /** cutroom's scratch folder for intermediate files (decoded sound). */
-  scratchDir?: string;
-  /** Where finished previews are kept for every replica (CUTROOM_S3_*); absent, the cache dir is shared. */
-  store?: PreviewStore;
-}
-
-/** A store of finished previews beside the cache dir (jobs/preview-store.ts): workers put, servers fetch. */
-export interface PreviewStore {
-  /** Copies a finished preview's folder from this cache dir to the store (its record last); kept there once. */
-  put(id: string): Promise<void>;
-  /** Brings a finished preview from the store into this cache dir; false when the store has none of that id. */
-  fetch(id: string): Promise<boolean>;
-  /** Copies one file of a preview still being made (a cut's clip, asked for meanwhile) to the store. */
-  putFile(id: string, name: string): Promise<void>;
-  /** Reads one file of a preview from the store to `to` (renamed when whole); false when the store has none. */
-  getFile(id: string, name: string, to: string): Promise<boolean>;
-}
 
 /** Fetches of this process in flight, by folder: a preview asked for by several reads is fetched once. */
 const fetching = new Map<string, Promise<boolean>>();
@@ -122,51 +86,6 @@ const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
 const EDIT_KEY_FILE = 'edit.key';
 
-const MixLoudnessShape = {
-  lufs: z.number().optional(),
-  true_peak_db: z.number().optional(),
-  dialogue_lufs: z.number().optional(),
-  music_lufs: z.number().optional(),
-  effects_lufs: z.number().optional(),
-};
-
-export const PreviewCutSchema = CutPlacementSchema.extend({
-  loudness: z
-    .object({ mean_db: z.number(), peak_db: z.number(), ...MixLoudnessShape, level_db: z.number().optional() })
-    .optional()
-    .describe('Of what plays during the cut: the mix (dBFS, LUFS, dBTP) and each part apart; level_db: levelling'),
-  flags: z
-    .array(z.string())
-    .describe(
-      'Black or frozen picture; silence where sound was asked; sound where level 0 was asked; sound reaching full scale (it clips); a first or last frame unlike its neighbours (a flash frame)',
-    ),
-});
-
-export const PreviewSchema = z.object({
-  preview_id: z.string(),
-  edit_id: z.string().optional(),
-  path: z
-    .string()
-    .describe('The preview video: a path on the machine cutroom runs on (over HTTP, its cutroom:// resource URI)'),
-  sheet_path: z.string().describe('The contact sheet (JPEG): a path, or over HTTP its resource URI'),
-  resolution: z.string(),
-  fps: z.number(),
-  planned_seconds: z.number(),
-  measured_seconds: z.number(),
-  cuts: z.array(PreviewCutSchema),
-  overlays: z
-    .array(z.object({ index: z.number(), asset_id: z.string(), timeline_start: z.string(), timeline_end: z.string() }))
-    .optional()
-    .describe('The audio laid over the timeline, where it plays'),
-  mix: z
-    .object({ ...MixLoudnessShape, target_lufs: z.number().optional(), gain_db: z.number().optional() })
-    .optional()
-    .describe('The whole edit: integrated loudness of the mix and each part, true peak; a target met by gain_db'),
-  warnings: z.array(z.string()),
-  diagnostics: z.array(DiagnosticSchema).describe('Warnings from the checks'),
-});
-export type Preview = z.infer<typeof PreviewSchema>;
-
 /** The ffmpeg inputs of a checked edit: each cut's and overlay's source and whether it has sound. */
 export function inputsFor(
   checked: CheckedEdit,
@@ -205,55 +124,6 @@ async function measuredSeconds(ffprobe: string | undefined, path: string): Promi
   );
   const s = Number(r.stdout.toString().trim());
   return r.code === 0 && Number.isFinite(s) ? s : undefined;
-}
-
-export interface PreviewOptions {
-  width: number;
-  timeoutMs?: number;
-  trackRss?: boolean;
-  /** Phase timings, for CUTROOM_LOG_LEVEL=debug. */
-  debug?: (msg: string) => void;
-  /** The id of the edit previewed, kept with the result. */
-  editId?: string;
-  /** The dialogue's transcripts' words by asset: where music ducks, speech is taken from them (dialogueWords). */
-  speechWords?: Map<string, { start: number; end: number }[]>;
-  /** Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption. */
-  captions?: { cues: Cue[]; warnings: string[] };
-}
-
-export type PreviewResult = Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number };
-
-/** A preview being made in this process. */
-export interface PreviewJob {
-  id: string;
-  /** 0..1, and what is being done. */
-  progress: number;
-  message: string;
-  /** Settles when the preview is made (or failed: a UserFacingError); never rejects unobserved. */
-  done: Promise<PreviewResult>;
-  settled?: { result: PreviewResult } | { error: Error };
-  /**
-   * The caller no longer wants it (a cancelled call). It is stopped (ffmpeg killed, nothing kept) when no other
-   * caller that joined it still does; true when it was.
-   */
-  abort(): boolean;
-  /** The caller's call returned without cancelling: it no longer holds the job, which runs to its end. */
-  release(): void;
-  /** Every caller let it go cancelling: it is being stopped (not settled yet), and nobody may join it. */
-  stopping?: boolean;
-  /** Called on every progress step, and when a cut becomes ready to play. */
-  listeners: Set<(fraction: number, message: string) => void>;
-  /** How many cuts the edit has. */
-  cuts: number;
-  /** The cuts whose clip can be played now (cutClipUri), in the order they became ready. */
-  ready: number[];
-  /** The path of a ready cut's clip (an mp4 of its picture and its own sound), made on first asking. */
-  clip(index: number): Promise<string>;
-  /**
-   * A ready cut's segment (its key in the segment store) and the clip's length: what a worker passes on, so that a
-   * server sharing its cache dir makes the clip itself (jobs/queue-clips.ts).
-   */
-  segment?(index: number): { key: string; seconds: number } | undefined;
 }
 
 /** A cut's clip, while its preview renders: cutroom://previews/{id}/cuts/{n}.mp4. */

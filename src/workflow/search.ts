@@ -25,7 +25,8 @@ import { SpeechError, type SpeechEngine } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { dictionaryFor, pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
-import { storedTranscript, transcribe, type Transcript, type TranscribeOptions } from './transcribe.js';
+import { storedTranscript, transcribe, type TranscribeOptions } from './transcribe.js';
+import type { Transcript } from './transcript.js';
 
 export const SearchHitSchema = z.object({
   asset_id: z.string(),

@@ -2,7 +2,8 @@
 // plan (analysis/tighten.ts), and the tightened edit checked and kept under an edit_id of its own.
 import { planTighten, type TightenOptions, type TightenPlan, type TightenSource } from '../analysis/tighten.js';
 import { UserFacingError } from '../errors.js';
-import { checkAndKeep, type CheckDeps, type CheckedEdit } from './check-edit.js';
+import { checkAndKeep, type CheckDeps } from './check-edit.js';
+import type { CheckedEdit } from './checked-edit.js';
 import { resolveEditInput } from './edit-input.js';
 import type { EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';

@@ -11,57 +11,13 @@ import type { InspectionCache } from '../media/inspect-cache.js';
 import type { MediaSource } from '../media/input.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { TranscriptionJobs } from './transcription-jobs.js';
-
-export const TranscriptWordSchema = z.object({
-  index: z.number().int(),
-  word: z.string(),
-  start_seconds: z.number(),
-  end_seconds: z.number(),
-  confidence: z.number().optional().describe("The engine's posterior for the word, 0-1, where it gives one"),
-});
-
-export const TranscriptSentenceSchema = z.object({
-  index: z.number().int(),
-  text: z.string(),
-  start_seconds: z.number(),
-  end_seconds: z.number(),
-  first_word: z.number().int(),
-  last_word: z.number().int(),
-});
-
-export const TranscriptSchema = z.object({
-  asset_id: z.string(),
-  engine: z.object({ name: z.string(), model: z.string().optional() }),
-  language: z.string().describe("The language the engine heard in (its model's)"),
-  duration_seconds: z.number().describe('Of the asset'),
-  from_seconds: z.number().describe("The span heard: its start on the asset's clock"),
-  to_seconds: z.number(),
-  aligned: z
-    .boolean()
-    .describe('true: the words are a known text (text), each placed in time; false: what the engine recognised'),
-  words: z.array(TranscriptWordSchema).describe('In time order, inside the asset'),
-  sentences: z
-    .array(TranscriptSentenceSchema)
-    .describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
-  unplaced: z
-    .array(z.number().int())
-    .optional()
-    .describe(
-      'Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours',
-    ),
-  cleaned: z
-    .literal(true)
-    .optional()
-    .describe('A music bed or noise heard in the pauses was taken off before recognition'),
-  doubtful: z
-    .array(z.number().int())
-    .optional()
-    .describe(
-      'Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by',
-    ),
-  cached: z.boolean(),
-});
-export type Transcript = z.infer<typeof TranscriptSchema>;
+import {
+  TranscriptSchema,
+  TranscriptSentenceSchema,
+  TranscriptWordSchema,
+  type StoredTranscript,
+  type Transcript,
+} from './transcript.js';
 
 /**
  * What transcribe_asset answers: the transcript in pages a result can carry (24 KB at most, whatever the asset's
@@ -181,12 +137,6 @@ export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: 
     ...(next ? { next_cursor: next } : {}),
     ...(leftOut.length ? { left_out: leftOut } : {}),
   };
-}
-
-export interface StoredTranscript {
-  transcript: Omit<Transcript, 'cached'>;
-  /** The hash of the text it was aligned to, when aligned. */
-  textHash?: string;
 }
 
 /** The longest known text aligned at once (the alignment's table grows with its words times the words heard). */

@@ -9,7 +9,7 @@ import {
   suspiciousStretches,
   type Located,
 } from '../../src/media/inspect-locate.js';
-import type { FramePacket } from '../../src/media/inspect.js';
+import type { FramePacket } from '../../src/media/inspect-frames.js';
 
 /** Tiny frames whose neighbours differ by the given mafd steps: frame k is flat grey at a level, one byte per pixel. */
 function seen(indices: number[], levels: number[]): Located {

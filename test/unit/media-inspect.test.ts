@@ -8,8 +8,8 @@ import {
   planRuns,
   sizeOutliers,
   stopEarly,
-  type FramePacket,
 } from '../../src/media/inspect.js';
+import type { FramePacket } from '../../src/media/inspect-frames.js';
 
 describe('the packet list', () => {
   it('reads ffprobe csv relative to the start, sorted by time, keeping decode order, skipping N/A and discarded packets', () => {

@@ -11,7 +11,7 @@ import { QueueClips } from '../../src/jobs/queue-clips.js';
 import { clipAskOf } from '../../src/jobs/worker-clips.js';
 import { PreviewCache } from '../../src/media/cache.js';
 import { SegmentStore } from '../../src/media/segments.js';
-import type { MediaRuntime } from '../../src/workflow/preview.js';
+import type { MediaRuntime } from '../../src/workflow/media-runtime.js';
 
 const ID = '20261126234230-ea65aeb1';
 const KEY = 'a'.repeat(40);

@@ -2,7 +2,8 @@
 // values, and a next_cursor of another transcript (another asset, another span, a text aligned since) that used to be
 // read as an index into words it never counted.
 import { describe, expect, it } from 'vitest';
-import { transcriptPage, type Transcript } from '../../src/workflow/transcribe.js';
+import { transcriptPage } from '../../src/workflow/transcribe.js';
+import type { Transcript } from '../../src/workflow/transcript.js';
 
 /** A transcript of `count` words, a sentence every 10 words, each word `seconds` long from `from`. */
 function transcript(

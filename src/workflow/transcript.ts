@@ -1,0 +1,61 @@
+// What a transcript is: an asset's words and sentences with their times, as heard or as a known text aligned to the
+// sound (its schema, which the transcript resource and transcribe_asset's pages serve), and what is cached of it per
+// asset and span (StoredTranscript, what the media runtime's transcripts hold). Making one is transcribe.ts.
+import { z } from 'zod';
+
+export const TranscriptWordSchema = z.object({
+  index: z.number().int(),
+  word: z.string(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  confidence: z.number().optional().describe("The engine's posterior for the word, 0-1, where it gives one"),
+});
+
+export const TranscriptSentenceSchema = z.object({
+  index: z.number().int(),
+  text: z.string(),
+  start_seconds: z.number(),
+  end_seconds: z.number(),
+  first_word: z.number().int(),
+  last_word: z.number().int(),
+});
+
+export const TranscriptSchema = z.object({
+  asset_id: z.string(),
+  engine: z.object({ name: z.string(), model: z.string().optional() }),
+  language: z.string().describe("The language the engine heard in (its model's)"),
+  duration_seconds: z.number().describe('Of the asset'),
+  from_seconds: z.number().describe("The span heard: its start on the asset's clock"),
+  to_seconds: z.number(),
+  aligned: z
+    .boolean()
+    .describe('true: the words are a known text (text), each placed in time; false: what the engine recognised'),
+  words: z.array(TranscriptWordSchema).describe('In time order, inside the asset'),
+  sentences: z
+    .array(TranscriptSentenceSchema)
+    .describe("At the text's sentence ends when aligned; else at pauses of 0.6 s or more"),
+  unplaced: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      'Aligned only: indices of the words the engine did not hear; they share the time between their placed neighbours',
+    ),
+  cleaned: z
+    .literal(true)
+    .optional()
+    .describe('A music bed or noise heard in the pauses was taken off before recognition'),
+  doubtful: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      'Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by',
+    ),
+  cached: z.boolean(),
+});
+export type Transcript = z.infer<typeof TranscriptSchema>;
+
+export interface StoredTranscript {
+  transcript: Omit<Transcript, 'cached'>;
+  /** The hash of the text it was aligned to, when aligned. */
+  textHash?: string;
+}
