@@ -348,15 +348,19 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
   // The worker's connections keep it running; stdin is not its (it may be closed or a terminal).
 }
 
+/** The status and error text that answer a request Node could not parse, by the parser's error code. */
+function clientErrorAnswer(code: string | undefined): [status: number, error: string] {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'the request headers are too large (16 KB at most): no key or token is that long'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'the request did not arrive in time (its headers within 20 s, all of it within 60 s)'];
+  return [400, `the request is not valid HTTP (${code ?? 'malformed'})`];
+}
+
 /** A request Node could not parse gets a JSON answer that says why (the default would be an empty reply or none). */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const [status, error] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'the request headers are too large (16 KB at most): no key or token is that long']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'the request did not arrive in time (its headers within 20 s, all of it within 60 s)']
-        : [400, `the request is not valid HTTP (${err.code ?? 'malformed'})`];
+  const [status, error] = clientErrorAnswer(err.code);
   const body = JSON.stringify({ error });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -35,8 +35,13 @@ const ESCAPES = new RegExp(ESCAPE.source, 'g');
 const LITERAL_BACKSLASH = /\\(?=x(?:[89a-fA-F][0-9a-fA-F]|5[cC]))/g;
 
 /** The bytes a lead byte says its UTF-8 sequence has, or 0 for a byte that cannot start one. */
-const sequenceLength = (b: number) =>
-  b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+function sequenceLength(b: number): number {
+  if (b < 0x80) return 1;
+  if (b >= 0xc2 && b <= 0xdf) return 2;
+  if (b >= 0xe0 && b <= 0xef) return 3;
+  if (b >= 0xf0 && b <= 0xf4) return 4;
+  return 0;
+}
 
 /**
  * A path (or a name) as the tools show it. UTF-8 comes as it is; a byte that is not part of valid UTF-8 is shown as

@@ -224,19 +224,20 @@ export function classifyLine(
       : undefined;
   if (obj && ('result' in obj || 'error' in obj)) return { log: 'dropped a malformed JSON-RPC response' };
   const id = obj && (typeof obj.id === 'string' || typeof obj.id === 'number') ? obj.id : null;
-  const why = Array.isArray(value)
-    ? 'a batch (an array) is not accepted; send one message per line'
-    : !obj
-      ? 'a JSON-RPC message is an object'
-      : obj.jsonrpc !== '2.0'
-        ? 'jsonrpc must be "2.0"'
-        : typeof obj.method !== 'string'
-          ? 'a request needs a method'
-          : 'the message does not have the shape of a JSON-RPC 2.0 request or notification';
+  const why = invalidRequestReason(value, obj);
   return {
     reply: { code: INVALID_REQUEST, message: `Invalid Request: ${why}`, id },
     log: `answered an invalid message: ${why}`,
   };
+}
+
+/** Why a JSON value (and `obj`, the same value when it is a plain object) is not a JSON-RPC request. */
+function invalidRequestReason(value: unknown, obj: Record<string, unknown> | undefined): string {
+  if (Array.isArray(value)) return 'a batch (an array) is not accepted; send one message per line';
+  if (!obj) return 'a JSON-RPC message is an object';
+  if (obj.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if (typeof obj.method !== 'string') return 'a request needs a method';
+  return 'the message does not have the shape of a JSON-RPC 2.0 request or notification';
 }
 
 /** How long requests read before stdin ended may take to be answered before the process stops them. */

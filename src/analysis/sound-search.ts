@@ -90,23 +90,20 @@ const ONSET_WEIGHT = 1.5;
 /** A phone heard again across a word boundary ("light towns": one T said, two written) costs only this. */
 const REPEAT_COST = 0.15;
 
+/** What hearing phone b for phone a costs by their classes, before the close pairs below are set. */
+function classSubstituteCost(a: number, b: number): number {
+  if (a === b) return 0;
+  const vowels = Number(VOWELS.has(a)) + Number(VOWELS.has(b));
+  if (vowels === 2 && (a === id('AH') || b === id('AH'))) return 0.35;
+  if (vowels === 2) return 0.5;
+  if (vowels === 1) return 1;
+  const sameManner = (STOPS.has(a) && STOPS.has(b)) || (FRICATIVES.has(a) && FRICATIVES.has(b));
+  if (sameManner) return 0.7;
+  return 1;
+}
+
 for (let a = 0; a < N; a++) {
-  for (let b = 0; b < N; b++) {
-    const vowels = Number(VOWELS.has(a)) + Number(VOWELS.has(b));
-    const sameManner = (STOPS.has(a) && STOPS.has(b)) || (FRICATIVES.has(a) && FRICATIVES.has(b));
-    SUBSTITUTE[a * N + b] =
-      a === b
-        ? 0
-        : vowels === 2
-          ? a === id('AH') || b === id('AH')
-            ? 0.35
-            : 0.5
-          : vowels === 1
-            ? 1
-            : sameManner
-              ? 0.7
-              : 1;
-  }
+  for (let b = 0; b < N; b++) SUBSTITUTE[a * N + b] = classSubstituteCost(a, b);
 }
 for (const [cost, pairs] of CLOSE) {
   for (const pair of pairs.split(', ')) {

@@ -97,6 +97,18 @@ const mixOf = (m: { gain_db?: number; fade_in?: number; fade_out?: number }) => 
   ...(m.fade_out !== undefined ? { fade_out: m.fade_out } : {}),
 });
 
+/** A clip's audio_levels: its level windows times its volume, else its volume over the whole clip, else none. */
+function audioLevelsOf(c: ComposeClip) {
+  if (c.levels)
+    return c.levels.map((l) => ({
+      audio_level: Math.round(l.level * (c.volume ?? 1) * 1000) / 1000,
+      start_time: l.from,
+      end_time: l.to,
+    }));
+  if (c.volume === undefined) return [];
+  return [{ audio_level: c.volume, start_time: c.start, end_time: c.end }];
+}
+
 /** audioDurations: measured lengths (seconds) of audio assets, when known, to end overlays with their audio. */
 export function composeEdit(
   input: ComposeInput,
@@ -108,15 +120,7 @@ export function composeEdit(
       type: 'videofile',
       video_start_time: c.start,
       video_end_time: c.end,
-      audio_levels: c.levels
-        ? c.levels.map((l) => ({
-            audio_level: Math.round(l.level * (c.volume ?? 1) * 1000) / 1000,
-            start_time: l.from,
-            end_time: l.to,
-          }))
-        : c.volume === undefined
-          ? []
-          : [{ audio_level: c.volume, start_time: c.start, end_time: c.end }],
+      audio_levels: audioLevelsOf(c),
     };
     if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
     if (c.focus !== undefined) seg.focus = c.focus;

@@ -223,11 +223,18 @@ export interface LintResult {
   ready: boolean;
 }
 
+/** Errors before warnings: the sort is stable, so each keeps its order among its kind. */
+function errorsFirst(a: Diagnostic, b: Diagnostic): number {
+  if (a.severity === b.severity) return 0;
+  if (a.severity === 'error') return -1;
+  return 1;
+}
+
 /** Normalises an edit and checks it against the assets; errors first, then warnings, each in path order. */
 export function lintEdit(raw: unknown, assets?: Map<string, AssetInfo>): LintResult {
   const n = normalizeEdit(raw);
   const diagnostics = [...n.diagnostics, ...(n.timeline && assets ? lintAgainstAssets(n.timeline, assets) : [])];
-  diagnostics.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  diagnostics.sort(errorsFirst);
   const ready = !diagnostics.some((d) => d.severity === 'error') && !!n.edit;
   return {
     ...(n.edit && ready ? { edit: n.edit } : {}),

@@ -390,8 +390,10 @@ function mix(
   const total = fades.reduce((a, b) => a + b, 0);
   if (lengthMs !== undefined && total > lengthMs) {
     const said = total > MAX_MS ? 'the fades' : `the fades (${formatShort(total)})`;
+    // Said at fade_out, unless fade_in is the only fade.
+    const field = fades.length <= 1 && timeline.fadeInMs ? 'fade_in' : 'fade_out';
     c.error(
-      `${p}/${fades.length > 1 ? 'fade_out' : timeline.fadeInMs ? 'fade_in' : 'fade_out'}`,
+      `${p}/${field}`,
       `${said} are longer than the ${what} (${formatShort(lengthMs)})`,
       `keep fade_in + fade_out within ${formatShort(lengthMs)}`,
     );

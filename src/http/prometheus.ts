@@ -19,8 +19,11 @@ const labels = (l: Record<string, string>) => {
   return e.length ? `{${e.map(([k, v]) => `${k}="${esc(v)}"`).join(',')}}` : '';
 };
 /** Numbers as the format writes them (Go's float syntax: +Inf, no exponent surprises for integers). */
-const num = (n: number) =>
-  n === Infinity ? '+Inf' : Number.isInteger(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, '');
+function num(n: number): string {
+  if (n === Infinity) return '+Inf';
+  if (Number.isInteger(n)) return String(n);
+  return n.toPrecision(6).replace(/\.?0+$/, '');
+}
 
 class Writer {
   private lines: string[] = [];

@@ -162,13 +162,21 @@ function preflightHeaders(requested: string | undefined): string {
   return [...new Set([...CORS_HEADERS, ...asked.filter(corsHeaderAllowed)])].join(', ');
 }
 
+/**
+ * The Host names a request may carry, as compared: those configured, else localhost's own on a loopback address;
+ * none (any Host is let in) otherwise.
+ */
+function allowedHostNames(http: HttpConfig): string[] {
+  if (http.allowedHosts.length) return http.allowedHosts.map(hostName);
+  if (isLoopback(http.host)) return localhostAllowedHostnames().map(hostName);
+  return [];
+}
+
 export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
   const onLoopback = isLoopback(http.host);
   const maxBody = http.maxBodyMb * 1024 * 1024;
-  const hosts = (
-    http.allowedHosts.length ? http.allowedHosts : isLoopback(http.host) ? localhostAllowedHostnames() : []
-  ).map(hostName);
+  const hosts = allowedHostNames(http);
   // What all bodies being read may hold between them.
   const budget = { free: maxBody * 4 };
   let inFlight = 0;

@@ -9,6 +9,14 @@ export interface WorkerHealthOptions {
   startedAt: number;
 }
 
+/** The state /healthz reports in a word: ok, or the first reason it is not. */
+function healthStatus(h: WorkerHealth): string {
+  if (h.ok) return 'ok';
+  if (h.draining) return 'draining';
+  if (!h.answers) return 'redis unreachable';
+  return 'not running';
+}
+
 export function workerHealthListener(opts: WorkerHealthOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const send = (
     res: ServerResponse,
@@ -26,9 +34,8 @@ export function workerHealthListener(opts: WorkerHealthOptions): (req: IncomingM
       return send(res, 405, { error: 'GET /healthz' }, { allow: 'GET, HEAD' });
     void opts.health().then(
       (h) => {
-        const status = h.ok ? 'ok' : h.draining ? 'draining' : !h.answers ? 'redis unreachable' : 'not running';
         send(res, h.ok ? 200 : 503, {
-          status,
+          status: healthStatus(h),
           redis: h.redis,
           redis_answers: h.answers,
           jobs_active: h.active,

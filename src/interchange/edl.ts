@@ -115,12 +115,11 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
   const events: { recIn: number; lines: string[] }[] = [];
   // A source at another rate is labelled in its own frames, counted as the list's FCM line says (which a reader
   // applies to every timecode of an event): drop-frame where that rate has it.
-  const labelAt = (rate: { num: number; den: number }) =>
-    rate === fpsR
-      ? tc
-      : drop && dropFrameRate(rate)
-        ? (f: number) => framesToDropTimecode(f, timecodeBase(rate)!)
-        : (f: number) => framesToTimecode(f, timecodeBase(rate)!);
+  const labelAt = (rate: { num: number; den: number }): ((frames: number) => string) => {
+    if (rate === fpsR) return tc;
+    if (drop && dropFrameRate(rate)) return (f) => framesToDropTimecode(f, timecodeBase(rate)!);
+    return (f) => framesToTimecode(f, timecodeBase(rate)!);
+  };
   const line = (
     reel: string,
     track: string,

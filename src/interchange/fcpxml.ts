@@ -25,7 +25,13 @@ import {
 } from './document.js';
 import { XmlError, escapeXml, parseXml, type XmlElement } from './xml.js';
 
-const t = (r: Rational) => (r.n === 0 ? '0s' : r.d === 1 ? `${r.n}s` : `${r.n}/${r.d}s`);
+/** A time as FCPXML writes it: seconds, a whole number or a fraction. */
+function fcpTime(r: Rational): string {
+  if (r.n === 0) return '0s';
+  if (r.d === 1) return `${r.n}s`;
+  return `${r.n}/${r.d}s`;
+}
+
 const msR = (ms: number) => rational(Math.round(ms), 1000);
 /** One audio sample at 48 kHz: the width of a level step. */
 const STEP = rational(1, 48_000);
@@ -33,6 +39,14 @@ const subR = (a: Rational, b: Rational) => addR(a, { n: -b.n, d: b.d });
 /** FCP's floor for volume: silence. */
 const SILENT_DB = -96;
 const dbOf = (level: number) => (level <= 0 ? `${SILENT_DB}dB` : `${+(20 * Math.log10(level)).toFixed(6)}dB`);
+
+/** The one level over the whole span (1 without windows), or none when it changes within it. */
+function constantLevel(levels: SpanLevel[], spanFromMs: number, spanToMs: number): number | undefined {
+  if (!levels.length) return 1;
+  const only = levels[0]!;
+  if (levels.length === 1 && only.fromMs <= spanFromMs && only.toMs >= spanToMs) return only.level;
+  return undefined;
+}
 
 /**
  * A clip's volume: its level windows over a span as keyframes (times on the same clock as the windows), times its
@@ -49,15 +63,12 @@ function volume(
 ): string {
   const gain = 10 ** ((mix.gain_db ?? 0) / 20);
   const fades = [
-    ...(mix.fade_in ? [`${indent}    <fadeIn type="easeInOut" duration="${t(msR(mix.fade_in * 1000))}"/>`] : []),
-    ...(mix.fade_out ? [`${indent}    <fadeOut type="easeInOut" duration="${t(msR(mix.fade_out * 1000))}"/>`] : []),
+    ...(mix.fade_in ? [`${indent}    <fadeIn type="easeInOut" duration="${fcpTime(msR(mix.fade_in * 1000))}"/>`] : []),
+    ...(mix.fade_out
+      ? [`${indent}    <fadeOut type="easeInOut" duration="${fcpTime(msR(mix.fade_out * 1000))}"/>`]
+      : []),
   ];
-  const only = levels[0];
-  const constant = !levels.length
-    ? 1
-    : levels.length === 1 && only!.fromMs <= spanFromMs && only!.toMs >= spanToMs
-      ? only!.level
-      : undefined;
+  const constant = constantLevel(levels, spanFromMs, spanToMs);
   if (constant !== undefined) {
     if (constant * gain === 1 && !fades.length) return '';
     const amount = `amount="${dbOf(constant * gain)}"`;
@@ -77,7 +88,7 @@ function volume(
   // Before the first window the level is 1: FCP holds the first keyframe's value backwards.
   if (levels[0]!.fromMs > spanFromMs) keys.unshift({ at: msR(spanFromMs), level: 1 });
   const frames = keys
-    .map((k) => `${indent}      <keyframe time="${t(k.at)}" value="${dbOf(k.level * gain)}"/>`)
+    .map((k) => `${indent}      <keyframe time="${fcpTime(k.at)}" value="${dbOf(k.level * gain)}"/>`)
     .join('\n');
   // (The gain is in every keyframe's value; the amount outside them is not read where there are keyframes.)
   return `${indent}<adjust-volume>\n${indent}  <param name="amount">\n${fades.map((f) => `${f}\n`).join('')}${indent}    <keyframeAnimation>\n${frames}\n${indent}    </keyframeAnimation>\n${indent}  </param>\n${indent}</adjust-volume>\n`;
@@ -92,7 +103,7 @@ export function writeFcpxml(doc: ExportDocument): string {
     '  <resources>',
   ];
   lines.push(
-    `    <format id="r0" frameDuration="${t(rational(fps.den, fps.num))}" width="${doc.width}" height="${doc.height}"/>`,
+    `    <format id="r0" frameDuration="${fcpTime(rational(fps.den, fps.num))}" width="${doc.width}" height="${doc.height}"/>`,
   );
   // One format per distinct source picture, one asset per asset used.
   const formats = new Map<string, string>();
@@ -111,20 +122,20 @@ export function writeFcpxml(doc: ExportDocument): string {
       if (!formats.has(key)) {
         formats.set(key, `r${formats.size + 1}`);
         lines.push(
-          `    <format id="${formats.get(key)}" frameDuration="${t(rational(m.rate.den, m.rate.num))}" width="${m.width}" height="${m.height}"/>`,
+          `    <format id="${formats.get(key)}" frameDuration="${fcpTime(rational(m.rate.den, m.rate.num))}" width="${m.width}" height="${m.height}"/>`,
         );
       }
       format = ` format="${formats.get(key)}"`;
     }
     const ref = `a${i + 1}`;
     assetRef.set(id, ref);
-    const duration = m?.durationMs !== undefined ? ` duration="${t(msR(m.durationMs))}"` : '';
+    const duration = m?.durationMs !== undefined ? ` duration="${fcpTime(msR(m.durationMs))}"` : '';
     const video = m?.hasVideo ? ' hasVideo="1" videoSources="1"' : ' hasVideo="0"';
     const audio = m?.hasAudio
       ? ` hasAudio="1" audioSources="1" audioChannels="${Math.min(2, m.audioChannels ?? 2)}" audioRate="48000"`
       : ' hasAudio="0"';
     lines.push(
-      `    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="${t(tcOf(id))}"${duration}${video}${audio}${format}>`,
+      `    <asset id="${ref}" name="${escapeXml(m?.name ?? id)}" uid="${escapeXml(id)}" start="${fcpTime(tcOf(id))}"${duration}${video}${audio}${format}>`,
     );
     lines.push(`      <media-rep kind="original-media" src="${escapeXml(m?.url ?? '')}"/>`);
     lines.push(`      <metadata><md key="com.cutroom.asset-id" value="${escapeXml(id)}"/></metadata>`);
@@ -137,7 +148,7 @@ export function writeFcpxml(doc: ExportDocument): string {
     `      <project name="${escapeXml(doc.name)}">`,
   );
   lines.push(
-    `        <sequence format="r0" duration="${t(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`,
+    `        <sequence format="r0" duration="${fcpTime(framesToR(doc.totalFrames, fps))}" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">`,
     '          <spine>',
   );
   // With overlays, the timeline is a gap as long as the edit: the cuts are a storyline on it (lane 1) and each
@@ -147,13 +158,13 @@ export function writeFcpxml(doc: ExportDocument): string {
   const pad = anchored ? '    ' : '';
   if (anchored) {
     lines.push(
-      `            <gap name="cutroom timeline" offset="0s" start="0s" duration="${t(framesToR(doc.totalFrames, fps))}">`,
+      `            <gap name="cutroom timeline" offset="0s" start="0s" duration="${fcpTime(framesToR(doc.totalFrames, fps))}">`,
       '              <spine lane="1" offset="0s" name="cuts">',
     );
   }
   doc.clips.forEach((c) => {
     const m = doc.media.get(c.assetId);
-    const attrs = `ref="${assetRef.get(c.assetId)}" offset="${t(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${t(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${t(framesToR(c.frames, fps))}" tcFormat="NDF"`;
+    const attrs = `ref="${assetRef.get(c.assetId)}" offset="${fcpTime(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${fcpTime(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${fcpTime(framesToR(c.frames, fps))}" tcFormat="NDF"`;
     const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `, c.mix);
     if (!vol) lines.push(`${pad}            <asset-clip ${attrs}/>`);
     else
@@ -168,7 +179,7 @@ export function writeFcpxml(doc: ExportDocument): string {
       // The overlay's levels are on the timeline clock; inside the connected clip its local time starts at 0.
       const local = o.levels.map((l) => ({ level: l.level, fromMs: l.fromMs - o.startMs, toMs: l.toMs - o.startMs }));
       const vol = volume(local, 0, o.endMs - o.startMs, '                ', o.mix);
-      const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${t(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${t(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${t(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="${o.mix?.role ?? 'dialogue'}"`;
+      const attrs = `ref="${assetRef.get(o.assetId)}" lane="-1" offset="${fcpTime(framesToR(startFrame, fps))}" name="${escapeXml(m?.name ?? o.assetId)}" start="${fcpTime(o.fromMs ? addR(tcOf(o.assetId), rational(o.fromMs, 1000)) : tcOf(o.assetId))}" duration="${fcpTime(framesToR(Math.max(1, endFrame - startFrame), fps))}" audioRole="${o.mix?.role ?? 'dialogue'}"`;
       lines.push(
         ...(vol
           ? [`              <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), '              </asset-clip>']
@@ -320,6 +331,13 @@ function levelsOf(
     .filter((s) => s.toSec > s.fromSec && Math.abs(s.level - 1) > 1e-6);
 }
 
+/** What a time too large to hold exactly costs the import, by the element it is written on. */
+function unexactConsequence(element: string): string {
+  if (element === 'asset') return 'its clips were left out';
+  if (element === 'sequence') return 'the timeline cannot be placed';
+  return 'it was left out';
+}
+
 export function readFcpxml(text: string): ImportedTimeline {
   const notes = noteList();
   const out: ImportedTimeline = { format: 'fcpxml', cuts: [], overlays: [], notes };
@@ -416,12 +434,7 @@ export function readFcpxml(text: string): ImportedTimeline {
     const attr = TIME_ATTRS.find((a) => !fcpTimeExact(el.attrs[a]));
     if (attr) {
       unexact.add(el);
-      const what =
-        el.name === 'asset'
-          ? 'its clips were left out'
-          : el.name === 'sequence'
-            ? 'the timeline cannot be placed'
-            : 'it was left out';
+      const what = unexactConsequence(el.name);
       notes.push({
         severity: 'error',
         place: describe(el),

@@ -138,6 +138,13 @@ function unmappedMessage(h: MediaHints, r: Resolved): string {
   return `its media (${describeHints(h)}) matches no asset of the project; ${how}`;
 }
 
+/** Why a clip that plays the whole of its media has no length: no asset, an image, or an asset not measured. */
+function unsizedMessage(h: MediaHints, r: Resolved): string {
+  if (!r.asset) return unmappedMessage(h, r);
+  if (r.asset.kind === 'image') return `it maps to asset ${labelOf(r.asset)}, an image, which has no length of its own`;
+  return `the length of asset ${labelOf(r.asset)} is not known (it could not be measured)`;
+}
+
 const relinkNote = (h: MediaHints, from: string, to: string) =>
   `its media was relinked in the editor: the file still carries cutroom's id of asset ${from}, but its path (${quoteOf(plainLocation(h.url ?? ''), 200)}) is asset ${to}'s; the path was taken, as the editor meant`;
 
@@ -240,11 +247,7 @@ export function toEditDraft(
       const whole = found.asset?.durationSec;
       if (!found.asset || whole === undefined) {
         if (found.asset) unsized.push(found.asset.id);
-        const why = !found.asset
-          ? unmappedMessage(c.media, found)
-          : found.asset.kind === 'image'
-            ? `it maps to asset ${labelOf(found.asset)}, an image, which has no length of its own`
-            : `the length of asset ${labelOf(found.asset)} is not known (it could not be measured)`;
+        const why = unsizedMessage(c.media, found);
         notes.push({
           severity: 'error',
           place: c.place,

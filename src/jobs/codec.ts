@@ -23,6 +23,13 @@ function untag(_key: string, value: unknown): unknown {
 export const encode = (value: unknown): string => JSON.stringify(value, tag);
 export const decode = <T>(text: string): T => JSON.parse(text, untag) as T;
 
+/** Strings in code-unit order: the same on every machine, whatever its locale. */
+function compareCodeUnits(a: string, b: string): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  return 0;
+}
+
 /**
  * The job id of a piece of work: a hash of what it is. A link's query (a signature, an expiry) changes on every
  * fetch of the same media, so it is left out; objects' keys are sorted so that their order does not matter.
@@ -32,7 +39,7 @@ export function jobIdOf(kind: string, what: unknown): string {
     const v = tag(key, value);
     if (typeof v === 'string' && /^https?:\/\/[^\s?#]+\?/i.test(v)) return v.slice(0, v.indexOf('?'));
     if (v && typeof v === 'object' && !Array.isArray(v))
-      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => compareCodeUnits(a, b)));
     return v;
   });
   // (No ':' in a BullMQ job id; and a kind first, so that an operator sees what a job is.)

@@ -158,17 +158,22 @@ export class ObjectStore {
 
   /** An error that says what could not be done where, in the store's words (which never carry the secret). */
   private failure(what: string, err: unknown): StoreError {
-    const e = err as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+    const e = err as StoreFailure;
     // A network failure names the store's address in its message: only its code is said (the log at start has the address).
     if (!e?.$metadata?.httpStatusCode && e?.code)
       return new StoreError(`the object store ${this.shown} could not ${what}: it did not answer (${e.code})`);
-    const status = e?.$metadata?.httpStatusCode;
-    const why =
-      e?.name === 'NoSuchBucket' || (what === 'reach the bucket' && status === 404)
-        ? 'the bucket does not exist'
-        : status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch'
-          ? `access denied (${e?.name ?? 403}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`
-          : `${e?.name ?? 'error'}: ${e?.message ?? String(err)}`;
-    return new StoreError(`the object store ${this.shown} could not ${what}: ${why}`);
+    return new StoreError(`the object store ${this.shown} could not ${what}: ${refusalReason(what, e)}`);
   }
+}
+
+/** A store's error as the S3 client throws it. */
+type StoreFailure = { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+
+/** Why the store did not do `what`: a missing bucket and a refused key in plain words, else the error's own. */
+function refusalReason(what: string, e: StoreFailure): string {
+  const status = e?.$metadata?.httpStatusCode;
+  if (e?.name === 'NoSuchBucket' || (what === 'reach the bucket' && status === 404)) return 'the bucket does not exist';
+  if (status === 403 || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch')
+    return `access denied (${e?.name ?? 403}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`;
+  return `${e?.name ?? 'error'}: ${e?.message ?? String(e)}`;
 }

@@ -247,6 +247,19 @@ function cutSoundInputArgs(cut: PlanCut, spec: InputSpec): string[] {
   return ['-ss', num(cut.inSec), '-t', num(cut.durationSec + 0.1), '-vn', '-sn', '-dn', ...inputArgs(spec.source)];
 }
 
+/** The filter (and its comma) that applies a cut's level windows to its range, or '' when they leave it as it is. */
+function rangeLevelFilter(cut: PlanCut): string {
+  // One level over all of it is one multiplication.
+  const steady = steadyLevel(cut.levels, cut.durationSec);
+  if (steady === 1) return '';
+  if (steady !== undefined) return `volume=${num(steady)},`;
+  // Level windows are whole milliseconds of the source clock from the in point, where this stream starts: the 1 ms
+  // frames of the envelope start on them.
+  const vol = envelope(cut.levels);
+  if (vol) return `${vol},`;
+  return '';
+}
+
 /**
  * A cut's range [in, out) of sound from input `input` (its sound input; unused without sound) to `[label]`: its level
  * windows and gain applied, rangeSamples long (silence after a source that ends early). No fades: they belong to
@@ -256,11 +269,7 @@ function rangeChain(input: number, label: string, cut: PlanCut, spec: InputSpec)
   const samples = rangeSamples(cut);
   const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[${label}]`;
-  // Level windows are whole milliseconds of the source clock from the in point, where this stream starts: the 1 ms
-  // frames of the envelope start on them. One level over all of it is one multiplication.
-  const steady = steadyLevel(cut.levels, cut.durationSec);
-  const vol = steady === undefined ? envelope(cut.levels) : undefined;
-  const level = steady !== undefined ? (steady === 1 ? '' : `volume=${num(steady)},`) : vol ? `${vol},` : '';
+  const level = rangeLevelFilter(cut);
   const gain = cut.gainDb ? `volume=${num(cut.gainDb)}dB,` : '';
   // Silence follows the sound (a source shorter than it says), then the range's length is kept: concat rather than
   // apad, which fails on a stream that brings no sample at all (a cut that ends before its source's sound begins).

@@ -182,8 +182,14 @@ interface Manifest {
 type Content = { blob?: string; text?: string; mimeType?: string; _meta?: Record<string, unknown> } | undefined;
 
 const read = async (uri: string) => (await app.readServerResource({ uri })).contents[0] as Content;
+/** How many `=` pad the end of a base64 string. */
+function paddingOf(b64: string): number {
+  if (b64.endsWith('==')) return 2;
+  if (b64.endsWith('=')) return 1;
+  return 0;
+}
 /** How many bytes a base64 string holds. */
-const bytesOf = (b64: string) => (b64.length / 4) * 3 - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+const bytesOf = (b64: string) => (b64.length / 4) * 3 - paddingOf(b64);
 
 async function sha256Of(b64: string): Promise<string> {
   const bin = atob(b64);

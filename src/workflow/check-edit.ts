@@ -77,6 +77,14 @@ function referencedIds(input: EditInput): { video: Set<string>; audio: Set<strin
   return { video, audio };
 }
 
+/** The field of a whole edit that does what a clips-form option does (given with edit, the option does nothing). */
+const EDIT_FIELD_OF = {
+  resolution: 'video_output_resolution',
+  fps: 'video_output_fps',
+  filename: 'video_output_filename',
+  captions: 'captions',
+} as const;
+
 export async function checkEdit(
   deps: CheckDeps,
   input: EditInput,
@@ -144,7 +152,7 @@ export async function checkEdit(
           severity: 'warning',
           path: `/${k}`,
           message: `${k} does nothing with edit (a whole edit definition): it is for clips`,
-          hint: `set ${k === 'resolution' ? 'video_output_resolution' : k === 'fps' ? 'video_output_fps' : k === 'captions' ? 'captions' : 'video_output_filename'} in the edit instead`,
+          hint: `set ${EDIT_FIELD_OF[k]} in the edit instead`,
         });
     }
   } else {

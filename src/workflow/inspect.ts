@@ -267,6 +267,13 @@ export const scanJob = (
   opts: InspectOptions,
 ): Promise<StoredInspection> => scanAsset(deps as InspectDeps, work.asset, work.src, work.key, opts);
 
+/** How the shots were found, as an inspection says it: every frame decoded, keyframes only, or not looked for. */
+function shotScanName(scan: { method: 'keyframes' | 'full' } | undefined): 'full_decode' | 'keyframes' | 'none' {
+  if (!scan) return 'none';
+  if (scan.method === 'full') return 'full_decode';
+  return 'keyframes';
+}
+
 /** Scans an asset's media now (shots, silences, loudness) and caches what it found. */
 async function scanAsset(
   deps: InspectDeps,
@@ -343,7 +350,7 @@ async function scanAsset(
         peak_db: Math.round(l.peakDb * 10) / 10,
       })),
       scan: {
-        shots: scan ? (scan.method === 'full' ? 'full_decode' : 'keyframes') : 'none',
+        shots: shotScanName(scan),
         scene_threshold: SCENE_THRESHOLD,
         ...(scan ? { frames_decoded: scan.decodedFrames, frames_total: scan.totalFrames } : {}),
         silence_threshold_db: SILENCE_DB,

@@ -110,12 +110,10 @@ function mediaName(
   },
   id: string,
 ): string {
+  if (typeof a.name === 'string' && a.name) return a.name;
+  if (typeof a.original_name === 'string' && a.original_name) return a.original_name;
   const name =
-    typeof a.name === 'string' && a.name
-      ? a.name
-      : typeof a.original_name === 'string' && a.original_name
-        ? a.original_name
-        : a.keyname || (a.asset_path ? basename(a.asset_path) : '') || (a.url ? basename(plainLocation(a.url)) : '');
+    a.keyname || (a.asset_path ? basename(a.asset_path) : '') || (a.url ? basename(plainLocation(a.url)) : '');
   return name || id;
 }
 
@@ -433,13 +431,14 @@ async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<s
 
 /** An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in the message. */
 function noteToDiagnostic(n: ImportNote): Diagnostic {
-  const path =
-    n.cut !== undefined
-      ? `/video_series_sequential/${n.cut}`
-      : n.overlay !== undefined
-        ? `/audio_overlay/${n.overlay}`
-        : '';
-  return { severity: n.severity, path, message: `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 400)}` };
+  return { severity: n.severity, path: notePath(n), message: `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 400)}` };
+}
+
+/** The path of the cut or overlay an import note is about, or the edit's root (''). */
+function notePath(n: ImportNote): string {
+  if (n.cut !== undefined) return `/video_series_sequential/${n.cut}`;
+  if (n.overlay !== undefined) return `/audio_overlay/${n.overlay}`;
+  return '';
 }
 
 /** The first MAX_IMPORT_NOTES diagnostics, and one line that counts the rest (`more` of them not in the list at all). */
@@ -559,6 +558,15 @@ function checkMediaMap(map: MediaMap | undefined, project: Project | undefined):
   return Object.fromEntries(entries.map(([k, id]) => [k, id.trim()]));
 }
 
+/** The kind of media an asset_type names (by its words, in any case), or unknown. */
+function candidateKind(assetType: string | null | undefined): AssetCandidate['kind'] {
+  const type = assetType ?? '';
+  if (/audio|voice|music/i.test(type)) return 'audio';
+  if (/image|photo/i.test(type)) return 'image';
+  if (/video/i.test(type)) return 'video';
+  return 'unknown';
+}
+
 export async function importEdit(
   deps: InterchangeDeps,
   input: ImportInput,
@@ -594,13 +602,7 @@ export async function importEdit(
   const project = await deps.backend.getProject(input.project_id.trim(), { signal }).catch(() => undefined);
   const assets: AssetCandidate[] = (project?.assets ?? []).map((a) => ({
     id: a.id,
-    kind: /audio|voice|music/i.test(a.asset_type ?? '')
-      ? 'audio'
-      : /image|photo/i.test(a.asset_type ?? '')
-        ? 'image'
-        : /video/i.test(a.asset_type ?? '')
-          ? 'video'
-          : 'unknown',
+    kind: candidateKind(a.asset_type),
     names: [
       mediaName(a as never, a.id),
       a.keyname ?? '',

@@ -95,6 +95,18 @@ interface RenderJob {
 const notFound = (what: string) =>
   new ServiceError({ kind: 'http', status: 404, message: `${what} not found`, detail: `${what} not found` });
 
+/** The asset type imported media becomes, by its streams; none for media with no picture or sound. */
+function assetKindOf(facts: {
+  isImage: boolean;
+  hasVideo: boolean;
+  hasAudio: boolean;
+}): 'image' | 'video' | 'audio' | undefined {
+  if (facts.isImage) return 'image';
+  if (facts.hasVideo) return 'video';
+  if (facts.hasAudio) return 'audio';
+  return undefined;
+}
+
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
   readonly description: string;
@@ -476,7 +488,7 @@ export class LocalBackend implements Backend {
           `${asked} is not media cutroom can use: ${(err as Error).message.replaceAll(staged, 'it')}`,
         );
       }
-      const kind = facts.isImage ? 'image' : facts.hasVideo ? 'video' : facts.hasAudio ? 'audio' : undefined;
+      const kind = assetKindOf(facts);
       if (!kind) throw new UserFacingError(`${asked} has no video, audio or image stream`);
       // The copy keeps a plain extension of the original, or a neutral one: names cutroom chose, never patterns.
       const ext = /^\.[a-z0-9]{1,5}$/.exec(extname(real).toLowerCase())?.[0] ?? (kind === 'image' ? '.png' : '.media');

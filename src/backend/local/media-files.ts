@@ -113,8 +113,15 @@ export class WalkBudget {
   constructor(public entries = WALK_ENTRIES) {}
 }
 
+/** Strings in code-unit order. */
+function compareCodeUnits(a: string, b: string): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  return 0;
+}
+
 /** Names in the order a person expects, ties (names the collation holds equal) broken by code points: a total order. */
-export const compareNames = (a: string, b: string) => a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
+export const compareNames = (a: string, b: string) => a.localeCompare(b) || compareCodeUnits(a, b);
 
 /** Paths in the order a walk meets them, folder by folder (each name before what is inside it). */
 export function comparePaths(a: string, b: string): number {

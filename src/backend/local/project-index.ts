@@ -231,10 +231,17 @@ export class ProjectIndex {
   }
 }
 
+/** Plain code-unit order (timestamps and ids are ASCII): localeCompare costs milliseconds over a thousand. */
+function compareCodeUnits(x: string, y: string): number {
+  if (x < y) return -1;
+  if (x > y) return 1;
+  return 0;
+}
+
 function sortEntries(entries: Entry[]): Entry[] {
-  // Plain code-unit order (timestamps and ids are ASCII): localeCompare costs milliseconds over a thousand.
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return [...entries].sort((a, b) => cmp(b.rec.created_at, a.rec.created_at) || cmp(a.rec.id, b.rec.id));
+  return [...entries].sort(
+    (a, b) => compareCodeUnits(b.rec.created_at, a.rec.created_at) || compareCodeUnits(a.rec.id, b.rec.id),
+  );
 }
 
 function problemOf(err: unknown, path: string): RecordProblem {
