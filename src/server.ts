@@ -1,5 +1,5 @@
 // createServer(deps): an McpServer with every tool and resource registered. No I/O here.
-import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
 import * as editResources from './resources/edits.js';
@@ -15,24 +15,23 @@ import type { MediaTools } from './media/locate.js';
 import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
-import { remotePaths } from './workflow/remote-paths.js';
-import * as assetTools from './tools/assets.js';
-import * as editTools from './tools/edits.js';
-import * as inspectTools from './tools/inspect.js';
-import * as interchangeTools from './tools/interchange.js';
-import * as mediaTools from './tools/media.js';
-import * as momentTools from './tools/moments.js';
-import * as previewTools from './tools/preview.js';
+import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
-import * as projectTools from './tools/projects.js';
-import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
-import { boundInputErrors } from './tools/input-errors.js';
-import { compactToolSchemas } from './tools/listed-schema.js';
-import * as scriptTools from './tools/scripts.js';
-import * as transcriptTools from './tools/transcripts.js';
-import * as tightenTools from './tools/tighten.js';
-import * as viewTools from './tools/view.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
+import { assetTools } from './tools/assets.js';
+import { registerTools } from './tools/define.js';
+import { editTools } from './tools/edits.js';
+import { inspectTools } from './tools/inspect.js';
+import { interchangeTools } from './tools/interchange.js';
+import { mediaTools } from './tools/media.js';
+import { momentTools } from './tools/moments.js';
+import { previewTools } from './tools/preview.js';
+import { projectTools } from './tools/projects.js';
+import { adaptToolResultsToProtocol } from './tools/protocol-compat.js';
+import { scriptTools } from './tools/scripts.js';
+import { tightenTools } from './tools/tighten.js';
+import { transcriptTools } from './tools/transcripts.js';
+import { viewTools } from './tools/view.js';
 import { NAME, VERSION } from './version.js';
 import type { JobRunner } from './workflow/jobs.js';
 
@@ -66,16 +65,12 @@ export interface ServerDeps {
 }
 
 /**
- * Every tool failure is also a log notification (level "error", logger "cutroom"), for clients that show the log:
- * sent at the level the client set with logging/setLevel, on the call's own stream (over HTTP too).
+ * Over HTTP the caller cannot open the server's files: every resource read is shown with the server's folders replaced
+ * (workflow/remote-paths.ts; tool results are, by registerTools in tools/define.ts). A text served in parts is replaced
+ * before it is split (resources/parts.ts); its manifest and parts are passed as they are here (their sizes and hashes
+ * are of those bytes).
  */
-/**
- * Over HTTP the caller cannot open the server's files: every tool result and every resource read is shown with the
- * server's folders replaced (workflow/remote-paths.ts). A text served in parts is replaced before it is split
- * (resources/parts.ts); its manifest and parts are passed as they are here (their sizes and hashes are of those bytes).
- */
-function hideServerPaths(server: McpServer, folders: string[]): void {
-  const paths = remotePaths(folders);
+function hideServerPathsInResources(server: McpServer, paths: RemotePaths): void {
   /** A failure thrown rather than returned (a resource read's, answered as a JSON-RPC error) is shown the same way. */
   const shownFailure = (err: unknown) => {
     if (err instanceof Error) err.message = paths.text(err.message);
@@ -83,20 +78,6 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
   };
   // A body served in parts is shown before it is split, so that its parts join to what is shown.
   showTextBodies(server, paths.text);
-  const registerTool = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
-  type Handler = (...a: unknown[]) => Promise<CallToolResult>;
-  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (
-    name,
-    config,
-    handler,
-  ) =>
-    registerTool(name, config, async (...args: unknown[]) => {
-      try {
-        return paths.value(await handler(...args));
-      } catch (err) {
-        throw shownFailure(err);
-      }
-    });
   const registerResource = server.registerResource.bind(server) as (...a: unknown[]) => unknown;
   type Read = (
     uri: URL,
@@ -118,29 +99,6 @@ function hideServerPaths(server: McpServer, folders: string[]): void {
     };
     return registerResource(...a.slice(0, -1), shown);
   };
-}
-
-function logToolFailures(server: McpServer): void {
-  const register = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
-  type Handler = (...a: unknown[]) => Promise<CallToolResult>;
-  (server as unknown as { registerTool: (name: string, config: unknown, handler: Handler) => unknown }).registerTool = (
-    name,
-    config,
-    handler,
-  ) =>
-    register(name, config, async (...args: unknown[]) => {
-      const result = await handler(...args);
-      const ctx = args.at(-1) as
-        { mcpReq?: { log?: (level: 'error', data: unknown, logger?: string) => Promise<void> } } | undefined;
-      if (result.isError) {
-        const text = result.content
-          .map((c) => (c.type === 'text' ? c.text : ''))
-          .join(' ')
-          .trim();
-        await ctx?.mcpReq?.log?.('error', `${name}: ${text}`, 'cutroom').catch(() => {});
-      }
-      return result;
-    });
 }
 
 /**
@@ -220,24 +178,30 @@ export function createServer({
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),
   };
-  logToolFailures(server);
-  // After logToolFailures: a failure's log line is the result as shown.
-  if (http && serverFolders?.length) hideServerPaths(server, serverFolders);
-  compactToolSchemas(server);
+  const paths = http && serverFolders?.length ? remotePaths(serverFolders) : undefined;
+  if (paths) hideServerPathsInResources(server, paths);
+  // Before any tool is registered: McpServer sets its tools/list handler with the first, and this must see it set.
   listAppOnlyToolsToAppHosts(server);
-  boundInputErrors(server);
-  projectTools.register(server, deps);
-  assetTools.register(server, deps);
-  scriptTools.register(server, deps);
-  editTools.register(server, deps);
-  previewTools.register(server, deps);
-  mediaTools.register(server, deps);
-  inspectTools.register(server, deps);
-  interchangeTools.register(server, deps);
-  transcriptTools.register(server, deps);
-  momentTools.register(server, deps);
-  tightenTools.register(server, deps);
-  viewTools.register(server, deps);
+  // In tools/list's order.
+  registerTools(
+    server,
+    deps,
+    [
+      ...projectTools,
+      ...assetTools,
+      ...scriptTools,
+      ...editTools,
+      ...previewTools,
+      ...mediaTools,
+      ...inspectTools,
+      ...interchangeTools,
+      ...transcriptTools,
+      ...momentTools,
+      ...tightenTools,
+      ...viewTools,
+    ],
+    paths,
+  );
   projectResources.register(server, deps);
   inspectionResources.register(server, deps);
   exportResources.register(server, deps);

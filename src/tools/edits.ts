@@ -1,12 +1,14 @@
 // Edit tools: compose_edit, render_edit, get_render_status.
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { RenderReceipt } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
 import { forService, type SourceSizes } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics, sourceSizes } from '../workflow/check-edit.js';
-import { captionsOf, dialogueWords } from '../workflow/captions.js';
+import type { CheckedEdit } from '../workflow/checked-edit.js';
+import { captionsOf, dialogueWords, type EditCaptions } from '../workflow/captions.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
 import { editUri } from '../workflow/edit-store.js';
 import {
@@ -20,11 +22,11 @@ import {
   whereItStands,
   type RenderStatus,
 } from '../workflow/render-status.js';
-import type { ToolDeps } from '../workflow/deps.js';
 import { fitList } from './budget.js';
 import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
-import { afterStage, beating, progressFor } from './progress.js';
-import { ToolError, guard, ok, requireUuid, shown, unknownOutcome } from './result.js';
+import { defineTool, type HandlerDeps } from './define.js';
+import { afterStage, beating, progressFor, type Progress } from './progress.js';
+import { ToolError, ok, requireUuid, shown, unknownOutcome } from './result.js';
 
 const projectSubject = (id: unknown) => ({
   what: typeof id === 'string' && id ? `project ${id}` : "the edit's project",
@@ -66,201 +68,254 @@ function renderOptionWarnings(backend: Backend, fadeMs: number, edit: Edit, sour
   return [...fade, ...forService(edit, sources).warnings];
 }
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { backend, logger } = deps;
-  const openWorldHint = backend.kind === 'remote';
-
-  server.registerTool(
-    'compose_edit',
-    {
-      title: 'Compose and check an edit',
-      description:
-        'Builds an edit (video cuts in playing order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
-        "(error|warning, JSON pointer, hint) and each cut's place on the timeline. When ready, keeps it under an edit_id (the same edit, the same id) " +
-        'for preview_edit, render_edit, export_edit. Iterate until ready.',
-      inputSchema: ComposeEditInput,
-      outputSchema: ComposeEditOutput,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
-    },
-    (input, ctx) =>
-      guard(
-        'compose_edit',
-        logger,
-        async () => {
-          const listen = beating(progressFor(ctx));
-          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, {
-            onProgress: listen.update,
-            waitMs: deps.renderWaitMs,
-            debug: (m) => logger.debug(m),
-          }).finally(listen.stop);
-          const text = checkText(c);
-          const result = ok(checkStructured(c, Buffer.byteLength(text)), text);
-          if (c.editId)
-            result.content.push({
-              type: 'resource_link',
-              uri: editUri(c.editId),
-              name: `${c.editId}.json`,
-              mimeType: 'application/json',
-              description: 'The checked edit, whole',
-            });
-          return result;
-        },
-        projectSubject(input.project_id),
-      ),
-  );
-
-  server.registerTool(
-    'render_edit',
-    {
-      title: 'Render an edit',
-      description:
-        'Renders an edit (edit_id) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.',
-      inputSchema: RenderEditInput,
-      outputSchema: RenderEditOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint },
-    },
-    ({ wait, ...input }, ctx) =>
-      guard(
-        'render_edit',
-        logger,
-        async () => {
-          const started = Date.now();
-          const progress = progressFor(ctx);
-          // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
-          const fractions = !!backend.renderProgress;
-          const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
-          const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, {
-            onProgress: listen.update,
-            waitMs: deps.renderWaitMs,
-            debug: (m) => logger.debug(m),
-          }).finally(listen.stop);
-          if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
-          // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
-          const sources = sourceSizes(c.assets);
-          const captions =
-            backend.kind === 'local' && c.timeline?.captions?.burn
-              ? await captionsOf(deps, c, ctx.mcpReq.signal)
-              : undefined;
-          const speechWords = backend.kind === 'local' ? await dialogueWords(deps, c, ctx.mcpReq.signal) : undefined;
-          const receipt = await backend
-            .createEdit(
-              c.projectId,
-              c.edit,
-              { signal: ctx.mcpReq.signal },
-              {
-                fadeMs: c.fadeMs,
-                sources,
-                ...(captions ? { cues: captions.cues } : {}),
-                ...(speechWords?.size ? { speechWords } : {}),
-              },
-            )
-            .catch((err: unknown) => {
-              throw unknownOutcome(
-                err,
-                'the render request',
-                'call get_project and look for a generated_video asset created just now; only if there is none, call render_edit again.',
-              );
-            });
-          if (!receipt.asset_id && !receipt.url) {
-            throw new ToolError(
-              'the service accepted the render but named no asset; call get_project to find the new generated_video asset',
-            );
-          }
-          let status: RenderStatus | undefined;
-          // Time spent listening (a clip cut by words) counts against the wait.
-          const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (Date.now() - started));
-          if (wait) {
-            const next = afterStage(progress, listen.last);
-            status = await waitForRender(backend, c.projectId, receipt, {
-              maxWaitMs: waitMs,
-              pollMs: deps.renderPollMs,
-              signal: ctx.mcpReq.signal,
-              onProgress: (s, elapsed) =>
-                fractions
-                  ? next(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
-                  : next(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
-            });
-          }
-          const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
-          const render = {
-            ...(status ?? {
-              asset_id: assetId,
-              status: receipt.status ?? 'submitted',
-              uploaded: false,
-              done: false,
-              failed: false,
-            }),
-            ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
-          };
-          const captionWarnings = (captions?.warnings ?? []).map((message): Diagnostic => ({
-            severity: 'warning',
-            path: '/captions',
-            message,
-          }));
-          const warnings = [
-            ...c.diagnostics.filter((d) => d.severity === 'warning'),
-            ...renderOptionWarnings(backend, c.fadeMs, c.edit, sources),
-            ...captionWarnings,
-          ];
-          const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
-          const next = render.done
-            ? `Rendered: ${render.url ?? assetId}`
-            : render.failed
-              ? `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`
-              : status
-                ? `Still running after a ${durationText(waitMs / 1000)} wait: ${runningText(render, backend.kind)}. Follow it with ${follow} in about ${durationText(checkAgainSeconds(render))}.`
-                : `Render started (status ${render.status}). Follow it with ${follow}.`;
-          const result = ok(
-            { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings: fitList(warnings, 6000).shown },
-            `${next}${warnings.length ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}` : ''}${c.notes.length ? `\nNotes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more (compose_edit lists them)` : ''}` : ''}${c.editId ? `\nedit_id: ${c.editId}` : ''}`,
-          );
-          if (assetId !== 'unknown') {
-            result.content.push({
-              type: 'resource_link',
-              uri: renderUri(c.projectId, assetId),
-              name: c.edit.video_output_filename,
-              mimeType: 'video/mp4',
-              description: 'The render: its status and, once done, its link',
-            });
-          }
-          return result;
-        },
-        projectSubject(input.project_id),
-      ),
-  );
-
-  server.registerTool(
-    'get_render_status',
-    {
-      title: 'Check a render',
-      description:
-        'Where a render_edit render stands: status; while it runs, time elapsed and (local) fraction done and time left; once done, its url (signed, expires). Check again when its text says.',
-      inputSchema: GetRenderStatusInput,
-      outputSchema: RenderStatusSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint },
-    },
-    ({ project_id, asset_id }, ctx) =>
-      guard(
-        'get_render_status',
-        logger,
-        async () => {
-          const pid = requireUuid(project_id, 'project_id', 'list_projects');
-          const aid = asset_id.trim();
-          if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
-          const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
-          if (!asset)
-            throw new ToolError(
-              `no asset ${shown(aid)} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`,
-            );
-          const s = await renderStatus(backend, pid, asset);
-          const text = s.done
-            ? `Done: ${s.url ?? '(no url)'}`
-            : s.failed
-              ? `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})`
-              : `Not done: ${runningText(s, backend.kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
-          return ok(s, text);
-        },
-        projectSubject(project_id),
-      ),
-  );
+async function composeEdit(input: z.output<typeof ComposeEditInput>, ctx: ServerContext, deps: HandlerDeps) {
+  const listen = beating(progressFor(ctx));
+  const c = await checkAndKeep(deps, input, ctx.mcpReq.signal, {
+    onProgress: listen.update,
+    waitMs: deps.renderWaitMs,
+    debug: (m) => deps.logger.debug(m),
+  }).finally(listen.stop);
+  const text = checkText(c);
+  const result = ok(checkStructured(c, Buffer.byteLength(text)), text);
+  if (c.editId)
+    result.content.push({
+      type: 'resource_link',
+      uri: editUri(c.editId),
+      name: `${c.editId}.json`,
+      mimeType: 'application/json',
+      description: 'The checked edit, whole',
+    });
+  return result;
 }
+
+/** Sends a checked, ready edit to be rendered (with its burned captions and its dialogue's words, locally). */
+async function submitRender(
+  deps: HandlerDeps,
+  c: CheckedEdit,
+  edit: Edit,
+  extra: { sources: SourceSizes; captions: EditCaptions | undefined },
+  signal: AbortSignal,
+): Promise<RenderReceipt> {
+  const { backend } = deps;
+  const speechWords = backend.kind === 'local' ? await dialogueWords(deps, c, signal) : undefined;
+  const receipt = await backend
+    .createEdit(
+      c.projectId,
+      edit,
+      { signal },
+      {
+        fadeMs: c.fadeMs,
+        sources: extra.sources,
+        ...(extra.captions ? { cues: extra.captions.cues } : {}),
+        ...(speechWords?.size ? { speechWords } : {}),
+      },
+    )
+    .catch((err: unknown) => {
+      throw unknownOutcome(
+        err,
+        'the render request',
+        'call get_project and look for a generated_video asset created just now; only if there is none, call render_edit again.',
+      );
+    });
+  if (!receipt.asset_id && !receipt.url) {
+    throw new ToolError(
+      'the service accepted the render but named no asset; call get_project to find the new generated_video asset',
+    );
+  }
+  return receipt;
+}
+
+/** Follows a render for up to `waitMs`, its progress passed on: a fraction done where the backend tells one. */
+function followRender(
+  backend: Backend,
+  projectId: string,
+  receipt: RenderReceipt,
+  opts: { waitMs: number; pollMs: number | undefined; progress: Progress; fractions: boolean; signal: AbortSignal },
+): Promise<RenderStatus | undefined> {
+  const { progress, fractions } = opts;
+  return waitForRender(backend, projectId, receipt, {
+    maxWaitMs: opts.waitMs,
+    pollMs: opts.pollMs,
+    signal: opts.signal,
+    onProgress: (s, elapsed) =>
+      fractions
+        ? progress(s?.progress ?? 0, 1, s ? whereItStands(s) : 'not listed yet')
+        : progress(Math.round(elapsed / 1000), undefined, s ? whereItStands(s) : 'not listed yet'),
+  });
+}
+
+/** What render_edit warns of: the check's warnings, options that do nothing where it renders, captions it cannot make. */
+function renderWarnings(
+  backend: Backend,
+  c: CheckedEdit,
+  edit: Edit,
+  sources: SourceSizes,
+  captions: EditCaptions | undefined,
+): Diagnostic[] {
+  const captionWarnings = (captions?.warnings ?? []).map((message): Diagnostic => ({
+    severity: 'warning',
+    path: '/captions',
+    message,
+  }));
+  return [
+    ...c.diagnostics.filter((d) => d.severity === 'warning'),
+    ...renderOptionWarnings(backend, c.fadeMs, edit, sources),
+    ...captionWarnings,
+  ];
+}
+
+type ShownRender = RenderStatus & { service_edit_id?: string };
+
+/** render_edit's first line: where the render stands, and what to call next. */
+function renderNextText(
+  render: ShownRender,
+  followed: boolean,
+  opts: { waitMs: number; follow: string; kind: Backend['kind'] },
+): string {
+  if (render.done) return `Rendered: ${render.url ?? render.asset_id}`;
+  if (render.failed) return `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`;
+  if (followed)
+    return `Still running after a ${durationText(opts.waitMs / 1000)} wait: ${runningText(render, opts.kind)}. Follow it with ${opts.follow} in about ${durationText(checkAgainSeconds(render))}.`;
+  return `Render started (status ${render.status}). Follow it with ${opts.follow}.`;
+}
+
+/** render_edit's text after its first line: the warnings, the check's notes, the edit_id. */
+function renderMoreText(warnings: Diagnostic[], c: CheckedEdit): string {
+  const warned = warnings.length
+    ? `\nWarnings:\n${describeDiagnostics({ diagnostics: warnings }, 12, 'structuredContent.warnings')}`
+    : '';
+  const noted = c.notes.length
+    ? `\nNotes: ${c.notes.slice(0, 5).join('; ')}${c.notes.length > 5 ? `; … ${c.notes.length - 5} more (compose_edit lists them)` : ''}`
+    : '';
+  return `${warned}${noted}${c.editId ? `\nedit_id: ${c.editId}` : ''}`;
+}
+
+async function renderEdit({ wait, ...input }: z.output<typeof RenderEditInput>, ctx: ServerContext, deps: HandlerDeps) {
+  const { backend, logger } = deps;
+  const signal = ctx.mcpReq.signal;
+  const started = Date.now();
+  const progress = progressFor(ctx);
+  // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
+  const fractions = !!backend.renderProgress;
+  const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
+  const c = await checkAndKeep(deps, input, signal, {
+    onProgress: listen.update,
+    waitMs: deps.renderWaitMs,
+    debug: (m) => logger.debug(m),
+  }).finally(listen.stop);
+  if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
+  // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
+  const sources = sourceSizes(c.assets);
+  const captions =
+    backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, signal) : undefined;
+  const receipt = await submitRender(deps, c, c.edit, { sources, captions }, signal);
+  // Time spent listening (a clip cut by words) counts against the wait.
+  const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (Date.now() - started));
+  const status = wait
+    ? await followRender(backend, c.projectId, receipt, {
+        waitMs,
+        pollMs: deps.renderPollMs,
+        progress: afterStage(progress, listen.last),
+        fractions,
+        signal,
+      })
+    : undefined;
+  const assetId = status?.asset_id ?? receipt.asset_id ?? 'unknown';
+  const render: ShownRender = {
+    ...(status ?? {
+      asset_id: assetId,
+      status: receipt.status ?? 'submitted',
+      uploaded: false,
+      done: false,
+      failed: false,
+    }),
+    ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
+  };
+  const warnings = renderWarnings(backend, c, c.edit, sources, captions);
+  const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
+  const next = renderNextText(render, status !== undefined, { waitMs, follow, kind: backend.kind });
+  const result = ok(
+    { render, ...(c.editId ? { edit_id: c.editId } : {}), warnings: fitList(warnings, 6000).shown },
+    `${next}${renderMoreText(warnings, c)}`,
+  );
+  if (assetId !== 'unknown') {
+    result.content.push({
+      type: 'resource_link',
+      uri: renderUri(c.projectId, assetId),
+      name: c.edit.video_output_filename,
+      mimeType: 'video/mp4',
+      description: 'The render: its status and, once done, its link',
+    });
+  }
+  return result;
+}
+
+/** get_render_status's text: done, failed, or how far it has got and when to look again. */
+function renderStatusText(s: RenderStatus, kind: Backend['kind']): string {
+  if (s.done) return `Done: ${s.url ?? '(no url)'}`;
+  if (s.failed) return `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})`;
+  return `Not done: ${runningText(s, kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
+}
+
+async function getRenderStatus(
+  { project_id, asset_id }: z.output<typeof GetRenderStatusInput>,
+  ctx: ServerContext,
+  { backend }: HandlerDeps,
+) {
+  const pid = requireUuid(project_id, 'project_id', 'list_projects');
+  const aid = asset_id.trim();
+  if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
+  const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
+  if (!asset)
+    throw new ToolError(
+      `no asset ${shown(aid)} in project ${pid} yet; if render_edit just returned it, try again in a few seconds, else get_project lists the assets`,
+    );
+  const s = await renderStatus(backend, pid, asset);
+  return ok(s, renderStatusText(s, backend.kind));
+}
+
+const composeEditTool = defineTool({
+  name: 'compose_edit',
+  config: {
+    title: 'Compose and check an edit',
+    description:
+      'Builds an edit (video cuts in playing order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
+      "(error|warning, JSON pointer, hint) and each cut's place on the timeline. When ready, keeps it under an edit_id (the same edit, the same id) " +
+      'for preview_edit, render_edit, export_edit. Iterate until ready.',
+    inputSchema: ComposeEditInput,
+    outputSchema: ComposeEditOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: (input) => projectSubject(input.project_id),
+  handler: composeEdit,
+});
+
+const renderEditTool = defineTool({
+  name: 'render_edit',
+  config: {
+    title: 'Render an edit',
+    description:
+      'Renders an edit (edit_id) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.',
+    inputSchema: RenderEditInput,
+    outputSchema: RenderEditOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  },
+  subject: (input) => projectSubject(input.project_id),
+  handler: renderEdit,
+});
+
+const getRenderStatusTool = defineTool({
+  name: 'get_render_status',
+  config: {
+    title: 'Check a render',
+    description:
+      'Where a render_edit render stands: status; while it runs, time elapsed and (local) fraction done and time left; once done, its url (signed, expires). Check again when its text says.',
+    inputSchema: GetRenderStatusInput,
+    outputSchema: RenderStatusSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: ({ project_id }) => projectSubject(project_id),
+  handler: getRenderStatus,
+});
+
+export const editTools = [composeEditTool, renderEditTool, getRenderStatusTool];

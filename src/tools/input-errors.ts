@@ -1,7 +1,6 @@
 // What a call whose arguments do not fit a tool's input schema gets back: the SDK answers with every issue zod found,
 // one per element, so that 50,000 wrong clips made an error of 3 MB. Here a tool's input schema reports its first
 // issues and a count of the rest, each path's keys quoted short: the same error, bounded like every result.
-import type { McpServer } from '@modelcontextprotocol/server';
 
 /** Issues spelled out; the rest are counted. */
 const MAX_ISSUES = 5;
@@ -50,11 +49,4 @@ export function boundIssues<T>(schema: T): T {
     configurable: true,
   });
   return schema;
-}
-
-/** Every tool registered on this server from now on answers arguments that do not fit its schema in a bounded error. */
-export function boundInputErrors(server: McpServer): void {
-  const register = server.registerTool.bind(server) as (name: string, config: Json, handler: unknown) => unknown;
-  (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
-    register(name, config.inputSchema ? { ...config, inputSchema: boundIssues(config.inputSchema) } : config, handler);
 }

@@ -1,5 +1,5 @@
 // inspect_asset: what is inside a source before cutting it (shots to the frame, silences, loudness, a sheet, a zoom).
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import {
@@ -10,9 +10,10 @@ import {
   type InspectResult,
 } from '../workflow/inspect.js';
 import { storedTranscript, transcriptUri } from '../workflow/transcribe.js';
-import type { ToolDeps } from '../workflow/deps.js';
+import type { StoredTranscript } from '../workflow/transcript.js';
+import { defineTool, type HandlerDeps } from './define.js';
 import { progressFor } from './progress.js';
-import { guard, ok } from './result.js';
+import { ok } from './result.js';
 import { fitList } from './budget.js';
 
 function describe(r: InspectResult): string {
@@ -139,86 +140,81 @@ const InspectAssetInput = z.object({
   frames: z.number().int().min(1).max(MAX_SHEET_FRAMES).optional().describe('Frames in a zoom'),
 });
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  server.registerTool(
-    'inspect_asset',
-    {
-      title: 'Look inside a source',
-      description:
-        'What an asset holds, before you cut it: duration, size, fps, sound; shots (hard cuts to the frame; not fades), silences, loudness; a ' +
-        'contact sheet, a frame per shot (from: the shots from there). from and to zoom in: frames evenly spaced, labelled, to pick exact in and out ' +
-        'points. Cached; a long source is slow once. Then clips can be {asset_id, shot}.',
-      inputSchema: InspectAssetInput,
-      outputSchema: InspectOutput,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
-      },
-    },
-    ({ project_id, asset_id, from, to, frames }, ctx) =>
-      guard(
-        'inspect_asset',
-        logger,
-        async () => {
-          const progress = progressFor(ctx);
-          const { jpeg, ...result } = await inspectWithSheet(
-            deps,
-            project_id,
-            asset_id,
-            { from, to, frames },
-            {
-              signal: ctx.mcpReq.signal,
-              onProgress: (f, message) => void progress(Math.round(f * 100), 100, message),
-              debug: (m) => logger.debug(m),
-            },
-          );
-          await progress(100, 100, 'done');
-          const stored = await storedTranscript(deps, project_id, result.asset_id, ctx.mcpReq.signal).catch(
-            () => undefined,
-          );
-          const transcript = stored
-            ? {
-                exists: true,
-                aligned: stored.transcript.aligned,
-                words: stored.transcript.words.length,
-                resource_uri: transcriptUri(project_id.trim(), result.asset_id),
-              }
-            : { exists: false };
-          const uri = inspectionUri(project_id.trim(), result.asset_id);
-          const shown = bounded(result, uri);
-          const warnings =
-            frames !== undefined && (from === undefined || to === undefined)
-              ? [
-                  `frames does nothing without both from and to (it sets a zoom's frames; the sheet shows one frame per shot)`,
-                ]
-              : [];
-          const text = [
-            describe(result),
-            stored
-              ? `Transcript: ${transcript.words} words (${stored.transcript.aligned ? 'aligned to a text' : 'recognised'}).`
-              : result.has_audio
-                ? 'No transcript yet: transcribe_asset hears its words.'
-                : '',
-            ...warnings.map((w) => `Warning: ${w}`),
-            ...(shown.left_out ?? []).map((l) => `Left out: ${l}.`),
-          ]
-            .filter(Boolean)
-            .join('\n');
-          const out = ok({ ...shown, transcript, ...(warnings.length ? { warnings } : {}) }, text);
-          if (jpeg) out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
-          out.content.push({
-            type: 'resource_link',
-            uri,
-            name: 'inspection.json',
-            mimeType: 'application/json',
-            description: 'This inspection, whole (JSON)',
-          });
-          return out;
-        },
-        { what: `project ${project_id}`, listedBy: 'list_projects' },
-      ),
-  );
+/** What inspect_asset says of the asset's transcript: its words, or that transcribe_asset can hear them. */
+function transcriptLine(stored: StoredTranscript | undefined, hasAudio: boolean): string {
+  if (stored)
+    return `Transcript: ${stored.transcript.words.length} words (${stored.transcript.aligned ? 'aligned to a text' : 'recognised'}).`;
+  if (hasAudio) return 'No transcript yet: transcribe_asset hears its words.';
+  return '';
 }
+
+async function inspectAsset(
+  { project_id, asset_id, from, to, frames }: z.output<typeof InspectAssetInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const progress = progressFor(ctx);
+  const { jpeg, ...result } = await inspectWithSheet(
+    deps,
+    project_id,
+    asset_id,
+    { from, to, frames },
+    {
+      signal: ctx.mcpReq.signal,
+      onProgress: (f, message) => void progress(Math.round(f * 100), 100, message),
+      debug: (m) => deps.logger.debug(m),
+    },
+  );
+  await progress(100, 100, 'done');
+  const stored = await storedTranscript(deps, project_id, result.asset_id, ctx.mcpReq.signal).catch(() => undefined);
+  const transcript = stored
+    ? {
+        exists: true,
+        aligned: stored.transcript.aligned,
+        words: stored.transcript.words.length,
+        resource_uri: transcriptUri(project_id.trim(), result.asset_id),
+      }
+    : { exists: false };
+  const uri = inspectionUri(project_id.trim(), result.asset_id);
+  const shown = bounded(result, uri);
+  const warnings =
+    frames !== undefined && (from === undefined || to === undefined)
+      ? [`frames does nothing without both from and to (it sets a zoom's frames; the sheet shows one frame per shot)`]
+      : [];
+  const text = [
+    describe(result),
+    transcriptLine(stored, result.has_audio),
+    ...warnings.map((w) => `Warning: ${w}`),
+    ...(shown.left_out ?? []).map((l) => `Left out: ${l}.`),
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const out = ok({ ...shown, transcript, ...(warnings.length ? { warnings } : {}) }, text);
+  if (jpeg) out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
+  out.content.push({
+    type: 'resource_link',
+    uri,
+    name: 'inspection.json',
+    mimeType: 'application/json',
+    description: 'This inspection, whole (JSON)',
+  });
+  return out;
+}
+
+const inspectAssetTool = defineTool({
+  name: 'inspect_asset',
+  config: {
+    title: 'Look inside a source',
+    description:
+      'What an asset holds, before you cut it: duration, size, fps, sound; shots (hard cuts to the frame; not fades), silences, loudness; a ' +
+      'contact sheet, a frame per shot (from: the shots from there). from and to zoom in: frames evenly spaced, labelled, to pick exact in and out ' +
+      'points. Cached; a long source is slow once. Then clips can be {asset_id, shot}.',
+    inputSchema: InspectAssetInput,
+    outputSchema: InspectOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
+  handler: inspectAsset,
+});
+
+export const inspectTools = [inspectAssetTool];

@@ -4,7 +4,6 @@
 // schemas no descriptions (a model reads the tool's description and the result, not the output schema) and no
 // `additionalProperties: false` (a client need not reject fields it does not know). And portable: no empty schemas,
 // no `type` arrays.
-import type { McpServer } from '@modelcontextprotocol/server';
 
 type Json = Record<string, unknown>;
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -60,19 +59,4 @@ export function compactJsonSchema<T>(schema: T, output: boolean): T {
     configurable: true,
   });
   return schema;
-}
-
-/** Every tool registered on this server from now on lists compacted input and output schemas. */
-export function compactToolSchemas(server: McpServer): void {
-  const register = server.registerTool.bind(server) as (name: string, config: Json, handler: unknown) => unknown;
-  (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
-    register(
-      name,
-      {
-        ...config,
-        ...(config.inputSchema ? { inputSchema: compactJsonSchema(config.inputSchema, false) } : {}),
-        ...(config.outputSchema ? { outputSchema: compactJsonSchema(config.outputSchema, true) } : {}),
-      },
-      handler,
-    );
 }

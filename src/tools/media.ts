@@ -1,15 +1,21 @@
 // Media tools of the local backend (the service has no upload in its interface): list_media shows what the allowed
 // folders hold without importing; import_media copies a file, a folder's media files or a list of paths into a project.
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AssetViewSchema, assetName, viewAsset } from '../api/summaries.js';
-import { SKIP_REASONS, WALK_ENTRIES, type MediaListing, type SkipKind } from '../backend/local/media-files.js';
-import type { ImportedMedia } from '../backend/types.js';
-import type { ToolDeps } from '../workflow/deps.js';
+import {
+  SKIP_REASONS,
+  WALK_ENTRIES,
+  type ImportTarget,
+  type MediaListing,
+  type SkipKind,
+} from '../backend/local/media-files.js';
+import type { Backend, ImportedMedia } from '../backend/types.js';
 import { fitting } from './budget.js';
-import { importItems, importSlice } from './import-cursor.js';
-import { progressFor } from './progress.js';
-import { ToolError, guard, ok, requireUuid } from './result.js';
+import { defineTool, type HandlerDeps } from './define.js';
+import { importItems, importSlice, type ImportItem } from './import-cursor.js';
+import { progressFor, type Progress } from './progress.js';
+import { ToolError, ok, requireUuid } from './result.js';
 
 /** The most files one import_media call takes from its folders and paths (next_cursor goes on). */
 export const MAX_IMPORT_FILES = 200;
@@ -111,206 +117,286 @@ const describeImported = (m: ImportedMedia) => {
   );
 };
 
-export function register(server: McpServer, { backend, logger }: ToolDeps): void {
-  const importMedia = backend.importMedia?.bind(backend);
-  const targets = backend.mediaTargets?.bind(backend);
-  const listMedia = backend.listMedia?.bind(backend);
-  if (!importMedia || !targets || !listMedia) return;
+/** The local backend's media calls; a backend without them (the service) is offered neither media tool. */
+function localMedia(backend: Backend) {
+  const { importMedia, mediaTargets, listMedia } = backend;
+  if (!importMedia || !mediaTargets || !listMedia) return undefined;
+  return {
+    importMedia: importMedia.bind(backend),
+    targets: mediaTargets.bind(backend),
+    listMedia: listMedia.bind(backend),
+  };
+}
+const offered = (deps: { backend: Backend }) => localMedia(deps.backend) !== undefined;
 
-  server.registerTool(
-    'list_media',
-    {
-      title: 'List the media in a folder',
-      description:
-        'The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.',
-      inputSchema: ListMediaInput,
-      outputSchema: ListMediaOutput,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    ({ folder, recursive, offset = 0 }, ctx) =>
-      guard('list_media', logger, async () => {
-        const listings = await listMedia(folder, { recursive: recursive ?? false, signal: ctx.mcpReq.signal });
-        const skipped = skippedGroups(listings);
-        // One page over every folder's files in turn, as many as fit.
-        const all = listings.flatMap((l, i) => l.files.map((f) => ({ i, f })));
-        const rest = all.slice(offset);
-        const build = (k: number) => {
-          const page = rest.slice(0, k);
-          const next = k < rest.length ? offset + k : undefined;
-          const folders = listings.map((l, i) => ({
-            folder: l.folder,
-            files: page.filter((p) => p.i === i).map((p) => p.f),
-            files_total: l.files.length,
-            skipped: skipped[i]!,
-            ...(l.truncated ? { truncated: l.truncated } : {}),
-          }));
-          const lines = folders.flatMap((l) => [
-            `${l.folder}: ${plural(l.files_total, 'media file')}`,
-            ...l.files.map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
-            ...(l.skipped.length
-              ? [
-                  `  passed over: ${l.skipped.map((g) => `${g.count} ${g.reason}${g.paths.length ? ` (${g.paths.join(', ')}${g.count > g.paths.length ? ', …' : ''})` : ''}`).join('; ')}`,
-                ]
-              : []),
-            ...(l.truncated ? [`  ${truncatedLine(l.truncated)}`] : []),
-          ]);
-          if (next !== undefined)
-            lines.push(
-              `Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`,
-            );
-          else if (offset && !k) lines.push(`No files from offset ${offset} (${all.length} in all).`);
-          return ok({ folders, ...(next !== undefined ? { next_offset: next } : {}) }, lines.join('\n'));
-        };
-        return fitting(rest.length, build).result;
-      }),
-  );
+type Truncated = { entries_not_read: number; folders_not_read: number };
+type SkippedGroup = { reason: string; count: number; paths: string[] };
+type ListedFolder = {
+  folder: string;
+  files: MediaListing['files'];
+  files_total: number;
+  skipped: SkippedGroup[];
+  truncated?: Truncated;
+};
 
-  server.registerTool(
-    'import_media',
-    {
-      title: 'Import media into a project',
-      description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
-      inputSchema: ImportMediaInput,
-      outputSchema: ImportMediaOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    ({ project_id, path, paths, recursive, again, cursor }, ctx) =>
-      guard(
-        'import_media',
-        logger,
-        async () => {
-          const id = requireUuid(project_id, 'project_id', 'list_projects');
-          const asked = [...(path !== undefined ? [path] : []), ...(paths ?? [])];
-          if (!asked.length) throw new ToolError('nothing to import: give path (a file or a folder) or paths');
-          // What each path names (a file, or a folder's media files and what it passed over), in one order; this
-          // call takes its part of it from the cursor on.
-          const found = await targets(asked, { recursive: recursive ?? false, signal: ctx.mcpReq.signal });
-          // One path given alone that names nothing importable fails as before: the error is the answer.
-          if (asked.length === 1 && found[0]!.error !== undefined) throw new ToolError(found[0]!.error);
-          const folders = found.filter((t) => t.folder).length;
-          const items = importItems(found);
-          if (!items.some((it) => !it.hidden))
-            throw new ToolError(
-              `${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`,
-            );
-          const { taken, later, next } = importSlice(items, {
-            asked,
-            recursive: recursive ?? false,
-            ...(cursor !== undefined ? { cursor } : {}),
-            max: MAX_IMPORT_FILES,
-          });
-          const hidden = taken.filter((it) => it.hidden).length;
-          const files = taken.filter((it) => it.file).length;
-          const progress = progressFor(ctx);
-          const imported: ImportedMedia[] = [];
-          const done: z.infer<typeof ImportedFileSchema>[] = [];
-          const skipped: { path: string; reason: string }[] = [];
-          let handled = 0;
-          for (const it of taken) {
-            if (it.hidden) continue;
-            if (!it.file) {
-              skipped.push({ path: it.path, reason: it.reason! });
-              continue;
-            }
-            await progress(handled++, files, `importing ${it.path}`);
-            try {
-              const m = await importMedia(id, it.path, { signal: ctx.mcpReq.signal, ...(again ? { again } : {}) });
-              imported.push(m);
-              done.push({
-                path: it.path,
-                asset_id: m.asset.id,
-                kind: m.kind,
-                ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}),
-                ...(m.header_duration_ms !== undefined ? { header_duration_seconds: m.header_duration_ms / 1000 } : {}),
-                has_audio: m.has_audio,
-                ...(m.already_imported ? { already_imported: true } : {}),
-              });
-            } catch (err) {
-              if (ctx.mcpReq.signal.aborted) throw err;
-              if (asked.length === 1 && !folders) throw err;
-              skipped.push({ path: it.path, reason: (err as Error).message });
-            }
+/** A folder in list_media's text: its count, the files on this page, what was passed over, where the walk stopped. */
+function folderLines(l: ListedFolder): string[] {
+  const passedOver = l.skipped
+    .map(
+      (g) =>
+        `${g.count} ${g.reason}${g.paths.length ? ` (${g.paths.join(', ')}${g.count > g.paths.length ? ', …' : ''})` : ''}`,
+    )
+    .join('; ');
+  return [
+    `${l.folder}: ${plural(l.files_total, 'media file')}`,
+    ...l.files.map((f) => `  ${f.kind} ${f.path} (${(f.size_bytes / 1e6).toFixed(1)} MB)`),
+    ...(l.skipped.length ? [`  passed over: ${passedOver}`] : []),
+    ...(l.truncated ? [`  ${truncatedLine(l.truncated)}`] : []),
+  ];
+}
+
+async function listMedia(
+  { folder, recursive, offset = 0 }: z.output<typeof ListMediaInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const listings = await localMedia(deps.backend)!.listMedia(folder, {
+    recursive: recursive ?? false,
+    signal: ctx.mcpReq.signal,
+  });
+  const skipped = skippedGroups(listings);
+  // One page over every folder's files in turn, as many as fit.
+  const all = listings.flatMap((l, i) => l.files.map((f) => ({ i, f })));
+  const rest = all.slice(offset);
+  const build = (k: number) => {
+    const page = rest.slice(0, k);
+    const next = k < rest.length ? offset + k : undefined;
+    const folders = listings.map((l, i) => ({
+      folder: l.folder,
+      files: page.filter((p) => p.i === i).map((p) => p.f),
+      files_total: l.files.length,
+      skipped: skipped[i]!,
+      ...(l.truncated ? { truncated: l.truncated } : {}),
+    }));
+    const lines = folders.flatMap(folderLines);
+    if (next !== undefined)
+      lines.push(
+        `Showing files ${offset + 1}-${offset + k} of ${all.length}: call again with offset: ${next} for more.`,
+      );
+    else if (offset && !k) lines.push(`No files from offset ${offset} (${all.length} in all).`);
+    return ok({ folders, ...(next !== undefined ? { next_offset: next } : {}) }, lines.join('\n'));
+  };
+  return fitting(rest.length, build).result;
+}
+
+type ImportedFile = z.infer<typeof ImportedFileSchema>;
+type Skipped = { path: string; reason: string };
+
+/** A file imported, as structuredContent lists it. */
+const importedFile = (path: string, m: ImportedMedia): ImportedFile => ({
+  path,
+  asset_id: m.asset.id,
+  kind: m.kind,
+  ...(m.duration_ms !== undefined ? { duration_seconds: m.duration_ms / 1000 } : {}),
+  ...(m.header_duration_ms !== undefined ? { header_duration_seconds: m.header_duration_ms / 1000 } : {}),
+  has_audio: m.has_audio,
+  ...(m.already_imported ? { already_imported: true } : {}),
+});
+
+/**
+ * Imports the files a call takes, one by one, progress passed on; the entries passed over are listed as skipped.
+ * A file that fails is skipped with its error, unless it was the one file asked for (`alone`): then the error is the
+ * answer.
+ */
+async function importTaken(
+  importOne: NonNullable<ReturnType<typeof localMedia>>['importMedia'],
+  projectId: string,
+  taken: ImportItem[],
+  opts: { again: boolean | undefined; alone: boolean; files: number; progress: Progress; signal: AbortSignal },
+) {
+  const imported: ImportedMedia[] = [];
+  const done: ImportedFile[] = [];
+  const skipped: Skipped[] = [];
+  let handled = 0;
+  for (const it of taken) {
+    if (it.hidden) continue;
+    if (!it.file) {
+      skipped.push({ path: it.path, reason: it.reason! });
+      continue;
+    }
+    await opts.progress(handled++, opts.files, `importing ${it.path}`);
+    try {
+      const m = await importOne(projectId, it.path, {
+        signal: opts.signal,
+        ...(opts.again ? { again: opts.again } : {}),
+      });
+      imported.push(m);
+      done.push(importedFile(it.path, m));
+    } catch (err) {
+      if (opts.signal.aborted) throw err;
+      if (opts.alone) throw err;
+      skipped.push({ path: it.path, reason: (err as Error).message });
+    }
+  }
+  return { imported, done, skipped };
+}
+
+/** Where the walks of the folders asked stopped at their bound, summed; undefined when none did. */
+function walkTruncated(found: ImportTarget[]): Truncated | undefined {
+  return found.reduce<Truncated | undefined>(
+    (sum, t) =>
+      t.folder?.truncated
+        ? {
+            entries_not_read: (sum?.entries_not_read ?? 0) + t.folder.truncated.entries_not_read,
+            folders_not_read: (sum?.folders_not_read ?? 0) + t.folder.truncated.folders_not_read,
           }
-          const overBound = `over ${MAX_IMPORT_FILES} files in one call: the call with next_cursor takes it`;
-          for (const it of later) skipped.push({ path: it.path, reason: overBound });
-          await progress(files, files, 'done');
-          if (imported.some((m) => !m.already_imported)) server.sendResourceListChanged();
-          const truncated = found.reduce<{ entries_not_read: number; folders_not_read: number } | undefined>(
-            (sum, t) =>
-              t.folder?.truncated
-                ? {
-                    entries_not_read: (sum?.entries_not_read ?? 0) + t.folder.truncated.entries_not_read,
-                    folders_not_read: (sum?.folders_not_read ?? 0) + t.folder.truncated.folders_not_read,
-                  }
-                : sum,
-            undefined,
-          );
-          const more = [
-            ...(hidden
-              ? [`Left out ${plural(hidden, 'hidden entry', 'hidden entries')} (names starting with a dot).`]
-              : []),
-            ...(truncated
-              ? [`${truncatedLine(truncated)[0]!.toUpperCase()}${truncatedLine(truncated).slice(1)}.`]
-              : []),
-            ...(next
-              ? [
-                  `${plural(later.length, 'more media file')}: call again with the same path, paths and recursive, and cursor: "${next}".`,
-                ]
-              : []),
-          ];
-          const extra = { ...(next ? { next_cursor: next } : {}), ...(truncated ? { truncated } : {}) };
-          const single = asked.length === 1 && !folders && imported.length === 1 ? imported[0]! : undefined;
-          if (single) {
-            const out = {
-              asset: viewAsset(single.asset),
-              ...(single.already_imported ? { already_imported: true } : {}),
-              kind: single.kind,
-              ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
-              ...(single.header_duration_ms !== undefined
-                ? { header_duration_seconds: single.header_duration_ms / 1000 }
-                : {}),
-              ...(single.width ? { width: single.width, height: single.height } : {}),
-              has_audio: single.has_audio,
-              imported: done,
-              skipped,
-            };
-            const again = single.already_imported ? '. again: true imports a copy' : '';
-            return ok(
-              out,
-              `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`,
-            );
-          }
-          // Many files: as many of each list as fit, in proportion; the rest counted (get_project lists every asset).
-          const known = imported.filter((m) => m.already_imported).length;
-          const total = done.length + skipped.length;
-          const build = (k: number) => {
-            const ki = Math.min(done.length, Math.ceil((k * done.length) / Math.max(1, total)));
-            const ks = Math.min(skipped.length, k - ki);
-            const leftOut = { imported: done.length - ki, skipped: skipped.length - ks };
-            const text = [
-              `Imported ${imported.length} file${imported.length === 1 ? '' : 's'}${known ? ` (${known} already in the project: not copied again)` : ''}${skipped.length ? `, skipped ${skipped.length}` : ''}.`,
-              ...imported.slice(0, ki).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
-              ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
-              ...(leftOut.imported || leftOut.skipped
-                ? [
-                    `Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`,
-                  ]
-                : []),
-              ...more,
-            ].join('\n');
-            return ok(
-              {
-                imported: done.slice(0, ki),
-                skipped: skipped.slice(0, ks),
-                ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}),
-                ...extra,
-              },
-              text,
-            );
-          };
-          return fitting(total, build).result;
-        },
-        { what: `project ${project_id}`, listedBy: 'list_projects' },
-      ),
+        : sum,
+    undefined,
   );
 }
+
+/** What an import of many files says after its list: hidden entries left out, the walk's bound, the next call. */
+function importNotes(hidden: number, truncated: Truncated | undefined, later: number, next: string | undefined) {
+  return [
+    ...(hidden ? [`Left out ${plural(hidden, 'hidden entry', 'hidden entries')} (names starting with a dot).`] : []),
+    ...(truncated ? [`${truncatedLine(truncated)[0]!.toUpperCase()}${truncatedLine(truncated).slice(1)}.`] : []),
+    ...(next
+      ? [
+          `${plural(later, 'more media file')}: call again with the same path, paths and recursive, and cursor: "${next}".`,
+        ]
+      : []),
+  ];
+}
+
+/** import_media of one file: its asset and what it holds. */
+function singleImportResult(single: ImportedMedia, done: ImportedFile[], skipped: Skipped[]) {
+  const out = {
+    asset: viewAsset(single.asset),
+    ...(single.already_imported ? { already_imported: true } : {}),
+    kind: single.kind,
+    ...(single.duration_ms !== undefined ? { duration_seconds: single.duration_ms / 1000 } : {}),
+    ...(single.header_duration_ms !== undefined ? { header_duration_seconds: single.header_duration_ms / 1000 } : {}),
+    ...(single.width ? { width: single.width, height: single.height } : {}),
+    has_audio: single.has_audio,
+    imported: done,
+    skipped,
+  };
+  const again = single.already_imported ? '. again: true imports a copy' : '';
+  return ok(out, `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`);
+}
+
+/** import_media of many files: as many of each list as fit, in proportion; the rest counted (get_project lists every asset). */
+function manyImportResult(
+  imported: ImportedMedia[],
+  done: ImportedFile[],
+  skipped: Skipped[],
+  more: string[],
+  extra: { next_cursor?: string; truncated?: Truncated },
+) {
+  const known = imported.filter((m) => m.already_imported).length;
+  const total = done.length + skipped.length;
+  const build = (k: number) => {
+    const ki = Math.min(done.length, Math.ceil((k * done.length) / Math.max(1, total)));
+    const ks = Math.min(skipped.length, k - ki);
+    const leftOut = { imported: done.length - ki, skipped: skipped.length - ks };
+    const text = [
+      `Imported ${imported.length} file${imported.length === 1 ? '' : 's'}${known ? ` (${known} already in the project: not copied again)` : ''}${skipped.length ? `, skipped ${skipped.length}` : ''}.`,
+      ...imported.slice(0, ki).map((m, i) => `  ${done[i]!.path}: ${describeImported(m)}`),
+      ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
+      ...(leftOut.imported || leftOut.skipped
+        ? [
+            `Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`,
+          ]
+        : []),
+      ...more,
+    ].join('\n');
+    return ok(
+      {
+        imported: done.slice(0, ki),
+        skipped: skipped.slice(0, ks),
+        ...(leftOut.imported || leftOut.skipped ? { left_out: leftOut } : {}),
+        ...extra,
+      },
+      text,
+    );
+  };
+  return fitting(total, build).result;
+}
+
+async function importMedia(
+  { project_id, path, paths, recursive, again, cursor }: z.output<typeof ImportMediaInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const media = localMedia(deps.backend)!;
+  const id = requireUuid(project_id, 'project_id', 'list_projects');
+  const asked = [...(path !== undefined ? [path] : []), ...(paths ?? [])];
+  if (!asked.length) throw new ToolError('nothing to import: give path (a file or a folder) or paths');
+  // What each path names (a file, or a folder's media files and what it passed over), in one order; this
+  // call takes its part of it from the cursor on.
+  const found = await media.targets(asked, { recursive: recursive ?? false, signal: ctx.mcpReq.signal });
+  // One path given alone that names nothing importable fails as before: the error is the answer.
+  if (asked.length === 1 && found[0]!.error !== undefined) throw new ToolError(found[0]!.error);
+  const folders = found.filter((t) => t.folder).length;
+  const items = importItems(found);
+  if (!items.some((it) => !it.hidden))
+    throw new ToolError(
+      `${asked.join(', ')} holds no media files (by their names); list_media shows what a folder holds`,
+    );
+  const { taken, later, next } = importSlice(items, {
+    asked,
+    recursive: recursive ?? false,
+    ...(cursor !== undefined ? { cursor } : {}),
+    max: MAX_IMPORT_FILES,
+  });
+  const hidden = taken.filter((it) => it.hidden).length;
+  const files = taken.filter((it) => it.file).length;
+  const progress = progressFor(ctx);
+  const { imported, done, skipped } = await importTaken(media.importMedia, id, taken, {
+    again,
+    alone: asked.length === 1 && !folders,
+    files,
+    progress,
+    signal: ctx.mcpReq.signal,
+  });
+  const overBound = `over ${MAX_IMPORT_FILES} files in one call: the call with next_cursor takes it`;
+  for (const it of later) skipped.push({ path: it.path, reason: overBound });
+  await progress(files, files, 'done');
+  if (imported.some((m) => !m.already_imported)) deps.resourceListChanged();
+  const truncated = walkTruncated(found);
+  const single = asked.length === 1 && !folders && imported.length === 1 ? imported[0]! : undefined;
+  if (single) return singleImportResult(single, done, skipped);
+  const more = importNotes(hidden, truncated, later.length, next);
+  const extra = { ...(next ? { next_cursor: next } : {}), ...(truncated ? { truncated } : {}) };
+  return manyImportResult(imported, done, skipped, more, extra);
+}
+
+const listMediaTool = defineTool({
+  name: 'list_media',
+  config: {
+    title: 'List the media in a folder',
+    description:
+      'The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.',
+    inputSchema: ListMediaInput,
+    outputSchema: ListMediaOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  offered,
+  handler: listMedia,
+});
+
+const importMediaTool = defineTool({
+  name: 'import_media',
+  config: {
+    title: 'Import media into a project',
+    description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
+    inputSchema: ImportMediaInput,
+    outputSchema: ImportMediaOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  offered,
+  subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
+  handler: importMedia,
+});
+
+export const mediaTools = [listMediaTool, importMediaTool];

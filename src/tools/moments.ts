@@ -1,7 +1,6 @@
 // find_moments: the project's best spans, ranked, with the signals behind the rank and a clip for compose_edit.
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ToolDeps } from '../workflow/deps.js';
 import {
   DEFAULT_MAX_SECONDS,
   DEFAULT_MIN_SECONDS,
@@ -10,10 +9,12 @@ import {
   MOMENTS_INSPECT_SECONDS,
   MOMENTS_TRANSCRIBE_SECONDS,
   moments,
+  type MomentsResult,
 } from '../workflow/moments.js';
 import { fitList } from './budget.js';
+import { defineTool, type HandlerDeps } from './define.js';
 import { beating, progressFor } from './progress.js';
-import { guard, ok } from './result.js';
+import { ok } from './result.js';
 
 const Input = z.object({
   project_id: z.string(),
@@ -58,70 +59,66 @@ const Output = z.object({
 const MOMENTS_BYTES = 14_000;
 const MISSING_BYTES = 3_000;
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  server.registerTool(
-    'find_moments',
-    {
-      title: 'Rank the moments worth cutting',
-      description:
-        "Ranked spans of the project's videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
-        'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
-        `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
-      inputSchema: Input,
-      outputSchema: Output,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
+/** A moment in find_moments' text: where, its score, why, and the start of its words. */
+const momentLine = (m: MomentsResult['moments'][number], i: number) =>
+  `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}`;
+
+async function findMoments(
+  { project_id, asset_ids, about, count, min_seconds, max_seconds }: z.output<typeof Input>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const beat = beating(progressFor(ctx));
+  try {
+    const r = await moments(
+      deps,
+      project_id,
+      { assetIds: asset_ids, about, count, minSeconds: min_seconds, maxSeconds: max_seconds },
+      { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => deps.logger.debug(m) },
+    );
+    beat.update(1, 'done');
+    const shownMoments = fitList(r.moments, MOMENTS_BYTES);
+    const missing = fitList(r.missing, MISSING_BYTES);
+    const leftOut = [
+      ...(shownMoments.leftOut ? [`${shownMoments.leftOut} moments: ask for fewer (count)`] : []),
+      ...(missing.leftOut ? [`${missing.leftOut} assets in missing: name them in asset_ids`] : []),
+    ];
+    const lines = [
+      `${r.moments.length} moment${r.moments.length === 1 ? '' : 's'} of ${r.candidates} candidates in ${r.ranked} source${r.ranked === 1 ? '' : 's'}, best first.`,
+      ...shownMoments.shown.map(momentLine),
+      ...missing.shown.slice(0, 10).map((m) => `Missing: ${m.asset_id}: ${m.reason}`),
+      ...leftOut.map((l) => `Left out: ${l}.`),
+      ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is.'] : []),
+    ];
+    return ok(
+      {
+        moments: shownMoments.shown,
+        candidates: r.candidates,
+        ranked: r.ranked,
+        ...(missing.shown.length ? { missing: missing.shown } : {}),
+        ...(leftOut.length ? { left_out: leftOut } : {}),
       },
-    },
-    ({ project_id, asset_ids, about, count, min_seconds, max_seconds }, ctx) =>
-      guard(
-        'find_moments',
-        logger,
-        async () => {
-          const beat = beating(progressFor(ctx));
-          try {
-            const r = await moments(
-              deps,
-              project_id,
-              { assetIds: asset_ids, about, count, minSeconds: min_seconds, maxSeconds: max_seconds },
-              { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m) => logger.debug(m) },
-            );
-            beat.update(1, 'done');
-            const shownMoments = fitList(r.moments, MOMENTS_BYTES);
-            const missing = fitList(r.missing, MISSING_BYTES);
-            const leftOut = [
-              ...(shownMoments.leftOut ? [`${shownMoments.leftOut} moments: ask for fewer (count)`] : []),
-              ...(missing.leftOut ? [`${missing.leftOut} assets in missing: name them in asset_ids`] : []),
-            ];
-            const lines = [
-              `${r.moments.length} moment${r.moments.length === 1 ? '' : 's'} of ${r.candidates} candidates in ${r.ranked} source${r.ranked === 1 ? '' : 's'}, best first.`,
-              ...shownMoments.shown.map(
-                (m, i) =>
-                  `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}`,
-              ),
-              ...missing.shown.slice(0, 10).map((m) => `Missing: ${m.asset_id}: ${m.reason}`),
-              ...leftOut.map((l) => `Left out: ${l}.`),
-              ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is.'] : []),
-            ];
-            return ok(
-              {
-                moments: shownMoments.shown,
-                candidates: r.candidates,
-                ranked: r.ranked,
-                ...(missing.shown.length ? { missing: missing.shown } : {}),
-                ...(leftOut.length ? { left_out: leftOut } : {}),
-              },
-              lines.join('\n'),
-            );
-          } finally {
-            beat.stop();
-          }
-        },
-        { what: `project ${project_id}`, listedBy: 'list_projects' },
-      ),
-  );
+      lines.join('\n'),
+    );
+  } finally {
+    beat.stop();
+  }
 }
+
+const findMomentsTool = defineTool({
+  name: 'find_moments',
+  config: {
+    title: 'Rank the moments worth cutting',
+    description:
+      "Ranked spans of the project's videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
+      'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
+      `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
+    inputSchema: Input,
+    outputSchema: Output,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
+  handler: findMoments,
+});
+
+export const momentTools = [findMomentsTool];

@@ -1,6 +1,6 @@
 // preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get; given
 // a preview_id instead of an edit, it follows a preview that outlasted its call to the same full result.
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
@@ -16,7 +16,8 @@ import { pause } from '../workflow/render-status.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { LeftOutSchema, refuseEdit } from './edit-results.js';
 import { afterStage, beating, progressFor, type Progress } from './progress.js';
-import { ToolError, guard, ok } from './result.js';
+import { defineTool, type HandlerDeps } from './define.js';
+import { ToolError, ok } from './result.js';
 import { fitList } from './budget.js';
 
 export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'preview.json') =>
@@ -340,87 +341,99 @@ async function followPreview(
   );
 }
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  const waitSec = Math.round(deps.renderWaitMs / 1000);
-  server.registerTool(
-    'preview_edit',
-    {
-      title: 'Preview an edit locally',
-      description:
-        'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast; nothing is sent. Returns a contact sheet ' +
-        '(3 frames a cut, labelled), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
-        `Still rendering after ${waitSec} s: status "rendering"; follow it with preview_edit {preview_id}.`,
-      inputSchema: PreviewEditInput,
-      outputSchema: PreviewOutputSchema,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
-      },
-      _meta: viewMeta(PREVIEW_VIEW_URI),
-    },
-    ({ width, preview_id, ...input }, ctx) => {
-      // A blank preview_id (a client filling every optional field) is no preview_id.
-      if (preview_id !== undefined && preview_id.trim()) {
-        return guard('preview_edit', logger, async () => {
-          const given = editArguments({ ...input, width });
-          if (given.length)
-            throw new ToolError(
-              `give preview_id alone to follow a preview, or an edit without it to make one, not both (also given: ${given.join(', ')})`,
-            );
-          return followPreview(deps, preview_id, ctx);
-        });
-      }
-      return guard(
-        'preview_edit',
-        logger,
-        async () => {
-          const rt = needRuntime(deps, 'preview_edit');
-          const started = performance.now();
-          const signal = ctx.mcpReq.signal;
-          const progress = progressFor(ctx);
-          const listen = beating(progress, { share: 0.5 });
-          const checked = await checkAndKeep(deps, input, signal, {
-            onProgress: listen.update,
-            waitMs: deps.renderWaitMs,
-            debug: (m) => logger.debug(m),
-          }).finally(listen.stop);
-          logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
-          if (!checked.ready) return refuseEdit(checked, 'previewed');
-          const warnings =
-            width !== undefined && checked.timeline && width > checked.timeline.width
-              ? [
-                  `width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`,
-                ]
-              : [];
-          const job = await startCheckedPreview(deps, rt, checked, width, signal);
-          // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
-          const waitMs =
-            listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
-          const next = afterStage(progress, listen.last);
-          const settled = await follow(job, waitMs, signal, next);
-          if (!settled && signal.aborted) {
-            // Cancelled while the caller still waited: stop it, and keep nothing (unless a view follows it too).
-            if (job.abort()) await job.done.catch(() => {});
-          } else job.release();
-          if (!settled) {
-            logger.debug(
-              `preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`,
-            );
-            return renderingResult(job.id, job.progress, { job });
-          }
-          logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
-          return settledResult(job, next, {
-            hosted: deps.hosted,
-            ...(checked.editId ? { editId: checked.editId } : {}),
-            notes: checked.notes,
-            warnings,
-          });
-        },
-        { what: `project ${input.project_id}`, listedBy: 'list_projects' },
-      );
-    },
-  );
+/** A blank preview_id (a client filling every optional field) is no preview_id. */
+const followsPreview = (previewId: string | undefined) => previewId !== undefined && !!previewId.trim();
+
+/** preview_edit {preview_id} alone: follows that preview; anything else given that would shape a new one is refused. */
+async function followGivenPreview(
+  deps: ToolDeps,
+  previewId: string,
+  given: Record<string, unknown>,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const also = editArguments(given);
+  if (also.length)
+    throw new ToolError(
+      `give preview_id alone to follow a preview, or an edit without it to make one, not both (also given: ${also.join(', ')})`,
+    );
+  return followPreview(deps, previewId, ctx);
 }
+
+/** preview_edit of an edit: checks it, starts (or joins) its preview and follows it for up to the wait. */
+async function makePreview(
+  deps: ToolDeps,
+  input: Omit<z.output<typeof PreviewEditInput>, 'width' | 'preview_id'>,
+  width: number | undefined,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const { logger } = deps;
+  const rt = needRuntime(deps, 'preview_edit');
+  const started = performance.now();
+  const signal = ctx.mcpReq.signal;
+  const progress = progressFor(ctx);
+  const listen = beating(progress, { share: 0.5 });
+  const checked = await checkAndKeep(deps, input, signal, {
+    onProgress: listen.update,
+    waitMs: deps.renderWaitMs,
+    debug: (m) => logger.debug(m),
+  }).finally(listen.stop);
+  logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
+  if (!checked.ready) return refuseEdit(checked, 'previewed');
+  const warnings =
+    width !== undefined && checked.timeline && width > checked.timeline.width
+      ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`]
+      : [];
+  const job = await startCheckedPreview(deps, rt, checked, width, signal);
+  // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
+  const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
+  const next = afterStage(progress, listen.last);
+  const settled = await follow(job, waitMs, signal, next);
+  if (!settled && signal.aborted) {
+    // Cancelled while the caller still waited: stop it, and keep nothing (unless a view follows it too).
+    if (job.abort()) await job.done.catch(() => {});
+  } else job.release();
+  if (!settled) {
+    logger.debug(
+      `preview_edit: handed preview ${job.id} over to preview_edit {preview_id} after ${(performance.now() - started).toFixed(0)} ms`,
+    );
+    return renderingResult(job.id, job.progress, { job });
+  }
+  logger.debug(`preview_edit: done in ${(performance.now() - started).toFixed(0)} ms`);
+  return settledResult(job, next, {
+    hosted: deps.hosted,
+    ...(checked.editId ? { editId: checked.editId } : {}),
+    notes: checked.notes,
+    warnings,
+  });
+}
+
+async function previewEdit(
+  { width, preview_id, ...input }: z.output<typeof PreviewEditInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+): Promise<CallToolResult> {
+  if (preview_id !== undefined && followsPreview(preview_id))
+    return followGivenPreview(deps, preview_id, { ...input, width }, ctx);
+  return makePreview(deps, input, width, ctx);
+}
+
+const previewEditTool = defineTool({
+  name: 'preview_edit',
+  config: {
+    title: 'Preview an edit locally',
+    description: (deps) =>
+      'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast; nothing is sent. Returns a contact sheet ' +
+      '(3 frames a cut, labelled), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
+      `Still rendering after ${Math.round(deps.renderWaitMs / 1000)} s: status "rendering"; follow it with preview_edit {preview_id}.`,
+    inputSchema: PreviewEditInput,
+    outputSchema: PreviewOutputSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    _meta: viewMeta(PREVIEW_VIEW_URI),
+  },
+  // Following a preview names no project.
+  subject: ({ preview_id, project_id }) =>
+    followsPreview(preview_id) ? undefined : { what: `project ${project_id}`, listedBy: 'list_projects' },
+  handler: previewEdit,
+});
+
+export const previewTools = [previewEditTool];

@@ -30,13 +30,23 @@ import { explain, type Subject } from '../workflow/explain.js';
  */
 export function unknownOutcome(err: unknown, what: string, howToTell: string): unknown {
   if (!(err instanceof ServiceError) || !err.maybeApplied) return err;
-  const fact =
-    err.kind === 'http'
-      ? `the service failed (${err.status})${err.detail ? `: ${err.detail}` : ''}`
-      : err.kind === 'cancelled'
-        ? 'cancelled while waiting for the answer'
-        : err.message.split(';')[0];
-  return new ToolError(`${what} may or may not have reached the service (${fact}). It was not resent: ${howToTell}`);
+  return new ToolError(
+    `${what} may or may not have reached the service (${whatHappened(err)}). It was not resent: ${howToTell}`,
+  );
+}
+
+/** What befell a write whose outcome is unknown, as its error says it. */
+function whatHappened(err: ServiceError): string {
+  if (err.kind === 'http') return `the service failed (${err.status})${err.detail ? `: ${err.detail}` : ''}`;
+  if (err.kind === 'cancelled') return 'cancelled while waiting for the answer';
+  return err.message.split(';')[0] ?? err.message;
+}
+
+/** A failure's line as the caller may be shown it: the logger's outward form (a hosted caller's), else its redaction. */
+function outward(logger: Logger, message: string): string {
+  if (logger.outward) return logger.outward(message);
+  if (logger.hide) return logger.hide(message);
+  return message;
 }
 
 /** Runs a handler; any throw becomes an isError result (logged to stderr) instead of a protocol error. */
@@ -53,6 +63,6 @@ export async function guard(
     if (!(err instanceof ToolError)) logger.warn(`${tool}: ${message}`);
     if (!(err instanceof ToolError) && !(err instanceof ServiceError))
       logger.debug(`${tool}: ${(err as Error)?.stack ?? err}`);
-    return fail(logger.outward ? logger.outward(message) : logger.hide ? logger.hide(message) : message);
+    return fail(outward(logger, message));
   }
 }

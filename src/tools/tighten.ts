@@ -1,13 +1,13 @@
 // tighten_edit: a kept edit without its long pauses and fillers, as a NEW edit for review (never applied silently).
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DEFAULT_FILLERS, DEFAULT_MAX_PAUSE_SECONDS } from '../analysis/tighten.js';
 import { describeDiagnostics } from '../workflow/check-edit.js';
-import type { ToolDeps } from '../workflow/deps.js';
 import { editUri } from '../workflow/edit-store.js';
 import { tightenEdit } from '../workflow/tighten.js';
 import { fitList } from './budget.js';
-import { guard, ok } from './result.js';
+import { defineTool, type HandlerDeps } from './define.js';
+import { ok } from './result.js';
 
 const Input = z.object({
   edit_id: z.string(),
@@ -38,88 +38,80 @@ const Output = z.object({
 });
 const REMOVALS_BYTES = 14_000;
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  server.registerTool(
-    'tighten_edit',
-    {
-      title: 'Tighten an edit',
-      description:
-        "A new edit from a kept one without pauses over max_pause_seconds, fillers and words said twice in a row (cuts split in the pauses, no word clipped; by the sources' transcripts). " +
-        'Lists each removal with its time and reason; the original is unchanged: review the new edit_id, then preview or render it.',
-      inputSchema: Input,
-      outputSchema: Output,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
-      },
-    },
-    ({ edit_id, max_pause_seconds, fillers }, ctx) =>
-      guard(
-        'tighten_edit',
-        logger,
-        async () => {
-          const t = await tightenEdit(
-            deps,
-            edit_id,
-            { maxPauseSeconds: max_pause_seconds, fillers },
-            ctx.mcpReq.signal,
-          );
-          const { plan, checked: c } = t;
-          const removals = fitList(plan.removals, REMOVALS_BYTES);
-          const leftOut = removals.leftOut
-            ? [`${removals.leftOut} removals: the new edit (its resource) holds every cut`]
-            : [];
-          const lines = [
-            plan.removals.length
-              ? `${plan.removals.length} removal${plan.removals.length === 1 ? '' : 's'}, ${plan.saved_seconds} s shorter: ${t.cutsBefore} cuts became ${plan.edit.video_series_sequential.length}.`
-              : 'Nothing to take out: no pause over the limit, no filler, no word said twice.',
-            ...removals.shown
-              .slice(0, 15)
-              .map(
-                (r) =>
-                  `cut ${r.cut}: ${r.asset_id} ${r.start_seconds.toFixed(3)}-${r.end_seconds.toFixed(3)} s: ${r.reason}`,
-              ),
-            ...(removals.shown.length > 15
-              ? [`… ${removals.shown.length - 15} more in structuredContent.removals`]
-              : []),
-            ...(plan.untranscribed.length
-              ? [
-                  `Left as they are (their source has no transcript: transcribe_asset, then call again): cuts ${plan.untranscribed.join(', ')}.`,
-                ]
-              : []),
-            c.ready
-              ? `New edit_id: ${c.editId ?? '(not kept)'} (from ${t.from}, unchanged). Review it with preview_edit.`
-              : `The new edit is not ready:\n${describeDiagnostics(c)}`,
-            ...leftOut.map((l) => `Left out: ${l}.`),
-          ];
-          const out = ok(
-            {
-              ...(c.editId ? { edit_id: c.editId } : {}),
-              from_edit_id: t.from,
-              ready: c.ready,
-              cuts_before: t.cutsBefore,
-              cuts_after: plan.edit.video_series_sequential.length,
-              saved_seconds: plan.saved_seconds,
-              removals: removals.shown,
-              ...(plan.untranscribed.length ? { untranscribed_cuts: plan.untranscribed } : {}),
-              ...(leftOut.length ? { left_out: leftOut } : {}),
-            },
-            lines.join('\n'),
-          );
-          if (c.editId)
-            out.content.push({
-              type: 'resource_link',
-              uri: editUri(c.editId),
-              name: `${c.editId}.json`,
-              mimeType: 'application/json',
-              description: 'The tightened edit, whole',
-            });
-          return out;
-        },
-        { what: "the edit's project", listedBy: 'list_projects' },
+type Tightened = Awaited<ReturnType<typeof tightenEdit>>;
+
+/** tighten_edit's text: what came out, each removal (the first few), and the new edit or why it is not ready. */
+function tightenText(t: Tightened, removals: { shown: Tightened['plan']['removals'] }, leftOut: string[]): string {
+  const { plan, checked: c } = t;
+  return [
+    plan.removals.length
+      ? `${plan.removals.length} removal${plan.removals.length === 1 ? '' : 's'}, ${plan.saved_seconds} s shorter: ${t.cutsBefore} cuts became ${plan.edit.video_series_sequential.length}.`
+      : 'Nothing to take out: no pause over the limit, no filler, no word said twice.',
+    ...removals.shown
+      .slice(0, 15)
+      .map(
+        (r) => `cut ${r.cut}: ${r.asset_id} ${r.start_seconds.toFixed(3)}-${r.end_seconds.toFixed(3)} s: ${r.reason}`,
       ),
-  );
+    ...(removals.shown.length > 15 ? [`… ${removals.shown.length - 15} more in structuredContent.removals`] : []),
+    ...(plan.untranscribed.length
+      ? [
+          `Left as they are (their source has no transcript: transcribe_asset, then call again): cuts ${plan.untranscribed.join(', ')}.`,
+        ]
+      : []),
+    c.ready
+      ? `New edit_id: ${c.editId ?? '(not kept)'} (from ${t.from}, unchanged). Review it with preview_edit.`
+      : `The new edit is not ready:\n${describeDiagnostics(c)}`,
+    ...leftOut.map((l) => `Left out: ${l}.`),
+  ].join('\n');
 }
+
+async function tightenEditCall(
+  { edit_id, max_pause_seconds, fillers }: z.output<typeof Input>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const t = await tightenEdit(deps, edit_id, { maxPauseSeconds: max_pause_seconds, fillers }, ctx.mcpReq.signal);
+  const { plan, checked: c } = t;
+  const removals = fitList(plan.removals, REMOVALS_BYTES);
+  const leftOut = removals.leftOut ? [`${removals.leftOut} removals: the new edit (its resource) holds every cut`] : [];
+  const out = ok(
+    {
+      ...(c.editId ? { edit_id: c.editId } : {}),
+      from_edit_id: t.from,
+      ready: c.ready,
+      cuts_before: t.cutsBefore,
+      cuts_after: plan.edit.video_series_sequential.length,
+      saved_seconds: plan.saved_seconds,
+      removals: removals.shown,
+      ...(plan.untranscribed.length ? { untranscribed_cuts: plan.untranscribed } : {}),
+      ...(leftOut.length ? { left_out: leftOut } : {}),
+    },
+    tightenText(t, removals, leftOut),
+  );
+  if (c.editId)
+    out.content.push({
+      type: 'resource_link',
+      uri: editUri(c.editId),
+      name: `${c.editId}.json`,
+      mimeType: 'application/json',
+      description: 'The tightened edit, whole',
+    });
+  return out;
+}
+
+const tightenEditTool = defineTool({
+  name: 'tighten_edit',
+  config: {
+    title: 'Tighten an edit',
+    description:
+      "A new edit from a kept one without pauses over max_pause_seconds, fillers and words said twice in a row (cuts split in the pauses, no word clipped; by the sources' transcripts). " +
+      'Lists each removal with its time and reason; the original is unchanged: review the new edit_id, then preview or render it.',
+    inputSchema: Input,
+    outputSchema: Output,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: () => ({ what: "the edit's project", listedBy: 'list_projects' }),
+  handler: tightenEditCall,
+});
+
+export const tightenTools = [tightenEditTool];

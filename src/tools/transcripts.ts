@@ -1,6 +1,6 @@
 // transcribe_asset and search_transcripts: hearing the footage (the words said, with their times) and finding
 // where a phrase is said across a project.
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import {
@@ -9,6 +9,7 @@ import {
   SearchHitSchema,
   searchTranscripts,
   type SearchHit,
+  type SearchResult,
 } from '../workflow/search.js';
 import {
   MAX_TEXT_WORDS,
@@ -19,10 +20,10 @@ import {
   type TranscriptPage,
 } from '../workflow/transcribe.js';
 import type { Transcript } from '../workflow/transcript.js';
-import type { ToolDeps } from '../workflow/deps.js';
+import { defineTool, type HandlerDeps } from './define.js';
 import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';
-import { guard, ok, shown } from './result.js';
+import { ok, shown } from './result.js';
 
 const TranscribeInput = z.object({
   project_id: z.string(),
@@ -110,136 +111,138 @@ function describeTranscript(t: Transcript, page: TranscriptPage): string {
   return lines.join('\n');
 }
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  server.registerTool(
-    'transcribe_asset',
-    {
-      title: 'Hear what is said in a source',
-      description:
-        'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
-        'Free recognition mishears unclear speech; give text (what was said) to align it instead: exactly its words, each placed (unplaced: not ' +
-        "heard), and it stays the asset's transcript. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
-      inputSchema: TranscribeInput,
-      outputSchema: TranscriptPageSchema,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
-      },
-    },
-    ({ project_id, asset_id, from, to, text, words, cursor }, ctx) =>
-      guard(
-        'transcribe_asset',
-        logger,
-        async () => {
-          const beat = beating(progressFor(ctx));
-          try {
-            const t = await transcribe(deps, project_id, asset_id, {
-              from,
-              to,
-              text,
-              signal: ctx.mcpReq.signal,
-              onProgress: beat.update,
-              debug: (m) => logger.debug(m),
-            });
-            beat.update(1, 'done');
-            const uri = transcriptUri(project_id.trim(), t.asset_id);
-            const page = transcriptPage(t, { words, cursor, uri });
-            const out = ok(page, describeTranscript(t, page));
-            out.content.push({
-              type: 'resource_link',
-              uri,
-              name: 'transcript.json',
-              mimeType: 'application/json',
-              description: "The asset's transcript, whole (JSON)",
-            });
-            return out;
-          } finally {
-            beat.stop();
-          }
-        },
-        { what: `project ${project_id}`, listedBy: 'list_projects' },
-      ),
-  );
-
-  server.registerTool(
-    'search_transcripts',
-    {
-      title: 'Find where a phrase is said',
-      description: `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
-      inputSchema: SearchInput,
-      outputSchema: SearchOutput,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: deps.backend.kind === 'remote',
-      },
-    },
-    ({ project_id, query, asset_ids, include_renders, offset, listen }, ctx) =>
-      guard(
-        'search_transcripts',
-        logger,
-        async () => {
-          const beat = beating(progressFor(ctx));
-          try {
-            const r = await searchTranscripts(deps, project_id, query, asset_ids, {
-              signal: ctx.mcpReq.signal,
-              onProgress: beat.update,
-              debug: (m) => logger.debug(m),
-              includeRenders: include_renders ?? false,
-              listen: listen ?? false,
-            });
-            // Paged: the hits from offset on that fit; transcripts are cached, so the next page is quick.
-            const from = Math.min(offset ?? 0, r.hits.length);
-            const page = fitList(r.hits.slice(from), HITS_BYTES);
-            const next = from + page.shown.length < r.hits.length ? from + page.shown.length : undefined;
-            const near = fitList(r.near_misses, NEAR_BYTES);
-            const missing = fitList(r.missing, MISSING_BYTES);
-            const lines = [
-              `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
-              ...page.shown.slice(0, 20).map(hitLine),
-              ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
-              ...(next !== undefined
-                ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`]
-                : []),
-              ...near.shown.slice(0, 5).map((h) => `Near miss: ${hitLine(h)}`),
-              ...(r.near_misses.length > 5
-                ? [
-                    `… ${r.near_misses.length - 5} more near misses${near.shown.length < r.near_misses.length ? ` (${near.shown.length} in structuredContent)` : ''}`,
-                  ]
-                : []),
-              ...(r.guessed
-                ? [
-                    `Not in the dictionary (sound guessed from spelling): ${r.guessed
-                      .slice(0, 20)
-                      .map((w) => shown(w, 40))
-                      .join(', ')}.`,
-                  ]
-                : []),
-              ...missing.shown.slice(0, 10).map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
-              ...(r.missing.length > 10 ? [`… ${r.missing.length - 10} more assets not searched`] : []),
-            ];
-            return ok(
-              {
-                hits: page.shown,
-                hits_total: r.hits.length,
-                ...(next !== undefined ? { next_offset: next } : {}),
-                ...(near.shown.length ? { near_misses: near.shown } : {}),
-                ...(missing.shown.length ? { missing: missing.shown } : {}),
-                searched: r.searched,
-                ...(r.listened !== undefined ? { listened: r.listened } : {}),
-                ...(r.guessed ? { guessed: r.guessed.slice(0, 20).map((w) => shown(w, 40)) } : {}),
-              },
-              lines.join('\n'),
-            );
-          } finally {
-            beat.stop();
-          }
-        },
-        { what: `project ${project_id}`, listedBy: 'list_projects' },
-      ),
-  );
+async function transcribeAsset(
+  { project_id, asset_id, from, to, text, words, cursor }: z.output<typeof TranscribeInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const beat = beating(progressFor(ctx));
+  try {
+    const t = await transcribe(deps, project_id, asset_id, {
+      from,
+      to,
+      text,
+      signal: ctx.mcpReq.signal,
+      onProgress: beat.update,
+      debug: (m) => deps.logger.debug(m),
+    });
+    beat.update(1, 'done');
+    const uri = transcriptUri(project_id.trim(), t.asset_id);
+    const page = transcriptPage(t, { words, cursor, uri });
+    const out = ok(page, describeTranscript(t, page));
+    out.content.push({
+      type: 'resource_link',
+      uri,
+      name: 'transcript.json',
+      mimeType: 'application/json',
+      description: "The asset's transcript, whole (JSON)",
+    });
+    return out;
+  } finally {
+    beat.stop();
+  }
 }
+
+/** A page of search hits (from `from`, `next` after it), the near misses and the assets not searched, as fitted. */
+type SearchPage = {
+  from: number;
+  page: { shown: SearchHit[] };
+  next: number | undefined;
+  near: { shown: SearchHit[] };
+  missing: { shown: SearchResult['missing'] };
+};
+
+/** search_transcripts' text: the count, the page's first hits, near misses, guessed sounds, assets not searched. */
+function searchText(r: SearchResult, query: string, { from, page, next, near, missing }: SearchPage): string {
+  return [
+    `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+    ...page.shown.slice(0, 20).map(hitLine),
+    ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
+    ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),
+    ...near.shown.slice(0, 5).map((h) => `Near miss: ${hitLine(h)}`),
+    ...(r.near_misses.length > 5
+      ? [
+          `… ${r.near_misses.length - 5} more near misses${near.shown.length < r.near_misses.length ? ` (${near.shown.length} in structuredContent)` : ''}`,
+        ]
+      : []),
+    ...(r.guessed
+      ? [
+          `Not in the dictionary (sound guessed from spelling): ${r.guessed
+            .slice(0, 20)
+            .map((w) => shown(w, 40))
+            .join(', ')}.`,
+        ]
+      : []),
+    ...missing.shown.slice(0, 10).map((m) => `Not searched: ${m.asset_id}: ${m.reason}`),
+    ...(r.missing.length > 10 ? [`… ${r.missing.length - 10} more assets not searched`] : []),
+  ].join('\n');
+}
+
+async function searchTranscriptsCall(
+  { project_id, query, asset_ids, include_renders, offset, listen }: z.output<typeof SearchInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+) {
+  const beat = beating(progressFor(ctx));
+  try {
+    const r = await searchTranscripts(deps, project_id, query, asset_ids, {
+      signal: ctx.mcpReq.signal,
+      onProgress: beat.update,
+      debug: (m) => deps.logger.debug(m),
+      includeRenders: include_renders ?? false,
+      listen: listen ?? false,
+    });
+    // Paged: the hits from offset on that fit; transcripts are cached, so the next page is quick.
+    const from = Math.min(offset ?? 0, r.hits.length);
+    const page = fitList(r.hits.slice(from), HITS_BYTES);
+    const next = from + page.shown.length < r.hits.length ? from + page.shown.length : undefined;
+    const near = fitList(r.near_misses, NEAR_BYTES);
+    const missing = fitList(r.missing, MISSING_BYTES);
+    return ok(
+      {
+        hits: page.shown,
+        hits_total: r.hits.length,
+        ...(next !== undefined ? { next_offset: next } : {}),
+        ...(near.shown.length ? { near_misses: near.shown } : {}),
+        ...(missing.shown.length ? { missing: missing.shown } : {}),
+        searched: r.searched,
+        ...(r.listened !== undefined ? { listened: r.listened } : {}),
+        ...(r.guessed ? { guessed: r.guessed.slice(0, 20).map((w) => shown(w, 40)) } : {}),
+      },
+      searchText(r, query, { from, page, next, near, missing }),
+    );
+  } finally {
+    beat.stop();
+  }
+}
+
+const transcribeAssetTool = defineTool({
+  name: 'transcribe_asset',
+  config: {
+    title: 'Hear what is said in a source',
+    description:
+      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
+      'Free recognition mishears unclear speech; give text (what was said) to align it instead: exactly its words, each placed (unplaced: not ' +
+      "heard), and it stays the asset's transcript. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
+    inputSchema: TranscribeInput,
+    outputSchema: TranscriptPageSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
+  handler: transcribeAsset,
+});
+
+const searchTranscriptsTool = defineTool({
+  name: 'search_transcripts',
+  config: {
+    title: 'Find where a phrase is said',
+    description: `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
+    inputSchema: SearchInput,
+    outputSchema: SearchOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  },
+  subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
+  handler: searchTranscriptsCall,
+});
+
+export const transcriptTools = [transcribeAssetTool, searchTranscriptsTool];

@@ -2,7 +2,7 @@
 // drops or moves a cut in the view, and it calls this with the edit it shows and the changes. The changed edit is
 // checked and kept (a new edit_id), and its preview started (or joined, or reused) as preview_edit does. Listed only
 // to clients that declare the MCP Apps extension (server.ts); callable by any, since a host relays its view's calls.
-import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { EditChangeSchema, applyChanges } from '../edit/changes.js';
 import type { Diagnostic } from '../edit/model.js';
@@ -10,11 +10,14 @@ import { checkAndKeep } from '../workflow/check-edit.js';
 import type { CheckedEdit } from '../workflow/checked-edit.js';
 import type { ToolDeps } from '../workflow/deps.js';
 import { EditRefShape } from '../workflow/edit-input.js';
+import type { MediaRuntime } from '../workflow/media-runtime.js';
 import { cutClipUri, previewLevels } from '../workflow/preview.js';
+import type { PreviewJob } from '../workflow/preview-types.js';
 import { PREVIEW_VIEW_URI } from '../workflow/views.js';
 import { PreviewOutputSchema, doneResult, follow, needRuntime, startCheckedPreview } from './preview.js';
+import { defineTool, type HandlerDeps } from './define.js';
 import { progressFor } from './progress.js';
-import { ToolError, guard, ok } from './result.js';
+import { ToolError, ok } from './result.js';
 
 export const VIEW_EDIT = 'view_edit';
 
@@ -57,82 +60,107 @@ function refusal(c: CheckedEdit): string {
   return `${cut ? `cut ${cut[1]}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
 }
 
-export function register(server: McpServer, deps: ToolDeps): void {
-  const { logger } = deps;
-  server.registerTool(
-    VIEW_EDIT,
+/** The edit the view shows, checked, with its changes applied and checked again; `changed` says what changed. */
+async function changedEdit(
+  deps: ToolDeps,
+  input: Omit<z.output<typeof ViewEditInput>, 'width' | 'changes' | 'seen'>,
+  changes: z.output<typeof ViewEditInput>['changes'],
+  signal: AbortSignal,
+): Promise<{ checked: CheckedEdit; changed?: string }> {
+  const checked = await checkAndKeep(deps, input, signal, { waitMs: deps.renderWaitMs });
+  if (!changes?.length) {
+    if (!checked.ready) throw new ToolError(`the edit is not ready: ${refusal(checked)}`);
+    return { checked };
+  }
+  if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
+  const applied = applyChanges(checked.edit, changes);
+  if (!applied.ok) throw new ToolError(applied.reason);
+  const again = await checkAndKeep(
+    deps,
+    { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs },
+    signal,
+    { waitMs: deps.renderWaitMs },
+  );
+  if (!again.ready) throw new ToolError(`the changed edit would not play: ${refusal(again)}`);
+  return { checked: again, changed: applied.changed };
+}
+
+/** The preview still rendering: its progress and the cuts ready to play (the view asks again with seen). */
+function renderingView(job: PreviewJob, changed: string | undefined, extra: Record<string, unknown>): CallToolResult {
+  const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));
+  return ok(
     {
-      description: 'For the preview view: apply changes (trim, drop, move cuts) to an edit and preview it.',
-      inputSchema: ViewEditInput,
-      outputSchema: ViewEditOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: { ui: { resourceUri: PREVIEW_VIEW_URI, visibility: ['app'] } },
+      preview_id: job.id,
+      status: 'rendering' as const,
+      progress: Math.round(job.progress * 1000) / 1000,
+      ...extra,
+      ready,
     },
-    ({ width, changes, seen, ...input }, ctx) =>
-      guard(
-        VIEW_EDIT,
-        logger,
-        async (): Promise<CallToolResult> => {
-          const rt = needRuntime(deps, VIEW_EDIT);
-          const signal = ctx.mcpReq.signal;
-          const started = performance.now();
-          let checked = await checkAndKeep(deps, input, signal, { waitMs: deps.renderWaitMs });
-          let changed: string | undefined;
-          if (changes?.length) {
-            if (!checked.ready || !checked.edit)
-              throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
-            const applied = applyChanges(checked.edit, changes);
-            if (!applied.ok) throw new ToolError(applied.reason);
-            changed = applied.changed;
-            checked = await checkAndKeep(
-              deps,
-              { project_id: checked.projectId, edit: applied.edit, audio_fade_ms: checked.fadeMs },
-              signal,
-              { waitMs: deps.renderWaitMs },
-            );
-            if (!checked.ready) throw new ToolError(`the changed edit would not play: ${refusal(checked)}`);
-          } else if (!checked.ready) throw new ToolError(`the edit is not ready: ${refusal(checked)}`);
-          const job = await startCheckedPreview(deps, rt, checked, width, signal);
-          const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
-          // Back as soon as the preview is done, or more cuts are ready than the view has.
-          const settled = job.settled
-            ? true
-            : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
-          // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
-          if (!settled && signal.aborted) job.abort();
-          else job.release();
-          const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
-          if (!settled || !job.settled) {
-            const ready = job.ready.map((index) => ({ index, uri: cutClipUri(job.id, index) }));
-            return ok(
-              {
-                preview_id: job.id,
-                status: 'rendering' as const,
-                progress: Math.round(job.progress * 1000) / 1000,
-                ...extra,
-                ready,
-              },
-              `${changed ? `Changed: ${changed}. ` : ''}The preview ${job.id} is rendering (${Math.floor(job.progress * 100)}%, ${ready.length} cuts ready); call again with seen: ${ready.length}.`,
-            );
-          }
-          if ('error' in job.settled) throw job.settled.error;
-          const levels = await previewLevels(rt, job.id).catch(() => undefined);
-          const bounded = levels?.cuts?.length ? boundLevels(levels) : undefined;
-          const reserve = bounded ? JSON.stringify(bounded).length : 0;
-          const result = doneResult(job.settled.result, {
-            hosted: deps.hosted,
-            ...(checked.editId ? { editId: checked.editId } : {}),
-            reserveBytes: reserve,
-          });
-          const structured = {
-            ...(result.structuredContent as Record<string, unknown>),
-            ...extra,
-            ...(bounded ? { levels: bounded } : {}),
-          };
-          if (changed) result.content.unshift({ type: 'text', text: `Changed: ${changed}.` });
-          return { ...result, structuredContent: structured };
-        },
-        { what: `project ${String(input.project_id ?? '')}`, listedBy: 'list_projects' },
-      ),
+    `${changed ? `Changed: ${changed}. ` : ''}The preview ${job.id} is rendering (${Math.floor(job.progress * 100)}%, ${ready.length} cuts ready); call again with seen: ${ready.length}.`,
   );
 }
+
+/** The preview done: preview_edit's result, with what changed and the cuts' levels the view draws. */
+async function doneView(
+  deps: ToolDeps,
+  rt: MediaRuntime,
+  job: PreviewJob,
+  checked: CheckedEdit,
+  changed: string | undefined,
+  extra: Record<string, unknown>,
+): Promise<CallToolResult> {
+  if ('error' in job.settled!) throw job.settled.error;
+  const levels = await previewLevels(rt, job.id).catch(() => undefined);
+  const bounded = levels?.cuts?.length ? boundLevels(levels) : undefined;
+  const reserve = bounded ? JSON.stringify(bounded).length : 0;
+  const result = doneResult(job.settled!.result, {
+    hosted: deps.hosted,
+    ...(checked.editId ? { editId: checked.editId } : {}),
+    reserveBytes: reserve,
+  });
+  const structured = {
+    ...(result.structuredContent as Record<string, unknown>),
+    ...extra,
+    ...(bounded ? { levels: bounded } : {}),
+  };
+  if (changed) result.content.unshift({ type: 'text', text: `Changed: ${changed}.` });
+  return { ...result, structuredContent: structured };
+}
+
+async function viewEdit(
+  { width, changes, seen, ...input }: z.output<typeof ViewEditInput>,
+  ctx: ServerContext,
+  deps: HandlerDeps,
+): Promise<CallToolResult> {
+  const rt = needRuntime(deps, VIEW_EDIT);
+  const signal = ctx.mcpReq.signal;
+  const started = performance.now();
+  const { checked, changed } = await changedEdit(deps, input, changes, signal);
+  const job = await startCheckedPreview(deps, rt, checked, width, signal);
+  const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
+  // Back as soon as the preview is done, or more cuts are ready than the view has.
+  const settled = job.settled
+    ? true
+    : await follow(job, waitMs, signal, progressFor(ctx), () => job.ready.length > (seen ?? 0));
+  // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
+  if (!settled && signal.aborted) job.abort();
+  else job.release();
+  const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
+  if (!settled || !job.settled) return renderingView(job, changed, extra);
+  return doneView(deps, rt, job, checked, changed, extra);
+}
+
+const viewEditTool = defineTool({
+  name: VIEW_EDIT,
+  config: {
+    description: 'For the preview view: apply changes (trim, drop, move cuts) to an edit and preview it.',
+    inputSchema: ViewEditInput,
+    outputSchema: ViewEditOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    _meta: { ui: { resourceUri: PREVIEW_VIEW_URI, visibility: ['app'] } },
+  },
+  subject: (input) => ({ what: `project ${String(input.project_id ?? '')}`, listedBy: 'list_projects' }),
+  handler: viewEdit,
+});
+
+export const viewTools = [viewEditTool];
