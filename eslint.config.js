@@ -23,9 +23,13 @@ export default tseslint.config(
     },
   },
   {
-    // stdout carries MCP messages only; the server logs through its logger (stderr).
+    // The server's code: stdout carries MCP messages only (the server logs through its logger, on stderr).
     files: ['src/**'],
-    rules: { 'no-console': 'error' },
+    rules: {
+      'no-console': 'error',
+      // Text for a model is built by small functions with early returns, one case per line, not chains of ternaries.
+      'no-nested-ternary': 'error',
+    },
   },
   {
     // TypeScript itself reports undefined names in .ts files (typescript-eslint's advice).
