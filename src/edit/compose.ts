@@ -10,6 +10,7 @@ import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
   DEFAULT_RESOLUTION,
+  OUTPUT_PRESETS,
   EDIT_VERSION,
   OUTPUT_FORMAT,
   TimeInputSchema as TimeInput,
@@ -65,23 +66,12 @@ export interface ComposeInput {
   captions?: Captions;
 }
 
-const PRESETS: Record<string, string> = {
-  '2160p': '3840x2160',
-  '4k': '3840x2160',
-  '1440p': '2560x1440',
-  '1080p': '1920x1080',
-  hd: '1920x1080',
-  '720p': '1280x720',
-  '480p': '854x480',
-  vertical: '1080x1920',
-  portrait: '1080x1920',
-  square: '1080x1080',
-};
+const PRESET_SIZES = new Map(OUTPUT_PRESETS.flatMap((p) => p.names.map((name) => [name, p.size] as const)));
 
-/** "1080p", "720p", "vertical", "square", "4k" or WIDTHxHEIGHT (left as given for the linter to judge). */
+/** A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge). */
 export function resolvePreset(resolution: string | undefined): string {
   if (resolution === undefined) return DEFAULT_RESOLUTION;
-  return PRESETS[resolution.trim().toLowerCase()] ?? resolution;
+  return PRESET_SIZES.get(resolution.trim().toLowerCase()) ?? resolution;
 }
 
 const seconds = (v: string | number | undefined): number | undefined => {

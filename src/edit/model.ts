@@ -137,6 +137,24 @@ export type Diagnostic = z.infer<typeof DiagnosticSchema>;
 export const EDIT_VERSION = '1.0';
 export const OUTPUT_FORMAT = 'mp4';
 export const DEFAULT_RESOLUTION = '1920x1080';
+/**
+ * Output sizes an edit may name instead of WxH (any case, spaces around ignored). The first name of each is its own;
+ * the others are aliases that mean the same. Descriptions list the `listed` ones, in this order (tools/list is paid in
+ * every chat); docs/editing.md lists them all (a unit test holds it to this table).
+ */
+export const OUTPUT_PRESETS: readonly { names: readonly [string, ...string[]]; size: string; listed?: true }[] = [
+  { names: ['1080p', 'hd'], size: '1920x1080', listed: true },
+  { names: ['720p'], size: '1280x720', listed: true },
+  { names: ['vertical', 'portrait'], size: '1080x1920', listed: true },
+  { names: ['square'], size: '1080x1080', listed: true },
+  { names: ['4k', '2160p'], size: '3840x2160', listed: true },
+  { names: ['1440p'], size: '2560x1440' },
+  { names: ['480p'], size: '854x480' },
+];
+/** The presets descriptions name: "1080p, 720p, vertical, square, 4k". */
+export const LISTED_OUTPUT_PRESETS = OUTPUT_PRESETS.filter((p) => p.listed)
+  .map((p) => p.names[0])
+  .join(', ');
 export const DEFAULT_FPS = 30;
 /** The frame rates an edit may ask for. */
 export const MIN_FPS = 1;
