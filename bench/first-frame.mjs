@@ -3,7 +3,8 @@
 // the same edit with one cut's in point moved (the loop), each composed first (compose_edit, untimed: the media
 // probed, as in an agent's session) and previewed by edit_id. Timed from preview_edit's call: when its progress
 // first says a cut is ready to play, when that cut's clip (cutroom://previews/{id}/cuts/{n}.mp4, what a view plays)
-// has been read back, and when the whole preview is done. With BENCH_BASE_BIN (another checkout's dist/index.js), each round runs that build
+// has been read back, and when the whole preview is done. With BENCH_BASE_BIN (another checkout's dist/index.js), each
+// round runs that build
 // too, in turn, fresh cache each, and the whole preview is compared pair by pair.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

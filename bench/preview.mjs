@@ -1,5 +1,6 @@
 // Issues 4, 10 and 23: targets on a 60 s edit of 12 cuts from 720p and 1080p sources served over local HTTP:
-//   a new preview at most 1.0x (issue 23; 1.2x before) of a hand-written single ffmpeg command doing the same edit with libx264 ultrafast;
+// a new preview at most 1.0x (issue 23; 1.2x before) of a hand-written single ffmpeg command doing the same edit with
+// libx264 ultrafast;
 //   one cut of 12 changed and previewed again at most 0.3x of a new preview; the same edit again at most 0.1x;
 //   cost that does not grow with source length; the contact sheet under 1 s.
 // Also reported: times realtime, peak RSS of the server and of ffmpeg, and the naive way (re-encode each cut,

@@ -2,7 +2,8 @@
 // The main job, end to end on the local backend, driven over stdio by a real MCP client as an agent would:
 // make sample clips, create a project, import them, compose, preview, render, and say what was made.
 //   node scripts/demo.mjs            (after npm ci && npm run build; scripts/quickstart.sh does all three)
-// Env: CUTROOM_DEMO_DIR (sample media, default ./cutroom-demo), CUTROOM_DATA_DIR and CUTROOM_CACHE_DIR as for the server.
+// Env: CUTROOM_DEMO_DIR (sample media, default ./cutroom-demo), CUTROOM_DATA_DIR and CUTROOM_CACHE_DIR as for the
+// server.
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawnSync } from 'node:child_process';

@@ -75,7 +75,9 @@ export function mediaRuntime(
   return { prober, runtime };
 }
 
-/** Where a remote backend remembers the names it gave the service's assets: the data dir, a folder per caller over HTTP. */
+/**
+ * Where a remote backend remembers the names it gave the service's assets: the data dir, a folder per caller over HTTP.
+ */
 export const rememberedDir = (config: Config, callerId?: string) =>
   callerId ? join(config.dataDir, 'callers', callerId, 'remembered-assets') : join(config.dataDir, 'remembered-assets');
 

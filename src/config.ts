@@ -109,7 +109,9 @@ export const ConfigSchema = z.object({
       hide: z.array(z.string()),
     })
     .optional(),
-  /** `cutroom worker`: runs the queue's jobs; at most this many at once (CUTROOM_WORKER_CONCURRENCY, default the cores). */
+  /**
+   * `cutroom worker`: runs the queue's jobs; at most this many at once (CUTROOM_WORKER_CONCURRENCY, default the cores).
+   */
   worker: z
     .object({
       concurrency: positiveInt('CUTROOM_WORKER_CONCURRENCY', 1, 256),
@@ -136,7 +138,10 @@ export const ConfigSchema = z.object({
           'CUTROOM_HTTP_TOKEN must be at least 16 visible ASCII characters, without spaces (it is sent as Authorization: Bearer <token>), e.g. from `openssl rand -hex 24`',
         )
         .optional(),
-      /** The bearer token a scraper sends for /metrics (CUTROOM_HTTP_TOKEN works too), so that it need not hold that one. */
+      /**
+       * The bearer token a scraper sends for /metrics (CUTROOM_HTTP_TOKEN works too), so that it need not hold that
+       * one.
+       */
       metricsToken: z
         .string()
         .regex(
@@ -198,7 +203,9 @@ export interface Args {
   help?: boolean;
 }
 
-/** The command line: `[worker] [--help]`, or `--http [--port N] [--host H]` (also --port=N); anything else is an error. */
+/**
+ * The command line: `[worker] [--help]`, or `--http [--port N] [--host H]` (also --port=N); anything else is an error.
+ */
 export function parseArgs(argv: string[]): Args {
   const out: Args = { http: false };
   let i = 0;

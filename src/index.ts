@@ -168,7 +168,9 @@ async function main(): Promise<void> {
   void sweepAfterTheDead(logger, parts.runtime);
 }
 
-/** Over HTTP the local backend (your files) answers only with the operator's token; a service needs each caller's key. */
+/**
+ * Over HTTP the local backend (your files) answers only with the operator's token; a service needs each caller's key.
+ */
 function checkHttpConfig(config: Config): void {
   const http = config.http!;
   if (config.backend === 'local' && !http.token) {

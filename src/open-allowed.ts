@@ -12,7 +12,10 @@ import { UserFacingError, shown } from './errors.js';
 /** A path asked for, as a message quotes it (a real path is at most 4096 bytes; a request's can be any length). */
 export const PATH_CHARS = 300;
 
-/** Whether `path` (resolved) is one of `dirs` or inside one. A path of raw bytes that is not UTF-8 is compared byte by byte. */
+/**
+ * Whether `path` (resolved) is one of `dirs` or inside one. A path of raw bytes that is not UTF-8 is compared byte by
+ * byte.
+ */
 export function isInside(dirs: string[], path: string | Buffer): boolean {
   if (typeof path !== 'string') {
     if (isUtf8(path)) return isInside(dirs, path.toString('utf8'));

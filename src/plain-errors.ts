@@ -42,7 +42,10 @@ export function issuesLine(issues: Issue[], max = 3): string {
   return `${issues.slice(0, max).map(line).join('; ')}${issues.length > max ? `; and ${issues.length - max} more` : ''}`;
 }
 
-/** The message to write: `message` itself, or, for an answer carrying a validator's dump as an internal error, -32602 in one line. */
+/**
+ * The message to write: `message` itself, or, for an answer carrying a validator's dump as an internal error, -32602 in
+ * one line.
+ */
 export function plainError(message: JSONRPCMessage): JSONRPCMessage {
   const m = message as { error?: { code?: number; message?: string } };
   if (m.error?.code !== INTERNAL_ERROR || typeof m.error.message !== 'string') return message;

@@ -374,7 +374,9 @@ export class StdioWireTransport implements Transport {
    * FLUSH_LIMIT_MS, for a reader that stopped reading) for everything written to reach the pipe. Without this an
    * exit cuts an answer larger than the pipe's buffer short (Node writes to a pipe asynchronously).
    */
-  /** Ends the wait for answers that finish() began (a signal during the grace stdin's end gives): only flushing remains. */
+  /**
+   * Ends the wait for answers that finish() began (a signal during the grace stdin's end gives): only flushing remains.
+   */
   stopWaiting: () => void = () => {};
 
   finish(graceMs = 0): Promise<void> {

@@ -69,7 +69,10 @@ export type HeardRules = typeof HEARD_RULES;
 
 const round = (s: number) => Math.round(s * 1000) / 1000;
 
-/** Detections of one phrase that overlap or nearly touch (the spotter fires more than once on a word) are one, scored by its best. */
+/**
+ * Detections of one phrase that overlap or nearly touch (the spotter fires more than once on a word) are one, scored by
+ * its best.
+ */
 export function joinDetections(detections: Detection[]): Detection[] {
   const out: Detection[] = [];
   for (const d of [...detections].sort((a, b) => a.start - b.start)) {

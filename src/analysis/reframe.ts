@@ -13,7 +13,10 @@ export interface EnergyProfile {
   detailRows: number[];
 }
 
-/** The picture's interest at `t`: its centre (0-1) and how strong it is (0: nothing to follow); a shot change starts a new shot. */
+/**
+ * The picture's interest at `t`: its centre (0-1) and how strong it is (0: nothing to follow); a shot change starts a
+ * new shot.
+ */
 export interface Interest {
   t: number;
   x: number;
@@ -53,7 +56,10 @@ function standsOut(v: number[]): { at: number; excess: number } | undefined {
   return sum > 0 ? { at: moment / sum, excess: excess / v.length } : undefined;
 }
 
-/** Where a sampled picture's interest is: what moves, else (much weaker) what is detailed; weight 0 when neither stands out. */
+/**
+ * Where a sampled picture's interest is: what moves, else (much weaker) what is detailed; weight 0 when neither stands
+ * out.
+ */
 export function interestOf(p: EnergyProfile): { x: number; y: number; weight: number } {
   const mx = standsOut(p.motionCols);
   const my = standsOut(p.motionRows);
@@ -157,7 +163,10 @@ function followAxis(ts: number[], vals: number[], weights: number[], size: numbe
   return smooth.map((v) => clampCentre(v, size));
 }
 
-/** The keys of a path, fewest first: a key is kept where dropping it would move the path more than `tol` (Douglas-Peucker). */
+/**
+ * The keys of a path, fewest first: a key is kept where dropping it would move the path more than `tol`
+ * (Douglas-Peucker).
+ */
 function simplify(keys: FocusKey[], tol: number): FocusKey[] {
   if (keys.length <= 2) return keys;
   const keep = new Array<boolean>(keys.length).fill(false);

@@ -11,7 +11,10 @@ export interface RenderOptions {
   fadeMs?: number;
   /** Captions burned in when the edit asks (its `captions`), on the output clock (workflow/captions.ts). */
   cues?: Cue[];
-  /** The dialogue's transcripts' words by asset (s on each source's clock): where music ducks, speech is taken from them. */
+  /**
+   * The dialogue's transcripts' words by asset (s on each source's clock): where music ducks, speech is taken from
+   * them.
+   */
   speechWords?: Map<string, { start: number; end: number }[]>;
   /** Display sizes of the sources (asset id -> size): a service gets a cut's focus as the crop that frames it. */
   sources?: Map<string, { width: number; height: number }>;

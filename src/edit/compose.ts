@@ -51,7 +51,9 @@ export const OverlayInputSchema = z.object({
   ...RoleFields,
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
-/** A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words. */
+/**
+ * A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words.
+ */
 export type ComposeClip = ClipInput & { levels?: { level: number; from: number; to: number }[] };
 export type OverlayInput = z.infer<typeof OverlayInputSchema>;
 
@@ -68,7 +70,9 @@ export interface ComposeInput {
 
 const PRESET_SIZES = new Map(OUTPUT_PRESETS.flatMap((p) => p.names.map((name) => [name, p.size] as const)));
 
-/** A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge). */
+/**
+ * A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge).
+ */
 export function resolvePreset(resolution: string | undefined): string {
   if (resolution === undefined) return DEFAULT_RESOLUTION;
   return PRESET_SIZES.get(resolution.trim().toLowerCase()) ?? resolution;

@@ -89,7 +89,9 @@ export const MIN_TARGET_LUFS = -40;
 export const MAX_TARGET_LUFS = -5;
 export const MIN_TRUE_PEAK_DB = -12;
 export const MAX_TRUE_PEAK_DB = 0;
-/** Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt. */
+/**
+ * Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt.
+ */
 // (Its fields are said in one line where a tool takes it: tools/list is paid in every chat.)
 export const CaptionsSchema = z.object({
   burn: z.boolean().optional(),
@@ -161,7 +163,10 @@ export const MIN_FPS = 1;
 export const MAX_FPS = 120;
 export const DEFAULT_FILENAME = 'cutroom-edit.mp4';
 
-/** A time as tools accept it: HH:MM:SS(.mmm) or seconds (as a number or a numeric string). Said once, in the instructions. */
+/**
+ * A time as tools accept it: HH:MM:SS(.mmm) or seconds (as a number or a numeric string). Said once, in the
+ * instructions.
+ */
 export const TimeInputSchema = z.union([z.string(), z.number()]);
 
 /**

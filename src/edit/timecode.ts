@@ -49,7 +49,10 @@ export function formatTimecode(ms: number): string {
   return `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}.${pad(millis, 3)}`;
 }
 
-/** The output frame a timeline time (ms) falls on, as the render counts them: a cut's frames are the difference of its ends'. */
+/**
+ * The output frame a timeline time (ms) falls on, as the render counts them: a cut's frames are the difference of its
+ * ends'.
+ */
 export function outputFrameAt(ms: number, fps: { num: number; den: number }): number {
   return Math.round((ms / 1000) * (fps.num / fps.den));
 }

@@ -426,7 +426,9 @@ export function transcriptEdges(
   };
 }
 
-/** In and out points around words first..last by the transcript's times alone: a handle into each pause, or its middle. */
+/**
+ * In and out points around words first..last by the transcript's times alone: a handle into each pause, or its middle.
+ */
 export function clipAroundWords(
   words: TimedWord[],
   first: number,

@@ -310,7 +310,10 @@ export interface ImportedCut {
   durationSec: number;
   /** Level windows on the source clock, seconds (absolute source times). */
   levels: { level: number; fromSec: number; toSec: number }[];
-  /** The span the level windows were written against, when the file says (cutroom's OTIO metadata): an edge there is the clip's edge, wherever an editor moved it. */
+  /**
+   * The span the level windows were written against, when the file says (cutroom's OTIO metadata): an edge there is the
+   * clip's edge, wherever an editor moved it.
+   */
   levelSpan?: { fromSec: number; toSec: number };
   crop?: { zoom: number; position_x: number; position_y: number };
   focus?: { x: number; y: number } | 'auto';
@@ -319,7 +322,10 @@ export interface ImportedCut {
   mix?: ExchangeMix;
   /** From an EDL: its source timecodes as written (read at the source's rate once known) and its record length. */
   edlSource?: { tc: [string, string]; drop: boolean; recordFrames: number };
-  /** The file gives no range for it (OTIO: no source_range, no available_range): it plays its whole asset, as long as that is measured. */
+  /**
+   * The file gives no range for it (OTIO: no source_range, no available_range): it plays its whole asset, as long as
+   * that is measured.
+   */
   wholeMedia?: boolean;
 }
 

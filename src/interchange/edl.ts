@@ -52,7 +52,9 @@ export function framesToDropTimecode(frames: number, base: number): string {
   return framesToTimecode(f, base).replace(/:(\d{2})$/, ';$1');
 }
 
-/** Whether drop-frame counting applies at this rate: 29.97 and 59.94 only (NTSC rates with a timecode base of 30 or 60). */
+/**
+ * Whether drop-frame counting applies at this rate: 29.97 and 59.94 only (NTSC rates with a timecode base of 30 or 60).
+ */
 export const dropFrameRate = (rate: { num: number; den: number }) =>
   rate.den === 1001 && (rate.num === 30_000 || rate.num === 60_000);
 
@@ -220,7 +222,10 @@ export function writeEdl(doc: ExportDocument): { text: string; warnings: string[
 const EVENT =
   /^(\d{1,6})\s+(\S+)\s+(\S+)\s+(C|D|W\d{3}|KB?|KO|K)\s+(?:(\d{1,3})\s+)?(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s+(\d{2}:\d{2}:\d{2}[:;.,]\d{2})\s*$/i;
 
-/** "gain_db=-3 fade_in=1 role=music": the fields cutroom knows, as numbers or roles; the rest ignored (the linter checks ranges). */
+/**
+ * "gain_db=-3 fade_in=1 role=music": the fields cutroom knows, as numbers or roles; the rest ignored (the linter checks
+ * ranges).
+ */
 function mixComment(value: string): ExchangeMix | undefined {
   const mix: ExchangeMix = {};
   for (const pair of value.split(/\s+/).slice(0, 10)) {

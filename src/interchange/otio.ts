@@ -242,7 +242,9 @@ function hintsOf(clip: Json): MediaHints {
   return { ...(assetId ? { assetId } : {}), ...(url ? { url } : {}), names };
 }
 
-/** The span cutroom wrote a clip's levels against (its in and out, or an overlay's start and end), from its metadata. */
+/**
+ * The span cutroom wrote a clip's levels against (its in and out, or an overlay's start and end), from its metadata.
+ */
 function levelSpanFrom(
   meta: Json | undefined,
   from: string,

@@ -51,7 +51,9 @@ const baseName = (s: string) =>
     .pop() ?? s;
 const stem = (s: string) => baseName(s).replace(/\.[^.]*$/, '');
 
-/** Media mapped by hand: a name or path as the file has it (or its file name, or that without extension) -> asset id. */
+/**
+ * Media mapped by hand: a name or path as the file has it (or its file name, or that without extension) -> asset id.
+ */
 export type MediaMap = Record<string, string>;
 
 /** The media_map key that names these hints: a path or link, a file name, or a name, whole or without extension. */

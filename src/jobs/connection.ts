@@ -10,12 +10,17 @@ export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
 export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
 export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
 export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
-/** A preview a worker is making, by its job's cache folder and its id: a replica that never followed its job sees it. */
+/**
+ * A preview a worker is making, by its job's cache folder and its id: a replica that never followed its job sees it.
+ */
 export const makingKey = (cacheDir: string, previewId: string) => `${PREFIX}:making:${cacheDir}:${previewId}`;
 /** How long that mark outlives a worker killed before removing it (a job runs 10 minutes at most). */
 export const MAKING_TTL_S = 600;
 
-/** The job (and its id) whose worker marked preview `previewId` of a cache folder as being made (it may have ended since). */
+/**
+ * The job (and its id) whose worker marked preview `previewId` of a cache folder as being made (it may have ended
+ * since).
+ */
 export async function makingJob(
   conn: Redis,
   queue: Queue,

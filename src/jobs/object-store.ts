@@ -159,7 +159,8 @@ export class ObjectStore {
   /** An error that says what could not be done where, in the store's words (which never carry the secret). */
   private failure(what: string, err: unknown): StoreError {
     const e = err as StoreFailure;
-    // A network failure names the store's address in its message: only its code is said (the log at start has the address).
+    // A network failure names the store's address in its message: only its code is said (the log at start has the
+    // address).
     if (!e?.$metadata?.httpStatusCode && e?.code)
       return new StoreError(`the object store ${this.shown} could not ${what}: it did not answer (${e.code})`);
     return new StoreError(`the object store ${this.shown} could not ${what}: ${refusalReason(what, e)}`);

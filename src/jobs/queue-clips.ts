@@ -21,7 +21,10 @@ import type { PreviewProgress } from './preview-job.js';
 export const CLIP_WAIT_MS = 30_000;
 /** Clips made at once for one preview by this server (as in-process: small processes outside the ffmpeg slots). */
 const CLIPS_AT_ONCE = 2;
-/** With an object store: where clips read back live in this cache dir (not in a preview's folder, which a fetch of the finished preview creates whole). */
+/**
+ * With an object store: where clips read back live in this cache dir (not in a preview's folder, which a fetch of the
+ * finished preview creates whole).
+ */
 const CLIPS_DIR = '.clips';
 /** Such a clip is swept this long after it was read back (the finished preview has its own copy). */
 const CLIP_KEEP_MS = 3600_000;
@@ -140,7 +143,9 @@ export class QueueClips {
     return m;
   }
 
-  /** An object store: the worker running the job makes the clip and puts it there; it is read back into this cache dir. */
+  /**
+   * An object store: the worker running the job makes the clip and puts it there; it is read back into this cache dir.
+   */
   private fromWorker(
     rt: MediaRuntime,
     place: string,

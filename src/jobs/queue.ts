@@ -118,7 +118,8 @@ export class QueueJobs implements JobRunner {
 
   /**
    * A preview started anywhere, by the job its worker marked it with: still being made (by that worker or, taken over,
-   * under another id), made (under which id), or failed. A mark is removed when its job ends, but not by a worker killed.
+   * under another id), made (under which id), or failed. A mark is removed when its job ends, but not by a worker
+   * killed.
    */
   private async queued(rt: MediaRuntime, id: string): Promise<QueuedPreview | undefined> {
     const job = (await makingJob(this.conn, this.queue, this.placeOf(rt.cache.opts.dir).cacheDir, id))?.job;
@@ -165,7 +166,9 @@ export class QueueJobs implements JobRunner {
     for (const f of this.following.get(jobId) ?? []) fn(f as Waiter & Followed);
   }
 
-  /** A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled. */
+  /**
+   * A job of another kind than a preview: queued (or joined), followed to its end, let go when the call is cancelled.
+   */
   /** Where a job on this cache folder works (see JobPlace). */
   private placeOf(cacheDir: string): JobPlace {
     if (!this.opts.store) return { cacheDir };

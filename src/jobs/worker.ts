@@ -42,7 +42,10 @@ export interface WorkerOptions {
   runtimeFor(cacheDir: string): MediaRuntime | undefined;
   /** How long a job's lock lasts unrenewed: a dead worker's job is taken up this long (and a check) after. */
   lockMs: number;
-  /** The object store previews are put in (ObjectStore.shown), when this worker has one: then jobs name their folder relative to cacheDir. */
+  /**
+   * The object store previews are put in (ObjectStore.shown), when this worker has one: then jobs name their folder
+   * relative to cacheDir.
+   */
   store?: string;
 }
 

@@ -38,7 +38,10 @@ export interface SheetFrame {
   t: number;
 }
 
-/** The frames to show: first, middle and last of each cut, by frame number in the rendered timeline; t where each starts, as reported (ms up). */
+/**
+ * The frames to show: first, middle and last of each cut, by frame number in the rendered timeline; t where each
+ * starts, as reported (ms up).
+ */
 export function sheetFrames(plan: RenderPlan): SheetFrame[] {
   const rate = { num: plan.fpsNum, den: plan.fpsDen };
   const out: SheetFrame[] = [];
@@ -78,7 +81,8 @@ export function sheetLayout(count: number, width: number, height: number, pad = 
 }
 
 /** select's test for a sorted list of frame numbers, as a binary search: its depth and cost per frame grow with
- * log n. (A flat sum of eq() terms fails past ~100 frames: ffmpeg's expression parser says "Cannot allocate memory".) */
+ * log n. (A flat sum of eq() terms fails past ~100 frames: ffmpeg's expression parser says "Cannot allocate
+ * memory".) */
 export function selectExpr(frames: number[]): string {
   const tree = (lo: number, hi: number): string => {
     if (hi - lo === 1) return `eq(n\\,${frames[lo]})`;
@@ -109,7 +113,8 @@ export function thumbnailFilter(
 ): { filter: string; frames: SheetFrame[] } {
   const frames = sheetFrames(plan);
   const fps = plan.fpsNum / plan.fpsDen;
-  // The cut number from the frame's time: the first cut's + the count of cut starts at or before it (half a frame early).
+  // The cut number from the frame's time: the first cut's + the count of cut starts at or before it (half a frame
+  // early).
   const cutStarts: number[] = [];
   let acc = 0;
   plan.cuts.forEach((c, i) => {

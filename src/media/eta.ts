@@ -1,7 +1,10 @@
 // How long a job that reports its fraction done has left: the rate of progress, smoothed, turned into seconds.
 // Pure arithmetic on (time, fraction) samples; the caller says what time it is.
 
-/** No estimate before this share of the work and this much time: the first moments (opening inputs, the encoder's lookahead) say little. */
+/**
+ * No estimate before this share of the work and this much time: the first moments (opening inputs, the encoder's
+ * lookahead) say little.
+ */
 const MIN_FRACTION = 0.03;
 const MIN_WORK_MS = 1500;
 /** The smoothed rate follows a change of pace over about this long, so one slow or fast second barely moves it. */

@@ -1,6 +1,7 @@
 // How a media source becomes ffmpeg/ffprobe input arguments under the safety rules of DESIGN.md: only the
 // protocols needed, only whitelisted demuxers (an ".mp4" URL serving an HLS playlist must not make ffmpeg
-// fetch other URLs), a read timeout on network input, and no redirects. Only validated URLs and cutroom's own paths get here.
+// fetch other URLs), a read timeout on network input, and no redirects. Only validated URLs and cutroom's own paths get
+// here.
 import { fileURLToPath } from 'node:url';
 
 export type MediaSource = { kind: 'url'; url: string } | { kind: 'file'; path: string };

@@ -30,7 +30,9 @@ export const MAX_LOCATE_GAP = 8;
 /** Candidates covering more than this share of the frames are located first (streams with B-frames only). */
 export const LOCATE_SHARE = 0.25;
 
-/** True when frames are shown in another order than they are decoded (B-frames), so references are fewer than frames. */
+/**
+ * True when frames are shown in another order than they are decoded (B-frames), so references are fewer than frames.
+ */
 export function hasReordering(frames: FramePacket[]): boolean {
   let last = -1;
   for (const f of frames) {

@@ -328,7 +328,10 @@ export function stopEarly(frames: FramePacket[], runs: Run[], minBytes: number):
   });
 }
 
-/** Candidate GOPs: neighbouring keyframes that differ, GOPs holding a size outlier, and the last GOP (no keyframe closes it). */
+/**
+ * Candidate GOPs: neighbouring keyframes that differ, GOPs holding a size outlier, and the last GOP (no keyframe closes
+ * it).
+ */
 export function candidateGops(
   keys: number[],
   frameCount: number,

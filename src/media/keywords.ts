@@ -30,7 +30,10 @@ export interface SpotRequest {
   onProgress?: (fraction: number) => void;
 }
 
-/** A phrase heard, seconds on the asset's clock, and the spotter's score of it (0-1: the phrase against a free phone loop). */
+/**
+ * A phrase heard, seconds on the asset's clock, and the spotter's score of it (0-1: the phrase against a free phone
+ * loop).
+ */
 export interface Spotted {
   phrase: string;
   start: number;

@@ -249,7 +249,9 @@ export function mixFlags(l: MixLoudness): string[] {
 
 export const SILENT_DB = -60;
 export const AUDIBLE_DB = -45;
-/** A sample peak at or above this is full scale: 16-bit full scale is -0.0003 dBFS; float sound above 0 clips on output. */
+/**
+ * A sample peak at or above this is full scale: 16-bit full scale is -0.0003 dBFS; float sound above 0 clips on output.
+ */
 export const FULL_SCALE_DB = -0.05;
 
 export interface CutReport {

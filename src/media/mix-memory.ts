@@ -70,7 +70,10 @@ export interface MixReuse {
   earlier: MixMeasured;
 }
 
-/** The windows of a timeline's sound whose samples changed against an earlier one, or undefined when they cannot be told. */
+/**
+ * The windows of a timeline's sound whose samples changed against an earlier one, or undefined when they cannot be
+ * told.
+ */
 function changedWindows(now: MixIdentity, before: MixIdentity): { from: number; to: number } | undefined {
   if (now.whole !== before.whole || now.total !== before.total || now.cuts.length !== before.cuts.length)
     return undefined;

@@ -1,7 +1,8 @@
 // The picture's interest over a focus "auto" cut (issue 33, item 6): its source range decoded small and slow (gray,
 // SCAN_WIDTH px wide, a few pictures a second), each picture's motion (its difference from the one before) and detail
 // (its gradient) summed per column and row; analysis/reframe.ts turns them into the frame's path. Read when a preview
-// or a local render is made, and kept per media and range (in memory, and beside the inspections when a cache is given).
+// or a local render is made, and kept per media and range (in memory, and beside the inspections when a cache is
+// given).
 import { interests, reframePath, type Interest, type PictureSample } from '../analysis/reframe.js';
 import { frameWindow, type FocusKey } from '../edit/framing.js';
 import type { Timeline } from '../edit/normalize.js';
@@ -72,7 +73,9 @@ function profileOf(
   };
 }
 
-/** The sampled interest of `source` from `inSec` for `durationSec` (times from inSec), read once per media and range. */
+/**
+ * The sampled interest of `source` from `inSec` for `durationSec` (times from inSec), read once per media and range.
+ */
 export async function scanInterest(
   deps: ReframeDeps,
   source: MediaSource,

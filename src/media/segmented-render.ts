@@ -70,7 +70,8 @@ export interface SegmentedRequest {
   headClip?: (cut: number) => string;
   /**
    * What the timeline's sound is besides its cuts (its overlays' media and the plan but its cuts): given, its
-   * measurements are remembered, and a later timeline that differs in some cuts measures only around them (mix-memory.ts).
+   * measurements are remembered, and a later timeline that differs in some cuts measures only around them
+   * (mix-memory.ts).
    */
   mixKey?: string;
 }
@@ -209,7 +210,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     req.onProgress?.(
       missingSec ? Math.min(1, [...done.values()].reduce((a, b) => a + b, 0) / missingSec) * 0.85 : 0.85,
     );
-  // The first cut to render goes alone and first, with every thread (but see headOneThread): it is what a person watching sees first (a
+  // The first cut to render goes alone and first, with every thread (but see headOneThread): it is what a person
+  // watching sees first (a
   // clip of it plays while the rest render). The rest, in timeline order, spread over as many processes as may run
   // at once: one process's filter graph runs on one thread, so twelve cuts in one process leave the other core half
   // idle (bench/README.md: 8 s as two processes of six, 9.6 s as one).

@@ -310,7 +310,10 @@ async function writePiece(raw: FileHandle, from: number, to: number, file: strin
   }
 }
 
-/** A check of a finished engine or ffmpeg run that throws the SpeechError saying how it ended (cancelled, timed out, failed). */
+/**
+ * A check of a finished engine or ffmpeg run that throws the SpeechError saying how it ended (cancelled, timed out,
+ * failed).
+ */
 export function processCheck(timeoutMs: number): (r: Awaited<ReturnType<typeof runProcess>>, what: string) => void {
   return (r, what) => {
     if (r.cancelled) throw new SpeechError('cancelled', true);

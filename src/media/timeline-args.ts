@@ -120,7 +120,10 @@ function audioNormalise(spec: Pick<InputSpec, 'audioChannels'>, restampSec = 0):
   return `${restamp}${mono}aresample=${SAMPLE_RATE}:async=1:first_pts=0:rematrix_maxval=1,aformat=sample_fmts=fltp:channel_layouts=stereo`;
 }
 
-/** Scale expressions that fit (or cover) a w x h box with the source's display shape (dar: stored size times SAR), even sides. */
+/**
+ * Scale expressions that fit (or cover) a w x h box with the source's display shape (dar: stored size times SAR), even
+ * sides.
+ */
 function fitTo(w: number, h: number, mode: 'fit' | 'cover', flags?: string): string {
   const wider = `gt(dar,${w}/${h})`;
   const [byWidth, byHeight] = mode === 'fit' ? [wider, `not(${wider})`] : [`not(${wider})`, wider];
@@ -295,7 +298,10 @@ function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): str
   );
 }
 
-/** The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add (discarded). */
+/**
+ * The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add
+ * (discarded).
+ */
 function joinSlots(labels: string[], sounds: CutSound[], out: string): string {
   const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
   const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
@@ -392,7 +398,10 @@ function mixFilters(m: { gainDb?: number; fadeInSec?: number; fadeOutSec?: numbe
 /** The joined chunks' sound is already 48 kHz stereo PCM from 0: only the format is pinned. */
 const JOINED_AUDIO = `aresample=${SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS`;
 
-/** The timeline's sound (its cuts' ranges end to end) fitted to its picture: cut or padded with silence to its frames' length. */
+/**
+ * The timeline's sound (its cuts' ranges end to end) fitted to its picture: cut or padded with silence to its frames'
+ * length.
+ */
 function fitToPicture(plan: RenderPlan): string {
   const samples = cutSamples({ frames: plan.totalFrames, durationSec: plan.totalSec }, plan);
   return `apad=whole_len=${samples},atrim=end_sample=${samples}`;
@@ -588,7 +597,8 @@ function mixGraph(
   measure: boolean,
   span?: SampleSpan,
 ): { chains: string[]; out: string } {
-  // A span: the sound made whole (each part's samples as in the whole mix), then only [from, to) of it mixed and measured.
+  // A span: the sound made whole (each part's samples as in the whole mix), then only [from, to) of it mixed and
+  // measured.
   const trim = span ? `,atrim=start_sample=${span.from}:end_sample=${span.to}` : '';
   const chains = [`${joined}${JOINED_AUDIO},${fitToPicture(plan)}${trim}[amixin]`];
   const stems: Record<string, string[]> = { dialogue: [], music: [], effects: [] };

@@ -57,7 +57,9 @@ export function textBody(text: string): Body {
 }
 
 const partCount = (size: number, partBytes: number) => Math.max(1, Math.ceil(size / partBytes));
-/** The part size of a body of `size` bytes: the configured one, or larger (a multiple of 3, up to 3 MiB) for a huge one. */
+/**
+ * The part size of a body of `size` bytes: the configured one, or larger (a multiple of 3, up to 3 MiB) for a huge one.
+ */
 export const partSizeFor = (size: number, configured: number) =>
   Math.max(configured, Math.min(DEFAULT_PART_BYTES, 3 * Math.ceil(size / MAX_PARTS / 3)));
 /** The base64 of a full part: a whole text may take as much room, escaped as a JSON string. */

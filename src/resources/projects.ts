@@ -228,7 +228,8 @@ export function register(server: McpServer, deps: ToolDeps): void {
       async (uri, variables) => {
         const id = one(variables.preview_id);
         if (one(variables.file) === 'preview.json' && deps.runtime) {
-          // The whole result, every cut listed (a tool result lists the first that fit); a hosted caller sees no path of the server's.
+          // The whole result, every cut listed (a tool result lists the first that fit); a hosted caller sees no path
+          // of the server's.
           const finished = await readFinishedPreview(deps.runtime, id).catch((err: unknown) => {
             throw new ProtocolError(ProtocolErrorCode.InternalError, explain(err));
           });

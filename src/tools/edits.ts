@@ -144,7 +144,9 @@ function followRender(
   });
 }
 
-/** What render_edit warns of: the check's warnings, options that do nothing where it renders, captions it cannot make. */
+/**
+ * What render_edit warns of: the check's warnings, options that do nothing where it renders, captions it cannot make.
+ */
 function renderWarnings(
   backend: Backend,
   c: CheckedEdit,

@@ -285,7 +285,10 @@ function singleImportResult(single: ImportedMedia, done: ImportedFile[], skipped
   return ok(out, `${single.already_imported ? 'Already imported' : 'Imported'} ${describeImported(single)}${again}`);
 }
 
-/** import_media of many files: as many of each list as fit, in proportion; the rest counted (get_project lists every asset). */
+/**
+ * import_media of many files: as many of each list as fit, in proportion; the rest counted (get_project lists every
+ * asset).
+ */
 function manyImportResult(
   imported: ImportedMedia[],
   done: ImportedFile[],

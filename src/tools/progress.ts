@@ -22,7 +22,8 @@ export function progressFor(ctx: ServerContext): Progress {
 
 /**
  * Progress of a stage given as a fraction (0-1), sent as its `share` of `total` (percent by default; null: sent
- * without a total, counting in hundredths), rising only. Once it has begun it beats every second with a hair more while nothing new
+ * without a total, counting in hundredths), rising only. Once it has begun it beats every second with a hair more while
+ * nothing new
  * comes: a client that resets its timeout on progress keeps waiting. `last` is the value sent last (-1: none).
  */
 export function beating(progress: Progress, opts: { total?: number | null; share?: number } = {}) {

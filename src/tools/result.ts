@@ -42,7 +42,9 @@ function whatHappened(err: ServiceError): string {
   return err.message.split(';')[0] ?? err.message;
 }
 
-/** A failure's line as the caller may be shown it: the logger's outward form (a hosted caller's), else its redaction. */
+/**
+ * A failure's line as the caller may be shown it: the logger's outward form (a hosted caller's), else its redaction.
+ */
 function outward(logger: Logger, message: string): string {
   if (logger.outward) return logger.outward(message);
   if (logger.hide) return logger.hide(message);

@@ -34,7 +34,9 @@ const ViewEditOutput = PreviewOutputSchema.extend({
   levels: z.object({ step: z.number(), cuts: z.array(z.array(z.number())) }).optional(),
 });
 
-/** JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles. */
+/**
+ * JSON bytes the levels may take in a result: beyond, neighbours are merged (their louder kept) and the step doubles.
+ */
 const LEVELS_BYTES = 3000;
 export function boundLevels(
   levels: { step: number; cuts: number[][] },

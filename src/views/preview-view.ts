@@ -281,7 +281,9 @@ async function follow(p: Preview): Promise<Preview> {
   return current;
 }
 
-/** A result that lists only the first cuts (or overlays) of a long edit is completed from the preview's whole result. */
+/**
+ * A result that lists only the first cuts (or overlays) of a long edit is completed from the preview's whole result.
+ */
 async function allCuts(p: Preview): Promise<Preview> {
   const partial = (shown: unknown[] | undefined, total: number | undefined) => !!total && (shown?.length ?? 0) < total;
   if (!partial(p.cuts, p.cuts_total) && !partial(p.overlays, p.overlays_total)) return p;
@@ -294,7 +296,10 @@ async function allCuts(p: Preview): Promise<Preview> {
   return { ...p, cuts: whole.cuts ?? p.cuts, overlays: whole.overlays ?? p.overlays };
 }
 
-/** Where a sheet's frames are: the layout media/contact-sheet.ts draws (columns in threes, cells at most 320 px, 2000 px a side, 4 px apart). */
+/**
+ * Where a sheet's frames are: the layout media/contact-sheet.ts draws (columns in threes, cells at most 320 px, 2000 px
+ * a side, 4 px apart).
+ */
 function sheetLayout(
   count: number,
   width: number,

@@ -1,6 +1,7 @@
 // The captions of a checked edit (issue 33, item 5): the cached transcripts of the assets whose speech it plays (every
 // cut's, every overlay's that is not music or effects), laid on the output clock and grouped into cues by
-// edit/captions.ts. Shared by preview_edit and render_edit (burned in) and export_edit (srt, vtt). Transcripts are read,
+// edit/captions.ts. Shared by preview_edit and render_edit (burned in) and export_edit (srt, vtt). Transcripts are
+// read,
 // never made here: an asset without one is named in a warning with transcribe_asset, and captions come from the rest.
 import { cuesOf, wordsOnTimeline, type Cue } from '../edit/captions.js';
 import type { TimedWord } from '../edit/words.js';

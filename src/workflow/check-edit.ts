@@ -264,7 +264,9 @@ function shortIds(s: TimelineSummary): TimelineSummary {
   return { ...s, cuts: s.cuts.map(short), overlays: s.overlays.map(short) };
 }
 
-/** The most of a diagnostic's message or hint, or of a note, a result carries: an input echoed in one can be any length. */
+/**
+ * The most of a diagnostic's message or hint, or of a note, a result carries: an input echoed in one can be any length.
+ */
 const MESSAGE_CHARS = 600;
 const NOTE_CHARS = 400;
 const bounded = (d: Diagnostic): Diagnostic => ({
@@ -294,7 +296,10 @@ export async function checkAndKeep(
   return c;
 }
 
-/** Keeps a ready edit under its edit_id (c.editId). Keeping is for later calls: when it fails, this one goes on, saying so. */
+/**
+ * Keeps a ready edit under its edit_id (c.editId). Keeping is for later calls: when it fails, this one goes on, saying
+ * so.
+ */
 export async function keepChecked(edits: EditStore | undefined, c: CheckedEdit, signal?: AbortSignal): Promise<void> {
   if (!c.ready || !c.edit || !edits) return;
   try {
@@ -668,7 +673,8 @@ async function cutByWords(
 
 /**
  * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines (or `maxBytes`) it says
- * where the rest are (`rest`): a result's structuredContent, or, for an error result (which carries none), compose_edit.
+ * where the rest are (`rest`): a result's structuredContent, or, for an error result (which carries none),
+ * compose_edit.
  */
 export function describeDiagnostics(
   c: Pick<LintResult, 'diagnostics'>,

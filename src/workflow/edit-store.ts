@@ -61,7 +61,10 @@ export class EditStore {
     return stored;
   }
 
-  /** The edit with this id, marked used; undefined when there is none (or its file is not one of ours, or not this edit). */
+  /**
+   * The edit with this id, marked used; undefined when there is none (or its file is not one of ours, or not this
+   * edit).
+   */
   async get(id: string): Promise<StoredEdit | undefined> {
     if (!isEditId(id)) return undefined;
     let text: string;

@@ -1,4 +1,5 @@
-// export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL (or its captions as SRT or WebVTT) into cutroom's exports folder (with
+// export_edit and import_edit: a checked edit written as OTIO, FCPXML or EDL (or its captions as SRT or WebVTT) into
+// cutroom's exports folder (with
 // the media fetched beside it when asked), and a timeline file read back into an edit of the project.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -429,7 +430,10 @@ async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<s
   }
 }
 
-/** An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in the message. */
+/**
+ * An import note as a diagnostic: at the cut or overlay it is about, else at the edit's root; the place in the file in
+ * the message.
+ */
 function noteToDiagnostic(n: ImportNote): Diagnostic {
   return { severity: n.severity, path: notePath(n), message: `${quoteOf(n.place, 160)}: ${quoteOf(n.message, 400)}` };
 }
@@ -441,7 +445,9 @@ function notePath(n: ImportNote): string {
   return '';
 }
 
-/** The first MAX_IMPORT_NOTES diagnostics, and one line that counts the rest (`more` of them not in the list at all). */
+/**
+ * The first MAX_IMPORT_NOTES diagnostics, and one line that counts the rest (`more` of them not in the list at all).
+ */
 function capped(list: Diagnostic[], more = 0): Diagnostic[] {
   const rest = list.length - MAX_IMPORT_NOTES + more;
   if (rest <= 0) return list;
@@ -540,7 +546,9 @@ function edlAtSourcesRate(
   return again;
 }
 
-/** A media_map whose every asset id is one of the project's (ids trimmed); a wrong one is refused, naming the id meant. */
+/**
+ * A media_map whose every asset id is one of the project's (ids trimmed); a wrong one is refused, naming the id meant.
+ */
 function checkMediaMap(map: MediaMap | undefined, project: Project | undefined): MediaMap {
   const entries = Object.entries(map ?? {});
   if (entries.length > MAX_MEDIA_MAP)

@@ -50,5 +50,8 @@ export interface JobRunner {
   close(): Promise<void>;
 }
 
-/** The kinds of job besides previews: an asset's scan (inspect_asset), a transcription (transcribe_asset), a local render. */
+/**
+ * The kinds of job besides previews: an asset's scan (inspect_asset), a transcription (transcribe_asset), a local
+ * render.
+ */
 export type JobKind = 'inspect' | 'transcribe' | 'render';

@@ -61,7 +61,9 @@ export interface PreviewOptions {
   editId?: string;
   /** The dialogue's transcripts' words by asset: where music ducks, speech is taken from them (dialogueWords). */
   speechWords?: Map<string, { start: number; end: number }[]>;
-  /** Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption. */
+  /**
+   * Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption.
+   */
   captions?: { cues: Cue[]; warnings: string[] };
 }
 

@@ -1,7 +1,7 @@
 // The dry run: render a checked edit small and fast with ffmpeg, measure it, and draw its contact sheet. The same
 // edit asked for again while its preview renders joins that preview, and each cut is playable as soon as it is
-// made (its clip, from its segment). A preview
-// runs as a job that outlives the tool call which started it, so a long one can be followed (preview_edit {preview_id}).
+// made (its clip, from its segment). A preview runs as a job that outlives the tool call which started it, so a
+// long one can be followed (preview_edit {preview_id}).
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -79,7 +79,9 @@ export const PREVIEW_ENCODE: EncodeSettings = {
   scaleFlags: 'area',
 };
 
-/** Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused. */
+/**
+ * Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused.
+ */
 const PREVIEW_VERSION = 10;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;

@@ -13,7 +13,8 @@ export const RenderStatusSchema = z.object({
   url: z.string().optional().describe('Signed link to the rendered video, once done; it expires'),
   links_expire_at: z.string().optional(),
   reason: z.string().optional().describe('Why it failed, when the backend says'),
-  // While it runs: the time since its asset was created; fraction done and time left from a backend that renders itself.
+  // While it runs: the time since its asset was created; fraction done and time left from a backend that renders
+  // itself.
   progress: z.number().min(0).max(1).optional(),
   eta_seconds: z.number().min(0).optional(),
   elapsed_seconds: z.number().min(0).optional(),

@@ -43,7 +43,9 @@ export class TranscriptionJobs<T> {
     return newest;
   }
 
-  /** Starts `work` as the job for `key`; it reports progress to whoever follows it, and leaves the list when it settles. */
+  /**
+   * Starts `work` as the job for `key`; it reports progress to whoever follows it, and leaves the list when it settles.
+   */
   start(
     key: string,
     work: (signal: AbortSignal, progress: (fraction: number, message: string) => void) => Promise<T>,

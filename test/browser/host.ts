@@ -12,7 +12,10 @@ declare global {
   interface Window {
     relayCallTool(params: unknown): Promise<unknown>;
     relayReadResource(params: unknown): Promise<unknown>;
-    /** Starts the view; with `toolInput`, the tool's arguments go first (the call starting), and the result only when given. */
+    /**
+     * Starts the view; with `toolInput`, the tool's arguments go first (the call starting), and the result only when
+     * given.
+     */
     startHost(
       html: string,
       toolResult: unknown,

@@ -1,7 +1,7 @@
 // An ffmpeg that misbehaves on request, for races the real one rarely shows: FFMPEG_PATH pointed at a script that
 // runs the ffmpeg on PATH, and, while a flag file is in its folder,
 //  - slow-term: takes 1.5 s to stop when asked to (SIGTERM), as an ffmpeg flushing a large file does;
-//  - fail-clip: fails every cut clip (an output named cut-N.mp4.<hex>.part), naming its output on stderr as ffmpeg does;
+// - fail-clip: fails every cut clip (an output named cut-N.mp4.<hex>.part), naming its output on stderr as ffmpeg does;
 //  - slow-clip: starts every cut clip 20 s late (a busy machine).
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,10 @@ function ffmpeg(args: string[]): Buffer {
 
 export const SHOT_FPS = 25;
 export const SAMPLE_RATE = 48_000;
-/** Each shot's length in source frames, and its colour. Even shots carry a 440 Hz tone at half scale; odd ones are silent. */
+/**
+ * Each shot's length in source frames, and its colour. Even shots carry a 440 Hz tone at half scale; odd ones are
+ * silent.
+ */
 export const SHOTS: { frames: number; colour: string; rgb: [number, number, number] }[] = [
   { frames: 26, colour: 'red', rgb: [255, 0, 0] },
   { frames: 18, colour: 'green', rgb: [0, 255, 0] },

@@ -38,7 +38,9 @@ function rmsDb(s: Int16Array, spans: { start: number; end: number }[]): number {
 
 export const WORD_CUT_FPS = 25;
 
-/** `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none. */
+/**
+ * `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none.
+ */
 export function makeWordCutMedia(
   dir: string,
   name: string,

@@ -299,7 +299,8 @@ describe('results within 24 KB, whatever their length', () => {
     const asset = structured<{ asset: { id: string } }>(
       await call('import_media', { project_id: projectId, path: speech.wav }),
     ).asset.id;
-    // Aligned to the known text: every word said is in the transcript (free recognition of 10 minutes is for the bench).
+    // Aligned to the known text: every word said is in the transcript (free recognition of 10 minutes is for the
+    // bench).
     const first = await call('transcribe_asset', { project_id: projectId, asset_id: asset, text: speech.text });
     const page = structured<{
       word_count: number;

@@ -640,7 +640,8 @@ describe('on the service', () => {
   it('names a render by the file name render_edit gave it (remembered across restarts), marks it, and shows what is known of the media', async () => {
     const before = structured<Detail>(await call('get_project', { project_id: projectId })).project.assets;
     const red = before.find((a) => a.id === ids.red)!;
-    // The service's own fields name the others (the file its download link saves as); nothing probed yet, so no duration.
+    // The service's own fields name the others (the file its download link saves as); nothing probed yet, so no
+    // duration.
     expect(red).toMatchObject({ name: `red-${projectId.slice(0, 8)}.mp4`, kind: 'video' });
     expect(red.duration_seconds).toBeUndefined();
     expect(before.find((a) => a.id === ids.voice)).toMatchObject({ kind: 'audio' });

@@ -145,7 +145,10 @@ function soundSlotsOf(order: ShotCut[], fps: number): { from: number; to: number
   ).map((s) => ({ from: (s.slotStart + s.lead) / 48_000, to: (s.slotStart + s.lead + s.samples) / 48_000 }));
 }
 
-/** The silent shots' cuts' sound, but for 3 ms at each edge, must hold no sound of the tone shots that follow them in the source. */
+/**
+ * The silent shots' cuts' sound, but for 3 ms at each edge, must hold no sound of the tone shots that follow them in
+ * the source.
+ */
 function tails(sound: Float32Array, order: ShotCut[], fps: number): string[] {
   const slots = soundSlotsOf(order, fps);
   return order.flatMap((c, k) => {
@@ -155,7 +158,10 @@ function tails(sound: Float32Array, order: ShotCut[], fps: number): string[] {
   });
 }
 
-/** Edit points of the sound, seconds: where each cut's sound starts, and where the last one's stops (a hard start or stop clicks as well). */
+/**
+ * Edit points of the sound, seconds: where each cut's sound starts, and where the last one's stops (a hard start or
+ * stop clicks as well).
+ */
 const editsOf = (order: ShotCut[], fps: number) => [
   ...soundSlotsOf(order, fps).map((s) => s.from),
   soundSlotsOf(order, fps).at(-1)!.to,

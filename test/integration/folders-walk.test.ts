@@ -207,7 +207,8 @@ describe('importing a folder past 200 files', () => {
     });
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toMatch(/cursor/);
-    // The cursor names where the call stopped, not how far: a file gone before it shifts nothing, one added after it comes.
+    // The cursor names where the call stopped, not how far: a file gone before it shifts nothing, one added after it
+    // comes.
     rmSync(names[10]!);
     copyFileSync(join(root, 'crowd.wav'), join(crowd, 'take 999.wav'));
     const b = structured<Imported>(

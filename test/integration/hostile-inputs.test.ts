@@ -51,7 +51,10 @@ afterAll(async () => {
 });
 
 type Node = Record<string, unknown>;
-/** What the MCP Inspector's strict check (2.12) reports as not portable: a `type` array, or a schema that constrains nothing. */
+/**
+ * What the MCP Inspector's strict check (2.12) reports as not portable: a `type` array, or a schema that constrains
+ * nothing.
+ */
 function portabilityProblems(schema: unknown, at: string, found: string[] = []): string[] {
   if (!schema || typeof schema !== 'object') return found;
   const node = schema as Node;

@@ -123,7 +123,8 @@ describe('CORS for browser hosts', () => {
       );
       expect(r.headers['access-control-allow-private-network'], origin).toBeUndefined();
     }
-    // A browser asking whether a page may reach this address (Private Network Access) is told so, for an allowed origin.
+    // A browser asking whether a page may reach this address (Private Network Access) is told so, for an allowed
+    // origin.
     const pna = await raw(srv.base, {
       method: 'OPTIONS',
       headers: {

@@ -235,7 +235,8 @@ describe('on the local backend', () => {
       await call(srv, 'import_edit', { project_id: projectId, content: text, format: 'edl', resolution: '640x360' }),
     );
     expect(back.edit!.video_output_fps).toBe(25);
-    // Each cut back on the source frame it started on (the EDL counts the edit's frames: lengths come back to the frame).
+    // Each cut back on the source frame it started on (the EDL counts the edit's frames: lengths come back to the
+    // frame).
     const at25 = shape(
       (await withEdit<{ edit: Edit }>(srv, await call(srv, 'compose_edit', { ...args, fps: 25 }))).edit,
       { withLevels: false, overlaysOnFrames: true },

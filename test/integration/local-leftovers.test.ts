@@ -68,7 +68,8 @@ describe('leftovers of killed writers', () => {
         ? readdirSync(staging).filter((f) => f.startsWith(`${pid}@${pidSpace()}-`) && f.endsWith('.part'))
         : [];
     const deadline = Date.now() + 20_000;
-    // Checked at every turn of the event loop (which must turn, to send the call): the copy takes a fraction of a second.
+    // Checked at every turn of the event loop (which must turn, to send the call): the copy takes a fraction of a
+    // second.
     while (partOf(first.pid!).length === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(partOf(first.pid!), 'the import never started copying').toHaveLength(1);
     process.kill(first.pid!, 'SIGKILL');

@@ -599,7 +599,8 @@ describe('bad records', () => {
         expect(uris).toContain(`vj://projects/${healthy}`);
         expect(uris).not.toContain(`vj://projects/${broken}`);
       };
-      // The running server (its listing index predates the damage), then with the index gone (rebuilt from the records).
+      // The running server (its listing index predates the damage), then with the index gone (rebuilt from the
+      // records).
       await check(s);
       expect(s.stderr()).toContain(`listing project resources: the record ${rec(broken)} is corrupt`);
       rmSync(join(dataDir, 'index.json'), { force: true });

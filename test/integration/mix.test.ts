@@ -315,7 +315,10 @@ describe('the mix on the local backend', () => {
   });
 });
 
-/** The power (dB, relative) of frequency f over [from, to) of x: one Goertzel bin, so another tone in the mix is not counted. */
+/**
+ * The power (dB, relative) of frequency f over [from, to) of x: one Goertzel bin, so another tone in the mix is not
+ * counted.
+ */
 function toneDb(x: Float32Array, f: number, from: number, to: number): number {
   const a = Math.round(from * RATE);
   const b = Math.round(to * RATE);

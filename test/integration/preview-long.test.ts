@@ -1,5 +1,6 @@
 // Long previews through the built server: progress all the way, ffmpeg's memory flat with length, a sheet of
-// every cut of a many-cut timeline, and a preview that outlasts its call followed to the end with preview_edit {preview_id}.
+// every cut of a many-cut timeline, and a preview that outlasts its call followed to the end with preview_edit
+// {preview_id}.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -253,7 +254,8 @@ describe('a preview that outlasts its call', () => {
         ).toBe(true);
       }
 
-      // A client that fills every optional field sends a blank edit_id and the project beside the preview_id: still following.
+      // A client that fills every optional field sends a blank edit_id and the project beside the preview_id: still
+      // following.
       let last = (await quick.client.callTool({
         name: 'preview_edit',
         arguments: { preview_id: handle.preview_id, project_id: projectId, edit_id: '' },

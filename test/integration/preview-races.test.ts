@@ -89,7 +89,8 @@ describe('preview jobs: races', () => {
       await expect.poll(() => ready, { timeout: 60_000 }).toBe(true);
       ac.abort();
       await expect(leaving).rejects.toThrow();
-      // Asked again at once: the cancelled job takes a moment to stop (its ffmpeg processes end), and is no job to join.
+      // Asked again at once: the cancelled job takes a moment to stop (its ffmpeg processes end), and is no job to
+      // join.
       const again = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
       expect(textOf(again)).not.toMatch(/cancelled/);
       const done = await untilDone(s.client, again);

@@ -44,7 +44,10 @@ afterAll(async () => {
   await service?.stop();
 });
 
-/** 8.5 s: red (tone) | blue muted by its level windows, with the voice laid over its middle | black | vertical green cropped to fill | a source with no audio. */
+/**
+ * 8.5 s: red (tone) | blue muted by its level windows, with the voice laid over its middle | black | vertical green
+ * cropped to fill | a source with no audio.
+ */
 const timeline = () => ({
   project_id: projectId,
   resolution: '640x360',
@@ -201,7 +204,8 @@ describe('preview_edit in chunks', () => {
       expect(rmsDb(p.path, 3.2, 3.8)).toBeGreaterThan(-30);
       expect(rmsDb(p.path, 4.2, 4.8)).toBeLessThan(-60);
       expect(p.cuts[2]!.flags.some((f) => f.startsWith('black picture'))).toBe(true);
-      // Nothing but the preview, its record, its levels and its first cut's clip (for a view) is left: chunk files, lists, thumbnails and the marker are removed.
+      // Nothing but the preview, its record, its levels and its first cut's clip (for a view) is left: chunk files,
+      // lists, thumbnails and the marker are removed.
       // (.rendering: a returned preview is held against eviction for a few seconds.)
       expect(
         readdirSync(join(dir, 'previews', p.preview_id))

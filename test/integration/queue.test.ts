@@ -62,7 +62,9 @@ async function worker(cacheDir: string, extra: Record<string, string> = {}): Pro
     ...extra,
   });
 }
-/** Every ffmpeg still working for this cache dir or reading this file's voiceover (other files' services serve one too). */
+/**
+ * Every ffmpeg still working for this cache dir or reading this file's voiceover (other files' services serve one too).
+ */
 const ffmpegOf = (cacheDir: string) =>
   [...new Set([...pidsMatching(cacheDir), ...pidsMatching(`${suite.service.url}/media/voice-`)])].filter((p) =>
     /ffmpeg/.test(commandOf(p)),
@@ -85,7 +87,9 @@ async function untilDone(client: Client, r: Called): Promise<Called> {
   return r;
 }
 
-/** A first preview of the same media, so that the server has probed it (a slowed voiceover then slows the worker only). */
+/**
+ * A first preview of the same media, so that the server has probed it (a slowed voiceover then slows the worker only).
+ */
 async function primed(s: Spawned): Promise<void> {
   await untilDone(
     s.client,

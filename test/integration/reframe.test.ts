@@ -119,7 +119,9 @@ function brightBoxes(file: string): {
   return { width, height, frames };
 }
 
-/** A sheet of `n` cells in a row: its size and, per cell, its bright pixels below the top sixth (where its label is). */
+/**
+ * A sheet of `n` cells in a row: its size and, per cell, its bright pixels below the top sixth (where its label is).
+ */
 function brightCells(file: string, n: number): { width: number; height: number; cells: number[] } {
   const p = spawnSync(
     'ffprobe',
@@ -135,7 +137,9 @@ function brightCells(file: string, n: number): { width: number; height: number; 
   return { width, height, cells };
 }
 
-/** Frames in which the square is not whole inside the frame: fewer bright pixels than most of it, or touching an edge. */
+/**
+ * Frames in which the square is not whole inside the frame: fewer bright pixels than most of it, or touching an edge.
+ */
 function framesLosingTheSquare(file: string): { frames: number; lost: number[] } {
   const { width, height, frames } = brightBoxes(file);
   // The source's 180 px height is the output's height (the frame is covered): the square scales with it.

@@ -223,7 +223,8 @@ describe.each([
     const { onsets } = soundEdges(sound);
     const loud = onsets.find((t) => t > 13 && t < 13.6);
     expect(Math.abs(loud! - 402 / FPS), `loud sound at ${loud}`).toBeLessThanOrEqual(MS);
-    // Its picture starts there too: the white box of the cut before on frame 401, the grey of the loud source on 402 (colourAt shows the first frame at or after its time).
+    // Its picture starts there too: the white box of the cut before on frame 401, the grey of the loud source on 402
+    // (colourAt shows the first frame at or after its time).
     expect(colourAt(path, 401 / FPS - 0.005)[0]).toBeGreaterThan(200);
     expect(Math.abs(colourAt(path, 402 / FPS - 0.005)[0] - 128)).toBeLessThan(20);
   });

@@ -95,7 +95,8 @@ describe('two servers in separate pid namespaces on one cache dir', () => {
     }
     // The first's preview was never touched, and finishes.
     let result: Record<string, unknown> = handle;
-    // Polled until done (each preview_edit {preview_id} waits up to 300 ms here), however slow the machine: no time is asserted.
+    // Polled until done (each preview_edit {preview_id} waits up to 300 ms here), however slow the machine: no time is
+    // asserted.
     const until = Date.now() + 150_000;
     while (result.status === 'rendering' && Date.now() < until)
       result = await call(a.client, 'preview_edit', { preview_id: id });

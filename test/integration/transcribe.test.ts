@@ -260,7 +260,8 @@ describe('search and cutting by words', () => {
     );
     expect(r.diagnostics.find((d) => d.path.endsWith('/0'))!.message).toMatch(/"a submarine" is not said/);
     expect(r.diagnostics.find((d) => d.path.endsWith('/2'))!.message).toMatch(/said 1 time .* no occurrence 2/);
-    // One problem, one diagnostic: nothing about the times the clip never got (it used to add "the cut ends (0 s) where it starts (0 s)").
+    // One problem, one diagnostic: nothing about the times the clip never got (it used to add "the cut ends (0 s) where
+    // it starts (0 s)").
     expect(r.diagnostics).toHaveLength(3);
     expect(r.diagnostics.map((d) => d.message).join(' ')).not.toMatch(/ends \(0 s\)|where it starts/);
   });
@@ -401,7 +402,8 @@ describe('cancelling', () => {
       { words: true, project_id: projectId, asset_id: id },
       { signal: controller.signal },
     ).catch((e: Error) => e);
-    // This server's engines only: they read their pieces from its cache dir (other work on the machine may run its own).
+    // This server's engines only: they read their pieces from its cache dir (other work on the machine may run its
+    // own).
     const engines = () =>
       pidsMatching(join(root, 'cache', 'scratch')).filter((pid) => /pocketsphinx/.test(commandOf(pid))).length;
     const until = Date.now() + 20_000;

@@ -49,7 +49,10 @@ const PICKS = fc.array(fc.record({ shot: fc.nat(), skip: fc.integer({ min: 0, ma
   maxLength: 8,
 });
 
-/** The picked cuts as source frame spans [first, end), and the edit's clips for them (times to the ms, as an edit has them). */
+/**
+ * The picked cuts as source frame spans [first, end), and the edit's clips for them (times to the ms, as an edit has
+ * them).
+ */
 function shotCuts(rate: { num: number; den: number }, shotFrames: number[], picks: { shot: number; skip: number }[]) {
   const bounds = [0];
   for (const n of shotFrames) bounds.push(bounds.at(-1)! + n);

@@ -277,7 +277,8 @@ describe('words a text holds that were never said', () => {
     // "the", missed alone between heard words, is placed between them and cut by; so is a span whose edges were heard.
     expect(unheardSpan(a.words, 8, 12, unheard)).toBeUndefined();
     expect(unheardSpan(a.words, 10, 11, unheard)).toBeUndefined();
-    // The run a span touches, whole, with the time between its heard neighbours ("lunch." ends at 1, "He" starts at 1.3).
+    // The run a span touches, whole, with the time between its heard neighbours ("lunch." ends at 1, "He" starts at
+    // 1.3).
     expect(unheardRuns(a.words, 5, 9, unheard)).toEqual([{ first: 3, last: 7, from: 1, to: 1.3 }]);
     expect(unheardRuns(a.words, 8, 12, unheard)).toEqual([]);
   });

@@ -346,7 +346,8 @@ describe('OTIO as OpenTimelineIO writes it (issue 21, items 2 and 5)', () => {
       /it plays the whole of asset cccccccc-0000-4000-8000-00000000000c \(c\) \(6\.030 s, as measured\)/,
     );
     expect(draft.unsized).toEqual([]);
-    // Not measured (yet): an error that says so, and the asset named for import_edit to measure; unmapped: how to map it.
+    // Not measured (yet): an error that says so, and the asset named for import_edit to measure; unmapped: how to map
+    // it.
     const unmeasured = toEditDraft(none, [{ ...assets[0]!, durationSec: undefined }, assets[1]!], { fps: 25 });
     expect(unmeasured.unsized).toEqual([assets[0]!.id]);
     expect(unmeasured.draft.video_series_sequential.map((c) => c.video_id)).toEqual([assets[1]!.id]);

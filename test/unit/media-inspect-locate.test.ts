@@ -17,7 +17,9 @@ function seen(indices: number[], levels: number[]): Located {
   return { indices, tiny: levels.map((l) => new Uint8Array(16).fill(Math.round(l * 2.56))) };
 }
 
-/** References every 4 frames from 0, the picture drifting by `motion` per stretch, plus jumps at the given stretches. */
+/**
+ * References every 4 frames from 0, the picture drifting by `motion` per stretch, plus jumps at the given stretches.
+ */
 function moving(stretches: number, motion: number, jumps: Record<number, number> = {}): Located {
   const levels = [10];
   for (let k = 0; k < stretches; k++) levels.push(levels.at(-1)! + (k % 2 ? motion : -motion) + (jumps[k] ?? 0));

@@ -22,7 +22,8 @@ describe('names as the tools show them', () => {
       fc.property(nameBytes, (raw) => {
         const shown = displayPath(raw);
         expect(bytesOf(fsPath(shown)).equals(raw)).toBe(true);
-        // What is shown is text a JSON message and a model carry unchanged: no lone surrogate, no replacement character.
+        // What is shown is text a JSON message and a model carry unchanged: no lone surrogate, no replacement
+        // character.
         expect(shown.isWellFormed()).toBe(true);
         if (!raw.includes(Buffer.from('\uFFFD'))) expect(shown).not.toContain('\uFFFD');
       }),

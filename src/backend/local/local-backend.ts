@@ -535,7 +535,9 @@ export class LocalBackend implements Backend {
     return out;
   }
 
-  /** An asset's media file, when it is one of the project's own copies in the data dir (a record may be hand-edited). */
+  /**
+   * An asset's media file, when it is one of the project's own copies in the data dir (a record may be hand-edited).
+   */
   private ownMedia(projectId: string, rec: AssetRecord): string | undefined {
     return rec.file && isInside([this.mediaDir(projectId)], resolve(rec.file)) ? rec.file : undefined;
   }
@@ -598,7 +600,9 @@ export class LocalBackend implements Backend {
     }).catch((err) => this.log.debug(`recording the hash of asset ${assetId}: ${(err as Error).message}`));
   }
 
-  /** An import answered by the asset already there: what its record (or, for an older record, a probe of its copy) says. */
+  /**
+   * An import answered by the asset already there: what its record (or, for an older record, a probe of its copy) says.
+   */
   private async alreadyImported(projectId: string, rec: AssetRecord): Promise<ImportedMedia> {
     const kind = rec.asset_type === 'generated_video' ? 'video' : rec.asset_type;
     let facts: { width?: number; height?: number; has_audio: boolean } = {

@@ -42,7 +42,10 @@ export function kindByName(name: string): MediaKind | undefined {
   return (Object.keys(EXTENSIONS) as MediaKind[]).find((k) => EXTENSIONS[k].includes(ext));
 }
 
-/** Folders more than this many levels below the folder asked are not walked (they are named, to be asked for themselves). */
+/**
+ * Folders more than this many levels below the folder asked are not walked (they are named, to be asked for
+ * themselves).
+ */
 export const WALK_DEPTH = 8;
 /** The most directory entries one call reads, over all its walks. */
 export const WALK_ENTRIES = 20_000;
@@ -134,7 +137,9 @@ export function comparePaths(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/** The folder `asked` names (relative to the first allowed one), resolved and checked to be inside `allowed`; as shown. */
+/**
+ * The folder `asked` names (relative to the first allowed one), resolved and checked to be inside `allowed`; as shown.
+ */
 export async function allowedFolder(asked: string, allowed: string[]): Promise<string> {
   const path = isAbsolute(asked) ? asked : resolve(allowed[0] ?? process.cwd(), asked);
   let real: Buffer;

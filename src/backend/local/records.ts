@@ -34,7 +34,9 @@ export const AssetRecordSchema = z.looseObject({
   width: z.number().optional(),
   height: z.number().optional(),
   has_audio: z.boolean().optional(),
-  /** The media's content (sha256, hex) and size: an import of the same content finds it. Older records get it lazily. */
+  /**
+   * The media's content (sha256, hex) and size: an import of the same content finds it. Older records get it lazily.
+   */
   sha256: z.string().optional(),
   size_bytes: z.number().optional(),
   error: z.string().optional(),
