@@ -326,6 +326,9 @@ export interface WordCut {
   /** Whether each edge fell at the quietest point of a pause shorter than the handle. */
   shortBefore: boolean;
   shortAfter: boolean;
+  /** Whether each edge is where the words run into their neighbour (no pause): the neighbour's part faded out. */
+  runOnBefore?: boolean;
+  runOnAfter?: boolean;
 }
 
 export interface FrameGrid {
@@ -341,10 +344,13 @@ export interface FrameGrid {
 const floorMs = (s: number) => Math.floor(s * 1000 + 1e-6) / 1000;
 const ceilMs = (s: number) => Math.ceil(s * 1000 - 1e-6) / 1000;
 
-/** Steps of level from 0 to 1 over [from, to) (1 ms each at least, at most four): an edge that does not click. */
+/**
+ * Steps of level from 0 to 1 over [from, to) (1 ms each at least; four, or one each 2 ms over a longer fade, at most
+ * ten): an edge that does not click.
+ */
 function ramp(from: number, to: number, up: boolean): LevelSpan[] {
   const span = Math.round((to - from) * 1000);
-  const n = Math.min(4, span);
+  const n = Math.min(span, Math.max(4, Math.min(10, Math.round(span / 2))));
   const out: LevelSpan[] = [];
   for (let i = 0; i < n; i++) {
     const a = ms(from + Math.floor((span * i) / n) / 1000);
@@ -355,31 +361,39 @@ function ramp(from: number, to: number, up: boolean): LevelSpan[] {
   return out;
 }
 
+/** Where words run together, the neighbour's part beside the cut is faded out over this long (s) by default. */
+export const RUN_ON_FADE = 0.015;
+
 /**
  * A clip by words, from the edges the sound has (the first word's onset, the last word's end, and the pauses beside
  * them): the sound is heard from a handle before the onset to a handle after the end, or from the quietest point of
- * a pause shorter than the handle; the picture takes the whole source frames around that (its in point a frame start
- * at or before the sound's, so that no frame grid moves the sound into the word), and what it holds beyond the sound
- * is muted with level windows, faded over `fadeSec` inside the handle.
+ * a pause shorter than the handle; where the words run into their neighbour with no pause (`runOnBefore`,
+ * `runOnAfter`), from the edge itself, the neighbour's part beside it faded out over `runOnFadeSec`. The picture takes
+ * the whole source frames around that (its in point a frame start at or before the sound's, so that no frame grid
+ * moves the sound into the word), and what it holds beyond the sound is muted with level windows, faded over
+ * `fadeSec` inside the handle.
  */
 export function cutAroundEdges(
-  e: { onset: number; before: PauseSpan; end: number; after: PauseSpan },
-  opts: { handle: number; fadeSec: number; duration: number; grid?: FrameGrid },
+  e: { onset: number; before: PauseSpan; end: number; after: PauseSpan; runOnBefore?: boolean; runOnAfter?: boolean },
+  opts: { handle: number; fadeSec: number; duration: number; grid?: FrameGrid; runOnFadeSec?: number },
 ): WordCut {
   const onset = floorMs(Math.max(0, e.onset));
   const end = ceilMs(Math.min(opts.duration, e.end));
-  const shortBefore = onset - e.before.from < opts.handle - 1e-9;
-  const shortAfter = e.after.to - end < opts.handle - 1e-9;
+  const runOnFade = opts.runOnFadeSec ?? RUN_ON_FADE;
+  const shortBefore = !!e.runOnBefore || onset - e.before.from < opts.handle - 1e-9;
+  const shortAfter = !!e.runOnAfter || e.after.to - end < opts.handle - 1e-9;
   // A handle is measured from the words' own times, not from their millisecond rounding (rounding twice could add a
   // millisecond beyond the handle).
-  const soundIn = Math.min(
-    onset,
-    floorMs(Math.max(0, shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle)),
-  );
-  const soundOut = Math.max(
-    end,
-    ceilMs(Math.min(opts.duration, shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle)),
-  );
+  const headFrom = () => {
+    if (e.runOnBefore) return onset - runOnFade;
+    return shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle;
+  };
+  const tailTo = () => {
+    if (e.runOnAfter) return end + runOnFade;
+    return shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle;
+  };
+  const soundIn = Math.min(onset, floorMs(Math.max(0, headFrom())));
+  const soundOut = Math.max(end, ceilMs(Math.min(opts.duration, tailTo())));
   let start = soundIn;
   let stop = soundOut;
   const g = opts.grid;
@@ -393,8 +407,9 @@ export function cutAroundEdges(
     stop = Math.min(opts.duration, Math.max(soundOut, ms(g.firstSec + kOut * g.frameSec)));
   }
   const levels: LevelSpan[] = [];
-  const fadeIn = Math.min(opts.fadeSec, onset - soundIn);
-  const fadeOut = Math.min(opts.fadeSec, soundOut - end);
+  // (Where the words run together the whole stretch beyond the edge is the fade: the neighbour's part, going out.)
+  const fadeIn = e.runOnBefore ? onset - soundIn : Math.min(opts.fadeSec, onset - soundIn);
+  const fadeOut = e.runOnAfter ? soundOut - end : Math.min(opts.fadeSec, soundOut - end);
   if (soundIn > start) levels.push({ level: 0, from: start, to: soundIn });
   const upTo = ms(soundIn + Math.floor(fadeIn * 1000) / 1000);
   levels.push(...ramp(soundIn, upTo, true));
@@ -402,7 +417,17 @@ export function cutAroundEdges(
   levels.push({ level: 1, from: upTo, to: downFrom });
   levels.push(...ramp(downFrom, soundOut, false));
   if (stop > soundOut) levels.push({ level: 0, from: soundOut, to: stop });
-  return { start, end: stop, soundIn, soundOut, levels: levels.filter((l) => l.to > l.from), shortBefore, shortAfter };
+  return {
+    start,
+    end: stop,
+    soundIn,
+    soundOut,
+    levels: levels.filter((l) => l.to > l.from),
+    shortBefore,
+    shortAfter,
+    ...(e.runOnBefore ? { runOnBefore: true } : {}),
+    ...(e.runOnAfter ? { runOnAfter: true } : {}),
+  };
 }
 
 /** A clip's edges as the transcript has them (no sound read): the pauses are the gaps to the neighbouring words. */

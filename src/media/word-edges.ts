@@ -29,12 +29,18 @@ export interface Pause {
   quietest: number;
 }
 
-/** A cut's first word's onset and last word's end as the sound has them, with the pauses beside them. */
+/**
+ * A cut's first word's onset and last word's end as the sound has them, with the pauses beside them. Where the words
+ * run into their neighbour with no pause (`runOnBefore`, `runOnAfter`), the edge is the boundary between them, and
+ * the neighbour's part beside it is faded out (edit/words.ts cutAroundEdges).
+ */
 export interface HeardEdges {
   onset: number;
   before: Pause;
   end: number;
   after: Pause;
+  runOnBefore?: boolean;
+  runOnAfter?: boolean;
 }
 
 /** Words' times as the transcript has them: the first and last of a cut, and their neighbours when there are. */
@@ -49,6 +55,12 @@ export interface EdgeWords {
   /** The cut's first word starts a sentence, its last ends one: a pause is expected there even where none was heard. */
   sentenceStart?: boolean;
   sentenceEnd?: boolean;
+  /**
+   * The times come from a forced alignment of the words around each edge (word-align.ts), not from a transcript:
+   * within a few tens of milliseconds, pauses included. A boundary between words that run together is taken as it
+   * is (no lean into the neighbour), and the windows are held to the words (no reach past them).
+   */
+  tight?: boolean;
 }
 
 export interface EdgeDeps {
@@ -290,7 +302,8 @@ function edgeIn(
   boundary: number,
   heardPause: boolean,
   origin: number,
-): { edge: number; pause: Pause; open: boolean } {
+  tight = false,
+): { edge: number; pause: Pause; open: boolean; runOn?: boolean } {
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
   const near = (r: Run) =>
@@ -327,6 +340,12 @@ function edgeIn(
       pause: { from: t(run.first), to: t(run.last), quietest: t(quietestFrame(a.energy, run.first, run.last)) },
       open,
     };
+  }
+  // No pause, and the boundary aligned to the words: it is where the kept word ends (or starts), give or take the
+  // alignment's error; the kept word is held TIGHT_LEAN past it, its neighbour faded out beyond (cutAroundEdges).
+  if (tight) {
+    const q = side === 'before' ? boundary - TIGHT_LEAN : boundary + TIGHT_LEAN;
+    return { edge: q, pause: { from: q, to: q, quietest: q }, open: false, runOn: true };
   }
   // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
   // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
@@ -401,6 +420,13 @@ const CLOSURE_SLACK = 0.01;
 const RUN_ON_LEAN = 0.04;
 const RUN_ON_REACH = 0.12;
 
+/**
+ * Where aligned words run together, the kept word is held this far (s) past their boundary: the alignment's boundary
+ * errs by ±10 ms for half of them and by more than 20 ms for one in ten (bench/README.md, editor's scorecard), and a
+ * clipped word is worse than a few milliseconds of its neighbour, faded.
+ */
+export const TIGHT_LEAN = 0.012;
+
 /** A quiet run this long (s) is a pause near where the transcript puts the words, and this long anywhere. */
 const LONG_PAUSE = 0.15;
 const SWALLOWED_PAUSE = 0.3;
@@ -417,12 +443,13 @@ export async function hearEdges(
   w: EdgeWords,
   signal?: AbortSignal,
 ): Promise<HeardEdges> {
-  const heardBefore = w.prevEnd === undefined || w.start - w.prevEnd >= HEARD_PAUSE;
-  const heardAfter = w.nextStart === undefined || w.nextStart - w.end >= HEARD_PAUSE;
+  const heardGap = w.tight ? TIGHT_HEARD_PAUSE : HEARD_PAUSE;
+  const heardBefore = w.prevEnd === undefined || w.start - w.prevEnd >= heardGap;
+  const heardAfter = w.nextStart === undefined || w.nextStart - w.end >= heardGap;
   // Between sentences the recogniser that hears no pause has swallowed it into a word on one side (a sentence's last
-  // word run over it, or its first put early in it): look a second to each side for it.
-  const swallowedBefore = !heardBefore && !!w.sentenceStart;
-  const swallowedAfter = !heardAfter && !!w.sentenceEnd;
+  // word run over it, or its first put early in it): look a second to each side for it. (Aligned words do not.)
+  const swallowedBefore = !w.tight && !heardBefore && !!w.sentenceStart;
+  const swallowedAfter = !w.tight && !heardAfter && !!w.sentenceEnd;
   const headFrom = Math.max(
     0,
     w.prevEnd !== undefined && !swallowedBefore ? Math.min(w.prevEnd - 0.3, w.start - 0.3) : w.start - 1,
@@ -431,10 +458,18 @@ export async function hearEdges(
     w.duration,
     w.nextStart !== undefined && !swallowedAfter ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1,
   );
+  // The head's window never reaches the middle of the cut's words, nor the tail's back to it: a short cut (one word)
+  // would otherwise find the pause after its word as the one before it, or the other way round, and end before it
+  // starts.
+  const middle = (w.start + w.end) / 2;
   // Where the pause runs on to the window's far edge, the transcript put the word inside the pause (it swallowed
   // the silence): look further, up to REACH seconds past the transcript's times, within the cut's own words.
   const head = async () => {
-    let headTo = Math.min(w.duration, Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + 0.2);
+    let headTo = Math.min(
+      w.duration,
+      middle,
+      Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + (w.tight ? 0.05 : 0.2),
+    );
     for (;;) {
       const r = edgeIn(
         frameActivity(await decode(deps, source, headFrom, headTo, signal)),
@@ -442,14 +477,19 @@ export async function hearEdges(
         w.start,
         heardBefore,
         headFrom,
+        w.tight,
       );
-      const further = Math.min(w.duration, w.end, headTo + 1);
-      if (!r.open || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
+      const further = Math.min(w.duration, middle, w.end, headTo + 1);
+      if (w.tight || !r.open || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
       headTo = further;
     }
   };
   const tail = async () => {
-    let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - 0.2);
+    let tailFrom = Math.max(
+      0,
+      middle,
+      Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - (w.tight ? 0.05 : 0.2),
+    );
     for (;;) {
       const r = edgeIn(
         frameActivity(await decode(deps, source, tailFrom, tailTo, signal)),
@@ -457,15 +497,26 @@ export async function hearEdges(
         w.end,
         heardAfter,
         tailFrom,
+        w.tight,
       );
-      const further = Math.max(0, w.start, tailFrom - 1);
-      if (!r.open || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
+      const further = Math.max(0, middle, w.start, tailFrom - 1);
+      if (w.tight || !r.open || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
       tailFrom = further;
     }
   };
   const [before, after] = await Promise.all([head(), tail()]);
-  return { onset: before.edge, before: before.pause, end: after.edge, after: after.pause };
+  return {
+    onset: before.edge,
+    before: before.pause,
+    end: after.edge,
+    after: after.pause,
+    ...(before.runOn ? { runOnBefore: true } : {}),
+    ...(after.runOn ? { runOnAfter: true } : {}),
+  };
 }
+
+/** Aligned words this far apart (s) have a pause between them (the engine's shortest silence is 30 ms). */
+const TIGHT_HEARD_PAUSE = 0.03;
 
 /** How far past the transcript's time of an edge the sound is searched for it, at most (s). */
 const REACH = 3;

@@ -17,7 +17,9 @@ import {
   type WordCut,
 } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { hearEdges, speechSeconds } from '../media/word-edges.js';
+import { hearEdges, speechSeconds, type HeardEdges } from '../media/word-edges.js';
+import { joinClips, type HeardClip } from '../edit/clip-joins.js';
+import { realignEdges, type Realigned } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -167,7 +169,8 @@ export async function checkEdit(
       signal,
     );
     const pending: StillTranscribing[] = [];
-    const clips = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
+    const heard = new Map<number, HeardClip>();
+    const resolved = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
       signal,
       onProgress: listening.onProgress,
       debug: listening.debug,
@@ -181,8 +184,19 @@ export async function checkEdit(
           ? input.audio_fade_ms
           : DEFAULT_FADE_MS) / 1000,
       outputFps: typeof input.fps === 'number' && input.fps > 0 ? input.fps : DEFAULT_FPS,
+      heard,
     });
     if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
+    // Where clips meet: no sample twice, no hole (edit/clip-joins.ts). Diagnostics already said move with their clip.
+    const joins = joinClips(resolved, heard, unresolved);
+    const clips = joins.clips;
+    notes.push(...joins.notes);
+    if (joins.clips.length !== resolved.length) {
+      const moved = [...unresolved].map((i) => joins.placeOf[i]!);
+      unresolved.clear();
+      for (const i of moved) unresolved.add(i);
+      for (const d of shotDiagnostics) d.path = movedPath(d.path, joins.placeOf);
+    }
     const audioDurations = new Map<string, number>();
     for (const id of refs.audio) {
       const ms = assets.get(id)?.facts?.durationMs;
@@ -255,6 +269,13 @@ export async function checkEdit(
     skipped,
     ...(lint.timeline ? { summary: shortIds(summarizeTimeline(lint.timeline)) } : {}),
   };
+}
+
+/** A diagnostic's path at a clip given, moved to the cut that clip became part of. */
+function movedPath(path: string, placeOf: number[]): string {
+  const m = /^\/video_series_sequential\/(\d+)(\/.*)?$/.exec(path);
+  const to = m ? placeOf[Number(m[1])] : undefined;
+  return m && to !== undefined ? `/video_series_sequential/${to}${m[2] ?? ''}` : path;
 }
 
 /** A summary whose asset ids are quoted short: an edit that is not ready may name an "asset" of any length. */
@@ -429,18 +450,21 @@ async function resolveWords(
     pending: StillTranscribing[];
     fadeSec: number;
     outputFps: number;
+    /** Filled with the clips cut by words (by their index): where their sound is heard, and the pause around it. */
+    heard: Map<number, HeardClip>;
   },
 ): Promise<ComposeClip[]> {
+  const heard = opts.heard;
   const { signal } = opts;
   const transcripts = new Map<string, Promise<Transcript>>();
   // Progress over every transcript being made: the mean of their fractions.
-  const heard = new Map<string, number>();
+  const listening = new Map<string, number>();
   const listened = (id: string) => (fraction: number, message: string) => {
-    heard.set(id, fraction);
-    const mean = [...heard.values()].reduce((a, b) => a + b, 0) / heard.size;
+    listening.set(id, fraction);
+    const mean = [...listening.values()].reduce((a, b) => a + b, 0) / listening.size;
     opts.onProgress?.(
       mean,
-      `${message} (asset ${id}${heard.size > 1 ? `; ${heard.size} assets being transcribed` : ''})`,
+      `${message} (asset ${id}${listening.size > 1 ? `; ${listening.size} assets being transcribed` : ''})`,
     );
   };
   return Promise.all(
@@ -530,27 +554,54 @@ async function resolveWords(
       const unheardSet = unheardWords(t.words, t.unplaced, t.doubtful);
       const unheard = unheardSpan(t.words, first, last, unheardSet);
       const info = assets.get(id);
-      const said = unheard ? await saidAfterAll(deps, info, t, first, last, unheardSet, signal) : undefined;
+      const duration = info?.facts?.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
+      // The words around each edge placed again in the sound (aligned-edges.ts): where the transcript's times are
+      // loose, and where it did not place them at all.
+      let realigned: Realigned | undefined;
+      if (deps.runtime && info?.source && info.facts?.hasAudio) {
+        try {
+          realigned = await realignEdges(deps.runtime, info.source, t.words, first, last, duration, signal);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          opts.debug?.(`words ${first}-${last} of ${id}: aligning them again failed (${(err as Error).message})`);
+        }
+      }
+      const said = unheard
+        ? ((await saidAfterAll(deps, info, t, first, last, unheardSet, signal)) ??
+          (await saidWhereAligned(deps, info, t, first, last, realigned, duration, signal)))
+        : undefined;
       if (unheard && !said)
         return fail(
           unheard,
           'the text may hold words never said: cut by words the transcript places (transcribe_asset lists unplaced and doubtful ones), or give start and end',
         );
-      const cut = await cutByWords(deps, info, t, first, last, {
-        handle,
-        fadeSec: opts.fadeSec,
-        outputFps: opts.outputFps,
-        signal,
-        debug: opts.debug,
-      });
       const text = t.words
         .slice(first, last + 1)
         .map((w) => w.word)
         .join(' ');
+      const quoted = `"${text.length > 80 ? `${text.slice(0, 80)}…` : text}"`;
+      let cut: WordCut & HeardClip & { how: string };
+      try {
+        cut = await cutByWords(deps, info, t, first, last, {
+          handle,
+          fadeSec: opts.fadeSec,
+          outputFps: opts.outputFps,
+          realigned,
+          signal,
+          debug: opts.debug,
+        });
+      } catch (err) {
+        if (!(err instanceof WordsNotFound)) throw err;
+        return fail(
+          `words ${first}-${last} of asset ${id} (${quoted}) were not found in the sound where the transcript puts them: ${err.message}`,
+          'transcribe_asset with text aligns a known script again; or give start and end',
+        );
+      }
       notes.push(
-        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} ("${text.length > 80 ? `${text.slice(0, 80)}…` : text}", ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
+        `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} (${quoted}, ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
           `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}${said ? `; ${said}` : ''}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
       );
+      heard.set(i, cut);
       return { ...rest, start: cut.start, end: cut.end, levels: cut.levels };
     }),
   );
@@ -592,11 +643,50 @@ async function saidAfterAll(
   return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} unplaced, but the sound between their heard neighbours is speech`;
 }
 
+/** The sound around a clip's words does not hold them where they were put (a diagnostic at the clip, not a cut). */
+class WordsNotFound extends Error {}
+
+/**
+ * Whether words of a clip that the transcript did not place (or doubted) lie in the sound after all, aligned again
+ * around its edges (aligned-edges.ts): its first and last words placed, each at least MIN_ALIGNED_WORD long, and the
+ * sound between them speech (not pause) for SAID_SPEECH_PER_WORD a word. Then a note saying so; else undefined. A
+ * text's words never said are squeezed by an alignment into a pause or into no time at all, and are still refused.
+ */
+async function saidWhereAligned(
+  deps: CheckDeps,
+  info: ProjectAsset | undefined,
+  t: Transcript,
+  first: number,
+  last: number,
+  realigned: Realigned | undefined,
+  duration: number,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const a = realigned?.get(first);
+  const b = realigned?.get(last);
+  const rt = deps.runtime;
+  if (!rt || !info?.source || !a || !b || !(b.end > a.start)) return undefined;
+  if (a.end - a.start < MIN_ALIGNED_WORD || b.end - b.start < MIN_ALIGNED_WORD) return undefined;
+  try {
+    const spoken = await speechSeconds(rt, info.source, a.start, b.end, duration, signal);
+    if (spoken < SAID_SPEECH_PER_WORD * (last - first + 1)) return undefined;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return undefined;
+  }
+  const at = (x: number) => Math.round(x * 1000) / 1000;
+  return `not placed by the transcript, but aligned again in the sound at ${at(a.start)}-${at(b.end)} s, which is speech there`;
+}
+/** An aligned word shorter than this (s) was squeezed in, not heard. */
+const MIN_ALIGNED_WORD = 0.04;
+
 /**
  * Where a clip by words is cut: its first word's onset and last word's end heard in the sound (a recogniser's times
- * are not sample-true), the sound kept a handle beyond them (or to the quietest point of a shorter pause), the picture
- * on the whole frames around it with what lies beyond the sound muted. Without ffmpeg or readable media, from the
- * transcript's times alone (said in the note).
+ * are not sample-true; the words around each edge aligned again where PocketSphinx can, `realigned`), the sound kept a
+ * handle beyond them (or to the quietest point of a shorter pause, or, where the words run into their neighbour, from
+ * the boundary with the neighbour's part faded out), the picture on the whole frames around it with what lies beyond
+ * the sound muted. Without ffmpeg or readable media, from the transcript's times alone (said in the note). Throws
+ * WordsNotFound when the sound found does not hold the words.
  */
 async function cutByWords(
   deps: CheckDeps,
@@ -604,15 +694,29 @@ async function cutByWords(
   t: Transcript,
   first: number,
   last: number,
-  opts: { handle: number; fadeSec: number; outputFps: number; signal?: AbortSignal; debug?: (msg: string) => void },
-): Promise<WordCut & { how: string }> {
+  opts: {
+    handle: number;
+    fadeSec: number;
+    outputFps: number;
+    realigned?: Realigned;
+    signal?: AbortSignal;
+    debug?: (msg: string) => void;
+  },
+): Promise<WordCut & HeardClip & { how: string }> {
   const words: TimedWord[] = t.words;
-  const a = words[first]!;
-  const b = words[last]!;
-  const prev = words[first - 1];
-  const next = words[last + 1];
+  // A word's times: as aligned again around the edges where they were, else the transcript's.
+  const timeOf = (i: number) => {
+    const w = words[i];
+    if (!w) return undefined;
+    return opts.realigned?.get(i) ?? { start: w.start_seconds, end: w.end_seconds };
+  };
+  const a = timeOf(first)!;
+  const b = timeOf(last)!;
+  const prev = timeOf(first - 1);
+  const next = timeOf(last + 1);
+  const tight = !!opts.realigned?.has(first) && !!opts.realigned.has(last);
   const duration = info?.facts?.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
-  let edges = transcriptEdges(words, first, last, duration);
+  let edges: HeardEdges | ReturnType<typeof transcriptEdges> = transcriptEdges(words, first, last, duration);
   let heard = false;
   const rt = deps.runtime;
   if (rt && info?.source && info.facts?.hasAudio) {
@@ -622,15 +726,16 @@ async function cutByWords(
         rt,
         info.source,
         {
-          ...(prev ? { prevEnd: prev.end_seconds } : {}),
-          start: a.start_seconds,
-          firstEnd: a.end_seconds,
-          lastStart: b.start_seconds,
-          end: b.end_seconds,
-          ...(next ? { nextStart: next.start_seconds } : {}),
+          ...(prev ? { prevEnd: prev.end } : {}),
+          start: a.start,
+          firstEnd: a.end,
+          lastStart: b.start,
+          end: b.end,
+          ...(next ? { nextStart: next.start } : {}),
           duration,
-          sentenceStart: endsSentence(prev),
-          sentenceEnd: !!next && endsSentence(b),
+          sentenceStart: endsSentence(words[first - 1]),
+          sentenceEnd: !!words[last + 1] && endsSentence(words[last]),
+          ...(tight ? { tight: true } : {}),
         },
         opts.signal,
       );
@@ -641,6 +746,18 @@ async function cutByWords(
         `words ${first}-${last}: the sound around them could not be read (${(err as Error).message}); cut by the transcript's times`,
       );
     }
+  }
+  const at = (x: number) => Math.round(x * 1000) / 1000;
+  // The sound found must hold the words: an onset after the end, or a span beside where they are, is no cut of them.
+  if (heard) {
+    const held = Math.min(edges.end, b.end) - Math.max(edges.onset, a.start);
+    // (And some of where the transcript has them: an alignment may place them elsewhere in its window.)
+    const inTranscript =
+      Math.min(edges.end, words[last]!.end_seconds) - Math.max(edges.onset, words[first]!.start_seconds);
+    if (!(edges.end > edges.onset) || held < HELD_SHARE * (b.end - a.start) || !(inTranscript > 0))
+      throw new WordsNotFound(
+        `heard at ${at(edges.onset)}-${at(edges.end)} s, beside the words' ${at(a.start)}-${at(b.end)} s`,
+      );
   }
   const f = info?.facts;
   let grid: FrameGrid | undefined;
@@ -660,16 +777,33 @@ async function cutByWords(
     duration,
     ...(grid ? { grid } : {}),
   });
-  const edge = (short: boolean, side: string) =>
-    short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`;
+  const edge = (short: boolean, runOn: boolean | undefined, side: string) => {
+    if (runOn) return `where it runs into the word ${side}, that word's part faded out`;
+    return short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`;
+  };
+  const where = () => {
+    if (!heard) return "by the transcript's times; the sound could not be read";
+    return `the words heard in the sound at ${at(edges.onset)}-${at(edges.end)} s${tight ? ', aligned again around each edge' : ''}`;
+  };
   const how =
-    `sound ${cut.soundIn}-${cut.soundOut} s (${heard ? `the words heard in the sound at ${Math.round(edges.onset * 1000) / 1000}-${Math.round(edges.end * 1000) / 1000} s` : "by the transcript's times; the sound could not be read"}; ` +
-    `${edge(cut.shortBefore, 'before')}, ${edge(cut.shortAfter, 'after')})` +
+    `sound ${cut.soundIn}-${cut.soundOut} s (${where()}; ` +
+    `${edge(cut.shortBefore, cut.runOnBefore, 'before')}, ${edge(cut.shortAfter, cut.runOnAfter, 'after')})` +
     (cut.start < cut.soundIn || cut.end > cut.soundOut
       ? `; the picture takes whole frames around it, muted beyond the sound`
       : '');
-  return { ...cut, how };
+  return {
+    ...cut,
+    first,
+    last,
+    // The pause around the words as heard (where the neighbours' sound begins), for the joins to fill a hole with;
+    // where the words run on, none: the edge itself.
+    cleanFrom: 'runOnBefore' in edges && edges.runOnBefore ? at(edges.onset) : Math.min(cut.soundIn, edges.before.from),
+    cleanTo: 'runOnAfter' in edges && edges.runOnAfter ? at(edges.end) : Math.max(cut.soundOut, edges.after.to),
+    how,
+  };
 }
+/** At least this share of the words' time must lie in the sound found for them. */
+const HELD_SHARE = 0.5;
 
 /**
  * One readable paragraph of diagnostics for the text block of a tool result. Past `max` lines (or `maxBytes`) it says

@@ -1,0 +1,87 @@
+// The words around a cut's edges placed again in the sound before it is cut (media/word-align.ts): a transcript's
+// word times are as loose as the engine that made them (a word run over the pause beside it, a boundary between two
+// words a tenth of a second off); held to the few words around an edge, in order, PocketSphinx places them within a
+// few tens of milliseconds. Which words, which seconds of sound, and which of the engine's times to trust are decided
+// here; without PocketSphinx (or where it places nothing), the transcript's times stand.
+import type { TimedWord } from '../edit/words.js';
+import { phoneNames } from '../analysis/dictionary.js';
+import { alignWords, type AlignedWord } from '../media/word-align.js';
+import type { MediaSource } from '../media/input.js';
+import { speechRuns } from '../media/word-edges.js';
+import type { MediaRuntime } from './media-runtime.js';
+import { pronouncerFor } from './pronouncer.js';
+
+/** Words either side of an edge aligned with it: enough context for the engine, few enough to stay quick. */
+const CONTEXT_WORDS = 3;
+/** Seconds of sound kept beyond the outer words (their times may be off by this much). */
+const WINDOW_MARGIN = 0.3;
+/** A cut this short (s, by the transcript) is aligned in one window, its two edges together. */
+const ONE_WINDOW = 6;
+
+/** A word placed this short (s) was squeezed in; one whose time is less than this share speech ran over a pause. */
+const MIN_WORD = 0.02;
+const SPOKEN_SHARE = 0.5;
+
+/** The share of a word's time that lies in runs of speech. */
+function spokenShare(w: { start: number; end: number }, runs: { from: number; to: number }[]): number {
+  let spoken = 0;
+  for (const r of runs) spoken += Math.max(0, Math.min(w.end, r.to) - Math.max(w.start, r.from));
+  return spoken / Math.max(1e-6, w.end - w.start);
+}
+
+/** The first and last words' neighbours and themselves, placed again: by transcript index. */
+export type Realigned = Map<number, { start: number; end: number }>;
+
+/**
+ * The words around words first..last of a transcript, aligned again to the sound: every placed word of the windows
+ * around the first word's onset and the last word's end, by index. Undefined when it cannot be done here (no
+ * PocketSphinx, no scratch folder, no pronunciation); an empty map when the engine placed nothing.
+ */
+export async function realignEdges(
+  rt: MediaRuntime,
+  source: MediaSource,
+  words: TimedWord[],
+  first: number,
+  last: number,
+  duration: number,
+  signal?: AbortSignal,
+): Promise<Realigned | undefined> {
+  const engine = rt.speech;
+  if (engine?.name !== 'pocketsphinx' || !rt.scratchDir) return undefined;
+  const pronouncer = await pronouncerFor(engine);
+  const windows: [number, number][] =
+    words[last]!.end_seconds - words[first]!.start_seconds <= ONE_WINDOW
+      ? [[first - CONTEXT_WORDS, last + CONTEXT_WORDS]]
+      : [
+          [first - CONTEXT_WORDS, first + CONTEXT_WORDS],
+          [last - CONTEXT_WORDS, last + CONTEXT_WORDS],
+        ];
+  const out: Realigned = new Map();
+  for (const [a, b] of windows) {
+    const from = Math.max(0, a);
+    const to = Math.min(words.length - 1, b);
+    const inWindow = words.slice(from, to + 1).map((w) => ({
+      index: w.index,
+      pronunciations: pronouncer.pronounce(w.word).map(phoneNames),
+    }));
+    if (inWindow.some((w) => !w.pronunciations.length)) return undefined;
+    const windowFrom = Math.max(0, words[from]!.start_seconds - WINDOW_MARGIN);
+    const windowTo = Math.min(duration, words[to]!.end_seconds + WINDOW_MARGIN);
+    const placed: AlignedWord[] = await alignWords(
+      { ffmpeg: rt.ffmpeg, limiter: rt.limiter, engine, scratchDir: rt.scratchDir },
+      source,
+      windowFrom,
+      windowTo,
+      inWindow,
+      signal,
+    );
+    // Each within its window (a word the transcript put a second off, its pause swallowed, is placed where it is),
+    // and only where the sound is speech: under a music bed, which it hears as vowels, the engine may run a word
+    // over a pause.
+    const speech = await speechRuns(rt, source, windowFrom, windowTo, signal);
+    for (const p of placed)
+      if (p.end - p.start >= MIN_WORD && spokenShare(p, speech) >= SPOKEN_SHARE)
+        out.set(p.index, { start: p.start, end: p.end });
+  }
+  return out;
+}
