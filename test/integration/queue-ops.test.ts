@@ -40,7 +40,8 @@ async function worker(
   });
   const started = Date.now();
   let m: RegExpExecArray | null;
-  while (!(m = /health on (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(w.stderr())) && Date.now() - started < 10_000)
+  // (30 s: a liveness bound for a loaded machine.)
+  while (!(m = /health on (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(w.stderr())) && Date.now() - started < 30_000)
     await sleep(50);
   if (!m) throw new Error(`the worker said nowhere where its /healthz is:\n${w.stderr()}`);
   return Object.assign(w, { health: m[1]! });
