@@ -1,7 +1,7 @@
 // Where clips meet, pure: decided once every clip's in and out points are known (check-edit.ts), before the edit is
 // composed. Two things an editor would not let through:
-//  - a stutter: consecutive clips of one source whose sound ranges touch or overlap (a sentence split over two clips
-//    by words: the pause or the run-on join between them is in both) play some of it twice ("to the | -o the old").
+//  - a stutter: consecutive clips by words of one source whose sound ranges touch or overlap (a sentence split over
+//    two clips: the pause or the run-on join between them is in both) play some of it twice ("to the | -o the old").
 //    They become one continuous cut when nothing else tells them apart, else the later one starts where the earlier
 //    ends, so that no sample plays twice. Said in a note each.
 //  - a hole: a clip by words mutes the whole frames its picture holds beyond its sound, so at a join the sound drops
@@ -92,6 +92,12 @@ export function joinClips(
     const prev = out.at(-1);
     if (!here || !prev || prev.clip.asset_id !== here.clip.asset_id || unresolved.has(i - 1) || !prev.end) {
       out.push(here ?? { clip, start: NaN, end: NaN, from: [i + 1] });
+      placeOf.push(out.length - 1);
+      return;
+    }
+    // Clips given by their times are cut as asked (touching ranges play no sample twice; an overlap may be meant).
+    if (!prev.heard || !here.heard) {
+      out.push(here);
       placeOf.push(out.length - 1);
       return;
     }

@@ -341,18 +341,15 @@ function edgeIn(
       open,
     };
   }
-  // No pause, and the boundary aligned to the words: it is where the kept word ends (or starts), give or take the
-  // alignment's error; the kept word is held TIGHT_LEAN past it, its neighbour faded out beyond (cutAroundEdges).
-  if (tight) {
-    const q = side === 'before' ? boundary - TIGHT_LEAN : boundary + TIGHT_LEAN;
-    return { edge: q, pause: { from: q, to: q, quietest: q }, open: false, runOn: true };
-  }
   // No pause: the words run together. A recogniser's boundary between them errs by tens of milliseconds either way
   // (more under a bed), and the quietest point near it is as often a stop's closure inside the cut's own word as the
   // join: cut on the neighbour's side only, at least RUN_ON_LEAN and at most RUN_ON_REACH beyond the boundary, at the
-  // neighbour's end of the quietest stretch there (a little of the neighbour is heard, the word is not clipped).
-  const lo = side === 'before' ? boundary - RUN_ON_REACH : boundary + RUN_ON_LEAN;
-  const hi = side === 'before' ? boundary - RUN_ON_LEAN : boundary + RUN_ON_REACH;
+  // neighbour's end of the quietest stretch there (a little of the neighbour is heard, the word is not clipped). A
+  // boundary aligned to the words (tight) errs less: TIGHT_LEAN and TIGHT_REACH.
+  const lean = tight ? TIGHT_LEAN : RUN_ON_LEAN;
+  const reach = tight ? TIGHT_REACH : RUN_ON_REACH;
+  const lo = side === 'before' ? boundary - reach : boundary + lean;
+  const hi = side === 'before' ? boundary - lean : boundary + reach;
   let first = a.activity.length;
   let last = -1;
   for (let f = 0; f < a.activity.length; f++) {
@@ -365,7 +362,7 @@ function edgeIn(
   // the quiet frame's outer end. The cut goes in the middle of that hop, not at the quiet frame's centre.
   const outer = ((side === 'before' ? -1 : 1) * (FRAME / 2 + HOP / 2)) / RATE;
   const quiet = first <= last ? t(quietStretchEnd(a.energy, first, last, side)) + outer : boundary;
-  const q = side === 'before' ? Math.min(quiet, boundary - RUN_ON_LEAN) : Math.max(quiet, boundary + RUN_ON_LEAN);
+  const q = side === 'before' ? Math.min(quiet, boundary - lean) : Math.max(quiet, boundary + lean);
   return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
 }
 
@@ -421,11 +418,12 @@ const RUN_ON_LEAN = 0.04;
 const RUN_ON_REACH = 0.12;
 
 /**
- * Where aligned words run together, the kept word is held this far (s) past their boundary: the alignment's boundary
- * errs by ±10 ms for half of them and by more than 20 ms for one in ten (bench/README.md, editor's scorecard), and a
- * clipped word is worse than a few milliseconds of its neighbour, faded.
+ * Where aligned words run together, the cut goes this far (s) at least, and at most TIGHT_REACH, past their boundary:
+ * the alignment's boundary errs by ±10 ms for half of them and by more than 20 ms for one in ten, and a clipped word
+ * is worse than a few milliseconds of its neighbour.
  */
-export const TIGHT_LEAN = 0.012;
+const TIGHT_LEAN = 0.025;
+const TIGHT_REACH = 0.06;
 
 /** A quiet run this long (s) is a pause near where the transcript puts the words, and this long anywhere. */
 const LONG_PAUSE = 0.15;

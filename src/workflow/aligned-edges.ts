@@ -18,6 +18,9 @@ const WINDOW_MARGIN = 0.3;
 /** A cut this short (s, by the transcript) is aligned in one window, its two edges together. */
 const ONE_WINDOW = 6;
 
+/** A word the transcript placed is taken as aligned again only within this much (s) of the transcript's times. */
+const AGREE = 0.12;
+
 /** A word placed this short (s) was squeezed in; one whose time is less than this share speech ran over a pause. */
 const MIN_WORD = 0.02;
 const SPOKEN_SHARE = 0.5;
@@ -35,7 +38,8 @@ export type Realigned = Map<number, { start: number; end: number }>;
 /**
  * The words around words first..last of a transcript, aligned again to the sound: every placed word of the windows
  * around the first word's onset and the last word's end, by index. Undefined when it cannot be done here (no
- * PocketSphinx, no scratch folder, no pronunciation); an empty map when the engine placed nothing.
+ * PocketSphinx, no scratch folder, no pronunciation); an empty map when the engine placed nothing. `unplaced`: the
+ * words the transcript did not place (or doubted), which may be placed anywhere in the windows.
  */
 export async function realignEdges(
   rt: MediaRuntime,
@@ -44,6 +48,7 @@ export async function realignEdges(
   first: number,
   last: number,
   duration: number,
+  unplaced: Set<number>,
   signal?: AbortSignal,
 ): Promise<Realigned | undefined> {
   const engine = rt.speech;
@@ -79,9 +84,20 @@ export async function realignEdges(
     // and only where the sound is speech: under a music bed, which it hears as vowels, the engine may run a word
     // over a pause.
     const speech = await speechRuns(rt, source, windowFrom, windowTo, signal);
-    for (const p of placed)
+    for (const p of placed) {
+      // A word the transcript placed is moved by tens of milliseconds, not more: one placed further off is the
+      // engine matching the sequence elsewhere in the window (under a bed it placed a sentence's middle in the word
+      // before), and the transcript's time stands.
+      const w = words[p.index];
+      const placedByTranscript = w && !unplaced.has(p.index);
+      if (
+        placedByTranscript &&
+        (Math.abs(p.start - w.start_seconds) > AGREE || Math.abs(p.end - w.end_seconds) > AGREE)
+      )
+        continue;
       if (p.end - p.start >= MIN_WORD && spokenShare(p, speech) >= SPOKEN_SHARE)
         out.set(p.index, { start: p.start, end: p.end });
+    }
   }
   return out;
 }

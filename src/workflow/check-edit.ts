@@ -17,7 +17,7 @@ import {
   type WordCut,
 } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { hearEdges, speechSeconds, type HeardEdges } from '../media/word-edges.js';
+import { hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
 import { realignEdges, type Realigned } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
@@ -555,12 +555,13 @@ async function resolveWords(
       const unheard = unheardSpan(t.words, first, last, unheardSet);
       const info = assets.get(id);
       const duration = info?.facts?.durationMs !== undefined ? info.facts.durationMs / 1000 : t.duration_seconds;
-      // The words around each edge placed again in the sound (aligned-edges.ts): where the transcript's times are
-      // loose, and where it did not place them at all.
+      // Where the transcript did not place some of the words, those around each edge placed again in the sound
+      // (aligned-edges.ts): whether they were said after all, and where. (Placed words keep the transcript's times:
+      // aligned again, the boundaries between words that run together came out no closer, bench/README.md.)
       let realigned: Realigned | undefined;
-      if (deps.runtime && info?.source && info.facts?.hasAudio) {
+      if (unheard && deps.runtime && info?.source && info.facts?.hasAudio) {
         try {
-          realigned = await realignEdges(deps.runtime, info.source, t.words, first, last, duration, signal);
+          realigned = await realignEdges(deps.runtime, info.source, t.words, first, last, duration, unheardSet, signal);
         } catch (err) {
           if (signal?.aborted) throw err;
           opts.debug?.(`words ${first}-${last} of ${id}: aligning them again failed (${(err as Error).message})`);
@@ -748,13 +749,34 @@ async function cutByWords(
     }
   }
   const at = (x: number) => Math.round(x * 1000) / 1000;
+  // A word whose time swallowed the pause beside it (a sentence's last word run over the pause after it) may leave
+  // the edges' windows meeting in that pause: too short a span (or one that ends before it starts) to be the words.
+  // Then the words are the speech heard where they are.
+  if (heard && rt && info?.source && !(edges.end - edges.onset >= MIN_HEARD)) {
+    const runs = await speechRuns(rt, info.source, Math.max(0, a.start - RUN_MARGIN), b.end + RUN_MARGIN, opts.signal);
+    const inside = runs.filter((r) => r.to > a.start && r.from < b.end);
+    if (inside.length) {
+      const onset = Math.max(inside[0]!.from, prev ? Math.min(a.start, prev.end) : 0);
+      const end = Math.min(inside.at(-1)!.to, next ? Math.max(b.end, next.start) : duration);
+      const before = runs.findLast((r) => r.to <= onset)?.to ?? Math.max(0, onset - RUN_MARGIN);
+      const after = runs.find((r) => r.from >= end)?.from ?? Math.min(duration, end + RUN_MARGIN);
+      edges = {
+        onset,
+        before: { from: before, to: onset, quietest: (before + onset) / 2 },
+        end,
+        after: { from: end, to: after, quietest: (end + after) / 2 },
+      };
+    }
+  }
   // The sound found must hold the words: an onset after the end, or a span beside where they are, is no cut of them.
   if (heard) {
     const held = Math.min(edges.end, b.end) - Math.max(edges.onset, a.start);
     // (And some of where the transcript has them: an alignment may place them elsewhere in its window.)
     const inTranscript =
       Math.min(edges.end, words[last]!.end_seconds) - Math.max(edges.onset, words[first]!.start_seconds);
-    if (!(edges.end > edges.onset) || held < HELD_SHARE * (b.end - a.start) || !(inTranscript > 0))
+    // (Of the shorter of the two: a word run over a pause is longer than its sound.)
+    const shorter = Math.min(b.end - a.start, edges.end - edges.onset);
+    if (!(edges.end - edges.onset >= MIN_HEARD) || held < HELD_SHARE * shorter || !(inTranscript > 0))
       throw new WordsNotFound(
         `heard at ${at(edges.onset)}-${at(edges.end)} s, beside the words' ${at(a.start)}-${at(b.end)} s`,
       );
@@ -802,7 +824,11 @@ async function cutByWords(
     how,
   };
 }
-/** At least this share of the words' time must lie in the sound found for them. */
+/** The sound found for words is this long (s) at least; the speech around them is searched this far beyond them. */
+const MIN_HEARD = 0.05;
+const RUN_MARGIN = 0.3;
+
+/** At least this share of the words' time (or of the sound found, the shorter) must lie in the sound found for them. */
 const HELD_SHARE = 0.5;
 
 /**

@@ -1,0 +1,149 @@
+// The sound of cuts by words as an editor hears it (issue 46, items 1-3), through the built server over stdio: speech
+// whose every word's true start and end is known (flite's phone times), the bench's sentences that run their words
+// together, in a voice alone and in one under a tonal music bed 10 dB down, as 25 fps video; the known text aligned.
+// Read back from the edits kept and from a preview: a sentence split over two clips plays no sample twice (it
+// stuttered "to the | -o the"); under the bed the sound never drops to digital silence at a join (holes at every
+// join); a single word, first or last in its sentence, is a cut that holds it (it was "the cut ends before it
+// starts").
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
+import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { soundOf } from '../helpers/sound.js';
+import { WORD_CUT_FPS, heardSpan, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cutroom-cut-sound-'));
+const allowed = join(root, 'allowed');
+const TOLERANCE = 0.005;
+const SENTENCES = CUT_SENTENCES.slice(0, 4);
+const GAPS = CUT_GAPS.slice(0, 4);
+
+type Seg = {
+  video_id: string;
+  video_start_time: string;
+  video_end_time: string;
+  audio_levels: { audio_level: number; start_time: string; end_time: string }[];
+};
+type Composed = { ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] };
+const structured = <R>(r: unknown): R => {
+  const res = r as { isError?: boolean; structuredContent?: unknown };
+  if (res.isError) throw new Error(textOf(r));
+  return res.structuredContent as R;
+};
+
+let server: Spawned;
+let projectId: string;
+const media: { name: string; id: string; words: PlacedWord[] }[] = [];
+const call = (name: string, args: Record<string, unknown>) =>
+  server.client.callTool({ name, arguments: args }, { timeout: 600_000 });
+const compose = async (clips: Record<string, unknown>[]) =>
+  structured<Composed>(
+    await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips }),
+  );
+const segments = async (c: Composed) =>
+  (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential;
+const sentenceWords = (words: PlacedWord[], s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
+
+beforeAll(async () => {
+  mkdirSync(allowed, { recursive: true });
+  server = await spawnServer({
+    CUTROOM_DATA_DIR: join(root, 'data'),
+    CUTROOM_ALLOWED_DIRS: allowed,
+    CUTROOM_CACHE_DIR: join(root, 'cache'),
+    CUTROOM_RENDER_WAIT_MS: '55000',
+    CUTROOM_LOG_LEVEL: 'error',
+  });
+  projectId = structured<{ project: { id: string } }>(
+    await call('create_project', { name: 'cut sound', description: 'the sound of cuts by words' }),
+  ).project.id;
+  for (const [voice, bed] of [
+    ['slt', undefined],
+    ['rms', 10],
+  ] as const) {
+    const name = `${voice}${bed ?? ''}`;
+    const { video, words } = makeWordCutMedia(allowed, name, voice, SENTENCES, GAPS, bed);
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+      .asset.id;
+    structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: SENTENCES.join(' ') }));
+    media.push({ name: bed ? `${voice} under a bed ${bed} dB down` : voice, id, words });
+  }
+}, 900_000);
+afterAll(async () => {
+  await server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('a cut by words', () => {
+  it('of a single word, first or last in its sentence, holds that word (never a cut that ends before it starts)', async () => {
+    const problems: string[] = [];
+    for (const m of media)
+      for (const s of [0, 2]) {
+        const ids = sentenceWords(m.words, s);
+        for (const k of [ids[1]!, ids.at(-1)!]) {
+          const at = `${m.name}: "${m.words[k]!.word}" alone`;
+          const c = await compose([{ asset_id: m.id, words: [k, k] }]);
+          if (!c.ready) {
+            problems.push(`${at}: not cut (${c.diagnostics.map((d) => d.message).join('; ')})`);
+            continue;
+          }
+          const { full } = heardSpan((await segments(c))[0]!);
+          if (full.from > m.words[k]!.start + TOLERANCE || full.to < m.words[k]!.end - TOLERANCE)
+            problems.push(
+              `${at}: full level ${full.from.toFixed(3)}-${full.to.toFixed(3)} s, the word ${m.words[k]!.start.toFixed(3)}-${m.words[k]!.end.toFixed(3)} s`,
+            );
+        }
+      }
+    expect(problems).toEqual([]);
+  }, 1_800_000);
+});
+
+describe('clips by words one after another', () => {
+  it('of one sentence split in two play no sample twice, said in the notes', async () => {
+    const problems: string[] = [];
+    for (const m of media) {
+      const ids = sentenceWords(m.words, 1);
+      const k = ids[4]!;
+      const c = await compose([
+        { asset_id: m.id, words: [ids[0]!, k] },
+        { asset_id: m.id, words: [k + 1, ids.at(-1)!] },
+      ]);
+      if (!c.ready) {
+        problems.push(`${m.name}: not cut (${c.diagnostics.map((d) => d.message).join('; ')})`);
+        continue;
+      }
+      const spans = (await segments(c)).map((seg) => heardSpan(seg).heard);
+      for (let i = 1; i < spans.length; i++)
+        if (spans[i]!.from < spans[i - 1]!.to - 0.0005)
+          problems.push(`${m.name}: ${Math.round((spans[i - 1]!.to - spans[i]!.from) * 1000)} ms played twice`);
+      if (spans.length === 1 || spans[1]!.from <= spans[0]!.to + 0.0005)
+        expect(c.notes.join('\n'), m.name).toMatch(/nothing plays twice/);
+    }
+    expect(problems).toEqual([]);
+  }, 1_800_000);
+
+  it('under a music bed never drop to digital silence at a join', async () => {
+    const m = media.find((x) => x.name.includes('bed'))!;
+    const clips = [0, 2, 1, 3].map((s) => {
+      const ids = sentenceWords(m.words, s);
+      return { asset_id: m.id, words: [ids[0]!, ids.at(-1)!] };
+    });
+    const c = await compose(clips);
+    expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
+    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
+    const x = soundOf(p.path);
+    const rate = 48_000;
+    // Digital silence: under -90 dBFS. Not at the timeline's own start and end (the first frame before the sound).
+    const floor = 10 ** (-90 / 20);
+    const holes: string[] = [];
+    let run = 0;
+    const from = Math.round(0.08 * rate);
+    const to = x.length - Math.round(0.08 * rate);
+    for (let i = from; i < to; i++) {
+      run = Math.abs(x[i]!) < floor ? run + 1 : 0;
+      if (run === Math.round(0.005 * rate)) holes.push(`${((i - run) / rate).toFixed(3)} s`);
+    }
+    expect(holes, 'runs over 5 ms under -90 dBFS').toEqual([]);
+  }, 1_800_000);
+});
