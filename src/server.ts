@@ -17,6 +17,7 @@ import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
+import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
 import { assetTools } from './tools/assets.js';
 import { registerTools } from './tools/define.js';
@@ -159,6 +160,8 @@ export function createServer({
         prompts: { listChanged: false },
         completions: {},
         logging: {},
+        // MCP Apps: this server serves views (ui://) and app-only tools.
+        extensions: { [UI_EXTENSION]: {} },
       },
       instructions: instructions(backend),
     },
