@@ -96,10 +96,15 @@ export function remoteBackend(shared: Shared, apiKey: string | undefined, rememb
   );
 }
 
-export function localBackend(shared: Shared, prober: MediaProber | undefined): LocalBackend {
+/** The local backend on `dataDir` (the data dir; over HTTP, a folder of it for each person signed in). */
+export function localBackend(
+  shared: Shared,
+  prober: MediaProber | undefined,
+  dataDir = shared.config.dataDir,
+): LocalBackend {
   const { config, media, logger } = shared;
   return new LocalBackend({
-    dataDir: config.dataDir,
+    dataDir,
     allowedDirs: config.allowedDirs,
     prober,
     // With a job queue, renders run on its workers (which share the data dir the render is written in).

@@ -11,7 +11,9 @@ import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, t
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
 import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
-import { Callers } from './http/callers.js';
+import type { Auth } from './auth/index.js';
+import { hashPassword } from './auth/passwords.js';
+import { Callers, callerId } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { workerHealthListener } from './http/worker-health.js';
 import { addSecret, createLogger, type Logger } from './log.js';
@@ -29,6 +31,7 @@ import { NAME, VERSION } from './version.js';
 const USAGE = `Usage: cutroom                 serve MCP over stdio
        cutroom --http [--port N] [--host H]   serve MCP over Streamable HTTP
        cutroom worker        run the job queue's jobs (with CUTROOM_QUEUE_URL; cutroom worker --help)
+       cutroom hash-password print the hash of a password read from stdin (a line of CUTROOM_OAUTH_USERS_FILE)
 Configured by the environment (README: Configuration).
 `;
 
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
+    if (args.hashPassword) return await printPasswordHash();
     if (args.help) {
       process.stdout.write(args.worker ? WORKER_USAGE : USAGE);
       process.exit(0);
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
   }
   addSecret(config.apiKey);
   addSecret(config.http?.token);
+  addSecret(config.http?.oauth?.embedded?.secret);
   if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
   for (const secret of config.s3?.hide ?? []) addSecret(secret);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
@@ -173,6 +178,7 @@ async function main(): Promise<void> {
  */
 function checkHttpConfig(config: Config): void {
   const http = config.http!;
+  if (http.oauth) return checkOAuthConfig(config);
   if (config.backend === 'local' && !http.token) {
     // On loopback too: any local process (or a page that gets past the Origin check) could reach your files.
     throw new ConfigError(
@@ -181,6 +187,28 @@ function checkHttpConfig(config: Config): void {
   }
   if (http.useServerKey && !config.apiKey)
     throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+}
+
+/**
+ * With OAuth, people sign in instead of bringing the operator's token; what each needs to be served must be there.
+ */
+function checkOAuthConfig(config: Config): void {
+  const http = config.http!;
+  const oauth = http.oauth!;
+  if (http.useServerKey && !config.apiKey)
+    throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+  if (config.backend === 'remote' && oauth.issuer && !http.useServerKey)
+    throw new ConfigError(
+      "people who sign in through your identity provider are served with the team's Video Jungle key: set VJ_API_KEY and CUTROOM_HTTP_USE_SERVER_KEY=1 (or use cutroom's own sign-in, CUTROOM_OAUTH_SECRET, where each person gives their own key)",
+    );
+  if (config.backend === 'local' && oauth.embedded && !oauth.embedded.usersFile && !http.token)
+    throw new ConfigError(
+      'nobody could sign in: list people in CUTROOM_OAUTH_USERS_FILE (lines name:hash, the hash from `cutroom hash-password`), or set CUTROOM_HTTP_TOKEN to sign in with',
+    );
+  if (!isLoopback(http.host) && new URL(oauth.publicUrl).protocol !== 'https:')
+    throw new ConfigError(
+      `CUTROOM_PUBLIC_URL must be https:// when listening beyond loopback (${http.host}): OAuth sends codes and tokens only over TLS (put a TLS proxy in front)`,
+    );
 }
 
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
@@ -192,11 +220,13 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     void local.sweepLeftovers();
   }
+  const auth = http.oauth ? await startAuth(shared, http, callers) : undefined;
   const app = createHttpApp({
     backendKind: config.backend,
     http,
     serverKey: config.apiKey,
     callers,
+    ...(auth ? { auth } : {}),
     logger,
     ...(queueMetrics ? { queueMetrics } : {}),
   });
@@ -221,9 +251,13 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
   const keys =
     config.backend === 'local'
-      ? 'the local backend, behind CUTROOM_HTTP_TOKEN'
+      ? `the local backend, behind ${http.oauth ? 'OAuth sign-in' : 'CUTROOM_HTTP_TOKEN'}`
       : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
   logger.announce(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
+  if (auth)
+    logger.info(
+      `oauth: sign-in at ${auth.resource} with tokens from ${http.oauth!.embedded ? "cutroom's own authorization server" : auth.issuer} (metadata: ${auth.metadataUrl})`,
+    );
 
   let closing = false;
   const shutdown = async (why: string) => {
@@ -249,6 +283,61 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
   keepAlive(logger);
   void sweepAfterTheDead(logger);
+}
+
+/**
+ * `cutroom hash-password`: reads a password (typed without echo on a terminal, else the first line of stdin) and
+ * prints its hash, for a line `name:<hash>` of CUTROOM_OAUTH_USERS_FILE.
+ */
+async function printPasswordHash(): Promise<void> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) process.stderr.write('Password (not shown): ');
+  const password = await new Promise<string>((resolve) => {
+    let text = '';
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    const done = () => {
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+      resolve(text.split(/\r?\n/)[0] ?? '');
+    };
+    stdin.on('data', (chunk: string) => {
+      // Ctrl-C on a terminal in raw mode.
+      if (chunk.includes('\u0003')) process.exit(130);
+      text += chunk;
+      if (/[\r\n]/.test(text)) done();
+    });
+    stdin.on('end', done);
+  });
+  if (stdin.isTTY) process.stderr.write('\n');
+  if (password.length < 8) {
+    process.stderr.write('cutroom: a password must be at least 8 characters\n');
+    process.exit(2);
+  }
+  process.stdout.write(`${await hashPassword(password)}\n`);
+  process.exit(0);
+}
+
+/** OAuth sign-in (auth/): tokens checked against the issuer the operator names, or cutroom's own. */
+async function startAuth(shared: Shared, http: NonNullable<Config['http']>, callers: Callers): Promise<Auth> {
+  const { config, logger } = shared;
+  try {
+    // Loaded only when OAuth is configured (jose, and oidc-provider for cutroom's own sign-in).
+    const { Auth } = await import('./auth/index.js');
+    return await Auth.create({
+      oauth: http.oauth!,
+      backendKind: config.backend,
+      dataDir: config.dataDir,
+      logger,
+      ...(http.token ? { operatorToken: http.token } : {}),
+      ...(http.useServerKey && config.apiKey ? { teamKey: config.apiKey } : {}),
+      keyCallerId: callerId,
+      ...(config.backend === 'remote' ? { checkServiceKey: (key: string) => callers.checkKey(key) } : {}),
+    });
+  } catch (err) {
+    logger.error(`oauth: ${(err as Error).message}`);
+    process.exit(2);
+  }
 }
 
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */

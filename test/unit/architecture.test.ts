@@ -12,6 +12,7 @@ const SRC = join(import.meta.dirname, '../../src');
 const ROOMS = [
   'index.ts',
   'http/',
+  'auth/',
   'assemble.ts',
   'stdio-wire.ts',
   'server.ts',
