@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from './log.js';
 import * as editResources from './resources/edits.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
-import { showTextBodies } from './resources/parts.js';
+import { DEFAULT_PART_BYTES, HTTP_PART_BYTES, showTextBodies } from './resources/parts.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
@@ -176,7 +176,8 @@ export function createServer({
     runtime,
     exportsDir,
     allowedDirs,
-    partBytes,
+    // Over HTTP no part may make a server-sent event over 1 MiB.
+    partBytes: http ? Math.min(partBytes ?? DEFAULT_PART_BYTES, HTTP_PART_BYTES) : partBytes,
     ...(hosted ? { hosted } : {}),
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),

@@ -1,5 +1,6 @@
 // One picture of a rendered timeline: the first, middle and last frame of every cut, labelled with the cut
-// number and its timecode on the timeline. At most 2000 px a side and 1 MB, which clients accept as an image.
+// number and its timecode on the timeline. At most 2000 px a side and 640 KiB: clients accept it as an image, and a
+// result carrying it (in base64, with its text) stays under the 1 MiB one server-sent event may carry.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import type { RenderPlan } from '../edit/plan.js';
@@ -7,7 +8,7 @@ import { frameStartMs } from '../edit/timecode.js';
 import { num } from './timeline-args.js';
 
 export const MAX_SIDE = 2000;
-export const MAX_BYTES = 1024 * 1024;
+export const MAX_BYTES = 640 * 1024;
 
 const FONT_CANDIDATES = [
   '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf',

@@ -1,6 +1,7 @@
 // preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get; given
 // a preview_id instead of an edit, it follows a preview that outlasted its call to the same full result.
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { MAX_BYTES as MAX_SHEET_BYTES } from '../media/contact-sheet.js';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
@@ -131,7 +132,16 @@ export function doneResult(
   };
   const result = ok(structured, text);
   result.content.push(
-    { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
+    // Inline when it fits the contact sheet's bound (as ffmpeg's lowest quality may not), else linked.
+    sheetBytes.length <= MAX_SHEET_BYTES
+      ? { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' }
+      : {
+          type: 'resource_link',
+          uri: previewUri(preview.preview_id, 'sheet.jpg'),
+          name: 'sheet.jpg',
+          mimeType: 'image/jpeg',
+          description: 'The contact sheet (too large to send inline)',
+        },
     {
       type: 'resource_link',
       uri: previewUri(preview.preview_id, 'preview.mp4'),

@@ -139,7 +139,7 @@ const CLIPS_AT_ONCE = 2;
 /**
  * Jobs of this process by cache folder and preview id: over HTTP each caller has their own folder, and one caller's
  * job (its progress, its failure) is never another's, whoever learns the id. A finished one is forgotten soon (its
- * result is on disk, and the sheet it holds is up to 1 MB); a failed one is kept a while, to tell
+ * result is on disk, and the sheet it holds is up to 640 KiB); a failed one is kept a while, to tell
  * preview_edit {preview_id} why.
  */
 const jobs = new Map<string, PreviewJob>();
