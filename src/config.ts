@@ -249,6 +249,11 @@ export const ConfigSchema = z.object({
       allowedHosts: z.array(z.string()),
       /** Serve callers who bring no key with VJ_API_KEY (off unless the operator opts in). */
       useServerKey: z.boolean(),
+      /**
+       * CUTROOM_HTTP_NO_AUTH: the local backend answers anyone who reaches it, on loopback only (for a browser host
+       * that sends no credentials, such as the ext-apps example host).
+       */
+      noAuth: z.boolean(),
       maxBodyMb: positiveInt('CUTROOM_HTTP_MAX_BODY_MB', 1, 1024),
       /** ffmpeg processes one caller may run at once (CUTROOM_MAX_FFMPEG bounds them all). */
       callerFfmpeg: positiveInt('CUTROOM_HTTP_CALLER_FFMPEG', 1, 16),
@@ -466,6 +471,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             allowedOrigins: list(env.CUTROOM_HTTP_ALLOWED_ORIGINS),
             allowedHosts: list(env.CUTROOM_HTTP_ALLOWED_HOSTS),
             useServerKey: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_USE_SERVER_KEY) ?? ''),
+            noAuth: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_NO_AUTH) ?? ''),
             maxBodyMb: blank(env.CUTROOM_HTTP_MAX_BODY_MB) ?? 16,
             callerFfmpeg: blank(env.CUTROOM_HTTP_CALLER_FFMPEG) ?? 2,
             drainMs: blank(env.CUTROOM_HTTP_DRAIN_MS) ?? 30_000,

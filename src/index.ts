@@ -178,15 +178,36 @@ async function main(): Promise<void> {
  */
 function checkHttpConfig(config: Config): void {
   const http = config.http!;
+  if (http.noAuth) return checkNoAuthConfig(config);
   if (http.oauth) return checkOAuthConfig(config);
   if (config.backend === 'local' && !http.token) {
     // On loopback too: any local process (or a page that gets past the Origin check) could reach your files.
     throw new ConfigError(
-      `over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? '' : `; refusing to listen on ${http.host} without one`}`,
+      `over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? ', or CUTROOM_HTTP_NO_AUTH=1 for a host on this machine that sends none' : `; refusing to listen on ${http.host} without one`}`,
     );
   }
   if (http.useServerKey && !config.apiKey)
     throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+}
+
+/**
+ * Without authentication the local backend answers anyone who can reach it: so only on loopback, where only this
+ * machine's processes (and pages the Origin check lets through) can.
+ */
+function checkNoAuthConfig(config: Config): void {
+  const http = config.http!;
+  if (config.backend !== 'local')
+    throw new ConfigError(
+      "CUTROOM_HTTP_NO_AUTH is for the local backend; on the service backend callers bring their key, or use the team's with CUTROOM_HTTP_USE_SERVER_KEY=1",
+    );
+  if (http.oauth)
+    throw new ConfigError(
+      'CUTROOM_HTTP_NO_AUTH and OAuth sign-in (CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET) exclude each other',
+    );
+  if (!isLoopback(http.host))
+    throw new ConfigError(
+      `CUTROOM_HTTP_NO_AUTH serves your files to anyone who reaches the server, so only on loopback: refusing to listen on ${http.host} without authentication (set CUTROOM_HTTP_TOKEN, or OAuth sign-in)`,
+    );
 }
 
 /**
@@ -249,9 +270,12 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   });
   const { port } = server.address() as AddressInfo;
   const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
+  const localGate = http.noAuth
+    ? 'WITHOUT authentication (CUTROOM_HTTP_NO_AUTH): any process on this machine may use it'
+    : `behind ${http.oauth ? 'OAuth sign-in' : 'CUTROOM_HTTP_TOKEN'}`;
   const keys =
     config.backend === 'local'
-      ? `the local backend, behind ${http.oauth ? 'OAuth sign-in' : 'CUTROOM_HTTP_TOKEN'}`
+      ? `the local backend, ${localGate}`
       : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
   logger.announce(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
   if (auth)

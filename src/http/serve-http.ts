@@ -295,6 +295,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     const who = await whoIsCalling(req, {
       backendKind: opts.backendKind,
       ...(http.token ? { token: http.token } : {}),
+      ...(http.noAuth ? { noAuth: true } : {}),
       ...(http.useServerKey && opts.serverKey ? { serverKey: opts.serverKey } : {}),
       ...(opts.auth ? { auth: opts.auth } : {}),
     });

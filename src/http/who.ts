@@ -5,7 +5,8 @@
 // - an OAuth access token (a JWT, when OAuth is on): auth/ checks it and says who signed in;
 // - on the service backend, a service key (X-API-Key, or the bearer when it is no token of cutroom's), or the
 //   team's key (VJ_API_KEY) for callers who bring none when CUTROOM_HTTP_USE_SERVER_KEY is set and OAuth is off.
-// Anything else is refused: with OAuth on, with the challenge that tells an MCP client where to sign in.
+// Anything else is refused: with OAuth on, with the challenge that tells an MCP client where to sign in. With
+// CUTROOM_HTTP_NO_AUTH (the local backend on loopback only) nothing is: every request is the operator's.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { looksLikeJwt, type Auth, type Refusal } from '../auth/index.js';
@@ -18,6 +19,8 @@ export interface WhoOptions {
   /** VJ_API_KEY when CUTROOM_HTTP_USE_SERVER_KEY lets it serve callers who bring none. */
   serverKey?: string;
   auth?: Auth;
+  /** CUTROOM_HTTP_NO_AUTH: the local backend serves every request as the operator's (index.ts keeps it to loopback). */
+  noAuth?: boolean;
 }
 
 const same = (a: string, b: string) =>
@@ -62,6 +65,7 @@ export async function whoIsCalling(
       ),
     };
   }
+  if (opts.noAuth && !remote) return { caller: { kind: 'operator' } };
   if (bearer && auth && looksLikeJwt(bearer)) {
     const verdict = await auth.identify(`Bearer ${bearer}`);
     if ('refused' in verdict) return verdict;
