@@ -15,6 +15,7 @@ import {
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 import { didYouMean } from '../did-you-mean.js';
 import { UserFacingError, isUuid } from '../errors.js';
+import { unknownFieldMessage, unknownFields } from '../unknown-fields.js';
 import { editUri, isEditId, type EditStore, type StoredEdit } from './edit-store.js';
 
 export const EditInputShape = {
@@ -105,6 +106,11 @@ export async function resolveEditInput(store: EditStore | undefined, raw: EditRe
     if (!parsed.success)
       throw new UserFacingError(
         `the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`,
+      );
+    const unknown = unknownFields(EditInputObject, inline);
+    if (unknown.length)
+      throw new UserFacingError(
+        `the edit's arguments are not as compose_edit takes them: ${unknown.map(unknownFieldMessage).join('; ')}`,
       );
     return { input: parsed.data };
   }
