@@ -128,7 +128,7 @@ export function instructions(backend: Backend): string {
           'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
         ]
       : []),
-    'Every failure is an error result that says what to do next.',
+    'Every failure is an error result that says what to do next; an edit checked and found not ready is not one: compose_edit and tighten_edit answer ready: false with the diagnostics to fix.',
   ].join('\n');
 }
 

@@ -144,6 +144,21 @@ describe('the whole workflow, locally', () => {
     expect(p.cuts).toHaveLength(2);
   });
 
+  it('answers as the instructions say: a failure is an error result, an edit found not ready is not', async () => {
+    expect(srv.client.getInstructions()).toMatch(
+      /Every failure is an error result .*; an edit checked and found not ready is not one: .*ready: false/,
+    );
+    const notReady = await call(srv, 'compose_edit', {
+      project_id: projectId,
+      clips: [{ asset_id: ids.red, start: 0, end: 600 }],
+    });
+    expect(notReady.isError ?? false).toBe(false);
+    expect(textOf(notReady)).toMatch(/^Not ready: /);
+    expect((notReady.structuredContent as { ready: boolean }).ready).toBe(false);
+    const failed = await call(srv, 'compose_edit', { project_id: randomUUID(), clips: [{ asset_id: ids.red }] });
+    expect(failed.isError).toBe(true);
+  });
+
   it('renders at full quality into a generated_video asset that goes processing -> uploaded', async () => {
     const args = {
       project_id: projectId,
