@@ -3,6 +3,10 @@
 import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
+  OUTPUT_PRESET_NAMES,
+  MAX_HEIGHT,
+  MAX_WIDTH,
+  resolvePreset,
   LOUDNESS_PRESETS,
   MAX_TARGET_LUFS,
   MAX_TRUE_PEAK_DB,
@@ -106,8 +110,6 @@ export interface Normalized {
   diagnostics: Diagnostic[];
 }
 
-export const MAX_WIDTH = 7680;
-export const MAX_HEIGHT = 4320;
 export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
   'video_edit_version',
@@ -144,8 +146,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 /** Parses "1920x1080" (any case, spaces allowed). */
 export function parseResolution(value: unknown): { width: number; height: number } | { reason: string } {
   if (typeof value !== 'string') return { reason: 'must be a string WIDTHxHEIGHT such as "1920x1080"' };
-  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(value);
-  if (!m) return { reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080")` };
+  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(resolvePreset(value));
+  if (!m)
+    return {
+      reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080") or a preset (${OUTPUT_PRESET_NAMES})`,
+    };
   const width = Number(m[1]);
   const height = Number(m[2]);
   if (width < 2 || height < 2) return { reason: `${width}x${height} is too small` };

@@ -5,13 +5,7 @@
 // and tools/list carries the edit's shape once.
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
-import {
-  CaptionsSchema,
-  DEFAULT_RESOLUTION,
-  EditDraftSchema,
-  LISTED_OUTPUT_PRESETS,
-  LOUDNESS_PRESETS,
-} from '../edit/model.js';
+import { CaptionsSchema, EditDraftSchema, LISTED_OUTPUT_PRESETS, LOUDNESS_PRESETS } from '../edit/model.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 import { didYouMean } from '../did-you-mean.js';
 import { UserFacingError, isUuid } from '../errors.js';
@@ -26,8 +20,8 @@ export const EditInputShape = {
     "Instead of clips/overlays, the service's edit definition: video_series_sequential [{video_id, video_start_time, video_end_time, audio_levels?, crop?}], " +
       'audio_overlay [{audio_id, audio_start_time, audio_end_time, audio_levels?}], video_output_resolution, video_output_fps, video_output_filename; audio_levels [{audio_level 0-1, start_time, end_time}]',
   ),
-  resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default ${DEFAULT_RESOLUTION}`),
-  fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
+  resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default the sources' size`),
+  fps: z.number().optional().describe("Default the sources' rate; 29.97 etc. allowed"),
   filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),
   audio_fade_ms: z
     .number()
