@@ -167,7 +167,13 @@ export async function checkEdit(
       signal,
     );
     // The output the call does not name: the sources' (the size and rate most cuts have).
-    const fromSources = sourceOutput((input.clips ?? []).map((c) => assets.get(String(c.asset_id).trim())?.facts));
+    // (Stills say nothing of it: a photo's size is not the video's.)
+    const fromSources = sourceOutput(
+      (input.clips ?? []).map((c) => {
+        const a = assets.get(String(c.asset_id).trim());
+        return a?.kind === 'video' ? a.facts : undefined;
+      }),
+    );
     const resolution = input.resolution ?? fromSources.resolution;
     const fps = input.fps ?? fromSources.fps;
     const taken = [
