@@ -9,7 +9,6 @@ import {
   RoleFields,
   DEFAULT_FILENAME,
   DEFAULT_FPS,
-  DEFAULT_RESOLUTION,
   resolvePreset,
   EDIT_VERSION,
   MAX_FPS,
