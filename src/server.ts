@@ -106,9 +106,11 @@ function hideServerPathsInResources(server: McpServer, paths: RemotePaths): void
  * What every tool shares, said once here rather than in every tool's description (each byte of tools/list is paid in
  * every chat): the workflow, the clocks times are on, ids and links, and how long results are bounded.
  */
-export function instructions(backend: Backend): string {
+/** `http`: over HTTP the server's folders are not named (a caller sees no path of the server's, here either). */
+export function instructions(backend: Backend, http = false): string {
+  const on = http && backend.kind === 'local' ? 'local projects on the server' : backend.description;
   return [
-    `cutroom is a cutting room for generative video projects, working on ${backend.description} (${backend.kind} backend).`,
+    `cutroom is a cutting room for generative video projects, working on ${on} (${backend.kind} backend).`,
     'Workflow: list_projects; get_project (assets by name, kind, length, size); inspect_asset (shots, silences, a contact sheet) and transcribe_asset ' +
       '(words with times) to see and hear a source; compose_edit until ready, which keeps the edit and returns its edit_id; preview_edit {edit_id} for a ' +
       'local dry run (contact sheet, loudness and flags per cut); render_edit {edit_id}, then get_render_status until done. Renders are slow and costly: preview first. ' +
@@ -129,7 +131,7 @@ export function instructions(backend: Backend): string {
           'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
         ]
       : []),
-    'Every failure is an error result that says what to do next.',
+    'Every failure is an error result that says what to do next; an edit checked and found not ready is not one: compose_edit and tighten_edit answer ready: false with the diagnostics to fix.',
   ].join('\n');
 }
 
@@ -163,7 +165,7 @@ export function createServer({
         // MCP Apps: this server serves views (ui://) and app-only tools.
         extensions: { [UI_EXTENSION]: {} },
       },
-      instructions: instructions(backend),
+      instructions: instructions(backend, !!http),
     },
   );
   const deps: ToolDeps = {

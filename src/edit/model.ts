@@ -145,14 +145,29 @@ export const DEFAULT_RESOLUTION = '1920x1080';
  * every chat); docs/editing.md lists them all (a unit test holds it to this table).
  */
 export const OUTPUT_PRESETS: readonly { names: readonly [string, ...string[]]; size: string; listed?: true }[] = [
-  { names: ['1080p', 'hd'], size: '1920x1080', listed: true },
+  { names: ['1080p', 'hd', 'full hd', '16:9'], size: '1920x1080', listed: true },
   { names: ['720p'], size: '1280x720', listed: true },
-  { names: ['vertical', 'portrait'], size: '1080x1920', listed: true },
-  { names: ['square'], size: '1080x1080', listed: true },
-  { names: ['4k', '2160p'], size: '3840x2160', listed: true },
+  { names: ['vertical', 'portrait', '9:16'], size: '1080x1920', listed: true },
+  { names: ['square', '1:1'], size: '1080x1080', listed: true },
+  { names: ['4k', '2160p', 'uhd'], size: '3840x2160', listed: true },
   { names: ['1440p'], size: '2560x1440' },
   { names: ['480p'], size: '854x480' },
+  { names: ['4:5'], size: '1080x1350' },
 ];
+const PRESET_SIZES = new Map(OUTPUT_PRESETS.flatMap((p) => p.names.map((name) => [name, p.size] as const)));
+
+/**
+ * A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge).
+ */
+export function resolvePreset(resolution: string | undefined): string {
+  if (resolution === undefined) return DEFAULT_RESOLUTION;
+  return PRESET_SIZES.get(resolution.trim().toLowerCase()) ?? resolution;
+}
+/** The largest output: 8K. */
+export const MAX_WIDTH = 7680;
+export const MAX_HEIGHT = 4320;
+/** Every name a resolution may be given as, for a refusal: "1080p, hd, full hd, 16:9, 720p, …". */
+export const OUTPUT_PRESET_NAMES = OUTPUT_PRESETS.flatMap((p) => p.names).join(', ');
 /** The presets descriptions name: "1080p, 720p, vertical, square, 4k". */
 export const LISTED_OUTPUT_PRESETS = OUTPUT_PRESETS.filter((p) => p.listed)
   .map((p) => p.names[0])

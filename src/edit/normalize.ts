@@ -3,6 +3,10 @@
 import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
+  OUTPUT_PRESET_NAMES,
+  MAX_HEIGHT,
+  MAX_WIDTH,
+  resolvePreset,
   LOUDNESS_PRESETS,
   MAX_TARGET_LUFS,
   MAX_TRUE_PEAK_DB,
@@ -106,8 +110,6 @@ export interface Normalized {
   diagnostics: Diagnostic[];
 }
 
-export const MAX_WIDTH = 7680;
-export const MAX_HEIGHT = 4320;
 export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
   'video_edit_version',
@@ -144,8 +146,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 /** Parses "1920x1080" (any case, spaces allowed). */
 export function parseResolution(value: unknown): { width: number; height: number } | { reason: string } {
   if (typeof value !== 'string') return { reason: 'must be a string WIDTHxHEIGHT such as "1920x1080"' };
-  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(value);
-  if (!m) return { reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080")` };
+  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(resolvePreset(value));
+  if (!m)
+    return {
+      reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080") or a preset (${OUTPUT_PRESET_NAMES})`,
+    };
   const width = Number(m[1]);
   const height = Number(m[2]);
   if (width < 2 || height < 2) return { reason: `${width}x${height} is too small` };
@@ -173,40 +178,35 @@ function gcd(a: number, b: number): number {
   return Math.abs(a);
 }
 
-function checkFilename(value: unknown, c: Collector): string | undefined {
-  const path = '/video_output_filename';
-  if (value === undefined) return DEFAULT_FILENAME;
-  if (typeof value !== 'string' || !value.trim()) {
-    c.error(path, 'the output file name must be a non-empty string', `use a plain name such as "${DEFAULT_FILENAME}"`);
-    return undefined;
-  }
+/** What is wrong with an output file name, if anything: a plain name of at most 200 characters ending in .mp4. */
+export function outputFilenameProblem(value: unknown): { message: string; hint?: string } | undefined {
+  const plain = `use a plain name such as "${DEFAULT_FILENAME}"`;
+  if (typeof value !== 'string' || !value.trim())
+    return { message: 'the output file name must be a non-empty string', hint: plain };
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
-    c.error(path, 'the output file name contains control characters', `use a plain name such as "${DEFAULT_FILENAME}"`);
-    return undefined;
-  }
-  if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value)) {
-    c.error(
-      path,
-      `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`,
-      `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`,
-    );
-    return undefined;
-  }
-  if (value.length > 200) {
-    c.error(path, 'the output file name is longer than 200 characters');
-    return undefined;
-  }
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    return { message: 'the output file name contains control characters', hint: plain };
+  if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value))
+    return {
+      message: `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`,
+      hint: `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`,
+    };
+  if (value.length > 200) return { message: 'the output file name is longer than 200 characters' };
   const ext = /\.([^.]+)$/.exec(value)?.[1]?.toLowerCase();
-  if (ext !== OUTPUT_FORMAT) {
-    c.error(
-      path,
-      `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`,
-      `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`,
-    );
-    return undefined;
-  }
-  return value;
+  if (ext !== OUTPUT_FORMAT)
+    return {
+      message: `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`,
+      hint: `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`,
+    };
+  return undefined;
+}
+
+function checkFilename(value: unknown, c: Collector): string | undefined {
+  if (value === undefined) return DEFAULT_FILENAME;
+  const problem = outputFilenameProblem(value);
+  if (!problem) return value as string;
+  c.error('/video_output_filename', problem.message, problem.hint);
+  return undefined;
 }
 
 function time(value: unknown, path: string, what: string, c: Collector): number | undefined {

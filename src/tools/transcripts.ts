@@ -152,10 +152,17 @@ type SearchPage = {
   missing: { shown: SearchResult['missing'] };
 };
 
+/** Which hits this page holds, when it is not simply all of them: past the last, it says so. */
+function pageSaid(from: number, shown: number, next: number | undefined, total: number): string {
+  if (!from && next === undefined) return '';
+  if (!shown) return `; none from offset ${from}: there are ${total}`;
+  return `; hits ${from + 1}-${from + shown} here`;
+}
+
 /** search_transcripts' text: the count, the page's first hits, near misses, guessed sounds, assets not searched. */
 function searchText(r: SearchResult, query: string, { from, page, next, near, missing }: SearchPage): string {
   return [
-    `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+    `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${pageSaid(from, page.shown.length, next, r.hits.length)}.`,
     ...page.shown.slice(0, 20).map(hitLine),
     ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
     ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),

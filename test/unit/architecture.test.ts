@@ -36,6 +36,7 @@ const LEAVES = [
   'owners.ts',
   'open-allowed.ts',
   'did-you-mean.ts',
+  'unknown-fields.ts',
   'message-bound.ts',
   'plain-errors.ts',
   'version.ts',
