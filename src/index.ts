@@ -20,7 +20,6 @@ import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
-import type { JobRunner } from './workflow/jobs.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
@@ -114,7 +113,12 @@ async function main(): Promise<void> {
   if (config.queueUrl) noNativeAddons();
   if (config.s3) shared.objects = await openStore(shared, config.s3);
   if (config.worker) return runWorker(shared, config.worker);
-  if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
+  if (config.queueUrl) {
+    const queue = await openQueue(shared, config.queueUrl);
+    shared.jobs = queue;
+    // What a later call may name, where every replica reads it: the bucket when there is one, else Redis.
+    shared.kept = shared.objects ? (await import('./jobs/kept-store.js')).bucketKept(shared.objects) : queue.kept();
+  }
   if (config.http) return serveHttp(shared, config.http);
 
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
@@ -252,7 +256,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
 }
 
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
-async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
+async function openQueue(shared: Shared, url: string) {
   const { QueueJobs } = await import('./jobs/queue.js');
   const jobs = new QueueJobs({
     url,

@@ -28,6 +28,8 @@ import {
   within,
 } from './connection.js';
 import { QueueClips } from './queue-clips.js';
+import { redisKept } from './kept-store.js';
+import type { SharedKept } from '../kept.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
 import { PREVIEW, previewJobData, type JobPlace, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -154,6 +156,11 @@ export class QueueJobs implements JobRunner {
     const age = oldest ? Math.round((Date.now() - oldest.timestamp) / 1000) : undefined;
     const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
     return `job queue: ${waiting} waiting${age !== undefined ? ` (the oldest for ${age} s)` : ''}, ${counts.delayed ?? 0} delayed, ${counts.active ?? 0} running, ${counts.failed ?? 0} failed in the last hour`;
+  }
+
+  /** The team's shared store of kept state in this queue's Redis (used when no bucket is configured). */
+  kept(): SharedKept {
+    return redisKept(this.conn, shownUrl(this.opts.url));
   }
 
   async close(): Promise<void> {

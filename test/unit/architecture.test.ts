@@ -38,6 +38,7 @@ const LEAVES = [
   'message-bound.ts',
   'plain-errors.ts',
   'version.ts',
+  'kept.ts',
 ];
 
 function sources(dir = SRC): string[] {
