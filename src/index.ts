@@ -316,6 +316,7 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     dataDir: config.dataDir,
     lockMs: opts.lockMs,
     ...(shared.objects ? { store: shared.objects.shown } : {}),
+    ...(config.s3?.endpoint ? { hidden: [new URL(config.s3.endpoint).host] } : {}),
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.

@@ -26,7 +26,7 @@ import {
 } from './connection.js';
 import { answerClips } from './worker-clips.js';
 import { takeCallerSlot } from './fair.js';
-import { jobFailure } from './failures.js';
+import { jobFailure, workerOutward } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
 
 export interface WorkerOptions {
@@ -47,6 +47,8 @@ export interface WorkerOptions {
    * relative to cacheDir.
    */
   store?: string;
+  /** Strings no caller may be shown (the object store's address): see workerOutward. */
+  hidden?: string[];
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
@@ -97,6 +99,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   conn.on('error', () => {});
   const root = resolve(opts.cacheDir);
   const dataRoot = resolve(opts.dataDir);
+  /** Every message a caller is shown (failures, progress) as a server's own would be: no path of this worker's. */
+  const outward = workerOutward({ cache: root, data: dataRoot }, opts.hidden);
   const runtimes = new Map<string, MediaRuntime>();
   /** The previews this worker is making, by job id: asked for a cut's clip, it makes it (worker-clips.ts). */
   const making = new Map<string, { preview: PreviewJob; rt: MediaRuntime }>();
@@ -133,7 +137,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
   /** What a job's error is thrown as (a cancel or the input's: not tried again; the machine's: tried again), logged. */
   const failed = (job: Job, err: unknown, signal: AbortSignal | undefined, cancelled: string): Error => {
-    const failure = jobFailure(err, signal?.aborted === true, cancelled);
+    const failure = jobFailure(err, signal?.aborted === true, cancelled, outward);
     logger.info(
       `job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`,
     );
@@ -161,7 +165,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const rt = runtimeOf(cacheDir, store);
     logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     const send = throttled(
-      (fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}),
+      (fraction: number, message: string) =>
+        void job.updateProgress({ fraction, message: outward(message) }).catch(() => {}),
     );
     send(0, 'started on a worker');
     try {
@@ -221,7 +226,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       const progress: PreviewProgress = {
         id: p.id,
         fraction: p.progress,
-        message: p.message,
+        message: outward(p.message),
         cuts: p.cuts,
         ready: [...p.ready],
       };
@@ -286,6 +291,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       active++;
       try {
         return await dispatch(job, signal);
+      } catch (err) {
+        // Whatever ends a job is its failedReason, which callers are shown: never this worker's paths.
+        if (err instanceof Error) err.message = outward(err.message);
+        throw err;
       } finally {
         active--;
         await lease?.release();

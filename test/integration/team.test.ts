@@ -3,7 +3,8 @@
 // worker` with its own, a real redis-server and s3rver (a local S3 API server). What one replica made (an edit kept
 // by id, a transcript, an inspection, an export, a render's name) is named on the other, and through a round-robin
 // proxy in front of both, as a load balancer sends calls, no call says "not kept here".
-import { mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -212,5 +213,60 @@ describe('two replicas that share only Redis and the bucket', () => {
       expect(await textOfResource(cp, exported.path)).toMatch(/^TITLE:/);
     }
     expect(new Set(sentTo)).toEqual(new Set(['a', 'b']));
+  }, 300_000);
+
+  // Last: it replaces the file's worker with one whose cache dir is a tiny disk (a tmpfs; needs root, as
+  // cache-disk-full.test.ts).
+  it("a worker's failure says no more than a server's: no path of the worker's, no caller's folder, no store address", async (ctx) => {
+    const full = join(mkdtempSync(join(tmpdir(), 'cutroom-team-full-')), 'cache');
+    mkdirSync(full);
+    const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', full], { encoding: 'utf8' });
+    if (mount.status !== 0) {
+      console.warn(`skipping: mounting a tmpfs was refused (${mount.stderr.trim()}); it needs root`);
+      ctx.skip();
+    }
+    try {
+      await worker.stop();
+      worker = await startWorker({
+        CUTROOM_QUEUE_URL: redis.url,
+        CUTROOM_CACHE_DIR: full,
+        CUTROOM_S3_ENDPOINT: endpoint,
+        ...S3_ENV,
+      });
+      const r = await ca.callTool(
+        {
+          name: 'preview_edit',
+          arguments: {
+            ...edit('too-big.mp4'),
+            resolution: '1280x720',
+            clips: [
+              { asset_id: ids.red, start: 0, end: 8 },
+              { asset_id: ids.blue, start: 0, end: 6 },
+            ],
+          },
+        },
+        { timeout: 120_000 },
+      );
+      let result = r;
+      while (!result.isError && (result.structuredContent as { status?: string }).status === 'rendering')
+        result = await ca.callTool(
+          {
+            name: 'preview_edit',
+            arguments: { preview_id: (result.structuredContent as { preview_id: string }).preview_id },
+          },
+          { timeout: 120_000 },
+        );
+      expect(result.isError).toBe(true);
+      const said = textOf(result);
+      // The same words as a server's own full disk (workflow/preview.ts), its folder as a server names it.
+      expect(said).toMatch(/the disk holding the cache dir \(CUTROOM_CACHE_DIR=\(the server's cache\)\) is full/);
+      expect(said).not.toContain(full);
+      expect(said).not.toMatch(/callers\/|[0-9a-f]{32}|\/tmp\/|127\.0\.0\.1|S3RVER/);
+      // The worker's own log keeps the path, for its operator.
+      expect(worker.stderr()).toContain(full);
+    } finally {
+      await worker.stop();
+      spawnSync('umount', ['-l', full]);
+    }
   }, 300_000);
 });
