@@ -24,6 +24,7 @@ import {
   holdersKey,
   keptKey,
   makingJob,
+  sayOutages,
   shownUrl,
   within,
 } from './connection.js';
@@ -89,8 +90,8 @@ export class QueueJobs implements JobRunner {
   private readonly clips: QueueClips;
 
   constructor(private readonly opts: QueueOptions) {
+    sayOutages(opts.logger);
     this.conn = connect(opts.url, 'cutroom-server');
-    this.conn.on('error', () => {});
     this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix: PREFIX });
     this.queue.on('error', () => {});
     this.events = new QueueEvents(QUEUE_NAME, {
@@ -165,7 +166,8 @@ export class QueueJobs implements JobRunner {
 
   async close(): Promise<void> {
     for (const set of this.following.values()) for (const f of set) f.onFailed('the server is stopping');
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    // Bounded: with Redis away, BullMQ's close waits for a connection that may never come back.
+    await within(Promise.allSettled([this.events.close(), this.queue.close()]), 3000).catch(() => {});
     this.conn.disconnect();
   }
 
