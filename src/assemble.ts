@@ -38,6 +38,8 @@ export interface Shared {
   objects?: ObjectStore;
   /** A team's shared store of kept state (the bucket, or the queue's Redis): see kept.ts. */
   kept?: SharedKept;
+  /** Cancels of calls passed between replicas (the queue's Redis): see http/serve-http.ts. */
+  callCancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
 }
 
 /** A folder's kept files mirrored in the team's shared store, when there is one. */

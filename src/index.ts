@@ -116,6 +116,7 @@ async function main(): Promise<void> {
   if (config.queueUrl) {
     const queue = await openQueue(shared, config.queueUrl);
     shared.jobs = queue;
+    shared.callCancels = queue.callCancels();
     // What a later call may name, where every replica reads it: the bucket when there is one, else Redis.
     shared.kept = shared.objects ? (await import('./jobs/kept-store.js')).bucketKept(shared.objects) : queue.kept();
   }
@@ -203,6 +204,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     callers,
     logger,
     ...(queueMetrics ? { queueMetrics } : {}),
+    ...(shared.callCancels ? { cancels: shared.callCancels } : {}),
   });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.

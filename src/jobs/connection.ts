@@ -8,6 +8,8 @@ export const QUEUE_NAME = 'media';
 export const PREFIX = 'cutroom';
 /** Where a server says "stop this job" to whichever worker runs it (pub/sub: every worker hears it). */
 export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
+/** Where a replica passes on a notifications/cancelled for a call another replica answers (a hash naming the call). */
+export const CALL_CANCEL_CHANNEL = `${PREFIX}:cancel-call`;
 export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
 export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
 export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;

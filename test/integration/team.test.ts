@@ -42,6 +42,8 @@ let worker: WorkerProcess;
 let proxy: Server;
 /** Which replica the proxy sent each request to, in order. */
 const sentTo: string[] = [];
+/** What the proxy passed on: to which replica, the JSON-RPC method, and the id it asks with or cancels. */
+const sent: { to: string; method: string; id: unknown }[] = [];
 let cp: Client;
 
 const replica = (name: string) =>
@@ -88,15 +90,30 @@ beforeAll(async () => {
   proxy = createServer((req, res) => {
     const which = next++ % 2;
     sentTo.push(which ? 'b' : 'a');
-    const up = request(
-      { host: '127.0.0.1', port: ports[which], method: req.method, path: req.url, headers: req.headers },
-      (r) => {
-        res.writeHead(r.statusCode!, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      try {
+        const m = JSON.parse(body.toString('utf8')) as {
+          method?: string;
+          id?: unknown;
+          params?: { requestId?: unknown };
+        };
+        sent.push({ to: which ? 'b' : 'a', method: m.method ?? '', id: m.id ?? m.params?.requestId });
+      } catch {
+        // (a GET, or not JSON)
+      }
+      const up = request(
+        { host: '127.0.0.1', port: ports[which], method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode!, r.headers);
+          r.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   cp = await connectHttp(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`, headers);
@@ -213,6 +230,43 @@ describe('two replicas that share only Redis and the bucket', () => {
       expect(await textOfResource(cp, exported.path)).toMatch(/^TITLE:/);
     }
     expect(new Set(sentTo)).toEqual(new Set(['a', 'b']));
+  }, 300_000);
+
+  it('a call cancelled through the load balancer stops its job, though the cancel reached the other replica', async () => {
+    const held = {
+      ...edit('held.mp4'),
+      clips: [{ asset_id: ids.red, start: 0, end: 1.5 }],
+      overlays: [{ asset_id: ids.voice, at: 0, until: 1 }],
+    };
+    // Once as served (the media probed), then with the voiceover held: the worker's job waits for it.
+    await previewDone(ca, { ...held, clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
+    service.fail(
+      { trickle: service.gate() },
+      { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
+    );
+    try {
+      const before = [...worker.stderr().matchAll(/started preview/g)].length;
+      const abort = new AbortController();
+      const call = cp.callTool({ name: 'preview_edit', arguments: held }, { timeout: 120_000, signal: abort.signal });
+      const t = Date.now();
+      while ([...worker.stderr().matchAll(/started preview/g)].length === before) {
+        if (Date.now() - t > 60_000) throw new Error(`the worker never started the held preview:\n${worker.stderr()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      abort.abort();
+      await call.catch(() => {});
+      const stopped = Date.now();
+      while (!/cancelled; stopping preview/.test(worker.stderr())) {
+        if (Date.now() - stopped > 60_000) throw new Error(`the job was not stopped:\n${worker.stderr()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const asked = sent.filter((m) => m.method === 'tools/call').at(-1)!;
+      const cancel = sent.find((m) => m.method === 'notifications/cancelled' && m.id === asked.id);
+      expect(cancel, JSON.stringify(sent.slice(-4))).toBeDefined();
+      expect(cancel!.to).not.toBe(asked.to);
+    } finally {
+      service.reset();
+    }
   }, 300_000);
 
   // Last: it replaces the file's worker with one whose cache dir is a tiny disk (a tmpfs; needs root, as
