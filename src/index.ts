@@ -22,7 +22,6 @@ import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
-import type { JobRunner } from './workflow/jobs.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
@@ -119,7 +118,13 @@ async function main(): Promise<void> {
   if (config.queueUrl) noNativeAddons();
   if (config.s3) shared.objects = await openStore(shared, config.s3);
   if (config.worker) return runWorker(shared, config.worker);
-  if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
+  if (config.queueUrl) {
+    const queue = await openQueue(shared, config.queueUrl);
+    shared.jobs = queue;
+    shared.callCancels = queue.callCancels();
+    // What a later call may name, where every replica reads it: the bucket when there is one, else Redis.
+    shared.kept = shared.objects ? (await import('./jobs/kept-store.js')).bucketKept(shared.objects) : queue.kept();
+  }
   if (config.http) return serveHttp(shared, config.http);
 
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
@@ -250,6 +255,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     ...(auth ? { auth } : {}),
     logger,
     ...(queueMetrics ? { queueMetrics } : {}),
+    ...(shared.callCancels ? { cancels: shared.callCancels } : {}),
   });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
@@ -365,7 +371,7 @@ async function startAuth(shared: Shared, http: NonNullable<Config['http']>, call
 }
 
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
-async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
+async function openQueue(shared: Shared, url: string) {
   const { QueueJobs } = await import('./jobs/queue.js');
   const jobs = new QueueJobs({
     url,
@@ -425,6 +431,7 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     dataDir: config.dataDir,
     lockMs: opts.lockMs,
     ...(shared.objects ? { store: shared.objects.shown } : {}),
+    ...(config.s3?.endpoint ? { hidden: [new URL(config.s3.endpoint).host] } : {}),
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.

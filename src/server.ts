@@ -35,6 +35,7 @@ import { transcriptTools } from './tools/transcripts.js';
 import { viewTools } from './tools/view.js';
 import { NAME, VERSION } from './version.js';
 import type { JobRunner } from './workflow/jobs.js';
+import type { KeptFiles } from './kept.js';
 
 export interface ServerDeps {
   backend: Backend;
@@ -46,6 +47,8 @@ export interface ServerDeps {
   renderPollMs?: number;
   runtime?: MediaRuntime;
   exportsDir?: string;
+  /** A team's shared store for the cache dir's kept files (exports); absent: this machine's folders alone. */
+  kept?: KeptFiles;
   allowedDirs?: string[];
   /** Resources larger than this many bytes are served in parts (default 4 MiB). */
   partBytes?: number;
@@ -144,6 +147,7 @@ export function createServer({
   renderPollMs,
   runtime,
   exportsDir,
+  kept,
   allowedDirs,
   partBytes,
   hosted,
@@ -183,6 +187,7 @@ export function createServer({
     ...(hosted ? { hosted } : {}),
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),
+    ...(kept ? { kept } : {}),
   };
   const paths = http && serverFolders?.length ? remotePaths(serverFolders) : undefined;
   if (paths) hideServerPathsInResources(server, paths);

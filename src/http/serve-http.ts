@@ -32,6 +32,12 @@ export interface HttpOptions {
   /** OAuth sign-in (auth/), when configured: its metadata, its authorization server, and its tokens' checks. */
   auth?: Auth;
   logger: Logger;
+  /**
+   * Cancels passed between replicas (the job queue's Redis): a notifications/cancelled for a call this replica is not
+   * answering is published, and every replica stops the call it names if it answers it. Calls are named by a hash of
+   * their caller and their JSON-RPC id, never by a key.
+   */
+  cancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
   /** The job queue's figures for /metrics, when a queue is configured; and the histograms' bucket bounds. */
   queueMetrics?: { snapshot(): Promise<QueueSnapshot>; buckets: number[] };
 }
@@ -185,7 +191,13 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   // Calls in flight by caller and JSON-RPC id: a notifications/cancelled arrives in a POST of its own (stateless:
   // another server instance), so it is matched here and stops the call it names, as hanging up would.
   const calls = new Map<string, AbortController>();
-  const callKey = (caller: string, id: unknown) => `${caller}\0${typeof id}:${String(id)}`;
+  const callKey = (caller: string, id: unknown) =>
+    createHash('sha256')
+      .update(`cutroom call\0${caller}\0${typeof id}:${String(id)}`)
+      .digest('hex')
+      .slice(0, 40);
+  // A cancel another replica heard for a call answered here.
+  opts.cancels?.listen((call) => calls.get(call)?.abort());
   const startedAt = Date.now();
 
   const handler = createMcpHandler(
@@ -356,8 +368,13 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
         method?: unknown;
         params?: { requestId?: unknown };
       }[];
-      for (const m of messages)
-        if (m?.method === 'notifications/cancelled') calls.get(callKey(callerKey, m.params?.requestId))?.abort();
+      for (const m of messages) {
+        if (m?.method !== 'notifications/cancelled') continue;
+        const call = callKey(callerKey, m.params?.requestId);
+        // Not answered here: behind a load balancer, another replica may be answering it.
+        if (calls.has(call)) calls.get(call)!.abort();
+        else opts.cancels?.publish(call);
+      }
       const ids = messages
         .filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
         .map((m) => callKey(callerKey, m.id));

@@ -142,7 +142,8 @@ export class QueueMetrics {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    // Bounded: with Redis away, BullMQ's close waits for a connection that may never come back.
+    await within(Promise.allSettled([this.events.close(), this.queue.close()]), 3000).catch(() => {});
     this.conn.disconnect();
   }
 }

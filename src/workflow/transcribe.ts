@@ -350,12 +350,9 @@ export async function transcribe(
         }
         if (queue) {
           const made = await queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
-          // With an object store the worker's cache dir is its own: the transcript is kept here too, where the worker
-          // keeps it (an alignment under the span's key, words heard under their own).
-          if (rt.store)
-            await cache
-              .set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored)
-              .catch(() => {});
+          // The worker's cache dir may be its own: the transcript is kept here too, where the worker keeps it (an
+          // alignment under the span's key, words heard under their own), and so in the team's store for every replica.
+          await cache.set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored).catch(() => {});
           return made;
         }
         return hear(deps, work, signal, progress, opts.debug);

@@ -40,6 +40,7 @@ const LEAVES = [
   'message-bound.ts',
   'plain-errors.ts',
   'version.ts',
+  'kept.ts',
 ];
 
 function sources(dir = SRC): string[] {
