@@ -50,6 +50,10 @@ export const TranscriptSchema = z.object({
     .describe(
       'Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by',
     ),
+  corrected: z
+    .array(z.array(z.number().int()).length(2))
+    .optional()
+    .describe('[first, last] word ranges given as corrections (transcribe_asset with replace): the right words'),
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
