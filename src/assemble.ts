@@ -15,7 +15,7 @@ import { SegmentStore } from './media/segments.js';
 import type { ServerDeps } from './server.js';
 import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspection.js';
-import type { StoredTranscript } from './workflow/transcript.js';
+import type { StoredCorrections, StoredTranscript } from './workflow/transcript.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
@@ -65,6 +65,8 @@ export function mediaRuntime(
         inspections: new InspectionCache<StoredInspection>(cacheDir),
         // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
         transcripts: new InspectionCache<StoredTranscript>(cacheDir),
+        // A person's words: never evicted (nothing can make them again).
+        corrections: new InspectionCache<StoredCorrections>(cacheDir, 50, Infinity, 'corrections'),
         reframes: new InspectionCache<StoredScan>(cacheDir),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
