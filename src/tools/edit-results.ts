@@ -157,3 +157,14 @@ export function refuseEdit(c: CheckedEdit, action: string): CallToolResult {
   );
   return fail(`${headline(c)} Nothing was ${action}. Fix these and call again:\n${list}`);
 }
+
+/** A link to a kept edit's resource (the checked edit, whole), for a result that made or changed it. */
+export function editLink(editId: string, description: string): CallToolResult['content'][number] {
+  return {
+    type: 'resource_link',
+    uri: editUri(editId),
+    name: `${editId}.json`,
+    mimeType: 'application/json',
+    description,
+  };
+}

@@ -10,7 +10,6 @@ import { checkAndKeep, describeDiagnostics, sourceSizes } from '../workflow/chec
 import type { CheckedEdit } from '../workflow/checked-edit.js';
 import { captionsOf, dialogueWords, type EditCaptions } from '../workflow/captions.js';
 import { EditInputShape, EditRefShape } from '../workflow/edit-input.js';
-import { editUri } from '../workflow/edit-store.js';
 import {
   RenderStatusSchema,
   checkAgainSeconds,
@@ -23,7 +22,7 @@ import {
   type RenderStatus,
 } from '../workflow/render-status.js';
 import { fitList } from './budget.js';
-import { CheckOutput, checkStructured, checkText, refuseEdit } from './edit-results.js';
+import { CheckOutput, checkStructured, checkText, editLink, refuseEdit } from './edit-results.js';
 import { defineTool, type HandlerDeps } from './define.js';
 import { afterStage, beating, progressFor, type Progress } from './progress.js';
 import { ToolError, ok, requireUuid, shown, unknownOutcome } from './result.js';
@@ -77,14 +76,7 @@ async function composeEdit(input: z.output<typeof ComposeEditInput>, ctx: Server
   }).finally(listen.stop);
   const text = checkText(c);
   const result = ok(checkStructured(c, Buffer.byteLength(text)), text);
-  if (c.editId)
-    result.content.push({
-      type: 'resource_link',
-      uri: editUri(c.editId),
-      name: `${c.editId}.json`,
-      mimeType: 'application/json',
-      description: 'The checked edit, whole',
-    });
+  if (c.editId) result.content.push(editLink(c.editId, 'The checked edit, whole'));
   return result;
 }
 

@@ -3,9 +3,9 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DEFAULT_FILLERS, DEFAULT_MAX_PAUSE_SECONDS } from '../analysis/tighten.js';
 import { describeDiagnostics } from '../workflow/check-edit.js';
-import { editUri } from '../workflow/edit-store.js';
 import { tightenEdit } from '../workflow/tighten.js';
 import { fitList } from './budget.js';
+import { editLink } from './edit-results.js';
 import { defineTool, type HandlerDeps } from './define.js';
 import { ok } from './result.js';
 
@@ -88,14 +88,7 @@ async function tightenEditCall(
     },
     tightenText(t, removals, leftOut),
   );
-  if (c.editId)
-    out.content.push({
-      type: 'resource_link',
-      uri: editUri(c.editId),
-      name: `${c.editId}.json`,
-      mimeType: 'application/json',
-      description: 'The tightened edit, whole',
-    });
+  if (c.editId) out.content.push(editLink(c.editId, 'The tightened edit, whole'));
   return out;
 }
 

@@ -26,7 +26,8 @@ export async function startHttpServer(env: Record<string, string>, args: string[
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" line in 20 s:\n${stderr}`)), 20_000);
+    // (A liveness bound: a loaded machine starts a node process slowly.)
+    const timer = setTimeout(() => reject(new Error(`no "listening" line in 60 s:\n${stderr}`)), 60_000);
     proc.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString('utf8');
       const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);

@@ -44,7 +44,8 @@ async function startOn(port: number): Promise<ChildProcess> {
   );
   let out = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start in 10 s:\n${out}`)), 10_000);
+    // (Liveness bounds, here and below: a loaded machine starts processes slowly, a node one loading the AWS SDK most.)
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start in 30 s:\n${out}`)), 30_000);
     const on = (d: Buffer) => {
       out += d.toString('utf8');
       if (/Ready to accept connections/i.test(out)) {
@@ -98,7 +99,7 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   let stdout = '';
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the worker did not start in 20 s:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the worker did not start in 60 s:\n${stderr}`)), 60_000);
     proc.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString('utf8');
       if (/cutroom worker: running/.test(stderr)) {

@@ -17,6 +17,7 @@ import { textOf } from '../helpers/harness.js';
 import { mediaProject } from '../helpers/media-project.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'paths-token-0123456789abcdef';
 const root = mkdtempSync(join(tmpdir(), 'cutroom-paths-'));
@@ -183,13 +184,16 @@ describe('over HTTP, results name no file of the server', () => {
     const render = await call('render_edit', { project_id: project, edit_id: composed.edit_id });
     expect(render.isError, textOf(render)).toBeFalsy();
     const renderId = (render.structuredContent as { render: { asset_id: string } }).render.asset_id;
-    // Followed until done: the finished render's answer names its file.
+    // Followed until done (within 180 s: a liveness bound for a loaded machine): the finished render's answer names
+    // its file.
     let status: Result | undefined;
-    for (let i = 0; i < 60; i++) {
-      status = await call('get_render_status', { project_id: project, asset_id: renderId });
-      if ((status.structuredContent as { done?: boolean } | undefined)?.done || status.isError) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitFor(
+      async () => {
+        status = await call('get_render_status', { project_id: project, asset_id: renderId });
+        return (status.structuredContent as { done?: boolean } | undefined)?.done || status.isError;
+      },
+      { what: 'the render to end', timeoutMs: 180_000, intervalMs: 500 },
+    );
     expect((status!.structuredContent as { done?: boolean }).done, textOf(status)).toBe(true);
     for (const format of ['otio', 'fcpxml', 'edl'] as const) {
       const exported = await call('export_edit', { project_id: project, edit_id: composed.edit_id, format });

@@ -504,8 +504,10 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     const key = `shared-${other.id.slice(0, 8)}`;
     service.media.set(key, files.bframes);
     const id = service.addAsset(other.id, { keyname: key, asset_type: 'video', ext: 'mp4' }).id;
-    // The first reads of its media are slow, so all three callers arrive while the scan is under way.
-    service.fail({ delayMs: 1500 }, { times: 2, match: (r: { path: string }) => r.path.includes(key) });
+    // The first reads of its media trickle until the third caller has left (the server handles the three calls and
+    // the cancellation in order), so all three callers arrive while the scan is under way, however slow the machine.
+    const media = service.gate();
+    service.fail({ trickle: media }, { times: 2, match: (r: { path: string }) => r.path.includes(key) });
     const args = { project_id: other.id, asset_id: id };
     const quitter = new AbortController();
     const progress: number[] = [];
@@ -520,6 +522,7 @@ describe('inspect_asset on the remote backend (signed links over HTTP)', () => {
     await expect.poll(() => pidsMatching(key).length, { timeout: 15_000 }).toBeGreaterThan(0);
     quitter.abort();
     await expect(cancelled).rejects.toThrow();
+    media.open();
     const [a, b] = (await Promise.all(calls)) as { isError?: boolean; structuredContent: Result }[];
     for (const r of [a!, b!]) {
       expect(r.isError).toBeFalsy();

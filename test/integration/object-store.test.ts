@@ -319,13 +319,15 @@ describe('previews in an object store', () => {
       clips: [{ asset_id: ids.red, start: 0, end }],
       overlays: [{ asset_id: ids.voice, at: 0.5, until: 1.5 }],
     });
-    // The media probed first (by server A), then the voiceover slowed: the worker's preview stays running a while.
+    // The media probed first (by server A), then the voiceover held (trickling): the worker's preview stays running
+    // until replica C, given time, has reported progress, however slow the machine.
     await untilDone(
       a.client,
       await a.client.callTool({ name: 'preview_edit', arguments: edit(1.9) }, { timeout: 120_000 }),
     );
+    const voice = service.gate();
     service.fail(
-      { delayMs: 5000 },
+      { trickle: voice },
       { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
     );
     try {
@@ -343,7 +345,13 @@ describe('previews in an object store', () => {
       const progress: number[] = [];
       const waited = await c.client.callTool(
         { name: 'preview_edit', arguments: { preview_id: id } },
-        { timeout: 60_000, onprogress: (p) => progress.push(p.progress) },
+        {
+          timeout: 60_000,
+          onprogress: (p) => {
+            progress.push(p.progress);
+            voice.open();
+          },
+        },
       );
       expect(structured(waited).status, textOf(waited)).toBe('done');
       expect(structured(waited).preview_id).toBe(id);

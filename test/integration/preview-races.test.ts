@@ -43,9 +43,15 @@ const other = () => {
   t.clips = t.clips.map((c) => ({ ...c, end: c.end - 0.2 }));
   return t;
 };
-/** The voiceover served slowly: the segments do not read it, the sound does, so the preview stays rendering. */
-const slowVoice = (ms: number) =>
-  service.fail({ delayMs: ms }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+/**
+ * The voiceover held (trickling) until the gate returned opens, or service.reset(): the segments do not read it, the
+ * sound does, so the preview stays rendering until the test lets it go, however slow the machine.
+ */
+const heldVoice = () => {
+  const gate = service.gate();
+  service.fail({ trickle: gate }, { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') });
+  return gate;
+};
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
 async function untilDone(client: Client, r: Called): Promise<Called> {
@@ -74,7 +80,7 @@ describe('preview jobs: races', () => {
         s.client,
         await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
       );
-      slowVoice(6000);
+      const voice = heldVoice();
       wrap.set('slow-term', true);
       const ac = new AbortController();
       let ready = false;
@@ -89,6 +95,7 @@ describe('preview jobs: races', () => {
       await expect.poll(() => ready, { timeout: 60_000 }).toBe(true);
       ac.abort();
       await expect(leaving).rejects.toThrow();
+      voice.open();
       // Asked again at once: the cancelled job takes a moment to stop (its ffmpeg processes end), and is no job to
       // join.
       const again = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
@@ -118,11 +125,12 @@ describe('preview jobs: races', () => {
         client,
         await client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
       );
-      slowVoice(8000);
+      heldVoice();
       wrap.set('fail-clip', true);
       let r = await client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
       const id = (r.structuredContent as { preview_id: string }).preview_id;
-      for (let i = 0; i < 30 && ((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3; i++) {
+      const until = Date.now() + 120_000;
+      while (((r.structuredContent as { cuts_ready?: number }).cuts_ready ?? 0) < 3 && Date.now() < until) {
         r = await client.callTool({ name: 'preview_edit', arguments: { preview_id: id } }, { timeout: 120_000 });
       }
       // (Cut 1's clip is made on asking; the first cut's was written by its own segment process.)

@@ -36,6 +36,19 @@ const slowVoice = (ms: number) =>
     { delayMs: ms },
     { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
   );
+/**
+ * The voiceover trickling until the gate returned opens (or suite.service.reset()): the preview stays running until
+ * the test says, however slow the machine (a fixed delay could end first). The test process must not block meanwhile:
+ * the test service in it sends the bytes.
+ */
+const heldVoice = () => {
+  const gate = suite.service.gate();
+  suite.service.fail(
+    { trickle: gate },
+    { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
+  );
+  return gate;
+};
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
 const structured = (r: Called) =>
@@ -325,7 +338,7 @@ describe('the job queue', () => {
     const w = await worker(cacheDir);
     const s = await server(cacheDir);
     await primed(s);
-    slowVoice(20_000);
+    heldVoice();
     const ac = new AbortController();
     const call = s.client.callTool(
       { name: 'preview_edit', arguments: timeline(2.6) },
@@ -367,11 +380,13 @@ describe('the job queue', () => {
     const first = await worker(cacheDir);
     const s = await server(cacheDir, true, { CUTROOM_RENDER_WAIT_MS: '55000' });
     await primed(s);
-    slowVoice(6000);
+    const voice = heldVoice();
     const call = s.client.callTool({ name: 'preview_edit', arguments: timeline(2.4) }, { timeout: 120_000 });
     await expect.poll(() => started(first).length, { timeout: 60_000 }).toBe(2);
     const second = await worker(cacheDir);
+    // Killed mid-preview: the voiceover it waits for is let go only after.
     first.proc.kill('SIGKILL');
+    voice.open();
     const done = await untilDone(s.client, await call);
     expect(structured(done).status).toBe('done');
     expect(started(second)).toHaveLength(1);

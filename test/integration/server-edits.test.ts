@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
+import { waitFor } from '../helpers/wait.js';
 
 let service: FakeService;
 let srv: Spawned;
@@ -213,11 +214,17 @@ describe('render_edit', () => {
   });
 
   it('with wait, follows the render to its end and reports progress', async () => {
-    service.renderDelayMs = 2500;
+    // The render ends once the caller has been told of its progress (a state, not a time).
+    const ends = (service.renderHold = service.gate());
     const progress: number[] = [];
     const r = await srv.client.callTool(
       { name: 'render_edit', arguments: { ...good(), wait: true } },
-      { onprogress: (p) => progress.push(p.progress) },
+      {
+        onprogress: (p) => {
+          progress.push(p.progress);
+          ends.open();
+        },
+      },
     );
     const { render } = r.structuredContent as { render: { done: boolean; status: string; url: string } };
     expect(render).toMatchObject({ done: true, status: 'uploaded' });
@@ -227,20 +234,20 @@ describe('render_edit', () => {
   });
 
   it('without wait, hands over to get_render_status, which follows the status', async () => {
-    service.renderDelayMs = 1500;
+    const rendering = (service.renderHold = service.gate());
     const r = await call('render_edit', good());
     const { render } = r.structuredContent as { render: { asset_id: string; status: string; done: boolean } };
     expect(render).toMatchObject({ status: 'processing', done: false });
     expect(textOf(r)).toMatch(/get_render_status/);
     const first = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
     expect(first.structuredContent).toMatchObject({ status: 'processing', done: false, uploaded: false });
-    await new Promise((res) => setTimeout(res, 1800));
+    rendering.open();
     const later = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
     expect(later.structuredContent).toMatchObject({ status: 'uploaded', done: true, uploaded: true });
   });
 
   it("get_render_status says the time since the service made the render's asset and its own status, inventing no progress", async () => {
-    service.renderDelayMs = 30_000;
+    service.renderHold = service.gate();
     const { render } = (await call('render_edit', good())).structuredContent as { render: { asset_id: string } };
     const first = await call('get_render_status', { project_id: projectId, asset_id: render.asset_id });
     await new Promise((res) => setTimeout(res, 1200));
@@ -263,7 +270,7 @@ describe('render_edit', () => {
       CUTROOM_RENDER_WAIT_MS: '1500',
     });
     try {
-      service.renderDelayMs = 30_000;
+      service.renderHold = service.gate();
       const notes: { progress: number; total?: number; message?: string }[] = [];
       const r = await brief.client.callTool(
         { name: 'render_edit', arguments: { ...good(), wait: true } },
@@ -316,7 +323,7 @@ describe('render_edit', () => {
   });
 
   it('stops following a render at once when the client cancels', async () => {
-    service.renderDelayMs = 30_000;
+    service.renderHold = service.gate();
     const ac = new AbortController();
     const pending = srv.client.callTool(
       { name: 'render_edit', arguments: { ...good(), wait: true } },
@@ -324,7 +331,7 @@ describe('render_edit', () => {
     );
     await expect
       .poll(() => service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length, {
-        timeout: 5000,
+        timeout: 60_000,
       })
       .toBeGreaterThanOrEqual(2);
     ac.abort();
@@ -346,14 +353,19 @@ describe('render_edit', () => {
       CUTROOM_RENDER_POLL_MS: '20',
     });
     try {
-      service.renderDelayMs = 4000;
-      const r = await fast.client.callTool(
+      // The render ends once a dozen polls were seen (a state, not a time).
+      const ends = (service.renderHold = service.gate());
+      const polls = () =>
+        service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length;
+      const pending = fast.client.callTool(
         { name: 'render_edit', arguments: { ...good(), wait: true } },
         { onprogress: () => {} },
       );
+      await waitFor(() => polls() > 11, { what: 'a dozen polls of the render' });
+      ends.open();
+      const r = await pending;
       expect((r.structuredContent as { render: { done: boolean } }).render.done).toBe(true);
-      const polls = service.requests.filter((q) => q.method === 'GET' && q.path === `/projects/${projectId}`).length;
-      expect(polls).toBeGreaterThan(11);
+      expect(polls()).toBeGreaterThan(11);
       expect(fast.stderr()).not.toMatch(/MaxListenersExceeded|memory leak/);
     } finally {
       await fast.close();

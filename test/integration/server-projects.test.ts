@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { BIN, baseEnv, spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 let service: FakeService;
 let srv: Spawned;
@@ -49,7 +50,8 @@ describe('tools/list', () => {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(60);
       expect(t.outputSchema, t.name).toBeDefined();
-      // Every argument says what it is, but ids and names (the instructions say what ids are) and, beside edit_id (whose
+      // Every argument says what it is, but ids and names (the instructions say what ids are) and, beside edit_id
+      // (whose
       // description says they are compose_edit's), the inline edit's arguments: each byte here is paid in every chat.
       const props = (t.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
       const inline = props.edit_id?.description?.includes("compose_edit's arguments")
@@ -345,7 +347,8 @@ describe('other configurations', () => {
   it('says when the service does not answer in time', async () => {
     const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '500' });
     try {
-      service.fail({ delayMs: 3000, status: 200, body: '[]' }, { times: 5 });
+      // Answered only after the test (the next reset opens the gate): never in time, however slow the machine.
+      service.fail({ holdUntil: service.gate(), status: 200, body: '[]' }, { times: 5 });
       const r = await other.client.callTool({ name: 'list_projects', arguments: {} });
       expect(textOf(r)).toMatch(/^the service did not answer within 0.5 s/);
     } finally {
@@ -354,11 +357,14 @@ describe('other configurations', () => {
   });
 
   it('never invites a blind retry of a create or delete whose outcome is unknown', async () => {
-    const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '500' });
+    const other = await spawnServer({ VJ_API_KEY: service.apiKey, VJ_API_URL: service.url, VJ_TIMEOUT_MS: '2000' });
     try {
-      // The service applies the create, but only answers after the client gave up.
+      // A first call opens the connection to the service, so that the create's 2 s are the service's alone.
+      expect((await other.client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
+      // The service applies the create, but only answers after the client gave up: held until the call has returned.
+      const answer = service.gate();
       service.fail(
-        { delayMs: 1500 },
+        { holdUntil: answer },
         { match: (q: { method: string; path: string }) => q.method === 'POST' && q.path === '/projects' },
       );
       const before = service.projects.size;
@@ -368,15 +374,18 @@ describe('other configurations', () => {
       });
       expect(created.isError).toBe(true);
       expect(textOf(created)).toBe(
-        'creating project "slow create" may or may not have reached the service (the service did not answer within 0.5 s). It was not resent: ' +
+        'creating project "slow create" may or may not have reached the service (the service did not answer within 2 s). It was not resent: ' +
           'call list_projects and look for a project named "slow create" created just now; only if there is none, call create_project again',
       );
       expect(textOf(created)).not.toMatch(/try again/);
-      expect(service.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
-      await new Promise((r) => setTimeout(r, 1500));
-      // Following the advice finds the project: a retry would have made a duplicate.
+      answer.open();
+      // Following the advice finds the project: a retry would have made a duplicate. (The service, in this process,
+      // may read the request only now, on a loaded machine: waited for, not assumed.)
+      await waitFor(() => [...service.projects.values()].some((p) => p.name === 'slow create'), {
+        what: 'the service to apply the create it was sent',
+      });
       expect(service.projects.size).toBe(before + 1);
-      expect([...service.projects.values()].some((p) => p.name === 'slow create')).toBe(true);
+      expect(service.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
 
       const p = service.addProject({ name: 'flaky delete' });
       service.fail(
