@@ -6,7 +6,7 @@ import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
 import type { CheckedEdit } from '../workflow/checked-edit.js';
-import { captionsOf, dialogueWords, type CaptionListening } from '../workflow/captions.js';
+import { captionsOf, dialogueWords, wordsByCut, type CaptionListening } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { cutClipUri, previewJob, readFinishedPreview, startPreview } from '../workflow/preview.js';
 import { PreviewSchema, type PreviewJob, type PreviewResult } from '../workflow/preview-types.js';
@@ -256,12 +256,14 @@ export async function startCheckedPreview(
 ): Promise<PreviewJob> {
   const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal, listening) : undefined;
   const speechWords = await dialogueWords(deps, checked, signal);
+  const sheetWords = await wordsByCut(deps, checked, signal);
   const opts = {
     width: width ?? 640,
     debug: (m: string) => deps.logger.debug(m),
     ...(checked.editId ? { editId: checked.editId } : {}),
     ...(captions ? { captions } : {}),
     ...(speechWords?.size ? { speechWords } : {}),
+    ...(sheetWords.some((w) => w.length) ? { sheetWords } : {}),
   };
   // Through the job queue when there is one: the same preview, made by a worker.
   return deps.jobs ? deps.jobs.preview.start(rt, checked, opts, signal) : startPreview(rt, checked, opts);

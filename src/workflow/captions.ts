@@ -203,6 +203,33 @@ export async function captionsOf(
 }
 
 /**
+ * The words each cut holds (heard whole in it, as captions place them), from the transcripts there are (none is made):
+ * what the contact sheet says under a cut's frames. Empty lists where a cut's source has no transcript.
+ */
+export async function wordsByCut(deps: InspectDeps, checked: CheckedEdit, signal?: AbortSignal): Promise<string[][]> {
+  const t = checked.timeline;
+  if (!t) return [];
+  const sources = new Map<string, CaptionSource>();
+  await Promise.all(
+    [...new Set(t.cuts.map((c) => c.assetId))].map(async (id) => {
+      const stored = await storedTranscript(deps, checked.projectId, id, signal).catch((err: unknown) => {
+        if (signal?.aborted) throw err;
+        return undefined;
+      });
+      if (stored) sources.set(id, { words: stored.transcript.words, sentences: stored.transcript.sentences });
+    }),
+  );
+  const byCut = t.cuts.map((): string[] => []);
+  const { overlays: _o, ...cutsOnly } = t;
+  for (const w of wordsOnTimeline({ ...cutsOnly, overlays: [] }, sources)) {
+    const index = Number(w.item.slice(1));
+    const at = t.cuts.findIndex((c) => c.index === index);
+    if (at >= 0) byCut[at]!.push(w.word);
+  }
+  return byCut;
+}
+
+/**
  * The words of the dialogue's transcripts (cuts' sound and overlays that are neither music nor effects), by asset:
  * where music ducks, speech is taken from them where they exist (heard in the sound elsewhere). Only assets with a
  * transcript are in the map; none is made.
