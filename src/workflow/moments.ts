@@ -129,12 +129,11 @@ export async function moments(
       let t: Omit<Transcript, 'cached'> | undefined = (
         await storedTranscript(deps, pid, a.id, opts.signal).catch(() => undefined)
       )?.transcript;
-      const speechless = !t && !(await holdsSpeech(deps, pid, a.id, opts.signal));
-      if (speechless) gaps.push(NO_SPEECH);
-      else if (!t && duration > hearBudget)
+      if (!t && duration > hearBudget)
         gaps.push(
           `not transcribed yet (${Math.round(duration)} s of media; a call transcribes at most ${MOMENTS_TRANSCRIBE_SECONDS} s): call transcribe_asset on it, or find_moments again`,
         );
+      else if (!t && !(await holdsSpeech(deps, pid, a.id, opts.signal))) gaps.push(NO_SPEECH);
       else if (!t) {
         hearBudget -= duration;
         try {

@@ -150,16 +150,16 @@ export async function searchTranscripts(
         continue;
       }
       if (facts.isImage || !facts.hasAudio) continue;
-      if (!(await holdsSpeech(deps, pid, a.id, opts.signal))) {
-        missing.push({ asset_id: a.id, reason: NO_SPEECH });
-        continue;
-      }
       const length = (facts.durationMs ?? 0) / 1000;
       if (length > budget) {
         missing.push({
           asset_id: a.id,
           reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again`,
         });
+        continue;
+      }
+      if (!(await holdsSpeech(deps, pid, a.id, opts.signal))) {
+        missing.push({ asset_id: a.id, reason: NO_SPEECH });
         continue;
       }
       budget -= length;
