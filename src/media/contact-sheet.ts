@@ -127,10 +127,10 @@ export function thumbnailFilter(
   });
   const cutExpr = `${part.firstCut + 1}${cutStarts.map((s) => `+gte(t\\,${num(s)})`).join('')}`;
   const offset = part.offsetSec ? `\\:${num(part.offsetSec)}` : '';
-  const strip = font ? (layout.labelHeight ?? 0) : 0;
+  const strip = layout.labelHeight ?? 0;
   const imageH = layout.thumbHeight - strip;
   const label = font
-    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=${imageH + 3}:fontsize=${labelSize(layout)}:fontcolor=white`
+    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=${imageH + 3}:fontsize=${labelFont(layout)}:fontcolor=white`
     : '';
   const fit = strip
     ? `scale=${layout.thumbWidth}:${imageH},pad=${layout.thumbWidth}:${layout.thumbHeight}:0:0:color=0x202020`
@@ -163,7 +163,9 @@ export function sheetPlan(plan: RenderPlan): { frames: SheetFrame[]; layout: She
   const bare = sheetLayout(frames.length, plan.width, plan.height);
   const strip = stripHeight(bare);
   const layout = sheetLayout(frames.length, plan.width, (plan.height * (bare.thumbHeight + strip)) / bare.thumbHeight);
-  return { frames, layout: { ...layout, labelHeight: Math.min(stripHeight(layout), layout.thumbHeight - 2) } };
+  // The picture keeps its shape: the strip is what the cell holds under it.
+  const imageH = Math.max(2, Math.floor((layout.thumbWidth * plan.height) / plan.width / 2) * 2);
+  return { frames, layout: { ...layout, labelHeight: Math.max(0, layout.thumbHeight - imageH) } };
 }
 
 /** The strip under a cell's picture: two lines of labels and a little room around them (an even number of px). */
@@ -244,6 +246,13 @@ export const INLINE_FILTER_CHARS = 64 * 1024;
  */
 const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) =>
   Math.max(10, Math.round(Math.min(layout.thumbHeight / 9, layout.thumbWidth / 12)));
+/** The labels' size in a layout: sized to the picture, and two lines fit its strip when it has one. */
+const labelFont = (layout: SheetLayout) => {
+  const strip = layout.labelHeight ?? 0;
+  if (!strip) return labelSize(layout);
+  const picture = labelSize({ thumbWidth: layout.thumbWidth, thumbHeight: layout.thumbHeight - strip });
+  return Math.max(6, Math.min(picture, Math.floor((strip - 9) / 2)));
+};
 
 /** A text of the sheet's own characters only (digits, #, :, ., space), for drawtext inside single quotes. */
 const labelText = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
@@ -267,8 +276,8 @@ export function labelledTileArgs(
   scriptFile = 'sheet.filter',
   words: string[] = [],
 ): { args: string[]; script?: { file: string; text: string }; texts: { file: string; text: string }[] } {
-  const fontsize = labelSize(layout);
-  const strip = font ? (layout.labelHeight ?? 0) : 0;
+  const fontsize = labelFont(layout);
+  const strip = layout.labelHeight ?? 0;
   const imageH = layout.thumbHeight - strip;
   const texts: { file: string; text: string }[] = [];
   const lineY = (k: number) => imageH + 3 + k * (fontsize + 3);
@@ -325,7 +334,7 @@ export function labelledTileArgs(
 
 /** Characters a line of a cell's strip holds, about (DejaVu Sans Bold at the labels' size). */
 export const stripChars = (layout: SheetLayout) =>
-  Math.max(8, Math.floor((layout.thumbWidth - 8) / (labelSize(layout) * 0.62)));
+  Math.max(8, Math.floor((layout.thumbWidth - 8) / (labelFont(layout) * 0.62)));
 
 /** A sheet label: `#cut  HH:MM:SS.mmm` (the cut's number and the frame's time on the timeline). */
 export function sheetLabel(cut: number, seconds: number): string {
