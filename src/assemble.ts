@@ -16,7 +16,7 @@ import { SegmentStore } from './media/segments.js';
 import type { ServerDeps } from './server.js';
 import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspection.js';
-import type { StoredTranscript } from './workflow/transcript.js';
+import type { StoredCorrections, StoredTranscript } from './workflow/transcript.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
@@ -73,10 +73,30 @@ export function mediaRuntime(
         maxInputs: config.ffmpegMaxInputs,
         ...(shared.font ? { font: shared.font } : {}),
         prober,
-        inspections: new InspectionCache<StoredInspection>(cacheDir, undefined, undefined, keptIn(shared, 'cache')),
+        inspections: new InspectionCache<StoredInspection>(
+          cacheDir,
+          undefined,
+          undefined,
+          undefined,
+          keptIn(shared, 'cache'),
+        ),
         // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
-        transcripts: new InspectionCache<StoredTranscript>(cacheDir, undefined, undefined, keptIn(shared, 'cache')),
-        reframes: new InspectionCache<StoredScan>(cacheDir, undefined, undefined, keptIn(shared, 'cache')),
+        transcripts: new InspectionCache<StoredTranscript>(
+          cacheDir,
+          undefined,
+          undefined,
+          undefined,
+          keptIn(shared, 'cache'),
+        ),
+        // A person's words: never evicted (nothing can make them again), and shared with a team's replicas.
+        corrections: new InspectionCache<StoredCorrections>(
+          cacheDir,
+          50,
+          Infinity,
+          'corrections',
+          keptIn(shared, 'cache'),
+        ),
+        reframes: new InspectionCache<StoredScan>(cacheDir, undefined, undefined, undefined, keptIn(shared, 'cache')),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
         listening: new Limiter(limiter.limit),

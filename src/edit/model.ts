@@ -93,21 +93,36 @@ export const MAX_TRUE_PEAK_DB = 0;
  * Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt.
  */
 // (Its fields are said in one line where a tool takes it: tools/list is paid in every chat.)
+export const CAPTION_POSITIONS = ['bottom', 'middle', 'top'] as const;
+export type CaptionPosition = (typeof CAPTION_POSITIONS)[number];
 export const CaptionsSchema = z.object({
   burn: z.boolean().optional(),
-  style: z.object({ size: z.number().optional(), color: z.string().optional() }).optional(),
+  style: z
+    .object({
+      size: z.number().optional(),
+      color: z.string().optional(),
+      position: z.enum(CAPTION_POSITIONS).optional(),
+      margin: z.number().optional(),
+    })
+    .optional(),
 });
 export type Captions = z.infer<typeof CaptionsSchema>;
 /** The captions' look as asked (CaptionsSchema's style): checked in normalize.ts. */
 export interface CaptionStyle {
-  /** Text height, % of the picture's height. */
+  /** Text height, % of the picture's shorter side (its height, or its width when it is taller than wide). */
   size: number;
   /** Text colour, RRGGBB. */
   color: string;
+  /** Where the cues sit: bottom, middle or top of the picture. */
+  position: CaptionPosition;
+  /** % of the picture's height between the cues and the edge they sit at (bottom or top); absent: by the shape. */
+  margin?: number;
 }
-export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF' };
+export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF', position: 'bottom' };
 export const MIN_CAPTION_SIZE = 2;
 export const MAX_CAPTION_SIZE = 15;
+/** A margin is at most this % of the picture's height. */
+export const MAX_CAPTION_MARGIN = 45;
 
 export const EditSchema = z.object({
   video_edit_version: z.string().describe('Edit format version: "1.0"'),

@@ -32,7 +32,9 @@ import {
 } from './model.js';
 import { MAX_MS, formatShort, formatTimecode, parseTimecode } from './timecode.js';
 import {
+  CAPTION_POSITIONS,
   DEFAULT_CAPTION_STYLE,
+  MAX_CAPTION_MARGIN,
   MAX_CAPTION_SIZE,
   MIN_CAPTION_SIZE,
   type CaptionStyle,
@@ -495,7 +497,7 @@ function captions(
   const p = '/captions';
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) {
-    c.error(p, 'captions must be an object {burn?, style?: {size?, color?}}', 'e.g. {burn: true}');
+    c.error(p, 'captions must be an object {burn?, style?: {size?, color?, position?, margin?}}', 'e.g. {burn: true}');
     return undefined;
   }
   for (const k of Object.keys(raw))
@@ -503,7 +505,7 @@ function captions(
       c.warning(
         `${p}/${k}`,
         `unknown field "${k}" of captions is left out`,
-        'captions take burn and style {size, color}',
+        'captions take burn and style {size, color, position, margin}',
       );
   let ok = true;
   const burn = raw.burn ?? true;
@@ -511,19 +513,19 @@ function captions(
     c.error(`${p}/burn`, 'burn must be true or false');
     ok = false;
   }
-  const style = { ...DEFAULT_CAPTION_STYLE };
-  const canonicalStyle: { size?: number; color?: string } = {};
+  const style: CaptionStyle = { ...DEFAULT_CAPTION_STYLE };
+  const canonicalStyle: NonNullable<Captions['style']> = {};
   const s = raw.style;
   if (s !== undefined && !isObject(s)) {
-    c.error(`${p}/style`, 'style must be an object {size?, color?}');
+    c.error(`${p}/style`, 'style must be an object {size?, color?, position?, margin?}');
     ok = false;
   } else if (s) {
     for (const k of Object.keys(s))
-      if (k !== 'size' && k !== 'color')
+      if (!['size', 'color', 'position', 'margin'].includes(k))
         c.warning(
           `${p}/style/${k}`,
           `unknown field "${k}" of the caption style is left out`,
-          'the style takes size (% of the picture height) and color (#RRGGBB)',
+          'the style takes size (% of the picture height), color (#RRGGBB), position (bottom, middle, top) and margin (% of the height)',
         );
     if (s.size !== undefined) {
       if (
@@ -534,7 +536,7 @@ function captions(
       ) {
         c.error(
           `${p}/style/size`,
-          `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height), not ${JSON.stringify(s.size)?.slice(0, 30)}`,
+          `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height, or of its width when it is taller than wide), not ${JSON.stringify(s.size)?.slice(0, 30)}`,
           `${DEFAULT_CAPTION_STYLE.size} is the default`,
         );
         ok = false;
@@ -552,6 +554,36 @@ function captions(
       } else {
         style.color = m[1]!.toUpperCase();
         canonicalStyle.color = `#${style.color}`;
+      }
+    }
+    if (s.position !== undefined) {
+      const named = typeof s.position === 'string' ? s.position.trim().toLowerCase() : undefined;
+      const position = CAPTION_POSITIONS.find((x) => x === named);
+      if (!position) {
+        c.error(
+          `${p}/style/position`,
+          `position must be ${CAPTION_POSITIONS.join(', ')}, not ${JSON.stringify(s.position)?.slice(0, 30)}`,
+          'bottom is the default',
+        );
+        ok = false;
+      } else style.position = canonicalStyle.position = position;
+    }
+    if (s.margin !== undefined) {
+      if (typeof s.margin !== 'number' || !Number.isFinite(s.margin) || s.margin < 0 || s.margin > MAX_CAPTION_MARGIN) {
+        c.error(
+          `${p}/style/margin`,
+          `margin must be a number from 0 to ${MAX_CAPTION_MARGIN} (% of the picture's height from the edge the captions sit at), not ${JSON.stringify(s.margin)?.slice(0, 30)}`,
+          "leave it out for the default: 8, or 22 from the bottom of a vertical picture (clear of social apps' buttons)",
+        );
+        ok = false;
+      } else {
+        style.margin = canonicalStyle.margin = Math.round(s.margin * 10) / 10;
+        if (style.position === 'middle')
+          c.warning(
+            `${p}/style/margin`,
+            'margin does nothing for captions in the middle',
+            'give position bottom or top with it',
+          );
       }
     }
   }

@@ -39,12 +39,17 @@ export class InspectionCache<T> {
     private readonly maxInMemory = 50,
     /** Inspections kept on disk: beyond this many, the least recently written go (JSON and thumbnails). */
     private readonly maxOnDisk = 500,
+    /**
+     * The folder under `dir` its records live in. Records of another folder are never counted or evicted with these
+     * (transcripts' corrections, which nothing can make again, live in a folder of their own that is never trimmed).
+     */
+    private readonly folder = 'inspections',
     /** A team's shared store (kept.ts), when there is one. */
     private readonly kept?: KeptFiles,
   ) {}
 
   get root(): string {
-    return join(this.dir, 'inspections');
+    return join(this.dir, this.folder);
   }
 
   private fileOf(key: string, ext = 'json'): string {

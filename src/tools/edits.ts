@@ -207,17 +207,31 @@ async function renderEdit({ wait, ...given }: z.output<typeof RenderEditInput>, 
   // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
   const fractions = !!backend.renderProgress;
   const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
-  const c = await checkAndKeep(deps, input, signal, {
-    onProgress: listen.update,
-    waitMs: deps.renderWaitMs,
-    debug: (m) => logger.debug(m),
-  }).finally(listen.stop);
-  if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
+  let c: CheckedEdit;
+  let captions: EditCaptions | undefined;
+  try {
+    c = await checkAndKeep(deps, input, signal, {
+      onProgress: listen.update,
+      waitMs: deps.renderWaitMs,
+      debug: (m) => logger.debug(m),
+    });
+    if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
+    // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning), the
+    // speech heard now where it was not (its time counts against the wait too).
+    captions =
+      backend.kind === 'local' && c.timeline?.captions?.burn
+        ? await captionsOf(deps, c, signal, {
+            onProgress: listen.update,
+            waitMs: Math.max(0, deps.renderWaitMs - (Date.now() - started)),
+            debug: (m) => logger.debug(m),
+          })
+        : undefined;
+  } finally {
+    listen.stop();
+  }
+  if (!c.edit) return refuseEdit(c, 'rendered');
   const edit = name ? { ...c.edit, video_output_filename: name } : c.edit;
-  // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
   const sources = sourceSizes(c.assets);
-  const captions =
-    backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, signal) : undefined;
   const receipt = await submitRender(deps, c, edit, { sources, captions }, signal);
   // Time spent listening (a clip cut by words) counts against the wait.
   const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (Date.now() - started));

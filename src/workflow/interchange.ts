@@ -203,7 +203,7 @@ export async function exportEdit(
   try {
     if (opts.format === 'srt' || opts.format === 'vtt') {
       // The captions alone, from the transcripts (workflow/captions.ts): no media is referenced or fetched.
-      const captions = await captionsOf(deps, checked, opts.signal);
+      const captions = await captionsOf(deps, checked, opts.signal, opts.listening ?? {});
       warnings.push(...captions.warnings);
       if (!captions.cues.length)
         warnings.push('captions: no words of the edit were found in its transcripts; the file holds no cues');
