@@ -89,6 +89,8 @@ export const MIN_TARGET_LUFS = -40;
 export const MAX_TARGET_LUFS = -5;
 export const MIN_TRUE_PEAK_DB = -12;
 export const MAX_TRUE_PEAK_DB = 0;
+/** Every mix's true peak is held under this (dBTP) by a limiter, unless the edit's loudness asks another ceiling. */
+export const DEFAULT_TRUE_PEAK_DB = -1;
 /**
  * Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt.
  */

@@ -195,12 +195,18 @@ export const DUCK_RELEASE = 0.4;
 export const DUCK_MAX_SPANS = 200;
 
 /**
- * The speech a music bed ducks under, as the render shapes it: spans closer than attack and release together joined
- * (the music stays down across them, and at any time at most one span's ramps are under way), then past
- * DUCK_MAX_SPANS the shortest gaps joined first (the music still comes back in the long ones).
+ * A duck holds through a pause shorter than this (s): the bed swelling back between sentences pumps. It comes back
+ * only in longer pauses.
  */
-export function duckSpans(speech: Span[]): Span[] {
-  return fewestSpans(joinSpans(speech, DUCK_ATTACK + DUCK_RELEASE), DUCK_MAX_SPANS);
+export const DUCK_HOLD = 1.5;
+
+/**
+ * The speech a music bed ducks under, as the render shapes it: spans closer than the hold (and than attack and
+ * release together) joined (the music stays down across them, and at any time at most one span's ramps are under
+ * way), then past DUCK_MAX_SPANS the shortest gaps joined first (the music still comes back in the long ones).
+ */
+export function duckSpans(speech: Span[], holdSec = DUCK_HOLD): Span[] {
+  return fewestSpans(joinSpans(speech, Math.max(holdSec, DUCK_ATTACK + DUCK_RELEASE)), DUCK_MAX_SPANS);
 }
 
 /** Speech spans (timeline s) that touch [from, to], from `from`, with a second either side (a duck ramps there). */
@@ -282,6 +288,16 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
 
 /** How far levelling may move a cut: beyond this, a cut is too far from the others to be the same kind of sound. */
 export const LEVEL_MAX_DB = 12;
+/**
+ * The level (dB) a cut's own level windows ask of its sound at their top (a clip's volume, or its loudest audio_level):
+ * taken off its measured loudness before levelling, so that levelling evens out the cuts' own sound and the level
+ * asked then applies on top (a clip at volume 0.5 plays 6 dB under its levelled neighbours). 0 without windows.
+ */
+export function askedLevelDb(cut: { levels: { level: number }[] }): number {
+  const top = Math.max(0, ...cut.levels.map((l) => l.level));
+  return cut.levels.length && top > 0 ? 20 * Math.log10(top) : 0;
+}
+
 /** Cuts quieter than the loudest by more than this are ambience or silence, not speech to level: left as they are. */
 export const LEVEL_RANGE_LU = 20;
 

@@ -1,6 +1,6 @@
 // Levelling (level_dialogue): how loud each cut's own sound is, measured from its source (sound only, a batch of cuts
 // to a process), and the gains that bring the cuts to one loudness (levelGains, decided in edit/plan.ts).
-import { levelGains, type RenderPlan } from '../edit/plan.js';
+import { askedLevelDb, levelGains, type RenderPlan } from '../edit/plan.js';
 import { MeasureParser, integratedLoudness } from './measure.js';
 import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render-error.js';
@@ -45,7 +45,11 @@ export async function cutLoudness(req: CutLoudnessRequest): Promise<(number | nu
       if (r.timedOut || r.code !== 0)
         throw new RenderError(`measuring the cuts' loudness failed (${r.timedOut ? 'timed out' : whyFailed(r)})`);
     }
-    for (const i of batch) out[i] = integratedLoudness(parser.result.blocks?.[`cut${i}`]) ?? null;
+    // Measured as it plays (its level windows applied), then the level they ask taken off: its own sound's loudness.
+    for (const i of batch) {
+      const loud = integratedLoudness(parser.result.blocks?.[`cut${i}`]);
+      out[i] = loud === undefined ? null : Math.round((loud - askedLevelDb(req.plan.cuts[i]!)) * 100) / 100;
+    }
   }
   return out as (number | null)[];
 }

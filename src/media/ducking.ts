@@ -31,6 +31,12 @@ function audible(runs: Span[], levels: { level: number; from: number; to: number
 /** Whether any overlay of the timeline ducks (music with a duck of more than 0 dB). */
 export const ducks = (t: Timeline) => t.overlays.some((o) => !!o.duckDb);
 
+/**
+ * Speech heard in the sound (no transcript) is taken to begin this much (s) before where its frames rise over the
+ * pause's floor: a word's first consonant is quieter than that rise, and a duck that lands late was heard (150 ms).
+ */
+const SOUND_LEAD = 0.15;
+
 /** Words closer than this (s) are one run of speech: the music does not come up between them. */
 const WORD_GAP = 0.3;
 
@@ -97,7 +103,10 @@ export async function speechOnTimeline(
               .map((w) => ({ from: Math.max(p.from, w.start), to: Math.min(end, w.end) })),
             WORD_GAP,
           )
-        : await speechRuns(deps, p.spec.source, p.from, end, signal);
+        : (await speechRuns(deps, p.spec.source, p.from, end, signal)).map((r) => ({
+            from: Math.max(p.from, r.from - SOUND_LEAD),
+            to: r.to,
+          }));
       return audible(
         runs.map((r) => ({ from: r.from - p.from, to: Math.min(r.to - p.from, p.length) })),
         p.levels,

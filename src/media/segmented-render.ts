@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { RenderPlan } from '../edit/plan.js';
+import { askedLevelDb, type RenderPlan } from '../edit/plan.js';
 import { THUMBS_DIR, sheetFrames } from './contact-sheet.js';
 import { cutLoudness, levelled } from './cut-loudness.js';
 import {
@@ -293,11 +293,11 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         }
         const measured = parsers[k]!;
         measured.finish(cut.durationSec);
-        // Its loudness as it plays without its own gain (what levelling compares: see cutLoudness).
+        // Its loudness as it plays without its own gain or asked level (what levelling compares: see cutLoudness).
         const loud = integratedLoudness(measured.levels.result.blocks?.seg);
         const record: SegmentRecord = {
           frames: cut.frames,
-          lufs: loud === undefined ? null : Math.round((loud - (cut.gainDb ?? 0)) * 100) / 100,
+          lufs: loud === undefined ? null : Math.round((loud - (cut.gainDb ?? 0) - askedLevelDb(cut)) * 100) / 100,
           thumbs: m.thumbFrames.length,
           cutLevels: measured.levels.result.cutLevels,
           black: measured.black,

@@ -13,6 +13,7 @@ import {
   type RenderPlan,
   type Span,
 } from '../edit/plan.js';
+import { DEFAULT_TRUE_PEAK_DB } from '../edit/model.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
 import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
@@ -637,6 +638,11 @@ function mixGraph(
         );
     }
   }
+  // The mix's peaks held under the ceiling (the edit's true_peak_db, else DEFAULT_TRUE_PEAK_DB): levelling, gains
+  // and a bed can push a mix over 0 dBTP.
+  // (A whole dB under it: a limited sine's harmonics come out of AAC 0.7 dB over the limit.)
+  chains.push(`${mix}${truePeakLimiter(plan.loudness?.truePeakDb ?? DEFAULT_TRUE_PEAK_DB, 1)}[alimited]`);
+  mix = '[alimited]';
   if (!measure) return { chains, out: mix };
   // (Without overlays, the mix is the dialogue: measured once.)
   chains.push(
@@ -646,6 +652,16 @@ function mixGraph(
     `[amixpeak]${truePeakBranch}`,
   );
   return { chains, out: '[aout]' };
+}
+
+/**
+ * A limiter that holds a sound's true peak under `truePeakDb`: at 4x the rate (where the peaks between samples are),
+ * delay compensated so that it stays in sync, a little under the ceiling for the encoder's own overshoot (AAC adds a
+ * few tenths of a dB to a limited peak). Leaves a sound under the ceiling as it is.
+ */
+export function truePeakLimiter(truePeakDb: number, marginDb = 0.5): string {
+  const limit = Math.min(1, Math.max(0.0625, 10 ** ((truePeakDb - marginDb) / 20)));
+  return `aresample=${4 * SAMPLE_RATE},alimiter=limit=${num(limit)}:attack=5:release=50:level=false:latency=true,aresample=${SAMPLE_RATE}`;
 }
 
 /**
@@ -660,10 +676,8 @@ export function finishArgs(job: {
   truePeakDb: number;
   encode: EncodeSettings;
 }): string[] {
-  // A little under the ceiling: the encoder's own overshoot (AAC adds a few tenths of a dB to a limited peak).
-  const limit = Math.min(1, Math.max(0.0625, 10 ** ((job.truePeakDb - 0.5) / 20)));
   const graph =
-    `[0:a]volume=${num(job.gainDb)}dB,aresample=${4 * SAMPLE_RATE},alimiter=limit=${num(limit)}:attack=5:release=50:level=false:latency=true,aresample=${SAMPLE_RATE},` +
+    `[0:a]volume=${num(job.gainDb)}dB,${truePeakLimiter(job.truePeakDb)},` +
     `asplit=3[aout][aloud][apeak];[aloud]${loudnessBranch('mix')};[apeak]${truePeakBranch}`;
   return [
     ...COMMON,

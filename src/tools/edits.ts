@@ -161,13 +161,17 @@ function renderWarnings(
 
 type ShownRender = RenderStatus & { service_edit_id?: string };
 
+/** How loud a finished local render came out, when it was measured. */
+const loudnessText = (s: RenderStatus) =>
+  s.lufs !== undefined && s.true_peak_db !== undefined ? ` (${s.lufs} LUFS, true peak ${s.true_peak_db} dBTP)` : '';
+
 /** render_edit's first line: where the render stands, and what to call next. */
 function renderNextText(
   render: ShownRender,
   followed: boolean,
   opts: { waitMs: number; follow: string; kind: Backend['kind'] },
 ): string {
-  if (render.done) return `Rendered: ${render.url ?? render.asset_id}`;
+  if (render.done) return `Rendered: ${render.url ?? render.asset_id}${loudnessText(render)}`;
   if (render.failed) return `The render failed (${render.status}${render.reason ? `: ${render.reason}` : ''}).`;
   if (followed)
     return `Still running after a ${durationText(opts.waitMs / 1000)} wait: ${runningText(render, opts.kind)}. Follow it with ${opts.follow} in about ${durationText(checkAgainSeconds(render))}.`;
@@ -276,7 +280,7 @@ async function renderEdit({ wait, ...given }: z.output<typeof RenderEditInput>, 
 
 /** get_render_status's text: done, failed, or how far it has got and when to look again. */
 function renderStatusText(s: RenderStatus, kind: Backend['kind']): string {
-  if (s.done) return `Done: ${s.url ?? '(no url)'}`;
+  if (s.done) return `Done: ${s.url ?? '(no url)'}${loudnessText(s)}`;
   if (s.failed) return `Failed (${s.status}${s.reason ? `: ${s.reason}` : ''})`;
   return `Not done: ${runningText(s, kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
 }

@@ -18,7 +18,7 @@ export const RenderStatusSchema = z.object({
   progress: z.number().min(0).max(1).optional(),
   eta_seconds: z.number().min(0).optional(),
   elapsed_seconds: z.number().min(0).optional(),
-  // A local render with a loudness target: what it came to.
+  // A local render: how loud it came out, and its true peak.
   lufs: z.number().optional(),
   true_peak_db: z.number().optional(),
 });
@@ -36,7 +36,7 @@ export function statusOf(asset: Asset): RenderStatus {
     typeof (asset as Record<string, unknown>).error === 'string'
       ? ((asset as Record<string, unknown>).error as string)
       : undefined;
-  // A local render says how loud it came out (its loudness target, measured).
+  // A local render says how loud it came out and its true peak (measured on what it made).
   const loudness = z
     .object({ lufs: z.number(), true_peak_db: z.number() })
     .safeParse((asset as Record<string, unknown>).loudness);

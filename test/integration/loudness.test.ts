@@ -66,13 +66,13 @@ const structured = <T>(r: unknown): T => {
 
 let server: Spawned;
 let projectId: string;
-const ids: Record<'loud' | 'quiet' | 'music', string> = { loud: '', quiet: '', music: '' };
-const files: Record<'loud' | 'quiet' | 'music', string> = { loud: '', quiet: '', music: '' };
+const ids: Record<'loud' | 'quiet' | 'hot' | 'music', string> = { loud: '', quiet: '', hot: '', music: '' };
+const files: Record<'loud' | 'quiet' | 'hot' | 'music', string> = { loud: '', quiet: '', hot: '', music: '' };
 const call = (name: string, args: Record<string, unknown>) =>
   server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
 
 function makeMedia(dir: string): void {
-  const speaker = (name: 'loud' | 'quiet', amplitude: number) => {
+  const speaker = (name: 'loud' | 'quiet' | 'hot', amplitude: number) => {
     files[name] = join(dir, `${name}.mov`);
     ffmpeg([
       '-v',
@@ -97,6 +97,7 @@ function makeMedia(dir: string): void {
   };
   speaker('loud', 0.25);
   speaker('quiet', 0.079); // 10 dB under the loud one
+  speaker('hot', 0.89); // 1 dB under full scale
   files.music = join(dir, 'music.wav');
   ffmpeg([
     '-v',
@@ -124,7 +125,7 @@ beforeAll(async () => {
   projectId = structured<{ project: { id: string } }>(
     await call('create_project', { name: 'loudness', description: '' }),
   ).project.id;
-  for (const k of ['loud', 'quiet', 'music'] as const)
+  for (const k of ['loud', 'quiet', 'hot', 'music'] as const)
     ids[k] = structured<{ asset: { id: string } }>(
       await call('import_media', { project_id: projectId, path: files[k] }),
     ).asset.id;
@@ -325,6 +326,60 @@ describe('even dialogue', () => {
     );
     expect(rmsDb(apart.path, 0.2, 2.8) - rmsDb(apart.path, 3.2, 5.8)).toBeCloseTo(10, 0);
     expect(apart.cuts.every((c) => c.loudness!.level_db === undefined)).toBe(true);
+  }, 240_000);
+});
+
+describe('levels an editor asked for', () => {
+  it('plays a clip asked at volume 0.5 6 dB under its levelled neighbour (levelling first, the asked level on top)', async () => {
+    // The two speakers 10 dB apart are levelled to one loudness, then the quiet one's 0.5 applies: it used to be
+    // measured at its asked level and brought back up, playing 0.5 dB under, not 6.
+    const clips = [
+      { asset_id: ids.loud, start: 0, end: 3 },
+      { asset_id: ids.quiet, start: 0, end: 3, volume: 0.5 },
+    ];
+    const p = structured<Preview>(
+      await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips }),
+    );
+    expect(rmsDb(p.path, 0.2, 2.8) - rmsDb(p.path, 3.2, 5.8)).toBeCloseTo(6, 0);
+    const r = structured<{ render: { done: boolean; url?: string } }>(
+      await call('render_edit', {
+        project_id: projectId,
+        wait: true,
+        resolution: '160x90',
+        fps: 25,
+        filename: 'asked.mp4',
+        clips,
+      }),
+    );
+    const file = fileURLToPath(r.render.url!);
+    expect(rmsDb(file, 0.2, 2.8) - rmsDb(file, 3.2, 5.8)).toBeCloseTo(6, 0);
+  }, 240_000);
+
+  it('holds the true peak under -1 dBTP with a limiter in a preview and a render, and the render reports it', async () => {
+    // A tone 1 dB under full scale raised 6 dB: +5 dBFS asked, which used to be written as it was.
+    const clips = [{ asset_id: ids.hot, start: 0, end: 3, gain_db: 6 }];
+    const p = structured<Preview>(
+      await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips }),
+    );
+    expect(ebur128(p.path).truePeak).toBeLessThanOrEqual(-1);
+    expect(p.mix!.true_peak_db!).toBeLessThanOrEqual(-1);
+    const r = await call('render_edit', {
+      project_id: projectId,
+      wait: true,
+      resolution: '160x90',
+      fps: 25,
+      filename: 'limited.mp4',
+      clips,
+    });
+    const render = structured<{ render: { done: boolean; url?: string; lufs?: number; true_peak_db?: number } }>(
+      r,
+    ).render;
+    const measured = ebur128(fileURLToPath(render.url!));
+    expect(measured.truePeak).toBeLessThanOrEqual(-1);
+    // What it came to, said: its loudness and true peak, as ffmpeg measures the file (±0.5).
+    expect(render.lufs!).toBeCloseTo(measured.lufs, 0);
+    expect(Math.abs(render.true_peak_db! - measured.truePeak)).toBeLessThanOrEqual(0.5);
+    expect(textOf(r)).toMatch(/LUFS, true peak -?[\d.]+ dBTP/);
   }, 240_000);
 });
 

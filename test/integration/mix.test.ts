@@ -415,6 +415,58 @@ describe('ducking', () => {
     ).toBeGreaterThanOrEqual(10);
   }, 240_000);
 
+  it('holds the duck through a pause shorter than 1.5 s, and comes back only in a longer one', async () => {
+    // Speech stand-ins (a 1 kHz tone) at 1-3 s, 4-6 s (a 1 s pause between sentences) and 8.5-9.5 s (a 2.5 s one),
+    // under a steady 300 Hz bed: it used to swell back the full 12 dB in every pause over 0.55 s.
+    const dialogue = join(allowed, 'pauses.mp4');
+    ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=gray:s=160x90:r=25:d=10',
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=f=1000:r=${RATE}:d=10`,
+      '-af',
+      "volume='between(t,1,3)+between(t,4,6)+between(t,8.5,9.5)':eval=frame",
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '192k',
+      '-shortest',
+      dialogue,
+    ]);
+    const music = join(allowed, 'bed.wav');
+    ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=11`, '-c:a', 'pcm_s16le', music]);
+    const d = structured<{ asset: { id: string } }>(
+      await call('import_media', { project_id: projectId, path: dialogue }),
+    ).asset.id;
+    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
+      .asset.id;
+    const x = soundOf(
+      structured<{ path: string }>(
+        await call('preview_edit', {
+          project_id: projectId,
+          resolution: '160x90',
+          fps: 25,
+          clips: [{ asset_id: d, start: 0, end: 10 }],
+          overlays: [{ asset_id: m, at: 0, role: 'music' }],
+        }),
+      ).path,
+    );
+    const under = toneDb(x, 300, 1.5, 2.5);
+    // Held across the short pause: the bed no more than 2 dB over its level under speech.
+    expect(toneDb(x, 300, 3.1, 3.9) - under, 'in the 1 s pause').toBeLessThan(2);
+    expect(Math.abs(toneDb(x, 300, 4.5, 5.5) - under)).toBeLessThan(1);
+    // Back up in the long pause: its own level, 12 dB over the ducked one.
+    expect(toneDb(x, 300, 6.9, 7.9) - under, 'in the 2.5 s pause').toBeGreaterThan(10);
+  }, 180_000);
+
   it('lowers music under the dialogue by duck_db, and only there', async () => {
     // The dialogue: a video whose sound is speech stand-ins (a 1 kHz tone) at 1-3 s and 5-7 s, silent between; the
     // music: a steady 300 Hz tone under all of it, role music, ducked 12 dB (the default).

@@ -4,7 +4,7 @@
 // at its own level in every gap long enough to come back.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { DUCK_ATTACK, DUCK_RELEASE, duckSpans } from '../../src/edit/plan.js';
+import { DUCK_ATTACK, DUCK_HOLD, DUCK_RELEASE, duckSpans } from '../../src/edit/plan.js';
 import { duckFilter } from '../../src/media/timeline-args.js';
 
 const RATE = 48_000;
@@ -42,7 +42,7 @@ const dbAt = (x: Float32Array, from: number, to: number) => {
 describe('duckFilter', () => {
   it('ducks every one of many uneven spans by its dB and comes back between them', () => {
     // 150 spans (ffmpeg refuses an expression nested ~92 deep: the halving keeps it 8 deep): lengths 0.4-1.6 s, gaps
-    // 0.7-2.2 s (all longer than attack + release, so none are joined).
+    // 0.7-2.2 s (all longer than attack + release, and no hold asked, so none are joined).
     const spans: { from: number; to: number }[] = [];
     let t = 0.5;
     for (let i = 0; i < 150; i++) {
@@ -50,7 +50,7 @@ describe('duckFilter', () => {
       spans.push({ from: t, to: t + length });
       t += length + 0.7 + ((i * 5) % 16) / 10;
     }
-    const x = levels(duckFilter(12, duckSpans(spans)), Math.ceil(t + 1));
+    const x = levels(duckFilter(12, duckSpans(spans, 0)), Math.ceil(t + 1));
     const full = dbAt(x, 0, 0.3);
     for (const s of spans) {
       const mid = (s.from + s.to) / 2;
@@ -65,14 +65,15 @@ describe('duckFilter', () => {
   });
 
   it('past its most spans, joins the shortest gaps first: the music still comes back in the long ones', () => {
-    // 260 spans of 0.3 s: every tenth gap 3 s long, the others 0.6 s (long enough to come back, but the first joined).
+    // 260 spans of 0.3 s: every tenth gap 3 s long, the others 0.6 s (long enough to come back with no hold, but the
+    // first joined).
     const spans: { from: number; to: number }[] = [];
     let t = 0.5;
     for (let i = 0; i < 260; i++) {
       spans.push({ from: t, to: t + 0.3 });
       t += 0.3 + (i % 10 === 9 ? 3 : 0.6);
     }
-    const x = levels(duckFilter(12, duckSpans(spans)), Math.ceil(t + 1));
+    const x = levels(duckFilter(12, duckSpans(spans, 0)), Math.ceil(t + 1));
     const full = dbAt(x, 0, 0.3);
     for (let i = 9; i + 1 < spans.length; i += 10)
       expect(dbAt(x, spans[i]!.to + 0.6, spans[i + 1]!.from - 0.3) - full, `long gap after span ${i}`).toBeCloseTo(
@@ -94,5 +95,24 @@ describe('duckFilter', () => {
     );
     const full = dbAt(x, 0, 0.5);
     expect(dbAt(x, 2.05, 2.25) - full).toBeCloseTo(-10, 0);
+  });
+
+  it('holds through pauses shorter than the hold (1.5 s by default), and comes back in longer ones', () => {
+    const spans = [
+      { from: 0.5, to: 2 },
+      { from: 3, to: 4.5 }, // after a 1 s pause: held
+      { from: 6.1, to: 7 }, // after a 1.6 s one: back up between
+    ];
+    expect(DUCK_HOLD).toBe(1.5);
+    expect(duckSpans(spans)).toEqual([
+      { from: 0.5, to: 4.5 },
+      { from: 6.1, to: 7 },
+    ]);
+    const x = levels(duckFilter(12, duckSpans(spans)), 8);
+    const full = dbAt(x, 0, 0.3);
+    expect(dbAt(x, 2.1, 2.9) - full).toBeCloseTo(-12, 0);
+    expect(dbAt(x, 5, 5.9) - full).toBeCloseTo(0, 1);
+    // A hold of 3 s keeps it down in the longer pause too.
+    expect(duckSpans(spans, 3)).toEqual([{ from: 0.5, to: 7 }]);
   });
 });

@@ -19,6 +19,7 @@ import { silentLogger } from '../../log.js';
 import { INSTALL_HINT } from '../../media/locate.js';
 import type { Limiter, MediaProber } from '../../media/probe.js';
 import { EtaEstimator } from '../../media/eta.js';
+import { finished } from '../../media/measure.js';
 import { killOrphans } from '../../media/process.js';
 import { renderTimeline, type RenderOutcome, type RenderRequest } from '../../media/render.js';
 import { inputSpec, type EncodeSettings, type InputSpec } from '../../media/timeline-args.js';
@@ -808,7 +809,8 @@ export class LocalBackend implements Backend {
             overlayInputs,
             output,
             encode: RENDER_ENCODE,
-            measure: false,
+            // Measured, so that the render says how loud it came out and its true peak.
+            measure: true,
             maxInputs: rt.maxInputs,
             timeoutMs: this.opts.renderTimeoutMs ?? 2 * 3600_000,
             signal: abort.signal,
@@ -822,10 +824,15 @@ export class LocalBackend implements Backend {
         };
         // (A render on a worker takes a slot of the worker's, not of this server's.)
         const outcome = await (rt.render ? go() : rt.limiter.run(go));
-        const f = outcome.finish;
+        // What it came to: a loudness target's last pass, else the mix as measured while it was made.
+        const f = outcome.finish ?? finished(undefined, 0, outcome.measurements ?? {});
         const loudness =
-          f?.lufs !== undefined && f.truePeakDb !== undefined && plan.loudness
-            ? { lufs: f.lufs, true_peak_db: f.truePeakDb, target_lufs: plan.loudness.targetLufs }
+          f.lufs !== undefined && f.truePeakDb !== undefined
+            ? {
+                lufs: f.lufs,
+                true_peak_db: f.truePeakDb,
+                ...(plan.loudness ? { target_lufs: plan.loudness.targetLufs } : {}),
+              }
             : undefined;
         await this.finishRender(projectId, id, {
           status: 'uploaded',
