@@ -107,10 +107,11 @@ describe('normalizeEdit: roles and ducking', () => {
     const n = norm([cut()], [{ ...overlay({ role: 'music' }), audio_start_time: 1, audio_end_time: 3 }]);
     expect(toRenderPlan(n.timeline!).overlays[0]).not.toHaveProperty('duck');
     const plan = toRenderPlan(n.timeline!, {
+      // (Pauses longer than the duck's hold, 1.5 s: none joined.)
       speech: [
         { from: 0.2, to: 0.5 },
-        { from: 1.5, to: 2.5 },
-        { from: 3.5, to: 3.9 },
+        { from: 2.1, to: 2.4 },
+        { from: 3.95, to: 4.2 },
         { from: 6, to: 7 },
       ],
     });
@@ -118,8 +119,8 @@ describe('normalizeEdit: roles and ducking', () => {
       db: 12,
       speech: [
         { from: -0.8, to: -0.5 },
-        { from: 0.5, to: 1.5 },
-        { from: 2.5, to: 2.9 },
+        { from: 1.1, to: 1.4 },
+        { from: 2.95, to: 3.2 },
       ],
     });
   });
