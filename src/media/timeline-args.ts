@@ -641,13 +641,17 @@ function mixGraph(
   // The mix's peaks held under the ceiling (the edit's true_peak_db, else DEFAULT_TRUE_PEAK_DB): levelling, gains
   // and a bed can push a mix over 0 dBTP.
   // (A whole dB under it: a limited sine's harmonics come out of AAC 0.7 dB over the limit.)
-  chains.push(`${mix}${truePeakLimiter(plan.loudness?.truePeakDb ?? DEFAULT_TRUE_PEAK_DB, 1)}[alimited]`);
-  mix = '[alimited]';
-  if (!measure) return { chains, out: mix };
-  // (Without overlays, the mix is the dialogue: measured once.)
+  const limiter = truePeakLimiter(plan.loudness?.truePeakDb ?? DEFAULT_TRUE_PEAK_DB, 1);
+  if (!measure) {
+    chains.push(`${mix}${limiter}[alimited]`);
+    return { chains, out: '[alimited]' };
+  }
+  // (Without overlays, the mix is the dialogue: measured once.) Its levels as the cuts bring them, before the limiter
+  // (a cut that reaches full scale is flagged); its loudness and true peak as it goes out.
   chains.push(
-    `${mix}asplit=4[aout][amixmeasure][amixloud][amixpeak]`,
+    `${mix}asplit=2[amixlimit][amixmeasure]`,
     `[amixmeasure]${measureAudio('mixlevels')}`,
+    `[amixlimit]${limiter},asplit=3[aout][amixloud][amixpeak]`,
     `[amixloud]${loudnessBranch('mix')}`,
     `[amixpeak]${truePeakBranch}`,
   );
