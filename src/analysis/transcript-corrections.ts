@@ -9,8 +9,11 @@ import { sentencesOf, type Sentence, type TimedWord } from '../edit/words.js';
 export interface Correction {
   from: number;
   to: number;
+  /** The words as given, placed in time; indices from 0 within the correction. */
   words: { word: string; start_seconds: number; end_seconds: number; confidence?: number }[];
+  /** Whether each word ends a sentence (the text's punctuation). */
   ends: boolean[];
+  /** Within the correction: words not heard in the sound, and placed words it does not support. */
   unplaced?: number[];
   doubtful?: number[];
 }

@@ -3,6 +3,7 @@
 // asset and span (StoredTranscript, what the media runtime's transcripts hold), and the corrections a person gave it
 // (StoredCorrections, beside them). Making one is transcribe.ts; correcting one, corrections.ts.
 import { z } from 'zod';
+import type { Correction } from '../analysis/transcript-corrections.js';
 
 export const TranscriptWordSchema = z.object({
   index: z.number().int(),
@@ -70,17 +71,7 @@ export interface StoredTranscript {
  * sound between the words they replaced, on the asset's clock. Applied over whatever transcript the asset has (it
  * replaces the words inside [from, to]), so it outlives a transcript made again.
  */
-export interface TranscriptCorrection {
-  from: number;
-  to: number;
-  /** The words as given, placed in time; indices from 0 within the correction. */
-  words: { word: string; start_seconds: number; end_seconds: number; confidence?: number }[];
-  /** Whether each word ends a sentence (the text's punctuation). */
-  ends: boolean[];
-  /** Within the correction: words not heard in the sound, and placed words it does not support. */
-  unplaced?: number[];
-  doubtful?: number[];
-}
+export type TranscriptCorrection = Correction;
 
 /** What is kept per asset media: its corrections, in time order, none overlapping. */
 export interface StoredCorrections {
