@@ -499,7 +499,11 @@ async function makePreview(
       return {
         ...placements[i]!,
         ...(report.loudness ? { loudness: { ...report.loudness, ...parts, ...level } } : {}),
-        flags: [...report.flags, ...mixFlags(parts), ...edgeFlags(outcome.edges[i])],
+        flags: [
+          ...report.flags,
+          ...mixFlags(parts, duckingOver(plan, c.timelineStartSec, c.timelineStartSec + c.durationSec)),
+          ...edgeFlags(outcome.edges[i]),
+        ],
       };
     });
     const whole = asOutput();
@@ -683,4 +687,12 @@ export async function cutClipPath(
   ))
     ? kept
     : undefined;
+}
+
+/** The most the music overlays over [from, to) of the timeline duck (role "music"), or undefined when none does. */
+function duckingOver(plan: RenderPlan, from: number, to: number): number | undefined {
+  const dbs = plan.overlays
+    .filter((o) => o.duck && o.startSec < to && o.startSec + o.durationSec > from)
+    .map((o) => o.duck!.db);
+  return dbs.length ? Math.max(...dbs) : undefined;
 }
