@@ -37,10 +37,7 @@ const TranscribeInput = z.object({
     .describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
   words: z.boolean().optional().describe('List the words too'),
   cursor: z.string().optional().describe('A next_cursor'),
-  replace: z
-    .array(z.number().int())
-    .optional()
-    .describe('[first, last] words that text corrects (a sentence: its first_word, last_word)'),
+  replace: z.array(z.number().int()).optional().describe('[first, last] words text corrects'),
 });
 
 const SearchInput = z.object({
@@ -261,8 +258,8 @@ const transcribeAssetTool = defineTool({
     title: 'Hear what is said in a source',
     description:
       'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
-      'Free recognition mishears unclear speech; give text (what was said) to align it instead: exactly its words, each placed (unplaced: not ' +
-      "heard), and it stays the asset's transcript. text with replace [first, last] corrects those words (re-aligned, kept). Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
+      'Recognition mishears unclear speech: give text (what was said) to align instead, each word placed (unplaced: not ' +
+      'heard), kept as the transcript; with replace [first, last], it corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.',
     inputSchema: TranscribeInput,
     outputSchema: TranscriptPageSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -38,7 +38,7 @@ export const EditInputShape = {
     ),
   level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),
   captions: CaptionsSchema.optional().describe(
-    'From transcripts (speech heard if needed); burn default true; style: size % of height (5), color #RRGGBB, position bottom|middle|top, margin % of height',
+    'From transcripts; burn default true; style: size, margin % of height, color #RRGGBB, position',
   ),
 };
 
