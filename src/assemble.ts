@@ -6,6 +6,7 @@ import { RememberedAssets } from './backend/remembered-assets.js';
 import { RemoteBackend } from './backend/remote.js';
 import type { Backend } from './backend/types.js';
 import type { Config } from './config.js';
+import { KeptFiles, type SharedKept } from './kept.js';
 import type { Logger } from './log.js';
 import { PreviewCache } from './media/cache.js';
 import { InspectionCache } from './media/inspect-cache.js';
@@ -15,7 +16,7 @@ import { SegmentStore } from './media/segments.js';
 import type { ServerDeps } from './server.js';
 import { NAME, VERSION } from './version.js';
 import type { StoredInspection } from './workflow/inspection.js';
-import type { StoredTranscript } from './workflow/transcript.js';
+import type { StoredCorrections, StoredTranscript } from './workflow/transcript.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import type { StoredScan } from './media/reframe.js';
 import { EditStore } from './workflow/edit-store.js';
@@ -35,7 +36,17 @@ export interface Shared {
   jobs?: JobRunner;
   /** The object store (CUTROOM_S3_*): finished previews kept there for every replica. */
   objects?: ObjectStore;
+  /** A team's shared store of kept state (the bucket, or the queue's Redis): see kept.ts. */
+  kept?: SharedKept;
+  /** Cancels of calls passed between replicas (the queue's Redis): see http/serve-http.ts. */
+  callCancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
 }
+
+/** A folder's kept files mirrored in the team's shared store, when there is one. */
+const keptIn = (shared: Shared, space: 'data' | 'cache') =>
+  shared.kept
+    ? new KeptFiles(shared.kept, space === 'data' ? shared.config.dataDir : shared.config.cacheDir, space)
+    : undefined;
 
 /** A prober and a media runtime whose caches live under `cacheDir` and whose ffmpeg work runs under `limiter`. */
 export function mediaRuntime(
@@ -62,10 +73,30 @@ export function mediaRuntime(
         maxInputs: config.ffmpegMaxInputs,
         ...(shared.font ? { font: shared.font } : {}),
         prober,
-        inspections: new InspectionCache<StoredInspection>(cacheDir),
+        inspections: new InspectionCache<StoredInspection>(
+          cacheDir,
+          undefined,
+          undefined,
+          undefined,
+          keptIn(shared, 'cache'),
+        ),
         // Beside the inspections, under keys of their own (DESIGN.md: words are data like shots).
-        transcripts: new InspectionCache<StoredTranscript>(cacheDir),
-        reframes: new InspectionCache<StoredScan>(cacheDir),
+        transcripts: new InspectionCache<StoredTranscript>(
+          cacheDir,
+          undefined,
+          undefined,
+          undefined,
+          keptIn(shared, 'cache'),
+        ),
+        // A person's words: never evicted (nothing can make them again), and shared with a team's replicas.
+        corrections: new InspectionCache<StoredCorrections>(
+          cacheDir,
+          50,
+          Infinity,
+          'corrections',
+          keptIn(shared, 'cache'),
+        ),
+        reframes: new InspectionCache<StoredScan>(cacheDir, undefined, undefined, undefined, keptIn(shared, 'cache')),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
         listening: new Limiter(limiter.limit),
@@ -92,14 +123,19 @@ export function remoteBackend(shared: Shared, apiKey: string | undefined, rememb
       userAgent: `${NAME}/${VERSION}`,
       logger,
     },
-    new RememberedAssets(remembered, logger),
+    new RememberedAssets(remembered, logger, keptIn(shared, 'data')),
   );
 }
 
-export function localBackend(shared: Shared, prober: MediaProber | undefined): LocalBackend {
+/** The local backend on `dataDir` (the data dir; over HTTP, a folder of it for each person signed in). */
+export function localBackend(
+  shared: Shared,
+  prober: MediaProber | undefined,
+  dataDir = shared.config.dataDir,
+): LocalBackend {
   const { config, media, logger } = shared;
   return new LocalBackend({
-    dataDir: config.dataDir,
+    dataDir,
     allowedDirs: config.allowedDirs,
     prober,
     // With a job queue, renders run on its workers (which share the data dir the render is written in).
@@ -143,7 +179,8 @@ export function serverDeps(
     allowedDirs: hosted ? [] : config.allowedDirs,
     partBytes: config.resourcePartBytes,
     ...(hosted ? { hosted } : {}),
-    edits: new EditStore(join(dataDir, 'edits')),
+    edits: new EditStore(join(dataDir, 'edits'), undefined, keptIn(shared, 'data')),
+    ...(shared.kept ? { kept: keptIn(shared, 'cache') } : {}),
     serverFolders: [config.cacheDir, config.dataDir],
     ...(shared.jobs ? { jobs: shared.jobs } : {}),
   };

@@ -13,6 +13,78 @@ const positiveInt = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
+/** An http(s) URL without credentials, query or fragment, as compared: no trailing slash. */
+const plainUrl = (name: string, example: string) =>
+  z
+    .string()
+    .refine((u) => {
+      try {
+        const url = new URL(u);
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          !url.username &&
+          !url.password &&
+          !url.search &&
+          !url.hash
+        );
+      } catch {
+        return false;
+      }
+    }, `${name} must be an http(s) URL without credentials, query or fragment, e.g. ${example}`)
+    .transform((u) => u.replace(/\/+$/, ''));
+
+/**
+ * OAuth 2.1 sign-in (auth/): cutroom is a protected resource at `<publicUrl>/mcp`, its tokens issued either by an
+ * issuer the operator names (`issuer`) or by cutroom's own authorization server (`embedded`).
+ */
+const OAuthSchema = z.object({
+  /** Where people reach this server (CUTROOM_PUBLIC_URL): scheme, host and port, no path. */
+  publicUrl: plainUrl('CUTROOM_PUBLIC_URL', 'https://cutroom.example.com').refine(
+    (u) => new URL(u).pathname === '/',
+    'CUTROOM_PUBLIC_URL is the origin cutroom is reached at (scheme, host, port), without a path: cutroom serves /mcp there',
+  ),
+  /** The scopes every token must carry (CUTROOM_OAUTH_SCOPES). */
+  scopes: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^[\x21\x23-\x5b\x5d-\x7e]+$/,
+          'CUTROOM_OAUTH_SCOPES lists scope names (no spaces or quotes), e.g. cutroom',
+        ),
+    )
+    .min(1, 'CUTROOM_OAUTH_SCOPES must name at least one scope'),
+  /** (a) An issuer the operator names (any OpenID Connect provider issuing JWT access tokens). */
+  issuer: z
+    .object({
+      url: plainUrl('CUTROOM_OAUTH_ISSUER', 'https://login.example.com/realms/team'),
+      /** The `aud` its tokens carry for cutroom (CUTROOM_OAUTH_AUDIENCE; default the resource, `<publicUrl>/mcp`). */
+      audience: z.string().min(1).optional(),
+      /** Its key set (CUTROOM_OAUTH_JWKS_URL; default the jwks_uri of its metadata). */
+      jwksUrl: plainUrl('CUTROOM_OAUTH_JWKS_URL', 'https://login.example.com/keys').optional(),
+    })
+    .optional(),
+  /** (b) cutroom's own authorization server (CUTROOM_OAUTH_SECRET turns it on). */
+  embedded: z
+    .object({
+      /** The secret its signing key, cookies and the encryption of kept keys derive from. */
+      secret: z
+        .string()
+        .regex(
+          /^[\x21-\x7e]{32,}$/,
+          'CUTROOM_OAUTH_SECRET must be at least 32 visible ASCII characters, e.g. from `openssl rand -hex 32`',
+        ),
+      /** The people who may sign in with a password (CUTROOM_OAUTH_USERS_FILE: lines `name:<cutroom hash-password>`). */
+      usersFile: z
+        .string()
+        .refine((p) => isAbsolute(p), 'CUTROOM_OAUTH_USERS_FILE must be an absolute path')
+        .optional(),
+      /** How long an access token lasts, in seconds (CUTROOM_OAUTH_TOKEN_TTL_S); a refresh token lasts 14 days. */
+      tokenTtlS: positiveInt('CUTROOM_OAUTH_TOKEN_TTL_S', 60, 86_400),
+    })
+    .optional(),
+});
+
 export const ConfigSchema = z.object({
   backend: z.enum(['local', 'remote'], { error: 'VJ_BACKEND must be local or remote' }),
   apiKey: z.string().trim().min(1).optional(),
@@ -177,11 +249,18 @@ export const ConfigSchema = z.object({
       allowedHosts: z.array(z.string()),
       /** Serve callers who bring no key with VJ_API_KEY (off unless the operator opts in). */
       useServerKey: z.boolean(),
+      /**
+       * CUTROOM_HTTP_NO_AUTH: the local backend answers anyone who reaches it, on loopback only (for a browser host
+       * that sends no credentials, such as the ext-apps example host).
+       */
+      noAuth: z.boolean(),
       maxBodyMb: positiveInt('CUTROOM_HTTP_MAX_BODY_MB', 1, 1024),
       /** ffmpeg processes one caller may run at once (CUTROOM_MAX_FFMPEG bounds them all). */
       callerFfmpeg: positiveInt('CUTROOM_HTTP_CALLER_FFMPEG', 1, 16),
       /** How long SIGTERM waits for calls in flight. */
       drainMs: positiveInt('CUTROOM_HTTP_DRAIN_MS', 0, 600_000),
+      /** OAuth 2.1 sign-in (the MCP authorization specification), when CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET is set. */
+      oauth: OAuthSchema.optional(),
     })
     .optional(),
 });
@@ -200,6 +279,8 @@ export interface Args {
   host?: string;
   /** `cutroom worker`: run the job queue's jobs instead of serving. */
   worker?: boolean;
+  /** `cutroom hash-password`: print the hash of a password read from stdin, for CUTROOM_OAUTH_USERS_FILE. */
+  hashPassword?: boolean;
   help?: boolean;
 }
 
@@ -212,6 +293,11 @@ export function parseArgs(argv: string[]): Args {
   if (argv[0] === 'worker') {
     out.worker = true;
     i = 1;
+  }
+  if (argv[0] === 'hash-password') {
+    if (argv.length > 1)
+      throw new ConfigError('cutroom hash-password takes no arguments: it reads the password from stdin');
+    return { http: false, hashPassword: true };
   }
   for (; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -230,11 +316,65 @@ export function parseArgs(argv: string[]): Args {
     else if (flag === '--help' || flag === '-h') out.help = true;
     else
       throw new ConfigError(
-        `unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default)`,
+        `unknown argument ${flag}: cutroom takes --http [--port N] [--host H] (stdio is the default), or worker, or hash-password`,
       );
   }
   return out;
 }
+
+/**
+ * The OAuth settings as read (validated by OAuthSchema), when CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET is set; one
+ * of them, and CUTROOM_PUBLIC_URL with it.
+ */
+function oauthSettings(env: Env, blank: (v: string | undefined) => string | undefined): { oauth?: unknown } {
+  const issuer = blank(env.CUTROOM_OAUTH_ISSUER);
+  const secret = blank(env.CUTROOM_OAUTH_SECRET);
+  const named = OAUTH_VARIABLES.filter((k) => blank(env[k]));
+  if (!issuer && !secret) {
+    if (named.length)
+      throw new ConfigError(
+        `${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} set but neither CUTROOM_OAUTH_ISSUER (your identity provider) nor CUTROOM_OAUTH_SECRET (cutroom's own sign-in) is: set one to turn OAuth on`,
+      );
+    return {};
+  }
+  if (issuer && secret)
+    throw new ConfigError(
+      "CUTROOM_OAUTH_ISSUER and CUTROOM_OAUTH_SECRET are both set: tokens come from your identity provider (CUTROOM_OAUTH_ISSUER) or from cutroom's own sign-in (CUTROOM_OAUTH_SECRET), not both",
+    );
+  const wrongSide = (issuer ? EMBEDDED_VARIABLES : ISSUER_VARIABLES).filter((k) => blank(env[k]));
+  if (wrongSide.length)
+    throw new ConfigError(
+      `${wrongSide.join(', ')} ${issuer ? "belong to cutroom's own sign-in (CUTROOM_OAUTH_SECRET)" : 'belong to an identity provider of your own (CUTROOM_OAUTH_ISSUER)'}, which is not the one configured`,
+    );
+  if (!blank(env.CUTROOM_PUBLIC_URL))
+    throw new ConfigError(
+      'OAuth needs CUTROOM_PUBLIC_URL: the address people reach cutroom at (e.g. https://cutroom.example.com), which names it to the authorization server',
+    );
+  return {
+    oauth: {
+      publicUrl: blank(env.CUTROOM_PUBLIC_URL),
+      scopes: list(env.CUTROOM_OAUTH_SCOPES).length ? list(env.CUTROOM_OAUTH_SCOPES) : ['cutroom'],
+      ...(issuer
+        ? {
+            issuer: {
+              url: issuer,
+              audience: blank(env.CUTROOM_OAUTH_AUDIENCE),
+              jwksUrl: blank(env.CUTROOM_OAUTH_JWKS_URL),
+            },
+          }
+        : {
+            embedded: {
+              secret,
+              usersFile: blank(env.CUTROOM_OAUTH_USERS_FILE),
+              tokenTtlS: blank(env.CUTROOM_OAUTH_TOKEN_TTL_S) ?? 3600,
+            },
+          }),
+    },
+  };
+}
+const ISSUER_VARIABLES = ['CUTROOM_OAUTH_AUDIENCE', 'CUTROOM_OAUTH_JWKS_URL'];
+const EMBEDDED_VARIABLES = ['CUTROOM_OAUTH_USERS_FILE', 'CUTROOM_OAUTH_TOKEN_TTL_S'];
+const OAUTH_VARIABLES = ['CUTROOM_PUBLIC_URL', 'CUTROOM_OAUTH_SCOPES', ...ISSUER_VARIABLES, ...EMBEDDED_VARIABLES];
 
 const list = (v: string | undefined) =>
   (v ?? '')
@@ -331,9 +471,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             allowedOrigins: list(env.CUTROOM_HTTP_ALLOWED_ORIGINS),
             allowedHosts: list(env.CUTROOM_HTTP_ALLOWED_HOSTS),
             useServerKey: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_USE_SERVER_KEY) ?? ''),
+            noAuth: /^(1|true|yes)$/i.test(blank(env.CUTROOM_HTTP_NO_AUTH) ?? ''),
             maxBodyMb: blank(env.CUTROOM_HTTP_MAX_BODY_MB) ?? 16,
             callerFfmpeg: blank(env.CUTROOM_HTTP_CALLER_FFMPEG) ?? 2,
             drainMs: blank(env.CUTROOM_HTTP_DRAIN_MS) ?? 30_000,
+            ...oauthSettings(env, blank),
           },
         }
       : {}),
@@ -360,6 +502,7 @@ const SECRETS = [
   'VJ_API_KEY',
   'CUTROOM_HTTP_TOKEN',
   'CUTROOM_METRICS_TOKEN',
+  'CUTROOM_OAUTH_SECRET',
   'CUTROOM_QUEUE_URL',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',

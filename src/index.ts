@@ -11,7 +11,9 @@ import { localBackend, mediaRuntime, rememberedDir, remoteBackend, serverDeps, t
 import type { LocalBackend } from './backend/local/local-backend.js';
 import type { Backend } from './backend/types.js';
 import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
-import { Callers } from './http/callers.js';
+import type { Auth } from './auth/index.js';
+import { hashPassword } from './auth/passwords.js';
+import { Callers, callerId } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
 import { workerHealthListener } from './http/worker-health.js';
 import { addSecret, createLogger, type Logger } from './log.js';
@@ -20,7 +22,6 @@ import { SPEECH_INSTALL_HINT, locateSpeechEngine } from './media/speech.js';
 import { findLabelFont } from './media/contact-sheet.js';
 import { Limiter } from './media/probe.js';
 import { killChildrenNow, killOrphanedChildren, setChildEnvironment, stopChildren } from './media/process.js';
-import type { JobRunner } from './workflow/jobs.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { createServer } from './server.js';
 import { ANSWER_GRACE_MS, StdioWireTransport } from './stdio-wire.js';
@@ -29,6 +30,7 @@ import { NAME, VERSION } from './version.js';
 const USAGE = `Usage: cutroom                 serve MCP over stdio
        cutroom --http [--port N] [--host H]   serve MCP over Streamable HTTP
        cutroom worker        run the job queue's jobs (with CUTROOM_QUEUE_URL; cutroom worker --help)
+       cutroom hash-password print the hash of a password read from stdin (a line of CUTROOM_OAUTH_USERS_FILE)
 Configured by the environment (README: Configuration).
 `;
 
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
+    if (args.hashPassword) return await printPasswordHash();
     if (args.help) {
       process.stdout.write(args.worker ? WORKER_USAGE : USAGE);
       process.exit(0);
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
   }
   addSecret(config.apiKey);
   addSecret(config.http?.token);
+  addSecret(config.http?.oauth?.embedded?.secret);
   if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
   for (const secret of config.s3?.hide ?? []) addSecret(secret);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
@@ -114,7 +118,13 @@ async function main(): Promise<void> {
   if (config.queueUrl) noNativeAddons();
   if (config.s3) shared.objects = await openStore(shared, config.s3);
   if (config.worker) return runWorker(shared, config.worker);
-  if (config.queueUrl) shared.jobs = await openQueue(shared, config.queueUrl);
+  if (config.queueUrl) {
+    const queue = await openQueue(shared, config.queueUrl);
+    shared.jobs = queue;
+    shared.callCancels = queue.callCancels();
+    // What a later call may name, where every replica reads it: the bucket when there is one, else Redis.
+    shared.kept = shared.objects ? (await import('./jobs/kept-store.js')).bucketKept(shared.objects) : queue.kept();
+  }
   if (config.http) return serveHttp(shared, config.http);
 
   const parts = mediaRuntime(shared, config.cacheDir, shared.limiter);
@@ -173,14 +183,58 @@ async function main(): Promise<void> {
  */
 function checkHttpConfig(config: Config): void {
   const http = config.http!;
+  if (http.noAuth) return checkNoAuthConfig(config);
+  if (http.oauth) return checkOAuthConfig(config);
   if (config.backend === 'local' && !http.token) {
     // On loopback too: any local process (or a page that gets past the Origin check) could reach your files.
     throw new ConfigError(
-      `over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? '' : `; refusing to listen on ${http.host} without one`}`,
+      `over HTTP the local backend (your files) answers only with a bearer token: set CUTROOM_HTTP_TOKEN (at least 16 characters, e.g. from \`openssl rand -hex 24\`)${isLoopback(http.host) ? ', or CUTROOM_HTTP_NO_AUTH=1 for a host on this machine that sends none' : `; refusing to listen on ${http.host} without one`}`,
     );
   }
   if (http.useServerKey && !config.apiKey)
     throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+}
+
+/**
+ * Without authentication the local backend answers anyone who can reach it: so only on loopback, where only this
+ * machine's processes (and pages the Origin check lets through) can.
+ */
+function checkNoAuthConfig(config: Config): void {
+  const http = config.http!;
+  if (config.backend !== 'local')
+    throw new ConfigError(
+      "CUTROOM_HTTP_NO_AUTH is for the local backend; on the service backend callers bring their key, or use the team's with CUTROOM_HTTP_USE_SERVER_KEY=1",
+    );
+  if (http.oauth)
+    throw new ConfigError(
+      'CUTROOM_HTTP_NO_AUTH and OAuth sign-in (CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET) exclude each other',
+    );
+  if (!isLoopback(http.host))
+    throw new ConfigError(
+      `CUTROOM_HTTP_NO_AUTH serves your files to anyone who reaches the server, so only on loopback: refusing to listen on ${http.host} without authentication (set CUTROOM_HTTP_TOKEN, or OAuth sign-in)`,
+    );
+}
+
+/**
+ * With OAuth, people sign in instead of bringing the operator's token; what each needs to be served must be there.
+ */
+function checkOAuthConfig(config: Config): void {
+  const http = config.http!;
+  const oauth = http.oauth!;
+  if (http.useServerKey && !config.apiKey)
+    throw new ConfigError('CUTROOM_HTTP_USE_SERVER_KEY is set but VJ_API_KEY is not');
+  if (config.backend === 'remote' && oauth.issuer && !http.useServerKey)
+    throw new ConfigError(
+      "people who sign in through your identity provider are served with the team's Video Jungle key: set VJ_API_KEY and CUTROOM_HTTP_USE_SERVER_KEY=1 (or use cutroom's own sign-in, CUTROOM_OAUTH_SECRET, where each person gives their own key)",
+    );
+  if (config.backend === 'local' && oauth.embedded && !oauth.embedded.usersFile && !http.token)
+    throw new ConfigError(
+      'nobody could sign in: list people in CUTROOM_OAUTH_USERS_FILE (lines name:hash, the hash from `cutroom hash-password`), or set CUTROOM_HTTP_TOKEN to sign in with',
+    );
+  if (!isLoopback(http.host) && new URL(oauth.publicUrl).protocol !== 'https:')
+    throw new ConfigError(
+      `CUTROOM_PUBLIC_URL must be https:// when listening beyond loopback (${http.host}): OAuth sends codes and tokens only over TLS (put a TLS proxy in front)`,
+    );
 }
 
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
@@ -192,13 +246,16 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     logger.info(`import_media reads from: ${config.allowedDirs.join(', ')}`);
     void local.sweepLeftovers();
   }
+  const auth = http.oauth ? await startAuth(shared, http, callers) : undefined;
   const app = createHttpApp({
     backendKind: config.backend,
     http,
     serverKey: config.apiKey,
     callers,
+    ...(auth ? { auth } : {}),
     logger,
     ...(queueMetrics ? { queueMetrics } : {}),
+    ...(shared.callCancels ? { cancels: shared.callCancels } : {}),
   });
   // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
   // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
@@ -219,11 +276,18 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   });
   const { port } = server.address() as AddressInfo;
   const shown = http.host.includes(':') ? `[${http.host}]` : http.host;
+  const localGate = http.noAuth
+    ? 'WITHOUT authentication (CUTROOM_HTTP_NO_AUTH): any process on this machine may use it'
+    : `behind ${http.oauth ? 'OAuth sign-in' : 'CUTROOM_HTTP_TOKEN'}`;
   const keys =
     config.backend === 'local'
-      ? 'the local backend, behind CUTROOM_HTTP_TOKEN'
+      ? `the local backend, ${localGate}`
       : `the service at ${config.apiUrl}, with each caller's own key${http.useServerKey ? ' (or VJ_API_KEY)' : ''}`;
   logger.announce(`${NAME} ${VERSION} listening on http://${shown}:${port}/mcp (${keys})`);
+  if (auth)
+    logger.info(
+      `oauth: sign-in at ${auth.resource} with tokens from ${http.oauth!.embedded ? "cutroom's own authorization server" : auth.issuer} (metadata: ${auth.metadataUrl})`,
+    );
 
   let closing = false;
   const shutdown = async (why: string) => {
@@ -251,8 +315,63 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
   void sweepAfterTheDead(logger);
 }
 
+/**
+ * `cutroom hash-password`: reads a password (typed without echo on a terminal, else the first line of stdin) and
+ * prints its hash, for a line `name:<hash>` of CUTROOM_OAUTH_USERS_FILE.
+ */
+async function printPasswordHash(): Promise<void> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) process.stderr.write('Password (not shown): ');
+  const password = await new Promise<string>((resolve) => {
+    let text = '';
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    const done = () => {
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+      resolve(text.split(/\r?\n/)[0] ?? '');
+    };
+    stdin.on('data', (chunk: string) => {
+      // Ctrl-C on a terminal in raw mode.
+      if (chunk.includes('\u0003')) process.exit(130);
+      text += chunk;
+      if (/[\r\n]/.test(text)) done();
+    });
+    stdin.on('end', done);
+  });
+  if (stdin.isTTY) process.stderr.write('\n');
+  if (password.length < 8) {
+    process.stderr.write('cutroom: a password must be at least 8 characters\n');
+    process.exit(2);
+  }
+  process.stdout.write(`${await hashPassword(password)}\n`);
+  process.exit(0);
+}
+
+/** OAuth sign-in (auth/): tokens checked against the issuer the operator names, or cutroom's own. */
+async function startAuth(shared: Shared, http: NonNullable<Config['http']>, callers: Callers): Promise<Auth> {
+  const { config, logger } = shared;
+  try {
+    // Loaded only when OAuth is configured (jose, and oidc-provider for cutroom's own sign-in).
+    const { Auth } = await import('./auth/index.js');
+    return await Auth.create({
+      oauth: http.oauth!,
+      backendKind: config.backend,
+      dataDir: config.dataDir,
+      logger,
+      ...(http.token ? { operatorToken: http.token } : {}),
+      ...(http.useServerKey && config.apiKey ? { teamKey: config.apiKey } : {}),
+      keyCallerId: callerId,
+      ...(config.backend === 'remote' ? { checkServiceKey: (key: string) => callers.checkKey(key) } : {}),
+    });
+  } catch (err) {
+    logger.error(`oauth: ${(err as Error).message}`);
+    process.exit(2);
+  }
+}
+
 /** The job queue's client (loaded only when one is configured: an embedded server never loads BullMQ). */
-async function openQueue(shared: Shared, url: string): Promise<JobRunner> {
+async function openQueue(shared: Shared, url: string) {
   const { QueueJobs } = await import('./jobs/queue.js');
   const jobs = new QueueJobs({
     url,
@@ -312,6 +431,7 @@ async function runWorker(shared: Shared, opts: NonNullable<Config['worker']>): P
     dataDir: config.dataDir,
     lockMs: opts.lockMs,
     ...(shared.objects ? { store: shared.objects.shown } : {}),
+    ...(config.s3?.endpoint ? { hidden: [new URL(config.s3.endpoint).host] } : {}),
     runtimeFor: (dir) => mediaRuntime(shared, dir, shared.limiter).runtime,
   });
   // A worker killed with kill -9 on this machine leaves its ffmpeg running: stopped here, since its job is redone.

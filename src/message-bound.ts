@@ -5,6 +5,11 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+/**
+ * Over HTTP, the most one server-sent event may carry: 1 MiB, what the Python SDK's client (httpx2's SSE reader)
+ * reads by default; a larger event fails its call. Results are sized to fit (the contact sheet, resource parts).
+ */
+export const MAX_SSE_EVENT_BYTES = 1024 * 1024;
 const INTERNAL_ERROR = -32603;
 
 const sized = (bytes: number) =>

@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from './log.js';
 import * as editResources from './resources/edits.js';
 import * as exportResources from './resources/exports.js';
 import * as inspectionResources from './resources/inspections.js';
-import { showTextBodies } from './resources/parts.js';
+import { DEFAULT_PART_BYTES, HTTP_PART_BYTES, showTextBodies } from './resources/parts.js';
 import * as projectResources from './resources/projects.js';
 import * as transcriptResources from './resources/transcripts.js';
 import * as viewResources from './resources/views.js';
@@ -17,6 +17,7 @@ import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
+import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
 import { assetTools } from './tools/assets.js';
 import { registerTools } from './tools/define.js';
@@ -34,6 +35,7 @@ import { transcriptTools } from './tools/transcripts.js';
 import { viewTools } from './tools/view.js';
 import { NAME, VERSION } from './version.js';
 import type { JobRunner } from './workflow/jobs.js';
+import type { KeptFiles } from './kept.js';
 
 export interface ServerDeps {
   backend: Backend;
@@ -45,6 +47,8 @@ export interface ServerDeps {
   renderPollMs?: number;
   runtime?: MediaRuntime;
   exportsDir?: string;
+  /** A team's shared store for the cache dir's kept files (exports); absent: this machine's folders alone. */
+  kept?: KeptFiles;
   allowedDirs?: string[];
   /** Resources larger than this many bytes are served in parts (default 4 MiB). */
   partBytes?: number;
@@ -105,9 +109,11 @@ function hideServerPathsInResources(server: McpServer, paths: RemotePaths): void
  * What every tool shares, said once here rather than in every tool's description (each byte of tools/list is paid in
  * every chat): the workflow, the clocks times are on, ids and links, and how long results are bounded.
  */
-export function instructions(backend: Backend): string {
+/** `http`: over HTTP the server's folders are not named (a caller sees no path of the server's, here either). */
+export function instructions(backend: Backend, http = false): string {
+  const on = http && backend.kind === 'local' ? 'local projects on the server' : backend.description;
   return [
-    `cutroom is a cutting room for generative video projects, working on ${backend.description} (${backend.kind} backend).`,
+    `cutroom is a cutting room for generative video projects, working on ${on} (${backend.kind} backend).`,
     'Workflow: list_projects; get_project (assets by name, kind, length, size); inspect_asset (shots, silences, a contact sheet) and transcribe_asset ' +
       '(words with times) to see and hear a source; compose_edit until ready, which keeps the edit and returns its edit_id; preview_edit {edit_id} for a ' +
       'local dry run (contact sheet, loudness and flags per cut); render_edit {edit_id}, then get_render_status until done. Renders are slow and costly: preview first. ' +
@@ -128,7 +134,7 @@ export function instructions(backend: Backend): string {
           'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
         ]
       : []),
-    'Every failure is an error result that says what to do next.',
+    'Every failure is an error result that says what to do next; an edit checked and found not ready is not one: compose_edit and tighten_edit answer ready: false with the diagnostics to fix.',
   ].join('\n');
 }
 
@@ -141,6 +147,7 @@ export function createServer({
   renderPollMs,
   runtime,
   exportsDir,
+  kept,
   allowedDirs,
   partBytes,
   hosted,
@@ -159,8 +166,10 @@ export function createServer({
         prompts: { listChanged: false },
         completions: {},
         logging: {},
+        // MCP Apps: this server serves views (ui://) and app-only tools.
+        extensions: { [UI_EXTENSION]: {} },
       },
-      instructions: instructions(backend),
+      instructions: instructions(backend, !!http),
     },
   );
   const deps: ToolDeps = {
@@ -173,10 +182,12 @@ export function createServer({
     runtime,
     exportsDir,
     allowedDirs,
-    partBytes,
+    // Over HTTP no part may make a server-sent event over 1 MiB.
+    partBytes: http ? Math.min(partBytes ?? DEFAULT_PART_BYTES, HTTP_PART_BYTES) : partBytes,
     ...(hosted ? { hosted } : {}),
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),
+    ...(kept ? { kept } : {}),
   };
   const paths = http && serverFolders?.length ? remotePaths(serverFolders) : undefined;
   if (paths) hideServerPathsInResources(server, paths);

@@ -383,6 +383,7 @@ export class StdioWireTransport implements Transport {
     this.finishing ??= (async () => {
       this.stdin.off('data', this.onData);
       if (this.pending.size && graceMs > 0 && !this.closed) {
+        const since = Date.now();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, graceMs);
           const done = () => {
@@ -393,7 +394,9 @@ export class StdioWireTransport implements Transport {
           this.stopWaiting = done;
         });
         if (this.pending.size)
-          this.log(`stdin closed: ${this.pending.size} request(s) still unanswered after ${graceMs} ms; stopping`);
+          this.log(
+            `stdin closed: ${this.pending.size} request(s) still unanswered after ${Date.now() - since} ms; stopping`,
+          );
       }
       await flushed(this.stdout, FLUSH_LIMIT_MS);
     })();

@@ -373,6 +373,30 @@ function reasonOf(s: MomentSignals, parts: Partial<Record<keyof typeof WEIGHTS, 
     .join('; ');
 }
 
+/** A span's end this close past a shot change (or its start this close before one) is pulled onto it. */
+const SHOT_SNAP = 0.5;
+
+/**
+ * A span of words with its ends on the shot changes near them: an end that runs a little past a cut (the pause after
+ * the last word crossing into the next shot) is pulled back onto the cut, a start a little before one forward, where
+ * no word of the span is cut by it (issue 47: spans ran 1 and 5 frames past a shot change).
+ */
+function onShotBounds(
+  span: { start: number; end: number },
+  words: TimedWord[],
+  [first, last]: [number, number],
+  cuts: number[],
+): { start: number; end: number } {
+  let { start, end } = span;
+  const firstStart = words[first]!.start_seconds;
+  const lastEnd = words[last]!.end_seconds;
+  for (const c of cuts) {
+    if (c < end && end - c <= SHOT_SNAP && lastEnd <= c + 1e-6 && c > start) end = c;
+    if (c > start && c - start <= SHOT_SNAP && firstStart >= c - 1e-6 && c < end) start = c;
+  }
+  return { start, end };
+}
+
 /**
  * Every candidate of every source, scored, and the best `count` that do not overlap, best first. Candidates are runs
  * of consecutive units (sentences, shots or stretches of sound) from minSeconds to maxSeconds long (a single unit
@@ -394,10 +418,14 @@ export function findMoments(
         const b = units[j]!;
         const long = b.end - a.start;
         if (long > opts.maxSeconds && j > i) break;
-        if (long < opts.minSeconds && j + 1 < units.length) continue;
-        if (long < opts.minSeconds && i > 0) continue; // too short even to the end: only the run from the first unit stands
         const range: [number, number] | undefined = a.words && b.words ? [a.words[0], b.words[1]] : undefined;
-        const span = range ? clipAroundWords(words, range[0], range[1], src.duration) : { start: a.start, end: b.end };
+        const padded = range
+          ? clipAroundWords(words, range[0], range[1], src.duration)
+          : { start: a.start, end: b.end };
+        const span = range ? onShotBounds(padded, words, range, m.cuts) : padded;
+        // A span shorter than min_seconds is never a moment (issue 47: a 0.81 s "sentence" ranked first with 5 asked).
+        if (span.end - span.start < opts.minSeconds - 1e-6) continue;
+        const byTimes = span.start !== padded.start || span.end !== padded.end;
         const { signals, parts } = signalsOf(m, span.start, span.end, range, opts);
         const score = round(scoreOf(parts, !!opts.about));
         const text = range
@@ -413,9 +441,10 @@ export function findMoments(
           score,
           signals,
           reason: reasonOf(signals, parts),
-          clip: range
-            ? { asset_id: src.asset_id, words: range }
-            : { asset_id: src.asset_id, start: round(span.start), end: round(span.end) },
+          clip:
+            range && !byTimes
+              ? { asset_id: src.asset_id, words: range }
+              : { asset_id: src.asset_id, start: round(span.start), end: round(span.end) },
           ...(text ? { text: text.length > 160 ? `${text.slice(0, 159)}…` : text } : {}),
         });
       }

@@ -2,7 +2,10 @@
 // over a cut's time. From measurements of the picture's interest (motion and detail, per column and row, sampled a
 // few times a second; media/reframe-scan.ts) to a camera operator's path: per shot, held still when the interest
 // barely moves, following it with a dead zone, smoothed and at a limited speed, never leaving the picture; then as
-// few piecewise-linear keys as keep it within a few pixels. Pure: no I/O.
+// few piecewise-linear keys as keep it within a few pixels. Subjects (issue 47, item 3): what moves is split into
+// subjects across the picture; all of them are framed when they fit together, else the one that moves most in the
+// shot is followed; a subject that stops stays framed (detail is followed only in shots where nothing moves).
+// Pure: no I/O.
 import { clampCentre, type FocusKey, type FrameWindow } from '../edit/framing.js';
 
 /** Motion and detail of one sampled picture, per column (left to right) and row (top to bottom), mean levels 0-255. */
@@ -23,6 +26,8 @@ export interface Interest {
   y: number;
   weight: number;
   shotChange?: boolean;
+  /** What moves, split into subjects across the picture: [left, right, strength] (0-1 of the width; mean excess). */
+  subjects?: [number, number, number][];
 }
 
 /** Motion below this (mean excess of the busiest columns over the typical one, 0-255) is noise, not action. */
@@ -60,14 +65,97 @@ function standsOut(v: number[]): { at: number; excess: number } | undefined {
  * Where a sampled picture's interest is: what moves, else (much weaker) what is detailed; weight 0 when neither stands
  * out.
  */
-export function interestOf(p: EnergyProfile): { x: number; y: number; weight: number } {
+export function interestOf(p: EnergyProfile): { x: number; y: number; weight: number; moving?: true } {
   const mx = standsOut(p.motionCols);
   const my = standsOut(p.motionRows);
-  if (mx && my && mx.excess >= MIN_MOTION) return { x: mx.at, y: my.at, weight: mx.excess };
+  if (mx && my && mx.excess >= MIN_MOTION) return { x: mx.at, y: my.at, weight: mx.excess, moving: true };
   const dx = standsOut(p.detailCols);
   const dy = standsOut(p.detailRows);
   if (dx && dy && dx.excess >= MIN_DETAIL) return { x: dx.at, y: dy.at, weight: dx.excess * DETAIL_WEIGHT };
   return { x: 0.5, y: 0.5, weight: 0 };
+}
+
+/** Columns of motion closer than this (a fraction of the width) are one subject (a walker's leading and trailing
+ * edges, a swaying body's two sides). */
+const SUBJECT_GAP = 0.08;
+/** A column moves with a subject when its excess is at least this share of the picture's strongest. */
+const SUBJECT_LEVEL = 0.2;
+/** A subject weaker than this share of the strongest in its picture is not one (noise beside it). */
+const SUBJECT_SHARE = 0.15;
+/** Subjects seen this long before or after a picture (s) are framed with it when all fit. */
+const SUBJECT_MEMORY_SEC = 3;
+/** Subjects fit together when they span at most this share of the window (a little room at its edges). */
+const FIT = 0.9;
+
+/**
+ * What moves in a picture, split into subjects across it: runs of columns whose motion stands out, joined across small
+ * gaps, each as [left, right, strength] (0-1 of the width; its mean excess over the picture's typical column).
+ */
+export function subjectsOf(motionCols: number[]): [number, number, number][] {
+  const n = motionCols.length;
+  if (!n) return [];
+  const floor = median(motionCols);
+  const excess = motionCols.map((v) => Math.max(0, v - floor));
+  const peak = Math.max(...excess);
+  if (peak <= 0) return [];
+  const gap = Math.max(1, Math.round(SUBJECT_GAP * n));
+  const runs: { lo: number; hi: number; sum: number }[] = [];
+  excess.forEach((e, i) => {
+    if (e < SUBJECT_LEVEL * peak) return;
+    const last = runs.at(-1);
+    if (last && i - last.hi <= gap) {
+      last.hi = i;
+      last.sum += e;
+    } else runs.push({ lo: i, hi: i, sum: e });
+  });
+  const strongest = Math.max(...runs.map((r) => r.sum));
+  return runs
+    .filter((r) => r.sum >= SUBJECT_SHARE * strongest)
+    .map((r) => [round4(r.lo / n), round4((r.hi + 1) / n), round4(r.sum / n)]);
+}
+
+/**
+ * The x each sample of a shot frames, from its subjects: all of them where they fit in the window together (their
+ * span's middle), else the one followed, which is the subject that moves most over the shot, tracked from sample to
+ * sample as the nearest to where it was. Samples without subjects keep their own x (the caller holds them).
+ */
+function subjectsX(shot: Interest[], size: number): number[] {
+  const mid = (s: [number, number, number]) => (s[0] + s[1]) / 2;
+  // Where the most motion is over the shot, in bins of half the window: the subject followed starts there.
+  const bins = new Map<number, number>();
+  for (const s of shot)
+    for (const sub of s.subjects ?? []) {
+      const b = Math.floor(mid(sub) / (size / 2));
+      bins.set(b, (bins.get(b) ?? 0) + sub[2]);
+    }
+  let best = -1;
+  let most = -1;
+  for (const [b, w] of bins)
+    if (w > most) {
+      most = w;
+      best = b;
+    }
+  let tracked = (best + 0.5) * (size / 2);
+  // Subjects seen within a few seconds either way count where they were: one that pauses, or sways slowly at a turn,
+  // is still there.
+  // (Samples are in time order: the window's first sample only moves forward.)
+  let from = 0;
+  return shot.map((s) => {
+    const subs = s.subjects ?? [];
+    if (!subs.length) return s.x;
+    while (shot[from]!.t < s.t - SUBJECT_MEMORY_SEC) from++;
+    let lo = 1;
+    let hi = 0;
+    for (let j = from; j < shot.length && shot[j]!.t <= s.t + SUBJECT_MEMORY_SEC; j++)
+      for (const u of shot[j]!.subjects ?? []) {
+        lo = Math.min(lo, u[0]);
+        hi = Math.max(hi, u[1]);
+      }
+    if (hi - lo <= size * FIT) return (lo + hi) / 2;
+    const nearest = subs.reduce((a, b) => (Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a));
+    tracked = mid(nearest);
+    return tracked;
+  });
 }
 
 /** How the path is shaped: the camera operator's habits. */
@@ -214,13 +302,11 @@ export function reframePath(samples: Interest[], win: FrameWindow, durationSec: 
   const keys: FocusKey[] = [];
   shots.forEach((shot, k) => {
     const ts = shot.map((s) => s.t);
-    const weights = shot.map((s) => (s.shotChange ? 0 : s.weight));
-    const xs = followAxis(
-      ts,
-      shot.map((s) => s.x),
-      weights,
-      win.w,
-    );
+    // In a shot where something moves, a picture where nothing does holds the frame on the subject where it was (it
+    // stopped; the background's detail never takes over).
+    const moves = shot.some((s) => s.subjects?.length);
+    const weights = shot.map((s) => (s.shotChange || (moves && !s.subjects?.length) ? 0 : s.weight));
+    const xs = followAxis(ts, moves ? subjectsX(shot, win.w) : shot.map((s) => s.x), weights, win.w);
     const ys = followAxis(
       ts,
       shot.map((s) => s.y),
@@ -261,12 +347,14 @@ export function interests(samples: PictureSample[]): Interest[] {
   return samples.map((s, i) => {
     const shotChange = i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual;
     const it = interestOf(s.profile);
+    const subjects = !shotChange && it.moving ? subjectsOf(s.profile.motionCols) : [];
     return {
       t: s.t,
       x: round4(it.x),
       y: round4(it.y),
       weight: shotChange ? 0 : round4(it.weight),
       ...(shotChange ? { shotChange } : {}),
+      ...(subjects.length ? { subjects } : {}),
     };
   });
 }

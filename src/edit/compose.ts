@@ -9,9 +9,12 @@ import {
   RoleFields,
   DEFAULT_FILENAME,
   DEFAULT_FPS,
-  DEFAULT_RESOLUTION,
-  OUTPUT_PRESETS,
+  resolvePreset,
   EDIT_VERSION,
+  MAX_FPS,
+  MAX_HEIGHT,
+  MAX_WIDTH,
+  MIN_FPS,
   OUTPUT_FORMAT,
   TimeInputSchema as TimeInput,
 } from './model.js';
@@ -57,6 +60,8 @@ export type ClipInput = z.infer<typeof ClipInputSchema>;
 export type ComposeClip = ClipInput & { levels?: { level: number; from: number; to: number }[] };
 export type OverlayInput = z.infer<typeof OverlayInputSchema>;
 
+export { resolvePreset };
+
 export interface ComposeInput {
   clips: ComposeClip[];
   overlays?: OverlayInput[];
@@ -66,16 +71,6 @@ export interface ComposeInput {
   name?: string;
   description?: string;
   captions?: Captions;
-}
-
-const PRESET_SIZES = new Map(OUTPUT_PRESETS.flatMap((p) => p.names.map((name) => [name, p.size] as const)));
-
-/**
- * A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge).
- */
-export function resolvePreset(resolution: string | undefined): string {
-  if (resolution === undefined) return DEFAULT_RESOLUTION;
-  return PRESET_SIZES.get(resolution.trim().toLowerCase()) ?? resolution;
 }
 
 const seconds = (v: string | number | undefined): number | undefined => {
@@ -101,6 +96,58 @@ function audioLevelsOf(c: ComposeClip) {
     }));
   if (c.volume === undefined) return [];
   return [{ audio_level: c.volume, start_time: c.start, end_time: c.end }];
+}
+
+/** What the output defaults need of a cut's source (lint.ts's MediaFacts has it). */
+export interface OutputSource {
+  hasVideo: boolean;
+  width?: number;
+  height?: number;
+  fps?: number;
+  frameRate?: { num: number; den: number };
+}
+
+/** The frame rates a variable-rate source is counted as, when its average is near one (a phone's 29.87 is 29.97). */
+const COMMON_RATES = [23.976, 24, 25, 29.97, 30, 48, 50, 59.94, 60];
+
+/** A source's frame rate as an output fps: its constant rate (29.97 for 30000/1001), else the common one nearest. */
+function outputFpsOf(f: OutputSource): number | undefined {
+  if (f.frameRate && f.frameRate.num > 0 && f.frameRate.den > 0) {
+    const fps = Math.round((f.frameRate.num / f.frameRate.den) * 1000) / 1000;
+    return fps >= MIN_FPS && fps <= MAX_FPS ? fps : undefined;
+  }
+  if (!f.fps) return undefined;
+  const near = COMMON_RATES.reduce((a, b) => (Math.abs(b - f.fps!) < Math.abs(a - f.fps!) ? b : a));
+  return Math.abs(near - f.fps) / near < 0.03 ? near : undefined;
+}
+
+/** A display size as an output size: even sides, scaled down to fit 8K if it is larger. */
+function outputSizeOf(f: OutputSource): string | undefined {
+  if (!f.width || !f.height) return undefined;
+  const scale = Math.min(1, MAX_WIDTH / f.width, MAX_HEIGHT / f.height);
+  const even = (n: number) => Math.max(2, Math.floor((n * scale) / 2) * 2);
+  return `${even(f.width)}x${even(f.height)}`;
+}
+
+/** The value most of the list has; a tie goes to the one met first (the earlier cut). */
+function mostCommon(values: (string | number | undefined)[]): string | number | undefined {
+  const counts = new Map<string | number, number>();
+  for (const v of values) if (v !== undefined) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | number | undefined;
+  for (const [v, n] of counts) if (best === undefined || n > counts.get(best)!) best = v;
+  return best;
+}
+
+/**
+ * The output an edit of these cuts' sources gets where the call names none: the display size and the frame rate most
+ * of the cuts have (a cut counts once per cut, not per second). Undefined where no cut's source says: the defaults
+ * (1920x1080, 30 fps) then hold.
+ */
+export function sourceOutput(cutSources: (OutputSource | undefined)[]): { resolution?: string; fps?: number } {
+  const known = cutSources.filter((f): f is OutputSource => !!f?.hasVideo);
+  const resolution = mostCommon(known.map(outputSizeOf)) as string | undefined;
+  const fps = mostCommon(known.map(outputFpsOf)) as number | undefined;
+  return { ...(resolution ? { resolution } : {}), ...(fps ? { fps } : {}) };
 }
 
 /** audioDurations: measured lengths (seconds) of audio assets, when known, to end overlays with their audio. */

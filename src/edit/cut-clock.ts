@@ -7,6 +7,19 @@ export interface Fraction {
   den: number;
 }
 
+/**
+ * A frame rate written as a number (29.97, 23.976, 59.94, 30) as the exact fraction it means: NTSC rates are
+ * n*1000/1001, which no decimal holds; a rate written with three decimals is off it by a millionth, a frame an hour.
+ */
+export function exactRate(rate: number): Fraction | undefined {
+  if (!Number.isFinite(rate) || rate <= 0) return undefined;
+  const whole = Math.round(rate);
+  if (Math.abs(rate - whole) < 1e-6) return { num: whole, den: 1 };
+  const ntsc = Math.round((rate * 1001) / 1000);
+  if (Math.abs(rate - (ntsc * 1000) / 1001) < 0.005) return { num: ntsc * 1000, den: 1001 };
+  return { num: Math.round(rate * 1000), den: 1000 };
+}
+
 /** What the clock needs of a source: its constant frame rate, its first frame's time and its time base. */
 export interface ClockSource {
   frameRate?: Fraction;

@@ -95,21 +95,36 @@ export const DEFAULT_TRUE_PEAK_DB = -1;
  * Captions from the transcripts (edit/captions.ts): burned into local renders and previews; export_edit writes srt/vtt.
  */
 // (Its fields are said in one line where a tool takes it: tools/list is paid in every chat.)
+export const CAPTION_POSITIONS = ['bottom', 'middle', 'top'] as const;
+export type CaptionPosition = (typeof CAPTION_POSITIONS)[number];
 export const CaptionsSchema = z.object({
   burn: z.boolean().optional(),
-  style: z.object({ size: z.number().optional(), color: z.string().optional() }).optional(),
+  style: z
+    .object({
+      size: z.number().optional(),
+      color: z.string().optional(),
+      position: z.enum(CAPTION_POSITIONS).optional(),
+      margin: z.number().optional(),
+    })
+    .optional(),
 });
 export type Captions = z.infer<typeof CaptionsSchema>;
 /** The captions' look as asked (CaptionsSchema's style): checked in normalize.ts. */
 export interface CaptionStyle {
-  /** Text height, % of the picture's height. */
+  /** Text height, % of the picture's shorter side (its height, or its width when it is taller than wide). */
   size: number;
   /** Text colour, RRGGBB. */
   color: string;
+  /** Where the cues sit: bottom, middle or top of the picture. */
+  position: CaptionPosition;
+  /** % of the picture's height between the cues and the edge they sit at (bottom or top); absent: by the shape. */
+  margin?: number;
 }
-export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF' };
+export const DEFAULT_CAPTION_STYLE: CaptionStyle = { size: 5, color: 'FFFFFF', position: 'bottom' };
 export const MIN_CAPTION_SIZE = 2;
 export const MAX_CAPTION_SIZE = 15;
+/** A margin is at most this % of the picture's height. */
+export const MAX_CAPTION_MARGIN = 45;
 
 export const EditSchema = z.object({
   video_edit_version: z.string().describe('Edit format version: "1.0"'),
@@ -147,14 +162,29 @@ export const DEFAULT_RESOLUTION = '1920x1080';
  * every chat); docs/editing.md lists them all (a unit test holds it to this table).
  */
 export const OUTPUT_PRESETS: readonly { names: readonly [string, ...string[]]; size: string; listed?: true }[] = [
-  { names: ['1080p', 'hd'], size: '1920x1080', listed: true },
+  { names: ['1080p', 'hd', 'full hd', '16:9'], size: '1920x1080', listed: true },
   { names: ['720p'], size: '1280x720', listed: true },
-  { names: ['vertical', 'portrait'], size: '1080x1920', listed: true },
-  { names: ['square'], size: '1080x1080', listed: true },
-  { names: ['4k', '2160p'], size: '3840x2160', listed: true },
+  { names: ['vertical', 'portrait', '9:16'], size: '1080x1920', listed: true },
+  { names: ['square', '1:1'], size: '1080x1080', listed: true },
+  { names: ['4k', '2160p', 'uhd'], size: '3840x2160', listed: true },
   { names: ['1440p'], size: '2560x1440' },
   { names: ['480p'], size: '854x480' },
+  { names: ['4:5'], size: '1080x1350' },
 ];
+const PRESET_SIZES = new Map(OUTPUT_PRESETS.flatMap((p) => p.names.map((name) => [name, p.size] as const)));
+
+/**
+ * A preset's size (OUTPUT_PRESETS), else the resolution as given (WIDTHxHEIGHT, or anything for the linter to judge).
+ */
+export function resolvePreset(resolution: string | undefined): string {
+  if (resolution === undefined) return DEFAULT_RESOLUTION;
+  return PRESET_SIZES.get(resolution.trim().toLowerCase()) ?? resolution;
+}
+/** The largest output: 8K. */
+export const MAX_WIDTH = 7680;
+export const MAX_HEIGHT = 4320;
+/** Every name a resolution may be given as, for a refusal: "1080p, hd, full hd, 16:9, 720p, …". */
+export const OUTPUT_PRESET_NAMES = OUTPUT_PRESETS.flatMap((p) => p.names).join(', ');
 /** The presets descriptions name: "1080p, 720p, vertical, square, 4k". */
 export const LISTED_OUTPUT_PRESETS = OUTPUT_PRESETS.filter((p) => p.listed)
   .map((p) => p.names[0])

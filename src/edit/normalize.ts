@@ -3,6 +3,10 @@
 import {
   DEFAULT_FILENAME,
   DEFAULT_FPS,
+  OUTPUT_PRESET_NAMES,
+  MAX_HEIGHT,
+  MAX_WIDTH,
+  resolvePreset,
   LOUDNESS_PRESETS,
   MAX_TARGET_LUFS,
   MAX_TRUE_PEAK_DB,
@@ -28,7 +32,9 @@ import {
 } from './model.js';
 import { MAX_MS, formatShort, formatTimecode, parseTimecode } from './timecode.js';
 import {
+  CAPTION_POSITIONS,
   DEFAULT_CAPTION_STYLE,
+  MAX_CAPTION_MARGIN,
   MAX_CAPTION_SIZE,
   MIN_CAPTION_SIZE,
   type CaptionStyle,
@@ -106,8 +112,6 @@ export interface Normalized {
   diagnostics: Diagnostic[];
 }
 
-export const MAX_WIDTH = 7680;
-export const MAX_HEIGHT = 4320;
 export const LONG_EDIT_MS = 10 * 60_000;
 const KNOWN_TOP = new Set([
   'video_edit_version',
@@ -144,8 +148,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 /** Parses "1920x1080" (any case, spaces allowed). */
 export function parseResolution(value: unknown): { width: number; height: number } | { reason: string } {
   if (typeof value !== 'string') return { reason: 'must be a string WIDTHxHEIGHT such as "1920x1080"' };
-  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(value);
-  if (!m) return { reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080")` };
+  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(resolvePreset(value));
+  if (!m)
+    return {
+      reason: `"${value.slice(0, 40)}" is not WIDTHxHEIGHT (e.g. "1920x1080") or a preset (${OUTPUT_PRESET_NAMES})`,
+    };
   const width = Number(m[1]);
   const height = Number(m[2]);
   if (width < 2 || height < 2) return { reason: `${width}x${height} is too small` };
@@ -173,40 +180,35 @@ function gcd(a: number, b: number): number {
   return Math.abs(a);
 }
 
-function checkFilename(value: unknown, c: Collector): string | undefined {
-  const path = '/video_output_filename';
-  if (value === undefined) return DEFAULT_FILENAME;
-  if (typeof value !== 'string' || !value.trim()) {
-    c.error(path, 'the output file name must be a non-empty string', `use a plain name such as "${DEFAULT_FILENAME}"`);
-    return undefined;
-  }
+/** What is wrong with an output file name, if anything: a plain name of at most 200 characters ending in .mp4. */
+export function outputFilenameProblem(value: unknown): { message: string; hint?: string } | undefined {
+  const plain = `use a plain name such as "${DEFAULT_FILENAME}"`;
+  if (typeof value !== 'string' || !value.trim())
+    return { message: 'the output file name must be a non-empty string', hint: plain };
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
-    c.error(path, 'the output file name contains control characters', `use a plain name such as "${DEFAULT_FILENAME}"`);
-    return undefined;
-  }
-  if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value)) {
-    c.error(
-      path,
-      `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`,
-      `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`,
-    );
-    return undefined;
-  }
-  if (value.length > 200) {
-    c.error(path, 'the output file name is longer than 200 characters');
-    return undefined;
-  }
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    return { message: 'the output file name contains control characters', hint: plain };
+  if (/[/\\]/.test(value) || value === '.' || value === '..' || /^[a-z]:/i.test(value))
+    return {
+      message: `"${value.slice(0, 80)}" is a path; the output file name must be a plain name`,
+      hint: `drop the folders: "${value.split(/[/\\]/).pop() || DEFAULT_FILENAME}"`,
+    };
+  if (value.length > 200) return { message: 'the output file name is longer than 200 characters' };
   const ext = /\.([^.]+)$/.exec(value)?.[1]?.toLowerCase();
-  if (ext !== OUTPUT_FORMAT) {
-    c.error(
-      path,
-      `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`,
-      `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`,
-    );
-    return undefined;
-  }
-  return value;
+  if (ext !== OUTPUT_FORMAT)
+    return {
+      message: `the output file name must end in .${OUTPUT_FORMAT}${ext ? `, not .${ext}` : ''}`,
+      hint: `e.g. "${value.replace(/\.[^.]*$/, '')}.${OUTPUT_FORMAT}"`,
+    };
+  return undefined;
+}
+
+function checkFilename(value: unknown, c: Collector): string | undefined {
+  if (value === undefined) return DEFAULT_FILENAME;
+  const problem = outputFilenameProblem(value);
+  if (!problem) return value as string;
+  c.error('/video_output_filename', problem.message, problem.hint);
+  return undefined;
 }
 
 function time(value: unknown, path: string, what: string, c: Collector): number | undefined {
@@ -495,7 +497,7 @@ function captions(
   const p = '/captions';
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) {
-    c.error(p, 'captions must be an object {burn?, style?: {size?, color?}}', 'e.g. {burn: true}');
+    c.error(p, 'captions must be an object {burn?, style?: {size?, color?, position?, margin?}}', 'e.g. {burn: true}');
     return undefined;
   }
   for (const k of Object.keys(raw))
@@ -503,7 +505,7 @@ function captions(
       c.warning(
         `${p}/${k}`,
         `unknown field "${k}" of captions is left out`,
-        'captions take burn and style {size, color}',
+        'captions take burn and style {size, color, position, margin}',
       );
   let ok = true;
   const burn = raw.burn ?? true;
@@ -511,19 +513,19 @@ function captions(
     c.error(`${p}/burn`, 'burn must be true or false');
     ok = false;
   }
-  const style = { ...DEFAULT_CAPTION_STYLE };
-  const canonicalStyle: { size?: number; color?: string } = {};
+  const style: CaptionStyle = { ...DEFAULT_CAPTION_STYLE };
+  const canonicalStyle: NonNullable<Captions['style']> = {};
   const s = raw.style;
   if (s !== undefined && !isObject(s)) {
-    c.error(`${p}/style`, 'style must be an object {size?, color?}');
+    c.error(`${p}/style`, 'style must be an object {size?, color?, position?, margin?}');
     ok = false;
   } else if (s) {
     for (const k of Object.keys(s))
-      if (k !== 'size' && k !== 'color')
+      if (!['size', 'color', 'position', 'margin'].includes(k))
         c.warning(
           `${p}/style/${k}`,
           `unknown field "${k}" of the caption style is left out`,
-          'the style takes size (% of the picture height) and color (#RRGGBB)',
+          'the style takes size (% of the picture height), color (#RRGGBB), position (bottom, middle, top) and margin (% of the height)',
         );
     if (s.size !== undefined) {
       if (
@@ -534,7 +536,7 @@ function captions(
       ) {
         c.error(
           `${p}/style/size`,
-          `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height), not ${JSON.stringify(s.size)?.slice(0, 30)}`,
+          `size must be a number from ${MIN_CAPTION_SIZE} to ${MAX_CAPTION_SIZE} (% of the picture's height, or of its width when it is taller than wide), not ${JSON.stringify(s.size)?.slice(0, 30)}`,
           `${DEFAULT_CAPTION_STYLE.size} is the default`,
         );
         ok = false;
@@ -552,6 +554,36 @@ function captions(
       } else {
         style.color = m[1]!.toUpperCase();
         canonicalStyle.color = `#${style.color}`;
+      }
+    }
+    if (s.position !== undefined) {
+      const named = typeof s.position === 'string' ? s.position.trim().toLowerCase() : undefined;
+      const position = CAPTION_POSITIONS.find((x) => x === named);
+      if (!position) {
+        c.error(
+          `${p}/style/position`,
+          `position must be ${CAPTION_POSITIONS.join(', ')}, not ${JSON.stringify(s.position)?.slice(0, 30)}`,
+          'bottom is the default',
+        );
+        ok = false;
+      } else style.position = canonicalStyle.position = position;
+    }
+    if (s.margin !== undefined) {
+      if (typeof s.margin !== 'number' || !Number.isFinite(s.margin) || s.margin < 0 || s.margin > MAX_CAPTION_MARGIN) {
+        c.error(
+          `${p}/style/margin`,
+          `margin must be a number from 0 to ${MAX_CAPTION_MARGIN} (% of the picture's height from the edge the captions sit at), not ${JSON.stringify(s.margin)?.slice(0, 30)}`,
+          "leave it out for the default: 8, or 22 from the bottom of a vertical picture (clear of social apps' buttons)",
+        );
+        ok = false;
+      } else {
+        style.margin = canonicalStyle.margin = Math.round(s.margin * 10) / 10;
+        if (style.position === 'middle')
+          c.warning(
+            `${p}/style/margin`,
+            'margin does nothing for captions in the middle',
+            'give position bottom or top with it',
+          );
       }
     }
   }

@@ -82,6 +82,10 @@ export interface HeardWordLike {
   confidence?: number;
 }
 
+/** How long a word the engine did not hear takes to say, at an end of the span: per letter, and at least. */
+const SECONDS_PER_LETTER = 0.07;
+const MIN_WORD_SECONDS = 0.12;
+
 /** A placed word beside words the engine did not hear is doubtful when it is this short (s) or this unsure. */
 const SQUEEZED_SECONDS = 0.1;
 const LOW_CONFIDENCE = 0.5;
@@ -109,7 +113,8 @@ function unsupportedWords(words: TimedWord[], placed: boolean[]): number[] {
 
 /**
  * A known text placed in time: every word of it, in order. Words the engine heard take its times; the others
- * (`unplaced`) share the time between their placed neighbours by their length in letters. Placed words the sound
+ * (`unplaced`) share the time between their placed neighbours by their length in letters (at an end of the span, the
+ * time they take to say beside the placed word they lead to or follow). Placed words the sound
  * does not support are listed as `doubtful` (unsupportedWords).
  */
 export function alignText(
@@ -139,9 +144,14 @@ export function alignText(
     }
     let k = i;
     while (k < words.length && Number.isNaN(words[k]!.start_seconds)) k++;
-    const from = i > 0 ? words[i - 1]!.end_seconds : span.from;
-    const to = k < words.length ? words[k]!.start_seconds : span.to;
     const letters = words.slice(i, k).reduce((s, w) => s + w.word.length, 0) || 1;
+    // Words missed at an end of the span sit beside the placed word they lead to or follow, as long as they take to
+    // say, not across the silence at that end (a correction's span reaches to the words around it).
+    const said = Math.max(letters * SECONDS_PER_LETTER, (k - i) * MIN_WORD_SECONDS);
+    let from = i > 0 ? words[i - 1]!.end_seconds : span.from;
+    let to = k < words.length ? words[k]!.start_seconds : span.to;
+    if (i === 0 && k < words.length) from = Math.max(from, to - said);
+    else if (k === words.length && i > 0) to = Math.min(to, from + said);
     let t = from;
     for (let x = i; x < k; x++) {
       const d = ((to - from) * words[x]!.word.length) / letters;

@@ -1,8 +1,9 @@
 // The bound on messages over HTTP (message-bound.ts): the SDK's answer, a JSON body (one message or a batch) or an
-// SSE stream, with every message over 8 MiB replaced (an answer) or dropped (anything else). The stream is rewritten
-// one event at a time; an event within the bound passes unchanged.
+// SSE stream, with every message over 8 MiB, or every SSE event over 1 MiB (what the Python SDK's client reads),
+// replaced (an answer) or dropped (anything else). The stream is rewritten one event at a time; an event within the
+// bound passes unchanged.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { MAX_MESSAGE_BYTES, overBound, overLimit } from '../message-bound.js';
+import { MAX_MESSAGE_BYTES, MAX_SSE_EVENT_BYTES, overBound, overLimit } from '../message-bound.js';
 import { plainErrorJson } from '../plain-errors.js';
 
 /** The method of the request a given id answers, when it was one of this POST's. */
@@ -80,7 +81,8 @@ export async function boundResponse(
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   const init = { status: response.status, statusText: response.statusText, headers };
-  if (/^text\/event-stream/i.test(type)) return new Response(sseBound(response.body, methodOf, log, limit), init);
+  if (/^text\/event-stream/i.test(type))
+    return new Response(sseBound(response.body, methodOf, log, Math.min(limit, MAX_SSE_EVENT_BYTES)), init);
   if (!/^application\/json/i.test(type)) return response;
   const text = await response.text();
   if (!overLimit(text, limit) && !text.includes('-32603')) return new Response(text, init);

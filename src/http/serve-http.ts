@@ -16,8 +16,10 @@ import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
 import { VERSION } from '../version.js';
 import { boundResponse, type MethodOf } from './bound-response.js';
-import type { Callers } from './callers.js';
+import type { Auth } from '../auth/index.js';
+import type { Caller, Callers } from './callers.js';
 import { CONTENT_TYPE, exposition } from './prometheus.js';
+import { callerKeyOf, whoIsCalling } from './who.js';
 
 type HttpConfig = NonNullable<Config['http']>;
 
@@ -27,7 +29,15 @@ export interface HttpOptions {
   /** VJ_API_KEY, used for callers who bring no key only when http.useServerKey is set. */
   serverKey?: string;
   callers: Callers;
+  /** OAuth sign-in (auth/), when configured: its metadata, its authorization server, and its tokens' checks. */
+  auth?: Auth;
   logger: Logger;
+  /**
+   * Cancels passed between replicas (the job queue's Redis): a notifications/cancelled for a call this replica is not
+   * answering is published, and every replica stops the call it names if it answers it. Calls are named by a hash of
+   * their caller and their JSON-RPC id, never by a key.
+   */
+  cancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
   /** The job queue's figures for /metrics, when a queue is configured; and the histograms' bucket bounds. */
   queueMetrics?: { snapshot(): Promise<QueueSnapshot>; buckets: number[] };
 }
@@ -110,15 +120,6 @@ function requestHost(header: string | undefined): string {
   return hostName(v6 ? v6[1]! : h.replace(/:\d*$/, ''));
 }
 
-/** The service key this request carries: X-API-Key, or the bearer token when that is not cutroom's own. */
-function callerKey(req: IncomingMessage, tokenIsBearer: boolean): string | undefined {
-  const x = req.headers['x-api-key'];
-  if (typeof x === 'string' && x.trim()) return x.trim();
-  if (tokenIsBearer) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return m?.[1];
-}
-
 /** An Origin on this machine: http(s) on localhost, 127.x or [::1], any port. */
 function loopbackOrigin(origin: string): boolean {
   try {
@@ -163,14 +164,19 @@ function preflightHeaders(requested: string | undefined): string {
 }
 
 /**
- * The Host names a request may carry, as compared: those configured, else localhost's own on a loopback address;
- * none (any Host is let in) otherwise.
+ * The Host names a request may carry, as compared: those configured, else localhost's own on a loopback address
+ * (with OAuth, the public URL's name too: a tunnel or proxy on this machine forwards it); none (any Host is let in)
+ * otherwise.
  */
 function allowedHostNames(http: HttpConfig): string[] {
   if (http.allowedHosts.length) return http.allowedHosts.map(hostName);
-  if (isLoopback(http.host)) return localhostAllowedHostnames().map(hostName);
+  const publicName = http.oauth ? [hostName(new URL(http.oauth.publicUrl).hostname)] : [];
+  if (isLoopback(http.host)) return [...localhostAllowedHostnames().map(hostName), ...publicName];
   return [];
 }
+
+/** The paths auth/ answers: the protected resource's metadata and the authorization server's. */
+const isAuthPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
 
 export function createHttpApp(opts: HttpOptions): HttpApp {
   const { http, callers, logger } = opts;
@@ -185,13 +191,18 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   // Calls in flight by caller and JSON-RPC id: a notifications/cancelled arrives in a POST of its own (stateless:
   // another server instance), so it is matched here and stops the call it names, as hanging up would.
   const calls = new Map<string, AbortController>();
-  const callKey = (caller: string, id: unknown) => `${caller}\0${typeof id}:${String(id)}`;
+  const callKey = (caller: string, id: unknown) =>
+    createHash('sha256')
+      .update(`cutroom call\0${caller}\0${typeof id}:${String(id)}`)
+      .digest('hex')
+      .slice(0, 40);
+  // A cancel another replica heard for a call answered here.
+  opts.cancels?.listen((call) => calls.get(call)?.abort());
   const startedAt = Date.now();
 
   const handler = createMcpHandler(
     (ctx) => {
-      const key = ctx.authInfo?.token;
-      const deps = opts.backendKind === 'local' ? callers.forLocal() : callers.forKey(key!);
+      const deps = callers.forCaller(ctx.authInfo!.extra!.caller as Caller);
       // A 2025-era request declares its version in a header (none: 2025-03-26, as the specification says).
       const protocolVersion =
         ctx.era === 'legacy' ? (ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '2025-03-26') : undefined;
@@ -228,6 +239,13 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       return draining
         ? send(res, 503, { status: 'draining' }, { connection: 'close' })
         : send(res, 200, { status: 'ok', backend: opts.backendKind });
+    }
+    // OAuth's documents and (cutroom's own) authorization server, for clients and the person's browser: past the Host
+    // gate, not the Origin gate (they answer pages of any origin as OAuth says, and check their own forms' origin).
+    if (opts.auth && isAuthPath(url.pathname)) {
+      if (hosts.length && !hosts.includes(requestHost(req.headers.host)))
+        return send(res, 403, { error: 'this Host is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)' });
+      if (await opts.auth.handle(req, res, url.pathname)) return;
     }
     if (url.pathname !== '/mcp' && url.pathname !== '/metrics')
       return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });
@@ -286,31 +304,19 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
 
     // Who is calling.
-    let key: string | undefined;
-    if (http.token) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (!m || !same(m[1]!, http.token))
-        return send(
-          res,
-          401,
-          { error: 'this server needs its bearer token: Authorization: Bearer <CUTROOM_HTTP_TOKEN>' },
-          challenge('the bearer token is missing or wrong'),
-        );
+    const who = await whoIsCalling(req, {
+      backendKind: opts.backendKind,
+      ...(http.token ? { token: http.token } : {}),
+      ...(http.noAuth ? { noAuth: true } : {}),
+      ...(http.useServerKey && opts.serverKey ? { serverKey: opts.serverKey } : {}),
+      ...(opts.auth ? { auth: opts.auth } : {}),
+    });
+    if ('refused' in who) {
+      const { status, headers, body } = who.refused;
+      if (!res.headersSent) res.writeHead(status, headers);
+      return void res.end(body);
     }
-    if (opts.backendKind === 'remote') {
-      key = callerKey(req, !!http.token) ?? (http.useServerKey ? opts.serverKey : undefined);
-      if (!key) {
-        const how = http.token
-          ? 'X-API-Key: <your Video Jungle API key>'
-          : 'Authorization: Bearer <your Video Jungle API key> (or X-API-Key)';
-        return send(
-          res,
-          401,
-          { error: `each request must carry your Video Jungle API key: ${how}` },
-          challenge('no API key'),
-        );
-      }
-    }
+    const { caller } = who;
 
     const read = req.method === 'POST' ? await readBody(req, maxBody, budget) : undefined;
     if (read && 'tooLarge' in read) {
@@ -355,28 +361,33 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
         );
       inFlight++;
       // The caller's context is in use until the answer is sent: it is not closed under the call.
-      const release = key && opts.backendKind === 'remote' ? callers.acquire(key) : undefined;
-      const caller = key ?? 'operator';
+      const release = callers.take(caller);
+      const callerKey = callerKeyOf(caller);
       const messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as {
         id?: unknown;
         method?: unknown;
         params?: { requestId?: unknown };
       }[];
-      for (const m of messages)
-        if (m?.method === 'notifications/cancelled') calls.get(callKey(caller, m.params?.requestId))?.abort();
+      for (const m of messages) {
+        if (m?.method !== 'notifications/cancelled') continue;
+        const call = callKey(callerKey, m.params?.requestId);
+        // Not answered here: behind a load balancer, another replica may be answering it.
+        if (calls.has(call)) calls.get(call)!.abort();
+        else opts.cancels?.publish(call);
+      }
       const ids = messages
         .filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
-        .map((m) => callKey(caller, m.id));
+        .map((m) => callKey(callerKey, m.id));
       const abort = new AbortController();
       for (const id of ids) calls.set(id, abort);
       // The method each id asked for: an answer too large to send says what it answered.
       const methodOf: MethodOf = (id) =>
         messages.find((m) => m?.id === id && typeof m.method === 'string')?.method as string | undefined;
       try {
-        await answer(req, res, url, key, body ? { parsedBody } : {}, abort, methodOf);
+        await answer(req, res, url, caller, body ? { parsedBody } : {}, abort, methodOf);
       } finally {
         for (const id of ids) if (calls.get(id) === abort) calls.delete(id);
-        release?.();
+        release();
         inFlight--;
         if (inFlight === 0) idle.splice(0).forEach((r) => r());
       }
@@ -435,7 +446,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-    key: string | undefined,
+    caller: Caller,
     parsed: { parsedBody?: unknown },
     abort: AbortController,
     methodOf: MethodOf,
@@ -458,7 +469,8 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     });
     const response = await boundResponse(
       await handler.fetch(request, {
-        ...(key ? { authInfo: { token: key, clientId: 'caller', scopes: [] } } : {}),
+        // The caller rides in authInfo.extra to the factory above (its token field names the caller, never a key).
+        authInfo: { token: callerKeyOf(caller), clientId: 'caller', scopes: [], extra: { caller } },
         ...parsed,
       }),
       methodOf,

@@ -4,7 +4,7 @@
 import { toRenderPlan } from '../edit/plan.js';
 import { DEFAULT_DUCK_DB } from '../edit/model.js';
 import type { LevelWindow, Timeline } from '../edit/normalize.js';
-import { cutClock } from '../edit/cut-clock.js';
+import { cutClock, exactRate } from '../edit/cut-clock.js';
 
 /** An exact time in seconds: n/d, both integers, d > 0. */
 export interface Rational {
@@ -364,11 +364,4 @@ export interface ImportedTimeline {
 }
 
 /** A frame rate given as a number (29.97, 23.976, 30) as an exact fraction: NTSC rates become n*1000/1001. */
-export function rateFromNumber(rate: number): { num: number; den: number } | undefined {
-  if (!Number.isFinite(rate) || rate <= 0) return undefined;
-  const whole = Math.round(rate);
-  if (Math.abs(rate - whole) < 1e-6) return { num: whole, den: 1 };
-  const ntsc = Math.round((rate * 1001) / 1000);
-  if (Math.abs(rate - (ntsc * 1000) / 1001) < 0.005) return { num: ntsc * 1000, den: 1001 };
-  return { num: Math.round(rate * 1000), den: 1000 };
-}
+export const rateFromNumber = exactRate;

@@ -152,13 +152,17 @@ const schemaOf = (v: Json) => (typeof v.OTIO_SCHEMA === 'string' ? v.OTIO_SCHEMA
 const kindOf = (v: Json) => schemaOf(v).split('.')[0] ?? '';
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** A RationalTime in seconds, or undefined when it is not one. */
+/**
+ * A RationalTime in seconds, or undefined when it is not one. Its rate as the fraction it means: editors write 29.97
+ * for 30000/1001, and value/29.97 falls a hair past the frame (60 frames: 2.002002 s for 2.002 s).
+ */
 function timeSec(v: unknown): { sec: number; rate: number } | undefined {
   if (!isObj(v)) return undefined;
   const rate = num(v.rate);
   const value = num(v.value);
-  if (rate === undefined || value === undefined || rate <= 0) return undefined;
-  return { sec: value / rate, rate };
+  const exact = rate === undefined ? undefined : rateFromNumber(rate);
+  if (rate === undefined || value === undefined || !exact) return undefined;
+  return { sec: (value * exact.den) / exact.num, rate };
 }
 
 function rangeSec(v: unknown): { start: number; duration: number; rate: number } | undefined {

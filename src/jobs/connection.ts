@@ -1,12 +1,15 @@
 // The queue's Redis: one place that turns CUTROOM_QUEUE_URL into connections, and the names cutroom uses in it.
 import type { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
 
 /** The BullMQ queue every server and worker shares, and the prefix of every key cutroom writes. */
 export const QUEUE_NAME = 'media';
 export const PREFIX = 'cutroom';
 /** Where a server says "stop this job" to whichever worker runs it (pub/sub: every worker hears it). */
 export const CANCEL_CHANNEL = `${PREFIX}:cancel`;
+/** Where a replica passes on a notifications/cancelled for a call another replica answers (a hash naming the call). */
+export const CALL_CANCEL_CHANNEL = `${PREFIX}:cancel-call`;
 export const holdersKey = (jobId: string) => `${PREFIX}:holders:${jobId}`;
 export const keptKey = (jobId: string) => `${PREFIX}:kept:${jobId}`;
 export const cancelledKey = (jobId: string) => `${PREFIX}:cancelled:${jobId}`;
@@ -52,13 +55,51 @@ export const MARK_TTL_S = 3600;
  * for its blocking reads.
  */
 export function connect(url: string, name: string): Redis {
-  return new Redis(url, {
+  const conn = new Redis(url, {
     maxRetriesPerRequest: null,
     connectionName: name,
     retryStrategy: (times) => Math.min(200 * times, 2000),
     // An unreachable Redis is retried quietly; callers say what it means.
     lazyConnect: false,
   });
+  watched(conn, url);
+  return conn;
+}
+
+/**
+ * Redis going away, said once per outage for the whole process (however many connections retry, every 2 s at
+ * most), and its coming back with how long it was away: never a line per retry. Connections are watched from
+ * `connect` (and `watched` for a duplicate); the lines go to the logger `sayOutages` was given.
+ */
+const outage = { logger: undefined as Logger | undefined, down: new Set<Redis>(), since: 0, said: '' };
+
+export function sayOutages(logger: Logger): void {
+  outage.logger = logger;
+}
+
+/** Watches a connection for the outage lines (and so it never emits an unhandled 'error'). */
+export function watched(conn: Redis, url: string): Redis {
+  conn.on('error', (err: Error & { code?: string }) => {
+    if (outage.down.has(conn)) return;
+    if (!outage.down.size) {
+      outage.since = Date.now();
+      outage.said = shownUrl(url);
+      outage.logger?.warn(
+        `the job queue's Redis at ${outage.said} is unreachable (${err.code ?? err.message}); calls that need it wait or say so, and it is retried quietly until it is back`,
+      );
+    }
+    outage.down.add(conn);
+  });
+  const up = () => {
+    if (!outage.down.delete(conn) || outage.down.size) return;
+    outage.logger?.info(
+      `the job queue's Redis at ${outage.said} is back after ${((Date.now() - outage.since) / 1000).toFixed(1)} s`,
+    );
+  };
+  conn.on('ready', up);
+  // A connection closed for good (disconnect) is not waited for.
+  conn.on('end', up);
+  return conn;
 }
 
 /** Resolves with the promise's value, or rejects after `ms` (a command waiting for a Redis that is away). */

@@ -4,7 +4,9 @@
 // replica.
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { JOB_KINDS } from '../workflow/jobs.js';
 import { PREFIX, QUEUE_NAME, connect } from './connection.js';
+import { PREVIEW } from './preview-job.js';
 
 /** The states shown; a prioritized job waits too (BullMQ keeps it in a list of its own). */
 export const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -65,13 +67,27 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** Every kind a job can be: each is written in every state, 0 included (an absent series is not a 0 to an alert). */
+export const KINDS: readonly string[] = [...JOB_KINDS, PREVIEW];
+
+/**
+ * A state's jobs by kind, every kind there even at 0: the ids listed (kind from each), and those past the listed ones
+ * counted as "other".
+ */
+export function countsByKind(ids: readonly string[], total: number): Map<string, number> {
+  const byKind = new Map<string, number>(KINDS.map((k) => [k, 0]));
+  for (const id of ids) byKind.set(kindOf(id), (byKind.get(kindOf(id)) ?? 0) + 1);
+  if (total > ids.length) byKind.set('other', (byKind.get('other') ?? 0) + total - ids.length);
+  return byKind;
+}
+
 export class QueueMetrics {
   private readonly conn: Redis;
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly durations = new Map<string, Histogram>();
   private readonly waits = new Map<string, Histogram>();
-  private readonly failedTotal = new Map<string, number>();
+  private readonly failedTotal = new Map<string, number>(KINDS.map((k) => [k, 0]));
 
   constructor(url: string) {
     this.conn = connect(url, 'cutroom-server-metrics');
@@ -116,10 +132,7 @@ export class QueueMetrics {
         this.queue.getJobCountByTypes(...(LISTS[state] as never[])),
         this.queue.getRanges(LISTS[state] as never[], 0, LISTED - 1),
       ]);
-      const byKind = new Map<string, number>();
-      for (const id of ids) byKind.set(kindOf(id), (byKind.get(kindOf(id)) ?? 0) + 1);
-      if (total > ids.length) byKind.set('other', (byKind.get('other') ?? 0) + total - ids.length);
-      for (const [kind, count] of byKind) jobs.push({ kind, state, count });
+      for (const [kind, count] of countsByKind(ids, total)) jobs.push({ kind, state, count });
     }
     return { jobs, oldestWaitingS: await this.oldestWaiting() };
   }
@@ -142,7 +155,8 @@ export class QueueMetrics {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    // Bounded: with Redis away, BullMQ's close waits for a connection that may never come back.
+    await within(Promise.allSettled([this.events.close(), this.queue.close()]), 3000).catch(() => {});
     this.conn.disconnect();
   }
 }

@@ -93,6 +93,26 @@ export class ObjectStore {
     );
   }
 
+  /** Puts a small value whole (one PUT). */
+  async putBytes(key: string, bytes: Buffer): Promise<void> {
+    await this.call(`store ${nameOf(key)}`, () =>
+      this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key, Body: bytes })),
+    );
+  }
+
+  /** A small object's bytes; undefined when there is no such object. */
+  async getBytes(key: string): Promise<Buffer | undefined> {
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.prefix + key }),
+      );
+      return Buffer.from(await res.Body!.transformToByteArray());
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw this.failure(`read ${nameOf(key)}`, err);
+    }
+  }
+
   /** Downloads an object to `path` (a temporary name, renamed when whole); false when there is no such object. */
   async getFile(key: string, path: string): Promise<boolean> {
     let res;

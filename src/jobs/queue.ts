@@ -15,6 +15,7 @@ import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '
 import type { MediaRuntime } from '../workflow/media-runtime.js';
 import type { PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview-types.js';
 import {
+  CALL_CANCEL_CHANNEL,
   CANCEL_CHANNEL,
   MARK_TTL_S,
   PREFIX,
@@ -24,10 +25,14 @@ import {
   holdersKey,
   keptKey,
   makingJob,
+  sayOutages,
   shownUrl,
+  watched,
   within,
 } from './connection.js';
 import { QueueClips } from './queue-clips.js';
+import { redisKept } from './kept-store.js';
+import type { SharedKept } from '../kept.js';
 import { encode, jobIdOf } from './codec.js';
 import { failureForCaller } from './failures.js';
 import { PREVIEW, previewJobData, type JobPlace, type PreviewProgress, type PreviewReturn } from './preview-job.js';
@@ -85,10 +90,11 @@ export class QueueJobs implements JobRunner {
   private readonly pollMs: number;
   private readonly unreachableMs: number;
   private readonly clips: QueueClips;
+  private readonly closers: (() => void)[] = [];
 
   constructor(private readonly opts: QueueOptions) {
+    sayOutages(opts.logger);
     this.conn = connect(opts.url, 'cutroom-server');
-    this.conn.on('error', () => {});
     this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix: PREFIX });
     this.queue.on('error', () => {});
     this.events = new QueueEvents(QUEUE_NAME, {
@@ -156,9 +162,29 @@ export class QueueJobs implements JobRunner {
     return `job queue: ${waiting} waiting${age !== undefined ? ` (the oldest for ${age} s)` : ''}, ${counts.delayed ?? 0} delayed, ${counts.active ?? 0} running, ${counts.failed ?? 0} failed in the last hour`;
   }
 
+  /** Cancels of calls passed between replicas (serve-http.ts): published on a channel every replica listens to. */
+  callCancels(): { publish(call: string): void; listen(stop: (call: string) => void): void } {
+    return {
+      publish: (call) => void this.conn.publish(CALL_CANCEL_CHANNEL, call).catch(() => {}),
+      listen: (stop) => {
+        const sub = watched(this.conn.duplicate(), this.opts.url);
+        this.closers.push(() => sub.disconnect());
+        sub.on('message', (_channel: string, call: string) => stop(call));
+        void sub.subscribe(CALL_CANCEL_CHANNEL).catch(() => {});
+      },
+    };
+  }
+
+  /** The team's shared store of kept state in this queue's Redis (used when no bucket is configured). */
+  kept(): SharedKept {
+    return redisKept(this.conn, shownUrl(this.opts.url));
+  }
+
   async close(): Promise<void> {
     for (const set of this.following.values()) for (const f of set) f.onFailed('the server is stopping');
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    // Bounded: with Redis away, BullMQ's close waits for a connection that may never come back.
+    await within(Promise.allSettled([this.events.close(), this.queue.close()]), 3000).catch(() => {});
+    for (const close of this.closers) close();
     this.conn.disconnect();
   }
 

@@ -22,11 +22,14 @@ import {
   cancelledKey,
   connect,
   makingKey,
+  sayOutages,
   shownUrl,
+  watched,
+  within,
 } from './connection.js';
 import { answerClips } from './worker-clips.js';
 import { takeCallerSlot } from './fair.js';
-import { jobFailure } from './failures.js';
+import { jobFailure, workerOutward } from './failures.js';
 import { PREVIEW, type PreviewData, type PreviewProgress, type PreviewReturn } from './preview-job.js';
 
 export interface WorkerOptions {
@@ -47,9 +50,16 @@ export interface WorkerOptions {
    * relative to cacheDir.
    */
   store?: string;
+  /** Strings no caller may be shown (the object store's address): see workerOutward. */
+  hidden?: string[];
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
+/** How often the jobs running here are looked for in Redis (one whose record is gone is stopped). */
+const LOST_CHECK_MS = 1000;
+/** A worker's error that is only Redis being away (said once per outage by connection.ts). */
+const CONNECTION_LOST = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed/i;
+
 /** Progress is passed on at most this often (each is a Redis write and an event every server reads). */
 const PROGRESS_EVERY_MS = 250;
 
@@ -93,14 +103,18 @@ export interface WorkerHealth {
 
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const { logger } = opts;
+  sayOutages(logger);
   const conn = connect(opts.url, 'cutroom-worker');
-  conn.on('error', () => {});
   const root = resolve(opts.cacheDir);
   const dataRoot = resolve(opts.dataDir);
+  /** Every message a caller is shown (failures, progress) as a server's own would be: no path of this worker's. */
+  const outward = workerOutward({ cache: root, data: dataRoot }, opts.hidden);
   const runtimes = new Map<string, MediaRuntime>();
   /** The previews this worker is making, by job id: asked for a cut's clip, it makes it (worker-clips.ts). */
   const making = new Map<string, { preview: PreviewJob; rt: MediaRuntime }>();
   let active = 0;
+  /** The ids of the jobs running here. */
+  const running = new Set<string>();
   let draining = false;
 
   /**
@@ -133,7 +147,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
   /** What a job's error is thrown as (a cancel or the input's: not tried again; the machine's: tried again), logged. */
   const failed = (job: Job, err: unknown, signal: AbortSignal | undefined, cancelled: string): Error => {
-    const failure = jobFailure(err, signal?.aborted === true, cancelled);
+    const failure = jobFailure(err, signal?.aborted === true, cancelled, outward);
     logger.info(
       `job ${job.id}: ${failure.message}${failure instanceof UnrecoverableError ? '' : ' (to be tried again)'}`,
     );
@@ -161,7 +175,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const rt = runtimeOf(cacheDir, store);
     logger.info(`job ${job.id}: started the ${what}${job.attemptsMade ? ` (attempt ${job.attemptsMade + 1})` : ''}`);
     const send = throttled(
-      (fraction: number, message: string) => void job.updateProgress({ fraction, message }).catch(() => {}),
+      (fraction: number, message: string) =>
+        void job.updateProgress({ fraction, message: outward(message) }).catch(() => {}),
     );
     send(0, 'started on a worker');
     try {
@@ -221,7 +236,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       const progress: PreviewProgress = {
         id: p.id,
         fraction: p.progress,
-        message: p.message,
+        message: outward(p.message),
         cuts: p.cuts,
         ready: [...p.ready],
       };
@@ -284,10 +299,16 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         throw new DelayedError();
       }
       active++;
+      running.add(job.id!);
       try {
         return await dispatch(job, signal);
+      } catch (err) {
+        // Whatever ends a job is its failedReason, which callers are shown: never this worker's paths.
+        if (err instanceof Error) err.message = outward(err.message);
+        throw err;
       } finally {
         active--;
+        running.delete(job.id!);
         await lease?.release();
       }
     },
@@ -302,15 +323,31 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       autorun: false,
     },
   );
-  worker.on('error', (err) => logger.warn(`queue: ${err.message}`));
-  const sub = conn.duplicate();
-  sub.on('error', () => {});
+  // A lost connection is said once per outage (connection.ts), not per retry here.
+  worker.on('error', (err) => {
+    if (!CONNECTION_LOST.test(err.message)) logger.warn(`queue: ${err.message}`);
+  });
+  const sub = watched(conn.duplicate(), opts.url);
   const onClipAsked = answerClips(conn, making, logger);
   sub.on('message', (channel: string, message: string) => {
     if (channel === CLIP_CHANNEL) return onClipAsked(message);
     if (worker.cancelJob(message, 'cancelled')) logger.debug(`job ${message}: a cancel came`);
   });
   await sub.subscribe(CANCEL_CHANNEL, CLIP_CHANNEL);
+  // A job whose record is gone (Redis restarted empty, or emptied) is stopped: no server follows it any more, and it
+  // would hold its slot to its end for nothing.
+  const lostWatch = setInterval(() => {
+    for (const id of running)
+      void within(conn.exists(`${PREFIX}:${QUEUE_NAME}:${id}`), 2000).then(
+        (found) => {
+          if (found || !running.has(id)) return;
+          if (worker.cancelJob(id, 'its record is gone'))
+            logger.warn(`job ${id}: its record is gone from the queue (Redis restarted or emptied): stopped`);
+        },
+        () => {},
+      );
+  }, LOST_CHECK_MS);
+  lostWatch.unref();
   void worker.run().catch((err: Error) => logger.error(`the worker stopped: ${err.message}`));
   await worker.waitUntilReady();
   logger.announce(
@@ -345,6 +382,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       const timer = new Promise<'late'>((r) => setTimeout(() => r('late'), graceMs).unref());
       if ((await Promise.race([closing.then(() => 'closed' as const), timer])) === 'late')
         logger.warn(`jobs still running after ${graceMs} ms; stopping anyway (another worker takes them up)`);
+      clearInterval(lostWatch);
       sub.disconnect();
       conn.disconnect();
     },

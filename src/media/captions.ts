@@ -28,7 +28,7 @@ const assColour = (rrggbb: string, alpha = '00') =>
   `&H${alpha}${rrggbb.slice(4, 6)}${rrggbb.slice(2, 4)}${rrggbb.slice(0, 2)}`;
 const n1 = (x: number) => String(Math.round(x * 10) / 10);
 
-/** The ASS script of cues on a picture laid out as `layout` (its pixels are the script's), bottom centre. */
+/** The ASS script of cues on a picture laid out as `layout` (its pixels are the script's), where it places them. */
 export function assScript(layout: CaptionLayout, cues: Cue[]): string {
   const style = [
     'Default',
@@ -49,9 +49,9 @@ export function assScript(layout: CaptionLayout, cues: Cue[]): string {
     1,
     n1(layout.outline),
     n1(layout.shadow),
-    2,
-    layout.marginH,
-    layout.marginH,
+    layout.alignment,
+    layout.marginL,
+    layout.marginR,
     layout.marginV,
     1,
   ].join(',');
@@ -60,7 +60,7 @@ export function assScript(layout: CaptionLayout, cues: Cue[]): string {
     'ScriptType: v4.00+',
     `PlayResX: ${layout.width}`,
     `PlayResY: ${layout.height}`,
-    // Lines are broken by cutroom (edit/captions.ts); libass wraps only what would not fit at all.
+    // Lines are broken by cutroom where they fit (edit/captions.ts); libass wraps only what would not fit at all.
     'WrapStyle: 1',
     'ScaledBorderAndShadow: yes',
     '',

@@ -1,5 +1,8 @@
-// One picture of a rendered timeline: the first, middle and last frame of every cut, labelled with the cut
-// number and its timecode on the timeline. At most 2000 px a side and 1 MB, which clients accept as an image.
+// One picture of a rendered timeline: the first, middle and last frame of every cut, labelled under each frame (never
+// over its picture) with the cut number and its timecode on the timeline, and the words the cut holds: its first
+// words under its first frame, its middle ones under the middle, its last under the last (issue 47, item 5). At most
+// 2000 px a side and 640 KiB: clients accept it as an image, and a result carrying it (in base64, with its text)
+// stays under the 1 MiB one server-sent event may carry.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import type { RenderPlan } from '../edit/plan.js';
@@ -7,7 +10,7 @@ import { frameStartMs } from '../edit/timecode.js';
 import { num } from './timeline-args.js';
 
 export const MAX_SIDE = 2000;
-export const MAX_BYTES = 1024 * 1024;
+export const MAX_BYTES = 640 * 1024;
 
 const FONT_CANDIDATES = [
   '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf',
@@ -61,7 +64,9 @@ export interface SheetLayout {
   columns: number;
   rows: number;
   thumbWidth: number;
+  /** A cell's height: the picture's, and the strip under it where its labels are (labelHeight, 0: none). */
   thumbHeight: number;
+  labelHeight?: number;
 }
 
 /** Columns in multiples of 3 (one cut per row of three, or more), thumbnails as large as fit 2000 px. */
@@ -100,7 +105,7 @@ export interface SheetPart {
 
 /**
  * The filter chain that turns a timeline's video (frames numbered from 0, timestamps from 0) into the sheet's
- * thumbnails, one image each, as the frames pass: select, scale, label with the cut number and timeline timecode,
+ * thumbnails, one image each, as the frames pass: select, scale, label under the picture with the cut number and timeline timecode,
  * then number them consecutively. `layout` is that of the whole sheet; `part` places a chunk on the timeline.
  * Emitting thumbnails as they come (instead of tiling in the same process) keeps ffmpeg's -progress flowing: an
  * output that produces its one frame only at the end holds back every progress report until then.
@@ -123,10 +128,15 @@ export function thumbnailFilter(
   });
   const cutExpr = `${part.firstCut + 1}${cutStarts.map((s) => `+gte(t\\,${num(s)})`).join('')}`;
   const offset = part.offsetSec ? `\\:${num(part.offsetSec)}` : '';
+  const strip = layout.labelHeight ?? 0;
+  const imageH = layout.thumbHeight - strip;
   const label = font
-    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=4:fontsize=${labelSize(layout)}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`
+    ? `,drawtext=fontfile=${font}:text='#%{eif\\:${cutExpr}\\:d}  %{pts\\:hms${offset}}':x=4:y=${imageH + 3}:fontsize=${labelFont(layout)}:fontcolor=white`
     : '';
-  const filter = `select='${selectExpr(frames.map((f) => f.frame))}',scale=${layout.thumbWidth}:${layout.thumbHeight}${label},setpts=N/FRAME_RATE/TB`;
+  const fit = strip
+    ? `scale=${layout.thumbWidth}:${imageH},pad=${layout.thumbWidth}:${layout.thumbHeight}:0:0:color=0x202020`
+    : `scale=${layout.thumbWidth}:${layout.thumbHeight}`;
+  const filter = `select='${selectExpr(frames.map((f) => f.frame))}',${fit}${label},setpts=N/FRAME_RATE/TB`;
   return { filter, frames };
 }
 
@@ -145,10 +155,47 @@ export const thumbnailOutputArgs = (startNumber: number) => [
   THUMB_PATTERN,
 ];
 
-/** The sheet of the whole timeline: its thumbnails and their layout. */
+/**
+ * The sheet of the whole timeline: its thumbnails and their layout, each cell its picture and a strip under it for two
+ * lines of labels (the cut and time, the words), sized from the picture the cell would have without it.
+ */
 export function sheetPlan(plan: RenderPlan): { frames: SheetFrame[]; layout: SheetLayout } {
   const frames = sheetFrames(plan);
-  return { frames, layout: sheetLayout(frames.length, plan.width, plan.height) };
+  const bare = sheetLayout(frames.length, plan.width, plan.height);
+  const strip = stripHeight(bare);
+  const layout = sheetLayout(frames.length, plan.width, (plan.height * (bare.thumbHeight + strip)) / bare.thumbHeight);
+  // The picture keeps its shape: the strip is what the cell holds under it.
+  const imageH = Math.max(2, Math.floor((layout.thumbWidth * plan.height) / plan.width / 2) * 2);
+  return { frames, layout: { ...layout, labelHeight: Math.max(0, layout.thumbHeight - imageH) } };
+}
+
+/** The strip under a cell's picture: two lines of labels and a little room around them (an even number of px). */
+const stripHeight = (layout: { thumbWidth: number; thumbHeight: number }) =>
+  Math.ceil((2 * labelSize(layout) + 10) / 2) * 2;
+
+/**
+ * A cut's words as its three cells say them, in about `chars` characters each: its first words, those around its
+ * middle and its last, with an ellipsis where words are left out; a short cut's words whole under its first cell.
+ */
+export function cutWordLabels(words: string[], chars: number): [string, string, string] {
+  const text = words.join(' ');
+  if (!words.length) return ['', '', ''];
+  if (text.length <= chars) return [text, '', ''];
+  const take = (from: number, step: 1 | -1): string[] => {
+    const out: string[] = [];
+    let used = 0;
+    for (let i = from; i >= 0 && i < words.length; i += step) {
+      if (used + words[i]!.length + 1 > chars - 1 && out.length) break;
+      out.push(words[i]!);
+      used += words[i]!.length + 1;
+    }
+    return step === 1 ? out : out.reverse();
+  };
+  const first = take(0, 1);
+  const last = take(words.length - 1, -1);
+  const mid = take(Math.max(first.length, Math.floor(words.length / 2) - 1), 1);
+  const middle = words.length > first.length + last.length ? `\u2026${mid.join(' ')}\u2026` : '';
+  return [`${first.join(' ')}\u2026`, middle, `\u2026${last.join(' ')}`];
 }
 
 /** The small second step: tile the thumbnails into one JPEG at the given quality (2 best .. 31 worst). Run in the
@@ -200,12 +247,26 @@ export const INLINE_FILTER_CHARS = 64 * 1024;
  */
 const labelSize = (layout: { thumbWidth: number; thumbHeight: number }) =>
   Math.max(10, Math.round(Math.min(layout.thumbHeight / 9, layout.thumbWidth / 12)));
+/** The labels' size in a layout: sized to the picture, and two lines fit its strip when it has one. */
+const labelFont = (layout: SheetLayout) => {
+  const strip = layout.labelHeight ?? 0;
+  if (!strip) return labelSize(layout);
+  const picture = labelSize({ thumbWidth: layout.thumbWidth, thumbHeight: layout.thumbHeight - strip });
+  return Math.max(6, Math.min(picture, Math.floor((strip - 9) / 2)));
+};
+
+/** A text of the sheet's own characters only (digits, #, :, ., space), for drawtext inside single quotes. */
+const labelText = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
+/** Words as a label file holds them: one line, no control characters (drawtext reads it with no expansion). */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const wordsText = (t: string) => t.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
 /**
  * Tiles unlabelled thumbnails (THUMBS_DIR, any size of the output's shape) into the sheet, scaling each to the
- * layout and labelling it with its own text (cut number and timeline time: known only once the cuts are joined).
- * Run in the folder that holds THUMBS_DIR. A long filter comes back as `script`, for the caller to write to
- * `scriptFile` (a name of cutroom's own, in that folder) before running.
+ * layout's picture and labelling it in the strip under it: its own text (cut number and timeline time: known only once
+ * the cuts are joined) and, on a second line, `words` (by cell: what the cut says there). Run in the folder that holds
+ * THUMBS_DIR. The words never enter the filter graph: they come back as `texts`, files for the caller to write (names
+ * of cutroom's own, in that folder), which drawtext reads as they are. A long filter comes back as `script`, likewise.
  */
 export function labelledTileArgs(
   layout: SheetLayout,
@@ -214,19 +275,30 @@ export function labelledTileArgs(
   output: string,
   quality: number,
   scriptFile = 'sheet.filter',
-): { args: string[]; script?: { file: string; text: string } } {
-  const fontsize = labelSize(layout);
-  // Our own characters only (digits, #, :, ., space); ':' is escaped for drawtext.
-  const text = (t: string) => t.replace(/[^#0-9 .:]/g, '').replace(/:/g, '\\:');
+  words: string[] = [],
+): { args: string[]; script?: { file: string; text: string }; texts: { file: string; text: string }[] } {
+  const fontsize = labelFont(layout);
+  const strip = layout.labelHeight ?? 0;
+  const imageH = layout.thumbHeight - strip;
+  const texts: { file: string; text: string }[] = [];
+  const lineY = (k: number) => imageH + 3 + k * (fontsize + 3);
   const draw = font
     ? labels
-        .map(
-          (l, i) =>
-            `,drawtext=enable='eq(n\\,${i})':fontfile=${font}:text='${text(l)}':x=4:y=4:fontsize=${fontsize}:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=3`,
-        )
+        .map((l, i) => {
+          const on = `enable='eq(n\\,${i})':fontfile=${font}`;
+          const label = `,drawtext=${on}:text='${labelText(l)}':x=4:y=${lineY(0)}:fontsize=${fontsize}:fontcolor=white`;
+          const said = wordsText(words[i] ?? '');
+          if (!said) return label;
+          const file = `words${i}.txt`;
+          texts.push({ file, text: said });
+          return `${label},drawtext=${on}:textfile=${file}:expansion=none:x=4:y=${lineY(1)}:fontsize=${fontsize}:fontcolor=0xFFE080`;
+        })
         .join('')
     : '';
-  const filter = `scale=${layout.thumbWidth}:${layout.thumbHeight}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`;
+  const fit = strip
+    ? `scale=${layout.thumbWidth}:${imageH},pad=${layout.thumbWidth}:${layout.thumbHeight}:0:0:color=0x202020`
+    : `scale=${layout.thumbWidth}:${layout.thumbHeight}`;
+  const filter = `${fit}${draw},tile=${layout.columns}x${layout.rows}:padding=4:margin=4:color=0x303030`;
   const long = filter.length > INLINE_FILTER_CHARS;
   const args = [
     '-hide_banner',
@@ -258,8 +330,12 @@ export function labelledTileArgs(
     'mjpeg',
     `file:${output}`,
   ];
-  return long ? { args, script: { file: scriptFile, text: filter } } : { args };
+  return long ? { args, script: { file: scriptFile, text: filter }, texts } : { args, texts };
 }
+
+/** Characters a line of a cell's strip holds, about (DejaVu Sans Bold at the labels' size). */
+export const stripChars = (layout: SheetLayout) =>
+  Math.max(8, Math.floor((layout.thumbWidth - 8) / (labelFont(layout) * 0.62)));
 
 /** A sheet label: `#cut  HH:MM:SS.mmm` (the cut's number and the frame's time on the timeline). */
 export function sheetLabel(cut: number, seconds: number): string {

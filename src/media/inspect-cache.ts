@@ -1,9 +1,12 @@
 // What inspect_asset found, kept per asset: in memory and on disk under the cache dir (inspections/, beside
 // previews/). Keyed by the asset id plus what identifies its media (a local file's path, size and mtime; a link
 // without its query, i.e. without the signature, which changes on every fetch): an asset's media does not change.
+// For a team, each record is mirrored in its shared store (kept.ts): one replica's is read on every other (the
+// keyframe thumbnails stay where they were made; a sheet drawn elsewhere takes its frames anew).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { KeptFiles } from '../kept.js';
 import type { MediaSource } from './input.js';
 
 /** What identifies the media behind a source (never the link's signature). */
@@ -36,10 +39,17 @@ export class InspectionCache<T> {
     private readonly maxInMemory = 50,
     /** Inspections kept on disk: beyond this many, the least recently written go (JSON and thumbnails). */
     private readonly maxOnDisk = 500,
+    /**
+     * The folder under `dir` its records live in. Records of another folder are never counted or evicted with these
+     * (transcripts' corrections, which nothing can make again, live in a folder of their own that is never trimmed).
+     */
+    private readonly folder = 'inspections',
+    /** A team's shared store (kept.ts), when there is one. */
+    private readonly kept?: KeptFiles,
   ) {}
 
   get root(): string {
-    return join(this.dir, 'inspections');
+    return join(this.dir, this.folder);
   }
 
   private fileOf(key: string, ext = 'json'): string {
@@ -62,7 +72,13 @@ export class InspectionCache<T> {
     const hit = this.memory.get(key);
     if (hit) return hit;
     try {
-      const stored = JSON.parse(await readFile(this.fileOf(key), 'utf8')) as { key?: string; value?: T };
+      const file = this.fileOf(key);
+      const text = await readFile(file, 'utf8').catch(async (err: unknown) => {
+        // Made on another replica: fetched from the team's store.
+        if (await this.kept?.fetch(file).catch(() => false)) return readFile(file, 'utf8');
+        throw err;
+      });
+      const stored = JSON.parse(text) as { key?: string; value?: T };
       if (stored.key !== key || !stored.value) return undefined;
       this.remember(key, stored.value);
       return stored.value;
@@ -74,9 +90,11 @@ export class InspectionCache<T> {
 
   async set(key: string, value: T): Promise<void> {
     await mkdir(this.root, { recursive: true });
-    await writeFileAtomic(this.fileOf(key), JSON.stringify({ key, value }));
+    const text = JSON.stringify({ key, value });
+    await writeFileAtomic(this.fileOf(key), text);
     // Remembered once it is on disk: a write that failed (a full disk) leaves nothing to be reused.
     this.remember(key, value);
+    await this.kept?.wrote(this.fileOf(key), text);
     await this.trim().catch(() => {});
   }
 

@@ -1,5 +1,5 @@
 // The sheet of inspect_asset: chosen frames of a source, each seeked to (a keyframe is one decoded frame), labelled
-// underneath, tiled into one JPEG within the contact sheet's limits (2000 px a side, 1 MB).
+// underneath, tiled into one JPEG within the contact sheet's limits (2000 px a side, 640 KiB).
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -217,7 +217,7 @@ export async function drawSheet(req: SheetRequest): Promise<Sheet> {
       const jpeg = await readFile(jpegPath);
       if (jpeg.length <= MAX_BYTES || q === QUALITY.at(-1)) return { jpeg, shown, layout };
     }
-    throw new SheetError('the sheet does not fit 1 MB');
+    throw new SheetError('the sheet does not fit 640 KiB');
   } finally {
     await rm(rawPath, { force: true });
     await rm(jpegPath, { force: true });

@@ -232,17 +232,24 @@ export const SPEECH_LUFS = -40;
 /** Music sits at least this far under the dialogue it plays with (a mixer's rule of thumb for a bed). */
 export const MUSIC_UNDER_DB = 10;
 
-/** What a cut's parts say of its mix: music that crowds or covers the dialogue. */
-export function mixFlags(l: MixLoudness): string[] {
+/**
+ * What a cut's parts say of its mix: music that crowds or covers the dialogue. `duckingDb`: the most the music under
+ * the cut already ducks (role "music"), when it does: the advice is then to duck it deeper, not to make it duck.
+ */
+export function mixFlags(l: MixLoudness, duckingDb?: number): string[] {
   const { dialogue_lufs: d, music_lufs: music } = l;
   if (d === undefined || music === undefined || d < SPEECH_LUFS) return [];
+  const duck =
+    duckingDb === undefined
+      ? 'give it role "music" to duck under speech'
+      : `duck it deeper (duck_db over ${duckingDb})`;
   if (music >= d)
     return [
-      `dialogue inaudible: the music is ${round1(music - d).toFixed(1)} dB over it; lower the music (gain_db) or give it role "music" to duck under speech`,
+      `dialogue inaudible: the music is ${round1(music - d).toFixed(1)} dB over it; lower the music (gain_db) or ${duck}`,
     ];
   if (d - music < MUSIC_UNDER_DB)
     return [
-      `music only ${round1(d - music).toFixed(1)} dB under the dialogue (${MUSIC_UNDER_DB} dB or more keeps speech clear); lower it (gain_db) or duck it (role "music", duck_db)`,
+      `music only ${round1(d - music).toFixed(1)} dB under the dialogue (${MUSIC_UNDER_DB} dB or more keeps speech clear); lower it (gain_db) or ${duckingDb === undefined ? 'duck it (role "music", duck_db)' : duck}`,
     ];
   return [];
 }

@@ -420,17 +420,20 @@ const loudnessBranch = (name: string) =>
 /** The true peak (BS.1770: the sample peak at 4x the rate) per 100 ms, printed under tpeak. */
 const truePeakBranch = `aresample=${4 * SAMPLE_RATE},asetnsamples=n=${(4 * SAMPLE_RATE) / 10}:p=0,astats=metadata=1:reset=1:measure_perchannel=none:measure_overall=Peak_level,ametadata@tpeak=mode=print:key=lavfi.astats.Overall.Peak_level,anullsink`;
 
-// Black and frozen spans are judged in tenths of a second: 10 fps at 160 px is plenty, and nearly free.
+// Black and frozen spans are judged in tenths of a second, on the output's own pictures (up to 640 px wide, averaged
+// down beyond): a talking head that sways and moves its mouth changes in its fine detail, which a picture sampled down
+// to 160 px loses, and was taken for frozen there (issue 47, item 5). Nearly free beside the decode either way.
 const BLACK = 'd=0.1:pix_th=0.10';
 const FREEZE = 'n=-60dB:d=0.5';
-const measureVideo = `fps=10,scale=160:-2:flags=fast_bilinear,blackdetect@black=${BLACK},freezedetect@freeze=${FREEZE},nullsink`;
+const MEASURED_PICTURE = "fps=10,scale='min(640,iw)':-2:flags=area";
+const measureVideo = `${MEASURED_PICTURE},blackdetect@black=${BLACK},freezedetect@freeze=${FREEZE},nullsink`;
 /**
  * The same judgement for one of several cuts in a process: the detectors' own log lines do not say which cut they
  * are about, so their frame metadata is printed under names that do (black/freeze start and end, cut k).
  */
 const print = (name: string, key: string) => `metadata@${name}=mode=print:key=lavfi.${key}`;
 const measureCutVideo = (k: number) =>
-  `fps=10,scale=160:-2:flags=fast_bilinear,blackdetect=${BLACK},${print(`vb_${k}`, 'black_start')},${print(`ve_${k}`, 'black_end')},` +
+  `${MEASURED_PICTURE},blackdetect=${BLACK},${print(`vb_${k}`, 'black_start')},${print(`ve_${k}`, 'black_end')},` +
   `freezedetect=${FREEZE},${print(`fs_${k}`, 'freezedetect.freeze_start')},${print(`fe_${k}`, 'freezedetect.freeze_end')},nullsink`;
 
 /** The sound's encoder options of these settings. */

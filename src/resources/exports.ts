@@ -33,7 +33,7 @@ export function register(server: McpServer, deps: ToolDeps): void {
     },
     deps.partBytes ?? DEFAULT_PART_BYTES,
     async (uri, variables) => {
-      const found = await exportFile(dir, one(variables.export_id), one(variables.file));
+      const found = await exportFile(dir, one(variables.export_id), one(variables.file), deps.kept);
       const body = found && (await openInside(found.path, dir));
       if (!found || !body)
         throw new ResourceNotFoundError(uri.href, 'no such export; export_edit returns the links to its files');

@@ -16,6 +16,11 @@ import {
 } from '@modelcontextprotocol/server';
 
 export const DEFAULT_PART_BYTES = 3 * 1024 * 1024;
+/**
+ * The part size over HTTP: 720 KiB, 960 KiB in base64, so that a part's message stays under the 1 MiB one server-sent
+ * event may carry (message-bound.ts). A configured size at or under it never grows past it.
+ */
+export const HTTP_PART_BYTES = 720 * 1024;
 /** The most parts a manifest lists while parts may still grow: a huge body gets larger parts, not a huge manifest. */
 const MAX_PARTS = 1000;
 /** Where a manifest is also found: its content item's _meta. */
@@ -58,10 +63,14 @@ export function textBody(text: string): Body {
 
 const partCount = (size: number, partBytes: number) => Math.max(1, Math.ceil(size / partBytes));
 /**
- * The part size of a body of `size` bytes: the configured one, or larger (a multiple of 3, up to 3 MiB) for a huge one.
+ * The part size of a body of `size` bytes: the configured one, or larger (a multiple of 3, up to 3 MiB; up to
+ * HTTP_PART_BYTES when the configured one is no larger) for a huge one.
  */
 export const partSizeFor = (size: number, configured: number) =>
-  Math.max(configured, Math.min(DEFAULT_PART_BYTES, 3 * Math.ceil(size / MAX_PARTS / 3)));
+  Math.max(
+    configured,
+    Math.min(configured <= HTTP_PART_BYTES ? HTTP_PART_BYTES : DEFAULT_PART_BYTES, 3 * Math.ceil(size / MAX_PARTS / 3)),
+  );
 /** The base64 of a full part: a whole text may take as much room, escaped as a JSON string. */
 const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { RenderReceipt } from '../api/models.js';
 import type { Backend } from '../backend/types.js';
 import { DiagnosticSchema, type Diagnostic, type Edit } from '../edit/model.js';
+import { outputFilenameProblem } from '../edit/normalize.js';
 import { forService, type SourceSizes } from '../edit/service-form.js';
 import { DEFAULT_FADE_MS } from '../edit/plan.js';
 import { checkAndKeep, describeDiagnostics, sourceSizes } from '../workflow/check-edit.js';
@@ -188,25 +189,54 @@ function renderMoreText(warnings: Diagnostic[], c: CheckedEdit): string {
   return `${warned}${noted}${c.editId ? `\nedit_id: ${c.editId}` : ''}`;
 }
 
-async function renderEdit({ wait, ...input }: z.output<typeof RenderEditInput>, ctx: ServerContext, deps: HandlerDeps) {
+/**
+ * render_edit {edit_id, filename}: the file name is the render's, not the edit's (the edit and its id stay); checked
+ * as the edit's own would be.
+ */
+function renderName(input: z.output<typeof RenderEditInput>): { name?: string; rest: typeof input } {
+  const { filename, ...others } = input;
+  const rest = { ...others, filename: undefined };
+  if (input.edit_id === undefined || !input.edit_id.trim() || filename === undefined) return { rest: input };
+  const problem = outputFilenameProblem(filename);
+  if (problem) throw new ToolError(`filename: ${problem.message}${problem.hint ? `; ${problem.hint}` : ''}`);
+  return { name: filename as string, rest };
+}
+
+async function renderEdit({ wait, ...given }: z.output<typeof RenderEditInput>, ctx: ServerContext, deps: HandlerDeps) {
   const { backend, logger } = deps;
+  const { name, rest: input } = renderName(given);
   const signal = ctx.mcpReq.signal;
   const started = Date.now();
   const progress = progressFor(ctx);
   // A backend that renders itself reports the fraction done; a service, only the time gone (no total).
   const fractions = !!backend.renderProgress;
   const listen = beating(progress, { total: fractions ? 1 : null, share: wait ? 0.5 : 1 });
-  const c = await checkAndKeep(deps, input, signal, {
-    onProgress: listen.update,
-    waitMs: deps.renderWaitMs,
-    debug: (m) => logger.debug(m),
-  }).finally(listen.stop);
-  if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
-  // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning).
+  let c: CheckedEdit;
+  let captions: EditCaptions | undefined;
+  try {
+    c = await checkAndKeep(deps, input, signal, {
+      onProgress: listen.update,
+      waitMs: deps.renderWaitMs,
+      debug: (m) => logger.debug(m),
+    });
+    if (!c.ready || !c.edit) return refuseEdit(c, 'rendered');
+    // Captions burned in by a backend that renders itself (the service's format cannot carry them: a warning), the
+    // speech heard now where it was not (its time counts against the wait too).
+    captions =
+      backend.kind === 'local' && c.timeline?.captions?.burn
+        ? await captionsOf(deps, c, signal, {
+            onProgress: listen.update,
+            waitMs: Math.max(0, deps.renderWaitMs - (Date.now() - started)),
+            debug: (m) => logger.debug(m),
+          })
+        : undefined;
+  } finally {
+    listen.stop();
+  }
+  if (!c.edit) return refuseEdit(c, 'rendered');
+  const edit = name ? { ...c.edit, video_output_filename: name } : c.edit;
   const sources = sourceSizes(c.assets);
-  const captions =
-    backend.kind === 'local' && c.timeline?.captions?.burn ? await captionsOf(deps, c, signal) : undefined;
-  const receipt = await submitRender(deps, c, c.edit, { sources, captions }, signal);
+  const receipt = await submitRender(deps, c, edit, { sources, captions }, signal);
   // Time spent listening (a clip cut by words) counts against the wait.
   const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (Date.now() - started));
   const status = wait
@@ -229,7 +259,7 @@ async function renderEdit({ wait, ...input }: z.output<typeof RenderEditInput>, 
     }),
     ...(receipt.edit_id ? { service_edit_id: receipt.edit_id } : {}),
   };
-  const warnings = renderWarnings(backend, c, c.edit, sources, captions);
+  const warnings = renderWarnings(backend, c, edit, sources, captions);
   const follow = `get_render_status {project_id: "${c.projectId}", asset_id: "${assetId}"}`;
   const next = renderNextText(render, status !== undefined, { waitMs, follow, kind: backend.kind });
   const result = ok(
@@ -240,7 +270,7 @@ async function renderEdit({ wait, ...input }: z.output<typeof RenderEditInput>, 
     result.content.push({
       type: 'resource_link',
       uri: renderUri(c.projectId, assetId),
-      name: c.edit.video_output_filename,
+      name: edit.video_output_filename,
       mimeType: 'video/mp4',
       description: 'The render: its status and, once done, its link',
     });
@@ -293,7 +323,7 @@ const renderEditTool = defineTool({
   config: {
     title: 'Render an edit',
     description:
-      'Renders an edit (edit_id) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.',
+      'Renders an edit (edit_id; filename names the file) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.',
     inputSchema: RenderEditInput,
     outputSchema: RenderEditOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -1,6 +1,11 @@
 // What a call whose arguments do not fit a tool's input schema gets back: the SDK answers with every issue zod found,
 // one per element, so that 50,000 wrong clips made an error of 3 MB. Here a tool's input schema reports its first
-// issues and a count of the rest, each path's keys quoted short: the same error, bounded like every result.
+// issues and a count of the rest, each path's keys quoted short: the same error, bounded like every result. And
+// arguments that fit but carry a key the schema does not read are refused, each named with the field most likely
+// meant (unknown-fields.ts), instead of being dropped while the agent believes them applied.
+
+import type { z } from 'zod';
+import { unknownFieldMessage, unknownFields } from '../unknown-fields.js';
 
 /** Issues spelled out; the rest are counted. */
 const MAX_ISSUES = 5;
@@ -31,7 +36,17 @@ function bounded(result: Result): Result {
 /** Schemas already bounded: they are module constants, shared by the server made for every HTTP request. */
 const done = new WeakSet<object>();
 
-/** The same schema, whose validation reports at most MAX_ISSUES issues (and a count of the rest). */
+/** A value that fits: refused when it carries keys the schema does not read. */
+function readWhole(schema: z.ZodType, value: unknown, result: Result): Result {
+  if (result.issues?.length) return result;
+  const unknown = unknownFields(schema, value);
+  return unknown.length ? { issues: unknown.map((f) => ({ message: unknownFieldMessage(f) })) } : result;
+}
+
+/**
+ * The same schema, whose validation refuses keys it does not read and reports at most MAX_ISSUES issues (and a count
+ * of the rest).
+ */
 export function boundIssues<T>(schema: T): T {
   if (!schema || typeof schema !== 'object' || done.has(schema)) return schema;
   done.add(schema);
@@ -43,7 +58,8 @@ export function boundIssues<T>(schema: T): T {
       ...std,
       validate: (value: unknown) => {
         const r = validate(value);
-        return r instanceof Promise ? r.then(bounded) : bounded(r);
+        const checked = (res: Result) => bounded(readWhole(schema as unknown as z.ZodType, value, res));
+        return r instanceof Promise ? r.then(checked) : checked(r);
       },
     },
     configurable: true,

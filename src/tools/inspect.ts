@@ -1,5 +1,6 @@
 // inspect_asset: what is inside a source before cutting it (shots to the frame, silences, loudness, a sheet, a zoom).
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { MAX_BYTES as MAX_SHEET_BYTES } from '../media/contact-sheet.js';
 import { z } from 'zod';
 import { TimeInputSchema } from '../edit/model.js';
 import {
@@ -190,7 +191,9 @@ async function inspectAsset(
     .filter(Boolean)
     .join('\n');
   const out = ok({ ...shown, transcript, ...(warnings.length ? { warnings } : {}) }, text);
-  if (jpeg) out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
+  // (A sheet over its bound, as ffmpeg's lowest quality may leave one, is not sent inline.)
+  if (jpeg && jpeg.length <= MAX_SHEET_BYTES)
+    out.content.push({ type: 'image', data: jpeg.toString('base64'), mimeType: 'image/jpeg' });
   out.content.push({
     type: 'resource_link',
     uri,

@@ -74,6 +74,7 @@ function interchangeDeps(deps: ToolDeps): InterchangeDeps | undefined {
     allowedDirs: deps.allowedDirs ?? [],
     ...(deps.hosted ? { hosted: true } : {}),
     ...(deps.edits ? { edits: deps.edits } : {}),
+    ...(deps.kept ? { kept: deps.kept } : {}),
   };
 }
 const offered = (deps: ToolDeps) => interchangeDeps(deps) !== undefined;

@@ -308,7 +308,12 @@ function manyImportResult(
       ...skipped.slice(0, ks).map((sk) => `  skipped ${sk.path}: ${sk.reason}`),
       ...(leftOut.imported || leftOut.skipped
         ? [
-            `Not listed here: ${leftOut.imported} imported (get_project lists them by name), ${leftOut.skipped} skipped.`,
+            `Not listed here: ${[
+              leftOut.imported ? `${leftOut.imported} imported (get_project lists them by name)` : '',
+              leftOut.skipped ? `${leftOut.skipped} skipped` : '',
+            ]
+              .filter(Boolean)
+              .join(', ')}.`,
           ]
         : []),
       ...more,
@@ -362,8 +367,7 @@ async function importMedia(
     progress,
     signal: ctx.mcpReq.signal,
   });
-  const overBound = `over ${MAX_IMPORT_FILES} files in one call: the call with next_cursor takes it`;
-  for (const it of later) skipped.push({ path: it.path, reason: overBound });
+  // (The files past the bound are not skipped: the next call takes them, as the text's last line says.)
   await progress(files, files, 'done');
   if (imported.some((m) => !m.already_imported)) deps.resourceListChanged();
   const truncated = walkTruncated(found);

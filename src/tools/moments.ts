@@ -110,7 +110,7 @@ const findMomentsTool = defineTool({
   config: {
     title: 'Rank the moments worth cutting',
     description:
-      "Ranked spans of the project's videos and audio, whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
+      "Ranked spans of the project's videos (audio if named), whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
       'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
       `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
     inputSchema: Input,

@@ -1,12 +1,13 @@
 // preview_edit: the dry run. Renders the edit locally, small and fast, and shows the agent what it would get; given
 // a preview_id instead of an edit, it follows a preview that outlasted its call to the same full result.
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { MAX_BYTES as MAX_SHEET_BYTES } from '../media/contact-sheet.js';
 import { z } from 'zod';
 import { isPreviewId } from '../media/cache.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import { checkAndKeep, describeDiagnostics } from '../workflow/check-edit.js';
 import type { CheckedEdit } from '../workflow/checked-edit.js';
-import { captionsOf, dialogueWords } from '../workflow/captions.js';
+import { captionsOf, dialogueWords, wordsByCut, type CaptionListening } from '../workflow/captions.js';
 import { EditRefShape } from '../workflow/edit-input.js';
 import { cutClipUri, previewJob, readFinishedPreview, startPreview } from '../workflow/preview.js';
 import { PreviewSchema, type PreviewJob, type PreviewResult } from '../workflow/preview-types.js';
@@ -131,7 +132,16 @@ export function doneResult(
   };
   const result = ok(structured, text);
   result.content.push(
-    { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' },
+    // Inline when it fits the contact sheet's bound (as ffmpeg's lowest quality may not), else linked.
+    sheetBytes.length <= MAX_SHEET_BYTES
+      ? { type: 'image', data: sheetBytes.toString('base64'), mimeType: 'image/jpeg' }
+      : {
+          type: 'resource_link',
+          uri: previewUri(preview.preview_id, 'sheet.jpg'),
+          name: 'sheet.jpg',
+          mimeType: 'image/jpeg',
+          description: 'The contact sheet (too large to send inline)',
+        },
     {
       type: 'resource_link',
       uri: previewUri(preview.preview_id, 'preview.mp4'),
@@ -242,22 +252,28 @@ export const needRuntime = (deps: ToolDeps, tool: string): MediaRuntime => {
   return deps.runtime;
 };
 
-/** Starts (or joins, or reuses) the preview of a checked, ready edit: its captions and dialogue's words first. */
+/**
+ * Starts (or joins, or reuses) the preview of a checked, ready edit: its captions (the speech transcribed first where it
+ * is not, with `listening`'s progress and wait) and dialogue's words first.
+ */
 export async function startCheckedPreview(
   deps: ToolDeps,
   rt: MediaRuntime,
   checked: CheckedEdit,
   width: number | undefined,
   signal: AbortSignal,
+  listening: CaptionListening = {},
 ): Promise<PreviewJob> {
-  const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal) : undefined;
+  const captions = checked.timeline?.captions?.burn ? await captionsOf(deps, checked, signal, listening) : undefined;
   const speechWords = await dialogueWords(deps, checked, signal);
+  const sheetWords = await wordsByCut(deps, checked, signal);
   const opts = {
     width: width ?? 640,
     debug: (m: string) => deps.logger.debug(m),
     ...(checked.editId ? { editId: checked.editId } : {}),
     ...(captions ? { captions } : {}),
     ...(speechWords?.size ? { speechWords } : {}),
+    ...(sheetWords.some((w) => w.length) ? { sheetWords } : {}),
   };
   // Through the job queue when there is one: the same preview, made by a worker.
   return deps.jobs ? deps.jobs.preview.start(rt, checked, opts, signal) : startPreview(rt, checked, opts);
@@ -372,18 +388,30 @@ async function makePreview(
   const signal = ctx.mcpReq.signal;
   const progress = progressFor(ctx);
   const listen = beating(progress, { share: 0.5 });
-  const checked = await checkAndKeep(deps, input, signal, {
-    onProgress: listen.update,
-    waitMs: deps.renderWaitMs,
-    debug: (m) => logger.debug(m),
-  }).finally(listen.stop);
-  logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
-  if (!checked.ready) return refuseEdit(checked, 'previewed');
-  const warnings =
-    width !== undefined && checked.timeline && width > checked.timeline.width
-      ? [`width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`]
-      : [];
-  const job = await startCheckedPreview(deps, rt, checked, width, signal);
+  let job: PreviewJob;
+  let checked: CheckedEdit;
+  const warnings: string[] = [];
+  try {
+    checked = await checkAndKeep(deps, input, signal, {
+      onProgress: listen.update,
+      waitMs: deps.renderWaitMs,
+      debug: (m) => logger.debug(m),
+    });
+    logger.debug(`preview_edit: checked the edit in ${(performance.now() - started).toFixed(0)} ms`);
+    if (!checked.ready) return refuseEdit(checked, 'previewed');
+    if (width !== undefined && checked.timeline && width > checked.timeline.width)
+      warnings.push(
+        `width ${width} is more than the edit's ${checked.timeline.width} px: a preview is never larger than the edit`,
+      );
+    // The captions' speech is heard now where it was not (its time counts against the wait too).
+    job = await startCheckedPreview(deps, rt, checked, width, signal, {
+      onProgress: listen.update,
+      waitMs: Math.max(0, deps.renderWaitMs - (performance.now() - started)),
+      debug: (m) => logger.debug(m),
+    });
+  } finally {
+    listen.stop();
+  }
   // Time spent listening (a clip cut by words) counts against the wait; the preview's progress goes on above it.
   const waitMs = listen.last < 0 ? deps.renderWaitMs : Math.max(0, deps.renderWaitMs - (performance.now() - started));
   const next = afterStage(progress, listen.last);

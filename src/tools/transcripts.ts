@@ -20,10 +20,11 @@ import {
   type TranscriptPage,
 } from '../workflow/transcribe.js';
 import type { Transcript } from '../workflow/transcript.js';
+import { correctTranscript } from '../workflow/correct-transcript.js';
 import { defineTool, type HandlerDeps } from './define.js';
 import { beating, progressFor } from './progress.js';
 import { fitList } from './budget.js';
-import { ok, shown } from './result.js';
+import { ToolError, ok, shown } from './result.js';
 
 const TranscribeInput = z.object({
   project_id: z.string(),
@@ -36,6 +37,7 @@ const TranscribeInput = z.object({
     .describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
   words: z.boolean().optional().describe('List the words too'),
   cursor: z.string().optional().describe('A next_cursor'),
+  replace: z.array(z.number().int()).optional().describe('[first, last] words text corrects'),
 });
 
 const SearchInput = z.object({
@@ -71,9 +73,22 @@ const hitLine = (h: SearchHit) =>
 /** Sentences spelled out in the text; the page's others are in structuredContent. */
 const TEXT_SENTENCES = 8;
 
-function describeTranscript(t: Transcript, page: TranscriptPage): string {
+function describeTranscript(t: Transcript, page: TranscriptPage, correcting?: { first: number }): string {
+  const range = correcting ? t.corrected?.find((r) => r[0] === correcting.first) : undefined;
   const lines = [
-    `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words, ${t.sentences.length} sentences in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''}).`,
+    ...(range
+      ? [
+          `Corrected: words ${range[0]}-${range[1]} are now "${t.words
+            .slice(range[0], range[1]! + 1)
+            .map((w) => w.word)
+            .join(' ')
+            .slice(
+              0,
+              200,
+            )}", kept for this asset (captions, search and cuts by words use them); later words are numbered on from there.`,
+        ]
+      : []),
+    `${t.aligned ? 'Aligned' : 'Recognised'} ${t.words.length} words, ${t.sentences.length} sentences in ${t.from_seconds}-${t.to_seconds} s of asset ${t.asset_id} (${t.engine.name}${t.engine.model ? ` ${t.engine.model}` : ''}${t.cached ? ', cached' : ''})${t.corrected?.length ? `, ${t.corrected.length} span${t.corrected.length === 1 ? '' : 's'} corrected` : ''}.`,
     ...page.sentences
       .slice(0, TEXT_SENTENCES)
       .map(
@@ -111,25 +126,39 @@ function describeTranscript(t: Transcript, page: TranscriptPage): string {
   return lines.join('\n');
 }
 
-async function transcribeAsset(
-  { project_id, asset_id, from, to, text, words, cursor }: z.output<typeof TranscribeInput>,
-  ctx: ServerContext,
-  deps: HandlerDeps,
-) {
+/** The corrections transcribe_asset takes: replace with text, over the whole transcript; else why not. */
+function correction(
+  input: z.output<typeof TranscribeInput>,
+): { first: number; last: number; text: string } | undefined {
+  const { replace, text, from, to, cursor } = input;
+  if (replace === undefined) return undefined;
+  if (replace.length !== 2)
+    throw new ToolError(
+      'replace is [first, last]: the first and last word the text corrects, as the transcript lists them',
+    );
+  if (text === undefined || !text.trim())
+    throw new ToolError('replace needs text: the right words for those words of the transcript');
+  if (from !== undefined || to !== undefined || cursor !== undefined)
+    throw new ToolError(
+      "replace names words of the whole transcript: leave from, to and cursor out (the page shown is the correction's)",
+    );
+  return { first: replace[0]!, last: replace[1]!, text };
+}
+
+async function transcribeAsset(input: z.output<typeof TranscribeInput>, ctx: ServerContext, deps: HandlerDeps) {
+  const { project_id, asset_id, from, to, text, words, cursor } = input;
+  const correcting = correction(input);
   const beat = beating(progressFor(ctx));
   try {
-    const t = await transcribe(deps, project_id, asset_id, {
-      from,
-      to,
-      text,
-      signal: ctx.mcpReq.signal,
-      onProgress: beat.update,
-      debug: (m) => deps.logger.debug(m),
-    });
+    const opts = { signal: ctx.mcpReq.signal, onProgress: beat.update, debug: (m: string) => deps.logger.debug(m) };
+    const t = correcting
+      ? await correctTranscript(deps, project_id, asset_id, correcting, opts)
+      : await transcribe(deps, project_id, asset_id, { from, to, text, ...opts });
     beat.update(1, 'done');
     const uri = transcriptUri(project_id.trim(), t.asset_id);
-    const page = transcriptPage(t, { words, cursor, uri });
-    const out = ok(page, describeTranscript(t, page));
+    const near = correcting ? t.corrected?.find((r) => r[0] === correcting.first)?.[0] : undefined;
+    const page = transcriptPage(t, { words, cursor, uri, ...(near !== undefined ? { near } : {}) });
+    const out = ok(page, describeTranscript(t, page, correcting));
     out.content.push({
       type: 'resource_link',
       uri,
@@ -152,10 +181,17 @@ type SearchPage = {
   missing: { shown: SearchResult['missing'] };
 };
 
+/** Which hits this page holds, when it is not simply all of them: past the last, it says so. */
+function pageSaid(from: number, shown: number, next: number | undefined, total: number): string {
+  if (!from && next === undefined) return '';
+  if (!shown) return `; none from offset ${from}: there are ${total}`;
+  return `; hits ${from + 1}-${from + shown} here`;
+}
+
 /** search_transcripts' text: the count, the page's first hits, near misses, guessed sounds, assets not searched. */
 function searchText(r: SearchResult, query: string, { from, page, next, near, missing }: SearchPage): string {
   return [
-    `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${from || next !== undefined ? `; hits ${from + 1}-${from + page.shown.length} here` : ''}.`,
+    `${r.hits.length} hit${r.hits.length === 1 ? '' : 's'} for "${shown(query, 200)}" in ${r.searched} transcript${r.searched === 1 ? '' : 's'}${r.listened !== undefined ? `, ${r.listened} listened to` : ''}${pageSaid(from, page.shown.length, next, r.hits.length)}.`,
     ...page.shown.slice(0, 20).map(hitLine),
     ...(page.shown.length > 20 ? [`… ${page.shown.length - 20} more in structuredContent.hits`] : []),
     ...(next !== undefined ? [`Left out: hits ${next + 1}-${r.hits.length}: call again with offset ${next}.`] : []),
@@ -222,8 +258,8 @@ const transcribeAssetTool = defineTool({
     title: 'Hear what is said in a source',
     description:
       'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
-      'Free recognition mishears unclear speech; give text (what was said) to align it instead: exactly its words, each placed (unplaced: not ' +
-      "heard), and it stays the asset's transcript. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.",
+      'Recognition mishears unclear speech: give text (what was said) to align instead, each word placed (unplaced: not ' +
+      'heard), kept as the transcript; with replace [first, last], it corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.',
     inputSchema: TranscribeInput,
     outputSchema: TranscriptPageSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -138,7 +138,7 @@ async function viewEdit(
   const signal = ctx.mcpReq.signal;
   const started = performance.now();
   const { checked, changed } = await changedEdit(deps, input, changes, signal);
-  const job = await startCheckedPreview(deps, rt, checked, width, signal);
+  const job = await startCheckedPreview(deps, rt, checked, width, signal, { waitMs: deps.renderWaitMs });
   const waitMs = Math.max(0, deps.renderWaitMs - (performance.now() - started));
   // Back as soon as the preview is done, or more cuts are ready than the view has.
   const settled = job.settled

@@ -300,7 +300,7 @@ async function allCuts(p: Preview): Promise<Preview> {
  * Where a sheet's frames are: the layout media/contact-sheet.ts draws (columns in threes, cells at most 320 px, 2000 px
  * a side, 4 px apart).
  */
-function sheetLayout(
+function cellLayout(
   count: number,
   width: number,
   height: number,
@@ -319,6 +319,23 @@ function sheetLayout(
     if (columns >= count) break;
   }
   return best!;
+}
+
+/**
+ * The sheet as media/contact-sheet.ts's sheetPlan draws it: each cell its picture (imageHeight high, the output's
+ * shape) over a strip of two label lines, sized from the cell the picture would have alone.
+ */
+function sheetLayout(
+  count: number,
+  width: number,
+  height: number,
+): { columns: number; thumbWidth: number; thumbHeight: number; imageHeight: number } {
+  const bare = cellLayout(count, width, height);
+  const label = Math.max(10, Math.round(Math.min(bare.thumbHeight / 9, bare.thumbWidth / 12)));
+  const strip = Math.ceil((2 * label + 10) / 2) * 2;
+  const cell = cellLayout(count, width, (height * (bare.thumbHeight + strip)) / bare.thumbHeight);
+  const imageHeight = Math.max(2, Math.floor((cell.thumbWidth * height) / width / 2) * 2);
+  return { ...cell, imageHeight: Math.min(imageHeight, cell.thumbHeight) };
 }
 
 /** Frames of the sheet per cut: first, middle and last (fewer for a cut of one or two frames). */
@@ -382,7 +399,7 @@ function drawStrips(p: Preview): void {
     for (const n of cells[c.index] ?? []) {
       const cv = document.createElement('canvas');
       cv.width = THUMB_W;
-      cv.height = Math.max(8, Math.round((THUMB_W * layout.thumbHeight) / layout.thumbWidth));
+      cv.height = Math.max(8, Math.round((THUMB_W * layout.imageHeight) / layout.thumbWidth));
       const col = n % layout.columns;
       const row = Math.floor(n / layout.columns);
       if (sheet)
@@ -391,7 +408,7 @@ function drawStrips(p: Preview): void {
           4 + col * (layout.thumbWidth + 4),
           4 + row * (layout.thumbHeight + 4),
           layout.thumbWidth,
-          layout.thumbHeight,
+          layout.imageHeight,
           0,
           0,
           cv.width,

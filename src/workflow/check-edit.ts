@@ -1,7 +1,7 @@
 // Everything the edit tools do before acting: fetch the project, measure the media the edit uses, compose when
 // given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
 import type { Backend } from '../backend/types.js';
-import { clipFromShot, composeEdit, type ClipInput, type ComposeClip } from '../edit/compose.js';
+import { clipFromShot, composeEdit, sourceOutput, type ClipInput, type ComposeClip } from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
 import {
   DEFAULT_WORD_HANDLE,
@@ -168,6 +168,22 @@ export async function checkEdit(
       unresolved,
       signal,
     );
+    // The output the call does not name: the sources' (the size and rate most cuts have).
+    // (Stills say nothing of it: a photo's size is not the video's.)
+    const fromSources = sourceOutput(
+      (input.clips ?? []).map((c) => {
+        const a = assets.get(String(c.asset_id).trim());
+        return a?.kind === 'video' ? a.facts : undefined;
+      }),
+    );
+    const resolution = input.resolution ?? fromSources.resolution;
+    const fps = input.fps ?? fromSources.fps;
+    const taken = [
+      input.resolution === undefined && fromSources.resolution ? fromSources.resolution : undefined,
+      input.fps === undefined && fromSources.fps ? `${fromSources.fps} fps` : undefined,
+    ].filter(Boolean);
+    if (taken.length)
+      notes.push(`output ${taken.join(' at ')}: the sources' (resolution or fps in the call sets another)`);
     const pending: StillTranscribing[] = [];
     const heard = new Map<number, HeardClip>();
     const resolved = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
@@ -183,7 +199,7 @@ export async function checkEdit(
         input.audio_fade_ms <= MAX_FADE_MS
           ? input.audio_fade_ms
           : DEFAULT_FADE_MS) / 1000,
-      outputFps: typeof input.fps === 'number' && input.fps > 0 ? input.fps : DEFAULT_FPS,
+      outputFps: typeof fps === 'number' && fps > 0 ? fps : DEFAULT_FPS,
       heard,
     });
     if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
@@ -206,8 +222,8 @@ export async function checkEdit(
       {
         clips,
         overlays: input.overlays,
-        resolution: input.resolution,
-        fps: input.fps,
+        resolution,
+        fps,
         filename: input.filename,
         ...(input.captions ? { captions: input.captions } : {}),
       },

@@ -1,5 +1,6 @@
 // What every tool group and resource receives from createServer.
 import type { Backend } from '../backend/types.js';
+import type { KeptFiles } from '../kept.js';
 import type { Logger } from '../log.js';
 import type { MediaTools } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
@@ -29,6 +30,8 @@ export interface ToolDeps {
   hosted?: boolean;
   /** Checked edits by edit_id (CUTROOM_DATA_DIR/edits, per caller over HTTP). */
   edits?: EditStore;
+  /** A team's shared store for the cache dir's kept files (exports): kept.ts. */
+  kept?: KeptFiles;
   /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers. Absent: in this process. */
   jobs?: JobRunner;
 }

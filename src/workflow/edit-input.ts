@@ -5,16 +5,11 @@
 // and tools/list carries the edit's shape once.
 import { z } from 'zod';
 import { ClipInputSchema, OverlayInputSchema } from '../edit/compose.js';
-import {
-  CaptionsSchema,
-  DEFAULT_RESOLUTION,
-  EditDraftSchema,
-  LISTED_OUTPUT_PRESETS,
-  LOUDNESS_PRESETS,
-} from '../edit/model.js';
+import { CaptionsSchema, EditDraftSchema, LISTED_OUTPUT_PRESETS, LOUDNESS_PRESETS } from '../edit/model.js';
 import { DEFAULT_FADE_MS, MAX_FADE_MS } from '../edit/plan.js';
 import { didYouMean } from '../did-you-mean.js';
 import { UserFacingError, isUuid } from '../errors.js';
+import { unknownFieldMessage, unknownFields } from '../unknown-fields.js';
 import { editUri, isEditId, type EditStore, type StoredEdit } from './edit-store.js';
 
 export const EditInputShape = {
@@ -25,8 +20,8 @@ export const EditInputShape = {
     "Instead of clips/overlays, the service's edit definition: video_series_sequential [{video_id, video_start_time, video_end_time, audio_levels?, crop?}], " +
       'audio_overlay [{audio_id, audio_start_time, audio_end_time, audio_levels?}], video_output_resolution, video_output_fps, video_output_filename; audio_levels [{audio_level 0-1, start_time, end_time}]',
   ),
-  resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default ${DEFAULT_RESOLUTION}`),
-  fps: z.number().optional().describe('Default 30; 29.97 etc. allowed'),
+  resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default the sources' size`),
+  fps: z.number().optional().describe("Default the sources' rate; 29.97 etc. allowed"),
   filename: z.string().optional().describe('Output file name (.mp4); default cutroom-edit.mp4'),
   audio_fade_ms: z
     .number()
@@ -43,7 +38,7 @@ export const EditInputShape = {
     ),
   level_dialogue: z.boolean().optional().describe("Even the cuts' loudness; default true"),
   captions: CaptionsSchema.optional().describe(
-    'From transcripts; burn default true; size % of height (5), color #RRGGBB',
+    'From transcripts; burn default true; style: size, margin % of height, color #RRGGBB, position',
   ),
 };
 
@@ -105,6 +100,11 @@ export async function resolveEditInput(store: EditStore | undefined, raw: EditRe
     if (!parsed.success)
       throw new UserFacingError(
         `the edit's arguments are not as compose_edit takes them: ${describeIssues(parsed.error)}`,
+      );
+    const unknown = unknownFields(EditInputObject, inline);
+    if (unknown.length)
+      throw new UserFacingError(
+        `the edit's arguments are not as compose_edit takes them: ${unknown.map(unknownFieldMessage).join('; ')}`,
       );
     return { input: parsed.data };
   }

@@ -2,12 +2,14 @@
 // whole edit again (the edit's schema is then paid for once in tools/list, and never resent). The id is the
 // content's hash: the same edit in the same project with the same options always gets the same id, on any server,
 // so composing again after a restart or on another replica gives back an id that works. Kept as one JSON file per
-// edit under the data dir (per caller over HTTP), written whole or not at all.
+// edit under the data dir (per caller over HTTP), written whole or not at all; for a team, mirrored in its shared
+// store (kept.ts), so an id composed on one replica works on every other.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { EditSchema } from '../edit/model.js';
+import type { KeptFiles } from '../kept.js';
 
 const EDIT_ID = /^edit-[0-9a-f]{16}$/;
 export const isEditId = (id: string) => EDIT_ID.test(id);
@@ -36,6 +38,8 @@ export class EditStore {
     readonly dir: string,
     /** Edits kept: beyond this many, the least recently used go (an agent composes again to get one back). */
     private readonly keep = 1000,
+    /** A team's shared store (kept.ts), when there is one. */
+    private readonly kept?: KeptFiles,
   ) {}
 
   private fileOf(id: string): string {
@@ -49,14 +53,17 @@ export class EditStore {
     if (existing) return existing;
     const stored: StoredEdit = { ...record, edit_id, created_at: new Date().toISOString() };
     await mkdir(this.dir, { recursive: true });
+    const text = JSON.stringify(stored);
     const tmp = `${this.fileOf(edit_id)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, JSON.stringify(stored));
+      await writeFile(tmp, text);
       await rename(tmp, this.fileOf(edit_id));
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
     }
+    // The same id names the same content wherever it is written: two replicas putting it at once put equal bytes.
+    await this.kept?.wrote(this.fileOf(edit_id), text);
     await this.trim().catch(() => {});
     return stored;
   }
@@ -71,7 +78,9 @@ export class EditStore {
     try {
       text = await readFile(this.fileOf(id), 'utf8');
     } catch {
-      return undefined;
+      // Composed on another replica: fetched from the team's store (a store that does not answer says so).
+      if (!(await this.kept?.fetch(this.fileOf(id)))) return undefined;
+      text = await readFile(this.fileOf(id), 'utf8').catch(() => '');
     }
     let raw: unknown;
     try {

@@ -161,9 +161,9 @@ export async function inspect(
         })
       : scanAsset(deps, asset, src, key, { signal, onProgress, debug: opts.debug }),
   );
-  // With an object store the worker's cache dir is its own: the result is kept here too, for the next call and the
-  // inspection resource.
-  if (jobs && rt.store) await rt.inspections.set(key, stored).catch(() => {});
+  // The worker's cache dir may be its own: the result is kept here too, for the next call and the inspection resource,
+  // and so in the team's store for every replica.
+  if (jobs) await rt.inspections.set(key, stored).catch(() => {});
   return { stored, cached: false, src, key };
 }
 

@@ -9,6 +9,7 @@ import { DownloadError, downloadTo } from '../api/download.js';
 import { isInside, openAllowed } from '../open-allowed.js';
 import { TAG, keepLease, writerGone, writerTag } from '../owners.js';
 import type { Diagnostic } from '../edit/model.js';
+import type { KeptFiles } from '../kept.js';
 import { UserFacingError } from '../errors.js';
 import {
   MAX_IMPORT_ITEMS,
@@ -71,6 +72,8 @@ export interface InterchangeDeps extends CheckDeps {
   edits?: EditStore;
   /** CUTROOM_CACHE_DIR/exports */
   exportsDir: string;
+  /** A team's shared store (kept.ts): an export written on one replica is read on every other. */
+  kept?: KeptFiles;
   /** Folders import_edit may read a path from (CUTROOM_ALLOWED_DIRS), besides the exports folder. */
   allowedDirs: string[];
   /**
@@ -200,14 +203,16 @@ export async function exportEdit(
   try {
     if (opts.format === 'srt' || opts.format === 'vtt') {
       // The captions alone, from the transcripts (workflow/captions.ts): no media is referenced or fetched.
-      const captions = await captionsOf(deps, checked, opts.signal);
+      const captions = await captionsOf(deps, checked, opts.signal, opts.listening ?? {});
       warnings.push(...captions.warnings);
       if (!captions.cues.length)
         warnings.push('captions: no words of the edit were found in its transcripts; the file holds no cues');
       if (opts.media === 'download')
         warnings.push(`media: "download" does nothing for ${opts.format}: the captions reference no media`);
-      await writeFile(join(building, file), opts.format === 'srt' ? writeSrt(captions.cues) : writeVtt(captions.cues));
+      const text = opts.format === 'srt' ? writeSrt(captions.cues) : writeVtt(captions.cues);
+      await writeFile(join(building, file), text);
       await rename(building, dir);
+      await deps.kept?.wrote(join(dir, file), text);
       if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
       return { checked, exportId, path: join(dir, file), file, format: opts.format, warnings, media: [] };
     }
@@ -303,6 +308,8 @@ export async function exportEdit(
     }
     await writeFile(join(building, file), text);
     await rename(building, dir);
+    // The timeline file, for every replica (media fetched beside it stays on this machine: never for a hosted caller).
+    await deps.kept?.wrote(join(dir, file), text);
     if (deps.hosted) await trimExports(deps.exportsDir, HOSTED_EXPORTS_KEPT).catch(() => {});
     return {
       checked,
@@ -329,6 +336,7 @@ export async function exportFile(
   exportsDir: string,
   exportId: string,
   file: string,
+  kept?: KeptFiles,
 ): Promise<{ path: string; format: ExportFormat } | undefined> {
   if (!isExportId(exportId) || file !== basename(file) || file.startsWith('.')) return undefined;
   const format = (Object.keys(FORMAT_EXTENSION) as ExportFormat[]).find((f) =>
@@ -336,12 +344,12 @@ export async function exportFile(
   );
   if (!format) return undefined;
   const path = join(exportsDir, exportId, file);
-  return (await stat(path).then(
+  const here = await stat(path).then(
     (s) => s.isFile(),
     () => false,
-  ))
-    ? { path, format }
-    : undefined;
+  );
+  // Written on another replica: fetched from the team's store.
+  return here || (await kept?.fetch(path)) ? { path, format } : undefined;
 }
 
 /** The newest export ids (for completion). */
@@ -403,7 +411,7 @@ async function readTimelineFile(deps: InterchangeDeps, named: string): Promise<s
   let path = named;
   const uri = /^cutroom:\/\/exports\/([^/]+)\/([^/]+)$/.exec(named.trim());
   if (uri) {
-    const found = await exportFile(deps.exportsDir, uri[1]!, decodeURIComponent(uri[2]!));
+    const found = await exportFile(deps.exportsDir, uri[1]!, decodeURIComponent(uri[2]!), deps.kept);
     if (!found)
       throw new UserFacingError(
         `${named.slice(0, 200)} is not an export of yours (exports are kept for a while; export_edit makes a new one)`,

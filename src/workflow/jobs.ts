@@ -54,4 +54,6 @@ export interface JobRunner {
  * The kinds of job besides previews: an asset's scan (inspect_asset), a transcription (transcribe_asset), a local
  * render.
  */
-export type JobKind = 'inspect' | 'transcribe' | 'render';
+/** The kinds of job a worker runs besides previews (jobs/preview-job.ts has its own). */
+export const JOB_KINDS = ['inspect', 'transcribe', 'render'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];

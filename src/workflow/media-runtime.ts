@@ -1,5 +1,5 @@
 // What the media work is given (MediaRuntime): ffmpeg and its process limit, the caches (previews and their
-// segments, inspections, reframes, transcripts), the speech engine and its limit, a scratch folder, and the store of
+// segments, inspections, reframes, transcripts and their corrections), the speech engine and its limit, a scratch folder, and the store of
 // finished previews every replica reads (PreviewStore). Built by assemble.ts: one per caller over HTTP, one per cache
 // folder on a worker.
 import type { PreviewCache } from '../media/cache.js';
@@ -9,7 +9,7 @@ import type { StoredScan } from '../media/reframe.js';
 import type { SegmentStore } from '../media/segments.js';
 import type { SpeechEngine } from '../media/speech.js';
 import type { StoredInspection } from './inspection.js';
-import type { StoredTranscript } from './transcript.js';
+import type { StoredCorrections, StoredTranscript } from './transcript.js';
 
 export interface MediaRuntime {
   ffmpeg: string;
@@ -27,6 +27,8 @@ export interface MediaRuntime {
   reframes?: InspectionCache<StoredScan>;
   /** What transcribe_asset heard, per asset and span (beside the inspections). */
   transcripts?: InspectionCache<StoredTranscript>;
+  /** The corrections given to whole-asset transcripts, per asset media (beside them, never evicted). */
+  corrections?: InspectionCache<StoredCorrections>;
   /** The speech engine, when one is installed. */
   speech?: SpeechEngine;
   /** At most this many transcriptions at once (transcribe_asset, search, clips cut by words); the rest wait. */

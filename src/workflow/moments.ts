@@ -7,6 +7,7 @@ import { inspect, locateAsset, storedInspection, type InspectDeps } from './insp
 import { pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
 import { SEARCH_TRANSCRIBE_SECONDS, hearable } from './search.js';
+import { NO_SPEECH, holdsSpeech } from './speech-gate.js';
 import { storedTranscript, transcribe } from './transcribe.js';
 import type { Transcript } from './transcript.js';
 
@@ -89,6 +90,9 @@ export async function moments(
     }
     if (!facts) throw new UserFacingError('find_moments needs ffmpeg and ffprobe, which were not found');
     if (facts.isImage) continue;
+    // Asked for no asset in particular, the moments are the pictures': sound alone (a music bed, a voiceover) is
+    // ranked only when named.
+    if (!req.assetIds && !facts.hasVideo) continue;
     const duration = (facts.durationMs ?? 0) / 1000;
     const gaps: string[] = [];
     const source: MomentSource = { asset_id: a.id, duration };
@@ -129,6 +133,7 @@ export async function moments(
         gaps.push(
           `not transcribed yet (${Math.round(duration)} s of media; a call transcribes at most ${MOMENTS_TRANSCRIBE_SECONDS} s): call transcribe_asset on it, or find_moments again`,
         );
+      else if (!t && !(await holdsSpeech(deps, pid, a.id, opts.signal))) gaps.push(NO_SPEECH);
       else if (!t) {
         hearBudget -= duration;
         try {
@@ -148,7 +153,7 @@ export async function moments(
     if (gaps.length)
       missing.push({
         asset_id: a.id,
-        reason: `${gaps.join('; ')}${source.words || source.loudness ? ' (ranked by what is known)' : ''}`,
+        reason: `${gaps.join('; ')}${source.words || source.loudness || source.shots ? ' (ranked by what is known)' : ''}`,
       });
     if (source.words || source.loudness || source.shots) {
       sources.push(source);

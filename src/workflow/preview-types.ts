@@ -65,6 +65,8 @@ export interface PreviewOptions {
    * Captions to burn in (workflow/captions.ts), when the edit asks for them burned; and what they could not caption.
    */
   captions?: { cues: Cue[]; warnings: string[] };
+  /** The words each cut holds (by cut, from the transcripts there are), written on the contact sheet under its frames. */
+  sheetWords?: string[][];
 }
 
 export type PreviewResult = Preview & { sheetBytes: Buffer; ffmpegMaxRssKiB?: number };

@@ -10,7 +10,17 @@ import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { reframed, reframes } from '../media/reframe.js';
 import { UserFacingError } from '../errors.js';
 import { RESULT_FILE, isPreviewId } from '../media/cache.js';
-import { MAX_BYTES, THUMBS_DIR, labelledTileArgs, sheetLabel, sheetPlan, sizeOf } from '../media/contact-sheet.js';
+import {
+  MAX_BYTES,
+  THUMBS_DIR,
+  cutWordLabels,
+  labelledTileArgs,
+  sheetLabel,
+  sheetPlan,
+  sizeOf,
+  stripChars,
+  type SheetFrame,
+} from '../media/contact-sheet.js';
 import { edgeFlags, judgeCut, mixFlags, mixLoudness, type Measurements } from '../media/measure.js';
 import { Limiter } from '../media/probe.js';
 import { makeCutClip } from '../media/cut-clip.js';
@@ -82,7 +92,7 @@ export const PREVIEW_ENCODE: EncodeSettings = {
 /**
  * Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused.
  */
-const PREVIEW_VERSION = 10;
+const PREVIEW_VERSION = 11;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -139,7 +149,7 @@ const CLIPS_AT_ONCE = 2;
 /**
  * Jobs of this process by cache folder and preview id: over HTTP each caller has their own folder, and one caller's
  * job (its progress, its failure) is never another's, whoever learns the id. A finished one is forgotten soon (its
- * result is on disk, and the sheet it holds is up to 1 MB); a failed one is kept a while, to tell
+ * result is on disk, and the sheet it holds is up to 640 KiB); a failed one is kept a while, to tell
  * preview_edit {preview_id} why.
  */
 const jobs = new Map<string, PreviewJob>();
@@ -163,7 +173,7 @@ export async function startPreview(rt: MediaRuntime, checked: CheckedEdit, opts:
   // The key is the plan's without the speech music ducks under (that follows from the same edit and media), with
   // each overlay's role and duck (which the plan holds only with the speech).
   const mix = checked.timeline.overlays.map((o) => [o.role ?? null, o.duckDb ?? 0]);
-  const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs], mix);
+  const key = await editKey(rt, plan, [...cutInputs, ...overlayInputs], mix, opts.sheetWords);
   const slot = jobKey(rt, key);
   for (let pending = running.get(slot); pending; pending = running.get(slot)) {
     const joined = await pending.catch(() => undefined);
@@ -344,6 +354,17 @@ async function beginPreview(
   return job;
 }
 
+/** What each cell of the sheet says of its cut's words: the first words under its first frame, and so on. */
+function sheetCellWords(frames: SheetFrame[], byCut: string[][] | undefined, chars: number): string[] {
+  if (!byCut?.length) return [];
+  const seen = new Map<number, number>();
+  return frames.map((f) => {
+    const k = seen.get(f.cut) ?? 0;
+    seen.set(f.cut, k + 1);
+    return cutWordLabels(byCut[f.cut - 1] ?? [], chars)[k] ?? '';
+  });
+}
+
 /** Renders, measures and draws the sheet in the preview's folder; on any failure removes the folder. */
 async function makePreview(
   rt: MediaRuntime,
@@ -389,10 +410,12 @@ async function makePreview(
     const tileSheet = async () => {
       const t2 = performance.now();
       const labels = frames.map((f) => sheetLabel(f.cut, f.t));
+      const words = sheetCellWords(frames, opts.sheetWords, stripChars(layout));
       // Lower JPEG quality until the sheet fits clients' limit.
       for (const q of SHEET_QUALITY) {
-        const { args, script } = labelledTileArgs(layout, labels, rt.font, sheetPath, q);
+        const { args, script, texts } = labelledTileArgs(layout, labels, rt.font, sheetPath, q, undefined, words);
         if (script) await writeFile(join(dir, script.file), script.text);
+        for (const t of texts) await writeFile(join(dir, t.file), t.text);
         const r = await rt.limiter.run(() =>
           runProcess(rt.ffmpeg, args, { timeoutMs: 60_000, signal: opts.signal, cwd: dir }),
         );
@@ -476,7 +499,11 @@ async function makePreview(
       return {
         ...placements[i]!,
         ...(report.loudness ? { loudness: { ...report.loudness, ...parts, ...level } } : {}),
-        flags: [...report.flags, ...mixFlags(parts), ...edgeFlags(outcome.edges[i])],
+        flags: [
+          ...report.flags,
+          ...mixFlags(parts, duckingOver(plan, c.timelineStartSec, c.timelineStartSec + c.durationSec)),
+          ...edgeFlags(outcome.edges[i]),
+        ],
       };
     });
     const whole = asOutput();
@@ -542,7 +569,13 @@ const fullDisk = (rt: MediaRuntime) =>
  * What identifies an edit's preview: the render plan, what identifies each input's media (never a link's signature,
  * which changes on every fetch), how inputs are read, the settings and the label font.
  */
-async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[], mix: unknown[]): Promise<string> {
+async function editKey(
+  rt: MediaRuntime,
+  plan: RenderPlan,
+  inputs: InputSpec[],
+  mix: unknown[],
+  sheetWords: string[][] | undefined,
+): Promise<string> {
   const media = await Promise.all(
     inputs.map(async ({ source, ...rest }) => ({ media: await mediaIdentity(source), ...rest })),
   );
@@ -554,6 +587,8 @@ async function editKey(rt: MediaRuntime, plan: RenderPlan, inputs: InputSpec[], 
     encode: PREVIEW_ENCODE,
     font: rt.font ?? null,
     ...(mix.some((m) => (m as unknown[])[0] !== null) ? { mix } : {}),
+    // The sheet's words: a transcript corrected since shows on a new sheet.
+    ...(sheetWords?.some((w) => w.length) ? { sheetWords } : {}),
   };
   return createHash('sha256').update(JSON.stringify(what)).digest('hex');
 }
@@ -652,4 +687,12 @@ export async function cutClipPath(
   ))
     ? kept
     : undefined;
+}
+
+/** The most the music overlays over [from, to) of the timeline duck (role "music"), or undefined when none does. */
+function duckingOver(plan: RenderPlan, from: number, to: number): number | undefined {
+  const dbs = plan.overlays
+    .filter((o) => o.duck && o.startSec < to && o.startSec + o.durationSec > from)
+    .map((o) => o.duck!.db);
+  return dbs.length ? Math.max(...dbs) : undefined;
 }

@@ -1,6 +1,7 @@
 // search_transcripts: where a word or phrase is said across a project, by spelling and by sound in the assets'
 // transcripts (analysis/sound-search.ts), and on request by listening to the sound for it (PocketSphinx's keyword
 // spotting, media/keywords.ts), merged (analysis/heard.ts). Transcripts are read through transcribe.ts.
+import { NO_SPEECH, holdsSpeech } from './speech-gate.js';
 import { z } from 'zod';
 import type { Asset } from '../api/models.js';
 import { assetName, isRender } from '../api/summaries.js';
@@ -155,6 +156,10 @@ export async function searchTranscripts(
           asset_id: a.id,
           reason: `not transcribed yet (${Math.round(length)} s of media; a search transcribes at most ${SEARCH_TRANSCRIBE_SECONDS} s a call): call transcribe_asset on it, or search again`,
         });
+        continue;
+      }
+      if (!(await holdsSpeech(deps, pid, a.id, opts.signal))) {
+        missing.push({ asset_id: a.id, reason: NO_SPEECH });
         continue;
       }
       budget -= length;

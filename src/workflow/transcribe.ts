@@ -9,6 +9,7 @@ import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js'
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
 import type { InspectionCache } from '../media/inspect-cache.js';
 import type { MediaSource } from '../media/input.js';
+import { clearCorrections, withCorrections } from './corrections.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { TranscriptionJobs } from './transcription-jobs.js';
 import {
@@ -75,11 +76,15 @@ function readCursor(cursor: string): { n: number; tag: string } | undefined {
   return m ? { n: Number(m[1]), tag: m[2]! } : undefined;
 }
 
-/** One page of a transcript, from the word a cursor names (the first by default). */
-export function transcriptPage(t: Transcript, opts: { words?: boolean; cursor?: string; uri: string }): TranscriptPage {
+/** One page of a transcript, from the word a cursor names (the first by default, or the sentence of word `near`). */
+export function transcriptPage(
+  t: Transcript,
+  opts: { words?: boolean; cursor?: string; uri: string; near?: number },
+): TranscriptPage {
   const { words: all, sentences: allSentences, unplaced: allUnplaced, doubtful: allDoubtful, ...about } = t;
   const tag = transcriptTag(t);
-  let start = 0;
+  // `near`: the page that starts with the sentence holding that word (a correction's first word).
+  let start = opts.near === undefined ? 0 : (allSentences.find((s) => s.last_word >= opts.near!)?.first_word ?? 0);
   if (opts.cursor !== undefined) {
     const c = readCursor(opts.cursor);
     const quoted = `cursor "${shown(opts.cursor, 30)}"`;
@@ -224,7 +229,7 @@ async function readTranscript(
   return (await cache.get(heardKey(key))) ?? primary;
 }
 
-/** The transcript cached for an asset's media and span (the whole asset by default), if there is one. */
+/** The whole-asset transcript cached for an asset's media, with its corrections, if there is one. */
 export async function storedTranscript(
   deps: InspectDeps,
   projectId: string,
@@ -234,7 +239,8 @@ export async function storedTranscript(
   const rt = deps.runtime;
   if (!rt?.transcripts) return undefined;
   const { key } = await locateAsset(deps, projectId, assetId, signal);
-  return readTranscript(rt.transcripts, `transcript|whole|${key}`);
+  const stored = await readTranscript(rt.transcripts, `transcript|whole|${key}`);
+  return stored && withCorrections(rt, key, stored);
 }
 
 interface Made {
@@ -287,6 +293,16 @@ export async function transcribe(
       `the span ${from}-${to} s holds nothing of asset ${asset.id} (it lasts ${duration} s); give from before to, inside it`,
     );
   const cacheKey = `transcript|${spanKey(from, to, duration)}|${key}`;
+  const whole = spanKey(from, to, duration) === 'whole';
+  /** What is answered: a whole-asset transcript with its corrections (a whole script aligned anew has none left). */
+  const answer = async (t: Omit<Transcript, 'cached'>, cached: boolean): Promise<Transcript> => {
+    if (!whole) return { ...t, cached };
+    if (text && !cached) {
+      await clearCorrections(rt, key);
+      return { ...t, cached };
+    }
+    return { ...(await withCorrections(rt, key, { transcript: t })).transcript, cached };
+  };
 
   const text = opts.text?.trim() ? textWords(opts.text) : undefined;
   if (opts.text !== undefined && !text?.length)
@@ -320,7 +336,7 @@ export async function transcribe(
     opts.debug?.(
       `transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`,
     );
-    return { ...hit.transcript, cached: true };
+    return answer(hit.transcript, true);
   }
 
   // Nothing is awaited from the cache's answer to the job's start: a job that wrote meanwhile is still listed.
@@ -350,12 +366,9 @@ export async function transcribe(
         }
         if (queue) {
           const made = await queue.run<Made>('transcribe', rt.cache.opts.dir, work, { signal, onProgress: progress });
-          // With an object store the worker's cache dir is its own: the transcript is kept here too, where the worker
-          // keeps it (an alignment under the span's key, words heard under their own).
-          if (rt.store)
-            await cache
-              .set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored)
-              .catch(() => {});
+          // The worker's cache dir may be its own: the transcript is kept here too, where the worker keeps it (an
+          // alignment under the span's key, words heard under their own), and so in the team's store for every replica.
+          await cache.set(made.stored.transcript.aligned ? cacheKey : heardKey(cacheKey), made.stored).catch(() => {});
           return made;
         }
         return hear(deps, work, signal, progress, opts.debug);
@@ -367,7 +380,7 @@ export async function transcribe(
     opts,
     (j) => new StillTranscribing(asset.id, j.progress, j.message, (Date.now() - j.started) / 1000),
   );
-  return { ...stored.transcript, cached: !made };
+  return answer(stored.transcript, !made);
 }
 
 /** What one transcription hears: an asset's media, a span, and the text to align to it (when given). */

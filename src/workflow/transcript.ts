@@ -1,7 +1,9 @@
 // What a transcript is: an asset's words and sentences with their times, as heard or as a known text aligned to the
 // sound (its schema, which the transcript resource and transcribe_asset's pages serve), and what is cached of it per
-// asset and span (StoredTranscript, what the media runtime's transcripts hold). Making one is transcribe.ts.
+// asset and span (StoredTranscript, what the media runtime's transcripts hold), and the corrections a person gave it
+// (StoredCorrections, beside them). Making one is transcribe.ts; correcting one, corrections.ts.
 import { z } from 'zod';
+import type { Correction } from '../analysis/transcript-corrections.js';
 
 export const TranscriptWordSchema = z.object({
   index: z.number().int(),
@@ -50,6 +52,10 @@ export const TranscriptSchema = z.object({
     .describe(
       'Aligned only: placed words the sound does not support (squeezed or unsure beside unheard words); not cut by',
     ),
+  corrected: z
+    .array(z.array(z.number().int()).length(2))
+    .optional()
+    .describe('[first, last] word ranges given as corrections (transcribe_asset with replace): the right words'),
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
@@ -58,4 +64,17 @@ export interface StoredTranscript {
   transcript: Omit<Transcript, 'cached'>;
   /** The hash of the text it was aligned to, when aligned. */
   textHash?: string;
+}
+
+/**
+ * A correction of a span of a whole-asset transcript (transcribe_asset with replace): the right words, aligned to the
+ * sound between the words they replaced, on the asset's clock. Applied over whatever transcript the asset has (it
+ * replaces the words inside [from, to]), so it outlives a transcript made again.
+ */
+export type TranscriptCorrection = Correction;
+
+/** What is kept per asset media: its corrections, in time order, none overlapping. */
+export interface StoredCorrections {
+  v: 1;
+  corrections: TranscriptCorrection[];
 }

@@ -2,14 +2,25 @@
 // with the SDK's Streamable HTTP client from its page): bundled by esbuild at test time, served by the test from a
 // loopback HTTP server and run in Debian's chromium. `rawCalls` uses fetch alone (initialize with the bearer token,
 // the session id read from the answer's headers when the server gives one, tools/list, a tools/call); `sdkCalls` uses
-// the SDK's client. Each returns what the page could see, or the error the browser raised.
+// the SDK's client; `hostCalls` does what the ext-apps example host (basic-host) does on connecting, with no
+// credentials at all. Each returns what the page could see, or the error the browser raised.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 declare global {
   interface Window {
     rawCalls(url: string, token: string): Promise<RawOutcome>;
     sdkCalls(url: string, token: string, name: string): Promise<SdkOutcome>;
+    hostCalls(url: string): Promise<HostOutcome>;
   }
+}
+
+export interface HostOutcome {
+  error?: string;
+  server?: string;
+  tools?: string[];
+  /** The tool that names a view, that view's URI and the MIME type its resource came with. */
+  view?: { tool: string; uri: string; mimeType?: string; bytes: number };
+  created?: string;
 }
 
 export interface RawOutcome {
@@ -116,6 +127,37 @@ window.sdkCalls = async (url, token, name) => {
       structuredContent?: { projects?: { name: string }[] };
     };
     out.listed = (listed.structuredContent?.projects ?? []).map((p) => p.name);
+  } catch (err) {
+    out.error = `${(err as Error).name}: ${(err as Error).message}`;
+  } finally {
+    await client.close().catch(() => {});
+  }
+  return out;
+};
+
+// As basic-host connects (its connectToServer, callTool and getUiResource): the SDK's client on the bare URL, no
+// header added; the tools listed; a tool's view read by the URI its _meta.ui names; a call.
+window.hostCalls = async (url) => {
+  const out: HostOutcome = {};
+  const client = new Client({ name: 'MCP Apps Host', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    out.server = client.getServerVersion()?.name;
+    const { tools } = await client.listTools();
+    out.tools = tools.map((t) => t.name);
+    const withView = tools.find((t) => typeof (t._meta?.ui as { resourceUri?: unknown })?.resourceUri === 'string');
+    if (withView) {
+      const uri = (withView._meta!.ui as { resourceUri: string }).resourceUri;
+      const read = await client.readResource({ uri });
+      const item = read.contents[0] as { mimeType?: string; text?: string; blob?: string };
+      out.view = { tool: withView.name, uri, mimeType: item.mimeType, bytes: (item.text ?? item.blob ?? '').length };
+    }
+    const made = (await client.callTool({
+      name: 'create_project',
+      arguments: { name: 'from the example host', description: 'made by a page' },
+    })) as { isError?: boolean; structuredContent?: { project?: { name: string } } };
+    if (made.isError) throw new Error(`create_project failed: ${JSON.stringify(made)}`);
+    out.created = made.structuredContent?.project?.name;
   } catch (err) {
     out.error = `${(err as Error).name}: ${(err as Error).message}`;
   } finally {

@@ -62,9 +62,9 @@ export async function spawnServer(
     stderr: () => stderr,
     stdoutLines: () => {
       try {
-        return readFileSync(stdoutLog, 'utf8')
-          .split('\n')
-          .filter((l) => l.length > 0);
+        // (A last line with no newline yet is a message still being written: not a line so far.)
+        const lines = readFileSync(stdoutLog, 'utf8').split('\n');
+        return lines.slice(0, -1).filter((l) => l.length > 0);
       } catch {
         return [];
       }

@@ -383,6 +383,15 @@ describe('results within 24 KB, whatever their length', () => {
     expect(total).toBe(whole.words.filter((w) => w.word.toLowerCase() === 'the').length);
     expect(total).toBeGreaterThan(150);
     expect(hits).toEqual(whole.words.filter((w) => w.word.toLowerCase() === 'the').map((w) => w.index));
+    // Past the last hit: the page says there is none there and how many there are, not "hits 241-240".
+    const past = await call('search_transcripts', {
+      project_id: projectId,
+      query: 'the',
+      asset_ids: [asset],
+      offset: total,
+    });
+    expect(textOf(past)).toContain(`; none from offset ${total}: there are ${total}.`);
+    expect(textOf(past)).not.toMatch(/hits \d+-\d+ here/);
     const stale = await call('transcribe_asset', { project_id: projectId, asset_id: asset, cursor: 'w99999' });
     expect(stale.isError).toBe(true);
     expect(textOf(stale)).toMatch(/is not a page of this transcript/);

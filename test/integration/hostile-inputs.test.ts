@@ -137,6 +137,26 @@ describe('the listed schemas and validation', () => {
 });
 
 describe('arguments far from the schema', () => {
+  it('an argument or field no tool reads is refused with its path and the field meant, not dropped', async () => {
+    const clip = { asset_id: ids.red, start: 0, end: 1 };
+    const top = await call('compose_edit', { project_id: projectId, clips: [clip], reframe: 'auto' });
+    expect(top.isError).toBe(true);
+    expect(textOf(top)).toMatch(/reframe is not an argument; did you mean clips\[\]\.focus: "auto"\?/);
+    // Inline in a tool that declares the edit's fields loosely, checked against compose_edit's.
+    const nested = await call('preview_edit', {
+      project_id: projectId,
+      clips: [{ ...clip, focus: { x: 0.5, y: 0.5, zoom: 2 } }],
+    });
+    expect(nested.isError).toBe(true);
+    expect(textOf(nested)).toMatch(/clips\[0\]\.focus\.zoom is not a field .*did you mean clips\[0\]\.crop\.zoom\?/);
+    const other = await call('list_projects', { limit: 5, colour: 'red' });
+    expect(other.isError).toBe(true);
+    expect(textOf(other)).toMatch(/colour is not an argument/);
+    // The same call without the key is taken.
+    const ok = structured<{ edit_id: string }>(await call('compose_edit', { project_id: projectId, clips: [clip] }));
+    expect(ok.edit_id).toMatch(/\S/);
+  }, 120_000);
+
   it('50,000 wrong clips get the first problems and a count, not one line each', async () => {
     const r = await call('compose_edit', { project_id: projectId, clips: Array(50_000).fill(1) });
     expect(r.isError).toBe(true);

@@ -151,6 +151,9 @@ function expectNoLeak() {
 
 describe('over HTTP, results name no file of the server', () => {
   it('drives the whole local workflow, failures included, and no answer holds the cache dir, the data dir or the temporary folder', async () => {
+    // The handshake's instructions too: they named the data dir ("local projects in /srv/...").
+    answers.push({ what: 'initialize instructions', answer: { instructions: client.getInstructions() } });
+    expect(client.getInstructions()).toMatch(/local projects on the server/);
     const project = (
       (await ok('create_project', { name: 'paths', description: 'no server paths' })) as { project: { id: string } }
     ).project.id;

@@ -110,7 +110,7 @@ describe('one server, two callers with their own keys', () => {
     bob = await connect(srv.url, { 'x-api-key': keyB });
   }, 60_000);
 
-  it('logs one line with its URL, and serves the same tools as over stdio', async () => {
+  it('logs one line with its URL, and serves the same tools as over stdio (and view_edit, for MCP Apps hosts)', async () => {
     expect(srv.stderr()).toMatch(
       /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(the service at http:\/\/127\.0\.0\.1:\d+, with each caller's own key\)/,
     );
@@ -133,6 +133,7 @@ describe('one server, two callers with their own keys', () => {
       'search_transcripts',
       'tighten_edit',
       'transcribe_asset',
+      'view_edit',
     ]);
     expect(alice.getInstructions()).toMatch(/cutroom/);
   });

@@ -144,6 +144,21 @@ describe('the whole workflow, locally', () => {
     expect(p.cuts).toHaveLength(2);
   });
 
+  it('answers as the instructions say: a failure is an error result, an edit found not ready is not', async () => {
+    expect(srv.client.getInstructions()).toMatch(
+      /Every failure is an error result .*; an edit checked and found not ready is not one: .*ready: false/,
+    );
+    const notReady = await call(srv, 'compose_edit', {
+      project_id: projectId,
+      clips: [{ asset_id: ids.red, start: 0, end: 600 }],
+    });
+    expect(notReady.isError ?? false).toBe(false);
+    expect(textOf(notReady)).toMatch(/^Not ready: /);
+    expect((notReady.structuredContent as { ready: boolean }).ready).toBe(false);
+    const failed = await call(srv, 'compose_edit', { project_id: randomUUID(), clips: [{ asset_id: ids.red }] });
+    expect(failed.isError).toBe(true);
+  });
+
   it('renders at full quality into a generated_video asset that goes processing -> uploaded', async () => {
     const args = {
       project_id: projectId,
@@ -200,6 +215,31 @@ describe('the whole workflow, locally', () => {
     );
     expect(r.render.done).toBe(true);
     expect(existsSync(fileURLToPath(r.render.url))).toBe(true);
+  }, 60_000);
+
+  it('render_edit {edit_id, filename} names the render, not the edit (issue 51, item 3)', async () => {
+    const { edit_id } = structured<{ edit_id: string }>(
+      await call(srv, 'compose_edit', {
+        project_id: projectId,
+        resolution: '320x180',
+        clips: [{ asset_id: ids.red, start: 0, end: 1 }],
+      }),
+    );
+    const r = await call(srv, 'render_edit', { edit_id, filename: 'Lake teaser v2.mp4', wait: true });
+    const out = structured<{ render: { done: boolean; url: string }; edit_id: string }>(r);
+    expect(out.edit_id).toBe(edit_id);
+    expect(out.render.done).toBe(true);
+    expect(fileURLToPath(out.render.url)).toMatch(/Lake teaser v2\.mp4$/);
+    expect((r.content as { type: string; name?: string }[]).find((c) => c.type === 'resource_link')?.name).toBe(
+      'Lake teaser v2.mp4',
+    );
+    // The kept edit still names its own file; a bad name is refused as the edit's own would be.
+    const kept = JSON.stringify(await srv.client.readResource({ uri: `cutroom://edits/${edit_id}` }));
+    expect(kept).toContain('video_output_filename');
+    expect(kept).not.toContain('Lake teaser');
+    const bad = await call(srv, 'render_edit', { edit_id, filename: '../up.mp4' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/filename: "\.\.\/up\.mp4" is a path; .*drop the folders: "up\.mp4"/);
   }, 60_000);
 
   it('keeps everything across a restart', async () => {

@@ -116,12 +116,14 @@ describe('a long preview', () => {
     expect(sheet.width).toBeLessThanOrEqual(2000);
     expect(sheet.height).toBeLessThanOrEqual(2000);
     // 120 thumbnails (three a cut) in rows of a multiple of three: the grid is filled to the 120th and no
-    // further. Cells are found from the sheet's own size: margin and padding 4 px.
+    // further. Cells are found from the sheet's own size: margin and padding 4 px; each cell a 16:9 picture over a
+    // strip of labels shorter than the picture.
     const columns = [3, 6, 9, 12, 15, 18, 21, 24].find((c) => {
       const w = (sheet.width - 4 * (c + 1)) / c;
       const rows = Math.ceil(120 / c);
       const h = (sheet.height - 4 * (rows + 1)) / rows;
-      return Number.isInteger(w) && Number.isInteger(h) && Math.abs(w / h - 64 / 36) < 0.2;
+      const picture = (w * 36) / 64;
+      return Number.isInteger(w) && Number.isInteger(h) && h > picture - 2 && h - picture < picture;
     })!;
     expect(columns, `${sheet.width}x${sheet.height}`).toBeDefined();
     const rows = Math.ceil(120 / columns);

@@ -150,14 +150,15 @@ describe('preview_edit renders what the edit says', () => {
     const sheet = probe(p.sheet_path);
     expect(sheet.width).toBeLessThanOrEqual(2000);
     expect(sheet.height).toBeLessThanOrEqual(2000);
-    // 15 frames in rows of three: five rows of 320x180 thumbnails with 4 px padding and margin.
+    // 15 frames in rows of three: five rows of 320x180 thumbnails, each with a 50 px strip for its labels under it,
+    // with 4 px padding and margin.
     expect(sheet.width).toBe(3 * 320 + 4 * 4);
-    expect(sheet.height).toBe(5 * 180 + 6 * 4);
+    expect(sheet.height).toBe(5 * (180 + 50) + 6 * 4);
     // The first thumbnail is red, the middle of the fourth row green.
     writeFileSync(join(cacheDir, 'sheet-copy.jpg'), bytes);
     expect(colourName(colourAt(join(cacheDir, 'sheet-copy.jpg'), 0, 'crop=200:100:60:60'))).toBe('red');
     expect(
-      colourName(colourAt(join(cacheDir, 'sheet-copy.jpg'), 0, `crop=200:100:${4 + 324 + 60}:${4 + 3 * 184 + 60}`)),
+      colourName(colourAt(join(cacheDir, 'sheet-copy.jpg'), 0, `crop=200:100:${4 + 324 + 60}:${4 + 3 * 234 + 60}`)),
     ).toBe('green');
   });
 

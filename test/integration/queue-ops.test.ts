@@ -182,7 +182,11 @@ describe('/metrics on the HTTP server', () => {
     const jobs = (m: Awaited<ReturnType<typeof scrape>>) =>
       [...m.samples].filter(([k]) => k.startsWith('cutroom_queue_jobs{'));
     const [ma, mb] = await Promise.all([scrape(a), scrape(b)]);
-    expect(jobs(ma)).toEqual([['cutroom_queue_jobs{kind="transcribe",state="waiting"}', 3]]);
+    expect(jobs(ma).filter(([, n]) => n > 0)).toEqual([['cutroom_queue_jobs{kind="transcribe",state="waiting"}', 3]]);
+    // Every kind in every state is written, 0 included: an alert on waiting previews sees a 0, not no series.
+    expect(jobs(ma)).toHaveLength(4 * 4);
+    expect(ma.samples.get('cutroom_queue_jobs{kind="preview",state="waiting"}')).toBe(0);
+    expect(ma.samples.get('cutroom_queue_jobs_failed_total{kind="render"}')).toBe(0);
     expect(jobs(mb)).toEqual(jobs(ma));
     await q.obliterate({ force: true });
   }, 60_000);

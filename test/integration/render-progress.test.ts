@@ -175,7 +175,7 @@ describe('a local render', () => {
       expect(render.done).toBe(false);
       expect(render.elapsed_seconds).toBeGreaterThanOrEqual(2);
       expect(textOf(r)).toMatch(
-        /^Still running after a 3 s wait: (rendering \d+%|processing).*\. Follow it with get_render_status \{project_id: "[0-9a-f-]{36}", asset_id: "[0-9a-f-]{36}"\} in about \d+ s\./,
+        /^Still running after a 3 s wait: (rendering \d+%|processing).*\. Follow it with get_render_status \{project_id: "[0-9a-f-]{36}", asset_id: "[0-9a-f-]{36}"\} in about (\d+ s|\d+ min( \d+ s)?)\./,
       );
       const [seen] = await follow([brief], render.asset_id);
       expect(seen!.at(-1)!.done).toBe(true);

@@ -46,6 +46,7 @@ describe('compose_edit', () => {
       ],
       overlays: [{ asset_id: ids.voice, at: 0.5 }],
       resolution: '720p',
+      fps: 30,
     });
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as Check;
@@ -76,6 +77,7 @@ describe('compose_edit', () => {
         ],
         overlays: [{ asset_id: ids.voice, at: '00:00:00.500' }],
         resolution: '1280x720',
+        fps: 30,
       })
     ).structuredContent as Check;
     expect(again.edit_id).toBe(out.edit_id);
@@ -107,10 +109,28 @@ describe('compose_edit', () => {
     expect(paths).toEqual(['error /video_series_sequential/0/video_id', 'error /video_series_sequential/1/video_id']);
   });
 
+  it("takes the sources' size and rate where the call names none, and says so", async () => {
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      clips: [
+        { asset_id: ids.green_vertical, start: 0, end: 2 },
+        { asset_id: ids.green_vertical, start: 3, end: 4 },
+        { asset_id: ids.red, start: 0, end: 1 },
+      ],
+    });
+    const out = r.structuredContent as Check & { notes?: string[] };
+    expect(out.ready).toBe(true);
+    expect(textOf(r)).toMatch(/^Ready: 3 cuts, 4 s at 180x320, 25 fps, 1 warning\./);
+    expect(out.notes).toContain("output 180x320 at 25 fps: the sources' (resolution or fps in the call sets another)");
+    // The one cut of another shape is named; the output is not 16:9 by default any more.
+    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 9:16 but cut 2 /)]);
+  });
+
   it('warns when the sources are of another shape than the output', async () => {
     const r = await call('compose_edit', {
       project_id: projectId,
       clips: [{ asset_id: ids.green_vertical, start: 0, end: 2 }],
+      resolution: '1080p',
     });
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);

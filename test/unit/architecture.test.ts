@@ -12,6 +12,7 @@ const SRC = join(import.meta.dirname, '../../src');
 const ROOMS = [
   'index.ts',
   'http/',
+  'auth/',
   'assemble.ts',
   'stdio-wire.ts',
   'server.ts',
@@ -35,9 +36,11 @@ const LEAVES = [
   'owners.ts',
   'open-allowed.ts',
   'did-you-mean.ts',
+  'unknown-fields.ts',
   'message-bound.ts',
   'plain-errors.ts',
   'version.ts',
+  'kept.ts',
 ];
 
 function sources(dir = SRC): string[] {

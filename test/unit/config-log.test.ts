@@ -14,6 +14,7 @@ describe('config', () => {
       allowedOrigins: [],
       allowedHosts: [],
       useServerKey: false,
+      noAuth: false,
       maxBodyMb: 16,
       callerFfmpeg: 2,
       drainMs: 30000,

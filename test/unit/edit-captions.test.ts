@@ -3,7 +3,17 @@
 // burned-in picture and the sidecars against true word times are checked through the server in
 // test/integration/captions.test.ts.
 import { describe, expect, it } from 'vitest';
-import { CAPTION_RULES, captionLines, cuesOf, wordsOnTimeline, type PlacedWord } from '../../src/edit/captions.js';
+import {
+  CAPTION_RULES,
+  captionLayout,
+  captionLines,
+  cuesOf,
+  lineFitsLayout,
+  wordsOnTimeline,
+  type PlacedWord,
+} from '../../src/edit/captions.js';
+import { textEms } from '../../src/edit/caption-metrics.js';
+import { DEFAULT_CAPTION_STYLE } from '../../src/edit/model.js';
 import { normalizeEdit } from '../../src/edit/normalize.js';
 import { toRenderPlan } from '../../src/edit/plan.js';
 import { forService } from '../../src/edit/service-form.js';
@@ -21,6 +31,19 @@ const placed = (spec: [string, number, number, string?][]): PlacedWord[] =>
     endsSentence: /[.!?]$/.test(word),
     item,
     itemEnd: 100,
+  }));
+/** Words of one source (asset `a`, sentence 0) with their indices in its transcript. */
+const sourced = (spec: [string, number, number, string, number][], asset = 'a'): PlacedWord[] =>
+  spec.map(([word, start, end, item, source]) => ({
+    word,
+    start,
+    end,
+    endsSentence: /[.!?]$/.test(word),
+    item,
+    itemEnd: 100,
+    asset,
+    source,
+    sentence: 0,
   }));
 
 describe('captionLines', () => {
@@ -40,16 +63,27 @@ describe('cuesOf', () => {
     const cues = cuesOf(
       placed([
         ['Yes.', 1, 1.3],
-        ['We', 1.5, 1.7],
-        ['go', 1.8, 2.0],
-        ['now', 3.0, 3.3],
+        ['We', 2.1, 2.3],
+        ['go', 2.4, 2.6],
+        ['now', 3.4, 3.7],
       ]),
     );
     expect(cues).toEqual([
-      { start: 1, end: 1.5, lines: ['Yes.'] },
-      { start: 1.5, end: 2.5, lines: ['We go'] },
-      { start: 3, end: 4, lines: ['now'] },
+      { start: 1, end: 2, lines: ['Yes.'] },
+      { start: 2.1, end: 3.1, lines: ['We go'] },
+      { start: 3.4, end: 4.4, lines: ['now'] },
     ]);
+  });
+
+  it('takes a cue that would flash (the next too close to hold it 1 s) into the next, where it may join it', () => {
+    const cues = cuesOf(
+      placed([
+        ['Yes.', 1, 1.3],
+        ['We', 1.5, 1.7],
+        ['go', 1.8, 2.0],
+      ]),
+    );
+    expect(cues).toEqual([{ start: 1, end: 2, lines: ['Yes. We go'] }]);
   });
 
   it('never lasts over 7 s nor holds over two lines of 42 characters', () => {
@@ -65,22 +99,48 @@ describe('cuesOf', () => {
     expect(cues.flatMap((c) => c.lines.join(' ').split(' '))).toEqual(words.map((w) => w.word));
   });
 
-  it('breaks at a cut unless the sentence runs on, and always between a cut and an overlay', () => {
+  it('breaks at a cut unless the same sentence runs on from the same source, and always between a cut and an overlay', () => {
     const runsOn = cuesOf(
-      placed([
-        ['She', 1, 1.2, 'c0'],
-        ['saw', 1.3, 1.5, 'c0'],
-        ['a', 1.6, 1.7, 'c1'],
-        ['ship.', 1.8, 2.2, 'c1'],
+      sourced([
+        ['She', 1, 1.2, 'c0', 4],
+        ['saw', 1.3, 1.5, 'c0', 5],
+        ['a', 1.6, 1.7, 'c1', 7],
+        ['ship.', 1.8, 2.2, 'c1', 8],
       ]),
     );
     expect(runsOn.map((c) => c.lines.join(' '))).toEqual(['She saw a ship.']);
+    // Another source after the cut: the cue ends there, however the words run.
+    const other = cuesOf([
+      ...sourced([
+        ['She', 1, 1.2, 'c0', 4],
+        ['saw', 1.3, 1.5, 'c0', 5],
+      ]),
+      ...sourced(
+        [
+          ['a', 1.6, 1.7, 'c1', 6],
+          ['ship.', 1.8, 2.2, 'c1', 7],
+        ],
+        'b',
+      ),
+    ]);
+    expect(other.map((c) => c.lines.join(' '))).toEqual(['She saw', 'a ship.']);
+    expect(other[0]!.end).toBeLessThanOrEqual(1.6);
+    // The same source, but words from elsewhere in it (another sentence, or far on): ends there too.
+    const jumped = cuesOf(
+      sourced([
+        ['She', 1, 1.2, 'c0', 4],
+        ['saw', 1.3, 1.5, 'c0', 5],
+        ['a', 1.6, 1.7, 'c1', 40],
+        ['ship.', 1.8, 2.2, 'c1', 41],
+      ]),
+    );
+    expect(jumped.map((c) => c.lines.join(' '))).toEqual(['She saw', 'a ship.']);
     const ended = cuesOf(
       placed([
         ['She', 1, 1.2, 'c0'],
         ['saw.', 1.3, 1.5, 'c0'],
-        ['A', 1.6, 1.7, 'c1'],
-        ['ship.', 1.8, 2.2, 'c1'],
+        ['A', 2.6, 2.7, 'c1'],
+        ['ship.', 2.8, 3.2, 'c1'],
       ]),
     );
     expect(ended.map((c) => c.lines.join(' '))).toEqual(['She saw.', 'A ship.']);
@@ -91,6 +151,55 @@ describe('cuesOf', () => {
       ]),
     );
     expect(voice).toHaveLength(2);
+  });
+
+  it('breaks a word longer than a line into pieces that fit, never wider than the picture', () => {
+    const layout = captionLayout(DEFAULT_CAPTION_STYLE, 1080, 1920);
+    const fits = lineFitsLayout(layout);
+    const long = 'https://example.com/a/very/long/path/that/no/caption/line/can/hold/at/all';
+    const cues = cuesOf(placed([[long, 1, 3]]), CAPTION_RULES, fits);
+    const lines = cues.flatMap((c) => c.lines);
+    for (const l of lines) expect(fits(l), l).toBe(true);
+    for (const c of cues) expect(c.lines.length).toBeLessThanOrEqual(2);
+    expect(lines.join('').replace(/-/g, '')).toBe(long.replace(/-/g, ''));
+  });
+});
+
+describe('captionLayout', () => {
+  it('sizes text by the shorter side, keeps a vertical picture clear of the bottom fifth and the right edge, and places cues where asked', () => {
+    const wide = captionLayout(DEFAULT_CAPTION_STYLE, 1920, 1080);
+    expect(wide).toMatchObject({ fontSize: 54, alignment: 2, marginL: 96, marginR: 96, marginV: 86 });
+    const tall = captionLayout(DEFAULT_CAPTION_STYLE, 1080, 1920);
+    expect(tall).toMatchObject({ fontSize: 54, alignment: 2, marginL: 54, marginR: 162 });
+    expect(tall.marginV).toBeGreaterThanOrEqual(0.2 * 1920);
+    expect(captionLayout({ ...DEFAULT_CAPTION_STYLE, position: 'top' }, 1080, 1920).alignment).toBe(8);
+    expect(captionLayout({ ...DEFAULT_CAPTION_STYLE, position: 'middle' }, 1080, 1920).alignment).toBe(5);
+    expect(captionLayout({ ...DEFAULT_CAPTION_STYLE, margin: 30 }, 1920, 1080).marginV).toBe(324);
+  });
+
+  it('breaks lines where they fit the picture at its size: two lines of a vertical cue fit its width', () => {
+    const text =
+      'The lighthouse keeper walked along the shore and saw a ship in the storm that night before the bell rang out'.split(
+        ' ',
+      );
+    const words = placed(text.map((w, i) => [w, i * 0.3, i * 0.3 + 0.25] as [string, number, number]));
+    for (const [w, h] of [
+      [1920, 1080],
+      [1080, 1920],
+      [1080, 1080],
+      [640, 1138],
+    ] as const) {
+      const layout = captionLayout(DEFAULT_CAPTION_STYLE, w, h);
+      const cues = cuesOf(words, CAPTION_RULES, lineFitsLayout(layout));
+      for (const c of cues) {
+        expect(c.lines.length).toBeLessThanOrEqual(2);
+        for (const l of c.lines) {
+          expect(l.length).toBeLessThanOrEqual(42);
+          expect(textEms(l) * layout.fontSize + 2 * layout.outline).toBeLessThanOrEqual(layout.lineWidth);
+        }
+      }
+      expect(cues.flatMap((c) => c.lines.join(' ').split(' '))).toEqual(text);
+    }
   });
 });
 
@@ -145,6 +254,25 @@ describe('wordsOnTimeline', () => {
     ]);
   });
 
+  it('places a word two joined cuts of one source both hold once, and leaves out a word said again across their join', () => {
+    const words = timed([
+      ['She', 1, 1.2],
+      ['saw', 1.3, 1.6],
+      ['the', 1.7, 1.8],
+      ['the', 2.0, 2.1],
+      ['ship.', 2.2, 2.6],
+    ]);
+    const t = normalizeEdit({
+      video_series_sequential: [
+        // Ends after the first "the": the next cut starts before it again, then "the" is said again.
+        { video_id: 'v', video_start_time: 1, video_end_time: 1.83 },
+        { video_id: 'v', video_start_time: 1.68, video_end_time: 3 },
+      ],
+    }).timeline!;
+    const got = wordsOnTimeline(t, new Map([['v', words]])).map((w) => w.word);
+    expect(got).toEqual(['She', 'saw', 'the', 'ship.']);
+  });
+
   it('keeps the captions field in the canonical edit, checks it, and the plan gives each cut its cues from its first frame', () => {
     const n = normalizeEdit({
       video_series_sequential: [
@@ -155,16 +283,23 @@ describe('wordsOnTimeline', () => {
     });
     expect(n.diagnostics).toEqual([]);
     expect(n.edit!.captions).toEqual({ burn: true, style: { size: 8, color: '#FFFF00' } });
-    expect(n.timeline!.captions).toEqual({ burn: true, style: { size: 8, color: 'FFFF00' } });
+    expect(n.timeline!.captions).toEqual({ burn: true, style: { size: 8, color: 'FFFF00', position: 'bottom' } });
     const bad = normalizeEdit({
       video_series_sequential: [{ video_id: 'v', video_start_time: 0, video_end_time: 2 }],
-      captions: { burn: 'yes', style: { size: 40, color: 'red' } },
+      captions: { burn: 'yes', style: { size: 40, color: 'red', position: 'left', margin: 60 } },
     });
     expect(bad.diagnostics.filter((d) => d.severity === 'error').map((d) => d.path)).toEqual([
       '/captions/burn',
       '/captions/style/size',
       '/captions/style/color',
+      '/captions/style/position',
+      '/captions/style/margin',
     ]);
+    const placedAt = normalizeEdit({
+      video_series_sequential: [{ video_id: 'v', video_start_time: 0, video_end_time: 2 }],
+      captions: { style: { position: 'Top', margin: 10 } },
+    });
+    expect(placedAt.edit!.captions).toEqual({ burn: true, style: { position: 'top', margin: 10 } });
     const plan = toRenderPlan(n.timeline!, {
       maxWidth: 640,
       cues: [
@@ -206,10 +341,13 @@ describe('sidecars and the burned-in script', () => {
     { start: 3661.001, end: 3662, lines: ['{later}\\'] },
   ];
 
-  it('writes SRT with numbered cues and comma milliseconds', () => {
+  it('writes SRT with numbered cues and comma milliseconds, its tags and overrides shown as look-alikes', () => {
     expect(writeSrt(cues)).toBe(
-      '1\n00:00:00,500 --> 00:00:01,750\nHello <world> & all,\nline two\n\n2\n01:01:01,001 --> 01:01:02,000\n{later}\\\n',
+      '1\n00:00:00,500 --> 00:00:01,750\nHello \u2039world\u203a & all,\nline two\n\n2\n01:01:01,001 --> 01:01:02,000\n(later)\u29f5\n',
     );
+    const markup = writeSrt([{ start: 0, end: 1, lines: ['{\\fs400}big <b>bold</b> <script>x</script>'] }]);
+    expect(markup.split('\n')[2]).not.toMatch(/[<>{}\\]/);
+    expect(markup).toContain('(\u29f5fs400)big \u2039b\u203abold');
   });
 
   it('writes WebVTT with its header and markup escaped', () => {
@@ -227,8 +365,11 @@ describe('sidecars and the burned-in script', () => {
       color: 'FFFF00',
       outline: 1.4,
       shadow: 0.7,
-      marginH: 32,
+      alignment: 2 as const,
+      marginL: 32,
+      marginR: 32,
       marginV: 29,
+      lineWidth: 576,
     };
     const ass = assScript(layout, cues);
     expect(ass).toContain('PlayResX: 640\nPlayResY: 360');

@@ -199,7 +199,11 @@ describe('errors, each at its path', () => {
       edit({ audio_overlay: [overlay({ audio_start_time: 2, audio_end_time: 1 })] }),
       'error /audio_overlay/0/audio_end_time',
     ],
-    ['a resolution that is not WxH', edit({ video_output_resolution: '1080p' }), 'error /video_output_resolution'],
+    [
+      'a resolution that is not WxH',
+      edit({ video_output_resolution: 'full-hd please' }),
+      'error /video_output_resolution',
+    ],
     ['an odd resolution', edit({ video_output_resolution: '1921x1080' }), 'error /video_output_resolution'],
     ['a resolution beyond 8K', edit({ video_output_resolution: '8192x4320' }), 'error /video_output_resolution'],
     ['fps of 0', edit({ video_output_fps: 0 }), 'error /video_output_fps'],

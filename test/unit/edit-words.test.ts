@@ -69,6 +69,17 @@ describe('a known text', () => {
       ['three', 1.5, 2],
       ['four.', 2, 2.4],
     ]);
+    // Missed at the span's ends: beside the placed word, as long as they take to say, not across the silence there.
+    const edges = alignText(textWords('A heron stood up'), heard(['heron', 4.9, 5.2], ['stood', 5.2, 5.5]), {
+      from: 3.5,
+      to: 8,
+    });
+    expect(edges.words.map((w) => [w.word, w.start_seconds, w.end_seconds])).toEqual([
+      ['A', 4.78, 4.9],
+      ['heron', 4.9, 5.2],
+      ['stood', 5.2, 5.5],
+      ['up', 5.5, 5.64],
+    ]);
     // Nothing heard: the whole span shared out.
     const none = alignText(textWords('a bb'), [], { from: 3, to: 6 });
     expect(none.words.map((w) => [w.start_seconds, w.end_seconds])).toEqual([

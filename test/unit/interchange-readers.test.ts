@@ -654,3 +654,72 @@ describe("FCPXML volume: the edit's gain and fades (issue 33, item 1)", () => {
     expect(t.overlays[0]!.levels[0]!.level).toBeCloseTo(10 ** (-12 / 20), 6);
   });
 });
+
+describe('timeline files at NTSC rates written as decimals (issue 51, item 1)', () => {
+  const ntsc = (n: number) => ({ num: n * 1000, den: 1001 });
+  const rt = (value: number, rate: number) => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
+  const tr = (start: number, duration: number, rate: number) => ({
+    OTIO_SCHEMA: 'TimeRange.1',
+    start_time: rt(start, rate),
+    duration: rt(duration, rate),
+  });
+  /** One clip `frames` long, `offset` frames after its media's available_range start, all at `rate` as written. */
+  const otio = (rate: number, mediaStart: number, offset: number, frames: number, clipRate = rate) =>
+    JSON.stringify({
+      OTIO_SCHEMA: 'Timeline.1',
+      name: 'ntsc',
+      tracks: {
+        OTIO_SCHEMA: 'Stack.1',
+        children: [
+          {
+            OTIO_SCHEMA: 'Track.1',
+            kind: 'Video',
+            children: [
+              {
+                OTIO_SCHEMA: 'Clip.1',
+                name: 'a.mov',
+                source_range: tr(mediaStart + offset, frames, clipRate),
+                media_reference: {
+                  OTIO_SCHEMA: 'ExternalReference.1',
+                  target_url: '/m/a.mov',
+                  available_range: tr(mediaStart, 100_000, rate),
+                },
+              },
+            ],
+          },
+        ],
+      },
+    });
+  const span = (text: string, rate: { num: number; den: number }) => {
+    const assets: AssetCandidate[] = [
+      { id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'], url: '/m/a.mov', rate },
+    ];
+    const c = toEditDraft(readOtio(text), assets).draft.video_series_sequential[0]!;
+    return [c.video_start_time, c.video_end_time];
+  };
+  /** A frame's start to the millisecond at or before it, as cutroom writes an in point on a frame. */
+  const frameMs = (k: number, r: { num: number; den: number }) => Math.floor((k * r.den * 1000) / r.num + 1e-6) / 1000;
+
+  it('reads 60 frames at rate 29.97 as frame 60 of a 30000/1001 source, not the frame after', () => {
+    // The issue's clip: 2.002-3.504 s (frames 60 to 105), read as 2.035-3.537 before.
+    expect(span(otio(29.97, 0, 60, 45), ntsc(30))).toEqual([2.002, 3.504]);
+    expect(span(otio(29.97, 107_892, 60, 45), ntsc(30))).toEqual([2.002, 3.504]);
+  });
+
+  it('lands every frame on itself at 23.976, 29.97 and 59.94, an hour of timecode in, and across rates as written', () => {
+    for (const [written, exact] of [
+      [23.976, ntsc(24)],
+      [29.97, ntsc(30)],
+      [59.94, ntsc(60)],
+    ] as const) {
+      const tc = Math.round(3600 * written);
+      for (const k of [1, 60, 1001, 54_000]) {
+        const [start] = span(otio(written, tc, k, 10), exact);
+        expect(start, `${written}: frame ${k}`).toBe(frameMs(k, exact));
+        // The clip's range written with the exact rate, its media's with the decimal: the same frame.
+        const [mixed] = span(otio(written, tc, k, 10, (exact.num / exact.den) as number), exact);
+        expect(mixed, `${written} mixed: frame ${k}`).toBe(frameMs(k, exact));
+      }
+    }
+  });
+});

@@ -58,6 +58,11 @@ describe('mixFlags', () => {
       /dialogue inaudible: the music is 2\.0 dB over it/,
     );
     expect(mixFlags({ dialogue_lufs: -20, music_lufs: -31 })).toEqual([]);
+    // A bed that already ducks is not told to duck: to duck deeper, or be lowered.
+    const ducked = mixFlags({ dialogue_lufs: -20, music_lufs: -25 }, 12)[0]!;
+    expect(ducked).toMatch(/lower it \(gain_db\) or duck it deeper \(duck_db over 12\)$/);
+    expect(ducked).not.toMatch(/role "music"/);
+    expect(mixFlags({ dialogue_lufs: -20, music_lufs: -18 }, 12)[0]).toMatch(/or duck it deeper \(duck_db over 12\)$/);
     expect(mixFlags({ dialogue_lufs: -50, music_lufs: -20 })).toEqual([]); // ambience under music: no dialogue to keep clear
   });
 });

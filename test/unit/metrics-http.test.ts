@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Callers } from '../../src/http/callers.js';
 import { exposition } from '../../src/http/prometheus.js';
 import { createHttpApp } from '../../src/http/serve-http.js';
-import { BUCKETS, kindOf, observe, type Histogram } from '../../src/jobs/metrics.js';
+import { BUCKETS, KINDS, countsByKind, kindOf, observe, type Histogram } from '../../src/jobs/metrics.js';
 import { silentLogger } from '../../src/log.js';
 import { loadConfig } from '../../src/config.js';
 
@@ -29,6 +29,19 @@ async function app(env: Record<string, string>, host: string): Promise<string> {
 }
 
 describe('/metrics', () => {
+  it('counts every kind of job in a state, 0 included (an alert on waiting previews sees a 0, not nothing)', () => {
+    expect([...KINDS].sort()).toEqual(['inspect', 'preview', 'render', 'transcribe']);
+    const id = (kind: string) => `${kind}-${'a'.repeat(40)}`;
+    expect(Object.fromEntries(countsByKind([], 0))).toEqual({ inspect: 0, transcribe: 0, render: 0, preview: 0 });
+    expect(Object.fromEntries(countsByKind([id('preview'), id('preview'), id('render')], 5))).toEqual({
+      inspect: 0,
+      transcribe: 0,
+      render: 1,
+      preview: 2,
+      other: 2,
+    });
+  });
+
   it('is refused beyond loopback without a token, and served with one', async () => {
     const open = await app({ CUTROOM_HTTP_ALLOWED_HOSTS: '127.0.0.1' }, '0.0.0.0');
     const refused = await fetch(`${open}/metrics`);

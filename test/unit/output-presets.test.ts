@@ -3,8 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolvePreset } from '../../src/edit/compose.js';
-import { DEFAULT_RESOLUTION, LISTED_OUTPUT_PRESETS, OUTPUT_PRESETS } from '../../src/edit/model.js';
+import { resolvePreset, sourceOutput } from '../../src/edit/compose.js';
+import { parseResolution } from '../../src/edit/normalize.js';
+import {
+  DEFAULT_RESOLUTION,
+  LISTED_OUTPUT_PRESETS,
+  OUTPUT_PRESET_NAMES,
+  OUTPUT_PRESETS,
+} from '../../src/edit/model.js';
 import { EditInputShape } from '../../src/workflow/edit-input.js';
 
 describe('output presets', () => {
@@ -27,9 +33,7 @@ describe('output presets', () => {
 
   it("the resolution argument's description names the listed presets, from the table", () => {
     expect(LISTED_OUTPUT_PRESETS).toBe('1080p, 720p, vertical, square, 4k');
-    expect(EditInputShape.resolution.description).toBe(
-      `WxH or ${LISTED_OUTPUT_PRESETS}; default ${DEFAULT_RESOLUTION}`,
-    );
+    expect(EditInputShape.resolution.description).toBe(`WxH or ${LISTED_OUTPUT_PRESETS}; default the sources' size`);
   });
 
   it('docs/editing.md lists every preset with its size and aliases', () => {
@@ -45,5 +49,40 @@ describe('output presets', () => {
         preset.names.slice(1),
       );
     }
+  });
+});
+
+describe("the output the call does not name: the sources' (issue 51, item 5)", () => {
+  const src = (width: number, height: number, rate?: [number, number], fps?: number) => ({
+    hasVideo: true,
+    width,
+    height,
+    ...(rate ? { frameRate: { num: rate[0], den: rate[1] } } : {}),
+    ...(fps ? { fps } : {}),
+  });
+
+  it('takes the size and rate most cuts have, a tie to the earlier cut', () => {
+    const a = src(1280, 720, [25, 1]);
+    const b = src(3840, 2160, [30000, 1001]);
+    expect(sourceOutput([a, b, a])).toEqual({ resolution: '1280x720', fps: 25 });
+    expect(sourceOutput([b, a])).toEqual({ resolution: '3840x2160', fps: 29.97 });
+  });
+
+  it('makes sides even, fits 8K, and counts a variable rate as the common one near it', () => {
+    expect(sourceOutput([src(853, 481, undefined, 29.87)])).toEqual({ resolution: '852x480', fps: 29.97 });
+    expect(sourceOutput([src(15360, 8640, [24000, 1001])])).toEqual({ resolution: '7680x4320', fps: 23.976 });
+    expect(sourceOutput([src(640, 360, undefined, 17.3)])).toEqual({ resolution: '640x360' });
+  });
+
+  it('says nothing where no cut is a known video: the defaults hold', () => {
+    expect(sourceOutput([undefined, { hasVideo: false }])).toEqual({});
+  });
+
+  it('refuses a resolution it cannot read by naming every preset it takes, and takes them in the edit too', () => {
+    const r = parseResolution('Full HD vertical');
+    expect(r).toEqual({ reason: expect.stringContaining(`or a preset (${OUTPUT_PRESET_NAMES})`) });
+    expect(OUTPUT_PRESET_NAMES).toMatch(/1080p.*full hd.*720p.*vertical.*9:16.*square.*4k/);
+    expect(parseResolution('9:16')).toEqual({ width: 1080, height: 1920 });
+    expect(parseResolution('Full HD')).toEqual({ width: 1920, height: 1080 });
   });
 });

@@ -6,6 +6,7 @@ import { McpServer, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_PART_BYTES,
+  HTTP_PART_BYTES,
   PARTS_META_KEY,
   partSizeFor,
   registerParted,
@@ -148,12 +149,14 @@ describe('a resource served in parts', () => {
 });
 
 describe('partSizeFor', () => {
-  it('keeps the configured size up to 1000 parts, then grows by multiples of 3 up to 3 MiB', () => {
+  it('keeps the configured size up to 1000 parts, then grows by multiples of 3 up to 3 MiB (720 KiB over HTTP)', () => {
     expect(partSizeFor(1000 * PART, PART)).toBe(PART);
     const grown = partSizeFor(1000 * PART + 1, PART);
     expect(grown % 3).toBe(0);
     expect(Math.ceil((1000 * PART + 1) / grown)).toBeLessThanOrEqual(1000);
-    expect(partSizeFor(50e9, PART)).toBe(DEFAULT_PART_BYTES);
+    // A configured size within HTTP's (every part's event under 1 MiB) never grows past it; a larger one grows to 3 MiB.
+    expect(partSizeFor(50e9, PART)).toBe(HTTP_PART_BYTES);
+    expect(partSizeFor(50e9, HTTP_PART_BYTES + 3)).toBe(DEFAULT_PART_BYTES);
     expect(partSizeFor(10, DEFAULT_PART_BYTES)).toBe(DEFAULT_PART_BYTES);
   });
 });
