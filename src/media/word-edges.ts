@@ -456,49 +456,34 @@ export async function hearEdges(
     w.duration,
     w.nextStart !== undefined && !swallowedAfter ? Math.max(w.nextStart + 0.3, w.end + 0.3) : w.end + 1,
   );
-  // The head's window never reaches the middle of the cut's words, nor the tail's back to it: a short cut (one word)
-  // would otherwise find the pause after its word as the one before it, or the other way round, and end before it
-  // starts.
+  // The head's edge is never searched past the middle of the cut's words, nor the tail's back before it: a short cut
+  // (one word) would otherwise find the pause after its word as the one before it, or the other way round, and end
+  // before it starts. (The windows themselves are not narrowed: a band's floor is measured over the whole window, and
+  // a narrower one moves every edge heard in it.)
   const middle = (w.start + w.end) / 2;
   // Where the pause runs on to the window's far edge, the transcript put the word inside the pause (it swallowed
   // the silence): look further, up to REACH seconds past the transcript's times, within the cut's own words.
   const head = async () => {
     let headTo = Math.min(
       w.duration,
-      middle,
       Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + (w.tight ? 0.05 : 0.2),
     );
     for (;;) {
-      const r = edgeIn(
-        frameActivity(await decode(deps, source, headFrom, headTo, signal)),
-        'before',
-        w.start,
-        heardBefore,
-        headFrom,
-        w.tight,
-      );
-      const further = Math.min(w.duration, middle, w.end, headTo + 1);
-      if (w.tight || !r.open || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
+      const all = frameActivity(await decode(deps, source, headFrom, headTo, signal));
+      const r = edgeIn(framesUpTo(all, headFrom, middle), 'before', w.start, heardBefore, headFrom, w.tight);
+      const further = Math.min(w.duration, w.end, headTo + 1);
+      if (w.tight || !r.open || headTo >= middle || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
       headTo = further;
     }
   };
   const tail = async () => {
-    let tailFrom = Math.max(
-      0,
-      middle,
-      Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - (w.tight ? 0.05 : 0.2),
-    );
+    let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - (w.tight ? 0.05 : 0.2));
     for (;;) {
-      const r = edgeIn(
-        frameActivity(await decode(deps, source, tailFrom, tailTo, signal)),
-        'after',
-        w.end,
-        heardAfter,
-        tailFrom,
-        w.tight,
-      );
-      const further = Math.max(0, middle, w.start, tailFrom - 1);
-      if (w.tight || !r.open || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
+      const all = frameActivity(await decode(deps, source, tailFrom, tailTo, signal));
+      const from = framesFrom(all, tailFrom, middle);
+      const r = edgeIn(from.frames, 'after', w.end, heardAfter, from.origin, w.tight);
+      const further = Math.max(0, w.start, tailFrom - 1);
+      if (w.tight || !r.open || tailFrom <= middle || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
       tailFrom = further;
     }
   };
@@ -510,6 +495,26 @@ export async function hearEdges(
     after: after.pause,
     ...(before.runOn ? { runOnBefore: true } : {}),
     ...(after.runOn ? { runOnAfter: true } : {}),
+  };
+}
+
+type Frames = { activity: number[]; energy: number[] };
+
+/** A window's frames whose centres lie at or before `limit` (s); `origin` is the window's start. */
+function framesUpTo(a: Frames, origin: number, limit: number): Frames {
+  let n = a.activity.length;
+  while (n > 1 && origin + frameTime(n - 1) > limit) n--;
+  return n === a.activity.length ? a : { activity: a.activity.slice(0, n), energy: a.energy.slice(0, n) };
+}
+
+/** A window's frames whose centres lie at or after `limit` (s), with the time their first frame starts from. */
+function framesFrom(a: Frames, origin: number, limit: number): { frames: Frames; origin: number } {
+  let k = 0;
+  while (k < a.activity.length - 1 && origin + frameTime(k) < limit) k++;
+  if (!k) return { frames: a, origin };
+  return {
+    frames: { activity: a.activity.slice(k), energy: a.energy.slice(k) },
+    origin: origin + (k * HOP) / RATE,
   };
 }
 
