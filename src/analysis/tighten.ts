@@ -20,9 +20,24 @@ export interface Removal {
   reason: string;
 }
 
+/** What was looked for as fillers, and what of it the sound holds. */
+export interface FillerCount {
+  /** The filler words looked for. */
+  looked_for: string[];
+  /** Fillers the transcripts place in the cuts, and those removed. */
+  found: number;
+  removed: number;
+  /**
+   * Fillers the transcript placed where the sound is silence (an aligner may put a word in the pause beside its
+   * sound): not removed, since the removal would hold only silence.
+   */
+  in_silence: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
+}
+
 export interface TightenPlan {
   edit: Edit;
   removals: Removal[];
+  fillers: FillerCount;
   /** Cuts left as they were because their source has no transcript. */
   untranscribed: number[];
   /** Seconds the edit got shorter. */
@@ -59,6 +74,31 @@ export interface TightenSource {
   duration: number;
   /** Silences the inspection measured, when known: where the sound itself says no one speaks. */
   silences?: { start_seconds: number; end_seconds: number }[];
+  /**
+   * Words the transcript did not place (or doubted): their times are a guess, so the gaps beside them say nothing
+   * of a pause (a run of them said leaves a false gap between its placed neighbours).
+   */
+  unplaced?: Set<number>;
+}
+
+/** A filler whose time holds less than this (s) of sound outside measured silences is not where its sound is. */
+const MIN_FILLER_SOUND = 0.06;
+
+/** Seconds of [from, to] that no measured silence covers. */
+function soundingSeconds(from: number, to: number, silences: { start_seconds: number; end_seconds: number }[]): number {
+  let quiet = 0;
+  for (const q of silences) quiet += Math.max(0, Math.min(to, q.end_seconds) - Math.max(from, q.start_seconds));
+  return Math.max(0, to - from - quiet);
+}
+
+/**
+ * The pause between words `a` and `b` (s): the gap in their times, none beside a word the transcript did not place
+ * (its time is a guess: a run of such words said leaves a false gap between their placed neighbours, and the speech
+ * there would go as a pause).
+ */
+function pauseBetween(src: TightenSource, a: number, b: number): number {
+  for (let i = a; i <= b; i++) if (src.unplaced?.has(i)) return 0;
+  return src.words[b]!.start_seconds - src.words[a]!.end_seconds;
 }
 
 /**
@@ -105,6 +145,12 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
   const fillers = new Set((opts.fillers ?? DEFAULT_FILLERS).map(wordKey).filter(Boolean));
   const repeats = opts.repeats ?? true;
   const removals: Removal[] = [];
+  const fillerCount: FillerCount = {
+    looked_for: [...fillers],
+    found: 0,
+    removed: 0,
+    in_silence: [],
+  };
   const untranscribed: number[] = [];
   const out: VideoSegment[] = [];
   let saved = 0;
@@ -130,8 +176,20 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     const drop = new Map<number, string>();
     inside.forEach((i, k) => {
       const key = wordKey(words[i]!.word);
-      if (fillers.has(key)) drop.set(i, `filler "${words[i]!.word}"`);
-      else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
+      if (fillers.has(key)) {
+        const w = words[i]!;
+        fillerCount.found++;
+        // A filler placed where the sound is silence is not removed: the removal would hold only the silence.
+        if (src.silences && soundingSeconds(w.start_seconds, w.end_seconds, src.silences) < MIN_FILLER_SOUND)
+          fillerCount.in_silence.push({
+            cut,
+            asset_id: seg.video_id,
+            word: w.word,
+            start_seconds: w.start_seconds,
+            end_seconds: w.end_seconds,
+          });
+        else drop.set(i, `filler "${w.word}"`);
+      } else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
         drop.set(i, `"${words[i]!.word}" said twice`);
     });
     // Runs of kept words, split where words are dropped or a pause is too long.
@@ -141,8 +199,7 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
       if (drop.has(i)) continue;
       const run = runs.at(-1);
       if (run && !anyDropped(drop, run[1], i)) {
-        const gap = words[i]!.start_seconds - words[run[1]]!.end_seconds;
-        if (gap > maxPause) {
+        if (pauseBetween(src, run[1], i) > maxPause) {
           split = true;
           runs.push([i, i]);
         } else run[1] = i;
@@ -154,6 +211,7 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     }
     if (!runs.length) {
       // Nothing but fillers: the cut goes.
+      fillerCount.removed += [...drop.values()].filter((r) => r.startsWith('filler')).length;
       removals.push({
         cut,
         asset_id: seg.video_id,
@@ -204,6 +262,12 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
       });
       saved += g.end - g.start;
     }
+    // A filler is removed when no piece holds where it sounds (the cut points may fall on its far side).
+    for (const [i, r] of drop) {
+      if (!r.startsWith('filler')) continue;
+      const m = soundingMiddle(words[i]!, src.silences);
+      if (!pieces.some((p) => m >= p.start && m <= p.end)) fillerCount.removed++;
+    }
     for (const p of pieces) {
       out.push({
         ...seg,
@@ -213,7 +277,13 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
       });
     }
   });
-  return { edit: { ...edit, video_series_sequential: out }, removals, untranscribed, saved_seconds: ms(saved) };
+  return {
+    edit: { ...edit, video_series_sequential: out },
+    removals,
+    fillers: fillerCount,
+    untranscribed,
+    saved_seconds: ms(saved),
+  };
 }
 
 /** The middle of the longest part of a word's time that no measured silence covers (its whole time without any). */

@@ -40,6 +40,18 @@ const REMOVALS_BYTES = 14_000;
 
 type Tightened = Awaited<ReturnType<typeof tightenEdit>>;
 
+/** How many fillers were looked for, found and removed, and those the sound does not hold where they were placed. */
+function fillerLine(f: Tightened['plan']['fillers']): string {
+  const silent = f.in_silence.map(
+    (w) => `"${w.word}" at ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)} s (cut ${w.cut})`,
+  );
+  return (
+    `Fillers looked for (${f.looked_for.join(', ')}): ${f.found} in the transcript, ${f.removed} removed` +
+    (silent.length ? `; left in, placed where the sound is silence: ${silent.join(', ')}` : '') +
+    '. A filler the transcript wrote as another word is not found.'
+  );
+}
+
 /** tighten_edit's text: what came out, each removal (the first few), and the new edit or why it is not ready. */
 function tightenText(t: Tightened, removals: { shown: Tightened['plan']['removals'] }, leftOut: string[]): string {
   const { plan, checked: c } = t;
@@ -52,6 +64,7 @@ function tightenText(t: Tightened, removals: { shown: Tightened['plan']['removal
       .map(
         (r) => `cut ${r.cut}: ${r.asset_id} ${r.start_seconds.toFixed(3)}-${r.end_seconds.toFixed(3)} s: ${r.reason}`,
       ),
+    fillerLine(plan.fillers),
     ...(removals.shown.length > 15 ? [`… ${removals.shown.length - 15} more in structuredContent.removals`] : []),
     ...(plan.untranscribed.length
       ? [

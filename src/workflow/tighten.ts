@@ -43,6 +43,7 @@ export async function tightenEdit(
       words: t.transcript.words,
       duration: t.transcript.duration_seconds,
       ...(seen ? { silences: seen.stored.inspection.silences } : {}),
+      unplaced: new Set([...(t.transcript.unplaced ?? []), ...(t.transcript.doubtful ?? [])]),
     });
   }
   const plan = planTighten(stored.edit, sources, opts);

@@ -162,6 +162,7 @@ describe('tighten_edit', () => {
     const before = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, composed.edit_id))
       .video_series_sequential;
 
+    let tightened: unknown;
     const r = structured<{
       edit_id: string;
       from_edit_id: string;
@@ -169,8 +170,10 @@ describe('tighten_edit', () => {
       removals: { cut: number; start_seconds: number; end_seconds: number; reason: string }[];
       untranscribed_cuts?: number[];
       cuts_after: number;
-    }>(await call('tighten_edit', { edit_id: composed.edit_id }));
+    }>((tightened = await call('tighten_edit', { edit_id: composed.edit_id })));
     expect(r.ready).toBe(true);
+    // It says which fillers it looked for and how many it found and removed (issue 46).
+    expect(textOf(tightened)).toMatch(/Fillers looked for \(um, uh, er, erm[^)]*\): 2 in the transcript, 2 removed\./);
     expect(r.from_edit_id).toBe(composed.edit_id);
     expect(r.edit_id).not.toBe(composed.edit_id);
     expect(r.untranscribed_cuts).toEqual([2]);

@@ -145,6 +145,46 @@ describe('planTighten', () => {
     );
     expect(withSilence.edit.video_series_sequential[1]!.video_start_time).toBe('00:00:02.050');
   });
+
+  it('never takes out as a pause the time of words the transcript did not place (issue 46: 1.6 s of speech cut)', () => {
+    // "we are so happy uh then we left": "so happy uh" unplaced, their guessed times squeezed after "are", leaving a
+    // 2.1 s gap before "then" that is speech.
+    const words = say('we are so happy uh then we left', 1, 0.3, 0.1);
+    const squeezed = words.map((w) =>
+      w.index >= 2 && w.index <= 4
+        ? { ...w, start_seconds: 1.8 + (w.index - 2) * 0.01, end_seconds: 1.81 + (w.index - 2) * 0.01 }
+        : w.index > 4
+          ? { ...w, start_seconds: w.start_seconds + 2, end_seconds: w.end_seconds + 2 }
+          : w,
+    );
+    const plan = planTighten(
+      edit([['a', '00:00:00.800', '00:00:07.000']]),
+      new Map([['a', { words: squeezed, duration: 10, unplaced: new Set([2, 3, 4]) }]]),
+      { fillers: [] },
+    );
+    expect(plan.removals).toEqual([]);
+    expect(plan.edit.video_series_sequential).toHaveLength(1);
+  });
+
+  it('does not call a filler placed in measured silence removed, and counts what it looked for and found', () => {
+    // "um" placed in the silence before its sound (the aligner put it in the pause), "uh" where its sound is.
+    const words = say('so um we went uh home', 1, 0.3, 0.3);
+    const silences = [
+      { start_seconds: 1.25, end_seconds: 2.0 },
+      { start_seconds: 3.15, end_seconds: 3.35 },
+      { start_seconds: 3.75, end_seconds: 3.95 },
+    ];
+    const plan = planTighten(
+      edit([['a', '00:00:00.800', '00:00:05.000']]),
+      new Map([['a', { words, duration: 10, silences }]]),
+    );
+    expect(plan.removals.map((r) => r.reason)).toEqual(['filler "uh"']);
+    expect(plan.fillers).toMatchObject({ found: 2, removed: 1 });
+    expect(plan.fillers.looked_for).toEqual(expect.arrayContaining(['um', 'uh', 'er', 'erm']));
+    expect(plan.fillers.in_silence).toEqual([
+      { cut: 0, asset_id: 'a', word: 'um', start_seconds: 1.6, end_seconds: 1.9 },
+    ]);
+  });
 });
 
 describe('findMoments on a transcript that heard words in the pauses', () => {
