@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { CUT_GAPS, CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
 import { connect } from './lib.mjs';
 
+/** More of a neighbour word's sound than this (s) at a cut is a fragment an editor hears (issue 46, item 1). */
+const FRAGMENT = 0.03;
 const VOICES = (process.env.BENCH_VOICES ?? 'slt,rms,awb,kal').split(',');
 const BEDS = (process.env.BENCH_BEDS ?? 'clean,10').split(',');
 const FPS = 25;
@@ -311,6 +313,9 @@ export async function run() {
             airTail: Math.max(0, heard.to - end),
             mutedHead: heard.from - inSec,
             mutedTail: outSec - heard.to,
+            // A neighbour's fragment: sound heard while the word before the cut, or after it, is said (true times).
+            fragHead: Math.max(0, Math.min(words[s.first - 1]?.end ?? -Infinity, onset) - heard.from),
+            fragTail: Math.max(0, heard.to - Math.max(words[s.last + 1]?.start ?? Infinity, end)),
           });
         }
         await client.close();
@@ -328,9 +333,12 @@ export async function run() {
     const worst = (xs, k) => (xs.length ? ms(Math.max(...xs.map((r) => r[k]))) : '-');
     const air = (k) => ms(Math.max(...rs.map((r) => r[k])));
     const over = rs.filter((r) => r.airHead > handle + TOLERANCE || r.airTail > handle + TOLERANCE).length;
+    const frags = rs.filter((r) => Math.max(r.fragHead, r.fragTail) > FRAGMENT);
+    const worstFrag = frags.length ? ms(Math.max(...frags.map((r) => Math.max(r.fragHead, r.fragTail)))) : '-';
     console.log(
       `${label.padEnd(24)} ${String(rs.length).padStart(2)} cut, ${refused} refused (not heard) | clipped head ${String(head.length).padStart(2)} (worst ${worst(head, 'clippedHead')} ms), tail ${String(tail.length).padStart(2)} (worst ${worst(tail, 'clippedTail')} ms)` +
-        ` | dead air max head ${air('airHead')} ms, tail ${air('airTail')} ms, ${over} over the handle | muted picture max ${air('mutedHead')}/${air('mutedTail')} ms`,
+        ` | dead air max head ${air('airHead')} ms, tail ${air('airTail')} ms, ${over} over the handle | muted picture max ${air('mutedHead')}/${air('mutedTail')} ms` +
+        ` | neighbour over ${FRAGMENT * 1000} ms ${frags.length} (worst ${worstFrag} ms)`,
     );
   };
   console.log(
