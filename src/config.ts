@@ -261,6 +261,20 @@ export const ConfigSchema = z.object({
       drainMs: positiveInt('CUTROOM_HTTP_DRAIN_MS', 0, 600_000),
       /** OAuth 2.1 sign-in (the MCP authorization specification), when CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET is set. */
       oauth: OAuthSchema.optional(),
+      /** Where people reach this server (CUTROOM_PUBLIC_URL): signed links start with it (else the request's Host). */
+      publicUrl: plainUrl('CUTROOM_PUBLIC_URL', 'https://cutroom.example.com').optional(),
+      /**
+       * Signed links to files (CUTROOM_LINK_SECRET: replicas must share it; absent, each process makes its own and
+       * its links die with it), lasting CUTROOM_LINK_TTL_S seconds.
+       */
+      linkSecret: z
+        .string()
+        .regex(
+          /^[\x21-\x7e]{32,}$/,
+          'CUTROOM_LINK_SECRET must be at least 32 visible ASCII characters, e.g. from `openssl rand -hex 32`',
+        )
+        .optional(),
+      linkTtlS: positiveInt('CUTROOM_LINK_TTL_S', 60, 7 * 86_400),
     })
     .optional(),
 });
@@ -329,7 +343,8 @@ export function parseArgs(argv: string[]): Args {
 function oauthSettings(env: Env, blank: (v: string | undefined) => string | undefined): { oauth?: unknown } {
   const issuer = blank(env.CUTROOM_OAUTH_ISSUER);
   const secret = blank(env.CUTROOM_OAUTH_SECRET);
-  const named = OAUTH_VARIABLES.filter((k) => blank(env[k]));
+  // (CUTROOM_PUBLIC_URL serves signed links too, so it may be set alone.)
+  const named = OAUTH_VARIABLES.filter((k) => k !== 'CUTROOM_PUBLIC_URL' && blank(env[k]));
   if (!issuer && !secret) {
     if (named.length)
       throw new ConfigError(
@@ -475,6 +490,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             maxBodyMb: blank(env.CUTROOM_HTTP_MAX_BODY_MB) ?? 16,
             callerFfmpeg: blank(env.CUTROOM_HTTP_CALLER_FFMPEG) ?? 2,
             drainMs: blank(env.CUTROOM_HTTP_DRAIN_MS) ?? 30_000,
+            publicUrl: blank(env.CUTROOM_PUBLIC_URL),
+            linkSecret: blank(env.CUTROOM_LINK_SECRET),
+            linkTtlS: blank(env.CUTROOM_LINK_TTL_S) ?? 3600,
             ...oauthSettings(env, blank),
           },
         }
@@ -503,6 +521,7 @@ const SECRETS = [
   'CUTROOM_HTTP_TOKEN',
   'CUTROOM_METRICS_TOKEN',
   'CUTROOM_OAUTH_SECRET',
+  'CUTROOM_LINK_SECRET',
   'CUTROOM_QUEUE_URL',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',

@@ -1,4 +1,5 @@
 // createServer(deps): an McpServer with every tool and resource registered. No I/O here.
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
@@ -16,6 +17,7 @@ import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
+import type { FileLinks } from './workflow/file-links.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
@@ -64,6 +66,8 @@ export interface ServerDeps {
   http?: { protocolVersion?: string };
   /** The server's own folders (cache, data): over HTTP, results show no path in them (workflow/remote-paths.ts). */
   serverFolders?: string[];
+  /** Over HTTP, signed links to the server's files for this caller (results link to them instead of naming them). */
+  links?: FileLinks;
   /** The job queue (CUTROOM_QUEUE_URL); absent: the heavy work runs in this process. */
   jobs?: JobRunner;
 }
@@ -103,6 +107,17 @@ function hideServerPathsInResources(server: McpServer, paths: RemotePaths): void
     };
     return registerResource(...a.slice(0, -1), shown);
   };
+}
+
+/** Links that take a preview's or an export's cutroom:// URI (what a hosted caller's results name) for its file. */
+function linksToUris(links: FileLinks, runtime?: MediaRuntime, exportsDir?: string): FileLinks {
+  const fileOf = (uri: string) => {
+    const m = /^cutroom:\/\/(previews|exports)\/([\w-]+)\/([\w-]+\.[A-Za-z0-9]+)$/.exec(uri);
+    if (!m) return uri;
+    const dir = m[1] === 'previews' ? runtime?.cache.root : exportsDir;
+    return dir ? join(dir, m[2]!, m[3]!) : uri;
+  };
+  return { link: (file, name) => links.link(fileOf(file), name) };
 }
 
 /**
@@ -154,6 +169,7 @@ export function createServer({
   edits,
   http,
   serverFolders,
+  links,
   jobs,
 }: ServerDeps): McpServer {
   const server = new McpServer(
@@ -189,7 +205,10 @@ export function createServer({
     ...(jobs ? { jobs } : {}),
     ...(kept ? { kept } : {}),
   };
-  const paths = http && serverFolders?.length ? remotePaths(serverFolders) : undefined;
+  const paths =
+    http && serverFolders?.length
+      ? remotePaths(serverFolders, links && linksToUris(links, runtime, exportsDir))
+      : undefined;
   if (paths) hideServerPathsInResources(server, paths);
   // Before any tool is registered: McpServer sets its tools/list handler with the first, and this must see it set.
   listAppOnlyToolsToAppHosts(server);

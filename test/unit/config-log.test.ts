@@ -18,6 +18,7 @@ describe('config', () => {
       maxBodyMb: 16,
       callerFfmpeg: 2,
       drainMs: 30000,
+      linkTtlS: 3600,
     });
     expect(loadConfig({}, ['--port', '9000', '--host=0.0.0.0']).http).toMatchObject({ port: 9000, host: '0.0.0.0' });
     // The variables set the address; only the command line switches from stdio (a client's env never does).
