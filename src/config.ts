@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything else receives a validated Config (one zod schema), and the processes
 // cutroom starts get the environment made here (childEnvironment), without the secrets.
+import { isIP } from 'node:net';
 import { availableParallelism, homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -196,6 +197,26 @@ export const ConfigSchema = z.object({
       healthHost: z.string().min(1),
     })
     .optional(),
+  /** import_media {url}: what a fetch may reach, bring and take (api/url-fetch.ts). */
+  fetch: z.object({
+    /** CUTROOM_FETCH_ALLOW_HTTP: http:// links too (else https:// only). */
+    allowHttp: z.boolean(),
+    /**
+     * CUTROOM_FETCH_ALLOW_ADDRESSES: addresses (CIDRs) fetched from although private or loopback. Dangerous: a caller
+     * may then reach whatever listens there.
+     */
+    allowAddresses: z.array(
+      z
+        .string()
+        .refine(
+          (c) => /^[0-9a-f:.]+(\/\d{1,3})?$/i.test(c) && isIP(c.split('/')[0]!) !== 0,
+          'CUTROOM_FETCH_ALLOW_ADDRESSES lists addresses or CIDRs, e.g. 10.1.2.0/24',
+        ),
+    ),
+    maxMb: positiveInt('CUTROOM_FETCH_MAX_MB', 1, 1_000_000),
+    timeoutS: positiveInt('CUTROOM_FETCH_TIMEOUT_S', 5, 86_400),
+    stallS: positiveInt('CUTROOM_FETCH_STALL_S', 1, 3_600),
+  }),
   /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
   http: z
     .object({
@@ -452,6 +473,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     // 3 MiB is 4 MiB in base64: half the 8 MiB a message may carry (a host may wrap it again to relay it).
     resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
     queueUrl: blank(env.CUTROOM_QUEUE_URL),
+    fetch: {
+      allowHttp: /^(1|true|yes)$/i.test(blank(env.CUTROOM_FETCH_ALLOW_HTTP) ?? ''),
+      allowAddresses: list(env.CUTROOM_FETCH_ALLOW_ADDRESSES),
+      maxMb: blank(env.CUTROOM_FETCH_MAX_MB) ?? 4096,
+      timeoutS: blank(env.CUTROOM_FETCH_TIMEOUT_S) ?? 1800,
+      stallS: blank(env.CUTROOM_FETCH_STALL_S) ?? 30,
+    },
     queueLogMs: blank(env.CUTROOM_QUEUE_LOG_MS) ?? 60_000,
     ...(blank(env.CUTROOM_S3_BUCKET)
       ? {

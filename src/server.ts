@@ -18,6 +18,7 @@ import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
 import type { FileLinks } from './workflow/file-links.js';
+import type { FetchRules } from './api/url-fetch.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
@@ -66,6 +67,8 @@ export interface ServerDeps {
   http?: { protocolVersion?: string };
   /** The server's own folders (cache, data): over HTTP, results show no path in them (workflow/remote-paths.ts). */
   serverFolders?: string[];
+  /** import_media {url}: what a fetch may reach, bring and take. */
+  fetchRules?: FetchRules;
   /** Over HTTP, signed links to the server's files for this caller (results link to them instead of naming them). */
   links?: FileLinks;
   /** The job queue (CUTROOM_QUEUE_URL); absent: the heavy work runs in this process. */
@@ -146,7 +149,7 @@ export function instructions(backend: Backend, http = false): string {
     'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',
     ...(backend.kind === 'local'
       ? [
-          'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
+          'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them), or {url} fetches an https link; renders are made on this machine.',
         ]
       : []),
     'Every failure is an error result that says what to do next; an edit checked and found not ready is not one: compose_edit and tighten_edit answer ready: false with the diagnostics to fix.',
@@ -170,6 +173,7 @@ export function createServer({
   http,
   serverFolders,
   links,
+  fetchRules,
   jobs,
 }: ServerDeps): McpServer {
   const server = new McpServer(
@@ -204,6 +208,7 @@ export function createServer({
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),
     ...(kept ? { kept } : {}),
+    ...(fetchRules ? { fetchRules } : {}),
   };
   const paths =
     http && serverFolders?.length
