@@ -182,6 +182,13 @@ export function serverDeps(
     edits: new EditStore(join(dataDir, 'edits'), undefined, keptIn(shared, 'data')),
     ...(shared.kept ? { kept: keptIn(shared, 'cache') } : {}),
     serverFolders: [config.cacheDir, config.dataDir],
+    fetchRules: {
+      allowHttp: config.fetch.allowHttp,
+      allowAddresses: config.fetch.allowAddresses,
+      maxBytes: config.fetch.maxMb * 1024 * 1024,
+      timeoutMs: config.fetch.timeoutS * 1000,
+      stallMs: config.fetch.stallS * 1000,
+    },
     ...(shared.jobs ? { jobs: shared.jobs } : {}),
   };
 }

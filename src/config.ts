@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything else receives a validated Config (one zod schema), and the processes
 // cutroom starts get the environment made here (childEnvironment), without the secrets.
+import { isIP } from 'node:net';
 import { availableParallelism, homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -196,6 +197,26 @@ export const ConfigSchema = z.object({
       healthHost: z.string().min(1),
     })
     .optional(),
+  /** import_media {url}: what a fetch may reach, bring and take (api/url-fetch.ts). */
+  fetch: z.object({
+    /** CUTROOM_FETCH_ALLOW_HTTP: http:// links too (else https:// only). */
+    allowHttp: z.boolean(),
+    /**
+     * CUTROOM_FETCH_ALLOW_ADDRESSES: addresses (CIDRs) fetched from although private or loopback. Dangerous: a caller
+     * may then reach whatever listens there.
+     */
+    allowAddresses: z.array(
+      z
+        .string()
+        .refine(
+          (c) => /^[0-9a-f:.]+(\/\d{1,3})?$/i.test(c) && isIP(c.split('/')[0]!) !== 0,
+          'CUTROOM_FETCH_ALLOW_ADDRESSES lists addresses or CIDRs, e.g. 10.1.2.0/24',
+        ),
+    ),
+    maxMb: positiveInt('CUTROOM_FETCH_MAX_MB', 1, 1_000_000),
+    timeoutS: positiveInt('CUTROOM_FETCH_TIMEOUT_S', 5, 86_400),
+    stallS: positiveInt('CUTROOM_FETCH_STALL_S', 1, 3_600),
+  }),
   /** Present when cutroom serves Streamable HTTP (--http) instead of stdio. */
   http: z
     .object({
@@ -261,6 +282,20 @@ export const ConfigSchema = z.object({
       drainMs: positiveInt('CUTROOM_HTTP_DRAIN_MS', 0, 600_000),
       /** OAuth 2.1 sign-in (the MCP authorization specification), when CUTROOM_OAUTH_ISSUER or CUTROOM_OAUTH_SECRET is set. */
       oauth: OAuthSchema.optional(),
+      /** Where people reach this server (CUTROOM_PUBLIC_URL): signed links start with it (else the request's Host). */
+      publicUrl: plainUrl('CUTROOM_PUBLIC_URL', 'https://cutroom.example.com').optional(),
+      /**
+       * Signed links to files (CUTROOM_LINK_SECRET: replicas must share it; absent, each process makes its own and
+       * its links die with it), lasting CUTROOM_LINK_TTL_S seconds.
+       */
+      linkSecret: z
+        .string()
+        .regex(
+          /^[\x21-\x7e]{32,}$/,
+          'CUTROOM_LINK_SECRET must be at least 32 visible ASCII characters, e.g. from `openssl rand -hex 32`',
+        )
+        .optional(),
+      linkTtlS: positiveInt('CUTROOM_LINK_TTL_S', 60, 7 * 86_400),
     })
     .optional(),
 });
@@ -329,7 +364,8 @@ export function parseArgs(argv: string[]): Args {
 function oauthSettings(env: Env, blank: (v: string | undefined) => string | undefined): { oauth?: unknown } {
   const issuer = blank(env.CUTROOM_OAUTH_ISSUER);
   const secret = blank(env.CUTROOM_OAUTH_SECRET);
-  const named = OAUTH_VARIABLES.filter((k) => blank(env[k]));
+  // (CUTROOM_PUBLIC_URL serves signed links too, so it may be set alone.)
+  const named = OAUTH_VARIABLES.filter((k) => k !== 'CUTROOM_PUBLIC_URL' && blank(env[k]));
   if (!issuer && !secret) {
     if (named.length)
       throw new ConfigError(
@@ -437,6 +473,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     // 3 MiB is 4 MiB in base64: half the 8 MiB a message may carry (a host may wrap it again to relay it).
     resourcePartBytes: blank(env.CUTROOM_RESOURCE_PART_BYTES) ?? 3 * 1024 * 1024,
     queueUrl: blank(env.CUTROOM_QUEUE_URL),
+    fetch: {
+      allowHttp: /^(1|true|yes)$/i.test(blank(env.CUTROOM_FETCH_ALLOW_HTTP) ?? ''),
+      allowAddresses: list(env.CUTROOM_FETCH_ALLOW_ADDRESSES),
+      maxMb: blank(env.CUTROOM_FETCH_MAX_MB) ?? 4096,
+      timeoutS: blank(env.CUTROOM_FETCH_TIMEOUT_S) ?? 1800,
+      stallS: blank(env.CUTROOM_FETCH_STALL_S) ?? 30,
+    },
     queueLogMs: blank(env.CUTROOM_QUEUE_LOG_MS) ?? 60_000,
     ...(blank(env.CUTROOM_S3_BUCKET)
       ? {
@@ -475,6 +518,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             maxBodyMb: blank(env.CUTROOM_HTTP_MAX_BODY_MB) ?? 16,
             callerFfmpeg: blank(env.CUTROOM_HTTP_CALLER_FFMPEG) ?? 2,
             drainMs: blank(env.CUTROOM_HTTP_DRAIN_MS) ?? 30_000,
+            publicUrl: blank(env.CUTROOM_PUBLIC_URL),
+            linkSecret: blank(env.CUTROOM_LINK_SECRET),
+            linkTtlS: blank(env.CUTROOM_LINK_TTL_S) ?? 3600,
             ...oauthSettings(env, blank),
           },
         }
@@ -503,6 +549,7 @@ const SECRETS = [
   'CUTROOM_HTTP_TOKEN',
   'CUTROOM_METRICS_TOKEN',
   'CUTROOM_OAUTH_SECRET',
+  'CUTROOM_LINK_SECRET',
   'CUTROOM_QUEUE_URL',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',

@@ -80,6 +80,7 @@ async function main(): Promise<void> {
   addSecret(config.apiKey);
   addSecret(config.http?.token);
   addSecret(config.http?.oauth?.embedded?.secret);
+  addSecret(config.http?.linkSecret);
   if (config.queueUrl) addSecret(new URL(config.queueUrl).password || undefined);
   for (const secret of config.s3?.hide ?? []) addSecret(secret);
   // Children get no secret, and carry this server's identity (so a server after a kill -9 finds them).
@@ -254,6 +255,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     callers,
     ...(auth ? { auth } : {}),
     logger,
+    fileRoots: [config.cacheDir, config.dataDir],
     ...(queueMetrics ? { queueMetrics } : {}),
     ...(shared.callCancels ? { cancels: shared.callCancels } : {}),
   });

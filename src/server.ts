@@ -1,4 +1,5 @@
 // createServer(deps): an McpServer with every tool and resource registered. No I/O here.
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from './backend/types.js';
 import { type Logger, silentLogger } from './log.js';
@@ -16,6 +17,8 @@ import type { MediaProber } from './media/probe.js';
 import type { ToolDeps } from './workflow/deps.js';
 import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
+import type { FileLinks } from './workflow/file-links.js';
+import type { FetchRules } from './api/url-fetch.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
@@ -64,6 +67,10 @@ export interface ServerDeps {
   http?: { protocolVersion?: string };
   /** The server's own folders (cache, data): over HTTP, results show no path in them (workflow/remote-paths.ts). */
   serverFolders?: string[];
+  /** import_media {url}: what a fetch may reach, bring and take. */
+  fetchRules?: FetchRules;
+  /** Over HTTP, signed links to the server's files for this caller (results link to them instead of naming them). */
+  links?: FileLinks;
   /** The job queue (CUTROOM_QUEUE_URL); absent: the heavy work runs in this process. */
   jobs?: JobRunner;
 }
@@ -105,6 +112,17 @@ function hideServerPathsInResources(server: McpServer, paths: RemotePaths): void
   };
 }
 
+/** Links that take a preview's or an export's cutroom:// URI (what a hosted caller's results name) for its file. */
+function linksToUris(links: FileLinks, runtime?: MediaRuntime, exportsDir?: string): FileLinks {
+  const fileOf = (uri: string) => {
+    const m = /^cutroom:\/\/(previews|exports)\/([\w-]+)\/([\w-]+\.[A-Za-z0-9]+)$/.exec(uri);
+    if (!m) return uri;
+    const dir = m[1] === 'previews' ? runtime?.cache.root : exportsDir;
+    return dir ? join(dir, m[2]!, m[3]!) : uri;
+  };
+  return { link: (file, name) => links.link(fileOf(file), name) };
+}
+
 /**
  * What every tool shares, said once here rather than in every tool's description (each byte of tools/list is paid in
  * every chat): the workflow, the clocks times are on, ids and links, and how long results are bounded.
@@ -131,7 +149,7 @@ export function instructions(backend: Backend, http = false): string {
     'delete_project and delete_asset delete for good: ask the user first, then call with confirm: true.',
     ...(backend.kind === 'local'
       ? [
-          'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them); renders are made on this machine.',
+          'Local backend (no account): import_media {project_id, path} brings media in from the allowed folders (list_media shows them), or {url} fetches an https link; renders are made on this machine.',
         ]
       : []),
     'Every failure is an error result that says what to do next; an edit checked and found not ready is not one: compose_edit and tighten_edit answer ready: false with the diagnostics to fix.',
@@ -154,6 +172,8 @@ export function createServer({
   edits,
   http,
   serverFolders,
+  links,
+  fetchRules,
   jobs,
 }: ServerDeps): McpServer {
   const server = new McpServer(
@@ -188,8 +208,12 @@ export function createServer({
     ...(edits ? { edits } : {}),
     ...(jobs ? { jobs } : {}),
     ...(kept ? { kept } : {}),
+    ...(fetchRules ? { fetchRules } : {}),
   };
-  const paths = http && serverFolders?.length ? remotePaths(serverFolders) : undefined;
+  const paths =
+    http && serverFolders?.length
+      ? remotePaths(serverFolders, links && linksToUris(links, runtime, exportsDir))
+      : undefined;
   if (paths) hideServerPathsInResources(server, paths);
   // Before any tool is registered: McpServer sets its tools/list handler with the first, and this must see it set.
   listAppOnlyToolsToAppHosts(server);

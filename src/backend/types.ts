@@ -54,6 +54,8 @@ export interface ImportedMedia {
 export interface ImportOptions extends CallOptions {
   /** Import a copy even when the project already holds the same content. */
   again?: boolean;
+  /** The file is one cutroom fetched (import by URL) into a folder of its own: named so, not by its path. */
+  fetched?: { name: string };
 }
 
 /** What delete_asset removed. */

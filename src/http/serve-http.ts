@@ -7,7 +7,7 @@
 // context (callers.ts). Node's http in, web Request/Response to
 // the SDK and back, with the call cancelled when the client goes away, and no message over 8 MiB sent back
 // (bound-response.ts).
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
@@ -18,6 +18,8 @@ import { VERSION } from '../version.js';
 import { boundResponse, type MethodOf } from './bound-response.js';
 import type { Auth } from '../auth/index.js';
 import type { Caller, Callers } from './callers.js';
+import { fileLinks } from '../workflow/file-links.js';
+import { serveFile } from './file-links.js';
 import { CONTENT_TYPE, exposition } from './prometheus.js';
 import { callerKeyOf, whoIsCalling } from './who.js';
 
@@ -38,6 +40,8 @@ export interface HttpOptions {
    * their caller and their JSON-RPC id, never by a key.
    */
   cancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
+  /** The server's folders (cache, data) whose files results link to, served at /files/ by signed links. */
+  fileRoots?: string[];
   /** The job queue's figures for /metrics, when a queue is configured; and the histograms' bucket bounds. */
   queueMetrics?: { snapshot(): Promise<QueueSnapshot>; buckets: number[] };
 }
@@ -199,14 +203,37 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
   // A cancel another replica heard for a call answered here.
   opts.cancels?.listen((call) => calls.get(call)?.abort());
   const startedAt = Date.now();
+  // Signed links' secret: the operator's, shared by replicas; else this process's own.
+  const linkSecret = http.linkSecret ?? randomBytes(32).toString('hex');
+  const fileRoots = opts.fileRoots ?? [];
+  const whoOptions = {
+    backendKind: opts.backendKind,
+    ...(http.token ? { token: http.token } : {}),
+    ...(http.noAuth ? { noAuth: true } : {}),
+    ...(http.useServerKey && opts.serverKey ? { serverKey: opts.serverKey } : {}),
+    ...(opts.auth ? { auth: opts.auth } : {}),
+  };
+  /** Where the caller reaches this server: CUTROOM_PUBLIC_URL, else the Host they asked (checked by the Host gate). */
+  const baseOf = (host: string | null | undefined) =>
+    http.publicUrl ??
+    http.oauth?.publicUrl ??
+    `http://${(host ?? `${http.host}:${http.port}`).replace(/[^\w.:[\]-]/g, '')}`;
 
   const handler = createMcpHandler(
     (ctx) => {
-      const deps = callers.forCaller(ctx.authInfo!.extra!.caller as Caller);
+      const caller = ctx.authInfo!.extra!.caller as Caller;
+      const deps = callers.forCaller(caller);
       // A 2025-era request declares its version in a header (none: 2025-03-26, as the specification says).
       const protocolVersion =
         ctx.era === 'legacy' ? (ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '2025-03-26') : undefined;
-      return createServer({ ...deps, http: protocolVersion ? { protocolVersion } : {} });
+      const links = fileLinks({
+        secret: linkSecret,
+        roots: fileRoots,
+        base: baseOf(ctx.requestInfo?.headers.get('host')),
+        caller: callerKeyOf(caller),
+        ttlS: http.linkTtlS,
+      });
+      return createServer({ ...deps, links, http: protocolVersion ? { protocolVersion } : {} });
     },
     { maxRequestBodySize: maxBody, onerror: (err) => logger.debug(`http: ${err.message}`) },
   );
@@ -246,6 +273,20 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       if (hosts.length && !hosts.includes(requestHost(req.headers.host)))
         return send(res, 403, { error: 'this Host is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)' });
       if (await opts.auth.handle(req, res, url.pathname)) return;
+    }
+    // A signed link: past the Host gate, not the Origin gate (a page of any origin may play a link it was given).
+    if (url.pathname.startsWith('/files/')) {
+      if (hosts.length && !hosts.includes(requestHost(req.headers.host)))
+        return send(res, 403, { error: 'this Host is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)' });
+      return serveFile(req, res, url.pathname, {
+        secret: linkSecret,
+        roots: fileRoots,
+        callerOf: async (r) => {
+          if (!r.headers.authorization && !r.headers['x-api-key']) return undefined;
+          const who = await whoIsCalling(r, whoOptions);
+          return 'caller' in who ? callerKeyOf(who.caller) : null;
+        },
+      });
     }
     if (url.pathname !== '/mcp' && url.pathname !== '/metrics')
       return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });
@@ -304,13 +345,7 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     }
 
     // Who is calling.
-    const who = await whoIsCalling(req, {
-      backendKind: opts.backendKind,
-      ...(http.token ? { token: http.token } : {}),
-      ...(http.noAuth ? { noAuth: true } : {}),
-      ...(http.useServerKey && opts.serverKey ? { serverKey: opts.serverKey } : {}),
-      ...(opts.auth ? { auth: opts.auth } : {}),
-    });
+    const who = await whoIsCalling(req, whoOptions);
     if ('refused' in who) {
       const { status, headers, body } = who.refused;
       if (!res.headersSent) res.writeHead(status, headers);

@@ -42,6 +42,8 @@ const ExportEditOutput = z.object({
   edit_id: z.string().optional(),
   format: ExportFormatSchema,
   path: z.string().describe('On the machine cutroom runs on (over HTTP: its cutroom:// URI)'),
+  link: z.string().optional().describe('Over HTTP: a signed link to the file; it expires'),
+  links_expire_at: z.string().optional(),
   media_dir: z.string().optional(),
   media: z.array(z.object({ asset_id: z.string(), reference: z.string() })),
   warnings: z.array(z.string()),

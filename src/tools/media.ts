@@ -15,6 +15,7 @@ import { fitting } from './budget.js';
 import { defineTool, type HandlerDeps } from './define.js';
 import { importItems, importSlice, type ImportItem } from './import-cursor.js';
 import { progressFor, type Progress } from './progress.js';
+import { importFromUrl } from '../workflow/url-import.js';
 import { ToolError, ok, requireUuid } from './result.js';
 
 /** The most files one import_media call takes from its folders and paths (next_cursor goes on). */
@@ -24,6 +25,7 @@ export const MAX_IMPORT_FILES = 200;
 const ImportMediaInput = z.object({
   project_id: z.string(),
   path: z.string().min(1).optional().describe('A file or folder; relative to the first allowed folder'),
+  url: z.string().min(1).optional().describe('Or an https link to a media file'),
   paths: z.array(z.string().min(1)).optional().describe('Several'),
   recursive: z.boolean().optional().describe('Subfolders too'),
   again: z.boolean().optional().describe('Copy even content already imported'),
@@ -332,12 +334,33 @@ function manyImportResult(
 }
 
 async function importMedia(
-  { project_id, path, paths, recursive, again, cursor }: z.output<typeof ImportMediaInput>,
+  { project_id, path, paths, url, recursive, again, cursor }: z.output<typeof ImportMediaInput>,
   ctx: ServerContext,
   deps: HandlerDeps,
 ) {
   const media = localMedia(deps.backend)!;
   const id = requireUuid(project_id, 'project_id', 'list_projects');
+  if (url !== undefined) {
+    if (path !== undefined || paths !== undefined || cursor !== undefined || recursive !== undefined)
+      throw new ToolError('url is imported alone: give url, or path/paths, in one call');
+    if (!deps.fetchRules) throw new ToolError('this server does not import by URL');
+    const progress = progressFor(ctx);
+    let told = 0;
+    const got = await importFromUrl(media.importMedia, id, url, {
+      rules: deps.fetchRules,
+      ...(deps.runtime?.scratchDir ? { scratchDir: deps.runtime.scratchDir } : {}),
+      ...(again ? { again } : {}),
+      signal: ctx.mcpReq.signal,
+      // Told at each 1% (or MiB) more, not at every piece.
+      onProgress: (bytes, total) => {
+        if (bytes - told < Math.max(1 << 20, (total ?? 0) / 100)) return;
+        told = bytes;
+        void progress(bytes, total, 'fetching').catch(() => {});
+      },
+    });
+    if (!got.media.already_imported) deps.resourceListChanged();
+    return singleImportResult(got.media, [importedFile(got.name, got.media)], []);
+  }
   const asked = [...(path !== undefined ? [path] : []), ...(paths ?? [])];
   if (!asked.length) throw new ToolError('nothing to import: give path (a file or a folder) or paths');
   // What each path names (a file, or a folder's media files and what it passed over), in one order; this
@@ -396,7 +419,7 @@ const importMediaTool = defineTool({
   name: 'import_media',
   config: {
     title: 'Import media into a project',
-    description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths; ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
+    description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths (or fetches a url); ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
     inputSchema: ImportMediaInput,
     outputSchema: ImportMediaOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -7,6 +7,7 @@ import type { MediaProber } from '../media/probe.js';
 import type { EditStore } from './edit-store.js';
 import type { JobRunner } from './jobs.js';
 import type { MediaRuntime } from './media-runtime.js';
+import type { FetchRules } from '../api/url-fetch.js';
 
 export interface ToolDeps {
   backend: Backend;
@@ -32,6 +33,8 @@ export interface ToolDeps {
   edits?: EditStore;
   /** A team's shared store for the cache dir's kept files (exports): kept.ts. */
   kept?: KeptFiles;
+  /** import_media {url}: what a fetch may reach, bring and take (CUTROOM_FETCH_*). */
+  fetchRules?: FetchRules;
   /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers. Absent: in this process. */
   jobs?: JobRunner;
 }

@@ -33,6 +33,8 @@ export const PreviewSchema = z.object({
     .string()
     .describe('The preview video: a path on the machine cutroom runs on (over HTTP, its cutroom:// resource URI)'),
   sheet_path: z.string().describe('The contact sheet (JPEG): a path, or over HTTP its resource URI'),
+  link: z.string().optional().describe('Over HTTP: a signed link to the video for a person; it expires'),
+  links_expire_at: z.string().optional(),
   resolution: z.string(),
   fps: z.number(),
   planned_seconds: z.number(),

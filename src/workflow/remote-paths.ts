@@ -4,9 +4,12 @@
 // file becomes its cutroom:// resource URI (resources/read serves it); any other file of the server's (an imported
 // asset's copy, a local render) is named by its file name only, and a `url` or `download_url` field that held such
 // a file is left out (the caller could not fetch it). Paths the caller named in the folders they import from are
-// theirs, and are left as they are. server.ts applies it to every tool result and resource read over HTTP.
+// theirs, and are left as they are. server.ts applies it to every tool result and resource read over HTTP. With
+// signed links (file-links.ts), a file: link to a file of the server's (a local render's, an asset's) becomes a
+// signed, expiring https link the caller can hand to a person, and its object says when it expires.
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FileLinks } from './file-links.js';
 
 /** A path's characters, up to what ends it in text, JSON or XML. */
 const PATH_TAIL = String.raw`(?:/[^\s"'<>\\)\]]*)?`;
@@ -36,7 +39,16 @@ function safeDecode(s: string): string {
   }
 }
 
-export function remotePaths(folders: string[]): RemotePaths {
+/** The path a file: URL names, if it is one. */
+function filePath(url: string): string | undefined {
+  try {
+    return url.startsWith('file:') ? fileURLToPath(url) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function remotePaths(folders: string[], links?: FileLinks): RemotePaths {
   // Each as given and as the paths made in it spell it (join normalises: no "//", "/./" or "/../").
   const roots = [
     ...new Set(
@@ -48,7 +60,12 @@ export function remotePaths(folders: string[]): RemotePaths {
   const pattern = forms.length
     ? new RegExp(`(?:${forms.map(escape).join('|')})(?=[/\\s"'<>\\\\)\\]]|$)${PATH_TAIL}`, 'g')
     : undefined;
-  const text = (s: string) => (pattern && s.length ? s.replace(pattern, (m) => shown(m)) : s);
+  // In text, a file: link of the server's becomes its signed link; a plain path, what stands for it.
+  const linked = (m: string) => {
+    const path = m.startsWith('file:') ? filePath(m) : undefined;
+    return (path && links?.link(path)?.url) || shown(m);
+  };
+  const text = (s: string) => (pattern && s.length ? s.replace(pattern, linked) : s);
   const holds = (s: string) => !!pattern && new RegExp(pattern.source).test(s);
   const value = <T>(v: T): T => {
     if (typeof v === 'string') return text(v) as T;
@@ -58,14 +75,39 @@ export function remotePaths(folders: string[]): RemotePaths {
       const type = (v as { type?: unknown }).type;
       if (type === 'image' || type === 'audio') return v;
       const out: Record<string, unknown> = {};
+      const record = v as Record<string, unknown>;
       for (const [k, x] of Object.entries(v)) {
         if (k === 'blob') {
           out[k] = x;
           continue;
         }
-        // A link to a file of the server's is of no use to the caller: left out rather than shown as a name.
-        if ((k === 'url' || k === 'download_url') && typeof x === 'string' && x.startsWith('file:') && holds(x))
+        // A link to a file of the server's: its signed link (named as the asset is), or, without signed links, left
+        // out rather than shown as a name (the caller could not fetch it).
+        if ((k === 'url' || k === 'download_url') && typeof x === 'string' && x.startsWith('file:') && holds(x)) {
+          const path = filePath(x);
+          const signed = path
+            ? links?.link(path, typeof record.name === 'string' ? record.name : undefined)
+            : undefined;
+          if (!signed) continue;
+          out[k] = signed.url;
+          // An asset's or a render's status: both say when their links expire.
+          if ('status' in record) out.links_expire_at = signed.expiresAt;
           continue;
+        }
+        // A preview's or an export's file: its URI, and (with signed links) a link a person can open.
+        if (
+          k === 'path' &&
+          links &&
+          typeof x === 'string' &&
+          (holds(x) || x.startsWith('cutroom://')) &&
+          ('preview_id' in record || 'export_id' in record)
+        ) {
+          const signed = links.link(filePath(x) ?? x);
+          if (signed) {
+            out.link = signed.url;
+            out.links_expire_at = signed.expiresAt;
+          }
+        }
         out[k] = value(x);
       }
       return out as T;

@@ -18,6 +18,7 @@ describe('config', () => {
       maxBodyMb: 16,
       callerFfmpeg: 2,
       drainMs: 30000,
+      linkTtlS: 3600,
     });
     expect(loadConfig({}, ['--port', '9000', '--host=0.0.0.0']).http).toMatchObject({ port: 9000, host: '0.0.0.0' });
     // The variables set the address; only the command line switches from stdio (a client's env never does).
@@ -84,6 +85,7 @@ describe('config', () => {
       previewMaxMb: 2048,
       resourcePartBytes: 3145728,
       queueLogMs: 60000,
+      fetch: { allowHttp: false, allowAddresses: [], maxMb: 4096, timeoutS: 1800, stallS: 30 },
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
     expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');

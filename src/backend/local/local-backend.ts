@@ -465,9 +465,12 @@ export class LocalBackend implements Backend {
     await this.readProject(projectId);
     const prober = this.opts.prober;
     if (!prober) throw new UserFacingError(`importing media needs ffprobe, which was not found; ${INSTALL_HINT}`);
-    const allowed = await this.allowed();
-    const asked = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
-    const { fh, real, size } = await openAllowed(asked, allowed);
+    // A fetched file lies in cutroom's own folder, which alone it may be opened from; it is named by its URL's name.
+    const allowed = call.fetched ? [dirname(path)] : await this.allowed();
+    const opened = isAbsolute(path) ? path : resolve(allowed[0] ?? process.cwd(), path);
+    const asked = call.fetched ? call.fetched.name : opened;
+    const { fh, real: openedReal, size } = await openAllowed(opened, allowed);
+    const real = call.fetched ? call.fetched.name : openedReal;
     const id = randomUUID();
     const staged = join(this.stagingDir, `${writerTag()}-${id}.part`);
     try {
