@@ -22,8 +22,8 @@ import { parseTimecode } from './timecode.js';
 
 export const ClipInputSchema = z.object({
   asset_id: z.string().describe('A video asset'),
-  start: TimeInput.optional().describe('In point (source time)'),
-  end: TimeInput.optional().describe('Out point (source time)'),
+  start: TimeInput.optional().describe('In point (source time); default 0'),
+  end: TimeInput.optional().describe("Out point; default the source's end"),
   shot: z
     .number()
     .int()
@@ -207,6 +207,27 @@ export function composeEdit(
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.captions !== undefined ? { captions: input.captions } : {}),
   };
+}
+
+/**
+ * A clip given without an in or out point plays from the source's start or to its end (durationSec, when known):
+ * the agent that names only an asset means all of it. `said` tells which end was filled, for a note.
+ */
+export function wholeSourceDefaults(
+  clip: ComposeClip,
+  durationSec: number | undefined,
+): { clip: ComposeClip; said?: string } {
+  if (clip.start !== undefined && clip.end !== undefined) return { clip };
+  const start = clip.start ?? 0;
+  const end = clip.end ?? durationSec;
+  if (end === undefined) return { clip: { ...clip, start } };
+  let said = "from the source's start: no start given";
+  if (clip.end === undefined)
+    said =
+      clip.start === undefined
+        ? `the whole source (0-${end} s): no start or end given`
+        : `to the source's end (${end} s): no end given`;
+  return { clip: { ...clip, start, end }, said };
 }
 
 export interface ShotSpan {

@@ -1,6 +1,7 @@
 // An imported timeline back into an edit draft of the project: each clip's media mapped to an asset, times put
 // where cutroom's render lands them on the same frames, and a note for everything that does not map.
-import { fpsRational } from '../edit/normalize.js';
+import { OUTPUT_FORMAT } from '../edit/model.js';
+import { fpsRational, outputFilenameProblem } from '../edit/normalize.js';
 import {
   quoteOf,
   type ExchangeMix,
@@ -19,6 +20,8 @@ export interface AssetCandidate {
   names: string[];
   /** Its link or file path, without a query string. */
   url?: string;
+  /** The file it was imported from (exports point an editor at it), when cutroom knows it. */
+  importedFrom?: string;
   /** Its video's constant frame rate, when known: a cut's in point then lands on that source's frame. */
   rate?: { num: number; den: number };
   /** Its start timecode in seconds, when it has one: an EDL's source in points count from it. */
@@ -102,6 +105,9 @@ export function resolveMedia(h: MediaHints, assets: AssetCandidate[], map: Media
     const loc = plainLocation(h.url);
     const a = assets.find((x) => x.url && plainLocation(x.url) === loc);
     if (a) return { asset: a, via: 'its path' };
+    // The file an asset was imported from, when only one asset was (a file imported twice names neither).
+    const from = assets.filter((x) => x.importedFrom === loc);
+    if (from.length === 1) return { asset: from[0]!, via: 'the file it was imported from' };
     const id = UUID.exec(baseName(loc))?.[0];
     const b = id ? byId(id) : undefined;
     if (b) return { asset: b, via: 'the asset id in its file name' };
@@ -423,7 +429,7 @@ export function toEditDraft(
     draft: {
       video_output_resolution: resolution,
       video_output_fps: fpsNumber,
-      ...(t.filename ? { video_output_filename: t.filename } : {}),
+      ...(t.filename ? { video_output_filename: t.filename } : fileNameOf(t.name)),
       video_series_sequential: cuts,
       audio_overlay: overlays,
     },
@@ -495,4 +501,22 @@ function describeHints(h: MediaHints): string {
         .join(', ')}`,
   ].filter(Boolean);
   return parts.join(', ') || 'no name or path';
+}
+
+/**
+ * The render's file name a timeline's own name gives ("Rough cut v2" -> "Rough cut v2.mp4"): what the person called
+ * the sequence in their editor names what they get back. Characters a file name should not hold become "-".
+ */
+export function fileNameOf(name: string | undefined): { video_output_filename?: string } {
+  const plain = (name ?? '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 120)
+    .trim();
+  if (!plain) return {};
+  const file = `${plain}.${OUTPUT_FORMAT}`;
+  return outputFilenameProblem(file) ? {} : { video_output_filename: file };
 }

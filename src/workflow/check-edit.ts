@@ -1,7 +1,14 @@
 // Everything the edit tools do before acting: fetch the project, measure the media the edit uses, compose when
 // given the short form, and lint. Shared by compose_edit, render_edit and preview_edit.
 import type { Backend } from '../backend/types.js';
-import { clipFromShot, composeEdit, sourceOutput, type ClipInput, type ComposeClip } from '../edit/compose.js';
+import {
+  clipFromShot,
+  composeEdit,
+  sourceOutput,
+  wholeSourceDefaults,
+  type ClipInput,
+  type ComposeClip,
+} from '../edit/compose.js';
 import { cutClock } from '../edit/cut-clock.js';
 import {
   DEFAULT_WORD_HANDLE,
@@ -30,7 +37,7 @@ import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import { projectOrSuggestion } from './suggest.js';
 import { resolveEditInput, type EditInput, type EditRefInput } from './edit-input.js';
-import type { EditStore } from './edit-store.js';
+import { editUri, type EditStore } from './edit-store.js';
 import { inspect } from './inspect.js';
 import { StillTranscribing, stillTranscribingState, transcribe } from './transcribe.js';
 import type { Transcript } from './transcript.js';
@@ -147,6 +154,7 @@ export async function checkEdit(
   // Clips whose shot or words could not be resolved: their one diagnostic is said; what the linter would add about
   // the placeholder times they get ("the cut ends where it starts") is noise, and is left out.
   const unresolved = new Set<number>();
+  const endless = new Set<number>();
   if (input.edit) {
     for (const k of ['resolution', 'fps', 'filename', 'captions'] as const) {
       if (input[k] !== undefined)
@@ -186,7 +194,7 @@ export async function checkEdit(
       notes.push(`output ${taken.join(' at ')}: the sources' (resolution or fps in the call sets another)`);
     const pending: StillTranscribing[] = [];
     const heard = new Map<number, HeardClip>();
-    const resolved = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
+    const byWords = await resolveWords(deps, projectId, byShot, assets, notes, shotDiagnostics, unresolved, {
       signal,
       onProgress: listening.onProgress,
       debug: listening.debug,
@@ -203,14 +211,24 @@ export async function checkEdit(
       heard,
     });
     if (pending.length) throw new UserFacingError(stillTranscribing(projectId, pending, assets));
+    // A clip with no end whose source could not be measured: said in the agent's own field, not the edit's.
+    const resolved = byWords.map((c, i) => {
+      const ms = assets.get(String(c.asset_id).trim())?.facts?.durationMs;
+      const filled = wholeSourceDefaults(c, ms === undefined ? undefined : ms / 1000);
+      if (filled.said) notes.push(`clip ${i + 1} plays ${filled.said}`);
+      else if (filled.clip.end === undefined) endless.add(i);
+      return filled.clip;
+    });
     // Where clips meet: no sample twice, no hole (edit/clip-joins.ts). Diagnostics already said move with their clip.
     const joins = joinClips(resolved, heard, unresolved);
     const clips = joins.clips;
     notes.push(...joins.notes);
     if (joins.clips.length !== resolved.length) {
-      const moved = [...unresolved].map((i) => joins.placeOf[i]!);
-      unresolved.clear();
-      for (const i of moved) unresolved.add(i);
+      for (const set of [unresolved, endless]) {
+        const moved = [...set].map((i) => joins.placeOf[i]!);
+        set.clear();
+        for (const i of moved) set.add(i);
+      }
       for (const d of shotDiagnostics) d.path = movedPath(d.path, joins.placeOf);
     }
     const audioDurations = new Map<string, number>();
@@ -248,6 +266,16 @@ export async function checkEdit(
         (i) => d.path === `/video_series_sequential/${i}` || d.path.startsWith(`/video_series_sequential/${i}/`),
       );
     lint.diagnostics = lint.diagnostics.filter((d) => !placeholder(d));
+  }
+  for (const i of endless) {
+    const at = `/video_series_sequential/${i}/video_end_time`;
+    lint.diagnostics = lint.diagnostics.filter((d) => d.path !== at);
+    shotDiagnostics.push({
+      severity: 'error',
+      path: at,
+      message: `clip ${i + 1} gives no end, and its source's length is not known (it could not be measured)`,
+      hint: `give clips[${i}].end, in seconds or as "00:00:05.000"`,
+    });
   }
   if (shotDiagnostics.length) {
     lint.diagnostics.unshift(...shotDiagnostics);
@@ -318,7 +346,7 @@ const named = (assets: Map<string, ProjectAsset>, id: string) =>
 
 /**
  * The edit a call names (its edit_id, or compose_edit's arguments inline), checked against the project as it is
- * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are said again.
+ * now, and kept under its edit_id once ready. A stored edit's notes (which shot, which words) are referred to, not repeated.
  */
 export async function checkAndKeep(
   deps: CheckDeps & { edits?: EditStore },
@@ -328,8 +356,17 @@ export async function checkAndKeep(
 ): Promise<CheckedEdit> {
   const { input, stored } = await resolveEditInput(deps.edits, raw);
   const c = await checkEdit(deps, input, signal, listening);
-  if (stored) c.notes.unshift(...stored.notes.map((n) => shown(n, NOTE_CHARS)));
+  const own = c.notes;
+  // Kept again with the notes it was composed with; the result points to them (compose_edit said them) instead.
+  if (stored) c.notes = [...stored.notes.map((n) => shown(n, NOTE_CHARS)), ...own];
   await keepChecked(deps.edits, c, signal);
+  if (stored?.notes.length && c.editId) {
+    const n = stored.notes.length;
+    c.notes = [
+      `${n === 1 ? 'a note' : `${n} notes`} from composing it, as compose_edit said: in ${editUri(c.editId)}`,
+      ...own,
+    ];
+  }
   return c;
 }
 

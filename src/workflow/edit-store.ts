@@ -21,7 +21,7 @@ export const StoredEditSchema = z.object({
   edit: EditSchema,
   /** How cutroom renders it itself (previews, local renders): part of what the id names. */
   options: z.object({ audio_fade_ms: z.number() }),
-  /** How the edit was resolved when composed (which shot, which words): said again wherever it is used. */
+  /** How the edit was resolved when composed (which shot, which words): said by compose_edit; later results point to them. */
   notes: z.array(z.string()),
   created_at: z.string(),
 });

@@ -147,6 +147,43 @@ function mixNotWritten(t: Timeline, format: string): string[] {
   );
 }
 
+/**
+ * What the edit asks of the whole mix or picture that no timeline format carries: an editor's application opening the
+ * file does not level, bring to a loudness, caption or duck (OTIO's and the EDL's cutroom metadata keep the mix for
+ * import_edit, but an NLE does not play it).
+ */
+function finishingNotWritten(t: Timeline, format: string): string[] {
+  const out: string[] = [];
+  const fmt = format.toUpperCase();
+  if (t.levelDialogue && t.cuts.length > 1)
+    out.push(
+      `levelling (the cuts evened out to one loudness) is not done by an editor's application opening the ${fmt}`,
+    );
+  if (t.loudness)
+    out.push(
+      `the loudness target (${t.loudness.targetLufs} LUFS, true peak ${t.loudness.truePeakDb} dBTP) is not carried in ${fmt}: set it in the editor's application, or render here`,
+    );
+  if (t.captions) out.push('captions are not in the timeline file: export_edit {format: "srt" or "vtt"} writes them');
+  if (format !== 'fcpxml' && t.overlays.some((o) => mixOf(o)?.role === 'music'))
+    out.push(
+      `the music's duck under speech is kept in cutroom's ${fmt} metadata (import_edit reads it back), but an editor's application does not play it`,
+    );
+  return out;
+}
+
+/**
+ * The path a local asset was imported from, when a file of the same size is still there (else the data dir's copy
+ * is referenced: the original moved, or was changed since).
+ */
+async function importedFrom(asset: { original_path?: unknown }, copy: string): Promise<string | undefined> {
+  if (typeof asset.original_path !== 'string' || !isAbsolute(asset.original_path)) return undefined;
+  const [there, ours] = await Promise.all([
+    stat(asset.original_path).catch(() => undefined),
+    stat(copy).catch(() => undefined),
+  ]);
+  return there?.isFile() && ours && there.size === ours.size ? asset.original_path : undefined;
+}
+
 /** Removes all but the newest `keep` finished exports (their ids start with the time they were made). */
 export async function trimExports(exportsDir: string, keep: number): Promise<number> {
   const old = (await exportIds(exportsDir)).slice(keep);
@@ -229,7 +266,9 @@ export async function exportEdit(
       let url = info.asset.url ?? '';
       // Local media is already a file an editor can open: it is referenced where it is, whatever `media` says.
       if (info.source?.kind === 'file') {
-        url = pathToFileURL(info.source.path).href;
+        // The file the person imported, where it still is as it was: an editor's application finds it by its name.
+        const original = await importedFrom(info.asset as { original_path?: unknown }, info.source.path);
+        url = pathToFileURL(original ?? info.source.path).href;
         if (opts.media === 'download' && !warnings.some((w) => w.startsWith('media: "download"')))
           warnings.push(
             'media: "download" does nothing for media already on this machine: the file points at it where it is',
@@ -293,7 +332,11 @@ export async function exportEdit(
         );
     }
     const doc = exportDocument(name, checked.timeline, media);
-    warnings.push(...doc.warnings, ...mixNotWritten(checked.timeline, opts.format));
+    warnings.push(
+      ...doc.warnings,
+      ...mixNotWritten(checked.timeline, opts.format),
+      ...finishingNotWritten(checked.timeline, opts.format),
+    );
     let text: string;
     if (opts.format === 'otio') text = writeOtio(doc);
     else if (opts.format === 'fcpxml') {
@@ -555,6 +598,23 @@ function edlAtSourcesRate(
 }
 
 /**
+ * Overlays the file gave no role, over cuts with sound: they play as dialogue, so nothing ducks under the speech. A
+ * music bed from an editor's file (which has no cutroom role) is the usual case: said with the way to set it.
+ */
+function unroled(checked: CheckedEdit): Diagnostic[] {
+  const t = checked.timeline;
+  if (!t || !t.cuts.some((c) => checked.assets.get(c.assetId)?.facts?.hasAudio)) return [];
+  return t.overlays
+    .filter((o) => o.role === undefined)
+    .map((o) => ({
+      severity: 'warning' as const,
+      path: `/audio_overlay/${o.index}`,
+      message: `overlay ${o.index + 1} has no role: it plays as dialogue and will not duck under the speech`,
+      hint: `if it is music, give it role: "music" (compose_edit {edit} with audio_overlay[${o.index}].role set, or overlays[].role)`,
+    }));
+}
+
+/**
  * A media_map whose every asset id is one of the project's (ids trimmed); a wrong one is refused, naming the id meant.
  */
 function checkMediaMap(map: MediaMap | undefined, project: Project | undefined): MediaMap {
@@ -626,6 +686,7 @@ export async function importEdit(
       a.url ? basename(plainLocation(a.url)) : '',
     ].filter(Boolean),
     ...(a.url ? { url: a.url.startsWith('file:') ? fileURLToPath(a.url) : a.url } : {}),
+    ...(typeof a.original_path === 'string' ? { importedFrom: a.original_path } : {}),
   }));
   // The presets compose_edit takes ("720p", "vertical") mean the same here.
   const defaults = {
@@ -661,7 +722,7 @@ export async function importEdit(
   const checked = await checkEdit(deps, { project_id: input.project_id, edit: draft as never }, signal);
   // What the file held that the edit cannot: first, so that the agent reads it before the checks' own findings.
   // Both lists are capped: a file of thousands of unmapped clips gets a hundred lines each, and a count.
-  const extra = capped(notes.map(noteToDiagnostic), droppedOf(imported.notes));
+  const extra = capped([...notes.map(noteToDiagnostic), ...unroled(checked)], droppedOf(imported.notes));
   checked.diagnostics = [...extra, ...capped(checked.diagnostics)];
   if (extra.some((d) => d.severity === 'error')) checked.ready = false;
   await keepChecked(deps.edits, checked, signal);

@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -112,6 +113,7 @@ describe('on the local backend', () => {
   let srv: Spawned;
   let projectId: string;
   const ids: Record<string, string> = {};
+  const imported: Record<string, string> = {};
   let args: Record<string, unknown>;
   let composed: Edit;
 
@@ -130,6 +132,7 @@ describe('on the local backend', () => {
       // A name with a space and a '#', which each format must carry as it is.
       const file = join(allowed, `${name} take#1${media[name]!.slice(media[name]!.lastIndexOf('.'))}`);
       copyFileSync(media[name]!, file);
+      imported[name] = file;
       ids[name] = structured<{ asset: { id: string } }>(
         await call(srv, 'import_media', { project_id: projectId, path: file }),
       ).asset.id;
@@ -279,8 +282,8 @@ describe('on the local backend', () => {
       const out = structured<Exported>(r);
       expect(out.path.startsWith(join(exportsDir, out.export_id))).toBe(true);
       const text = readFileSync(out.path, 'utf8');
-      // Local media is referenced where it is, by its absolute path.
-      for (const m of out.media) expect(existsSync(m.reference), m.reference).toBe(true);
+      // Local media is referenced by the file the person imported, where it is (not the data dir's copy).
+      expect(out.media.map((m) => m.reference).sort()).toEqual(Object.values(imported).sort());
       // Clips are named after the file the media was imported from, for an editor to recognise.
       expect(text).toContain('red take#1.mp4');
       const link = r.content.find((c) => c.type === 'resource_link');
@@ -298,6 +301,8 @@ describe('on the local backend', () => {
       );
       expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
       expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      // What no timeline format carries is said: the cuts' levelling (previews and renders even them out).
+      expect(out.warnings.join(' ')).toMatch(/levelling .* is not done by an editor's application/);
       if (format === 'edl') {
         // An EDL carries no levels: it says so, and everything else comes back.
         expect(out.warnings.join(' ')).toMatch(/level/i);
@@ -317,6 +322,20 @@ describe('on the local backend', () => {
       expect(back.mapped).toHaveLength(4);
     });
   }
+
+  it("points at cutroom's copy of a source whose imported file was moved or changed since", async () => {
+    const moved = `${imported.red!}.away`;
+    renameSync(imported.red!, moved);
+    try {
+      const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
+      const red = out.media.find((m) => m.asset_id === ids.red)!;
+      expect(red.reference).not.toBe(imported.red);
+      expect(existsSync(red.reference)).toBe(true);
+      expect(out.media.find((m) => m.asset_id === ids.blue)!.reference).toBe(imported.blue);
+    } finally {
+      renameSync(moved, imported.red!);
+    }
+  });
 
   it('takes back what an editor changed in an OTIO file, and says what it could not take', async () => {
     const out = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'otio' }));
@@ -357,6 +376,32 @@ describe('on the local backend', () => {
     const note = back.diagnostics.find((d) => /dissolve|transition/i.test(d.message));
     expect(note, JSON.stringify(back.diagnostics)).toBeDefined();
     expect(note!.severity).toBe('warning');
+  });
+
+  it('says an overlay with no role will not duck under the speech, and how to give it one', async () => {
+    const exported = structured<Exported>(await call(srv, 'export_edit', { ...args, format: 'fcpxml' }));
+    const back = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, path: exported.path }),
+    );
+    const said = back.diagnostics.find((d) => d.path === '/audio_overlay/0');
+    expect(said, JSON.stringify(back.diagnostics)).toMatchObject({
+      severity: 'warning',
+      message: expect.stringMatching(/has no role: it plays as dialogue and will not duck/),
+    });
+    // With a role in the file (music), nothing is said.
+    const music = structured<Exported>(
+      await call(srv, 'export_edit', {
+        ...args,
+        overlays: [{ asset_id: ids.voice, at: 1.2, until: 3.4, volume: 0.8, role: 'music' }],
+        format: 'fcpxml',
+      }),
+    );
+    const again = await withEdit<Imported>(
+      srv,
+      await call(srv, 'import_edit', { project_id: projectId, path: music.path }),
+    );
+    expect(again.diagnostics.filter((d) => /has no role/.test(d.message))).toEqual([]);
   });
 
   it('otio: a clip with no source_range whose media has no available_range plays the whole asset it maps to (issue 31, item 10)', async () => {

@@ -126,6 +126,29 @@ describe('compose_edit', () => {
     expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 9:16 but cut 2 /)]);
   });
 
+  it('plays the whole source for a clip given only its asset_id, and to its end for one given only a start', async () => {
+    const r = await call('compose_edit', {
+      project_id: projectId,
+      clips: [{ asset_id: ids.red }, { asset_id: ids.blue, start: 1 }],
+    });
+    const out = r.structuredContent as Check & { notes?: string[] };
+    expect(out.ready).toBe(true);
+    // red lasts 8 s, blue 6 s (test/helpers/media-project.ts): 8 + 5.
+    expect(out.summary?.total_seconds).toBe(13);
+    expect(out.notes).toEqual(
+      expect.arrayContaining([
+        'clip 1 plays the whole source (0-8 s): no start or end given',
+        "clip 2 plays to the source's end (6 s): no end given",
+      ]),
+    );
+    expect(await storedEdit(srv.client, out.edit_id!)).toMatchObject({
+      video_series_sequential: [
+        { video_start_time: '00:00:00.000', video_end_time: '00:00:08.000' },
+        { video_start_time: '00:00:01.000', video_end_time: '00:00:06.000' },
+      ],
+    });
+  });
+
   it('warns when the sources are of another shape than the output', async () => {
     const r = await call('compose_edit', {
       project_id: projectId,
@@ -426,6 +449,15 @@ describe('without ffprobe', () => {
       expect(out.diagnostics.map((d) => d.path)).toEqual(['/video_series_sequential/1/video_id']);
       expect(out.skipped_checks[0]).toMatch(/ffprobe was not found; install ffmpeg .*apt-get install -y ffmpeg/);
       expect(bare.stderr()).toMatch(/ffprobe not found/);
+      // A clip with no end and a source nobody could measure: the error names the field the agent sends.
+      const endless = await bare.client.callTool({
+        name: 'compose_edit',
+        arguments: { project_id: projectId, clips: [{ asset_id: ids.blue }] },
+      });
+      const d = (endless.structuredContent as Check).diagnostics;
+      expect(d).toHaveLength(1);
+      expect(d[0]).toMatchObject({ severity: 'error', message: expect.stringMatching(/clip 1 gives no end/) });
+      expect((d[0] as { hint?: string }).hint).toMatch(/give clips\[0\]\.end/);
     } finally {
       await bare.close();
     }

@@ -237,6 +237,15 @@ describe('search and cutting by words', () => {
     expect(b!.heard.to).toBeLessThanOrEqual(t.words[3]!.end_seconds);
     expect(r.notes.join('\n')).toMatch(/clip 1 is words \d+-\d+ of asset .* \("Every night"/);
     expect(r.notes.join('\n')).toMatch(/heard in the sound/);
+    // compose_edit said which words; a later call on the edit points there instead of saying it all again.
+    const later = await call('preview_edit', { edit_id: r.edit_id, width: 160 });
+    expect(later.isError).toBeFalsy();
+    expect(textOf(later)).toMatch(
+      new RegExp(
+        `Notes: ${r.notes.length} notes from composing it, as compose_edit said: in cutroom://edits/${r.edit_id}`,
+      ),
+    );
+    expect(textOf(later)).not.toMatch(/clip 1 is words/);
   }, 120_000);
 
   it('a phrase that is not said, or words past the end, is a diagnostic at the clip, not a crash', async () => {

@@ -106,6 +106,15 @@ describe.skipIf(!dict)('search by sound', () => {
     });
   });
 
+  it('calls a run whose every word but one matches a near miss: "northern lights" is not "northern coast"', () => {
+    const r = searchBySound(said('we sailed along the northern coast at dawn'), 'northern lights', pronouncer);
+    expect(r.hits).toEqual([]);
+    expect(spans(r.near_misses)).toEqual([['sounds_like', [4, 5], 'northern coast']]);
+    // A word of the query heard split in two is still in the run: a hit.
+    const split = searchBySound(said('the light house keeper walked home'), 'lighthouse keeper', pronouncer);
+    expect(spans(split.hits)).toEqual([['sounds_like', [1, 3], 'light house keeper']]);
+  });
+
   it('asks more of a short query, whose one wrong phone is another word', () => {
     expect(acceptScore(3)).toBeGreaterThan(acceptScore(5));
     expect(acceptScore(8)).toBe(SOUNDS_LIKE_ACCEPT);

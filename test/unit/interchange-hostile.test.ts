@@ -6,7 +6,7 @@ import { MAX_IMPORT_ITEMS, MAX_READ_NOTES, droppedOf } from '../../src/interchan
 import { readEdl } from '../../src/interchange/edl.js';
 import { readFcpxml } from '../../src/interchange/fcpxml.js';
 import { readOtio } from '../../src/interchange/otio.js';
-import { toEditDraft, type AssetCandidate } from '../../src/interchange/to-edit.js';
+import { fileNameOf, toEditDraft, type AssetCandidate } from '../../src/interchange/to-edit.js';
 import { parseXml } from '../../src/interchange/xml.js';
 
 const ASSETS: AssetCandidate[] = [{ id: 'aaaaaaaa-0000-4000-8000-000000000001', kind: 'video', names: ['a.mov'] }];
@@ -162,5 +162,18 @@ describe('files that are fine', () => {
     const t = readEdl('001  a V C 99:99:99:99 00:00:00:01 00:00:00:00 00:00:00:01', { num: 30, den: 1 });
     expect(messages(t.notes)).toMatch(/a timecode that is not valid at 30 frames a second/);
     expect(messages(t.notes)).toMatch(/no event lines that could be read .*see the other notes/);
+  });
+});
+
+describe("a timeline's name as the render's file name", () => {
+  it('names the render after the sequence, with what a file name cannot hold replaced', () => {
+    expect(toEditDraft(readOtio(otio([clip(60)], { name: 'Rough cut v2' })), ASSETS).draft).toMatchObject({
+      video_output_filename: 'Rough cut v2.mp4',
+    });
+    expect(toEditDraft(readFcpxml(fcpxml('1.10')), ASSETS).draft.video_output_filename).toBe('p.mp4');
+    expect(fileNameOf('../../etc/passwd')).toEqual({ video_output_filename: 'etc-passwd.mp4' });
+    expect(fileNameOf('a:b*c?\u0007"d"')).toEqual({ video_output_filename: 'a-b-c-d.mp4' });
+    expect(fileNameOf(' .. ')).toEqual({});
+    expect(fileNameOf(undefined)).toEqual({});
   });
 });

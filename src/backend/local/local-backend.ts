@@ -192,6 +192,7 @@ export class LocalBackend implements Backend {
       ...(a.width !== undefined && a.height !== undefined ? { width: a.width, height: a.height } : {}),
       ...(a.has_audio !== undefined ? { has_audio: a.has_audio } : {}),
       ...(a.original_name ? { original_name: a.original_name } : {}),
+      ...(a.original_path ? { original_path: a.original_path } : {}),
       // Only a local render makes a generated_video here.
       ...(a.asset_type === 'generated_video' ? { render: true } : {}),
     };
@@ -507,6 +508,7 @@ export class LocalBackend implements Backend {
         file: target,
         // The name as shown (a backslash in it may be an escape of displayPath, not a folder).
         original_name: real.split('/').pop(),
+        original_path: real,
         ...(facts.durationMs !== undefined ? { duration_ms: facts.durationMs } : {}),
         ...(facts.width && facts.height ? { width: facts.width, height: facts.height } : {}),
         has_audio: facts.hasAudio,

@@ -29,6 +29,8 @@ export const AssetRecordSchema = z.looseObject({
   /** Absolute path of the media inside the data dir, once there is media. */
   file: z.string().nullable(),
   original_name: z.string().optional(),
+  /** Where the file was imported from (absolute, real): an export points an editor's application at it. */
+  original_path: z.string().optional(),
   duration_ms: z.number().optional(),
   /** What the probe found, recorded at import (records of older versions lack them; has_audio says they are there). */
   width: z.number().optional(),
