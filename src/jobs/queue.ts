@@ -637,6 +637,16 @@ export class QueueJobs implements JobRunner {
    * worker ended it; undefined when no job on the queue is making it.
    */
   private async cancelPreview(rt: MediaRuntime, id: string): Promise<CancelledPreview | undefined> {
+    try {
+      return await this.stopPreview(rt, id);
+    } catch (err) {
+      throw new UserFacingError(
+        `nothing was cancelled: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`,
+      );
+    }
+  }
+
+  private async stopPreview(rt: MediaRuntime, id: string): Promise<CancelledPreview | undefined> {
     const followed = this.byPreview.get(`${rt.cache.root}\0${id}`);
     const jobId =
       followed && !followed.settled
