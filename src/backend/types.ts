@@ -105,6 +105,12 @@ export interface Backend {
    */
   renderProgress?(projectId: string, assetId: string): Promise<RenderProgress | undefined>;
   /**
+   * Local backend only: stops a render still processing, whichever process sharing the data dir runs it (it removes
+   * its partial file and marks the asset failed). 'stopped' once it is; 'asked' when its process has not stopped it
+   * within the wait; 'not running' when it had ended already.
+   */
+  cancelRender?(projectId: string, assetId: string, call?: CallOptions): Promise<'stopped' | 'asked' | 'not running'>;
+  /**
    * Local backend only: brings a media file from an allowed folder into a project; content the project already holds
    * comes back as its existing asset (already_imported) unless `again`.
    */

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { UserFacingError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CheckedEdit } from '../workflow/checked-edit.js';
-import type { JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
+import type { CancelledPreview, JobCall, JobKind, JobRunner, PreviewRunner, QueuedPreview } from '../workflow/jobs.js';
 import type { MediaRuntime } from '../workflow/media-runtime.js';
 import type { PreviewJob, PreviewOptions, PreviewResult } from '../workflow/preview-types.js';
 import {
@@ -60,6 +60,8 @@ export interface QueueOptions {
 }
 
 const CANCELLED = 'the preview was cancelled; nothing was kept';
+/** How long a cancel waits for the worker running the job to stop it. */
+const STOP_WAIT_MS = 15_000;
 
 /** Whoever waits on a job here, fed by the queue's events and a poll. */
 interface Waiter {
@@ -118,6 +120,7 @@ export class QueueJobs implements JobRunner {
       job: (rt, id) => this.byPreview.get(`${rt.cache.root}\0${id}`),
       onQueue: (rt, id) => this.queued(rt, id).catch(() => undefined),
       clip: (rt, id, index) => this.clips.clip(rt, this.placeOf(rt.cache.opts.dir).cacheDir, id, index),
+      cancel: (rt, id) => this.cancelPreview(rt, id),
     };
     opts.logger.info(`previews run on the job queue at ${shownUrl(opts.url)} (cutroom worker runs them)`);
   }
@@ -236,8 +239,10 @@ export class QueueJobs implements JobRunner {
       finish(o);
     };
     const onAbort = () => {
-      end({ error: new UserFacingError(`the ${name} was cancelled`) });
-      void this.letGo(jobId, true);
+      // Ended once its worker stopped it (its ffmpeg gone, its partial files removed), when this cancel stops it.
+      void this.letGo(jobId, true)
+        .then((stopped) => (stopped ? this.stoppedOnWorker(jobId) : undefined))
+        .finally(() => end({ error: new UserFacingError(`the ${name} was cancelled`) }));
     };
     let set = this.following.get(jobId);
     if (!set) this.following.set(jobId, (set = new Set()));
@@ -583,29 +588,77 @@ export class QueueJobs implements JobRunner {
     }
   }
 
-  /** A caller lets go of a job: kept (it runs to its end), or cancelled, which stops it when no one else holds it. */
-  private async letGo(jobId: string, cancel: boolean): Promise<void> {
+  /**
+   * A caller lets go of a job: kept (it runs to its end), or cancelled, which stops it when no one else holds it (true
+   * when it did).
+   */
+  private async letGo(jobId: string, cancel: boolean): Promise<boolean> {
     try {
       if (!cancel) {
         await within(this.conn.multi().set(keptKey(jobId), '1', 'EX', MARK_TTL_S).decr(holdersKey(jobId)).exec(), 5000);
-        return;
+        return false;
       }
       const [[, left], [, kept]] = (await within(
         this.conn.multi().decr(holdersKey(jobId)).exists(keptKey(jobId)).exec(),
         5000,
       )) as [[null, number], [null, number]];
-      if (left > 0 || kept) return;
-      await within(
-        this.conn.multi().set(cancelledKey(jobId), '1', 'EX', MARK_TTL_S).publish(CANCEL_CHANNEL, jobId).exec(),
-        5000,
-      );
-      // Not started yet: taken out of the queue (an active one is locked by its worker, which the message stops).
-      const job = await this.queue.getJob(jobId);
-      if (job && (await job.getState()) !== 'active') await job.remove().catch(() => {});
-      this.opts.logger.debug(`preview job ${jobId}: cancelled by its last caller`);
+      if (left > 0 || kept) return false;
+      await this.stop(jobId);
+      this.opts.logger.debug(`job ${jobId}: cancelled by its last caller`);
+      return true;
     } catch (err) {
-      this.opts.logger.warn(`preview job ${jobId}: could not tell the queue (${(err as Error).message})`);
+      this.opts.logger.warn(`job ${jobId}: could not tell the queue (${(err as Error).message})`);
+      return false;
     }
+  }
+
+  /** Stops a job whoever holds it: marked cancelled, its worker told, or taken out of the queue if not started. */
+  private async stop(jobId: string): Promise<void> {
+    await within(
+      this.conn.multi().set(cancelledKey(jobId), '1', 'EX', MARK_TTL_S).publish(CANCEL_CHANNEL, jobId).exec(),
+      5000,
+    );
+    // Not started yet: taken out of the queue (an active one is locked by its worker, which the message stops).
+    const job = await within(this.queue.getJob(jobId), 5000);
+    if (job && (await job.getState()) !== 'active') await job.remove().catch(() => {});
+  }
+
+  /** Waits (bounded) until a stopped job's worker has ended it; true once it has, or it is gone. */
+  private async stoppedOnWorker(jobId: string): Promise<boolean> {
+    const job = await within(this.queue.getJob(jobId), 5000).catch(() => undefined);
+    if (!job) return true;
+    await this.settledOrGone(job, STOP_WAIT_MS);
+    const state = await within(job.getState(), 2000).catch(() => 'unknown');
+    return state !== 'active' && state !== 'waiting' && state !== 'prioritized' && state !== 'delayed';
+  }
+
+  /**
+   * preview_edit {preview_id, cancel}: stops the preview wherever it runs (whoever else follows or kept it), once its
+   * worker ended it; undefined when no job on the queue is making it.
+   */
+  private async cancelPreview(rt: MediaRuntime, id: string): Promise<CancelledPreview | undefined> {
+    try {
+      return await this.stopPreview(rt, id);
+    } catch (err) {
+      throw new UserFacingError(
+        `nothing was cancelled: the job queue at ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}); try again once it is back`,
+      );
+    }
+  }
+
+  private async stopPreview(rt: MediaRuntime, id: string): Promise<CancelledPreview | undefined> {
+    const followed = this.byPreview.get(`${rt.cache.root}\0${id}`);
+    const jobId =
+      followed && !followed.settled
+        ? followed.jobId
+        : (await makingJob(this.conn, this.queue, this.placeOf(rt.cache.opts.dir).cacheDir, id))?.id;
+    if (!jobId) return undefined;
+    const job = await within(this.queue.getJob(jobId), 5000);
+    const state = job ? await within(job.getState(), 2000) : 'unknown';
+    if (!job || state === 'completed' || state === 'failed' || state === 'unknown') return 'not running';
+    await this.stop(jobId);
+    this.opts.logger.info(`job ${jobId}: preview ${id} cancelled by its id`);
+    return (await this.stoppedOnWorker(jobId)) ? 'stopped' : 'asked';
   }
 }
 

@@ -49,6 +49,7 @@ const RenderEditOutput = z.object({
 const GetRenderStatusInput = z.object({
   project_id: z.string(),
   asset_id: z.string().describe("The render's asset id, from render_edit"),
+  cancel: z.boolean().optional().describe('Stop it (local); its partial file is removed'),
 });
 
 /** Options of a render that do nothing where it is made: said, not silently dropped. */
@@ -285,14 +286,35 @@ function renderStatusText(s: RenderStatus, kind: Backend['kind']): string {
   return `Not done: ${runningText(s, kind)}. Check again in about ${durationText(checkAgainSeconds(s))}.`;
 }
 
+/** get_render_status {cancel: true}: stops a local render wherever it runs; a service's cannot be stopped. */
+async function cancelRender(backend: Backend, projectId: string, assetId: string, signal: AbortSignal) {
+  if (!backend.cancelRender)
+    throw new ToolError(
+      `nothing was cancelled: the service offers no way to stop a render (its API has none); render ${assetId} runs to its end`,
+    );
+  if (!(await findRender(backend, projectId, { asset_id: assetId }, signal)))
+    throw new ToolError(`no asset ${shown(assetId)} in project ${projectId}; get_project lists the assets`);
+  const outcome = await backend.cancelRender(projectId, assetId, { signal });
+  const asset = await findRender(backend, projectId, { asset_id: assetId }, signal);
+  if (!asset) throw new ToolError(`asset ${shown(assetId)} is gone from project ${projectId}`);
+  const s = await renderStatus(backend, projectId, asset);
+  const text = {
+    'not running': () => `Nothing to cancel: it had ended. ${renderStatusText(s, backend.kind)}`,
+    asked: () => `Asked to stop; the server running it has not stopped it yet. ${renderStatusText(s, backend.kind)}`,
+    stopped: () => `Cancelled: ${s.reason ?? 'stopped'}. The asset stays, marked failed.`,
+  }[outcome]();
+  return ok(s, text);
+}
+
 async function getRenderStatus(
-  { project_id, asset_id }: z.output<typeof GetRenderStatusInput>,
+  { project_id, asset_id, cancel }: z.output<typeof GetRenderStatusInput>,
   ctx: ServerContext,
   { backend }: HandlerDeps,
 ) {
   const pid = requireUuid(project_id, 'project_id', 'list_projects');
   const aid = asset_id.trim();
   if (!aid) throw new ToolError('asset_id is empty; render_edit returned the id to use');
+  if (cancel) return cancelRender(backend, pid, aid, ctx.mcpReq.signal);
   const asset = await findRender(backend, pid, { asset_id: aid }, ctx.mcpReq.signal);
   if (!asset)
     throw new ToolError(

@@ -28,7 +28,7 @@ export const previewUri = (id: string, file: 'preview.mp4' | 'sheet.jpg' | 'prev
 export const PreviewOutputSchema = PreviewSchema.partial().extend({
   preview_id: z.string(),
   status: z
-    .enum(['done', 'rendering'])
+    .enum(['done', 'rendering', 'cancelled'])
     .describe('rendering: only preview_id and progress; follow it with preview_edit {preview_id}'),
   progress: z.number().min(0).max(1).optional(),
   edit_id: z.string().optional(),
@@ -284,6 +284,7 @@ const PreviewEditInput = z.object({
   ...EditRefShape,
   width: z.number().int().min(64).max(1920).optional().describe('Default 640 px'),
   preview_id: z.string().optional().describe('Follow a preview still rendering'),
+  cancel: z.boolean().optional().describe('With preview_id: stop it; nothing is kept'),
 });
 
 /**
@@ -355,6 +356,37 @@ async function followPreview(
   throw new ToolError(
     `preview ${id} is gone (older previews are evicted, and one whose server stopped is not kept); run preview_edit again`,
   );
+}
+
+/**
+ * preview_edit {preview_id, cancel: true}: stops a preview still rendering, wherever it runs (this process, or any
+ * worker of the queue whichever replica started it); a stopped preview's folder is removed.
+ */
+async function cancelPreview(deps: ToolDeps, previewId: string): Promise<CallToolResult> {
+  const rt = needRuntime(deps, 'preview_edit');
+  const id = previewId.trim();
+  if (!isPreviewId(id))
+    throw new ToolError(`preview_id "${id.slice(0, 40)}" is not a preview id (like 20261122081500-3f2b8c1e)`);
+  let outcome = await deps.jobs?.preview.cancel?.(rt, id);
+  const here = previewJob(rt, id);
+  if (!outcome && here?.stop?.()) {
+    await here.done.catch(() => {});
+    outcome = 'stopped';
+  }
+  if (outcome === 'stopped')
+    return ok({ preview_id: id, status: 'cancelled' }, `Cancelled preview ${id}: stopped, and nothing of it was kept.`);
+  if (outcome === 'asked')
+    return ok(
+      { preview_id: id, status: 'rendering' },
+      `Asked preview ${id} to stop; its worker has not stopped it yet. preview_edit {preview_id: "${id}"} says how it ended.`,
+    );
+  if (await readFinishedPreview(rt, id))
+    return ok({ preview_id: id, status: 'done' }, `Nothing to cancel: preview ${id} is done (kept until evicted).`);
+  if (await rt.cache.inProgress(id))
+    throw new ToolError(
+      `nothing was cancelled: preview ${id} is being made by another cutroom process sharing the cache dir, and only that process can stop it (with a job queue, any replica can)`,
+    );
+  throw new ToolError(`nothing to cancel: no preview ${id} is being made (it ended, failed or is gone)`);
 }
 
 /** A blank preview_id (a client filling every optional field) is no preview_id. */
@@ -436,10 +468,17 @@ async function makePreview(
 }
 
 async function previewEdit(
-  { width, preview_id, ...input }: z.output<typeof PreviewEditInput>,
+  { width, preview_id, cancel, ...input }: z.output<typeof PreviewEditInput>,
   ctx: ServerContext,
   deps: HandlerDeps,
 ): Promise<CallToolResult> {
+  if (cancel) {
+    if (preview_id === undefined || !followsPreview(preview_id))
+      throw new ToolError('cancel needs preview_id, the preview to stop (a call still waiting stops when cancelled)');
+    const also = editArguments({ ...input, width });
+    if (also.length) throw new ToolError(`give preview_id alone with cancel (also given: ${also.join(', ')})`);
+    return cancelPreview(deps, preview_id);
+  }
   if (preview_id !== undefined && followsPreview(preview_id))
     return followGivenPreview(deps, preview_id, { ...input, width }, ctx);
   return makePreview(deps, input, width, ctx);

@@ -24,7 +24,15 @@ export interface PreviewRunner {
    * asking; undefined when no worker is making that preview, or that cut is not rendered yet.
    */
   clip?(rt: MediaRuntime, id: string, index: number): Promise<string | undefined>;
+  /**
+   * Stops the preview of this id wherever a worker makes it (started by any server, whoever follows it), once that
+   * worker ended it (its folder removed); undefined when no job on the queue is making it.
+   */
+  cancel?(rt: MediaRuntime, id: string): Promise<CancelledPreview | undefined>;
 }
+
+/** How a cancel by id ended: stopped; asked, but not stopped within the wait; or it had ended already. */
+export type CancelledPreview = 'stopped' | 'asked' | 'not running';
 
 export type QueuedPreview =
   | { state: 'rendering'; fraction: number; message: string }

@@ -89,6 +89,8 @@ export interface PreviewJob {
   abort(): boolean;
   /** The caller's call returned without cancelling: it no longer holds the job, which runs to its end. */
   release(): void;
+  /** Stops it whoever holds it (preview_edit {preview_id, cancel}); false when it had settled or was stopping. */
+  stop?(): boolean;
   /** Every caller let it go cancelling: it is being stopped (not settled yet), and nobody may join it. */
   stopping?: boolean;
   /** Called on every progress step, and when a cut becomes ready to play. */

@@ -281,6 +281,12 @@ async function beginPreview(
       job.holders--;
       kept = true;
     },
+    stop: () => {
+      if (job.settled || job.stopping) return false;
+      job.stopping = true;
+      ac.abort();
+      return true;
+    },
     listeners: new Set(),
     cuts: plan.cuts.length,
     ready: [],

@@ -199,4 +199,52 @@ describe('preview jobs: races', () => {
       await s.close();
     }
   }, 180_000);
+
+  it('a preview still rendering, cancelled by its id (preview_edit {preview_id, cancel}): stopped, nothing kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-cache-'));
+    const s = await spawnServer({
+      VJ_API_KEY: service.apiKey,
+      VJ_API_URL: service.url,
+      CUTROOM_CACHE_DIR: dir,
+      CUTROOM_RENDER_WAIT_MS: '1500',
+    });
+    try {
+      await untilDone(
+        s.client,
+        await s.client.callTool({ name: 'preview_edit', arguments: other() }, { timeout: 120_000 }),
+      );
+      heldVoice();
+      const r = await s.client.callTool({ name: 'preview_edit', arguments: timeline() }, { timeout: 120_000 });
+      expect(r.structuredContent).toMatchObject({ status: 'rendering' });
+      const id = (r.structuredContent as { preview_id: string }).preview_id;
+      const folder = join(dir, 'previews', id);
+      expect(existsSync(folder)).toBe(true);
+      await expect.poll(() => pidsMatching(dir).length, { timeout: 30_000 }).toBeGreaterThan(0);
+      // Without the id, or with an edit beside it: refused, saying what to give.
+      const bare = await s.client.callTool({ name: 'preview_edit', arguments: { ...timeline(), cancel: true } });
+      expect(bare.isError).toBe(true);
+      expect(textOf(bare)).toMatch(/cancel needs preview_id/);
+
+      const cancelled = await s.client.callTool(
+        { name: 'preview_edit', arguments: { preview_id: id, cancel: true } },
+        { timeout: 120_000 },
+      );
+      expect(cancelled.isError, textOf(cancelled)).toBeFalsy();
+      expect(cancelled.structuredContent).toEqual({ preview_id: id, status: 'cancelled' });
+      expect(textOf(cancelled)).toMatch(/stopped, and nothing of it was kept/);
+      // Said once stopped: no ffmpeg of it left, its folder gone.
+      expect(pidsMatching(dir)).toEqual([]);
+      expect(existsSync(folder)).toBe(false);
+      // Followed afterwards, it says it was cancelled; cancelled again, there is nothing to cancel.
+      const followed = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id } });
+      expect(followed.isError).toBe(true);
+      expect(textOf(followed)).toMatch(/cancelled/);
+      const again = await s.client.callTool({ name: 'preview_edit', arguments: { preview_id: id, cancel: true } });
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/nothing to cancel/);
+    } finally {
+      service.reset();
+      await s.close();
+    }
+  }, 180_000);
 });

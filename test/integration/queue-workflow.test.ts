@@ -6,7 +6,7 @@
 // before it runs the real one: the only ffmpeg a replica runs is inspect_asset's sheet (drawn where the call is
 // answered, from what the worker's scan kept: by design, "Jobs on workers"), and nothing after it, so every preview,
 // scan, transcription and render is a worker's. Mid-workflow the worker making the preview is killed with kill -9,
-// and the other finishes it.
+// and the other finishes it. Then a render asked on one replica is cancelled by its id on the other (issue 50).
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchWords, textWords } from '../../src/edit/words.js';
@@ -45,6 +45,8 @@ const replicaLog = join(dirs.replicaBin, 'calls.log');
 const replicaCalls = () => (existsSync(replicaLog) ? readFileSync(replicaLog, 'utf8').split('\n').filter(Boolean) : []);
 /** Set, the workers' next ffmpeg waits 6 s before it starts (a preview that takes a while); it takes the flag away. */
 const slowFlag = join(dirs.workerBin, 'slow');
+/** Set, the workers' renders read their media at a tenth of its speed (a render that takes a while). */
+const slowRenderFlag = join(dirs.workerBin, 'slow-render');
 
 let media: { video: string; tone: string };
 let a: HttpServer;
@@ -52,6 +54,8 @@ let b: HttpServer;
 let ca: Client;
 let cb: Client;
 let workers: WorkerProcess[];
+/** Starts one more worker as beforeAll starts them. */
+let worker: () => Promise<WorkerProcess>;
 
 type Called = Awaited<ReturnType<Client['callTool']>>;
 async function ok<T = Record<string, unknown>>(
@@ -104,7 +108,7 @@ async function until<T>(what: string, get: () => T | Promise<T>, ms = 60_000): P
     if (v) return v as NonNullable<T>;
     if (Date.now() - t > ms)
       throw new Error(
-        `not within ${ms} ms: ${what}\n--- worker 1:\n${workers[0]?.stderr()}\n--- worker 2:\n${workers[1]?.stderr()}`,
+        `not within ${ms} ms: ${what}\n${workers.map((w, i) => `--- worker ${i + 1}:\n${w.stderr()}`).join('\n')}\n--- replica A:\n${a.stderr().slice(-3000)}`,
       );
     await sleep(100);
   }
@@ -165,9 +169,11 @@ beforeAll(async () => {
       `exec ${ffmpeg} "$@"`,
     ]);
   }
-  // The workers' ffmpeg: the real one, late to start while the flag is set.
+  // The workers' ffmpeg: the real one, late to start while the flag is set; a render's (writing its .part file)
+  // reading its first input at a tenth of its speed while the other flag is.
   script(join(dirs.workerBin, 'ffmpeg'), [
     'if [[ -e "$(dirname "$0")/slow" ]]; then rm -f "$(dirname "$0")/slow"; sleep 6 </dev/null >/dev/null 2>&1; fi',
+    `if [[ -e "$(dirname "$0")/slow-render" && "$*" == *.part* ]]; then exec ${ffmpeg} -readrate 0.1 "$@"; fi`,
     `exec ${ffmpeg} "$@"`,
   ]);
 
@@ -187,7 +193,7 @@ beforeAll(async () => {
       FFMPEG_PATH: join(dirs.replicaBin, r, 'ffmpeg'),
       PATH: `${join(dirs.replicaBin, r)}:${process.env.PATH ?? ''}`,
     });
-  const worker = () =>
+  worker = () =>
     suite.worker({
       ...shared,
       CUTROOM_WORKER_CONCURRENCY: '1',
@@ -408,5 +414,54 @@ describe('the whole workflow through two replicas and two workers', () => {
     // render were all the workers'.
     expect(replicaCalls()).toEqual(sheetCalls);
     for (const w of workers) expect(w.stderr()).not.toMatch(/\[stdout/);
+  }, 180_000);
+
+  it('a render asked on A, cancelled by its id on B: stopped on its worker, its partial file removed, said once it is', async () => {
+    // A worker of its own beside the one left from the workflow (the other was killed there), as a team adds one.
+    workers.push(await worker());
+    const project = (
+      await ok<{ project: { id: string } }>(ca, 'create_project', { name: 'cancelled render', description: '' })
+    ).project.id;
+    const video = (await ok<{ asset: { id: string } }>(cb, 'import_media', { project_id: project, path: media.video }))
+      .asset.id;
+    const composed = await ok<{ edit_id: string }>(ca, 'compose_edit', {
+      project_id: project,
+      resolution: '640x360',
+      fps: 25,
+      clips: [{ asset_id: video, start: 0, end: SPEECH_SECONDS }],
+    });
+    writeFileSync(slowRenderFlag, '');
+    try {
+      const render = (
+        await ok<{ render: { asset_id: string } }>(ca, 'render_edit', {
+          edit_id: composed.edit_id,
+          project_id: project,
+        })
+      ).render.asset_id;
+      // (The render's own folder, named by its asset id, wherever the caller's projects are kept.)
+      const part = await until(`a worker writes render ${render}`, () =>
+        filesUnder(dirs.data).find((f) => f.includes(`/${render}/`) && f.endsWith('.part')),
+      );
+      const folder = dirname(part);
+      expect(pidsMatching(folder).length).toBeGreaterThan(0);
+      const r = await cb.callTool(
+        { name: 'get_render_status', arguments: { project_id: project, asset_id: render, cancel: true } },
+        { timeout: 120_000 },
+      );
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(textOf(r)).toMatch(
+        /^Cancelled: the render was cancelled before it finished; its partial file was removed/,
+      );
+      // Said once it is so: the worker's ffmpeg gone, the render's folder with its partial file removed.
+      expect(pidsMatching(folder)).toEqual([]);
+      expect(existsSync(folder)).toBe(false);
+      expect(workers.map((w) => w.stderr()).join('\n')).toMatch(/job render-[0-9a-f]+: the render was cancelled/);
+      expect(await ok(ca, 'get_render_status', { project_id: project, asset_id: render })).toMatchObject({
+        status: 'failed',
+        reason: expect.stringMatching(/cancelled/),
+      });
+    } finally {
+      rmSync(slowRenderFlag, { force: true });
+    }
   }, 180_000);
 });

@@ -1,6 +1,7 @@
 // A local render shows where it is: its progress and time left through get_render_status (from the server running
 // it and from another sharing its data dir) and through render_edit's progress notifications; its file carries the
-// name the edit asked for, in a folder of its own; a render killed midway leaves nothing of itself.
+// name the edit asked for, in a folder of its own; a render killed midway leaves nothing of itself, nor does one
+// cancelled by its id, on the server running it or on another sharing the data dir (issue 50).
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -225,4 +226,51 @@ describe('a local render killed midway', () => {
       readdirSync(join(dataDir, 'projects', projectId, 'media')).filter((f) => f.includes(render.asset_id)),
     ).toEqual([]);
   }, 60_000);
+});
+
+describe('a local render cancelled by its id (get_render_status {cancel: true})', () => {
+  /** Starts a render on `on` and resolves once its ffmpeg writes the temporary file in the render's folder. */
+  async function running(on: Spawned, filename: string): Promise<{ assetId: string; folder: string }> {
+    const { render } = structured<{ render: Status }>(await call(on, 'render_edit', longEdit(filename)));
+    const folder = join(dataDir, 'projects', projectId, 'media', render.asset_id);
+    await expect
+      .poll(() => (existsSync(folder) ? readdirSync(folder) : []).some((f) => f.endsWith('.part')), {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(true);
+    expect(pidsMatching(folder).length).toBeGreaterThan(0);
+    return { assetId: render.asset_id, folder };
+  }
+  /** The render stopped: no process of it, no folder, no file of it in the project's media, and its asset failed. */
+  async function expectStopped(assetId: string, folder: string) {
+    expect(pidsMatching(folder)).toEqual([]);
+    expect(existsSync(folder)).toBe(false);
+    expect(readdirSync(join(dataDir, 'projects', projectId, 'media')).filter((f) => f.includes(assetId))).toEqual([]);
+    for (const s of [a, b])
+      expect(
+        structured<Status>(await call(s, 'get_render_status', { project_id: projectId, asset_id: assetId })),
+      ).toMatchObject({ status: 'failed', failed: true, reason: expect.stringMatching(/cancelled/) });
+  }
+
+  it('on the server running it: its ffmpeg stopped, its partial file removed, the asset failed', async () => {
+    const { assetId, folder } = await running(a, 'cancelled here.mp4');
+    const r = await call(a, 'get_render_status', { project_id: projectId, asset_id: assetId, cancel: true });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toMatch(/^Cancelled: the render was cancelled before it finished; its partial file was removed/);
+    expect(r.structuredContent).toMatchObject({ status: 'failed', failed: true, done: false });
+    await expectStopped(assetId, folder);
+    // Asked again: nothing to cancel, said as such.
+    const again = await call(b, 'get_render_status', { project_id: projectId, asset_id: assetId, cancel: true });
+    expect(again.isError, textOf(again)).toBeFalsy();
+    expect(textOf(again)).toMatch(/^Nothing to cancel: it had ended\. Failed/);
+  }, 120_000);
+
+  it('on another server sharing the data dir: the server running it stops it, and the answer waits for that', async () => {
+    const { assetId, folder } = await running(a, 'cancelled there.mp4');
+    const r = await call(b, 'get_render_status', { project_id: projectId, asset_id: assetId, cancel: true });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toMatch(/^Cancelled: the render was cancelled before it finished; its partial file was removed/);
+    await expectStopped(assetId, folder);
+  }, 120_000);
 });

@@ -2,21 +2,33 @@
 // HTTP replicas of the built server (service backend), each with a cache dir and a data dir of its own, a `cutroom
 // worker` with its own, a real redis-server and s3rver (a local S3 API server). What one replica made (an edit kept
 // by id, a transcript, an inspection, an export, a render's name) is named on the other, and through a round-robin
-// proxy in front of both, as a load balancer sends calls, no call says "not kept here".
+// proxy in front of both, as a load balancer sends calls, no call says "not kept here"; a cancel reaches the job
+// wherever it runs (a call's notifications/cancelled, a preview's id). Two replicas keep the same edit at once; and
+// two more, on a Redis of their own and no bucket, keep what they share in Redis.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Redis } from 'ioredis';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { textOf } from '../helpers/harness.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
 import { mediaProject, type MediaName } from '../helpers/media-project.js';
-import { freePort, startRedis, startWorker, type RedisServer, type WorkerProcess } from '../helpers/queue.js';
+import {
+  freePort,
+  startRedis,
+  startWorker,
+  startedJobs,
+  type RedisServer,
+  type WorkerProcess,
+} from '../helpers/queue.js';
+import { pidsMatching } from '../helpers/processes.js';
 import { makeSpeechMedia } from '../helpers/speech-media.js';
 
 const BUCKET = 'cutroom-team';
@@ -39,6 +51,7 @@ let b: HttpServer;
 let ca: Client;
 let cb: Client;
 let worker: WorkerProcess;
+let workerCache: string;
 let proxy: Server;
 /** Which replica the proxy sent each request to, in order. */
 const sentTo: string[] = [];
@@ -74,9 +87,10 @@ beforeAll(async () => {
   });
   endpoint = `http://127.0.0.1:${((await s3.run()) as AddressInfo).port}`;
   [a, b] = await Promise.all([replica('a'), replica('b')]);
+  workerCache = mkdtempSync(join(tmpdir(), 'cutroom-team-worker-'));
   worker = await startWorker({
     CUTROOM_QUEUE_URL: redis.url,
-    CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cutroom-team-worker-')),
+    CUTROOM_CACHE_DIR: workerCache,
     CUTROOM_S3_ENDPOINT: endpoint,
     CUTROOM_WORKER_CONCURRENCY: '2',
     ...S3_ENV,
@@ -230,6 +244,101 @@ describe('two replicas that share only Redis and the bucket', () => {
       expect(await textOfResource(cp, exported.path)).toMatch(/^TITLE:/);
     }
     expect(new Set(sentTo)).toEqual(new Set(['a', 'b']));
+
+    // Transcribe, compose, render, follow it and ask to cancel it: each call on the other replica from the last.
+    const from = sent.length;
+    const heard = await ok<{ word_count: number }>(cp, 'transcribe_asset', {
+      project_id: projectId,
+      asset_id: speechId,
+    });
+    expect(heard.word_count).toBeGreaterThan(5);
+    const composed = await ok<{ edit_id: string }>(cp, 'compose_edit', edit('round-render.mp4'));
+    const { render } = await ok<{ render: { asset_id: string } }>(cp, 'render_edit', { edit_id: composed.edit_id });
+    expect(await ok(cp, 'get_render_status', { project_id: projectId, asset_id: render.asset_id })).toMatchObject({
+      asset_id: render.asset_id,
+    });
+    // The service's interface has no way to stop a render: said as such, nothing pretended.
+    const cancel = await cp.callTool(
+      { name: 'get_render_status', arguments: { project_id: projectId, asset_id: render.asset_id, cancel: true } },
+      { timeout: 120_000 },
+    );
+    expect(cancel.isError).toBe(true);
+    expect(textOf(cancel)).toMatch(/nothing was cancelled: the service offers no way to stop a render/);
+    const calls = sent.slice(from).filter((m) => m.method === 'tools/call');
+    expect(calls).toHaveLength(5);
+    for (const [i, m] of calls.entries()) if (i) expect(m.to, JSON.stringify(calls)).not.toBe(calls[i - 1]!.to);
+  }, 300_000);
+
+  it('a preview started on one replica is cancelled by its id on the other: stopped on its worker, and the call following it says so', async () => {
+    const held = {
+      ...edit('cancel-by-id.mp4'),
+      clips: [{ asset_id: ids.red, start: 0, end: 1.7 }],
+      overlays: [{ asset_id: ids.voice, at: 0, until: 1 }],
+    };
+    // Once as served (the media probed), then with the voiceover held: the worker's job waits for it.
+    await previewDone(ca, { ...held, clips: [{ asset_id: ids.red, start: 0, end: 1.1 }] });
+    service.fail(
+      { trickle: service.gate() },
+      { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
+    );
+    try {
+      const before = startedJobs(worker).filter((j) => j.preview).length;
+      const call = ca.callTool({ name: 'preview_edit', arguments: held }, { timeout: 120_000 });
+      await expect
+        .poll(() => startedJobs(worker).filter((j) => j.preview).length, { timeout: 60_000 })
+        .toBeGreaterThan(before);
+      const id = startedJobs(worker).filter((j) => j.preview)[before]!.preview!;
+      await expect.poll(() => pidsMatching(workerCache).length, { timeout: 30_000 }).toBeGreaterThan(0);
+
+      const r = await cb.callTool(
+        { name: 'preview_edit', arguments: { preview_id: id, cancel: true } },
+        { timeout: 120_000 },
+      );
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(r.structuredContent).toEqual({ preview_id: id, status: 'cancelled' });
+      // Said once so: the worker stopped it, no ffmpeg of its left, its folder there removed.
+      expect(worker.stderr()).toMatch(new RegExp(`cancelled; stopping preview ${id}`));
+      expect(pidsMatching(workerCache)).toEqual([]);
+      expect(existsSync(join(workerCache, 'callers'))).toBe(true);
+      expect(readdirSync(workerCache, { recursive: true, encoding: 'utf8' }).filter((f) => f.includes(id))).toEqual([]);
+      // The call on the other replica, still waiting for it, ends saying it was cancelled.
+      const followed = await call;
+      expect(followed.isError).toBe(true);
+      expect(textOf(followed)).toMatch(/the preview was cancelled; nothing was kept/);
+      const again = await ca.callTool({ name: 'preview_edit', arguments: { preview_id: id, cancel: true } });
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/nothing to cancel/);
+    } finally {
+      service.reset();
+    }
+  }, 300_000);
+
+  it('two replicas keeping the same edit at once both answer it, and the kept record is whole', async () => {
+    const same = { ...edit('same.mp4'), clips: [{ asset_id: ids.blue, start: 0.2, end: 1.3 }] };
+    const answers = await Promise.all(
+      [ca, cb, ca, cb].map((c) => ok<{ edit_id: string; ready: boolean }>(c, 'compose_edit', same)),
+    );
+    const id = answers[0]!.edit_id;
+    expect(answers.map((x) => x.edit_id)).toEqual([id, id, id, id]);
+    const s3c = new S3Client({
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    try {
+      const keys = (await s3c.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'team' }))).Contents ?? [];
+      const key = keys.map((k) => k.Key!).find((k) => k.endsWith(`/edits/${id}.json`));
+      expect(key, keys.map((k) => k.Key).join('\n')).toMatch(/kept\/data\//);
+      const body = await (await s3c.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString();
+      const kept = JSON.parse(body) as { edit_id?: string };
+      // Each replica serves the same record as the one the store holds.
+      for (const c of [ca, cb])
+        expect(JSON.parse(await textOfResource(c, `cutroom://edits/${id}`))).toMatchObject({ edit_id: id });
+      expect(kept.edit_id).toBe(id);
+    } finally {
+      s3c.destroy();
+    }
   }, 300_000);
 
   it('a call cancelled through the load balancer stops its job, though the cancel reached the other replica', async () => {
@@ -238,8 +347,10 @@ describe('two replicas that share only Redis and the bucket', () => {
       clips: [{ asset_id: ids.red, start: 0, end: 1.5 }],
       overlays: [{ asset_id: ids.voice, at: 0, until: 1 }],
     };
-    // Once as served (the media probed), then with the voiceover held: the worker's job waits for it.
+    // Once as served (the media probed, on both replicas: the held call may reach either), then with the voiceover
+    // held: the worker's job waits for it.
     await previewDone(ca, { ...held, clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
+    await previewDone(cb, { ...held, clips: [{ asset_id: ids.red, start: 0, end: 1 }] });
     service.fail(
       { trickle: service.gate() },
       { times: 1000, match: (r: { path: string }) => r.path.startsWith('/media/voice-') },
@@ -253,10 +364,13 @@ describe('two replicas that share only Redis and the bucket', () => {
         if (Date.now() - t > 60_000) throw new Error(`the worker never started the held preview:\n${worker.stderr()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
+      // (Counted: an earlier test's cancel said so too.)
+      const stops = () => [...worker.stderr().matchAll(/cancelled; stopping preview/g)].length;
+      const stoppedBefore = stops();
       abort.abort();
       await call.catch(() => {});
       const stopped = Date.now();
-      while (!/cancelled; stopping preview/.test(worker.stderr())) {
+      while (stops() === stoppedBefore) {
         if (Date.now() - stopped > 60_000) throw new Error(`the job was not stopped:\n${worker.stderr()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -321,6 +435,61 @@ describe('two replicas that share only Redis and the bucket', () => {
     } finally {
       await worker.stop();
       spawnSync('umount', ['-l', full]);
+    }
+  }, 300_000);
+});
+
+// Without a bucket the team's kept state lives in the queue's Redis: a Redis of its own here, two replicas on it with no
+// shared dir and no bucket (jobs would need a shared cache dir then: none is run here; what is named is kept by the
+// replicas themselves).
+describe('two replicas that share only Redis (no bucket)', () => {
+  let own: RedisServer;
+  let c: HttpServer;
+  let d: HttpServer;
+  let cc: Client;
+  let cd: Client;
+  beforeAll(async () => {
+    own = await startRedis();
+    const replicaOnRedis = (name: string) =>
+      startHttpServer({
+        VJ_BACKEND: 'remote',
+        VJ_API_URL: service.url,
+        CUTROOM_CACHE_DIR: mkdtempSync(join(tmpdir(), `cutroom-team-redis-cache-${name}-`)),
+        CUTROOM_DATA_DIR: mkdtempSync(join(tmpdir(), `cutroom-team-redis-data-${name}-`)),
+        CUTROOM_QUEUE_URL: own.url,
+      });
+    [c, d] = await Promise.all([replicaOnRedis('c'), replicaOnRedis('d')]);
+    const headers = { 'x-api-key': service.apiKey };
+    cc = await connectHttp(c.url, headers);
+    cd = await connectHttp(d.url, headers);
+  }, 180_000);
+  afterAll(async () => {
+    for (const client of [cc, cd]) await client?.close().catch(() => {});
+    await c?.stop();
+    await d?.stop();
+    await own?.stop();
+  });
+
+  it('an edit and an export made on one are named on the other, each kept in Redis with an expiry', async () => {
+    const composed = await ok<{ edit_id: string }>(cc, 'compose_edit', edit('redis-only.mp4'));
+    expect(JSON.parse(await textOfResource(cd, `cutroom://edits/${composed.edit_id}`))).toMatchObject({
+      edit_id: composed.edit_id,
+    });
+    const exported = await ok<{ path: string }>(cd, 'export_edit', { edit_id: composed.edit_id, format: 'edl' });
+    expect(await textOfResource(cc, exported.path)).toMatch(/^TITLE:/);
+    const imported = await ok<{ edit_id: string }>(cc, 'import_edit', { project_id: projectId, path: exported.path });
+    expect(imported.edit_id).toMatch(/^edit-/);
+    const r = new Redis(own.url);
+    try {
+      const keys = await r.keys('cutroom:kept:*');
+      expect(
+        keys.some((k) => k.startsWith('cutroom:kept:data/') && k.endsWith(`/edits/${composed.edit_id}.json`)),
+      ).toBe(true);
+      expect(keys.some((k) => k.startsWith('cutroom:kept:cache/') && k.includes('/exports/'))).toBe(true);
+      // Each kept value expires (30 days after it was last written or read), never left for ever.
+      for (const k of keys) expect(await r.ttl(k)).toBeGreaterThan(0);
+    } finally {
+      r.disconnect();
     }
   }, 300_000);
 });

@@ -85,10 +85,19 @@ export interface LocalBackendOptions {
   renderTimeoutMs?: number;
 }
 
+/** How often a render's process looks for a cancel asked by another (get_render_status {cancel} on a replica). */
+const CANCEL_LOOK_MS = 1000;
+/** How long a cancel asked of another process waits for it to stop the render. */
+const CANCEL_WAIT_MS = 30_000;
+/** Why a cancelled render failed, as get_render_status says it. */
+export const RENDER_CANCELLED = 'the render was cancelled before it finished; its partial file was removed';
+
 /** A render this process runs; `eta` from when its ffmpeg starts. */
 interface RenderJob {
   projectId: string;
   abort: AbortController;
+  /** Stopped by a cancel (not by this server stopping). */
+  cancelled?: boolean;
   done: Promise<void>;
   eta?: EtaEstimator;
 }
@@ -788,6 +797,7 @@ export class LocalBackend implements Backend {
     const abort = new AbortController();
     const stopLease = keepLease(this.assetPath(projectId, id));
     const job: RenderJob = { projectId, abort, done: Promise.resolve() };
+    const stopWatch = this.watchCancel(projectId, id, job);
     let sidecar: ProgressSidecar | undefined;
     job.done = (async () => {
       try {
@@ -851,17 +861,72 @@ export class LocalBackend implements Backend {
         await sidecar?.close();
         this.log.info(`rendered ${id} (${plan.totalSec} s) in project ${projectId}`);
       } catch (err) {
-        const reason = abort.signal.aborted ? 'the render was stopped before it finished' : (err as Error).message;
+        const stopped = abort.signal.aborted ? 'the render was stopped before it finished' : undefined;
+        const reason = job.cancelled ? RENDER_CANCELLED : (stopped ?? (err as Error).message);
         this.log.warn(`render ${id} failed: ${reason}`);
         await sidecar?.close();
         await this.finishRender(projectId, id, { status: 'failed', error: reason }).catch(() => {});
       } finally {
         stopLease();
+        stopWatch();
         this.active.delete(id);
       }
     })();
     this.active.set(id, job);
     return { asset_id: id, edit_id: editId, status: 'processing' };
+  }
+
+  /** Stops a render this process runs once another process asks (a mark in its record). */
+  private watchCancel(projectId: string, assetId: string, job: RenderJob): () => void {
+    const path = this.assetPath(projectId, assetId);
+    const timer = setInterval(() => {
+      void readRecord(path, AssetRecordSchema).then(
+        (rec) => {
+          if (!rec?.render?.cancel_asked || job.abort.signal.aborted) return;
+          this.log.info(`render ${assetId}: cancelled by another server`);
+          job.cancelled = true;
+          job.abort.abort();
+        },
+        () => {},
+      );
+    }, CANCEL_LOOK_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  async cancelRender(
+    projectId: string,
+    assetId: string,
+    call?: CallOptions,
+  ): Promise<'stopped' | 'asked' | 'not running'> {
+    const path = this.assetPath(projectId, assetId);
+    const status = async () => {
+      const rec = await readRecord(path, AssetRecordSchema);
+      if (!rec) throw notFound(`asset ${assetId}`);
+      return (await this.reconcile(projectId, rec)).status;
+    };
+    if ((await status()) !== 'processing') return 'not running';
+    const job = this.active.get(assetId);
+    if (job) {
+      job.cancelled = true;
+      job.abort.abort();
+      // (Settles once its ffmpeg, here or on a worker, stopped and its files are removed.)
+      await job.done;
+      return 'stopped';
+    }
+    // Another process runs it (a replica sharing the data dir): asked through its record, which it reads every second.
+    await withLock(this.opts.dataDir, async () => {
+      const cur = await readRecord(path, AssetRecordSchema);
+      if (cur?.status !== 'processing' || !cur.render) return;
+      const next = { ...cur, render: { ...cur.render, cancel_asked: new Date().toISOString() } };
+      await writeAtomic(path, JSON.stringify(next, null, 2));
+    });
+    const until = Date.now() + CANCEL_WAIT_MS;
+    while (Date.now() < until && !call?.signal?.aborted) {
+      if ((await status()) !== 'processing') return 'stopped';
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return 'asked';
   }
 
   renderSettled(assetId: string): Promise<void> | undefined {

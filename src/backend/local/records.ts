@@ -52,6 +52,8 @@ export const AssetRecordSchema = z.looseObject({
       edit_id: z.string(),
       started_at: z.string(),
       sources: z.array(z.string()).optional(),
+      /** When another process asked it stopped (get_render_status {cancel}): its renderer looks every second. */
+      cancel_asked: z.string().optional(),
     })
     .optional(),
 });
