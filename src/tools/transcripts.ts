@@ -272,7 +272,7 @@ const searchTranscriptsTool = defineTool({
   name: 'search_transcripts',
   config: {
     title: 'Find where a phrase is said',
-    description: `Where a word or phrase is said in the project's videos and audio (renders only with include_renders): match exact (spelling, case and punctuation ignored) or sounds_like (pronunciation: recognition mishears), with a 0-1 score; near_misses are worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound for it: heard hits were found so (cut one as {asset_id, start, end} from its cut); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest are in missing. Cut a hit as {asset_id, words: [first, last]}.`,
+    description: `Where a word or phrase is said in the project's videos and audio (renders with include_renders): exact (spelling; case, punctuation ignored) or sounds_like (pronunciation), scored 0-1; near_misses: worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound: heard hits (cut one by its start/end); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first (${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
     inputSchema: SearchInput,
     outputSchema: SearchOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

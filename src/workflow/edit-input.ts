@@ -17,8 +17,7 @@ export const EditInputShape = {
   clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order'),
   overlays: z.array(OverlayInputSchema).optional().describe('Audio over the timeline: voiceover, music'),
   edit: EditDraftSchema.optional().describe(
-    "Instead of clips/overlays, the service's edit definition: video_series_sequential [{video_id, video_start_time, video_end_time, audio_levels?, crop?}], " +
-      'audio_overlay [{audio_id, audio_start_time, audio_end_time, audio_levels?}], video_output_resolution, video_output_fps, video_output_filename; audio_levels [{audio_level 0-1, start_time, end_time}]',
+    "Instead of clips/overlays: a whole edit as the service takes it (video_series_sequential, audio_overlay, video_output_*; a composed edit's cutroom://edits/{edit_id} shows the form)",
   ),
   resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default the sources' size`),
   fps: z.number().optional().describe("Default the sources' rate; 29.97 etc. allowed"),
