@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     const args = parseArgs(process.argv.slice(2));
     if (args.hashPassword) return await printPasswordHash();
     if (args.help) {
+      // A CLI answer, not MCP mode: --help ends before any transport starts, so stdout is the person's terminal.
       process.stdout.write(args.worker ? WORKER_USAGE : USAGE);
       process.exit(0);
     }
@@ -346,6 +347,7 @@ async function printPasswordHash(): Promise<void> {
     process.stderr.write('cutroom: a password must be at least 8 characters\n');
     process.exit(2);
   }
+  // The one output of `cutroom hash-password` (no server runs): on stdout, so `> users.hash` or a pipe takes it.
   process.stdout.write(`${await hashPassword(password)}\n`);
   process.exit(0);
 }
