@@ -13,7 +13,7 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends ffmpeg fonts-dejavu-core pocketsphinx pocketsphinx-en-us \
+  && apt-get install -y --no-install-recommends ffmpeg fonts-dejavu-core pocketsphinx pocketsphinx-en-us wordnet-base \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./

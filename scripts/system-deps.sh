@@ -3,7 +3,7 @@
 # previews, inspections), DejaVu fonts (burned-in captions), PocketSphinx with its English model (transcripts), flite (the tests' speech) and chromium
 # (the tests of the MCP App view, driven by playwright-core, which downloads no browser) and redis-server (the job
 # queue's tests start their own on a free loopback port; no system service is needed) and Python's yaml (the test
-# that reads docker-compose.yml as Compose does, since Docker itself is not run).
+# that reads docker-compose.yml as Compose does, since Docker itself is not run) and WordNet's files (wordnet-base).
 # Sourced by scripts/quickstart.sh and .ci/run.
 install_system_deps() {
   local missing=()
@@ -16,6 +16,8 @@ install_system_deps() {
   { command -v chromium || command -v chromium-browser; } >/dev/null 2>&1 || missing+=(chromium)
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
+  # WordNet's dictionary files: find_moments' about counts related words ("storm": wind, sea); optional.
+  [ -f /usr/share/wordnet/data.noun ] || missing+=(wordnet-base)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "Installing from the system's packages: ${missing[*]}"
   local sudo=""

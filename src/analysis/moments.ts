@@ -3,6 +3,7 @@
 // can weigh (the words against `about`, speech density, loudness and peaks, motion, cut rate) and ranked by a fixed
 // weighted sum of them. Deterministic: the same inputs give the same moments in the same order.
 import { clipAroundWords, textWords, type Sentence, type TimedWord } from '../edit/words.js';
+import { baseForms, cooccurring, relatedness, type Related } from './related-words.js';
 import { searchBySound, type Pronouncer } from './sound-search.js';
 
 /** What is known of one source: its transcript and its inspection, either possibly missing. */
@@ -59,6 +60,9 @@ export interface MomentOptions {
   minSeconds: number;
   maxSeconds: number;
   pronouncer?: Pronouncer;
+  /** Words related to `about` (WordNet's, analysis/related-words.ts); without them, words said beside it. */
+  related?: Related;
+  exceptions?: Map<string, string[]>;
 }
 
 /**
@@ -76,6 +80,15 @@ const STOP = new Set(
     ' ',
   ),
 );
+
+/** The words of a subject that carry its meaning ("the storm": storm). */
+export const aboutTerms = (about: string): string[] => [
+  ...new Set(
+    textWords(about)
+      .map((w) => w.key)
+      .filter((k) => !STOP.has(k)),
+  ),
+];
 
 /** A unit spans are built from: a sentence, a shot or a stretch of sound. */
 interface Unit {
@@ -189,6 +202,7 @@ interface Measured {
   src: MomentSource;
   aboutHits: { first: number; last: number; score: number; text: string }[][];
   aboutTerms: number;
+  related?: Related;
   power?: Curve;
   peaks?: { start: number; peak: number }[];
   medianDb?: number;
@@ -206,7 +220,8 @@ function measure(src: MomentSource, opts: MomentOptions): Measured {
     const all = textWords(opts.about).map((w) => w.key);
     const terms = [...new Set(all.filter((k) => !STOP.has(k)))];
     aboutTerms = terms.length || 1;
-    const queries = all.length > 1 && terms.length > 1 ? [opts.about, ...terms] : [opts.about];
+    // "the storm": its one word that means something is searched on its own too (the phrase may not be heard as such).
+    const queries = all.length > 1 && terms.length ? [opts.about, ...terms] : [opts.about];
     for (const q of queries) {
       aboutHits.push(
         words.length
@@ -220,12 +235,22 @@ function measure(src: MomentSource, opts: MomentOptions): Measured {
       );
     }
   }
+  // Related words: WordNet's, else those said in the subject's own sentences in this transcript.
+  let related = opts.related;
+  if (opts.about && !related && words.length) {
+    const subject = new Set(textWords(opts.about).flatMap((w) => (STOP.has(w.key) ? [] : baseForms(w.key))));
+    related = cooccurring(
+      (src.sentences ?? []).map((s) => words.slice(s.first_word, s.last_word + 1).map((w) => w.word)),
+      (w) => baseForms(w).some((b) => subject.has(b)),
+    );
+  }
   const loud = src.loudness ?? [];
   const window = src.loudnessWindow ?? (loud.length > 1 ? loud[1]!.start_seconds - loud[0]!.start_seconds : 0);
   const measured: Measured = {
     src,
     aboutHits,
     aboutTerms,
+    ...(related ? { related } : {}),
     cuts: (src.shots ?? []).slice(1).map((s) => s.start_seconds),
   };
   if (loud.length && window > 0) {
@@ -244,6 +269,69 @@ function measure(src: MomentSource, opts: MomentOptions): Measured {
   return measured;
 }
 
+/** How much words wf..wl say of the subject: the subject heard (by spelling or sound), else its related words. */
+function aboutOf(m: Measured, wf: number, wl: number, opts: MomentOptions): { score: number; heard: string[] } {
+  const best = (hits: Measured['aboutHits'][number]) =>
+    hits.filter((h) => h.first >= wf && h.last <= wl).sort((a, b) => b.score - a.score || a.first - b.first)[0];
+  const phrase = m.aboutHits[0] ? best(m.aboutHits[0]) : undefined;
+  const terms = m.aboutHits.slice(1).map(best);
+  const termScore = terms.length ? terms.reduce((s, h) => s + (h?.score ?? 0), 0) / m.aboutTerms : 0;
+  const score = Math.max(phrase?.score ?? 0, termScore);
+  const heard = phrase && phrase.score >= termScore ? [phrase.text] : terms.flatMap((h) => (h ? [h.text] : []));
+  const words = (m.src.words ?? []).slice(wf, wl + 1).map((w) => w.word);
+  const near = m.related && wl >= wf ? relatedness(words, m.related, opts.exceptions) : undefined;
+  if (near && near.score > score) return { score: near.score, heard: near.heard };
+  return { score, heard: score > 0 ? heard : [] };
+}
+
+/**
+ * A unit this much on the subject is on it: a word of the subject's definition (wind, 0.6) is enough, a word of a
+ * definition that mentions it (sea, 0.4: "a stormy state of the sea") is not on its own, since such words are often
+ * loose ("a lighthouse built on the island of Pharos" put "They built a bridge" beside a lighthouse's sentence).
+ */
+const ON_SUBJECT = 0.45;
+
+/**
+ * The subject of a run of units (i..j) as a passage: consecutive units on the subject make one passage (one unit
+ * off it between two on it too), and a span scores its best unit's about times the share of its units in a passage,
+ * less up to a fifth for the share of the passages it touches that it leaves out: the three sentences about a storm
+ * beat the one that names it (which stays on the subject), and a passage with an unrelated sentence added does not.
+ */
+function passageAbout(
+  topics: { score: number; heard: string[] }[],
+  passage: number[],
+  i: number,
+  j: number,
+): { score: number; heard: string[] } {
+  let peak = 0;
+  let on = 0;
+  const heard: string[] = [];
+  const touched = new Set<number>();
+  for (let k = i; k <= j; k++) {
+    peak = Math.max(peak, topics[k]!.score);
+    heard.push(...topics[k]!.heard);
+    if (passage[k]! >= 0) {
+      on++;
+      touched.add(passage[k]!);
+    }
+  }
+  if (!on) return { score: peak, heard };
+  const whole = passage.filter((p) => touched.has(p)).length;
+  return { score: peak * (on / (j - i + 1)) * (0.8 + (0.2 * on) / whole), heard };
+}
+
+/** Each unit's passage (an index; -1: off the subject). */
+function passagesOf(topics: { score: number }[]): number[] {
+  const on = topics.map((t) => t.score >= ON_SUBJECT);
+  const bridged = on.map((v, k) => v || (k > 0 && k + 1 < on.length && !!on[k - 1] && !!on[k + 1]));
+  let id = -1;
+  return bridged.map((v, k) => {
+    if (!v) return -1;
+    if (!bridged[k - 1]) id++;
+    return id;
+  });
+}
+
 /** A span measured: its signals and the 0-1 part each contributes. */
 function signalsOf(
   m: Measured,
@@ -251,6 +339,7 @@ function signalsOf(
   end: number,
   wordRange: [number, number] | undefined,
   opts: MomentOptions,
+  about: { score: number; heard: string[] } | undefined,
 ): { signals: MomentSignals; parts: Partial<Record<keyof typeof WEIGHTS, number>> } {
   const { src } = m;
   const signals: MomentSignals = {};
@@ -265,15 +354,9 @@ function signalsOf(
       return inside.length ? [inside[0]!.index, inside.at(-1)!.index] : [0, -1];
     })();
   if (opts.about && opts.pronouncer) {
-    const best = (hits: Measured['aboutHits'][number]) =>
-      hits.filter((h) => h.first >= wf && h.last <= wl).sort((a, b) => b.score - a.score || a.first - b.first)[0];
-    const phrase = m.aboutHits[0] ? best(m.aboutHits[0]) : undefined;
-    const terms = m.aboutHits.slice(1).map(best);
-    const termScore = terms.length ? terms.reduce((s, h) => s + (h?.score ?? 0), 0) / m.aboutTerms : 0;
-    const score = Math.max(phrase?.score ?? 0, termScore);
+    const { score, heard } = about ?? aboutOf(m, wf, wl, opts);
     signals.about = round(score);
-    const heard = phrase && phrase.score >= termScore ? [phrase.text] : terms.flatMap((h) => (h ? [h.text] : []));
-    if (heard.length && score > 0) signals.about_heard = heard.join(', ');
+    if (heard.length && score > 0) signals.about_heard = [...new Set(heard)].join(', ');
     parts.about = score;
   }
   if (words.length) {
@@ -412,6 +495,11 @@ export function findMoments(
     const m = measure(src, opts);
     const units = unitsOf(src, opts.maxSeconds);
     const words = src.words ?? [];
+    const topics =
+      opts.about && opts.pronouncer && units.every((u) => u.words)
+        ? units.map((u) => aboutOf(m, u.words![0], u.words![1], opts))
+        : undefined;
+    const passage = topics ? passagesOf(topics) : [];
     for (let i = 0; i < units.length; i++) {
       for (let j = i; j < units.length; j++) {
         const a = units[i]!;
@@ -426,7 +514,8 @@ export function findMoments(
         // A span shorter than min_seconds is never a moment (issue 47: a 0.81 s "sentence" ranked first with 5 asked).
         if (span.end - span.start < opts.minSeconds - 1e-6) continue;
         const byTimes = span.start !== padded.start || span.end !== padded.end;
-        const { signals, parts } = signalsOf(m, span.start, span.end, range, opts);
+        const about = topics ? passageAbout(topics, passage, i, j) : undefined;
+        const { signals, parts } = signalsOf(m, span.start, span.end, range, opts, about);
         const score = round(scoreOf(parts, !!opts.about));
         const text = range
           ? words

@@ -4,7 +4,8 @@
 // barely moves, following it with a dead zone, smoothed and at a limited speed, never leaving the picture; then as
 // few piecewise-linear keys as keep it within a few pixels. Subjects (issue 47, item 3): what moves is split into
 // subjects across the picture; all of them are framed when they fit together, else the one that moves most in the
-// shot is followed; a subject that stops stays framed (detail is followed only in shots where nothing moves).
+// shot is followed (the one whose motion follows the cut's sound: the one speaking, where one does); a subject that
+// stops stays framed (detail is followed only in shots where nothing moves).
 // Pure: no I/O.
 import { clampCentre, type FocusKey, type FrameWindow } from '../edit/framing.js';
 
@@ -28,6 +29,8 @@ export interface Interest {
   shotChange?: boolean;
   /** What moves, split into subjects across the picture: [left, right, strength] (0-1 of the width; mean excess). */
   subjects?: [number, number, number][];
+  /** The cut's sound around `t` (RMS, 0-1 of full scale), where it has sound. */
+  sound?: number;
 }
 
 /** Motion below this (mean excess of the busiest columns over the typical one, 0-255) is noise, not action. */
@@ -135,6 +138,8 @@ function subjectsX(shot: Interest[], size: number): number[] {
       most = w;
       best = b;
     }
+  const speaker = speakerBin(shot, size, [...bins.keys()]);
+  if (speaker !== undefined) best = speaker;
   let tracked = (best + 0.5) * (size / 2);
   // Subjects seen within a few seconds either way count where they were: one that pauses, or sways slowly at a turn,
   // is still there.
@@ -153,9 +158,68 @@ function subjectsX(shot: Interest[], size: number): number[] {
       }
     if (hi - lo <= size * FIT) return (lo + hi) / 2;
     const nearest = subs.reduce((a, b) => (Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a));
-    tracked = mid(nearest);
+    // The one speaking is followed where it moves (within half a window of where it was): between its phrases,
+    // another one moving elsewhere does not take the frame.
+    if (speaker === undefined || Math.abs(mid(nearest) - tracked) <= size / 2) tracked = mid(nearest);
     return tracked;
   });
+}
+
+/**
+ * A subject whose motion follows the sound this closely (Pearson's r over the shot, both smoothed over a second: a
+ * phrase's gestures, not each syllable), and more closely than any other by SPEAKING_LEAD, is the one speaking.
+ */
+const SPEAKING = 0.6;
+const SPEAKING_LEAD = 0.2;
+const SPEAKING_SMOOTH_SEC = 0.5;
+
+/**
+ * The one speaking, where subjects do not fit together (issue 47, item 3): of the subjects' places (bins of half the
+ * window), the one whose motion rises and falls with the cut's sound (a mouth, a head, hands move while a person
+ * talks), if any follows it closely; undefined where the cut has no sound that varies.
+ */
+function speakerBin(shot: Interest[], size: number, bins: number[]): number | undefined {
+  if (!shot.some((s) => s.sound !== undefined) || bins.length < 2) return undefined;
+  const smooth = (v: number[]) =>
+    v.map((_, i) => {
+      let sum = 0;
+      let n = 0;
+      for (let j = 0; j < v.length; j++)
+        if (Math.abs(shot[j]!.t - shot[i]!.t) <= SPEAKING_SMOOTH_SEC) {
+          sum += v[j]!;
+          n++;
+        }
+      return sum / n;
+    });
+  const sound = smooth(shot.map((s) => s.sound ?? 0));
+  const rs = bins
+    .map((b) => {
+      const motion = shot.map((s) =>
+        (s.subjects ?? [])
+          .filter((u) => Math.floor((u[0] + u[1]) / 2 / (size / 2)) === b)
+          .reduce((sum, u) => sum + u[2], 0),
+      );
+      return { b, r: pearson(smooth(motion), sound) };
+    })
+    .sort((x, y) => y.r - x.r);
+  const [first, second] = rs;
+  return first && first.r >= SPEAKING && first.r - (second?.r ?? 0) >= SPEAKING_LEAD ? first.b : undefined;
+}
+
+function pearson(a: number[], b: number[]): number {
+  const n = a.length;
+  if (n < 3) return 0;
+  const ma = a.reduce((s, v) => s + v, 0) / n;
+  const mb = b.reduce((s, v) => s + v, 0) / n;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < n; i++) {
+    sab += (a[i]! - ma) * (b[i]! - mb);
+    saa += (a[i]! - ma) ** 2;
+    sbb += (b[i]! - mb) ** 2;
+  }
+  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : 0;
 }
 
 /** How the path is shaped: the camera operator's habits. */
@@ -342,7 +406,7 @@ export interface PictureSample {
 const SHOT_CHANGE = 25;
 
 /** The interest of each sampled picture, shot changes marked (a sudden change of the whole picture). */
-export function interests(samples: PictureSample[]): Interest[] {
+export function interests(samples: PictureSample[], sound?: number[]): Interest[] {
   const usual = samples.length > 1 ? median(samples.slice(1).map((s) => s.change)) : 0;
   return samples.map((s, i) => {
     const shotChange = i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual;
@@ -355,6 +419,7 @@ export function interests(samples: PictureSample[]): Interest[] {
       weight: shotChange ? 0 : round4(it.weight),
       ...(shotChange ? { shotChange } : {}),
       ...(subjects.length ? { subjects } : {}),
+      ...(sound?.[i] !== undefined ? { sound: round4(sound[i]!) } : {}),
     };
   });
 }

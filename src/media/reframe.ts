@@ -27,7 +27,7 @@ export interface StoredScan {
 }
 
 /** Bumped when what a scan measures changes: older scans are read again. */
-const SCAN_VERSION = 3;
+const SCAN_VERSION = 4;
 const SCAN_WIDTH = 128;
 /** Pictures a second, fewer for long cuts: at most MAX_PICTURES in one scan. */
 const SCAN_FPS = 6;
@@ -142,11 +142,77 @@ export async function scanInterest(
     // A difference shows where things were between two pictures: it is dated halfway between them.
     return { t: Math.round((Math.max(0, i - 0.5) / fps) * 1000) / 1000, profile, change: i > 0 ? change : 0 };
   });
-  const found = interests(samples);
+  const found = interests(
+    samples,
+    await soundAround(
+      deps,
+      source,
+      inSec,
+      durationSec,
+      samples.map((s) => s.t),
+      1 / fps,
+      signal,
+    ),
+  );
   memory.set(key, found);
   if (memory.size > MEMORY_KEEP) memory.delete(memory.keys().next().value!);
   await deps.reframes?.set(key, { v: SCAN_VERSION, samples: found }).catch(() => {});
   return found;
+}
+
+const SOUND_RATE = 8000;
+
+/**
+ * The cut's sound (its first audio stream, mono at 8 kHz) around each time, as RMS over `window` s (0-1 of full
+ * scale): what tells the one speaking (analysis/reframe.ts). Undefined where the source has no sound or it cannot be
+ * read (the frame then follows motion alone).
+ */
+async function soundAround(
+  deps: ReframeDeps,
+  source: MediaSource,
+  inSec: number,
+  durationSec: number,
+  times: number[],
+  window: number,
+  signal?: AbortSignal,
+): Promise<number[] | undefined> {
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    '-ss',
+    inSec.toFixed(3),
+    '-t',
+    durationSec.toFixed(3),
+    ...inputArgs(source),
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(SOUND_RATE),
+    '-f',
+    's16le',
+    'pipe:1',
+  ];
+  const r = await deps.limiter.run(() =>
+    runProcess(deps.ffmpeg, args, {
+      timeoutMs: 600_000,
+      ...(signal ? { signal } : {}),
+      maxStdout: 2 * SOUND_RATE * (durationSec + 1),
+    }),
+  );
+  if (r.code !== 0 || r.stdout.length < 2) return undefined;
+  // Copied: a Buffer's offset in its pool need not be even, as an Int16Array's must.
+  const pcm = new Int16Array(Uint8Array.from(r.stdout.subarray(0, r.stdout.length & ~1)).buffer);
+  return times.map((t) => {
+    const a = Math.max(0, Math.round((t - window / 2) * SOUND_RATE));
+    const b = Math.min(pcm.length, Math.round((t + window / 2) * SOUND_RATE));
+    let sum = 0;
+    for (let i = a; i < b; i++) sum += (pcm[i]! / 32768) ** 2;
+    return b > a ? Math.sqrt(sum / (b - a)) : 0;
+  });
 }
 
 /**

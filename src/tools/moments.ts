@@ -19,7 +19,7 @@ import { ok } from './result.js';
 const Input = z.object({
   project_id: z.string(),
   asset_ids: z.array(z.string()).optional().describe('Only these'),
-  about: z.string().optional().describe('A subject the words should match'),
+  about: z.string().optional().describe('A subject'),
   count: z.number().int().optional().describe(`1-${MAX_MOMENTS}; default ${DEFAULT_MOMENTS}`),
   min_seconds: z.number().optional().describe(`Default ${DEFAULT_MIN_SECONDS}`),
   max_seconds: z.number().optional().describe(`Default ${DEFAULT_MAX_SECONDS}`),
@@ -82,6 +82,7 @@ async function findMoments(
     const leftOut = [
       ...(shownMoments.leftOut ? [`${shownMoments.leftOut} moments: ask for fewer (count)`] : []),
       ...(missing.leftOut ? [`${missing.leftOut} assets in missing: name them in asset_ids`] : []),
+      ...r.notes,
     ];
     const lines = [
       `${r.moments.length} moment${r.moments.length === 1 ? '' : 's'} of ${r.candidates} candidates in ${r.ranked} source${r.ranked === 1 ? '' : 's'}, best first.`,
@@ -110,7 +111,7 @@ const findMomentsTool = defineTool({
   config: {
     title: 'Rank the moments worth cutting',
     description:
-      "Ranked spans of the project's videos (audio if named), whole sentences (else whole shots), each with its signals (words matching about by spelling or sound, " +
+      "Ranked spans of the project's videos (audio if named), whole sentences (else whole shots), each with its signals (words on about by spelling, sound or sense, " +
       'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
       `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
     inputSchema: Input,

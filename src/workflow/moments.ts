@@ -1,10 +1,12 @@
 // find_moments' workflow: the project's sources with what is known of them (transcript, inspection), made now where
 // missing within a bound per call, then ranked by the pure analysis (analysis/moments.ts).
 import { assetName, isRender } from '../api/summaries.js';
-import { findMoments, type Moment, type MomentSource } from '../analysis/moments.js';
+import { aboutTerms, findMoments, type Moment, type MomentSource } from '../analysis/moments.js';
+import type { Related } from '../analysis/related-words.js';
 import { UserFacingError, shown } from '../errors.js';
 import { inspect, locateAsset, storedInspection, type InspectDeps } from './inspect.js';
 import { pronouncerFor } from './pronouncer.js';
+import { NO_WORDNET, relatedWordsFor } from './related-words.js';
 import { projectOrSuggestion } from './suggest.js';
 import { SEARCH_TRANSCRIBE_SECONDS, hearable } from './search.js';
 import { NO_SPEECH, holdsSpeech } from './speech-gate.js';
@@ -35,6 +37,8 @@ export interface MomentsResult {
   candidates: number;
   ranked: number;
   missing: { asset_id: string; reason: string }[];
+  /** What the ranking could not use (WordNet not installed). */
+  notes: string[];
 }
 
 export interface MomentsOptions {
@@ -162,11 +166,25 @@ export async function moments(
     }
   }
   const pronouncer = req.about ? await pronouncerFor(deps.runtime?.speech) : undefined;
-  const found = findMoments(sources, count, { about: req.about, minSeconds, maxSeconds, pronouncer });
+  const notes: string[] = [];
+  let related: { related?: Related; exceptions?: Map<string, string[]> } = {};
+  if (req.about) {
+    const wordnet = await relatedWordsFor(aboutTerms(req.about));
+    if (!wordnet) notes.push(NO_WORDNET);
+    else {
+      // Each word of the subject's related words, at its best weight among them.
+      const union: Related = new Map();
+      for (const words of wordnet.related.values())
+        for (const [w, weight] of words) if ((union.get(w) ?? 0) < weight) union.set(w, weight);
+      related = { related: union, exceptions: wordnet.exceptions };
+    }
+  }
+  const found = findMoments(sources, count, { about: req.about, minSeconds, maxSeconds, pronouncer, ...related });
   return {
     moments: found.moments.map((m) => (names.has(m.asset_id) ? { ...m, name: names.get(m.asset_id)! } : m)),
     candidates: found.candidates,
     ranked: sources.length,
     missing,
+    notes,
   };
 }

@@ -7,11 +7,14 @@
 // - Two people close enough to fit: both are kept whole in every frame.
 // - A person who walks, slows and stops, with a detailed poster on the wall: the person stays framed after stopping
 //   (the poster took the frame before).
+// - Two people apart, one speaking (flite; gesturing only while the phrase sounds), the other swaying more all the
+//   time: the one speaking is kept (the one moving most was followed before).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sayWithWordTimes } from '../helpers/flite-words.js';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { ffmpeg } from '../helpers/sound.js';
 
@@ -31,7 +34,7 @@ const POSTER =
   "geq=lum='if(between(X,250,310)*between(Y,30,150),128+110*sin(X*1.7)*sin(Y*1.3),40+20*sin(X/3)*sin(Y/5))':cb=128:cr=128";
 
 /** A scene: the background and one bar per person, red then blue, each at x(t) (its left edge), y 50-130. */
-function makeScene(file: string, background: string, xs: string[]): void {
+function makeScene(file: string, background: string, xs: string[], sound?: string): void {
   const colours = ['0xE01010', '0x1010E0'];
   const inputs = xs.flatMap((_, i) => [
     '-f',
@@ -51,6 +54,7 @@ function makeScene(file: string, background: string, xs: string[]): void {
     ...inputs,
     '-filter_complex',
     `${chain};[b${xs.length}]format=yuv420p[v]`,
+    ...(sound ? ['-i', sound, '-map', `${xs.length + 1}:a`, '-c:a', 'aac', '-shortest'] : []),
     '-map',
     '[v]',
     '-c:v',
@@ -130,6 +134,31 @@ beforeAll(async () => {
   makeScene(join(allowed, 'together.mp4'), BACKGROUND, ['196+5*sin(2*PI*t*0.7)', '246+5*sin(2*PI*t*0.9+1)']);
   // One person walks from x 20, slows and stops at x 150 after 4 s; a detailed poster hangs at the right.
   makeScene(join(allowed, 'stops.mp4'), POSTER, ['20+130*(1-pow(1-min(t,4)/4,2))']);
+  // Two people far apart: the red one gestures only while it speaks (a phrase at 0.5 s, 4 s and 7.5 s), the blue one
+  // sways more, all the time, and says nothing.
+  const phrase = join(allowed, 'phrase.wav');
+  const said = sayWithWordTimes('We will open the harbor again next spring.', phrase, 'slt');
+  const long = said.at(-1)!.end;
+  const speech = join(allowed, 'speech.wav');
+  ffmpeg([
+    '-i',
+    phrase,
+    '-filter_complex',
+    `[0:a]asplit=3[a][b][c];[a]adelay=500:all=1[a1];[b]adelay=4000:all=1[b1];[c]adelay=7500:all=1[c1];` +
+      `[a1][b1][c1]amix=inputs=3:normalize=0,apad=whole_dur=${SECONDS}[out]`,
+    '-map',
+    '[out]',
+    '-t',
+    String(SECONDS),
+    speech,
+  ]);
+  const speaking = [0.5, 4, 7.5].map((at) => `between(t,${at},${(at + long).toFixed(2)})`).join('+');
+  makeScene(
+    join(allowed, 'speaking.mp4'),
+    BACKGROUND,
+    [`30+4*sin(2*PI*t*1.3)*(${speaking})`, '250+14*sin(2*PI*t*1.1+1)'],
+    speech,
+  );
   server = await spawnServer({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_ALLOWED_DIRS: allowed,
@@ -139,7 +168,7 @@ beforeAll(async () => {
   projectId = structured<{ project: { id: string } }>(
     await call('create_project', { name: 'people', description: 'the vertical cut keeps the people' }),
   ).project.id;
-  for (const name of ['apart', 'together', 'stops'])
+  for (const name of ['apart', 'together', 'stops', 'speaking'])
     assets[name] = structured<{ asset: { id: string } }>(
       await call('import_media', { project_id: projectId, path: join(allowed, `${name}.mp4`) }),
     ).asset.id;
@@ -175,5 +204,11 @@ describe('a vertical cut that keeps the people', () => {
     const kept = keptPeople(await vertical('stops'));
     expect(kept.frames).toBe(SECONDS * 25);
     expect(missing(kept.red), 'frames without the person whole').toEqual([]);
+  });
+
+  it('two people too far apart, one speaking: the one speaking is whole in every frame, not the one moving most', async () => {
+    const kept = keptPeople(await vertical('speaking'));
+    expect(kept.frames).toBe(SECONDS * 25);
+    expect(missing(kept.red), 'frames without the speaker whole').toEqual([]);
   });
 });
