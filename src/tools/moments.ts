@@ -59,9 +59,9 @@ const Output = z.object({
 const MOMENTS_BYTES = 14_000;
 const MISSING_BYTES = 3_000;
 
-/** A moment in find_moments' text: where, its score, why, and the start of its words. */
+/** A moment in find_moments' text: where, its score, why, the start of its words, and its clip as compose_edit takes it. */
 const momentLine = (m: MomentsResult['moments'][number], i: number) =>
-  `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}`;
+  `${i + 1}. ${m.asset_id} ${m.start_seconds.toFixed(2)}-${m.end_seconds.toFixed(2)} s, score ${m.score}: ${m.reason}${m.text ? ` — "${m.text.slice(0, 80)}${m.text.length > 80 ? '…' : ''}"` : ''}\n   clip: ${JSON.stringify(m.clip)}`;
 
 async function findMoments(
   { project_id, asset_ids, about, count, min_seconds, max_seconds }: z.output<typeof Input>,
@@ -89,7 +89,7 @@ async function findMoments(
       ...shownMoments.shown.map(momentLine),
       ...missing.shown.slice(0, 10).map((m) => `Missing: ${m.asset_id}: ${m.reason}`),
       ...leftOut.map((l) => `Left out: ${l}.`),
-      ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is.'] : []),
+      ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is (copy it from its line).'] : []),
     ];
     return ok(
       {

@@ -13,6 +13,7 @@ import {
 } from '../workflow/search.js';
 import {
   MAX_TEXT_WORDS,
+  cursorFor,
   TranscriptPageSchema,
   transcribe,
   transcriptPage,
@@ -73,6 +74,29 @@ const hitLine = (h: SearchHit) =>
 /** Sentences spelled out in the text; the page's others are in structuredContent. */
 const TEXT_SENTENCES = 8;
 
+/** The most of the words (words: true) spelled out in the text; a cursor goes on from the first left out. */
+const TEXT_WORDS_BYTES = 6_000;
+
+/** The page's words in compact form ("12 storm 4.21-4.60"), as many as fit, then the call that lists the rest. */
+function wordsText(t: Transcript, words: NonNullable<TranscriptPage['words']>): string[] {
+  const said: string[] = [];
+  let bytes = 0;
+  for (const w of words) {
+    const one = `${w.index} ${w.word} ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)}`;
+    bytes += Buffer.byteLength(one) + 2;
+    if (bytes > TEXT_WORDS_BYTES && said.length) break;
+    said.push(one);
+  }
+  const lines = [`Words (index word start-end s): ${said.join('; ')}`];
+  if (said.length < words.length) {
+    const next = words[said.length]!.index;
+    lines.push(
+      `… ${words.length - said.length} more words on this page (structuredContent.words); to read them here, call again with words: true and cursor "${cursorFor(t, next)}".`,
+    );
+  }
+  return lines;
+}
+
 function describeTranscript(t: Transcript, page: TranscriptPage, correcting?: { first: number }): string {
   const range = correcting ? t.corrected?.find((r) => r[0] === correcting.first) : undefined;
   const lines = [
@@ -96,10 +120,14 @@ function describeTranscript(t: Transcript, page: TranscriptPage, correcting?: { 
           `[${s.start_seconds.toFixed(2)}-${s.end_seconds.toFixed(2)} s, words ${s.first_word}-${s.last_word}] ${s.text.length > 300 ? `${s.text.slice(0, 300)}…` : s.text}`,
       ),
   ];
-  if (page.sentences.length > TEXT_SENTENCES)
+  // A host may show the model only this text: what it leaves out is one exact call away.
+  if (page.sentences.length > TEXT_SENTENCES && !page.words) {
+    const ninth = page.sentences[TEXT_SENTENCES]!;
     lines.push(
-      `… ${page.sentences.length - TEXT_SENTENCES} more sentences of this page in structuredContent.sentences`,
+      `… ${page.sentences.length - TEXT_SENTENCES} more sentences on this page (structuredContent.sentences); to read them here, call again with cursor "${cursorFor(t, ninth.first_word)}" (from word ${ninth.first_word}).`,
     );
+  }
+  if (page.words?.length) lines.push(...wordsText(t, page.words));
   if (t.unplaced?.length)
     lines.push(
       `${t.unplaced.length} word(s) were not heard and sit between their neighbours: ${t.unplaced

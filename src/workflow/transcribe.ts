@@ -71,6 +71,8 @@ const transcriptTag = (t: Transcript) =>
     .digest('hex')
     .slice(0, 8);
 const cursorAt = (n: number, tag: string) => `w${n}.${tag}`;
+/** The cursor of the page that starts at word `n` of this transcript (a result's text names it for a host that shows only text). */
+export const cursorFor = (t: Transcript, n: number) => cursorAt(n, transcriptTag(t));
 function readCursor(cursor: string): { n: number; tag: string } | undefined {
   const m = /^w(\d{1,9})\.([0-9a-f]{8})$/.exec(cursor.trim());
   return m ? { n: Number(m[1]), tag: m[2]! } : undefined;

@@ -317,6 +317,17 @@ describe('results within 24 KB, whatever their length', () => {
     expect(resultBytes(first)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
     expect(page.words).toBeUndefined();
     expect(page.left_out?.join(' ')).toMatch(/words: true/);
+    // A host that shows only the text: the sentences past the eighth are one call away, and that call names them.
+    const onward = /call again with cursor "(w\d+\.[0-9a-f]{8})" \(from word (\d+)\)/.exec(textOf(first));
+    expect(onward, textOf(first)).not.toBeNull();
+    expect(Number(onward![2])).toBe(page.sentences[8]!.first_word);
+    const ninth = await call('transcribe_asset', {
+      project_id: projectId,
+      asset_id: asset,
+      text: speech.text,
+      cursor: onward![1]!,
+    });
+    expect(textOf(ninth)).toContain(`words ${page.sentences[8]!.first_word}-${page.sentences[8]!.last_word}]`);
     // Sentences, page by page, cover every word once.
     let covered = 0;
     let cursor: string | undefined;
@@ -360,6 +371,8 @@ describe('results within 24 KB, whatever their length', () => {
       expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
       const p = structured<{ words: { index: number; word: string }[]; next_cursor?: string }>(r);
       seen.push(...p.words.map(({ index, word }) => ({ index, word })));
+      // The text spells out the page's words too (index word start-end), from its first.
+      expect(textOf(r)).toContain(`Words (index word start-end s): ${p.words[0]!.index} ${p.words[0]!.word} `);
       cursor = p.next_cursor;
     } while (cursor && seen.length < 10_000);
     expect(seen).toEqual(whole.words.map(({ index, word }) => ({ index, word })));
