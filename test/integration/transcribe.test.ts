@@ -230,7 +230,9 @@ describe('search and cutting by words', () => {
     // sentence's, found in the sound) and stops before "the" is over; the picture's whole frames beyond it are muted.
     expect(a!.heard.from).toBeGreaterThanOrEqual(t.words[every - 1]!.end_seconds);
     expect(a!.full.from).toBeLessThanOrEqual(onsets[2]! + 0.005);
-    expect(a!.heard.from).toBeGreaterThanOrEqual(onsets[2]! - 0.15 - 0.005);
+    // (Its handle, 0.15 s, before the onset as cutroom's edge finder hears it: that finder and this test's
+    // speechOnsets measure the same onset on different analysis frames, up to 10 ms apart.)
+    expect(a!.heard.from).toBeGreaterThanOrEqual(onsets[2]! - 0.15 - 0.01);
     expect(a!.full.to).toBeGreaterThanOrEqual(t.words[every + 1]!.end_seconds - 0.15);
     expect(a!.heard.to).toBeLessThanOrEqual(t.words[every + 2]!.end_seconds);
     expect(b!.full.from).toBeLessThanOrEqual(onsets[0]! + 0.005);
