@@ -253,12 +253,18 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
         const within = Math.min(q.end_seconds, g.end) - Math.max(q.start_seconds, g.start);
         if (long > maxPause && within > long / 2) why.push(`pause of ${long.toFixed(2)} s`);
       }
+      // A run split by a pause the words' times show (its measured silence mostly kept as the handles around it).
+      if (!why.length && g.after >= 0 && g.before < src.words.length) {
+        const pause = pauseBetween(src, g.after, g.before);
+        if (pause > maxPause) why.push(`pause of ${pause.toFixed(2)} s`);
+      }
+      if (!why.length) why.push(`silence between kept words (${(g.end - g.start).toFixed(2)} s)`);
       removals.push({
         cut,
         asset_id: seg.video_id,
         start_seconds: ms(g.start),
         end_seconds: ms(g.end),
-        reason: why.join(', ') || 'between removals',
+        reason: why.join(', '),
       });
       saved += g.end - g.start;
     }

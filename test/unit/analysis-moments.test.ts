@@ -110,6 +110,18 @@ describe('planTighten', () => {
     })),
   });
 
+  it('says every removal in a person\'s words: a pause the words show is a pause, not "between removals"', () => {
+    // "so um we went home then we slept", a 0.9 s pause before "then"; the silence measured there reaches 0.25 s
+    // into the words around it (the aligner's times are loose), so what is cut is under half of it: still that pause.
+    const words = say('so um we went home then we slept', 0, 0.3, 0.1, { 5: 0.9 });
+    const silences = [{ start_seconds: words[4]!.end_seconds - 0.25, end_seconds: words[5]!.start_seconds + 0.25 }];
+    const plan = planTighten(
+      edit([['a', '00:00:00.000', '00:00:05.000']]),
+      new Map([['a', { words, duration: 10, silences }]]),
+    );
+    expect(plan.removals.map((r) => r.reason)).toEqual(['filler "um"', 'pause of 1.00 s']);
+  });
+
   it('cuts in the pauses around what goes; volume windows held to each piece; an untranscribed cut left as it is', () => {
     // "so um we went went home" with a 2 s pause before "home"
     const words = say('so um we went went home', 1, 0.3, 0.3, { 5: 2 });
