@@ -62,6 +62,37 @@ export function sourceFromUrl(
   return { error: `the asset url uses ${u.protocol}, which cutroom does not read` };
 }
 
+/**
+ * ffmpeg's arguments to decode `seconds` of a source's first audio stream from `from` as mono samples at `rate`
+ * (16-bit, or 32-bit float), written to `out` (a file: path, or stdout).
+ */
+export function monoSoundArgs(
+  src: MediaSource,
+  span: { from: number; seconds: number },
+  rate: number,
+  opts: { sample?: 's16le' | 'f32le'; out?: string } = {},
+): string[] {
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    ...(span.from > 0 ? ['-ss', span.from.toFixed(3)] : []),
+    '-t',
+    span.seconds.toFixed(3),
+    ...inputArgs(src),
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(rate),
+    '-f',
+    opts.sample ?? 's16le',
+    ...(opts.out ? ['-y', opts.out] : ['pipe:1']),
+  ];
+}
+
 /** Input options to place before `-i`, then the input itself. */
 export function inputArgs(src: MediaSource): string[] {
   if (src.kind === 'file') {

@@ -8,7 +8,7 @@ import { frameWindow, type FocusKey } from '../edit/framing.js';
 import type { Timeline } from '../edit/normalize.js';
 import type { RenderPlan } from '../edit/plan.js';
 import { UserFacingError } from '../errors.js';
-import { inputArgs, type MediaSource } from './input.js';
+import { inputArgs, monoSoundArgs, type MediaSource } from './input.js';
 import { mediaIdentity, type InspectionCache } from './inspect-cache.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
@@ -176,26 +176,7 @@ async function soundAround(
   window: number,
   signal?: AbortSignal,
 ): Promise<number[] | undefined> {
-  const args = [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    '-ss',
-    inSec.toFixed(3),
-    '-t',
-    durationSec.toFixed(3),
-    ...inputArgs(source),
-    '-map',
-    '0:a:0',
-    '-ac',
-    '1',
-    '-ar',
-    String(SOUND_RATE),
-    '-f',
-    's16le',
-    'pipe:1',
-  ];
+  const args = monoSoundArgs(source, { from: inSec, seconds: durationSec }, SOUND_RATE);
   const r = await deps.limiter.run(() =>
     runProcess(deps.ffmpeg, args, {
       timeoutMs: 600_000,

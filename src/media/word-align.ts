@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inputArgs, type MediaSource } from './input.js';
+import { monoSoundArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
 import { cleanSpeech, soundLevels, speechNeedsCleaning } from './speech-cleaning.js';
@@ -99,31 +99,10 @@ export async function alignWords(
   try {
     const raw = join(dir, 'sound.pcm');
     const decoded = await deps.limiter.run(() =>
-      runProcess(
-        deps.ffmpeg,
-        [
-          '-hide_banner',
-          '-nostdin',
-          '-v',
-          'error',
-          '-ss',
-          from.toFixed(3),
-          ...inputArgs(source),
-          '-t',
-          (to - from).toFixed(3),
-          '-map',
-          '0:a:0',
-          '-ac',
-          '1',
-          '-ar',
-          String(RATE),
-          '-f',
-          's16le',
-          '-y',
-          `file:${raw}`,
-        ],
-        { timeoutMs, ...(signal ? { signal } : {}) },
-      ),
+      runProcess(deps.ffmpeg, monoSoundArgs(source, { from, seconds: to - from }, RATE, { out: `file:${raw}` }), {
+        timeoutMs,
+        ...(signal ? { signal } : {}),
+      }),
     );
     check(decoded, 'ffmpeg');
     const samples = Math.floor((await stat(raw)).size / 2);

@@ -4,7 +4,7 @@
 // frames every 5 ms, and each frame's energy in 16 bands of 500 Hz compared with the quietest tenth of the frames
 // in that window (the pause's floor: silence, room tone or a steady music bed, band by band). A frame is speech where
 // its bands rise clearly above their floors; the pause is the longest run of frames that do not.
-import { inputArgs, type MediaSource } from './input.js';
+import { monoSoundArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
 
@@ -75,26 +75,7 @@ async function decode(
   to: number,
   signal?: AbortSignal,
 ): Promise<Float32Array> {
-  const args = [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    '-ss',
-    from.toFixed(3),
-    ...inputArgs(source),
-    '-t',
-    (to - from).toFixed(3),
-    '-map',
-    '0:a:0',
-    '-ac',
-    '1',
-    '-ar',
-    String(RATE),
-    '-f',
-    's16le',
-    'pipe:1',
-  ];
+  const args = monoSoundArgs(source, { from, seconds: to - from }, RATE);
   const r = await deps.limiter.run(() =>
     runProcess(deps.ffmpeg, args, { timeoutMs: 60_000, ...(signal ? { signal } : {}), maxStdout: 4 * RATE * 2 * 10 }),
   );
