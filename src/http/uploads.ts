@@ -147,7 +147,7 @@ export function createUploadDesk(opts: {
           if (!/^[0-9a-f]{32}$/.test(id)) return { state: 'unknown' };
           const record = await readRecord(dir, id);
           if (!record || record.caller !== caller) return { state: 'unknown' };
-          if (record.done) return { state: 'done', media: record.done };
+          if (record.done) return { state: 'done', project: record.project, media: record.done };
           if (record.failed) return { state: 'failed', reason: record.failed };
           const upload = await store.getUpload(id).catch(() => undefined);
           if (upload?.size !== undefined) return { state: 'receiving', received: upload.offset, total: upload.size };

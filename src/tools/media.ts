@@ -373,7 +373,7 @@ async function openUpload(
 }
 
 /** import_media {upload_id}: what became of an upload (its asset once complete). */
-async function uploadedAsset(uploadId: string, deps: HandlerDeps) {
+async function uploadedAsset(projectId: string, uploadId: string, deps: HandlerDeps) {
   const state = deps.uploads ? await deps.uploads.status(uploadId.trim()) : { state: 'unknown' as const };
   switch (state.state) {
     case 'unknown':
@@ -387,6 +387,8 @@ async function uploadedAsset(uploadId: string, deps: HandlerDeps) {
     case 'failed':
       throw new ToolError(`the upload arrived but was not imported: ${state.reason}`);
     case 'done':
+      if (state.project !== projectId)
+        throw new ToolError(`upload ${shownId(uploadId)} went into project ${state.project}, not ${projectId}`);
       return singleImportResult(state.media, [importedFile(assetName(state.media.asset) ?? uploadId, state.media)], []);
   }
 }
@@ -404,7 +406,7 @@ async function importMedia(
     const others = [path, paths, url, cursor, recursive, again].filter((v) => v !== undefined).length;
     if (others || (upload && upload_id))
       throw new ToolError('upload (a new upload link) and upload_id (its asset) each go alone with project_id');
-    return upload ? openUpload(id, upload, deps, ctx.mcpReq.signal) : uploadedAsset(upload_id!, deps);
+    return upload ? openUpload(id, upload, deps, ctx.mcpReq.signal) : uploadedAsset(id, upload_id!, deps);
   }
   if (url !== undefined) {
     if (path !== undefined || paths !== undefined || cursor !== undefined || recursive !== undefined)

@@ -26,7 +26,7 @@ export type UploadState =
   | { state: 'waiting'; expiresAt: string }
   | { state: 'receiving'; received: number; total: number }
   | { state: 'failed'; reason: string }
-  | { state: 'done'; media: ImportedMedia };
+  | { state: 'done'; project: string; media: ImportedMedia };
 
 /** One caller's uploads, as the tool sees them. */
 export interface Uploads {

@@ -243,6 +243,8 @@ describe('resumable uploads into a hosted cutroom', () => {
     expect(sc.duration_seconds).toBeGreaterThan(1.9);
     expect(sc.duration_seconds).toBeLessThan(2.2);
     expect(sc.has_audio).toBe(true);
+    const elsewhere = await call(alice, { project_id: await newProject(alice), upload_id: link.upload_id });
+    expect(textOf(elsewhere)).toMatch(new RegExp(`went into project ${project}`));
     const got = (await alice.callTool({ name: 'get_project', arguments: { project_id: project } })) as Result;
     expect(JSON.stringify(got.structuredContent)).toContain(sc.asset.id);
     // Its bytes are the project's now: the upload's own are gone, and its link takes nothing more.
