@@ -296,6 +296,9 @@ export const ConfigSchema = z.object({
         )
         .optional(),
       linkTtlS: positiveInt('CUTROOM_LINK_TTL_S', 60, 7 * 86_400),
+      /** import_media {upload}: the most an upload may hold, and how long its link takes uploads (to create and resume). */
+      uploadMaxMb: positiveInt('CUTROOM_UPLOAD_MAX_MB', 1, 1_000_000),
+      uploadTtlS: positiveInt('CUTROOM_UPLOAD_TTL_S', 60, 7 * 86_400),
     })
     .optional(),
 });
@@ -521,6 +524,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
             publicUrl: blank(env.CUTROOM_PUBLIC_URL),
             linkSecret: blank(env.CUTROOM_LINK_SECRET),
             linkTtlS: blank(env.CUTROOM_LINK_TTL_S) ?? 3600,
+            uploadMaxMb: blank(env.CUTROOM_UPLOAD_MAX_MB) ?? 4096,
+            uploadTtlS: blank(env.CUTROOM_UPLOAD_TTL_S) ?? 86_400,
             ...oauthSettings(env, blank),
           },
         }

@@ -3,7 +3,9 @@
 // the backend and serves stdio or HTTP (listening, and draining on SIGTERM). The only file that starts anything:
 // processes, listeners, background sweeps.
 import { existsSync } from 'node:fs';
-import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES, createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -13,8 +15,9 @@ import type { Backend } from './backend/types.js';
 import { ConfigError, childEnvironment, loadConfig, noNativeAddons, parseArgs, type Config } from './config.js';
 import type { Auth } from './auth/index.js';
 import { hashPassword } from './auth/passwords.js';
-import { Callers, callerId } from './http/callers.js';
+import { Callers, callerId, type Caller } from './http/callers.js';
 import { createHttpApp, isLoopback } from './http/serve-http.js';
+import { createUploadDesk, type UploadDesk } from './http/uploads.js';
 import { workerHealthListener } from './http/worker-health.js';
 import { addSecret, createLogger, type Logger } from './log.js';
 import { INSTALL_HINT, locateMediaTools } from './media/locate.js';
@@ -239,6 +242,65 @@ function checkOAuthConfig(config: Config): void {
     );
 }
 
+/** Resumable uploads (import_media {upload}) into the local backend, kept in the cache dir; swept each 10 minutes. */
+function openUploads(shared: Shared, http: NonNullable<Config['http']>, callers: Callers): UploadDesk {
+  const { config, logger } = shared;
+  const desk = createUploadDesk({
+    dir: join(config.cacheDir, 'uploads'),
+    // Replicas share CUTROOM_LINK_SECRET (and the cache dir): any of them takes an upload another linked.
+    secret: http.linkSecret ?? randomBytes(32).toString('hex'),
+    ttlS: http.uploadTtlS,
+    maxBytes: http.uploadMaxMb * 1024 * 1024,
+    // Into the uploader's own projects: the operator's, or those of the person signed in (callers.ts).
+    importMedia: async (callerKey, project, path, call) => {
+      const m = /^local-user:(.+)$/.exec(callerKey);
+      const caller: Caller = m ? { kind: 'local-user', id: m[1]! } : { kind: 'operator' };
+      if (!m && callerKey !== 'operator') throw new Error('an upload of no local caller');
+      const release = callers.take(caller);
+      try {
+        const backend = callers.forCaller(caller).backend as LocalBackend;
+        return await backend.importMedia(project, path, call);
+      } finally {
+        release();
+      }
+    },
+    logger,
+  });
+  const sweep = () => void desk.sweep().catch((err: Error) => logger.warn(`uploads: sweep: ${err.message}`));
+  sweep();
+  setInterval(sweep, 600_000).unref();
+  return desk;
+}
+
+/** How long a body may take to arrive: a minute, but an upload's (a PATCH of up to gigabytes) UPLOAD_BODY_MS. */
+const BODY_MS = 60_000;
+/** An upload's PATCH: hours at a slow link's pace, and never UPLOAD_STALL_MS without a byte (a client resumes). */
+const UPLOAD_BODY_MS = 6 * 3_600_000;
+const UPLOAD_STALL_MS = 60_000;
+
+/** Ends a request whose body has not all arrived in its time (Node's requestTimeout, but per request). */
+function bodyDeadlines(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const upload = (req.url ?? '').startsWith('/uploads/');
+    const timer = setTimeout(
+      () => {
+        if (!req.complete) req.socket.destroy();
+      },
+      upload ? UPLOAD_BODY_MS : BODY_MS,
+    );
+    const stall = () => req.socket.destroy();
+    if (upload) req.socket.setTimeout(UPLOAD_STALL_MS, stall);
+    const done = () => {
+      clearTimeout(timer);
+      if (upload) req.socket.setTimeout(0).off('timeout', stall);
+    };
+    req.once('end', done).once('close', done);
+    listener(req, res);
+  };
+}
+
 async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Promise<void> {
   const { config, logger } = shared;
   const callers = new Callers(shared);
@@ -249,6 +311,7 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     void local.sweepLeftovers();
   }
   const auth = http.oauth ? await startAuth(shared, http, callers) : undefined;
+  const uploads = config.backend === 'local' ? openUploads(shared, http, callers) : undefined;
   const app = createHttpApp({
     backendKind: config.backend,
     http,
@@ -257,15 +320,16 @@ async function serveHttp(shared: Shared, http: NonNullable<Config['http']>): Pro
     ...(auth ? { auth } : {}),
     logger,
     fileRoots: [config.cacheDir, config.dataDir],
+    ...(uploads ? { uploads } : {}),
     ...(queueMetrics ? { queueMetrics } : {}),
     ...(shared.callCancels ? { cancels: shared.callCancels } : {}),
   });
-  // A request (headers and body) must arrive within a minute, its headers within 20 s: a client that sends a byte
-  // now and then holds no socket and no memory for long. Answers may stream for as long as their call runs.
-  // Checked every 2 s (Node's default, 30 s, let a 60 s limit run to 90).
+  // A request's headers must arrive within 20 s (checked every 2 s: Node's default, 30 s, let it run to 50), and its
+  // body within a minute (bodyDeadlines), an upload's excepted: a client that sends a byte now and then holds no
+  // socket and no memory for long. Answers may stream for as long as their call runs.
   const server = createHttpServer(
-    { requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
-    app.listener,
+    { requestTimeout: 0, headersTimeout: 20_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    bodyDeadlines(app.listener),
   );
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,7 @@ import type { EditStore } from './workflow/edit-store.js';
 import { remotePaths, type RemotePaths } from './workflow/remote-paths.js';
 import type { FileLinks } from './workflow/file-links.js';
 import type { FetchRules } from './api/url-fetch.js';
+import type { Uploads } from './workflow/upload-links.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import { UI_EXTENSION } from './workflow/views.js';
 import { listAppOnlyToolsToAppHosts } from './tools/app-only.js';
@@ -71,6 +72,8 @@ export interface ServerDeps {
   fetchRules?: FetchRules;
   /** Over HTTP, signed links to the server's files for this caller (results link to them instead of naming them). */
   links?: FileLinks;
+  /** Over HTTP on the local backend, this caller's upload links (import_media {upload}). */
+  uploads?: Uploads;
   /** The job queue (CUTROOM_QUEUE_URL); absent: the heavy work runs in this process. */
   jobs?: JobRunner;
 }
@@ -173,6 +176,7 @@ export function createServer({
   http,
   serverFolders,
   links,
+  uploads,
   fetchRules,
   jobs,
 }: ServerDeps): McpServer {
@@ -209,6 +213,7 @@ export function createServer({
     ...(jobs ? { jobs } : {}),
     ...(kept ? { kept } : {}),
     ...(fetchRules ? { fetchRules } : {}),
+    ...(uploads ? { uploads } : {}),
   };
   const paths =
     http && serverFolders?.length

@@ -20,6 +20,7 @@ import type { Auth } from '../auth/index.js';
 import type { Caller, Callers } from './callers.js';
 import { fileLinks } from '../workflow/file-links.js';
 import { serveFile } from './file-links.js';
+import type { UploadDesk } from './uploads.js';
 import { CONTENT_TYPE, exposition } from './prometheus.js';
 import { callerKeyOf, whoIsCalling } from './who.js';
 
@@ -42,6 +43,8 @@ export interface HttpOptions {
   cancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
   /** The server's folders (cache, data) whose files results link to, served at /files/ by signed links. */
   fileRoots?: string[];
+  /** Resumable uploads behind signed links (import_media {upload}), on the local backend. */
+  uploads?: UploadDesk;
   /** The job queue's figures for /metrics, when a queue is configured; and the histograms' bucket bounds. */
   queueMetrics?: { snapshot(): Promise<QueueSnapshot>; buckets: number[] };
 }
@@ -219,6 +222,13 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
     http.oauth?.publicUrl ??
     `http://${(host ?? `${http.host}:${http.port}`).replace(/[^\w.:[\]-]/g, '')}`;
 
+  /** Whom a link's request names: undefined without credentials (the link is its own authority), null for nobody. */
+  const callerOfLink = async (r: IncomingMessage) => {
+    if (!r.headers.authorization && !r.headers['x-api-key']) return undefined;
+    const who = await whoIsCalling(r, whoOptions);
+    return 'caller' in who ? callerKeyOf(who.caller) : null;
+  };
+
   const handler = createMcpHandler(
     (ctx) => {
       const caller = ctx.authInfo!.extra!.caller as Caller;
@@ -233,7 +243,13 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
         caller: callerKeyOf(caller),
         ttlS: http.linkTtlS,
       });
-      return createServer({ ...deps, links, http: protocolVersion ? { protocolVersion } : {} });
+      const uploads = opts.uploads?.forCaller(callerKeyOf(caller), baseOf(ctx.requestInfo?.headers.get('host')));
+      return createServer({
+        ...deps,
+        links,
+        ...(uploads ? { uploads } : {}),
+        http: protocolVersion ? { protocolVersion } : {},
+      });
     },
     { maxRequestBodySize: maxBody, onerror: (err) => logger.debug(`http: ${err.message}`) },
   );
@@ -281,12 +297,14 @@ export function createHttpApp(opts: HttpOptions): HttpApp {
       return serveFile(req, res, url.pathname, {
         secret: linkSecret,
         roots: fileRoots,
-        callerOf: async (r) => {
-          if (!r.headers.authorization && !r.headers['x-api-key']) return undefined;
-          const who = await whoIsCalling(r, whoOptions);
-          return 'caller' in who ? callerKeyOf(who.caller) : null;
-        },
+        callerOf: callerOfLink,
       });
+    }
+    // An upload link: past the Host gate, not the Origin gate (a page of any origin may upload to a link it was given).
+    if (url.pathname.startsWith('/uploads/') && opts.uploads) {
+      if (hosts.length && !hosts.includes(requestHost(req.headers.host)))
+        return send(res, 403, { error: 'this Host is not one this server answers to (CUTROOM_HTTP_ALLOWED_HOSTS)' });
+      return opts.uploads.handle(req, res, url.pathname, callerOfLink);
     }
     if (url.pathname !== '/mcp' && url.pathname !== '/metrics')
       return send(res, 404, { error: `no such path: cutroom serves MCP at /mcp (and /healthz, /metrics)` });

@@ -26,6 +26,11 @@ const ImportMediaInput = z.object({
   project_id: z.string(),
   path: z.string().min(1).optional().describe('A file or folder; relative to the first allowed folder'),
   url: z.string().min(1).optional().describe('Or an https link to a media file'),
+  upload: z
+    .strictObject({ filename: z.string().min(1).max(200), bytes: z.number().int().positive().optional() })
+    .optional()
+    .describe('Or a link the person uploads a file to (HTTP; tus)'),
+  upload_id: z.string().min(1).optional().describe("An upload's asset, once uploaded"),
   paths: z.array(z.string().min(1)).optional().describe('Several'),
   recursive: z.boolean().optional().describe('Subfolders too'),
   again: z.boolean().optional().describe('Copy even content already imported'),
@@ -62,6 +67,9 @@ const ImportMediaOutput = z.object({
   left_out: z.object({ imported: z.number().int(), skipped: z.number().int() }).optional(),
   next_cursor: z.string().optional(),
   truncated: TruncatedSchema.optional(),
+  upload: z
+    .object({ upload_id: z.string(), url: z.string(), expires_at: z.string(), max_bytes: z.number() })
+    .optional(),
 });
 
 const ListMediaInput = z.object({
@@ -333,13 +341,73 @@ function manyImportResult(
   return fitting(total, build).result;
 }
 
+/** import_media {upload}: a signed link the person uploads one file to, resumably (http/uploads.ts takes it). */
+async function openUpload(
+  projectId: string,
+  upload: { filename: string; bytes?: number | undefined },
+  deps: HandlerDeps,
+  signal: AbortSignal,
+) {
+  if (!deps.uploads)
+    throw new ToolError(
+      'uploads go to cutroom served over HTTP (--http), which this server is not: give path (a file on this machine) or url',
+    );
+  const cap = deps.uploads.maxBytes;
+  if (upload.bytes !== undefined && upload.bytes > cap)
+    throw new ToolError(
+      `${upload.bytes} bytes is over this server's cap for an upload, ${cap} bytes (CUTROOM_UPLOAD_MAX_MB): use a smaller file, or url`,
+    );
+  // The project must be there before a person spends an hour uploading to it.
+  await deps.backend.getProject(projectId, { signal });
+  const max = upload.bytes ?? cap;
+  const link = await deps.uploads.open(projectId, upload.filename, max);
+  return ok(
+    {
+      imported: [],
+      skipped: [],
+      upload: { upload_id: link.id, url: link.url, expires_at: link.expiresAt, max_bytes: max },
+    },
+    `Upload link for the person (tus 1.0: any tus client, e.g. Uppy or tus-js-client, resumes it), up to ${max} bytes, until ${link.expiresAt}:\n${link.url}\n` +
+      `When it is uploaded, import_media {project_id, upload_id: "${link.id}"} gives its asset.`,
+  );
+}
+
+/** import_media {upload_id}: what became of an upload (its asset once complete). */
+async function uploadedAsset(projectId: string, uploadId: string, deps: HandlerDeps) {
+  const state = deps.uploads ? await deps.uploads.status(uploadId.trim()) : { state: 'unknown' as const };
+  switch (state.state) {
+    case 'unknown':
+      throw new ToolError(`no upload ${shownId(uploadId)}: import_media {upload} gives a new upload link`);
+    case 'waiting':
+      throw new ToolError(`nothing has been uploaded yet; the link takes an upload until ${state.expiresAt}`);
+    case 'receiving':
+      throw new ToolError(
+        `the upload is not complete: ${state.received} of ${state.total} bytes have arrived; call again once the person's upload finishes`,
+      );
+    case 'failed':
+      throw new ToolError(`the upload arrived but was not imported: ${state.reason}`);
+    case 'done':
+      if (state.project !== projectId)
+        throw new ToolError(`upload ${shownId(uploadId)} went into project ${state.project}, not ${projectId}`);
+      return singleImportResult(state.media, [importedFile(assetName(state.media.asset) ?? uploadId, state.media)], []);
+  }
+}
+
+const shownId = (id: string) => JSON.stringify(id.slice(0, 64));
+
 async function importMedia(
-  { project_id, path, paths, url, recursive, again, cursor }: z.output<typeof ImportMediaInput>,
+  { project_id, path, paths, url, upload, upload_id, recursive, again, cursor }: z.output<typeof ImportMediaInput>,
   ctx: ServerContext,
   deps: HandlerDeps,
 ) {
   const media = localMedia(deps.backend)!;
   const id = requireUuid(project_id, 'project_id', 'list_projects');
+  if (upload !== undefined || upload_id !== undefined) {
+    const others = [path, paths, url, cursor, recursive, again].filter((v) => v !== undefined).length;
+    if (others || (upload && upload_id))
+      throw new ToolError('upload (a new upload link) and upload_id (its asset) each go alone with project_id');
+    return upload ? openUpload(id, upload, deps, ctx.mcpReq.signal) : uploadedAsset(id, upload_id!, deps);
+  }
   if (url !== undefined) {
     if (path !== undefined || paths !== undefined || cursor !== undefined || recursive !== undefined)
       throw new ToolError('url is imported alone: give url, or path/paths, in one call');

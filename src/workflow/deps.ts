@@ -7,6 +7,7 @@ import type { MediaProber } from '../media/probe.js';
 import type { EditStore } from './edit-store.js';
 import type { JobRunner } from './jobs.js';
 import type { MediaRuntime } from './media-runtime.js';
+import type { Uploads } from './upload-links.js';
 import type { FetchRules } from '../api/url-fetch.js';
 
 export interface ToolDeps {
@@ -35,6 +36,8 @@ export interface ToolDeps {
   kept?: KeptFiles;
   /** import_media {url}: what a fetch may reach, bring and take (CUTROOM_FETCH_*). */
   fetchRules?: FetchRules;
+  /** Over HTTP on the local backend: this caller's upload links (import_media {upload}). */
+  uploads?: Uploads;
   /** The job queue (CUTROOM_QUEUE_URL): previews run on its workers. Absent: in this process. */
   jobs?: JobRunner;
 }

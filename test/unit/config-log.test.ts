@@ -19,6 +19,8 @@ describe('config', () => {
       callerFfmpeg: 2,
       drainMs: 30000,
       linkTtlS: 3600,
+      uploadMaxMb: 4096,
+      uploadTtlS: 86_400,
     });
     expect(loadConfig({}, ['--port', '9000', '--host=0.0.0.0']).http).toMatchObject({ port: 9000, host: '0.0.0.0' });
     // The variables set the address; only the command line switches from stdio (a client's env never does).
