@@ -2,10 +2,14 @@
 // drops or moves a cut in the view, and it calls this with the edit it shows and the changes. The changed edit is
 // checked and kept (a new edit_id), and its preview started (or joined, or reused) as preview_edit does. Listed only
 // to clients that declare the MCP Apps extension (server.ts); callable by any, since a host relays its view's calls.
+// An in point is said, kept and listed as the source frame the render starts the cut on (cutClock), never as a time
+// between two frames: a trimmed one is moved onto it, and each listed cut's source_in is the frame's.
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { EditChangeSchema, applyChanges } from '../edit/changes.js';
+import { cutClock } from '../edit/cut-clock.js';
 import type { Diagnostic } from '../edit/model.js';
+import { formatTimecode, parseTimecode } from '../edit/timecode.js';
 import { checkAndKeep } from '../workflow/check-edit.js';
 import type { CheckedEdit } from '../workflow/checked-edit.js';
 import type { ToolDeps } from '../workflow/deps.js';
@@ -54,12 +58,26 @@ export function boundLevels(
   return { step, cuts };
 }
 
-/** Why a changed edit cannot be made, in one line: its first error, the cut named as the view numbers it (from 0). */
+/**
+ * Why a changed edit cannot be made, in one line for the person: its first error, the cut named as the view shows it
+ * (#1 is index 0). The view leaves out what in it is written for a model (person-text.ts).
+ */
 function refusal(c: CheckedEdit): string {
   const d: Diagnostic | undefined = c.diagnostics.find((x) => x.severity === 'error') ?? c.diagnostics[0];
-  if (!d) return 'the changed edit is not ready; preview_edit {edit_id} of the edit before the change shows why';
+  if (!d) return 'its check found no error, yet it cannot be previewed';
   const cut = /^\/video_series_sequential\/(\d+)/.exec(d.path);
-  return `${cut ? `cut ${cut[1]}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
+  return `${cut ? `cut ${Number(cut[1]) + 1}: ` : ''}${d.message}${d.hint ? `; ${d.hint}` : ''}`;
+}
+
+/**
+ * The in point a cut of an asset starts on (ms): the start of the source frame the render uses (cutClock), to the
+ * ms; within half a millisecond of that frame, so that it means the same frame again. As given where the asset's
+ * frame rate is not known.
+ */
+export function frameInPoint(checked: Pick<CheckedEdit, 'assets'>, assetId: string, inMs: number): number {
+  const facts = checked.assets.get(assetId.trim())?.facts;
+  if (!facts?.frameRate) return inMs;
+  return Math.round(cutClock({ inSec: inMs / 1000 }, facts).inSec * 1000);
 }
 
 /** The edit the view shows, checked, with its changes applied and checked again; `changed` says what changed. */
@@ -75,7 +93,9 @@ async function changedEdit(
     return { checked };
   }
   if (!checked.ready || !checked.edit) throw new ToolError(`the edit to change is not ready: ${refusal(checked)}`);
-  const applied = applyChanges(checked.edit, changes);
+  const applied = applyChanges(checked.edit, changes, {
+    inPointOf: (assetId, inMs) => frameInPoint(checked, assetId, inMs),
+  });
   if (!applied.ok) throw new ToolError(applied.reason);
   const again = await checkAndKeep(
     deps,
@@ -85,6 +105,12 @@ async function changedEdit(
   );
   if (!again.ready) throw new ToolError(`the changed edit would not play: ${refusal(again)}`);
   return { checked: again, changed: applied.changed };
+}
+
+/** A cut's in point as the view shows it: the start of the source frame it starts on (frameInPoint). */
+function frameTimecode(checked: Pick<CheckedEdit, 'assets'>, c: { asset_id: string; source_in: string }): string {
+  const t = parseTimecode(c.source_in);
+  return t.ok ? formatTimecode(frameInPoint(checked, c.asset_id, t.ms)) : c.source_in;
 }
 
 /** The preview still rendering: its progress and the cuts ready to play (the view asks again with seen). */
@@ -120,8 +146,10 @@ async function doneView(
     ...(checked.editId ? { editId: checked.editId } : {}),
     reserveBytes: reserve,
   });
+  const made = result.structuredContent as { cuts?: { asset_id: string; source_in: string }[] };
   const structured = {
-    ...(result.structuredContent as Record<string, unknown>),
+    ...made,
+    ...(made.cuts ? { cuts: made.cuts.map((c) => ({ ...c, source_in: frameTimecode(checked, c) })) } : {}),
     ...extra,
     ...(bounded ? { levels: bounded } : {}),
   };

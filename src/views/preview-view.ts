@@ -16,6 +16,7 @@ import {
   applyHostStyleVariables,
   type McpUiHostContext,
 } from '@modelcontextprotocol/ext-apps';
+import { forPerson } from './person-text.js';
 
 interface Cut {
   index: number;
@@ -92,13 +93,24 @@ function drawTimeline(p: Preview): void {
     el.className = `cut${c.flags.length ? ' flagged' : ''}`;
     el.dataset.cutIndex = String(c.index);
     el.style.flexGrow = String(Math.max(0.001, (seconds(c.timeline_end) - seconds(c.timeline_start)) / total));
-    el.title = [`Cut ${c.index + 1}: ${c.asset_id}`, `source ${c.source_in}-${c.source_out}`, ...c.flags].join('\n');
+    el.title = [
+      `Cut ${c.index + 1}: ${c.asset_id}`,
+      `source ${c.source_in}-${c.source_out}`,
+      ...c.flags.map(forPerson),
+    ].join('\n');
     const head = document.createElement('span');
     head.className = 'num';
     head.textContent = `#${c.index + 1}`;
+    // Its start and end on the timeline, side by side where the card is wide enough, else one over the other.
     const time = document.createElement('span');
     time.className = 'time';
-    time.textContent = `${short(c.timeline_start)}–${short(c.timeline_end)}`;
+    const from = document.createElement('span');
+    from.className = 'start';
+    from.textContent = short(c.timeline_start);
+    const to = document.createElement('span');
+    to.className = 'end';
+    to.textContent = `–${short(c.timeline_end)}`;
+    time.append(from, to);
     const level = document.createElement('span');
     level.className = 'level';
     level.textContent = c.loudness ? `${c.loudness.mean_db.toFixed(0)} dB` : 'no sound';
@@ -133,7 +145,8 @@ function drawTimeline(p: Preview): void {
 function statusLine(p: Preview): string {
   const total = p.measured_seconds || p.planned_seconds || 1;
   const flagged = (p.cuts ?? []).filter((c) => c.flags.length).length;
-  return `${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${p.warnings?.length ? ` — ${p.warnings.join('; ')}` : ''}`;
+  const warnings = (p.warnings ?? []).map(forPerson).filter(Boolean);
+  return `${p.cuts?.length ?? 0} cuts, ${total.toFixed(2)} s, ${p.resolution ?? ''}${flagged ? ` — ${flagged} flagged` : ''}${warnings.length ? ` — ${warnings.join('; ')}` : ''}`;
 }
 
 /**
@@ -293,7 +306,13 @@ async function allCuts(p: Preview): Promise<Preview> {
     (c?.blob ? new TextDecoder().decode(Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))) : undefined);
   if (!text) return p;
   const whole = JSON.parse(text) as Preview;
-  return { ...p, cuts: whole.cuts ?? p.cuts, overlays: whole.overlays ?? p.overlays };
+  // The cuts the result lists are kept as it lists them (view_edit's say the source frame each starts on).
+  const listed = new Map((p.cuts ?? []).map((c) => [c.index, c]));
+  return {
+    ...p,
+    cuts: whole.cuts?.map((c) => listed.get(c.index) ?? c) ?? p.cuts,
+    overlays: whole.overlays ?? p.overlays,
+  };
 }
 
 /**
@@ -556,7 +575,7 @@ async function show(p: Preview, sheetUrl?: string): Promise<void> {
     await loadVideo(done);
     drawTimeline(done);
   } catch (err) {
-    status(`The preview cannot be shown here: ${(err as Error).message}`);
+    status(`The preview cannot be shown here: ${forPerson((err as Error).message)}`);
   }
 }
 
@@ -622,7 +641,7 @@ async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
     } catch (err) {
       // Made and kept, but not shown: the view stays on the edit it shows (the person can try again).
       status(
-        `The change was made (edit_id ${p.edit_id}) but its preview cannot be shown here: ${(err as Error).message}; the previous preview stays.`,
+        `The change was made but its preview cannot be shown here: ${forPerson((err as Error).message)}; the previous preview stays.`,
       );
       return;
     }
@@ -641,7 +660,7 @@ async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
       // A host that keeps no model context: the change was still made.
     }
   } catch (err) {
-    status(`The change was not made: ${(err as Error).message}`);
+    status(`The change was not made: ${forPerson((err as Error).message)}`);
   } finally {
     setBusy(false);
   }
@@ -698,7 +717,7 @@ async function startFromInput(args: Record<string, unknown>): Promise<void> {
   } catch (err) {
     v.removeEventListener('ended', onEnded);
     progressive = false;
-    status(`The preview cannot be shown here yet: ${(err as Error).message}`);
+    status(`The preview cannot be shown here yet: ${forPerson((err as Error).message)}`);
     if (pendingResult) void show(pendingResult.p, pendingResult.sheet);
   } finally {
     setBusy(false);
@@ -713,7 +732,10 @@ app.ontoolinput = (params) => {
 app.ontoolresult = (result) => {
   const p = result.structuredContent as unknown as Preview | undefined;
   if (result.isError || !p?.preview_id) {
-    status((result.content?.[0] as { text?: string } | undefined)?.text ?? 'No preview in this result.');
+    // The result is the model's: the person reads what went wrong in a person's words.
+    const text = forPerson((result.content?.[0] as { text?: string } | undefined)?.text ?? '');
+    if (result.isError) status(`The preview could not be made${text ? `: ${text}` : '.'}`);
+    else status(text || 'No preview in this result.');
     return;
   }
   const sheetUrl = sheetOf(result as Result);

@@ -13,14 +13,15 @@ declare global {
     relayCallTool(params: unknown): Promise<unknown>;
     relayReadResource(params: unknown): Promise<unknown>;
     /**
-     * Starts the view; with `toolInput`, the tool's arguments go first (the call starting), and the result only when
-     * given.
+     * Starts the view in a frame `width` px wide (760 by default); with `toolInput`, the tool's arguments go first
+     * (the call starting), and the result only when given.
      */
     startHost(
       html: string,
       toolResult: unknown,
       theme: 'light' | 'dark',
       toolInput?: Record<string, unknown>,
+      width?: number,
     ): Promise<void>;
     sendToolResult(result: unknown): Promise<void>;
     hostLog: {
@@ -34,17 +35,17 @@ declare global {
 
 window.hostLog = { modelContext: [], sizes: [], calls: [], initialized: false };
 
-window.startHost = async (html, toolResult, theme, toolInput) => {
+window.startHost = async (html, toolResult, theme, toolInput, width = 760) => {
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
-  iframe.style.width = '760px';
+  iframe.style.width = `${width}px`;
   iframe.style.border = '0';
   document.body.append(iframe);
   const bridge = new AppBridge(
     null,
     { name: 'cutroom-test-host', version: '1.0.0' },
     { serverTools: {}, serverResources: {}, updateModelContext: { text: {}, structuredContent: {} } },
-    { hostContext: { theme, displayMode: 'inline', containerDimensions: { width: 760, maxHeight: 2000 } } },
+    { hostContext: { theme, displayMode: 'inline', containerDimensions: { width, maxHeight: 2000 } } },
   );
   bridge.oncalltool = async (params) => {
     window.hostLog.calls.push(`tools/call ${params.name}`);

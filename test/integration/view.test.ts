@@ -471,7 +471,7 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
       arguments: { edit_id: result.structuredContent.edit_id, changes: [{ cut: 9, drop: true }] },
     })) as ViewResult;
     expect(r.isError).toBe(true);
-    expect(r.content?.[0]?.text).toBe('there is no cut 9 (index from 0; the edit has 4 cuts)');
+    expect(r.content?.[0]?.text).toBe('there is no cut 10 (cut: 9, an index from 0; the edit has 4 cuts)');
     const backwards = (await server.client.callTool({
       name: 'view_edit',
       arguments: { edit_id: result.structuredContent.edit_id, changes: [{ cut: 0, in: 2, out: '00:00:01' }] },
@@ -479,7 +479,7 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
     expect(backwards).toMatchObject({
       isError: true,
       content: [
-        { type: 'text', text: "cut 0's in point (2 s) must be before its out point (1 s): it would show nothing" },
+        { type: 'text', text: "cut 1's in point (2 s) must be before its out point (1 s): it would show nothing" },
       ],
     });
     expect(backwards.structuredContent).toBeUndefined();
@@ -684,7 +684,7 @@ describe.skipIf(!CHROMIUM)('cutting in the preview view (view_edit)', () => {
       );
       const line = await view.evaluate(() => document.getElementById('status')!.textContent!);
       expect(line).toMatch(
-        /^The change was not made: the changed edit would not play: cut 2: the out point \S+ is past the end of the clip \(it lasts 7\.92 s\); end the cut by 00:00:07\.920$/,
+        /^The change was not made: the changed edit would not play: cut 3: the out point \S+ is past the end of the clip \(it lasts 7\.92 s\); end the cut by 00:00:07\.920$/,
       );
       expect(calls).toHaveLength(1);
       expect(calls[0]!.result.isError).toBe(true);

@@ -70,21 +70,41 @@ describe('applyChanges', () => {
       const r = applyChanges(edit, changes);
       return r.ok ? 'ok' : r.reason;
     };
-    expect(reason([{ cut: 3, drop: true }])).toBe('there is no cut 3 (index from 0; the edit has 3 cuts)');
+    // Cuts and places as the view numbers them (#1 is index 0), the fields as they are.
+    expect(reason([{ cut: 3, drop: true }])).toBe('there is no cut 4 (cut: 3, an index from 0; the edit has 3 cuts)');
     expect(reason([{ cut: 0, in: 2 }])).toBe(
-      "cut 0's in point (2 s) must be before its out point (2 s): it would show nothing",
+      "cut 1's in point (2 s) must be before its out point (2 s): it would show nothing",
     );
-    expect(reason([{ cut: 0, out: 'soon' }])).toMatch(/^cut 0's out point "soon" is not a time/);
-    expect(reason([{ cut: 0, move_to: 3 }])).toBe('move_to 3 is past the last place (2)');
-    expect(reason([{ cut: 0 }])).toMatch(/^say what to do with cut 0/);
-    expect(reason([{ cut: 0, drop: true, out: 1 }])).toMatch(/^one change at a time for cut 0/);
+    expect(reason([{ cut: 0, out: 'soon' }])).toMatch(/^cut 1's out point "soon" is not a time/);
+    expect(reason([{ cut: 0, move_to: 3 }])).toBe(
+      'there is no place 4 for cut 1 (move_to: 3, an index from 0; the edit has 3 places)',
+    );
+    expect(reason([{ cut: 1, move_to: 1 }])).toBe('cut 2 is already at place 2');
+    expect(reason([{ cut: 0 }])).toMatch(/^say what to do with cut 1/);
+    expect(reason([{ cut: 0, drop: true, out: 1 }])).toMatch(/^one change at a time for cut 1/);
     expect(
       reason([
         { cut: 0, drop: true },
         { cut: 0, drop: true },
         { cut: 0, drop: true },
       ]),
-    ).toBe('change 3: cut 0 is the only cut; an edit needs one');
+    ).toBe('change 3: cut 1 is the only cut; an edit needs one');
+  });
+
+  it('keeps and says a trimmed in point as the frame it starts on (inPointOf), not a time between two frames', () => {
+    // Frames every 40 ms, from 0 (25 fps): an in point moves to the next frame start.
+    const onFrame = (_asset: string, inMs: number) => Math.ceil(inMs / 40) * 40;
+    const r = applyChanges(edit, [{ cut: 2, in: 10.013 }], { inPointOf: onFrame });
+    expect(r.ok && r.edit.video_series_sequential[2]!.video_start_time).toBe('00:00:10.040');
+    expect(r.ok && r.changed).toMatch(
+      /^trimmed cut 3: in 10 s → 10\.04 s \(the first frame from 10\.013 s\) \(now 2\.96 s\);/,
+    );
+    const same = applyChanges(edit, [{ cut: 1, in: 4.99 }], { inPointOf: onFrame });
+    expect(same.ok && same.changed).toBe('cut 2 unchanged (in 4.99 s starts it on the frame at 5 s, as before)');
+    const empty = applyChanges(edit, [{ cut: 1, in: 5.99, out: 6 }], { inPointOf: onFrame });
+    expect(!empty.ok && empty.reason).toBe(
+      "cut 2's in point (6 s, the first frame from 5.99 s) must be before its out point (6 s): it would show nothing",
+    );
   });
 });
 
@@ -98,5 +118,33 @@ describe("view_edit's levels in a result", () => {
     expect(Math.max(...b.cuts[0]!)).toBe(-24);
     expect(b.cuts[1]).toEqual([-20]);
     expect(boundLevels({ step: 0.5, cuts: [[-10.04, -Infinity]] })).toEqual({ step: 0.5, cuts: [[-10, -120]] });
+  });
+});
+
+describe("view_edit's in points", () => {
+  it('are the start of the source frame the render uses, to the ms, and mean that frame again', async () => {
+    const { frameInPoint } = await import('../../src/tools/view.js');
+    const asset = (facts?: { frameRate: { num: number; den: number } }) => ({
+      assets: new Map([
+        [
+          'a',
+          {
+            id: 'a',
+            kind: 'video' as const,
+            ...(facts ? { facts: { hasVideo: true, hasAudio: false, ...facts } } : {}),
+          },
+        ],
+      ]),
+    });
+    const ntsc = asset({ frameRate: { num: 30000, den: 1001 } });
+    // At 29.97 fps frame 30 starts at 1.001 s: 1 s (between frames 29 and 30) starts the cut there.
+    expect(frameInPoint(ntsc as never, 'a', 1000)).toBe(1001);
+    expect(frameInPoint(ntsc as never, 'a', 1001)).toBe(1001);
+    // Frame 32 starts at 1.067733 s: written 1.068, it is still that frame.
+    expect(frameInPoint(ntsc as never, 'a', 1040)).toBe(1068);
+    expect(frameInPoint(ntsc as never, 'a', 1068)).toBe(1068);
+    // No frame rate known: as given.
+    expect(frameInPoint(asset() as never, 'a', 1013)).toBe(1013);
+    expect(frameInPoint(ntsc as never, 'b', 1013)).toBe(1013);
   });
 });
