@@ -153,7 +153,7 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
         aspectWarned.add(key);
         warn(
           '/video_output_resolution',
-          `the output is ${aspectLabel(timeline.width, timeline.height)} but cut ${cut.index} (and any other ${key} source) is ${aspectLabel(f.width, f.height)}: it will be letterboxed or pillarboxed`,
+          `the output is ${aspectLabel(timeline.width, timeline.height)} but cut ${cut.index + 1} (and any other ${key} source) is ${aspectLabel(f.width, f.height)}: it will be letterboxed or pillarboxed`,
           'pick a resolution of the sources\' shape, or give the cut a focus ({x, y} or "auto") to fill the frame',
         );
       }

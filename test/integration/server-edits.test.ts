@@ -123,7 +123,7 @@ describe('compose_edit', () => {
     expect(textOf(r)).toMatch(/^Ready: 3 cuts, 4 s at 180x320, 25 fps, 1 warning\./);
     expect(out.notes).toContain("output 180x320 at 25 fps: the sources' (resolution or fps in the call sets another)");
     // The one cut of another shape is named; the output is not 16:9 by default any more.
-    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 9:16 but cut 2 /)]);
+    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/the output is 9:16 but cut 3 /)]);
   });
 
   it('plays the whole source for a clip given only its asset_id, and to its end for one given only a start', async () => {
@@ -158,7 +158,7 @@ describe('compose_edit', () => {
     const out = r.structuredContent as Check;
     expect(out.ready).toBe(true);
     expect(out.diagnostics.map((d) => d.message)).toEqual([
-      expect.stringMatching(/the output is 16:9 but cut 0 .* is 9:16/),
+      expect.stringMatching(/the output is 16:9 but cut 1 .* is 9:16/),
       expect.stringMatching(/it upscales them/),
     ]);
   });
