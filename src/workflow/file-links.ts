@@ -2,8 +2,8 @@
 // what a link says (the file, the name it downloads as, whose it is, until when) and its HMAC with the server's link
 // secret. Made here, where results are shown to a caller (remote-paths.ts); checked by http/file-links.ts, which
 // serves the file. Pure: no I/O, no clock but the one handed in.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isAbsolute, relative, sep } from 'node:path';
+import { openClaim, signClaim } from './signed-claims.js';
 
 /** What a link names, as signed. */
 export interface LinkClaim {
@@ -21,12 +21,6 @@ export interface LinkClaim {
 export interface FileLinks {
   /** The link to a file of the server's for this caller, or undefined when the file lies in none of the roots. */
   link(file: string, name?: string): { url: string; expiresAt: string } | undefined;
-}
-
-const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64url');
-
-function mac(secret: string, payload: string): string {
-  return createHmac('sha256', secret).update(`cutroom link\0${payload}`).digest('base64url');
 }
 
 /** A name safe to put in a URL's last segment and a header: the file's own characters, no path. */
@@ -67,8 +61,7 @@ export function fileLinks(opts: {
       const expires = Math.floor(now() / 1000) + opts.ttlS;
       const shownName = downloadName(name ?? '', file);
       const claim: LinkClaim = { root, path, name: shownName, caller: opts.caller, expires };
-      const payload = b64(JSON.stringify(claim));
-      const token = `${payload}.${mac(opts.secret, payload)}`;
+      const token = signClaim(opts.secret, 'link', claim);
       return {
         url: `${opts.base}/files/${token}/${encodeURIComponent(shownName)}`,
         expiresAt: new Date(expires * 1000).toISOString(),
@@ -82,17 +75,8 @@ export function fileLinks(opts: {
  * anything altered or not a link at all (answered alike: as a link that never existed).
  */
 export function readLink(secret: string, token: string, nowMs: number): (LinkClaim & { expired: boolean }) | undefined {
-  const m = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return undefined;
-  const want = Buffer.from(mac(secret, m[1]!));
-  const got = Buffer.from(m[2]!);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
-  let claim: LinkClaim;
-  try {
-    claim = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as LinkClaim;
-  } catch {
-    return undefined;
-  }
+  const claim = openClaim(secret, 'link', token) as Partial<LinkClaim> | undefined;
+  if (!claim) return undefined;
   if (
     typeof claim.root !== 'number' ||
     typeof claim.path !== 'string' ||
@@ -101,5 +85,5 @@ export function readLink(secret: string, token: string, nowMs: number): (LinkCla
     typeof claim.expires !== 'number'
   )
     return undefined;
-  return { ...claim, expired: nowMs >= claim.expires * 1000 };
+  return { ...(claim as LinkClaim), expired: nowMs >= claim.expires * 1000 };
 }

@@ -2,7 +2,7 @@
 // project it goes into, the name it is imported as, whose it is, its size cap, until when) and its HMAC with the
 // server's link secret. Made here for the tool; checked by http/uploads.ts, which takes the upload (tus) and imports
 // it when complete. Pure: no I/O, no clock but the one handed in.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { openClaim, signClaim } from './signed-claims.js';
 import type { ImportedMedia } from '../backend/types.js';
 
 /** What an upload link names, as signed. */
@@ -37,14 +37,9 @@ export interface Uploads {
   status(id: string): Promise<UploadState>;
 }
 
-function mac(secret: string, payload: string): string {
-  return createHmac('sha256', secret).update(`cutroom upload\0${payload}`).digest('base64url');
-}
-
 /** The token of an upload link: its claim and the claim's HMAC. */
 export function signUpload(secret: string, claim: UploadClaim): string {
-  const payload = Buffer.from(JSON.stringify(claim)).toString('base64url');
-  return `${payload}.${mac(secret, payload)}`;
+  return signClaim(secret, 'upload', claim);
 }
 
 /**
@@ -56,17 +51,8 @@ export function readUpload(
   token: string,
   nowMs: number,
 ): (UploadClaim & { expired: boolean }) | undefined {
-  const m = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return undefined;
-  const want = Buffer.from(mac(secret, m[1]!));
-  const got = Buffer.from(m[2]!);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
-  let claim: UploadClaim;
-  try {
-    claim = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as UploadClaim;
-  } catch {
-    return undefined;
-  }
+  const claim = openClaim(secret, 'upload', token) as Partial<UploadClaim> | undefined;
+  if (!claim) return undefined;
   if (
     typeof claim.id !== 'string' ||
     !/^[0-9a-f]{32}$/.test(claim.id) ||
@@ -77,5 +63,5 @@ export function readUpload(
     typeof claim.expires !== 'number'
   )
     return undefined;
-  return { ...claim, expired: nowMs >= claim.expires * 1000 };
+  return { ...(claim as UploadClaim), expired: nowMs >= claim.expires * 1000 };
 }
