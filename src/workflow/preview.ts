@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cutClock } from '../edit/cut-clock.js';
 import { summarizeTimeline, toRenderPlan, type RenderPlan } from '../edit/plan.js';
+import { formatTimecode } from '../edit/timecode.js';
 import { ducks, speechOnTimeline } from '../media/ducking.js';
 import { reframed, reframes } from '../media/reframe.js';
 import { UserFacingError } from '../errors.js';
@@ -483,7 +485,14 @@ async function makePreview(
     if (!rt.font) warnings.push('no font found for the contact sheet labels; frames are in cut order, three per cut');
     warnings.push(...(opts.captions?.warnings ?? []));
     const summary = summarizeTimeline(checked.timeline!);
-    const placements = summary.cuts;
+    // Each cut's in point as the frame its picture starts on (cutClock: the next source frame), not the time written:
+    // what the person sees and the model is told is what plays.
+    const placements = summary.cuts.map((p, i) => {
+      const facts = checked.assets.get(p.asset_id.trim())?.facts;
+      const inMs = checked.timeline!.cuts[i]!.inMs;
+      if (!facts?.frameRate) return p;
+      return { ...p, source_in: formatTimecode(Math.round(cutClock({ inSec: inMs / 1000 }, facts).inSec * 1000)) };
+    });
     const finish = outcome.finish;
     const gainDb = finish?.gainDb ?? 0;
     // The parts as mixed, moved by the finishing gain; the mix itself as it came out of the limiter.

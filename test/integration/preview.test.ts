@@ -72,6 +72,23 @@ async function preview(
   return r;
 }
 
+describe('preview_edit tells the in point the picture starts on', () => {
+  it('names a cut whose in point lies between two source frames by the frame used, not the time written', async () => {
+    // The sources run at 25 fps: 1.01 s lies between the frames at 1.00 and 1.04 s; the cut's picture starts on 1.04.
+    const r = await preview(srv.client, {
+      project_id: projectId,
+      resolution: '320x180',
+      fps: 25,
+      clips: [
+        { asset_id: ids.red, start: 1.01, end: 2 },
+        { asset_id: ids.blue, start: 2, end: 3 },
+      ],
+    });
+    const cuts = (r.structuredContent as { cuts: { source_in: string }[] }).cuts;
+    expect(cuts.map((c) => c.source_in)).toEqual(['00:00:01.040', '00:00:02.000']);
+  }, 120_000);
+});
+
 describe('preview_edit renders what the edit says', () => {
   let r: Awaited<ReturnType<typeof preview>>;
   let p: Preview;
