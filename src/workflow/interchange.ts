@@ -332,11 +332,7 @@ export async function exportEdit(
         );
     }
     const doc = exportDocument(name, checked.timeline, media);
-    warnings.push(
-      ...doc.warnings,
-      ...mixNotWritten(checked.timeline, opts.format),
-      ...finishingNotWritten(checked.timeline, opts.format),
-    );
+    warnings.push(...doc.warnings, ...mixNotWritten(checked.timeline, opts.format));
     let text: string;
     if (opts.format === 'otio') text = writeOtio(doc);
     else if (opts.format === 'fcpxml') {
@@ -349,6 +345,8 @@ export async function exportEdit(
       text = edl.text;
       warnings.push(...edl.warnings);
     }
+    // What the whole edit asks that no format carries: after the cuts' own warnings.
+    warnings.push(...finishingNotWritten(checked.timeline, opts.format));
     await writeFile(join(building, file), text);
     await rename(building, dir);
     // The timeline file, for every replica (media fetched beside it stays on this machine: never for a hosted caller).

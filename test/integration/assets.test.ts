@@ -376,6 +376,7 @@ describe('on the local backend', () => {
         .replaceAll('harbour take', 'interview final')
         .replaceAll('harbour%20take', 'interview%20final')
         .replaceAll('gull voice', 'narration')
+        .replaceAll('gull%20voice', 'narration')
         .replaceAll(dataDir, '/elsewhere');
       expect(text).not.toContain(harbour);
       return text;

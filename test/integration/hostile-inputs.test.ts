@@ -289,9 +289,10 @@ describe('long edits', () => {
     expect(resultBytes(r)).toBeLessThanOrEqual(RESULT_BOUND_BYTES);
     const e = structured<{ warnings: string[]; left_out?: string[] }>(r);
     expect(e.warnings[0]).toBe('cut 1: its audio levels are not carried (an EDL has no volume)');
+    // (and one more, last: the levelling an editor's application does not do)
     expect(e.warnings.length).toBeLessThan(1000);
-    expect(e.left_out).toContain(`${1000 - e.warnings.length} more warnings (1000 in all), of the kinds listed`);
-    expect(textOf(r)).toContain('… 992 more warnings (structuredContent.warnings, left_out)');
+    expect(e.left_out).toContain(`${1001 - e.warnings.length} more warnings (1001 in all), of the kinds listed`);
+    expect(textOf(r)).toContain('… 993 more warnings (structuredContent.warnings, left_out)');
   }, 120_000);
 
   it('a preview of 100 cuts and 100 overlays lists the first of each within the bound; preview.json has them all', async () => {

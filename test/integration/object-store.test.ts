@@ -162,8 +162,10 @@ describe('previews in an object store', () => {
     const id = structured(done).preview_id;
     expect(structured(done).status).toBe('done');
     expect(w.stderr()).toMatch(new RegExp(`preview ${id} put in the object store`));
-    // A hosted caller sees resources, never a bucket's link or a path.
-    expect(JSON.stringify(done)).not.toMatch(/127\.0\.0\.1|team\/previews|X-Amz/i);
+    // A hosted caller sees resources and this server's own signed links (/files/), never a bucket's link or a path.
+    const shown = JSON.stringify(done).replaceAll(`${a.srv.base}/files/`, '<link>/');
+    expect(shown).toContain('<link>/');
+    expect(shown).not.toMatch(new RegExp(`${endpoint}|127\\.0\\.0\\.1|team/previews|X-Amz`, 'i'));
 
     const made = folderOf(workerDir, id);
     const files = ['preview.mp4', 'sheet.jpg'];
