@@ -329,9 +329,9 @@ const composeEditTool = defineTool({
   config: {
     title: 'Compose and check an edit',
     description:
-      'Builds an edit (video cuts in playing order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
-      "(error|warning, JSON pointer, hint) and each cut's place on the timeline. When ready, keeps it under an edit_id (the same edit, the same id) " +
-      'for preview_edit, render_edit, export_edit. Iterate until ready.',
+      'Builds an edit (video cuts in order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
+      "(error|warning, JSON pointer, hint) and each cut's place on the timeline. Once ready, kept under an edit_id (same edit, same id) " +
+      'for preview_edit, render_edit, export_edit.',
     inputSchema: ComposeEditInput,
     outputSchema: ComposeEditOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -209,9 +209,9 @@ const inspectAssetTool = defineTool({
   config: {
     title: 'Look inside a source',
     description:
-      'What an asset holds, before you cut it: duration, size, fps, sound; shots (hard cuts to the frame; not fades), silences, loudness; a ' +
-      'contact sheet, a frame per shot (from: the shots from there). from and to zoom in: frames evenly spaced, labelled, to pick exact in and out ' +
-      'points. Cached; a long source is slow once. Then clips can be {asset_id, shot}.',
+      'What an asset holds: duration, size, fps, sound; shots (hard cuts, to the frame), silences, loudness; a contact sheet, a frame ' +
+      'per shot (from: shots from there). from and to zoom in: frames evenly spaced, labelled, for exact in and out points. Cached. ' +
+      'Then clips can be {asset_id, shot}.',
     inputSchema: InspectAssetInput,
     outputSchema: InspectOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

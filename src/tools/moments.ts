@@ -111,8 +111,8 @@ const findMomentsTool = defineTool({
   config: {
     title: 'Rank the moments worth cutting',
     description:
-      "Ranked spans of the project's videos (audio if named), whole sentences (else whole shots), each with its signals (words on about by spelling, sound or sense, " +
-      'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. Deterministic. ' +
+      "Ranked spans of the project's videos (audio if named), whole sentences (else shots), with signals (about: by spelling, sound or sense; " +
+      'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. ' +
       `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
     inputSchema: Input,
     outputSchema: Output,

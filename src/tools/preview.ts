@@ -489,9 +489,9 @@ const previewEditTool = defineTool({
   config: {
     title: 'Preview an edit locally',
     description: (deps) =>
-      'The dry run before render_edit: renders an edit (edit_id) on this machine, small and fast; nothing is sent. Returns a contact sheet ' +
-      '(3 frames a cut, labelled), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
-      `Still rendering after ${Math.round(deps.renderWaitMs / 1000)} s: status "rendering"; follow it with preview_edit {preview_id}.`,
+      'The dry run before render_edit: renders an edit (edit_id) here, small and fast; nothing is sent. Returns a contact sheet ' +
+      '(3 labelled frames a cut), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
+      `After ${Math.round(deps.renderWaitMs / 1000)} s: status "rendering"; follow it with preview_edit {preview_id}.`,
     inputSchema: PreviewEditInput,
     outputSchema: PreviewOutputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -110,8 +110,8 @@ const tightenEditTool = defineTool({
   config: {
     title: 'Tighten an edit',
     description:
-      "A new edit from a kept one without pauses over max_pause_seconds, fillers and words said twice in a row (cuts split in the pauses, no word clipped; by the sources' transcripts). " +
-      'Lists each removal with its time and reason; the original is unchanged: review the new edit_id, then preview or render it.',
+      'A new edit without pauses over max_pause_seconds, fillers and words said twice in a row (split in the pauses, no word clipped; by the transcripts). ' +
+      'Lists each removal and why; the original stays: review the new edit_id, then preview or render it.',
     inputSchema: Input,
     outputSchema: Output,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

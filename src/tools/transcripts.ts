@@ -285,9 +285,9 @@ const transcribeAssetTool = defineTool({
   config: {
     title: 'Hear what is said in a source',
     description:
-      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists the words). ' +
-      'Recognition mishears unclear speech: give text (what was said) to align instead, each word placed (unplaced: not ' +
-      'heard), kept as the transcript; with replace [first, last], it corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}, cut in the pauses.',
+      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists words). ' +
+      'Recognition mishears: give text (what was said) to align it instead (unplaced: not heard), kept as the transcript; with replace ' +
+      '[first, last], text corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}.',
     inputSchema: TranscribeInput,
     outputSchema: TranscriptPageSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -300,7 +300,7 @@ const searchTranscriptsTool = defineTool({
   name: 'search_transcripts',
   config: {
     title: 'Find where a phrase is said',
-    description: `Where a word or phrase is said in the project's videos and audio (renders with include_renders): exact (spelling; case, punctuation ignored) or sounds_like (pronunciation), scored 0-1; near_misses: worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound: heard hits (cut one by its start/end); sounds_like or doubtful hits not heard become near misses. Untranscribed assets are transcribed first (${SEARCH_TRANSCRIBE_SECONDS} s of media a call; the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
+    description: `Where a word or phrase is said in the project's videos and audio (renders with include_renders): exact (spelling) or sounds_like (pronunciation), scored 0-1; near_misses: worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound (heard hits: cut by start/end; sounds_like or doubtful hits not heard become near misses). Transcribes first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call (the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
     inputSchema: SearchInput,
     outputSchema: SearchOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
