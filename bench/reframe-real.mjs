@@ -121,9 +121,21 @@ function measure(previewFile, sourceFrames, found) {
   let roomFrames = 0;
   let roomAllKept = 0;
   let worstDiff = 0;
+  let travel = 0;
+  let reversals = 0;
+  let lastX;
+  let lastStep = 0;
   for (let i = 0; i < n; i++) {
     const { x, meanDiff } = placeWindow(views[i], sourceFrames[i]);
     worstDiff = Math.max(worstDiff, meanDiff);
+    // How much the frame moves, and how often it turns back (a frame that hunts turns back often).
+    if (lastX !== undefined && x !== lastX) {
+      const step = Math.sign(x - lastX);
+      travel += Math.abs(x - lastX);
+      if (lastStep && step !== lastStep) reversals++;
+      lastStep = step;
+    }
+    lastX = x;
     const ps = found[i];
     const inside = ps.filter((p) => p.l >= x && p.r < x + CROP).length;
     kept += inside;
@@ -140,7 +152,19 @@ function measure(previewFile, sourceFrames, found) {
       if (inside === ps.length) roomAllKept++;
     }
   }
-  return { frames: n, kept, present, emptyHanded, fitFrames, fitAllKept, roomFrames, roomAllKept, worstDiff };
+  return {
+    frames: n,
+    kept,
+    present,
+    emptyHanded,
+    fitFrames,
+    fitAllKept,
+    roomFrames,
+    roomAllKept,
+    worstDiff,
+    travel,
+    reversals,
+  };
 }
 
 export async function run() {
@@ -187,12 +211,12 @@ export async function run() {
     ];
     console.log(`\nreframe on vtest.avi (${sourceFrames.length} frames, 9:16 at 324x576, people by median background)`);
     console.log(
-      '| focus | people-frames kept whole | frames with people, none kept | frames where all fit: all kept | fit with room: all kept | preview s | worst mean diff |',
+      '| focus | people-frames kept whole | frames with people, none kept | frames where all fit: all kept | fit with room: all kept | travel of the frame, px (turns) | preview s | worst mean diff |',
     );
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const [name, p, m] of rows)
       console.log(
-        `| ${name} | ${m.kept} of ${m.present} (${((100 * m.kept) / m.present).toFixed(0)}%) | ${m.emptyHanded} of ${m.frames} | ${m.fitAllKept} of ${m.fitFrames} | ${m.roomAllKept} of ${m.roomFrames} | ${p.seconds.toFixed(1)} | ${m.worstDiff.toFixed(1)} |`,
+        `| ${name} | ${m.kept} of ${m.present} (${((100 * m.kept) / m.present).toFixed(0)}%) | ${m.emptyHanded} of ${m.frames} | ${m.fitAllKept} of ${m.fitFrames} | ${m.roomAllKept} of ${m.roomFrames} | ${2 * m.travel} (${m.reversals}) | ${p.seconds.toFixed(1)} | ${m.worstDiff.toFixed(1)} |`,
       );
     const film = join(DATA, 'Megamind.avi');
     const sheets = process.env.BENCH_SHEET_DIR;

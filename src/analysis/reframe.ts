@@ -3,9 +3,10 @@
 // few times a second; media/reframe-scan.ts) to a camera operator's path: per shot, held still when the interest
 // barely moves, following it with a dead zone, smoothed and at a limited speed, never leaving the picture; then as
 // few piecewise-linear keys as keep it within a few pixels. Subjects (issue 47, item 3): what moves is split into
-// subjects across the picture; all of them are framed when they fit together, else the one that moves most in the
-// shot is followed (the one whose motion follows the cut's sound: the one speaking, where one does); a subject that
-// stops stays framed (detail is followed only in shots where nothing moves).
+// subjects across the picture; all of them are framed when they fit together (those seen within a few seconds, else
+// those in the picture: a crowd), else the one that moves most in the shot is followed (the one whose motion follows
+// the cut's sound: the one speaking, where one does); a subject that stops stays framed (detail is followed only in
+// shots where nothing moves).
 // Pure: no I/O.
 import { clampCentre, type FocusKey, type FrameWindow } from '../edit/framing.js';
 
@@ -82,9 +83,9 @@ export function interestOf(p: EnergyProfile): { x: number; y: number; weight: nu
  * edges, a swaying body's two sides). */
 const SUBJECT_GAP = 0.08;
 /** A column moves with a subject when its excess is at least this share of the picture's strongest. */
-const SUBJECT_LEVEL = 0.2;
+const SUBJECT_LEVEL = 0.1;
 /** A subject weaker than this share of the strongest in its picture is not one (noise beside it). */
-const SUBJECT_SHARE = 0.15;
+const SUBJECT_SHARE = 0.08;
 /** Subjects seen this long before or after a picture (s) are framed with it when all fit. */
 const SUBJECT_MEMORY_SEC = 3;
 /** Subjects fit together when they span at most this share of the window (a little room at its edges). */
@@ -149,20 +150,32 @@ function subjectsX(shot: Interest[], size: number): number[] {
     const subs = s.subjects ?? [];
     if (!subs.length) return s.x;
     while (shot[from]!.t < s.t - SUBJECT_MEMORY_SEC) from++;
-    let lo = 1;
-    let hi = 0;
-    for (let j = from; j < shot.length && shot[j]!.t <= s.t + SUBJECT_MEMORY_SEC; j++)
-      for (const u of shot[j]!.subjects ?? []) {
-        lo = Math.min(lo, u[0]);
-        hi = Math.max(hi, u[1]);
-      }
-    if (hi - lo <= size * FIT) return (lo + hi) / 2;
+    const together = spanOf(shot, from, s.t + SUBJECT_MEMORY_SEC);
+    if (together.hi - together.lo <= size * FIT) return (together.lo + together.hi) / 2;
+    // In a crowd someone comes or goes every few seconds, so those seen over the memory rarely fit: two or more in
+    // this picture are framed together where they fit (the path's smoothing keeps the frame from hunting), with the
+    // one speaking among them where one is.
+    const now = { lo: Math.min(...subs.map((u) => u[0])), hi: Math.max(...subs.map((u) => u[1])) };
+    const withSpeaker = speaker === undefined || (tracked >= now.lo && tracked <= now.hi);
+    if (subs.length > 1 && withSpeaker && now.hi - now.lo <= size * FIT) return (now.lo + now.hi) / 2;
     const nearest = subs.reduce((a, b) => (Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a));
     // The one speaking is followed where it moves (within half a window of where it was): between its phrases,
     // another one moving elsewhere does not take the frame.
     if (speaker === undefined || Math.abs(mid(nearest) - tracked) <= size / 2) tracked = mid(nearest);
     return tracked;
   });
+}
+
+/** The span of the subjects seen in a shot's samples from index `from` up to time `until` (0-1 of the width). */
+function spanOf(shot: Interest[], from: number, until: number): { lo: number; hi: number } {
+  let lo = 1;
+  let hi = 0;
+  for (let j = from; j < shot.length && shot[j]!.t <= until; j++)
+    for (const u of shot[j]!.subjects ?? []) {
+      lo = Math.min(lo, u[0]);
+      hi = Math.max(hi, u[1]);
+    }
+  return { lo, hi };
 }
 
 /**

@@ -96,6 +96,28 @@ describe('reframePath', () => {
     for (const k of reframePath(gappy, VERTICAL_IN_WIDE, 3)) expect(k.x).toBeCloseTo(0.3, 2);
   });
 
+  it('frames two people together once a third who passed has gone, though all three were seen within the memory', () => {
+    // A pair on the right that fits in the frame together (0.55-0.62 and 0.72-0.80: 0.25 of the picture, the frame
+    // 0.316), swaying; a third walks out at the left in the first 2 s. From 2.5 s on only the pair is in the picture.
+    const samples: Interest[] = Array.from({ length: 60 }, (_, i) => {
+      const t = i / 6;
+      const sway = 0.005 * wobble(i);
+      const pair: [number, number, number][] = [
+        [0.55 + sway, 0.62 + sway, 3],
+        [0.72 - sway, 0.8 - sway, 3],
+      ];
+      const walker: [number, number, number][] = t < 2 ? [[0.2 - 0.08 * t, 0.26 - 0.08 * t, 8]] : [];
+      return { t, x: 0.5, y: 0.5, weight: 5, subjects: [...walker, ...pair] };
+    });
+    const keys = reframePath(samples, VERTICAL_IN_WIDE, 10);
+    const half = VERTICAL_IN_WIDE.w / 2;
+    for (let t = 3; t <= 10; t += 0.25) {
+      const x = focusAt(keys, t).x;
+      expect(x - half, `left edge at ${t} s`).toBeLessThanOrEqual(0.545);
+      expect(x + half, `right edge at ${t} s`).toBeGreaterThanOrEqual(0.805);
+    }
+  });
+
   it('keeps a long cut within maxKeys keys', () => {
     const samples = samplesOf(600, 4, (t) => ({ x: 0.5 + 0.4 * Math.sin(t / 3) + 0.05 * wobble(t), y: 0.5 }));
     expect(reframePath(samples, VERTICAL_IN_WIDE, 600).length).toBeLessThanOrEqual(REFRAME.maxKeys);
