@@ -83,9 +83,9 @@ export function interestOf(p: EnergyProfile): { x: number; y: number; weight: nu
  * edges, a swaying body's two sides). */
 const SUBJECT_GAP = 0.08;
 /** A column moves with a subject when its excess is at least this share of the picture's strongest. */
-const SUBJECT_LEVEL = 0.1;
+const SUBJECT_LEVEL = 0.2;
 /** A subject weaker than this share of the strongest in its picture is not one (noise beside it). */
-const SUBJECT_SHARE = 0.08;
+const SUBJECT_SHARE = 0.15;
 /** Subjects seen this long before or after a picture (s) are framed with it when all fit. */
 const SUBJECT_MEMORY_SEC = 3;
 /** Subjects fit together when they span at most this share of the window (a little room at its edges). */
