@@ -275,7 +275,7 @@ function quietestFrame(energy: number[], first: number, last: number): number {
  * The pause before a word (side "before", returning the word's onset) or after it ("after", returning its end), in
  * a window of frames: the long quiet run nearest the transcript's boundary; failing one, where the transcript hears
  * a pause, the longest quiet run; where it hears the words run together, a point just beyond its boundary (the cut
- * goes there).
+ * goes there, `runOn`: the neighbour's part beside it is faded, not switched on or off in running speech).
  */
 function edgeIn(
   a: { activity: number[]; energy: number[] },
@@ -344,7 +344,8 @@ function edgeIn(
   const outer = ((side === 'before' ? -1 : 1) * (FRAME / 2 + HOP / 2)) / RATE;
   const quiet = first <= last ? t(quietStretchEnd(a.energy, first, last, side)) + outer : boundary;
   const q = side === 'before' ? Math.min(quiet, boundary - lean) : Math.max(quiet, boundary + lean);
-  return { edge: q, pause: { from: q, to: q, quietest: q }, open: false };
+  // The neighbour's sound goes on at the edge: it is faded out beside it (cutAroundEdges), never stepped off.
+  return { edge: q, pause: { from: q, to: q, quietest: q }, open: false, runOn: true };
 }
 
 /**

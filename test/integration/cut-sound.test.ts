@@ -4,7 +4,8 @@
 // Read back from the edits kept and from a preview: a sentence split over two clips plays no sample twice (it
 // stuttered "to the | -o the"); under the bed the sound never drops to digital silence at a join (holes at every
 // join); a single word, first or last in its sentence, is a cut that holds it (it was "the cut ends before it
-// starts").
+// starts"); inside a sentence, where the words run together, the neighbour's part beside the cut fades in and out
+// (its level stepped 0 -> 1 at the edge: clicks of 2.5x the click threshold).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ const structured = <R>(r: unknown): R => {
 
 let server: Spawned;
 let projectId: string;
-const media: { name: string; id: string; words: PlacedWord[] }[] = [];
+const media: { name: string; id: string; words: PlacedWord[]; video: string }[] = [];
 const call = (name: string, args: Record<string, unknown>) =>
   server.client.callTool({ name, arguments: args }, { timeout: 600_000 });
 const compose = async (clips: Record<string, unknown>[]) =>
@@ -67,7 +68,7 @@ beforeAll(async () => {
     const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
       .asset.id;
     structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: SENTENCES.join(' ') }));
-    media.push({ name: bed ? `${voice} under a bed ${bed} dB down` : voice, id, words });
+    media.push({ name: bed ? `${voice} under a bed ${bed} dB down` : voice, id, words, video });
   }
 }, 900_000);
 afterAll(async () => {
@@ -96,6 +97,60 @@ describe('a cut by words', () => {
         }
       }
     expect(problems).toEqual([]);
+  }, 1_800_000);
+});
+
+describe('a cut by words inside a sentence', () => {
+  it("fades out the neighbour's part beside each edge where the words run together (no click)", async () => {
+    // There the edge lies in running speech, and the sound was switched on and off at it (its level stepping 0 -> 1
+    // in one sample): a click. A click: a step between samples over 3x the speech's own 99th percentile step.
+    const rate = 48_000;
+    const problems: string[] = [];
+    let cut = 0;
+    for (const m of media)
+      for (const s of [0, 1, 2]) {
+        const ids = sentenceWords(m.words, s);
+        const [first, last] = [ids[2]!, ids.at(-4)!];
+        const at = `${m.name}: "${m.words[first]!.word}..${m.words[last]!.word}"`;
+        const c = await compose([{ asset_id: m.id, words: [first, last] }]);
+        if (!c.ready) {
+          // Words the alignment did not place are refused (not heard), never cut elsewhere.
+          expect(c.diagnostics.map((d) => d.message).join('; '), at).toMatch(/^not heard: /);
+          continue;
+        }
+        cut++;
+        const { inSec, heard, full } = heardSpan((await segments(c))[0]!);
+        const p = structured<{ path: string }>(
+          await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }),
+        );
+        const x = soundOf(p.path);
+        const step = (i: number) => Math.abs(x[i]! - x[i - 1]!);
+        // The speech's own steps, over the cut's words at full level (after whatever gain the preview applied).
+        const steps: number[] = [];
+        for (
+          let i = Math.round((full.from - inSec + 0.02) * rate);
+          i < Math.round((full.to - inSec - 0.02) * rate);
+          i++
+        )
+          steps.push(step(i));
+        steps.sort((a, b) => a - b);
+        const click = 3 * steps[Math.floor(steps.length * 0.99)]!;
+        for (const [edge, t] of [
+          ['start', heard.from],
+          ['end', heard.to],
+        ] as const) {
+          const centre = Math.round((t - inSec) * rate);
+          let worst = 0;
+          for (let i = Math.max(1, centre - 0.004 * rate); i < Math.min(x.length, centre + 0.004 * rate); i++)
+            worst = Math.max(worst, step(i));
+          if (worst > click)
+            problems.push(
+              `${at}: a step of ${worst.toFixed(4)} at its sound's ${edge} (speech's p99 x3: ${click.toFixed(4)})`,
+            );
+        }
+      }
+    expect(problems).toEqual([]);
+    expect(cut).toBeGreaterThanOrEqual(4);
   }, 1_800_000);
 });
 

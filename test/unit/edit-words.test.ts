@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   alignText,
   cutAroundEdges,
+  RUN_ON_FADE,
   unheardRuns,
   unheardSpan,
   unheardWords,
@@ -140,6 +141,34 @@ describe('cuts around words heard in the sound', () => {
     expect(at(c.levels, 1.851)).toBeLessThan(1);
     expect(at(c.levels, 1.855)).toBe(1);
     expect(at(c.levels, 3.0)).toBe(1);
+  });
+
+  it("where the words run into their neighbours, fades the neighbour's part in and out beside the edges, no step", () => {
+    // (The edge lies in running speech: a level switched from 0 to 1 there is a click.)
+    const c = cutAroundEdges(
+      {
+        onset: 2,
+        before: pause(2, 2, 2),
+        end: 3,
+        after: pause(3, 3, 3),
+        runOnBefore: true,
+        runOnAfter: true,
+      },
+      { handle: 0.15, fadeSec: 0.005, duration: 10 },
+    );
+    expect([c.soundIn, c.soundOut, c.runOnBefore, c.runOnAfter]).toEqual([
+      2 - RUN_ON_FADE,
+      3 + RUN_ON_FADE,
+      true,
+      true,
+    ]);
+    expect(at(c.levels, 2)).toBe(1);
+    expect(at(c.levels, 2.999)).toBe(1);
+    // From silence at the cut's ends to full level over the words, in steps of at most 0.2.
+    const steps = [0];
+    for (let t = c.start + 0.0005; t < c.end; t += 0.001) steps.push(at(c.levels, t));
+    steps.push(0);
+    expect(Math.max(...steps.slice(1).map((l, k) => Math.abs(l - steps[k]!)))).toBeLessThanOrEqual(0.2);
   });
 
   it('takes the whole frames around the sound, muted beyond it, and the handle is settable', () => {
