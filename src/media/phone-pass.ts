@@ -113,7 +113,12 @@ export async function hearPhones(req: PhonePassRequest): Promise<PhonePass> {
   }
 }
 
-/** Silence between two spans joined into one pass: the spotter starts each afresh. */
+/**
+ * Silence between two spans joined into one pass: the spotter starts each afresh. (Joined end to end instead, the
+ * bench found the same words and one more false hit on kal. A span scores a little under the whole asset: the model
+ * normalises each utterance by its cepstral mean, `-cmn batch`, and a span is a shorter utterance; kal's second
+ * "fisherman", 0.847 over the whole asset, is missed so, bench/README.md.)
+ */
 const GAP_SECONDS = 0.3;
 
 export interface SpanSpotRequest extends Omit<SpotRequest, 'source' | 'fromSec' | 'toSec' | 'pieces' | 'ffmpeg'> {
