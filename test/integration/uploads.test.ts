@@ -247,8 +247,19 @@ describe('resumable uploads into a hosted cutroom', () => {
     expect(textOf(elsewhere)).toMatch(new RegExp(`went into project ${project}`));
     const got = (await alice.callTool({ name: 'get_project', arguments: { project_id: project } })) as Result;
     expect(JSON.stringify(got.structuredContent)).toContain(sc.asset.id);
-    // Its bytes are the project's now: the upload's own are gone, and its link takes nothing more.
-    expect((await head(at)).status).toBe(409);
+    // Its bytes are the project's now: the upload's own are gone, and its link takes nothing more; a client resuming
+    // it is told it is whole (offset = length), as tus says a finished upload answers.
+    const whole = await head(at);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('upload-offset')).toBe(String(SIZE));
+    expect(whole.headers.get('upload-length')).toBe(String(SIZE));
+    expect((await head(at, { authorization: `Bearer ${bobToken}` })).status).toBe(404);
+    const more = await fetch(at, {
+      method: 'PATCH',
+      headers: { ...TUS, 'upload-offset': String(SIZE), 'content-type': 'application/offset+octet-stream' },
+      body: 'x',
+    });
+    expect(more.status).toBe(409);
   }, 240_000);
 
   it('an altered or expired link and an upload over its cap are refused', async () => {
@@ -264,6 +275,28 @@ describe('resumable uploads into a hosted cutroom', () => {
       headers: { ...TUS, 'upload-length': '2000' },
     });
     expect(altered.status).toBe(404);
+    // A page of any origin (a view's sandboxed frame is "null") may use a link and read every answer, errors too, but
+    // sends no credentials: no Allow-Credentials, no Authorization among the headers it may send.
+    const preflight = await fetch(link.url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'null',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'tus-resumable',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toMatch(/PATCH/);
+    expect(preflight.headers.get('access-control-allow-headers')).not.toMatch(/authorization/i);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+    const refused = await fetch(`${base}/uploads/${bigger}.${mac}`, {
+      method: 'HEAD',
+      headers: { ...TUS, origin: 'null' },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect(refused.headers.get('access-control-allow-credentials')).toBeNull();
     // Expired: the same upload, signed with a time past.
     const { expired: _e, ...rest } = claim;
     const old = signUpload(SECRET, { ...rest, expires: Math.floor(Date.now() / 1000) - 10 });
