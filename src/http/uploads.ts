@@ -170,6 +170,7 @@ export function createUploadDesk(opts: {
     forCaller(caller, base): Uploads {
       return {
         maxBytes: opts.maxBytes,
+        origin: new URL(base).origin,
         async open(project, name, maxBytes) {
           await ready;
           const claim: UploadClaim = {
