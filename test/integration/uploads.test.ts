@@ -3,14 +3,26 @@
 // it stands, and the file becomes an asset (probed like any import) that import_media {upload_id} names. Another
 // caller (two people signed in through an identity provider) gets for the upload, by its link or its id, the answer
 // of one that never existed; an altered or expired link and an upload over its cap are refused; over stdio the
-// argument is refused with its reason. Driven through the built server over Streamable HTTP, with tus spoken by hand.
+// argument is refused with its reason. Driven through the built server over Streamable HTTP, with tus spoken by hand,
+// and by a real tus client (tus-js-client): aborted midway, it resumes from where the server stands, and resuming the
+// finished upload sees it whole and sends nothing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { Upload, type HttpRequest } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, baseEnv, spawnServer, textOf } from '../helpers/harness.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
@@ -260,6 +272,87 @@ describe('resumable uploads into a hosted cutroom', () => {
       body: 'x',
     });
     expect(more.status).toBe(409);
+  }, 240_000);
+
+  it("a tus client (tus-js-client) aborted midway resumes at the server's offset; resuming it once done sends nothing", async () => {
+    // A 2 s MP4 grown to 24 MiB by a `free` box: six 4 MiB chunks.
+    const moov = readFileSync(join(root, 'small.mp4'));
+    const free = Buffer.alloc(24 * 1024 * 1024 - moov.length);
+    free.writeUInt32BE(free.length, 0);
+    free.write('free', 4, 'latin1');
+    const bytes = Buffer.concat([moov, free]);
+    const project = await newProject(alice);
+    const link = await uploadLink(alice, project, bytes.length);
+    const CHUNK = 4 * 1024 * 1024;
+    /** Each request the client sends: its method and Upload-Offset. */
+    const sent: string[] = [];
+    const record = (req: HttpRequest) => void sent.push(`${req.getMethod()} ${req.getHeader('Upload-Offset') ?? ''}`);
+
+    // Interrupted: the person's tab closes once half has gone.
+    let at = '';
+    await new Promise<void>((resolve, reject) => {
+      let stopped = false;
+      const up: Upload = new Upload(bytes, {
+        endpoint: link.url,
+        chunkSize: CHUNK,
+        metadata: { filename: 'trip.mp4' },
+        onBeforeRequest: record,
+        onUploadUrlAvailable: () => void (at = up.url ?? ''),
+        onProgress: (n, total) => {
+          if (stopped || n < total / 2) return;
+          stopped = true;
+          up.abort().then(resolve, reject);
+        },
+        onError: reject,
+        onSuccess: () => reject(new Error('the upload finished before it was interrupted')),
+      });
+      up.start();
+    });
+    expect(new URL(at).pathname).toBe(new URL(link.url).pathname);
+    const stood = await waitFor(
+      async () => {
+        const h = await head(at);
+        const offset = Number(h.headers.get('upload-offset'));
+        return h.status === 200 && offset > 0 ? offset : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the upload offset after the abort' },
+    );
+    expect(stood).toBeLessThan(bytes.length);
+
+    // Resumed by a new client from the upload's URL: it asks where the server stands and sends only the rest.
+    sent.length = 0;
+    await new Promise<void>((resolve, reject) => {
+      new Upload(bytes, {
+        uploadUrl: at,
+        chunkSize: CHUNK,
+        onBeforeRequest: record,
+        onError: reject,
+        onSuccess: () => resolve(),
+      }).start();
+    });
+    expect(sent[0]).toBe('HEAD ');
+    expect(sent[1]).toBe(`PATCH ${stood}`);
+    expect(sent.filter((r) => r.startsWith('POST'))).toEqual([]);
+    const done = await call(alice, { project_id: project, upload_id: link.upload_id });
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect((done.structuredContent as { kind: string }).kind).toBe('video');
+    expect((done.structuredContent as { duration_seconds: number }).duration_seconds).toBeGreaterThan(1.9);
+
+    // Resumed once more, finished: the client sees it whole and sends no byte.
+    sent.length = 0;
+    let told = -1;
+    await new Promise<void>((resolve, reject) => {
+      new Upload(bytes, {
+        uploadUrl: at,
+        chunkSize: CHUNK,
+        onBeforeRequest: record,
+        onProgress: (n) => (told = n),
+        onError: reject,
+        onSuccess: () => resolve(),
+      }).start();
+    });
+    expect(sent).toEqual(['HEAD ']);
+    expect(told).toBe(bytes.length);
   }, 240_000);
 
   it('an altered or expired link and an upload over its cap are refused', async () => {
