@@ -188,6 +188,7 @@ export function serverDeps(
     fetchRules: {
       allowHttp: config.fetch.allowHttp,
       allowAddresses: config.fetch.allowAddresses,
+      ...(config.fetch.dnsServers.length ? { dnsServers: config.fetch.dnsServers } : {}),
       maxBytes: config.fetch.maxMb * 1024 * 1024,
       timeoutMs: config.fetch.timeoutS * 1000,
       stallMs: config.fetch.stallS * 1000,
