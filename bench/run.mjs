@@ -17,6 +17,7 @@ const all = {
   mix: () => import('./mix.mjs'),
   'first-frame': () => import('./first-frame.mjs'),
   queue: () => import('./queue.mjs'),
+  scorecard: () => import('./scorecard.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
