@@ -16,6 +16,8 @@ const RELATIVE_ACTIVE = 0.3;
 const QUIET_BELOW_LOUD_DB = 35;
 /** A quiet run this long (s) is a pause; shorter ones are closures inside words. */
 const MIN_PAUSE_S = 0.08;
+/** The pause (s) a filler has each side at least: a hesitation's, longer than those between a phrase's words. */
+const MIN_FILLER_PAUSE_S = 0.15;
 /** An island's length (s) a filler can have. */
 const MIN_FILLER_S = 0.09;
 const MAX_FILLER_S = 0.9;
@@ -174,15 +176,19 @@ export function soundIslands(samples: Float32Array, rate: number): SoundIsland[]
   const frame = Math.round(FRAME_S * rate);
   const hop = Math.round(HOP_S * rate);
   const out: SoundIsland[] = [];
-  for (const r of runs) {
-    if (r.first < minPause || r.last > sound.length - 1 - minPause) continue;
+  const hesitation = Math.round(MIN_FILLER_PAUSE_S / HOP_S);
+  runs.forEach((r, k) => {
+    if (r.first < minPause || r.last > sound.length - 1 - minPause) return;
+    // The pauses each side, frames: a filler is a hesitation, with a longer pause each side than words of a phrase.
+    const before = r.first - (runs[k - 1]?.last ?? -1) - 1;
+    const after = (runs[k + 1]?.first ?? sound.length) - r.last - 1;
     const from = (r.first * hop + frame / 2) / rate;
     const to = (r.last * hop + frame / 2) / rate;
     const seconds = to - from + HOP_S;
     // Judged on its body: the first and last two frames are the onset and the fade of any sound.
     const body: number[] = [];
     for (let f = r.first + 2; f <= r.last - 2; f++) body.push(f);
-    if (body.length < 3) continue;
+    if (body.length < 3) return;
     const pitches = body.map((f) => pitchOf(samples, f * hop, frame, rate));
     const voicedPitches = pitches.filter((p): p is number => p !== undefined);
     const voiced = voicedPitches.length / body.length;
@@ -226,6 +232,7 @@ export function soundIslands(samples: Float32Array, rate: number): SoundIsland[]
       drift,
       unvoicedRun,
       filler:
+        Math.min(before, after) >= hesitation &&
         seconds >= MIN_FILLER_S &&
         seconds <= MAX_FILLER_S &&
         voiced >= MIN_VOICED &&
@@ -233,6 +240,6 @@ export function soundIslands(samples: Float32Array, rate: number): SoundIsland[]
         pitchSpread <= MAX_PITCH_SPREAD &&
         flux <= MAX_FLUX_DB,
     });
-  }
+  });
   return out;
 }

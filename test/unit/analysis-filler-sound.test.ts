@@ -34,8 +34,11 @@ function voiced(seconds: number, f0: number, formants: (t: number) => number[]):
   const peak = out.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
   return out.map((v) => (v / peak) * 0.3);
 }
+/** Noise from a fixed seed, so every run hears the same sound. */
+let seed = 1;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
 const noise = (seconds: number, level: number) =>
-  Float32Array.from({ length: Math.round(seconds * RATE) }, () => (Math.random() * 2 - 1) * level);
+  Float32Array.from({ length: Math.round(seconds * RATE) }, () => random() * level);
 const join = (...parts: Float32Array[]) => {
   const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
   let at = 0;
