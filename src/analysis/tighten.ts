@@ -32,6 +32,11 @@ export interface FillerCount {
    * sound): not removed, since the removal would hold only silence.
    */
   in_silence: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
+  /**
+   * Fillers heard in the sound (analysis/filler-sound.ts) where the transcript wrote another word (a recogniser
+   * writes "um" as "and"): removed with the rest. Undefined when the sound was not heard.
+   */
+  heard?: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
 }
 
 export interface TightenPlan {
@@ -79,6 +84,11 @@ export interface TightenSource {
    * of a pause (a run of them said leaves a false gap between its placed neighbours).
    */
   unplaced?: Set<number>;
+  /**
+   * Islands of sound between pauses that measure as a filler (one steady voiced sound), when the sound was heard:
+   * the one word the transcript places in such an island is a filler, whatever it was written as.
+   */
+  heardFillers?: { from: number; to: number }[];
 }
 
 /** A filler whose time holds less than this (s) of sound outside measured silences is not where its sound is. */
@@ -150,6 +160,7 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     found: 0,
     removed: 0,
     in_silence: [],
+    ...([...sources.values()].some((s) => s.heardFillers) ? { heard: [] } : {}),
   };
   const untranscribed: number[] = [];
   const out: VideoSegment[] = [];
@@ -189,6 +200,17 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
             end_seconds: w.end_seconds,
           });
         else drop.set(i, `filler "${w.word}"`);
+      } else if (heardAsFiller(src, i)) {
+        const w = words[i]!;
+        fillerCount.found++;
+        fillerCount.heard?.push({
+          cut,
+          asset_id: seg.video_id,
+          word: w.word,
+          start_seconds: w.start_seconds,
+          end_seconds: w.end_seconds,
+        });
+        drop.set(i, `filler heard (written "${w.word}")`);
       } else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
         drop.set(i, `"${words[i]!.word}" said twice`);
     });
@@ -307,6 +329,22 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
     w.end_seconds,
   ];
   return (a + b) / 2;
+}
+
+/**
+ * Word `i` is the one word the transcript places in an island of sound that measures as a filler (by where it
+ * sounds), and it was placed (a guessed time says nothing of which island holds it).
+ */
+function heardAsFiller(src: TightenSource, i: number): boolean {
+  if (!src.heardFillers?.length || src.unplaced?.has(i)) return false;
+  const m = soundingMiddle(src.words[i]!, src.silences);
+  const island = src.heardFillers.find((q) => m >= q.from && m <= q.to);
+  if (!island) return false;
+  const within = src.words.filter((w) => {
+    const x = soundingMiddle(w, src.silences);
+    return x >= island.from && x <= island.to;
+  });
+  return within.length === 1;
 }
 
 const anyDropped = (drop: Map<number, string>, after: number, before: number) => {
