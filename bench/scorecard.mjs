@@ -7,7 +7,9 @@
 // - stutters: a sentence split over two consecutive clips by words that plays a word twice (over 30 ms of it);
 // - holes: runs over 5 ms below -90 dBFS in the preview's sound where the sources have sound (under a bed, and in
 //   the real recordings' room tone; the clean synthetic pauses are digital silence themselves);
-// - clicks: a sample step over 3x the 99th percentile of the preview's steps in its speech;
+// - clicks: a sample step over 3x the 99th percentile of the preview's steps in its speech, where the source's sound
+//   at that place (the preview's cuts map it back, +-2 ms) steps by under a third of that: a step the edit made, not
+//   the voice's own (rms's buzzy pulses step that far in the recording itself; they are counted apart, as "voice");
 // - true peaks over the ceiling (-1 dBTP), by ffmpeg's ebur128;
 // - fillers missed and speech removed by tighten_edit on speech with "uh" and "um" said between pauses, transcribed by
 //   recognition alone (the fillers are written as other words).
@@ -85,11 +87,27 @@ function speechStep(s) {
   steps.sort((a, b) => a - b);
   return steps[Math.floor(steps.length * 0.99)] ?? 0;
 }
-const clicks = (s, limit) => {
-  let n = 0;
-  for (let i = 1; i < s.length; i++) if (Math.abs(s[i] - s[i - 1]) > limit) n++;
-  return n;
-};
+/**
+ * Steps over `limit` in a preview's sound `s`: those the edit made (the source's sound at the same place, through
+ * the preview's cuts, steps by under a third of the limit within 2 ms) and those the source has itself (voice).
+ */
+function clicks(s, limit, cuts, source) {
+  const near = Math.round(0.002 * RATE);
+  let made = 0;
+  let voice = 0;
+  for (let i = 1; i < s.length; i++) {
+    if (Math.abs(s[i] - s[i - 1]) <= limit) continue;
+    const t = i / RATE;
+    const cut = cuts.find((c) => t >= sec(c.timeline_start) && t < sec(c.timeline_end));
+    const at = cut ? Math.round((sec(cut.source_in) + t - sec(cut.timeline_start)) * RATE) : -1;
+    let own = 0;
+    for (let j = Math.max(1, at - near); at >= 0 && j <= Math.min(source.length - 1, at + near); j++)
+      own = Math.max(own, Math.abs(source[j] - source[j - 1]));
+    if (own >= limit / 3) voice++;
+    else made++;
+  }
+  return { made, voice };
+}
 function truePeak(file) {
   const r = exec('ffmpeg', [
     '-hide_banner',
@@ -206,7 +224,9 @@ async function cutsCard(dir, video, words, text) {
       const p = await call('preview_edit', { project_id: project, resolution: '160x90', fps: FPS, clips });
       const out = sound(p.s.path);
       card.holes = holes(out);
-      card.clicks = clicks(out, 3 * speechStep(out));
+      const c = clicks(out, 3 * speechStep(out), p.s.cuts, sound(video));
+      card.clicks = c.made;
+      card.voiceSteps = c.voice;
       card.overPeak = truePeak(p.s.path) > CEILING_DBTP ? 1 : 0;
     }
     return card;
@@ -420,7 +440,9 @@ async function librivoxCard(dir) {
       cuts: ok.length,
       refused,
       holes: holes(out),
-      clicks: clicks(out, 3 * speechStep(out)),
+      ...(({ made, voice }) => ({ clicks: made, voiceSteps: voice }))(
+        clicks(out, 3 * speechStep(out), p.s.cuts, sound(video)),
+      ),
       overPeak: truePeak(p.s.path) > CEILING_DBTP ? 1 : 0,
     };
   } finally {
@@ -432,11 +454,11 @@ export async function run() {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-card-'));
   const row = (label, c) =>
     console.log(
-      `| ${label} | ${c.cuts ?? '-'} (${c.refused ?? 0} refused) | ${c.clipped ?? '-'} | ${c.fragments ?? '-'} | ${c.stutters ?? '-'} | ${c.holes ?? '-'} | ${c.clicks ?? '-'} | ${c.overPeak ?? '-'} | ${c.missed !== undefined ? `${c.missed} of ${c.fillers}` : '-'} | ${c.removedSpeech !== undefined ? `${Math.round(c.removedSpeech * 1000)} ms` : '-'} |`,
+      `| ${label} | ${c.cuts ?? '-'} (${c.refused ?? 0} refused) | ${c.clipped ?? '-'} | ${c.fragments ?? '-'} | ${c.stutters ?? '-'} | ${c.holes ?? '-'} | ${c.clicks ?? '-'} (${c.voiceSteps ?? '-'}) | ${c.overPeak ?? '-'} | ${c.missed !== undefined ? `${c.missed} of ${c.fillers}` : '-'} | ${c.removedSpeech !== undefined ? `${Math.round(c.removedSpeech * 1000)} ms` : '-'} |`,
     );
   try {
     console.log(
-      '| source | cuts by words | clipped words | neighbour > 30 ms | stutters | holes | clicks | true peak > -1 dBTP | fillers missed | speech removed |',
+      '| source | cuts by words | clipped words | neighbour > 30 ms | stutters | holes | clicks (steps the voice has itself) | true peak > -1 dBTP | fillers missed | speech removed |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const voice of VOICES) {
