@@ -37,6 +37,8 @@ export interface FillerCount {
    * writes "um" as "and"): removed with the rest. Undefined when the sound was not heard.
    */
   heard?: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
+  /** Every transcript is aligned to its text: the words said are known, so fillers are found by their words. */
+  by_text?: true;
 }
 
 export interface TightenPlan {
@@ -89,7 +91,47 @@ export interface TightenSource {
    * the one word the transcript places in such an island is a filler, whatever it was written as.
    */
   heardFillers?: { from: number; to: number }[];
+  /** The transcript is aligned to a known text (its words are the words said). */
+  aligned?: boolean;
 }
+
+/**
+ * Words people say alone between pauses (answers, interjections): one steady voiced sound like a filler, so a word
+ * recognition wrote as one of these is kept even where the sound measures as a filler (a lone "no" is not an "um").
+ */
+const SAID_ALONE = new Set([
+  'yes',
+  'yeah',
+  'no',
+  'nope',
+  'oh',
+  'ok',
+  'okay',
+  'well',
+  'right',
+  'so',
+  'now',
+  'why',
+  'what',
+  'who',
+  'wow',
+  'hi',
+  'hey',
+  'sure',
+  'fine',
+  'good',
+  'great',
+  'thanks',
+  'i',
+  'a',
+  'me',
+  'you',
+  'mine',
+  'yours',
+  'wait',
+  'stop',
+  'go',
+]);
 
 /** A filler whose time holds less than this (s) of sound outside measured silences is not where its sound is. */
 const MIN_FILLER_SOUND = 0.06;
@@ -161,6 +203,7 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     removed: 0,
     in_silence: [],
     ...([...sources.values()].some((s) => s.heardFillers) ? { heard: [] } : {}),
+    ...(sources.size && [...sources.values()].every((s) => s.aligned) ? { by_text: true as const } : {}),
   };
   const untranscribed: number[] = [];
   const out: VideoSegment[] = [];
@@ -336,7 +379,7 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
  * sounds), and it was placed (a guessed time says nothing of which island holds it).
  */
 function heardAsFiller(src: TightenSource, i: number): boolean {
-  if (!src.heardFillers?.length || src.unplaced?.has(i)) return false;
+  if (!src.heardFillers?.length || src.unplaced?.has(i) || SAID_ALONE.has(wordKey(src.words[i]!.word))) return false;
   const m = soundingMiddle(src.words[i]!, src.silences);
   const island = src.heardFillers.find((q) => m >= q.from && m <= q.to);
   if (!island) return false;

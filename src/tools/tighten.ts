@@ -54,7 +54,9 @@ function fillerLine(f: Tightened['plan']['fillers']): string {
     (f.in_silence.length ? `; left in, placed where the sound is silence: ${f.in_silence.map(at).join(', ')}` : '') +
     (f.heard
       ? '. A filler is heard only between two pauses; one run into the words around it is not found.'
-      : '. The sound could not be read here: a filler the transcript wrote as another word is not found.')
+      : f.by_text
+        ? '. The transcripts hold the words of their text: a filler the text leaves out is not found.'
+        : '. The sound could not be read here: a filler the transcript wrote as another word is not found.')
   );
 }
 

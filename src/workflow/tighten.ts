@@ -49,7 +49,11 @@ export async function tightenEdit(
       duration: t.transcript.duration_seconds,
       ...(seen ? { silences: seen.stored.inspection.silences } : {}),
       unplaced: new Set([...(t.transcript.unplaced ?? []), ...(t.transcript.doubtful ?? [])]),
-      ...(await heardFillers(deps, project?.assets?.find((a) => a.id === id)?.url, spansOf(stored.edit, id), signal)),
+      // A transcript aligned to the person's own text holds the words said: a word alone in a filler-like island is
+      // that word (a filler in the text is found by its word), so the sound is not asked.
+      ...(t.transcript.aligned
+        ? { aligned: true }
+        : await heardFillers(deps, project?.assets?.find((a) => a.id === id)?.url, spansOf(stored.edit, id), signal)),
     });
   }
   const plan = planTighten(stored.edit, sources, opts);
