@@ -5,6 +5,7 @@
 // 0.9 s long. A content word between pauses ("yes", "and", "the tower") has a consonant's transition in it; a
 // syllable inside running speech has no pause each side. The frames: 25 ms every 10 ms; pauses are frames whose 16
 // bands do not rise above their floors (the quietest tenth of the window, band by band: silence, room tone or a bed).
+import { fft } from './fft.js';
 
 const FRAME_S = 0.025;
 const HOP_S = 0.01;
@@ -48,36 +49,6 @@ export interface SoundIsland {
   unvoicedRun: number;
   /** It measures as a filler. */
   filler: boolean;
-}
-
-function fft(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const ang = (-2 * Math.PI) / len;
-    for (let i = 0; i < n; i += len) {
-      for (let k = 0; k < len / 2; k++) {
-        const wr = Math.cos(ang * k);
-        const wi = Math.sin(ang * k);
-        const a = i + k;
-        const b = a + len / 2;
-        const xr = re[b]! * wr - im[b]! * wi;
-        const xi = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
-      }
-    }
-  }
 }
 
 /** Each frame's energy in BANDS equal bands up to the Nyquist frequency, dB. */
