@@ -120,7 +120,7 @@ const tightenEditTool = defineTool({
   config: {
     title: 'Tighten an edit',
     description:
-      'A new edit without pauses over max_pause_seconds, fillers and words said twice in a row (split in the pauses, no word clipped; by the transcripts). ' +
+      'A new edit without pauses over max_pause_seconds, fillers (by word and by sound) and words said twice in a row (split in the pauses, no word clipped). ' +
       'Lists each removal and why; the original stays: review the new edit_id, then preview or render it.',
     inputSchema: Input,
     outputSchema: Output,
