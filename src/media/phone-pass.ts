@@ -115,9 +115,8 @@ export async function hearPhones(req: PhonePassRequest): Promise<PhonePass> {
 
 /**
  * Silence between two spans joined into one pass: the spotter starts each afresh. (Joined end to end instead, the
- * bench found the same words and one more false hit on kal. A span scores a little under the whole asset: the model
- * normalises each utterance by its cepstral mean, `-cmn batch`, and a span is a shorter utterance; kal's second
- * "fisherman", 0.847 over the whole asset, is missed so, bench/README.md.)
+ * bench found the same words and one more false hit on kal. A span scores under the whole asset where it holds too
+ * little speech before the word for the features' running mean to settle: analysis/phone-pass.ts CANDIDATE_PAD.)
  */
 const GAP_SECONDS = 0.3;
 
