@@ -94,6 +94,8 @@ export interface PlanCut {
   levelDb?: number;
   /** Captions burned into the cut's picture: their look, and the cues it shows, times from its first frame. */
   captions?: { layout: CaptionLayout; cues: Cue[] };
+  /** Made by words: its joins with a neighbour also made by words are crossfaded (media/sound-plan.ts). */
+  byWords?: true;
 }
 
 export interface PlanOverlay {

@@ -9,7 +9,8 @@
 //    otherwise reach it, the least that does, at most MAX_LAG_SEC;
 //  - the sound of one cut gives way to the next's at the picture's cut where both have sound there, else as near it
 //    as they do (within a frame or two of it);
-//  - nothing outside a cut's [in, out) is ever played.
+//  - nothing outside a cut's [in, out) is ever played, but for the handle of a crossfade (crossfadeJoins): where two
+//    cuts made by words meet, each plays on for half the crossfade beyond its range, under the other's fade.
 import { cutClock, type ClockSource } from '../edit/cut-clock.js';
 import type { PlanCut, RenderPlan } from '../edit/plan.js';
 
@@ -86,5 +87,41 @@ export function soundPlan(
       samples: Math.max(0, stop - from[k]!),
       lag: lag[k]!,
     };
+  });
+}
+
+/** Length of the crossfade at a join between two cuts made by words, in samples (20 ms, centred on the join). */
+export const CROSSFADE_SAMPLES = 960;
+
+/** Sound decoded after a cut's out point (its sound input reads this much beyond its range), seconds. */
+export const DECODED_AFTER_SEC = 0.1;
+
+/**
+ * For each join (index k: between cut k-1 and cut k; index 0 unused, always 0), the samples of its equal-power
+ * crossfade, centred on it; 0 where the join keeps its faded edges. A join is crossfaded where both cuts are made by
+ * words (`byWords`) and have sound, the sound of one gives way to the next's there with no hole or lead between them,
+ * neither's edge carries a fade the edit asked for, each plays at least half of it, and each source holds half of it
+ * beyond the range: before cut k's in point (its source does not start there) and inside what is decoded after cut
+ * k-1's out point. Each cut then plays half the crossfade beyond its slot, so the timeline's length does not change.
+ */
+export function crossfadeJoins(
+  plan: Pick<RenderPlan, 'cuts'>,
+  sounds: CutSound[],
+  clocks: { hasAudio?: boolean }[],
+): number[] {
+  const half = CROSSFADE_SAMPLES / 2;
+  return plan.cuts.map((b, k) => {
+    const a = plan.cuts[k - 1];
+    const sa = sounds[k - 1];
+    const sb = sounds[k]!;
+    if (!a || !sa || !a.byWords || !b.byWords) return 0;
+    if (!clocks[k - 1]?.hasAudio || !clocks[k]?.hasAudio) return 0;
+    if (a.fadeOutSec || b.fadeInSec) return 0;
+    // No hole: a's sound reaches its slot's end and b's starts on its slot's start.
+    if (sb.lead !== 0 || sa.lead + sa.samples !== sa.slot) return 0;
+    if (sa.samples < half || sb.samples < half) return 0;
+    const afterA = rangeSamples(a) - (sa.skip + sa.samples) + Math.round(DECODED_AFTER_SEC * SAMPLE_RATE);
+    const beforeB = Math.round(b.inSec * SAMPLE_RATE) + sb.skip;
+    return afterA >= half && beforeB >= half ? CROSSFADE_SAMPLES : 0;
   });
 }
