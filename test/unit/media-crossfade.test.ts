@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan, type RenderPlan } from '../../src/edit/plan.js';
-import { CROSSFADE_SAMPLES, soundPlan } from '../../src/media/sound-plan.js';
+import { CROSSFADE_SAMPLES, crossfadeJoins, soundPlan } from '../../src/media/sound-plan.js';
 import { timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 
@@ -126,5 +126,63 @@ describe('a join between two cuts made by words', () => {
     for (let i = join - RATE / 200; i < join + RATE / 200; i++)
       worst = Math.max(worst, Math.abs(faded.sound[i]! - faded.sound[i - 1]!));
     expect(worst).toBeLessThan(3 * p99);
+  });
+});
+
+describe('which joins are crossfaded', () => {
+  const plan = (cuts: { start: number; end: number; fade_out?: number }[], byWords: boolean[]) => {
+    const p = toRenderPlan(
+      lintEdit({
+        video_output_fps: 30,
+        video_output_resolution: '160x90',
+        video_series_sequential: cuts.map((c) => ({
+          video_id: 'v',
+          video_start_time: c.start,
+          video_end_time: c.end,
+          ...(c.fade_out ? { fade_out: c.fade_out } : {}),
+        })),
+      }).timeline!,
+    );
+    return { ...p, cuts: p.cuts.map((c, k) => (byWords[k] ? { ...c, byWords: true as const } : c)) };
+  };
+  const joins = (p: RenderPlan, specs: InputSpec[] = p.cuts.map(() => spec)) =>
+    crossfadeJoins(p, soundPlan(p, specs), specs);
+
+  it('only between two cuts made by words that have sound and a handle on each side', () => {
+    const cuts = [
+      { start: 1, end: 2 },
+      { start: 3, end: 4 },
+      { start: 5, end: 5.5 },
+    ];
+    expect(joins(plan(cuts, [true, true, true]))).toEqual([0, CROSSFADE_SAMPLES, CROSSFADE_SAMPLES]);
+    // A cut not made by words keeps its faded edges on both sides.
+    expect(joins(plan(cuts, [true, false, true]))).toEqual([0, 0, 0]);
+    // No sound before a cut that starts at its source's start: no handle there.
+    expect(
+      joins(
+        plan(
+          [
+            { start: 1, end: 2 },
+            { start: 0, end: 1 },
+          ],
+          [true, true],
+        ),
+      ),
+    ).toEqual([0, 0]);
+    // A cut without sound.
+    const mute = { ...spec, hasAudio: false };
+    expect(joins(plan(cuts.slice(0, 2), [true, true]), [spec, mute])).toEqual([0, 0]);
+    // A fade the edit asked for at the join is kept.
+    expect(
+      joins(
+        plan(
+          [
+            { start: 1, end: 2, fade_out: 0.5 },
+            { start: 3, end: 4 },
+          ],
+          [true, true],
+        ),
+      ),
+    ).toEqual([0, 0]);
   });
 });
