@@ -597,6 +597,11 @@ export interface TimelineJob {
    * cuts' slots end to end (the join lays the chunks' sound end to end), not fitted to its picture, and not mixed.
    */
   chunkSound?: CutSound[];
+  /**
+   * A chunk's crossfades (crossfadeJoins of the whole timeline, its cuts' part), the first always 0: a join between
+   * chunks keeps its faded edges (their sounds are laid end to end).
+   */
+  chunkCrossfades?: number[];
   /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
   captionFiles?: Map<number, string>;
   /**
@@ -610,9 +615,11 @@ export interface TimelineJob {
 export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
   const sounds = job.chunkSound ?? soundPlan(plan, job.cutInputs);
-  // Joins between cuts made by words are crossfaded (a chunk's cuts keep their edges: its sound is laid end to end
-  // with the next chunk's).
-  const xfade = job.chunkSound ? [] : crossfadeJoins(plan, sounds, job.cutInputs);
+  // Joins between cuts made by words are crossfaded (but for a chunk's first: its sound is laid end to end with the
+  // chunk's before).
+  const xfade = job.chunkSound
+    ? (job.chunkCrossfades ?? []).map((n, i) => (i === 0 ? 0 : n))
+    : crossfadeJoins(plan, sounds, job.cutInputs);
   const handles = plan.cuts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
   const inputs = cutInputsOf(
     plan.cuts,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintEdit } from '../../src/edit/lint.js';
 import { toRenderPlan, type RenderPlan } from '../../src/edit/plan.js';
 import { CROSSFADE_SAMPLES, crossfadeJoins, soundPlan } from '../../src/media/sound-plan.js';
+import { renderTimeline } from '../../src/media/render.js';
 import { timelineArgs, type InputSpec } from '../../src/media/timeline-args.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 
@@ -184,5 +185,51 @@ describe('which joins are crossfaded', () => {
         ),
       ),
     ).toEqual([0, 0]);
+  });
+});
+
+describe('a render in chunks', () => {
+  it('crossfades the joins inside a chunk as one process does; a join between chunks keeps its faded edges', async () => {
+    const p = toRenderPlan(
+      lintEdit({
+        video_output_fps: 30,
+        video_output_resolution: '160x90',
+        video_series_sequential: [
+          { video_id: 'v', video_start_time: 1, video_end_time: 2 },
+          { video_id: 'v', video_start_time: 3, video_end_time: 4 },
+          { video_id: 'v', video_start_time: 5, video_end_time: 5.5 },
+        ],
+      }).timeline!,
+    );
+    const plan = { ...p, cuts: p.cuts.map((c) => ({ ...c, byWords: true as const })) };
+    const made = async (name: string, maxInputs: number) => {
+      const output = join(dir, name);
+      const r = await renderTimeline({
+        ffmpeg: 'ffmpeg',
+        plan,
+        cutInputs: plan.cuts.map(() => spec),
+        overlayInputs: [],
+        output,
+        encode: { preset: 'ultrafast', crf: 35, audio: 'pcm', container: 'nut' },
+        measure: false,
+        maxInputs,
+        timeoutMs: 120_000,
+      });
+      return { processes: r.processes, sound: soundOf(output) };
+    };
+    const one = await made('one.nut', 8);
+    const chunked = await made('chunked.nut', 2);
+    expect(chunked.processes).toBeGreaterThan(one.processes);
+    expect(chunked.sound.length).toBe(one.sound.length);
+    // Cuts 0 and 1 share a chunk (their join is crossfaded in both); cut 2 starts the next chunk.
+    const between = soundPlan(
+      plan,
+      plan.cuts.map(() => spec),
+    )[2]!.slotStart;
+    const near = CROSSFADE_SAMPLES / 2 + 1;
+    let differ = 0;
+    for (let i = 0; i < one.sound.length; i++)
+      if (Math.abs(i - between) > near && Math.abs(one.sound[i]! - chunked.sound[i]!) > 1e-4) differ++;
+    expect(differ).toBe(0);
   });
 });
