@@ -209,7 +209,7 @@ const sec = (tc) => {
  * What a cut plays, read from its edit: where its sound is heard at all (level above 0) and at full level, on the
  * source clock. The in point moves to the frame it means (the frame starting within 0.5 ms before it, else the next).
  */
-function heardSpan(seg) {
+export function heardSpan(seg) {
   let inSec = sec(seg.video_start_time);
   const k = Math.ceil((inSec - 0.0005 - 1e-6) * FPS);
   inSec = Math.max(inSec, k / FPS);

@@ -18,6 +18,7 @@ const all = {
   'first-frame': () => import('./first-frame.mjs'),
   queue: () => import('./queue.mjs'),
   'reframe-real': () => import('./reframe-real.mjs'),
+  scorecard: () => import('./scorecard.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

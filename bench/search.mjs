@@ -4,8 +4,13 @@
 // music bed 20 and 10 dB under the speech and under pink noise 25 dB under. Each recording is an asset of a project
 // on the built server; every planted word and 10 decoys (never said) are searched, with and without listen. A hit
 // is right when it is a planted word and lies within 0.3 s of a true occurrence of it; every other hit is false.
+// Each listening search is timed, the asset's first apart from the rest, as a fraction of the recording's length
+// (issue 47, item 4: listening paid once per asset): on the wall clock (as the agent waits; it grows with the
+// machine's load) and in CPU (the server's and its finished children's, ffmpeg and PocketSphinx, from /proc: what
+// the search costs whatever else runs).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from './lib.mjs';
 import { CONDITIONS, DECOYS, PLANTED, VOICES, makeRecording } from './search-media.mjs';
@@ -19,7 +24,7 @@ const MATCHES = ['exact', 'sounds_like', 'heard'];
 export async function run() {
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-search-'));
   const media = join(root, 'media');
-  const { client } = await connect({
+  const { client, transport } = await connect({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_CACHE_DIR: join(root, 'cache'),
     CUTROOM_ALLOWED_DIRS: media,
@@ -31,6 +36,15 @@ export async function run() {
     return r.structuredContent;
   };
   const total = {};
+  const times = { first: [], rest: [] };
+  const cpu = { first: [], rest: [] };
+  /** CPU seconds of the server and of its children it has waited for (utime, stime, cutime, cstime). */
+  const cpuSeconds = () =>
+    readFileSync(`/proc/${transport.pid}/stat`, 'utf8')
+      .slice(readFileSync(`/proc/${transport.pid}/stat`, 'utf8').lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 15)
+      .reduce((n, t) => n + Number(t), 0) / 100;
   try {
     for (const condition of conditions) {
       for (const voice of voices) {
@@ -39,7 +53,7 @@ export async function run() {
           await call('create_project', { name: `${voice} ${condition.name}`, description: 'search bench' })
         ).project.id;
         const asset = (await call('import_media', { project_id: project, path: wav })).asset.id;
-        await call('transcribe_asset', { project_id: project, asset_id: asset });
+        const { duration_seconds: length } = await call('transcribe_asset', { project_id: project, asset_id: asset });
         for (const listen of [false, true]) {
           const tally = {
             said: 0,
@@ -51,13 +65,19 @@ export async function run() {
             false: [],
             by: Object.fromEntries(MATCHES.map((m) => [m, 0])),
           };
-          for (const query of [...PLANTED, ...DECOYS]) {
+          for (const [n, query] of [...PLANTED, ...DECOYS].entries()) {
+            const began = performance.now();
+            const cpuBefore = cpuSeconds();
             const r = await call('search_transcripts', {
               project_id: project,
               query,
               asset_ids: [asset],
               ...(listen ? { listen: true } : {}),
             });
+            if (listen) {
+              times[n ? 'rest' : 'first'].push((performance.now() - began) / 1000 / length);
+              cpu[n ? 'rest' : 'first'].push((cpuSeconds() - cpuBefore) / length);
+            }
             if (r.next_offset !== undefined) throw new Error('more hits than a page');
             const said = truth.filter((w) => w.word === query);
             const isRight = (h) => said.some((w) => Math.abs(h.start_seconds - w.start) <= 0.3);
@@ -94,6 +114,15 @@ export async function run() {
       console.log(
         `${key}: recall ${t.found}/${t.said} = ${(t.found / t.said).toFixed(2)}, precision ${(t.right / Math.max(1, t.right + t.wrong)).toFixed(2)} (${t.wrong} false), near misses ${t.near}`,
       );
+    const fraction = (xs) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]?.toFixed(3);
+      return `median ${at(0.5)}, p90 ${at(0.9)}, max ${s.at(-1)?.toFixed(3)} (${s.length} searches)`;
+    };
+    console.log(`listening's wall time / speech length: an asset's first search ${fraction(times.first)}`);
+    console.log(`  every later search of it ${fraction(times.rest)}`);
+    console.log(`listening's CPU / speech length: an asset's first search ${fraction(cpu.first)}`);
+    console.log(`  every later search of it ${fraction(cpu.rest)}`);
   } finally {
     await client.close();
     rmSync(root, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import type { StoredInspection } from './workflow/inspection.js';
 import type { StoredCorrections, StoredTranscript } from './workflow/transcript.js';
 import type { MediaRuntime } from './workflow/media-runtime.js';
 import type { StoredScan } from './media/reframe.js';
+import type { StoredPhonePass } from './media/phone-pass.js';
 import { EditStore } from './workflow/edit-store.js';
 import type { JobRunner } from './workflow/jobs.js';
 import { queuedRenderer } from './jobs/render-job.js';
@@ -97,6 +98,8 @@ export function mediaRuntime(
           keptIn(shared, 'cache'),
         ),
         reframes: new InspectionCache<StoredScan>(cacheDir, undefined, undefined, undefined, keptIn(shared, 'cache')),
+        // Kept on this replica only: each holds the asset's sound (32 kB a second), made again where it is missing.
+        phonePasses: new InspectionCache<StoredPhonePass>(cacheDir, 8, 100, 'listening'),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
         listening: new Limiter(limiter.limit),
@@ -185,6 +188,7 @@ export function serverDeps(
     fetchRules: {
       allowHttp: config.fetch.allowHttp,
       allowAddresses: config.fetch.allowAddresses,
+      ...(config.fetch.dnsServers.length ? { dnsServers: config.fetch.dnsServers } : {}),
       maxBytes: config.fetch.maxMb * 1024 * 1024,
       timeoutMs: config.fetch.timeoutS * 1000,
       stallMs: config.fetch.stallS * 1000,

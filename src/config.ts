@@ -213,6 +213,18 @@ export const ConfigSchema = z.object({
           'CUTROOM_FETCH_ALLOW_ADDRESSES lists addresses or CIDRs, e.g. 10.1.2.0/24',
         ),
     ),
+    /**
+     * CUTROOM_FETCH_DNS_SERVERS: the DNS servers (address or address:port) fetched names are resolved through, rather
+     * than the system's resolver; the same rules apply to what they answer.
+     */
+    dnsServers: z.array(
+      z
+        .string()
+        .refine(
+          (s) => isIP(s) !== 0 || isIP(/^\[?([^\]]+?)\]?:\d{1,5}$/.exec(s)?.[1] ?? '') !== 0,
+          'CUTROOM_FETCH_DNS_SERVERS lists DNS server addresses, with a port or not: 10.0.0.53, 10.0.0.53:5353, [fd00::53]:53',
+        ),
+    ),
     maxMb: positiveInt('CUTROOM_FETCH_MAX_MB', 1, 1_000_000),
     timeoutS: positiveInt('CUTROOM_FETCH_TIMEOUT_S', 5, 86_400),
     stallS: positiveInt('CUTROOM_FETCH_STALL_S', 1, 3_600),
@@ -479,6 +491,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     fetch: {
       allowHttp: /^(1|true|yes)$/i.test(blank(env.CUTROOM_FETCH_ALLOW_HTTP) ?? ''),
       allowAddresses: list(env.CUTROOM_FETCH_ALLOW_ADDRESSES),
+      dnsServers: list(env.CUTROOM_FETCH_DNS_SERVERS),
       maxMb: blank(env.CUTROOM_FETCH_MAX_MB) ?? 4096,
       timeoutS: blank(env.CUTROOM_FETCH_TIMEOUT_S) ?? 1800,
       stallS: blank(env.CUTROOM_FETCH_STALL_S) ?? 30,

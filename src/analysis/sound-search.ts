@@ -113,6 +113,9 @@ for (const [cost, pairs] of CLOSE) {
 }
 for (const [cost, names] of GAP) for (const name of names.split(' ')) GAP_COST[id(name)] = cost;
 
+/** What a phone costs heard but not in the query, or in the query but not heard. */
+export const gapCost = (p: number): number => GAP_COST[p]!;
+
 /** What mistaking phone a for phone b costs, 0 (the same) to 1 (nothing alike). */
 export const phoneCost = (a: number, b: number): number => SUBSTITUTE[a * N + b]!;
 

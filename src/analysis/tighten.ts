@@ -32,6 +32,13 @@ export interface FillerCount {
    * sound): not removed, since the removal would hold only silence.
    */
   in_silence: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
+  /**
+   * Fillers heard in the sound (analysis/filler-sound.ts) where the transcript wrote another word (a recogniser
+   * writes "um" as "and"): removed with the rest. Undefined when the sound was not heard.
+   */
+  heard?: { cut: number; asset_id: string; word: string; start_seconds: number; end_seconds: number }[];
+  /** Every transcript is aligned to its text: the words said are known, so fillers are found by their words. */
+  by_text?: true;
 }
 
 export interface TightenPlan {
@@ -79,7 +86,52 @@ export interface TightenSource {
    * of a pause (a run of them said leaves a false gap between its placed neighbours).
    */
   unplaced?: Set<number>;
+  /**
+   * Islands of sound between pauses that measure as a filler (one steady voiced sound), when the sound was heard:
+   * the one word the transcript places in such an island is a filler, whatever it was written as.
+   */
+  heardFillers?: { from: number; to: number }[];
+  /** The transcript is aligned to a known text (its words are the words said). */
+  aligned?: boolean;
 }
+
+/**
+ * Words people say alone between pauses (answers, interjections): one steady voiced sound like a filler, so a word
+ * recognition wrote as one of these is kept even where the sound measures as a filler (a lone "no" is not an "um").
+ */
+const SAID_ALONE = new Set([
+  'yes',
+  'yeah',
+  'no',
+  'nope',
+  'oh',
+  'ok',
+  'okay',
+  'well',
+  'right',
+  'so',
+  'now',
+  'why',
+  'what',
+  'who',
+  'wow',
+  'hi',
+  'hey',
+  'sure',
+  'fine',
+  'good',
+  'great',
+  'thanks',
+  'i',
+  'a',
+  'me',
+  'you',
+  'mine',
+  'yours',
+  'wait',
+  'stop',
+  'go',
+]);
 
 /** A filler whose time holds less than this (s) of sound outside measured silences is not where its sound is. */
 const MIN_FILLER_SOUND = 0.06;
@@ -150,6 +202,8 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
     found: 0,
     removed: 0,
     in_silence: [],
+    ...([...sources.values()].some((s) => s.heardFillers) ? { heard: [] } : {}),
+    ...(sources.size && [...sources.values()].every((s) => s.aligned) ? { by_text: true as const } : {}),
   };
   const untranscribed: number[] = [];
   const out: VideoSegment[] = [];
@@ -189,6 +243,17 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
             end_seconds: w.end_seconds,
           });
         else drop.set(i, `filler "${w.word}"`);
+      } else if (heardAsFiller(src, i)) {
+        const w = words[i]!;
+        fillerCount.found++;
+        fillerCount.heard?.push({
+          cut,
+          asset_id: seg.video_id,
+          word: w.word,
+          start_seconds: w.start_seconds,
+          end_seconds: w.end_seconds,
+        });
+        drop.set(i, `filler heard (written "${w.word}")`);
       } else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
         drop.set(i, `"${words[i]!.word}" said twice`);
     });
@@ -307,6 +372,22 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
     w.end_seconds,
   ];
   return (a + b) / 2;
+}
+
+/**
+ * Word `i` is the one word the transcript places in an island of sound that measures as a filler (by where it
+ * sounds), and it was placed (a guessed time says nothing of which island holds it).
+ */
+function heardAsFiller(src: TightenSource, i: number): boolean {
+  if (!src.heardFillers?.length || src.unplaced?.has(i) || SAID_ALONE.has(wordKey(src.words[i]!.word))) return false;
+  const m = soundingMiddle(src.words[i]!, src.silences);
+  const island = src.heardFillers.find((q) => m >= q.from && m <= q.to);
+  if (!island) return false;
+  const within = src.words.filter((w) => {
+    const x = soundingMiddle(w, src.silences);
+    return x >= island.from && x <= island.to;
+  });
+  return within.length === 1;
 }
 
 const anyDropped = (drop: Map<number, string>, after: number, before: number) => {

@@ -5,7 +5,7 @@
 // every redirect checked again the same way (at most MAX_REDIRECTS); the size capped (declared and counted), the whole
 // fetch and every pause in the body timed; a web page or a playlist refused by its type or first bytes. What arrives
 // is written to a file cutroom names; the caller probes it before it becomes an asset.
-import { lookup } from 'node:dns/promises';
+import { Resolver, lookup } from 'node:dns/promises';
 import { open, rm } from 'node:fs/promises';
 import { BlockList, isIP } from 'node:net';
 import { DownloadError, shown } from './download.js';
@@ -15,6 +15,8 @@ export interface FetchRules {
   allowHttp: boolean;
   /** Addresses the operator lets through although the rules refuse them (CUTROOM_FETCH_ALLOW_ADDRESSES: CIDRs). */
   allowAddresses: string[];
+  /** DNS servers names are resolved through instead of the system's resolver (CUTROOM_FETCH_DNS_SERVERS). */
+  dnsServers?: string[];
   maxBytes: number;
   /** The whole fetch, redirects included. */
   timeoutMs: number;
@@ -87,14 +89,32 @@ export function addressAllowed(address: string, allowed: BlockList): boolean {
   return !forbidden.check(a.address, a.family);
 }
 
+/** A name's addresses from the operator's DNS servers (IPv4 and IPv6 asked together; none is an empty list). */
+async function resolveThrough(servers: string[], host: string): Promise<{ address: string; family: 4 | 6 }[]> {
+  const resolver = new Resolver({ timeout: 5000, tries: 2 });
+  resolver.setServers(servers);
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  if (v4.status === 'rejected' && v6.status === 'rejected') throw v4.reason;
+  return [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+  ];
+}
+
 /** The one address a URL's host is fetched from, or why it may not be. */
-async function pinnedAddress(url: URL, allowed: BlockList): Promise<{ address: string; family: 4 | 6 }> {
+async function pinnedAddress(
+  url: URL,
+  allowed: BlockList,
+  dnsServers: string[] | undefined,
+): Promise<{ address: string; family: 4 | 6 }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const found = isIP(host)
-    ? [{ address: host, family: isIP(host) as 4 | 6 }]
-    : await lookup(host, { all: true, verbatim: true }).catch(() => {
-        throw new DownloadError(`${shown(url.href)}: its host name does not resolve`);
-      });
+  const notFound = () => {
+    throw new DownloadError(`${shown(url.href)}: its host name does not resolve`);
+  };
+  let found: { address: string; family: number }[];
+  if (isIP(host)) found = [{ address: host, family: isIP(host) }];
+  else if (dnsServers?.length) found = await resolveThrough(dnsServers, host).catch(notFound);
+  else found = await lookup(host, { all: true, verbatim: true }).catch(notFound);
   if (!found.length) throw new DownloadError(`${shown(url.href)}: its host name does not resolve`);
   // Any address refused refuses the name: a name that also points inward is not fetched from at all.
   const refused = found.find((a) => !addressAllowed(a.address, allowed));
@@ -150,7 +170,7 @@ export async function fetchUrl(
         `${shown(url.href)}: cutroom fetches https:// links only${url.protocol === 'http:' ? ' (this server does not allow http://)' : ''}`,
       );
     if (url.username || url.password) throw new DownloadError(`${shown(url.href)}: a link with a login is not fetched`);
-    const pinned = await pinnedAddress(url, allowed);
+    const pinned = await pinnedAddress(url, allowed, rules.dnsServers);
     // The connection goes to the address checked above, whatever the name would resolve to now.
     const agent = new Agent({
       connect: {

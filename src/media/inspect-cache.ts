@@ -32,6 +32,9 @@ export async function writeFileAtomic(path: string, data: string | Buffer): Prom
   }
 }
 
+/** A record's files: the record first (without it the others are never read), then what it keeps beside it. */
+const SIDECARS = ['json', 'keyframes.mjpeg', 'cuts.mjpeg', 'sound.pcm'];
+
 export class InspectionCache<T> {
   private readonly memory = new Map<string, T>();
   constructor(
@@ -60,6 +63,12 @@ export class InspectionCache<T> {
   async thumbsPathOf(key: string): Promise<string> {
     await mkdir(this.root, { recursive: true });
     return this.fileOf(key, 'keyframes.mjpeg');
+  }
+
+  /** Where the sound a record was made from is kept, when it keeps one (an asset's phone pass, for its queries). */
+  async soundPathOf(key: string): Promise<string> {
+    await mkdir(this.root, { recursive: true });
+    return this.fileOf(key, 'sound.pcm');
   }
 
   /** Where the thumbnails of every cut's first frame live (written by the refinement, read by sheets). */
@@ -101,7 +110,7 @@ export class InspectionCache<T> {
   /** Forgets an inspection: from memory and from disk, with its thumbnails (it is scanned again when asked for). */
   async delete(key: string): Promise<void> {
     this.memory.delete(key);
-    for (const ext of ['json', 'keyframes.mjpeg', 'cuts.mjpeg']) await rm(this.fileOf(key, ext), { force: true });
+    for (const ext of SIDECARS) await rm(this.fileOf(key, ext), { force: true });
   }
 
   /** Keeps the newest `maxOnDisk` inspections on disk (an evicted one is simply scanned again when asked for). */
@@ -118,9 +127,7 @@ export class InspectionCache<T> {
     const old = records.sort((a, b) => b.mtime - a.mtime).slice(this.maxOnDisk);
     for (const { id } of old) {
       // The record first: without it the thumbnails are never read.
-      await rm(join(this.root, `${id}.json`), { force: true });
-      await rm(join(this.root, `${id}.keyframes.mjpeg`), { force: true });
-      await rm(join(this.root, `${id}.cuts.mjpeg`), { force: true });
+      for (const ext of SIDECARS) await rm(join(this.root, `${id}.${ext}`), { force: true });
     }
     return old.length;
   }

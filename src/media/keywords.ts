@@ -68,8 +68,8 @@ export function parseSpotted(stdout: string, phrases: string[], offsetSec: numbe
 }
 
 /** The span of the source as 16 kHz mono PCM in `dir`, cleaned of a bed or noise as recognition cleans it. */
-async function soundToHear(
-  req: Omit<SpotRequest, 'phrases' | 'pieces'>,
+export async function soundToHear(
+  req: Omit<SpotRequest, 'phrases' | 'pieces' | 'pronunciations'>,
   dir: string,
   deadline: number,
   check: ReturnType<typeof processCheck>,
@@ -176,6 +176,8 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
 /** Short spans of the sound to hear again, each for its own phrases (seconds on the asset's clock). */
 export interface ContestRequest extends Omit<SpotRequest, 'phrases' | 'pieces' | 'onProgress'> {
   contests: { from: number; to: number; phrases: SpotRequest['phrases'] }[];
+  /** The span's sound already decoded and cleaned (16 kHz mono s16le, from `fromSec`): not decoded again. */
+  sound?: { path: string; samples: number };
 }
 
 /**
@@ -189,7 +191,8 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
   const deadline = Date.now() + req.timeoutMs;
   const check = processCheck(req.timeoutMs);
   try {
-    const { raw, samples } = await soundToHear(req, dir, deadline, check);
+    const { path: raw, samples } =
+      req.sound ?? (({ raw, samples }) => ({ path: raw, samples }))(await soundToHear(req, dir, deadline, check));
     const dict = join(dir, 'words.dict');
     await writeFile(dict, dictionaryOf(req.pronunciations));
     const fh = await open(raw, 'r');

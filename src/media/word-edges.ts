@@ -4,6 +4,7 @@
 // frames every 5 ms, and each frame's energy in 16 bands of 500 Hz compared with the quietest tenth of the frames
 // in that window (the pause's floor: silence, room tone or a steady music bed, band by band). A frame is speech where
 // its bands rise clearly above their floors; the pause is the longest run of frames that do not.
+import { fft } from '../analysis/fft.js';
 import { monoSoundArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
@@ -88,37 +89,6 @@ async function decode(
   const b = r.stdout;
   const pcm = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
   return Float32Array.from(pcm, (v) => v / 32768);
-}
-
-/** In-place radix-2 FFT of re/im (length a power of two). */
-function fft(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const ang = (-2 * Math.PI) / len;
-    for (let i = 0; i < n; i += len) {
-      for (let k = 0; k < len / 2; k++) {
-        const wr = Math.cos(ang * k);
-        const wi = Math.sin(ang * k);
-        const a = i + k;
-        const b = a + len / 2;
-        const xr = re[b]! * wr - im[b]! * wi;
-        const xi = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
-      }
-    }
-  }
 }
 
 /** Per frame (centred every HOP samples): how far its bands rise above their floors (mean dB), and its energy (dB). */

@@ -42,13 +42,23 @@ type Tightened = Awaited<ReturnType<typeof tightenEdit>>;
 
 /** How many fillers were looked for, found and removed, and those the sound does not hold where they were placed. */
 function fillerLine(f: Tightened['plan']['fillers']): string {
-  const silent = f.in_silence.map(
-    (w) => `"${w.word}" at ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)} s (cut ${w.cut})`,
-  );
+  const at = (w: Tightened['plan']['fillers']['in_silence'][number]) =>
+    `"${w.word}" at ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)} s (cut ${w.cut})`;
+  const heard = f.heard ?? [];
+  // What the count could not see: a filler run into words (heard), one the text leaves out (aligned), or any written
+  // as another word (the sound not read).
+  let limit = '. The sound could not be read here: a filler the transcript wrote as another word is not found.';
+  if (f.heard) limit = '. A filler is heard only between two pauses; one run into the words around it is not found.';
+  else if (f.by_text)
+    limit = '. The transcripts hold the words of their text: a filler the text leaves out is not found.';
   return (
-    `Fillers looked for (${f.looked_for.join(', ')}): ${f.found} in the transcript, ${f.removed} removed` +
-    (silent.length ? `; left in, placed where the sound is silence: ${silent.join(', ')}` : '') +
-    '. A filler the transcript wrote as another word is not found.'
+    `Fillers looked for (${f.looked_for.join(', ')}): ${f.found - heard.length} in the transcript` +
+    (f.heard
+      ? `, ${heard.length} more heard in the sound${heard.length ? ` (written ${heard.map(at).join(', ')})` : ''}`
+      : '') +
+    `, ${f.removed} removed` +
+    (f.in_silence.length ? `; left in, placed where the sound is silence: ${f.in_silence.map(at).join(', ')}` : '') +
+    limit
   );
 }
 

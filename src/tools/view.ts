@@ -33,6 +33,7 @@ const ViewEditInput = z.object({
 });
 
 const ViewEditOutput = PreviewOutputSchema.extend({
+  project_id: z.string().optional(),
   changed: z.string().optional(),
   ready: z.array(z.object({ index: z.number().int(), uri: z.string() })).optional(),
   levels: z.object({ step: z.number(), cuts: z.array(z.array(z.number())) }).optional(),
@@ -175,7 +176,12 @@ async function viewEdit(
   // Cancelled while waiting: this caller no longer wants it (a preview nobody else follows stops).
   if (!settled && signal.aborted) job.abort();
   else job.release();
-  const extra = { ...(checked.editId ? { edit_id: checked.editId } : {}), ...(changed ? { changed } : {}) };
+  // (The project: where the view's drop zone adds a file.)
+  const extra = {
+    project_id: checked.projectId,
+    ...(checked.editId ? { edit_id: checked.editId } : {}),
+    ...(changed ? { changed } : {}),
+  };
   if (!settled || !job.settled) return renderingView(job, changed, extra);
   return doneView(deps, rt, job, checked, changed, extra);
 }

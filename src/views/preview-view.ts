@@ -8,7 +8,8 @@
 // a cut's in or out point, drops it or moves it. Each change goes to view_edit (an app-only tool), whose new preview
 // replaces the old one once it plays, and the model is told the new edit_id and what changed; a change that fails says
 // so in the status line and the old preview stays. Given preview_edit's arguments before its result (ontoolinput), it
-// asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. Browser code
+// asks view_edit for the same preview and plays its cuts one by one as they are ready, then the whole. A file dropped
+// under it is uploaded into the project (drop-zone.ts) and the model told the new asset. Browser code
 // (DOM, no Node): bundled at build time by scripts/build-views.mjs into one self-contained HTML file.
 import {
   App,
@@ -16,6 +17,7 @@ import {
   applyHostStyleVariables,
   type McpUiHostContext,
 } from '@modelcontextprotocol/ext-apps';
+import { setUpDropZone } from './drop-zone.js';
 import { forPerson } from './person-text.js';
 
 interface Cut {
@@ -243,6 +245,8 @@ let askedWidth: number | undefined;
 let sheet: HTMLImageElement | undefined;
 /** A change or a first preview being made: the strips' controls wait. */
 let busy = false;
+/** The project of the edit shown: from preview_edit's arguments or view_edit's results (the drop zone's target). */
+let projectId: string | undefined;
 
 const videoEl = () => $<HTMLVideoElement>('video');
 const dataUrl = (v: { mimeType: string; b64: string }) => `data:${v.mimeType};base64,${v.b64}`;
@@ -586,6 +590,7 @@ let lastSheet: string | undefined;
 async function viewEdit(args: Record<string, unknown>): Promise<{ p: Preview; sheet?: string }> {
   const r = (await app.callServerTool({ name: 'view_edit', arguments: args })) as Result;
   if (r.isError || !r.structuredContent) throw new Error(textOf(r) || 'view_edit failed');
+  if (typeof r.structuredContent.project_id === 'string') projectId = r.structuredContent.project_id;
   return { p: r.structuredContent as unknown as Preview, sheet: sheetOf(r) };
 }
 
@@ -674,6 +679,7 @@ async function changeEdit(changes: Record<string, unknown>[]): Promise<void> {
 let progressive = false;
 async function startFromInput(args: Record<string, unknown>): Promise<void> {
   const { width, preview_id, ...edit } = args;
+  if (typeof edit.project_id === 'string' && edit.project_id.trim()) projectId = edit.project_id.trim();
   if (typeof preview_id === 'string' && preview_id.trim()) return;
   askedWidth = typeof width === 'number' ? width : undefined;
   editRef = edit;
@@ -747,5 +753,20 @@ app.ontoolresult = (result) => {
   void show(p, sheetUrl);
 };
 app.onhostcontextchanged = (ctx) => applyContext(ctx);
+
+setUpDropZone($('drop'), {
+  callTool: async (name, args) => (await app.callServerTool({ name, arguments: args })) as Result,
+  // A preview shown from its result alone names no project: view_edit, asked for the same preview, says it.
+  projectOf: async () => {
+    if (!projectId && editRef && shown) {
+      askedWidth ??= Number(shown.resolution?.split('x')[0]) || undefined;
+      await viewEdit({ ...editRef, ...(askedWidth ? { width: askedWidth } : {}) }).catch(() => undefined);
+    }
+    return projectId;
+  },
+  tell: async (text, structuredContent) => {
+    await app.updateModelContext({ content: [{ type: 'text', text }], structuredContent });
+  },
+});
 
 void app.connect().then(() => applyContext(app.getHostContext()));

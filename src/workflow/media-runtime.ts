@@ -6,6 +6,7 @@ import type { PreviewCache } from '../media/cache.js';
 import type { InspectionCache } from '../media/inspect-cache.js';
 import type { Limiter, MediaProber } from '../media/probe.js';
 import type { StoredScan } from '../media/reframe.js';
+import type { StoredPhonePass } from '../media/phone-pass.js';
 import type { SegmentStore } from '../media/segments.js';
 import type { SpeechEngine } from '../media/speech.js';
 import type { StoredInspection } from './inspection.js';
@@ -27,6 +28,8 @@ export interface MediaRuntime {
   reframes?: InspectionCache<StoredScan>;
   /** What transcribe_asset heard, per asset and span (beside the inspections). */
   transcripts?: InspectionCache<StoredTranscript>;
+  /** Each asset's phone pass for listening searches, with the sound it heard (CUTROOM_CACHE_DIR/listening). */
+  phonePasses?: InspectionCache<StoredPhonePass>;
   /** The corrections given to whole-asset transcripts, per asset media (beside them, never evicted). */
   corrections?: InspectionCache<StoredCorrections>;
   /** The speech engine, when one is installed. */

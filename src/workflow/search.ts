@@ -20,10 +20,13 @@ import { searchBySound, type Pronouncer, type SoundSearch } from '../analysis/so
 import { classifyAsset } from '../edit/lint.js';
 import { textWords, type TimedWord } from '../edit/words.js';
 import { UserFacingError, shown } from '../errors.js';
+import { candidateSpans } from '../analysis/phone-pass.js';
 import { spotContests, spotKeywords, type Spotted } from '../media/keywords.js';
+import { spotInSpans } from '../media/phone-pass.js';
 import type { MediaSource } from '../media/input.js';
 import { SpeechError, type SpeechEngine } from '../media/speech.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
+import { keptPhonePass, type KeptPass } from './phone-pass.js';
 import { dictionaryFor, pronouncerFor } from './pronouncer.js';
 import { projectOrSuggestion } from './suggest.js';
 import { storedTranscript, transcribe, type TranscribeOptions } from './transcribe.js';
@@ -189,9 +192,7 @@ export async function searchTranscripts(
       else {
         listenBudget -= length;
         try {
-          const heard = await listener.listen(pid, a.id, opts.signal, (f) =>
-            progress(0.5 + f / 2, 'listening for the query'),
-          );
+          const heard = await listener.listen(pid, a.id, opts.signal, (f, m) => progress(0.5 + f / 2, m));
           const detections = await listener.contest(pid, a.id, t.words, bySound, heard, opts.signal);
           found = mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer);
           listened++;
@@ -231,6 +232,14 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
   if ([...pronunciations.values()].some((v) => !v.length || v.some((p) => !p)))
     return { error: 'the query holds a word with no sound to listen for' };
   const phones = queryWords.reduce((sum, w) => sum + pronouncer.pronounce(w)[0]!.length, 0);
+  /** The whole query's pronunciations (the product of its words' variants, the first 16), for the phone pass. */
+  const said = queryWords
+    .reduce<Uint8Array[]>(
+      (heads, w) =>
+        heads.flatMap((h) => pronouncer.pronounce(w).map((v) => Uint8Array.from([...h, ...v]))).slice(0, 16),
+      [new Uint8Array(0)],
+    )
+    .filter((v) => v.length);
   const phrase = queryWords.join(' ');
   const threshold = spotThreshold(phones);
   const scratchDir = rt.scratchDir;
@@ -248,6 +257,27 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
       timeoutMs: Math.max(60_000, duration * 2000),
       ...(signal ? { signal } : {}),
     };
+  };
+  /** The asset's phone pass (heard once, kept beside its transcript), where the runtime keeps them. */
+  const passes = new Map<string, KeptPass>();
+  const passOf = async (
+    assetId: string,
+    key: string,
+    src: MediaSource,
+    signal: AbortSignal | undefined,
+    onProgress: (f: number, m: string) => void,
+  ): Promise<KeptPass | undefined> => {
+    const kept = rt.phonePasses;
+    if (!kept || engine.cli !== '0.8') return undefined;
+    let pass = passes.get(key);
+    if (!pass) {
+      const { toSec } = await overWhole(assetId, src, signal);
+      pass = await keptPhonePass({ ...rt, phonePasses: kept, scratchDir }, engine, key, src, toSec, signal, (f) =>
+        onProgress(f * 0.9, 'listening to the asset once (a phone pass kept for every later search of it)'),
+      );
+      passes.set(key, pass);
+    }
+    return pass;
   };
   /** The engine's failure as one line for the agent; anything else as it is. */
   const userError = (err: unknown): unknown =>
@@ -286,10 +316,12 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
           ),
         });
         const whole = await overWhole(assetId, src, signal);
+        const pass = passes.get(key);
         try {
           const spotted = await rt.listening.run(() =>
             spotContests({
               ...whole,
+              ...(pass ? { sound: { path: pass.soundPath, samples: pass.samples } } : {}),
               contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })),
               pronunciations: heardWords,
             }),
@@ -308,27 +340,51 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
         settled.has(d.start) ? { ...d, rival: settled.get(d.start)! } : d,
       );
     },
+    /**
+     * The query's detections in the asset: spotted in the spans its phone pass points to (the pass heard once and
+     * kept), or, where the runtime keeps no passes, over the whole asset.
+     */
     async listen(
       pid: string,
       assetId: string,
       signal: AbortSignal | undefined,
-      onProgress: (f: number) => void,
+      onProgress: (f: number, m: string) => void,
     ): Promise<Detection[]> {
       const { src, key } = await locateAsset(deps, pid, assetId, signal);
       const memo = `${key}|${phrase}|${threshold}`;
       const known = heardBefore.get(memo);
       if (known) return known;
-      const whole = await overWhole(assetId, src, signal);
       try {
-        const spotted = await rt.listening.run(() =>
-          spotKeywords({
-            ...whole,
-            phrases: [{ text: phrase, threshold }],
-            pronunciations,
-            pieces: Math.max(1, rt.limiter.limit),
-            onProgress,
-          }),
-        );
+        const pass = await passOf(assetId, key, src, signal, onProgress);
+        const spans = pass ? candidateSpans(pass.phones, said) : [];
+        if (pass)
+          onProgress(
+            0.9,
+            `listening for the query in ${spans.reduce((n, s) => n + s.to - s.from, 0).toFixed(1)} s of the asset, where its ${pass.stored ? 'stored ' : ''}phone pass points`,
+          );
+        const spotted = pass
+          ? await rt.listening.run(() =>
+              spotInSpans({
+                engine,
+                limiter: rt.limiter,
+                scratchDir,
+                sound: { path: pass.soundPath, samples: pass.samples, fromSec: 0 },
+                spans,
+                phrases: [{ text: phrase, threshold }],
+                pronunciations,
+                timeoutMs: 60_000 + spans.reduce((n, s) => n + s.to - s.from, 0) * 2000,
+                ...(signal ? { signal } : {}),
+              }),
+            )
+          : await rt.listening.run(async () =>
+              spotKeywords({
+                ...(await overWhole(assetId, src, signal)),
+                phrases: [{ text: phrase, threshold }],
+                pronunciations,
+                pieces: Math.max(1, rt.limiter.limit),
+                onProgress: (f) => onProgress(f, 'listening for the query'),
+              }),
+            );
         const detections = spotted.map(({ start, end, confidence }) => ({ start, end, confidence }));
         remember(memo, detections);
         return detections;

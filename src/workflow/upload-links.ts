@@ -32,6 +32,8 @@ export type UploadState =
 export interface Uploads {
   /** The most bytes an upload may hold on this server. */
   maxBytes: number;
+  /** The origin upload links start with (what a view declares in its CSP connectDomains to reach them). */
+  origin: string;
   /** A new upload link into a project, kept as waiting. */
   open(project: string, name: string, maxBytes: number): Promise<{ id: string; url: string; expiresAt: string }>;
   status(id: string): Promise<UploadState>;

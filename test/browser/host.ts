@@ -1,5 +1,6 @@
 // A minimal MCP Apps host for the view tests, bundled by esbuild at test time and run in Debian's chromium: it
-// embeds a view in a sandboxed iframe (scripts only, an opaque origin) under the specification's default CSP, talks
+// embeds a view in a sandboxed iframe (scripts only, an opaque origin) under the specification's default CSP, or the
+// one its resource declares (`_meta.ui.csp`: its connectDomains become connect-src, nothing else widened), talks
 // to it with the ext-apps AppBridge over postMessage, relays its tools/call and resources/read to the real server
 // (functions the test exposes), records what it asks of the host, and hands it a tool result.
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -7,6 +8,12 @@ import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/
 /** The CSP a host must use when the view's resource declares none (apps.mdx, 2026-01-26). */
 export const DEFAULT_CSP =
   "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none';";
+
+/** The CSP for a view whose resource declares `csp` (McpUiResourceCsp): the default, its connect-src widened. */
+export function cspFor(csp?: { connectDomains?: string[] }): string {
+  const domains = (csp?.connectDomains ?? []).filter((d) => /^https?:\/\/[\w.:[\]-]+$/.test(d));
+  return domains.length ? DEFAULT_CSP.replace("connect-src 'none'", `connect-src ${domains.join(' ')}`) : DEFAULT_CSP;
+}
 
 declare global {
   interface Window {
@@ -22,6 +29,7 @@ declare global {
       theme: 'light' | 'dark',
       toolInput?: Record<string, unknown>,
       width?: number,
+      csp?: { connectDomains?: string[] },
     ): Promise<void>;
     sendToolResult(result: unknown): Promise<void>;
     hostLog: {
@@ -35,7 +43,7 @@ declare global {
 
 window.hostLog = { modelContext: [], sizes: [], calls: [], initialized: false };
 
-window.startHost = async (html, toolResult, theme, toolInput, width = 760) => {
+window.startHost = async (html, toolResult, theme, toolInput, width = 760, csp) => {
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.style.width = `${width}px`;
@@ -71,7 +79,7 @@ window.startHost = async (html, toolResult, theme, toolInput, width = 760) => {
   });
   // Listening before the view loads: it says ui/initialize as soon as its script runs.
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
-  iframe.srcdoc = html.replace(/<head>/i, `<head><meta http-equiv="Content-Security-Policy" content="${DEFAULT_CSP}">`);
+  iframe.srcdoc = html.replace(/<head>/i, `<head><meta http-equiv="Content-Security-Policy" content="${cspFor(csp)}">`);
   await initialized;
   window.sendToolResult = (result) => bridge.sendToolResult(result as never);
   if (toolInput) await bridge.sendToolInput({ arguments: toolInput });

@@ -3,6 +3,11 @@
 // address, an endless body, a slow drip, a server that stalls and a web page are each refused with a clear error, and
 // the forbidden address (a listener on 127.0.0.2) never sees a connection. The server is told to let 127.0.0.1 alone
 // through (CUTROOM_FETCH_ALLOW_ADDRESSES, the operator's exception) and to allow http (no TLS on loopback here).
+// DNS rebinding: names are resolved through a DNS responder of the test's own on loopback (CUTROOM_FETCH_DNS_SERVERS)
+// that answers a name first with the allowed address, then with the forbidden one (127.0.0.2, where a listener on the
+// same port counts connections): the fetch resolves once, connects to what it checked, and a redirect to the same name
+// is resolved and checked again.
+import { createSocket, type Socket } from 'node:dgram';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,6 +26,11 @@ let client: Client;
 let hostile: Server;
 let forbidden: TcpServer;
 let forbiddenConnections = 0;
+/** The same port as the hostile server's, on the forbidden address: where a rebound name would lead. */
+let rebound: TcpServer;
+let dns: Socket;
+/** A queries the DNS responder answered, by name. */
+const asked = new Map<string, number>();
 let base = '';
 let forbiddenPort = 0;
 let clip: Buffer;
@@ -99,6 +109,25 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`;
+  rebound = createTcpServer((s) => {
+    forbiddenConnections++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => rebound.listen((hostile.address() as { port: number }).port, '127.0.0.2', r));
+  // Names under rebind.test: the allowed address the first time they are asked, the forbidden one after.
+  dns = createSocket('udp4');
+  dns.on('message', (msg, from) => {
+    const q = dnsQuestion(msg);
+    if (!q) return;
+    let address: string | undefined;
+    if (q.type === 1 && q.name.endsWith('.rebind.test')) {
+      const n = (asked.get(q.name) ?? 0) + 1;
+      asked.set(q.name, n);
+      address = n === 1 ? '127.0.0.1' : '127.0.0.2';
+    }
+    dns.send(dnsAnswer(msg, q.end, address), from.port, from.address);
+  });
+  await new Promise<void>((r) => dns.bind(0, '127.0.0.1', r));
   srv = await startHttpServer({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_CACHE_DIR: join(root, 'cache'),
@@ -109,6 +138,7 @@ beforeAll(async () => {
     CUTROOM_FETCH_MAX_MB: '4',
     CUTROOM_FETCH_TIMEOUT_S: '6',
     CUTROOM_FETCH_STALL_S: '2',
+    CUTROOM_FETCH_DNS_SERVERS: `127.0.0.1:${dns.address().port}`,
   });
   client = await connectHttp(srv.url, { authorization: `Bearer ${TOKEN}` });
   const made2 = (await client.callTool({
@@ -123,7 +153,42 @@ afterAll(async () => {
   hostile?.closeAllConnections();
   hostile?.close();
   forbidden?.close();
+  rebound?.close();
+  dns?.close();
 });
+
+/** A DNS query's name, type and where its question ends (RFC 1035 4.1; no compression in a question). */
+function dnsQuestion(msg: Buffer): { name: string; type: number; end: number } | undefined {
+  const labels: string[] = [];
+  let o = 12;
+  while (o < msg.length && msg[o]! > 0) {
+    labels.push(msg.subarray(o + 1, o + 1 + msg[o]!).toString('latin1'));
+    o += msg[o]! + 1;
+  }
+  if (o + 5 > msg.length) return undefined;
+  return { name: labels.join('.').toLowerCase(), type: msg.readUInt16BE(o + 1), end: o + 5 };
+}
+
+/** The answer to a query: its question again, and one A record (TTL 0) when `address` is given, else none. */
+function dnsAnswer(msg: Buffer, questionEnd: number, address: string | undefined): Buffer {
+  const header = Buffer.alloc(12);
+  header.writeUInt16BE(msg.readUInt16BE(0), 0);
+  header.writeUInt16BE(0x8180, 2); // a response, recursion desired and available, no error
+  header.writeUInt16BE(1, 4);
+  header.writeUInt16BE(address ? 1 : 0, 6);
+  const parts = [header, msg.subarray(12, questionEnd)];
+  if (address) {
+    const rr = Buffer.alloc(16);
+    rr.writeUInt16BE(0xc00c, 0); // the question's name
+    rr.writeUInt16BE(1, 2); // A
+    rr.writeUInt16BE(1, 4); // IN
+    rr.writeUInt32BE(0, 6); // TTL 0: ask again, every time
+    rr.writeUInt16BE(4, 10);
+    address.split('.').forEach((b, i) => (rr[12 + i] = Number(b)));
+    parts.push(rr);
+  }
+  return Buffer.concat(parts);
+}
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
 const importUrl = async (url: string) =>
@@ -170,4 +235,29 @@ describe('import_media {url}', () => {
     const p = (await client.callTool({ name: 'get_project', arguments: { project_id: project } })) as Result;
     expect((p.structuredContent as { project: { assets: unknown[] } }).project.assets).toHaveLength(1);
   }, 240_000);
+});
+
+describe('a name that rebinds to a forbidden address (DNS rebinding)', () => {
+  const port = () => new URL(base).port;
+
+  it('is resolved once and fetched from the address checked, never the one it rebinds to', async () => {
+    const before = forbiddenConnections;
+    const r = await importUrl(`http://media.rebind.test:${port()}/clip.mp4`);
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect((r.structuredContent as { kind: string }).kind).toBe('video');
+    // One question for the name: the connection used the answer checked, not a second resolution (which would have
+    // said 127.0.0.2, where nothing was reached).
+    expect(asked.get('media.rebind.test')).toBe(1);
+    expect(forbiddenConnections).toBe(before);
+  }, 120_000);
+
+  it('a redirect to the same name is resolved and checked again, and refused once it points inward', async () => {
+    const before = forbiddenConnections;
+    // /go redirects to /clip.mp4 on the same name: the second hop's answer is the forbidden address.
+    const r = await importUrl(`http://bounce.rebind.test:${port()}/go`);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/private, loopback, link-local or metadata address/);
+    expect(asked.get('bounce.rebind.test')).toBe(2);
+    expect(forbiddenConnections).toBe(before);
+  }, 120_000);
 });

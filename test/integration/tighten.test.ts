@@ -173,7 +173,9 @@ describe('tighten_edit', () => {
     }>((tightened = await call('tighten_edit', { edit_id: composed.edit_id })));
     expect(r.ready).toBe(true);
     // It says which fillers it looked for and how many it found and removed (issue 46).
-    expect(textOf(tightened)).toMatch(/Fillers looked for \(um, uh, er, erm[^)]*\): 2 in the transcript, 2 removed\./);
+    expect(textOf(tightened)).toMatch(
+      /Fillers looked for \(um, uh, er, erm[^)]*\): 2 in the transcript, 2 removed\. The transcripts hold the words of their text/,
+    );
     expect(r.from_edit_id).toBe(composed.edit_id);
     expect(r.edit_id).not.toBe(composed.edit_id);
     expect(r.untranscribed_cuts).toEqual([2]);

@@ -3,14 +3,26 @@
 // it stands, and the file becomes an asset (probed like any import) that import_media {upload_id} names. Another
 // caller (two people signed in through an identity provider) gets for the upload, by its link or its id, the answer
 // of one that never existed; an altered or expired link and an upload over its cap are refused; over stdio the
-// argument is refused with its reason. Driven through the built server over Streamable HTTP, with tus spoken by hand.
+// argument is refused with its reason. Driven through the built server over Streamable HTTP, with tus spoken by hand,
+// and by a real tus client (tus-js-client): aborted midway, it resumes from where the server stands, and resuming the
+// finished upload sees it whole and sends nothing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { Upload, type HttpRequest } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, baseEnv, spawnServer, textOf } from '../helpers/harness.js';
 import { connectHttp, startHttpServer, type HttpServer } from '../helpers/http-server.js';
@@ -247,8 +259,100 @@ describe('resumable uploads into a hosted cutroom', () => {
     expect(textOf(elsewhere)).toMatch(new RegExp(`went into project ${project}`));
     const got = (await alice.callTool({ name: 'get_project', arguments: { project_id: project } })) as Result;
     expect(JSON.stringify(got.structuredContent)).toContain(sc.asset.id);
-    // Its bytes are the project's now: the upload's own are gone, and its link takes nothing more.
-    expect((await head(at)).status).toBe(409);
+    // Its bytes are the project's now: the upload's own are gone, and its link takes nothing more; a client resuming
+    // it is told it is whole (offset = length), as tus says a finished upload answers.
+    const whole = await head(at);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('upload-offset')).toBe(String(SIZE));
+    expect(whole.headers.get('upload-length')).toBe(String(SIZE));
+    expect((await head(at, { authorization: `Bearer ${bobToken}` })).status).toBe(404);
+    const more = await fetch(at, {
+      method: 'PATCH',
+      headers: { ...TUS, 'upload-offset': String(SIZE), 'content-type': 'application/offset+octet-stream' },
+      body: 'x',
+    });
+    expect(more.status).toBe(409);
+  }, 240_000);
+
+  it("a tus client (tus-js-client) aborted midway resumes at the server's offset; resuming it once done sends nothing", async () => {
+    // A 2 s MP4 grown to 24 MiB by a `free` box: six 4 MiB chunks.
+    const moov = readFileSync(join(root, 'small.mp4'));
+    const free = Buffer.alloc(24 * 1024 * 1024 - moov.length);
+    free.writeUInt32BE(free.length, 0);
+    free.write('free', 4, 'latin1');
+    const bytes = Buffer.concat([moov, free]);
+    const project = await newProject(alice);
+    const link = await uploadLink(alice, project, bytes.length);
+    const CHUNK = 4 * 1024 * 1024;
+    /** Each request the client sends: its method and Upload-Offset. */
+    const sent: string[] = [];
+    const record = (req: HttpRequest) => void sent.push(`${req.getMethod()} ${req.getHeader('Upload-Offset') ?? ''}`);
+
+    // Interrupted: the person's tab closes once half has gone.
+    let at = '';
+    await new Promise<void>((resolve, reject) => {
+      let stopped = false;
+      const up: Upload = new Upload(bytes, {
+        endpoint: link.url,
+        chunkSize: CHUNK,
+        metadata: { filename: 'trip.mp4' },
+        onBeforeRequest: record,
+        onUploadUrlAvailable: () => void (at = up.url ?? ''),
+        onProgress: (n, total) => {
+          if (stopped || n < total / 2) return;
+          stopped = true;
+          up.abort().then(resolve, reject);
+        },
+        onError: reject,
+        onSuccess: () => reject(new Error('the upload finished before it was interrupted')),
+      });
+      up.start();
+    });
+    expect(new URL(at).pathname).toBe(new URL(link.url).pathname);
+    const stood = await waitFor(
+      async () => {
+        const h = await head(at);
+        const offset = Number(h.headers.get('upload-offset'));
+        return h.status === 200 && offset > 0 ? offset : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the upload offset after the abort' },
+    );
+    expect(stood).toBeLessThan(bytes.length);
+
+    // Resumed by a new client from the upload's URL: it asks where the server stands and sends only the rest.
+    sent.length = 0;
+    await new Promise<void>((resolve, reject) => {
+      new Upload(bytes, {
+        uploadUrl: at,
+        chunkSize: CHUNK,
+        onBeforeRequest: record,
+        onError: reject,
+        onSuccess: () => resolve(),
+      }).start();
+    });
+    expect(sent[0]).toBe('HEAD ');
+    expect(sent[1]).toBe(`PATCH ${stood}`);
+    expect(sent.filter((r) => r.startsWith('POST'))).toEqual([]);
+    const done = await call(alice, { project_id: project, upload_id: link.upload_id });
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect((done.structuredContent as { kind: string }).kind).toBe('video');
+    expect((done.structuredContent as { duration_seconds: number }).duration_seconds).toBeGreaterThan(1.9);
+
+    // Resumed once more, finished: the client sees it whole and sends no byte.
+    sent.length = 0;
+    let told = -1;
+    await new Promise<void>((resolve, reject) => {
+      new Upload(bytes, {
+        uploadUrl: at,
+        chunkSize: CHUNK,
+        onBeforeRequest: record,
+        onProgress: (n) => (told = n),
+        onError: reject,
+        onSuccess: () => resolve(),
+      }).start();
+    });
+    expect(sent).toEqual(['HEAD ']);
+    expect(told).toBe(bytes.length);
   }, 240_000);
 
   it('an altered or expired link and an upload over its cap are refused', async () => {
@@ -264,6 +368,28 @@ describe('resumable uploads into a hosted cutroom', () => {
       headers: { ...TUS, 'upload-length': '2000' },
     });
     expect(altered.status).toBe(404);
+    // A page of any origin (a view's sandboxed frame is "null") may use a link and read every answer, errors too, but
+    // sends no credentials: no Allow-Credentials, no Authorization among the headers it may send.
+    const preflight = await fetch(link.url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'null',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'tus-resumable',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toMatch(/PATCH/);
+    expect(preflight.headers.get('access-control-allow-headers')).not.toMatch(/authorization/i);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+    const refused = await fetch(`${base}/uploads/${bigger}.${mac}`, {
+      method: 'HEAD',
+      headers: { ...TUS, origin: 'null' },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect(refused.headers.get('access-control-allow-credentials')).toBeNull();
     // Expired: the same upload, signed with a time past.
     const { expired: _e, ...rest } = claim;
     const old = signUpload(SECRET, { ...rest, expires: Math.floor(Date.now() / 1000) - 10 });

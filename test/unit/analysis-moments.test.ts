@@ -122,6 +122,20 @@ describe('planTighten', () => {
     expect(plan.removals.map((r) => r.reason)).toEqual(['filler "um"', 'pause of 1.00 s']);
   });
 
+  it('removes a word alone in an island heard as a filler, but never a word people say alone ("no", "well")', () => {
+    // "we came add here no we left well": "add", "no" and "well" each alone between 0.5 s pauses, each in an island
+    // the sound measured as one steady voiced sound (as flite's "uh" and a lone "no" both do).
+    const words = say('we came add here no we left well', 0, 0.3, 0.1, { 2: 0.5, 3: 0.5, 4: 0.5, 5: 0.5, 7: 0.5 });
+    const island = (i: number) => ({ from: words[i]!.start_seconds - 0.05, to: words[i]!.end_seconds + 0.05 });
+    const plan = planTighten(
+      edit([['a', '00:00:00.000', '00:00:07.000']]),
+      new Map([['a', { words, duration: 10, heardFillers: [island(2), island(4), island(7)] }]]),
+    );
+    const reasons = plan.removals.map((r) => r.reason);
+    expect(reasons).toContain('filler heard (written "add")');
+    expect(reasons.filter((r) => r.includes('filler heard'))).toHaveLength(1);
+  });
+
   it('cuts in the pauses around what goes; volume windows held to each piece; an untranscribed cut left as it is', () => {
     // "so um we went went home" with a 2 s pause before "home"
     const words = say('so um we went went home', 1, 0.3, 0.3, { 5: 2 });

@@ -87,7 +87,7 @@ describe('config', () => {
       previewMaxMb: 2048,
       resourcePartBytes: 3145728,
       queueLogMs: 60000,
-      fetch: { allowHttp: false, allowAddresses: [], maxMb: 4096, timeoutS: 1800, stallS: 30 },
+      fetch: { allowHttp: false, allowAddresses: [], dnsServers: [], maxMb: 4096, timeoutS: 1800, stallS: 30 },
     });
     expect(loadConfig({ XDG_CACHE_HOME: '/x/cache' }).cacheDir).toBe('/x/cache/cutroom');
     expect(loadConfig({ XDG_DATA_HOME: '/x/data' }).dataDir).toBe('/x/data/cutroom');

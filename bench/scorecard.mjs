@@ -1,0 +1,484 @@
+// Issue 46, item 7: the editor's scorecard. Edits are made and previewed through the built server over stdio from
+// speech whose true word times are known (flite, four voices, the sentences of bench/cut-words.mjs, clean and under a
+// chord bed 10 and 20 dB down) and from real read speech (Debian's pocketsphinx-testdata: five LibriVox recordings
+// with their transcripts), and the sound an editor would hear is counted:
+// - clipped words: a cut by words whose first word starts, or last word ends, outside its full-level sound (> 5 ms);
+// - neighbour fragments: a neighbour word's sound heard at a cut for over 30 ms (true times);
+// - stutters: a sentence split over two consecutive clips by words that plays a word twice (over 30 ms of it);
+// - holes: runs over 5 ms below -90 dBFS in the preview's sound where the sources have sound (under a bed, and in
+//   the real recordings' room tone; the clean synthetic pauses are digital silence themselves);
+// - clicks: a sample step over 3x the 99th percentile of the preview's steps in its speech, where the source's sound
+//   at that place (the preview's cuts map it back, +-2 ms) steps by under a third of that: a step the edit made, not
+//   the voice's own (rms's buzzy pulses step that far in the recording itself; they are counted apart, as "voice");
+// - true peaks over the ceiling (-1 dBTP), by ffmpeg's ebur128;
+// - fillers missed and speech removed by tighten_edit on speech with "uh" and "um" said between pauses, transcribed by
+//   recognition alone (the fillers are written as other words).
+// The ducked bed's pumping is not measured here yet (see bench/README.md).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
+import { heardSpan, makeMedia } from './cut-words.mjs';
+import { connect } from './lib.mjs';
+
+const VOICES = (process.env.BENCH_VOICES ?? 'slt,rms,awb,kal').split(',');
+const BEDS = (process.env.BENCH_BEDS ?? 'clean,10,20').split(',');
+const FPS = 25;
+const RATE = 48_000;
+const TOLERANCE = 0.005;
+const FRAGMENT = 0.03;
+const HOLE_S = 0.005;
+const HOLE_LEVEL = 10 ** (-90 / 20);
+const CEILING_DBTP = -1;
+const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
+
+function exec(cmd, args) {
+  const r = spawnSync(cmd, args, { maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr?.toString() || r.error}`);
+  return r;
+}
+const sound = (file, rate = RATE) => {
+  const b = exec('ffmpeg', [
+    '-v',
+    'error',
+    '-i',
+    file,
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(rate),
+    '-f',
+    'f32le',
+    '-',
+  ]).stdout;
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
+};
+const sec = (tc) => {
+  const [h, m, s] = tc.split(':');
+  return Number(h) * 3600 + Number(m) * 60 + Number(s);
+};
+
+/** Runs over HOLE_S below -90 dBFS in `s`, not counting its first and last 50 ms (the edit's own fades). */
+function holes(s) {
+  let n = 0;
+  let run = 0;
+  const edge = Math.round(0.05 * RATE);
+  for (let i = edge; i < s.length - edge; i++) {
+    if (Math.abs(s[i]) < HOLE_LEVEL) run++;
+    else {
+      if (run > HOLE_S * RATE) n++;
+      run = 0;
+    }
+  }
+  return n;
+}
+/**
+ * The 99th percentile of the sample steps where `s` is speech-loud (within 30 dB of its peak): the preview's own, so
+ * its levelling's gain does not count as clicks.
+ */
+function speechStep(s) {
+  const peak = s.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+  const loud = peak * 10 ** (-30 / 20);
+  const steps = [];
+  for (let i = 1; i < s.length; i++) if (Math.abs(s[i]) > loud) steps.push(Math.abs(s[i] - s[i - 1]));
+  steps.sort((a, b) => a - b);
+  return steps[Math.floor(steps.length * 0.99)] ?? 0;
+}
+/**
+ * Steps over `limit` in a preview's sound `s`: those the edit made (the source's sound at the same place, through
+ * the preview's cuts, steps by under a third of the limit within 2 ms) and those the source has itself (voice).
+ */
+function clicks(s, limit, cuts, source) {
+  const near = Math.round(0.002 * RATE);
+  let made = 0;
+  let voice = 0;
+  for (let i = 1; i < s.length; i++) {
+    if (Math.abs(s[i] - s[i - 1]) <= limit) continue;
+    const t = i / RATE;
+    const cut = cuts.find((c) => t >= sec(c.timeline_start) && t < sec(c.timeline_end));
+    const at = cut ? Math.round((sec(cut.source_in) + t - sec(cut.timeline_start)) * RATE) : -1;
+    let own = 0;
+    for (let j = Math.max(1, at - near); at >= 0 && j <= Math.min(source.length - 1, at + near); j++)
+      own = Math.max(own, Math.abs(source[j] - source[j - 1]));
+    if (own >= limit / 3) voice++;
+    else made++;
+  }
+  return { made, voice };
+}
+function truePeak(file) {
+  const r = exec('ffmpeg', [
+    '-hide_banner',
+    '-nostats',
+    '-i',
+    file,
+    '-map',
+    '0:a:0',
+    '-af',
+    'ebur128=peak=true',
+    '-f',
+    'null',
+    '-',
+  ]);
+  const m = /True peak:\s*Peak:\s*(-?[\d.]+|-inf)/s.exec(r.stderr.toString());
+  return m ? Number(m[1]) : -Infinity;
+}
+
+/** Clipped words and neighbour fragments of one cut by words [first, last], by the true times. */
+function judgeCut(seg, words, first, last) {
+  const { heard, full } = heardSpan(seg);
+  const onset = words[first].start;
+  const end = words[last].end;
+  return {
+    clipped: (full.from - onset > TOLERANCE ? 1 : 0) + (end - full.to > TOLERANCE ? 1 : 0),
+    fragments:
+      (Math.min(words[first - 1]?.end ?? -Infinity, onset) - heard.from > FRAGMENT ? 1 : 0) +
+      (heard.to - Math.max(words[last + 1]?.start ?? Infinity, end) > FRAGMENT ? 1 : 0),
+  };
+}
+
+async function server(dir) {
+  const { client } = await connect({
+    CUTROOM_DATA_DIR: join(dir, 'data'),
+    CUTROOM_CACHE_DIR: join(dir, 'cache'),
+    CUTROOM_ALLOWED_DIRS: dir,
+    CUTROOM_LOG_LEVEL: 'error',
+    CUTROOM_RENDER_WAIT_MS: '55000',
+  });
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args }, { timeout: 900_000 });
+    if (r.isError) throw new Error(`${name}: ${r.content[0].text.slice(0, 400)}`);
+    return { s: r.structuredContent, text: r.content.map((c) => c.text ?? '').join('\n') };
+  };
+  return { client, call };
+}
+const readEdit = async (client, id) => {
+  const e = JSON.parse((await client.readResource({ uri: `cutroom://edits/${id}` })).contents[0].text);
+  return (e.edit ?? e).video_series_sequential;
+};
+
+/**
+ * Cuts by words (every other sentence whole, a run inside each other one) and a sentence split over two clips, from
+ * `video` whose true words are `words` (each with its `sentence`), previewed; the card's counts.
+ */
+async function cutsCard(dir, video, words, text) {
+  const { client, call } = await server(dir);
+  try {
+    const project = (await call('create_project', { name: 'card', description: 'scorecard' })).s.project.id;
+    const asset = (await call('import_media', { project_id: project, path: video })).s.asset.id;
+    await call('transcribe_asset', { project_id: project, asset_id: asset, text, words: true });
+    const sentences = [...new Set(words.map((w) => w.sentence))];
+    const spans = sentences.map((i) => {
+      const ids = words.flatMap((w, j) => (w.sentence === i ? [j] : []));
+      return i % 2 === 0 || ids.length < 7 ? [ids[0], ids.at(-1)] : [ids[2], ids.at(-4)];
+    });
+    const card = { cuts: 0, refused: 0, clipped: 0, fragments: 0, stutters: 0, holes: 0, clicks: 0, overPeak: 0 };
+    const clips = [];
+    for (const [first, last] of spans) {
+      // Each cut alone first: a cut refused as not heard is counted, not joined.
+      const r = await client.callTool(
+        {
+          name: 'compose_edit',
+          arguments: {
+            project_id: project,
+            resolution: '160x90',
+            fps: FPS,
+            clips: [{ asset_id: asset, words: [first, last] }],
+          },
+        },
+        { timeout: 900_000 },
+      );
+      if (!r.structuredContent?.ready) {
+        card.refused++;
+        continue;
+      }
+      const [seg] = await readEdit(client, r.structuredContent.edit_id);
+      const j = judgeCut(seg, words, first, last);
+      card.cuts++;
+      card.clipped += j.clipped;
+      card.fragments += j.fragments;
+      clips.push({ asset_id: asset, words: [first, last] });
+    }
+    // A sentence split in the middle over two consecutive clips.
+    const ids = words.flatMap((w, j) => (w.sentence === sentences[1] ? [j] : []));
+    const mid = ids[Math.floor(ids.length / 2)];
+    const split = await call('compose_edit', {
+      project_id: project,
+      clips: [
+        { asset_id: asset, words: [ids[0], mid] },
+        { asset_id: asset, words: [mid + 1, ids.at(-1)] },
+      ],
+    });
+    if (split.s.ready) {
+      const segs = await readEdit(client, split.s.edit_id);
+      const ranges = segs.map((s) => [sec(s.video_start_time), sec(s.video_end_time)]);
+      for (const w of words) {
+        const plays = ranges.filter(([a, b]) => Math.min(b, w.end) - Math.max(a, w.start) > FRAGMENT).length;
+        if (plays > 1) card.stutters++;
+      }
+    } else card.refused++;
+    // The cuts by words joined, previewed: the sound an editor hears.
+    if (clips.length) {
+      const p = await call('preview_edit', { project_id: project, resolution: '160x90', fps: FPS, clips });
+      const out = sound(p.s.path);
+      card.holes = holes(out);
+      const c = clicks(out, 3 * speechStep(out), p.s.cuts, sound(video));
+      card.clicks = c.made;
+      card.voiceSteps = c.voice;
+      card.overPeak = truePeak(p.s.path) > CEILING_DBTP ? 1 : 0;
+    }
+    return card;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Parts said with pauses, "uh" and "um" among them (true times), as video; then recognition, a cut, tighten_edit. */
+async function fillersCard(dir, voice) {
+  const parts = [
+    ['we are so happy', 0.3],
+    ['uh', 0.3],
+    ['to see you all here tonight', 0.4],
+    ['um', 0.3],
+    ['the lamp turned slowly over the water', 0.4],
+    ['um', 0.3],
+    ['and the bell rang three times', 0.5],
+  ];
+  const truth = [];
+  const files = [];
+  let at = 0;
+  parts.forEach(([text, pause], i) => {
+    const wav = join(dir, `f${i}.wav`);
+    const ps = exec('flite', ['-voice', voice, '-t', text, '-o', wav, '-psdur'])
+      .stdout.toString()
+      .trim()
+      .split(/\s+/)
+      .map((s) => ({ phone: s.slice(0, s.lastIndexOf(':')), end: Number(s.slice(s.lastIndexOf(':') + 1)) }));
+    const first = ps.findIndex((s) => s.phone !== 'pau');
+    const last = ps.findLastIndex((s) => s.phone !== 'pau');
+    // A part's true span: its first phone's start to its last's end (its words run together inside).
+    truth.push({ text, start: at + ps[first - 1].end, end: at + ps[last].end });
+    const padded = join(dir, `fp${i}.wav`);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      wav,
+      '-af',
+      `apad=pad_len=${Math.round(pause * 16000)}`,
+      '-ar',
+      '16000',
+      '-ac',
+      '1',
+      padded,
+    ]);
+    at +=
+      Number(
+        exec('ffprobe', [
+          '-v',
+          'error',
+          '-show_entries',
+          'stream=duration_ts',
+          '-of',
+          'csv=p=0',
+          padded,
+        ]).stdout.toString(),
+      ) / 16000;
+    files.push(padded);
+  });
+  writeFileSync(join(dir, 'fillers.txt'), files.map((f) => `file '${f}'`).join('\n'));
+  const wav = join(dir, 'fillers.wav');
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    join(dir, 'fillers.txt'),
+    '-c:a',
+    'pcm_s16le',
+    wav,
+  ]);
+  const video = join(dir, 'fillers.mov');
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=160x90:r=${FPS}:d=${at}`,
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'pcm_s16le',
+    '-shortest',
+    video,
+  ]);
+  const { client, call } = await server(dir);
+  try {
+    const project = (await call('create_project', { name: 'fillers', description: 'scorecard' })).s.project.id;
+    const asset = (await call('import_media', { project_id: project, path: video })).s.asset.id;
+    const t = (await call('transcribe_asset', { project_id: project, asset_id: asset, words: true })).s;
+    const c = await call('compose_edit', {
+      project_id: project,
+      clips: [{ asset_id: asset, words: [0, t.words.length - 1] }],
+    });
+    const tight = await call('tighten_edit', { edit_id: c.s.edit_id });
+    const cuts = (await readEdit(client, tight.s.edit_id)).map((s) => [sec(s.video_start_time), sec(s.video_end_time)]);
+    const kept = (p) => cuts.reduce((a, [x, y]) => a + Math.max(0, Math.min(y, p.end) - Math.max(x, p.start)), 0);
+    const fillers = truth.filter((p) => p.text === 'uh' || p.text === 'um');
+    return {
+      fillers: fillers.length,
+      missed: fillers.filter((p) => kept(p) > TOLERANCE).length,
+      removedSpeech: truth
+        .filter((p) => !fillers.includes(p))
+        .reduce((a, p) => a + Math.max(0, p.end - p.start - kept(p)), 0),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** The LibriVox recordings joined with 0.4 s of their own room tone between them; words placed by the aligner. */
+function librivoxMedia(dir) {
+  const lines = readFileSync(join(LIBRIVOX, 'transcription'), 'utf8').trim().split('\n');
+  const texts = lines.map((l) =>
+    l
+      .replace(/<\/?s>/g, '')
+      .replace(/\(.*\)/, '')
+      .trim(),
+  );
+  const names = lines.map((l) => /\(([^)]+)\)/.exec(l)[1]);
+  const list = names.map((n) => `file '${join(LIBRIVOX, `${n}.wav`)}'`);
+  writeFileSync(join(dir, 'lv.txt'), list.join('\n'));
+  const wav = join(dir, 'lv.wav');
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    join(dir, 'lv.txt'),
+    '-ar',
+    '16000',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    wav,
+  ]);
+  const seconds = Number(
+    exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', wav]).stdout.toString(),
+  );
+  const video = join(dir, 'lv.mp4');
+  exec('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=gray:s=160x90:r=${FPS}:d=${seconds}`,
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-shortest',
+    video,
+  ]);
+  return { video, texts };
+}
+
+/** Real speech: each recording's sentence cut by words; holes, clicks and peaks in the preview (no true word times). */
+async function librivoxCard(dir) {
+  const { video, texts } = librivoxMedia(dir);
+  const { client, call } = await server(dir);
+  try {
+    const project = (await call('create_project', { name: 'lv', description: 'scorecard' })).s.project.id;
+    const asset = (await call('import_media', { project_id: project, path: video })).s.asset.id;
+    await call('transcribe_asset', { project_id: project, asset_id: asset, text: texts.join(' '), words: true });
+    let k = 0;
+    const clips = texts.map((s) => {
+      const n = s.split(/\s+/).length;
+      const c = { asset_id: asset, words: [k, k + n - 1] };
+      k += n;
+      return c;
+    });
+    let refused = 0;
+    const ok = [];
+    for (const c of clips) {
+      const r = await client.callTool(
+        { name: 'compose_edit', arguments: { project_id: project, clips: [c] } },
+        { timeout: 900_000 },
+      );
+      if (r.structuredContent?.ready) ok.push(c);
+      else refused++;
+    }
+    const p = await call('preview_edit', { project_id: project, resolution: '160x90', fps: FPS, clips: ok });
+    const out = sound(p.s.path);
+    return {
+      cuts: ok.length,
+      refused,
+      holes: holes(out),
+      ...(({ made, voice }) => ({ clicks: made, voiceSteps: voice }))(
+        clicks(out, 3 * speechStep(out), p.s.cuts, sound(video)),
+      ),
+      overPeak: truePeak(p.s.path) > CEILING_DBTP ? 1 : 0,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+export async function run() {
+  const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-card-'));
+  const row = (label, c) =>
+    console.log(
+      `| ${label} | ${c.cuts ?? '-'} (${c.refused ?? 0} refused) | ${c.clipped ?? '-'} | ${c.fragments ?? '-'} | ${c.stutters ?? '-'} | ${c.holes ?? '-'} | ${c.clicks ?? '-'} (${c.voiceSteps ?? '-'}) | ${c.overPeak ?? '-'} | ${c.missed !== undefined ? `${c.missed} of ${c.fillers}` : '-'} | ${c.removedSpeech !== undefined ? `${Math.round(c.removedSpeech * 1000)} ms` : '-'} |`,
+    );
+  try {
+    console.log(
+      '| source | cuts by words | clipped words | neighbour > 30 ms | stutters | holes | clicks (steps the voice has itself) | true peak > -1 dBTP | fillers missed | speech removed |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    for (const voice of VOICES) {
+      for (const bed of BEDS) {
+        const dir = join(root, `${voice}-${bed}`);
+        mkdirSync(dir);
+        const { video, words } = makeMedia(dir, voice, bed);
+        const card = await cutsCard(dir, video, words, CUT_SENTENCES.join(' '));
+        // Holes count only where the sources have sound: under a bed (the clean pauses are digital silence).
+        if (bed === 'clean') card.holes = undefined;
+        if (bed === 'clean') Object.assign(card, await fillersCard(dir, voice));
+        row(`${voice} ${bed === 'clean' ? 'clean' : `bed -${bed} dB`}`, card);
+      }
+    }
+    if (readdirSync(LIBRIVOX).some((f) => f.endsWith('.wav'))) {
+      const dir = join(root, 'librivox');
+      mkdirSync(dir);
+      row('LibriVox (5 recordings, no true times)', await librivoxCard(dir));
+    } else console.log('LibriVox recordings not found (apt-get install pocketsphinx-testdata)');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

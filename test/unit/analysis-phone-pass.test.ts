@@ -1,0 +1,60 @@
+// Where a query may be said, from an asset's phone pass (src/analysis/phone-pass.ts): the phone recogniser's output
+// read, and stretches of it that sound like the query found (a phone or two misheard, inserted or missed), padded
+// and joined; stretches that do not are left out.
+import { describe, expect, it } from 'vitest';
+import { phonesOf } from '../../src/analysis/dictionary.js';
+import { candidateSpans, joinSpans, parsePhonePass, type HeardPhone } from '../../src/analysis/phone-pass.js';
+
+/** Phones heard one after the other, 0.1 s each from `at`. */
+const heardFrom = (names: string, at = 0): HeardPhone[] =>
+  Array.from(phonesOf(names), (phone, k) => ({ phone, start: at + k * 0.1, end: at + (k + 1) * 0.1 }));
+
+describe('the phone pass', () => {
+  it("reads 0.8's -time lines on the asset's clock, silence and fillers dropped", () => {
+    const out = parsePhonePass(
+      [
+        'SIL L AY T',
+        'SIL 0.000 0.110 1.000000',
+        'L 0.120 0.200 1.000000',
+        '+NSN+ 0.21 0.3 1',
+        'AY 0.310 0.450 1.000000',
+        'junk',
+      ].join('\n'),
+      10,
+    );
+    expect(out.map((p) => [p.start, p.end])).toEqual([
+      [10.12, 10.2],
+      [10.31, 10.45],
+    ]);
+    expect(out.map((p) => p.phone)).toEqual(Array.from(phonesOf('L AY')));
+  });
+
+  it('finds the query where it was heard with a phone wrong, one missed and one more, and nowhere else', () => {
+    // "lighthouse" L AY T HH AW S heard as L AY D AW Z (T for D, HH missed, S as Z) from 2.0 s, among other words.
+    const heard = [...heardFrom('DH AH M AA R K IH T'), ...heardFrom('L AY D AW Z', 2), ...heardFrom('K IY P ER', 4)];
+    const spans = candidateSpans(heard, [phonesOf('L AY T HH AW S')], 0.5, 0.5);
+    expect(spans).toHaveLength(1);
+    expect(spans[0]!.from).toBeCloseTo(1.5, 5);
+    expect(spans[0]!.to).toBeCloseTo(3.0, 5);
+    // Nothing like it: no span.
+    expect(candidateSpans(heardFrom('DH AH M AA R K IH T K IY P ER'), [phonesOf('L AY T HH AW S')])).toEqual([]);
+  });
+
+  it('tries every pronunciation, and joins spans that overlap', () => {
+    const heard = [...heardFrom('T AH M EY T OW'), ...heardFrom('T AH M AA T OW', 1)];
+    const spans = candidateSpans(heard, [phonesOf('T AH M EY T OW'), phonesOf('T AH M AA T OW')], 0.2, 0.5);
+    expect(spans).toHaveLength(1);
+    expect(spans[0]!.from).toBeCloseTo(0, 5);
+    expect(spans[0]!.to).toBeCloseTo(2.1, 5);
+    expect(
+      joinSpans([
+        { from: 3, to: 4 },
+        { from: 0, to: 1 },
+        { from: 0.5, to: 2 },
+      ]),
+    ).toEqual([
+      { from: 0, to: 2 },
+      { from: 3, to: 4 },
+    ]);
+  });
+});
