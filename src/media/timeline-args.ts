@@ -395,7 +395,9 @@ function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: num
     );
     acc = joined;
   });
-  chains.push(`${acc ?? ''}anull[${out}]`);
+  // (Stamped by its samples: acrossfade's timestamps drift by tens of microseconds from them, and the measurements'
+  // times with them.)
+  chains.push(`${acc ?? ''}asetpts=N/SR/TB[${out}]`);
   return chains.join(';');
 }
 
@@ -836,10 +838,17 @@ function soundFromParts(
   parts: SoundPart[],
   sounds: CutSound[],
   first: number,
+  crossfades: number[] = [],
 ): { args: string[]; chains: string[]; next: number } {
   const args: string[] = [];
   const chains: string[] = [];
   let input = first;
+  // A join is crossfaded as in the one-graph render where both its cuts are read from their sources (a segment keeps
+  // its range's sound only, no handle beyond it: the caller reads a crossfaded cut from its source).
+  const read = (i: number) =>
+    !!parts[i] && 'input' in parts[i]! && (i === 0 || parts[i - 1]!.cut === parts[i]!.cut - 1);
+  const xfade = parts.map((p, i) => (i > 0 && read(i - 1) && read(i) ? (crossfades[p.cut] ?? 0) : 0));
+  const handles = parts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
   parts.forEach((part, i) => {
     const cut = plan.cuts[part.cut]!;
     if ('silent' in part) {
@@ -856,14 +865,15 @@ function soundFromParts(
     }
     // Read as the cut's segment process reads its sound (the same seek, so the same samples), made 16-bit as that
     // process stores it: the samples the segment would give.
-    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input));
+    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, handles[i]!.before));
     chains.push(
-      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input),
+      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, handles[i]),
       placeChain(
         `[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`,
         `a${i}`,
         cut,
         sounds[part.cut]!,
+        handles[i],
       ),
     );
   });
@@ -872,6 +882,7 @@ function soundFromParts(
       parts.map((_, i) => `[a${i}]`),
       parts.map((p) => sounds[p.cut]!),
       'joined',
+      xfade,
     ),
   );
   return { args, chains, next: input };
@@ -885,7 +896,7 @@ export interface ConcatJob {
    * The sound: the chunks' (a concat list of the same files, each lasting its sound), or each cut's segment placed
    * in its slot (soundPlan).
    */
-  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[] };
+  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[]; crossfades?: number[] };
   overlayInputs: InputSpec[];
   output: string;
   encode: EncodeSettings;
@@ -901,7 +912,7 @@ export function concatArgs(job: ConcatJob): string[] {
   let next = 2;
   if ('listFile' in job.sound) args.push(...concatInput(job.sound.listFile));
   else {
-    const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1);
+    const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1, job.sound.crossfades);
     args.push(...made.args);
     g.push(...made.chains);
     joined = '[joined]';
@@ -931,6 +942,8 @@ export interface SoundJob {
   parts: SoundPart[];
   /** Where each cut's sound goes (soundPlan of the whole timeline). */
   sounds: CutSound[];
+  /** Its joins' crossfades (crossfadeJoins), made where both cuts are read from their sources. */
+  crossfades?: number[];
   overlayInputs: InputSpec[];
   /** Encoded (AAC, the sound of `encode`) to this mp4; none: measured only. */
   output?: { file: string; encode: EncodeSettings };
@@ -951,7 +964,7 @@ export interface SampleSpan {
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
-  const made = soundFromParts(plan, job.parts, job.sounds, 0);
+  const made = soundFromParts(plan, job.parts, job.sounds, 0, job.crossfades);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
   const { chains, out } = mixGraph(
     plan,

@@ -1,5 +1,5 @@
-// Joins between cuts made by words are crossfaded in the one-graph render (media/sound-plan.ts crossfadeJoins,
-// timelineArgs): under a steady bed in the source there is no dip, no hole and no click at the join, and the
+// Joins between cuts with sound handles (pause beyond them; compose_edit sets them on cuts by words) are crossfaded in
+// the one-graph render (media/sound-plan.ts crossfadeJoins, timelineArgs): under a steady bed in the source there is no dip, no hole and no click at the join, and the
 // timeline's length and sync are what they were (every sample away from the join is the same as without the
 // crossfade). Run through ffmpeg on a file made here: a bed of pink noise (uncorrelated either side of a join, so an
 // equal-power crossfade keeps its level).
@@ -46,8 +46,11 @@ beforeAll(() => {
   ]);
 });
 
+/** Sound handles: the pause a cut by words has beyond its edges (s). */
+const PAUSE = { before: 0.2, after: 0.2 };
+
 /** Two cuts of the bed, apart in the source (their sound does not run on from one to the other). */
-function twoCuts(byWords: boolean): RenderPlan {
+function twoCuts(withHandles: boolean): RenderPlan {
   const lint = lintEdit({
     video_output_fps: 30,
     video_output_resolution: '160x90',
@@ -57,7 +60,7 @@ function twoCuts(byWords: boolean): RenderPlan {
     ],
   });
   const plan = toRenderPlan(lint.timeline!);
-  return byWords ? { ...plan, cuts: plan.cuts.map((c) => ({ ...c, byWords: true as const })) } : plan;
+  return withHandles ? { ...plan, cuts: plan.cuts.map((c) => ({ ...c, handles: PAUSE })) } : plan;
 }
 
 function render(plan: RenderPlan, name: string): { args: string[]; sound: Float32Array } {
@@ -131,7 +134,7 @@ describe('a join between two cuts made by words', () => {
 });
 
 describe('which joins are crossfaded', () => {
-  const plan = (cuts: { start: number; end: number; fade_out?: number }[], byWords: boolean[]) => {
+  const plan = (cuts: { start: number; end: number; fade_out?: number }[], handles: (typeof PAUSE | undefined)[]) => {
     const p = toRenderPlan(
       lintEdit({
         video_output_fps: 30,
@@ -144,20 +147,20 @@ describe('which joins are crossfaded', () => {
         })),
       }).timeline!,
     );
-    return { ...p, cuts: p.cuts.map((c, k) => (byWords[k] ? { ...c, byWords: true as const } : c)) };
+    return { ...p, cuts: p.cuts.map((c, k) => (handles[k] ? { ...c, handles: handles[k] } : c)) };
   };
   const joins = (p: RenderPlan, specs: InputSpec[] = p.cuts.map(() => spec)) =>
     crossfadeJoins(p, soundPlan(p, specs), specs);
 
-  it('only between two cuts made by words that have sound and a handle on each side', () => {
+  it('only between two cuts that have sound and a handle of pause on each side', () => {
     const cuts = [
       { start: 1, end: 2 },
       { start: 3, end: 4 },
       { start: 5, end: 5.5 },
     ];
-    expect(joins(plan(cuts, [true, true, true]))).toEqual([0, CROSSFADE_SAMPLES, CROSSFADE_SAMPLES]);
-    // A cut not made by words keeps its faded edges on both sides.
-    expect(joins(plan(cuts, [true, false, true]))).toEqual([0, 0, 0]);
+    expect(joins(plan(cuts, [PAUSE, PAUSE, PAUSE]))).toEqual([0, CROSSFADE_SAMPLES, CROSSFADE_SAMPLES]);
+    // A cut without handles (by times, or a neighbour word beyond it) keeps its faded edges on both sides.
+    expect(joins(plan(cuts, [PAUSE, undefined, PAUSE]))).toEqual([0, 0, 0]);
     // No sound before a cut that starts at its source's start: no handle there.
     expect(
       joins(
@@ -166,13 +169,13 @@ describe('which joins are crossfaded', () => {
             { start: 1, end: 2 },
             { start: 0, end: 1 },
           ],
-          [true, true],
+          [PAUSE, PAUSE],
         ),
       ),
     ).toEqual([0, 0]);
     // A cut without sound.
     const mute = { ...spec, hasAudio: false };
-    expect(joins(plan(cuts.slice(0, 2), [true, true]), [spec, mute])).toEqual([0, 0]);
+    expect(joins(plan(cuts.slice(0, 2), [PAUSE, PAUSE]), [spec, mute])).toEqual([0, 0]);
     // A fade the edit asked for at the join is kept.
     expect(
       joins(
@@ -181,7 +184,22 @@ describe('which joins are crossfaded', () => {
             { start: 1, end: 2, fade_out: 0.5 },
             { start: 3, end: 4 },
           ],
-          [true, true],
+          [PAUSE, PAUSE],
+        ),
+      ),
+    ).toEqual([0, 0]);
+    // A handle shorter than half the crossfade on one side (the word beyond it starts within 10 ms).
+    expect(joins(plan(cuts.slice(0, 2), [{ before: 0.2, after: 0.005 }, PAUSE]))).toEqual([0, 0]);
+    expect(joins(plan(cuts.slice(0, 2), [PAUSE, { before: 0.005, after: 0.2 }]))).toEqual([0, 0]);
+    // The next cut starts where this one ends in the same source: its sound plays on as recorded, not twice.
+    expect(
+      joins(
+        plan(
+          [
+            { start: 1, end: 2 },
+            { start: 2, end: 3 },
+          ],
+          [PAUSE, PAUSE],
         ),
       ),
     ).toEqual([0, 0]);
@@ -201,7 +219,7 @@ describe('a render in chunks', () => {
         ],
       }).timeline!,
     );
-    const plan = { ...p, cuts: p.cuts.map((c) => ({ ...c, byWords: true as const })) };
+    const plan = { ...p, cuts: p.cuts.map((c) => ({ ...c, handles: PAUSE })) };
     const made = async (name: string, maxInputs: number) => {
       const output = join(dir, name);
       const r = await renderTimeline({
