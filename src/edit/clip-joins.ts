@@ -7,7 +7,8 @@
 //  - a hole: a clip by words mutes the whole frames its picture holds beyond its sound, so at a join the sound drops
 //    to digital silence for up to a frame on each side (under a bed or room tone, a drop-out). There the pause beside
 //    the words is heard instead, where it is pause; where the neighbouring word's sound lies within those frames, its
-//    part is faded out across them rather than muted.
+//    part is faded out across them rather than muted; where pause lies beyond the clip too, the clip carries it as a
+//    sound handle, and the join is crossfaded over it (media/sound-plan.ts) rather than faded out and in.
 import type { ComposeClip } from './compose.js';
 import { parseTimecode } from './timecode.js';
 
@@ -220,9 +221,14 @@ function fullEnd(levels: Level[], soundOut: number): number {
 /**
  * At the join of `a` and `b`, the frames beyond a clip's sound are heard rather than muted: at full level where they
  * are pause, else the word beyond faded out across them (steps of at most 2 ms down to 0 at the picture's cut).
+ * Where the pause goes on beyond the clip's out point (or before its in point), the clip says so (its sound_handles,
+ * up to HANDLE_CLAIMED): the render crossfades the join over that pause where both sides have enough
+ * (media/sound-plan.ts crossfadeJoins), instead of fading each side out and in (a dip at every join). Its sound is
+ * then at full level up to its edge: the crossfade is its fade.
  */
 function fillJoin(a: Placed, b: Placed): void {
-  if (a.heard && a.clip.levels && a.end > a.heard.soundOut + 1e-9) {
+  const after = a.heard ? handle(a.heard.cleanTo - PAUSE_SAFETY - a.end) : 0;
+  if (a.heard && a.clip.levels && (a.end > a.heard.soundOut + 1e-9 || after)) {
     const levels = a.clip.levels;
     const top = Math.max(...levels.map((l) => l.level));
     const from = fullEnd(levels, a.heard.soundOut);
@@ -234,10 +240,12 @@ function fillJoin(a: Placed, b: Placed): void {
         { level: top, from, to: ms(clean) },
         ...fade(ms(clean), a.end, top, false),
       ].filter((l) => l.to > l.from),
+      ...(after ? { sound_handles: { ...a.clip.sound_handles, after } } : {}),
     };
     a.heard = { ...a.heard, soundOut: a.end };
   }
-  if (b.heard && b.clip.levels && b.start < b.heard.soundIn - 1e-9) {
+  const before = b.heard ? handle(b.start - (b.heard.cleanFrom + PAUSE_SAFETY)) : 0;
+  if (b.heard && b.clip.levels && (b.start < b.heard.soundIn - 1e-9 || before)) {
     const levels = b.clip.levels;
     const top = Math.max(...levels.map((l) => l.level));
     const to = fullStart(levels, b.heard.soundIn);
@@ -249,10 +257,21 @@ function fillJoin(a: Placed, b: Placed): void {
         { level: top, from: ms(clean), to },
         ...levels.filter((l) => l.from >= to - 1e-9),
       ].filter((l) => l.to > l.from),
+      ...(before ? { sound_handles: { before, ...b.clip.sound_handles } } : {}),
     };
     b.heard = { ...b.heard, soundIn: b.start };
   }
 }
+
+/**
+ * The most of the pause beyond a clip's edge it claims as a sound handle (s): twice what a crossfade plays beyond it
+ * (10 ms). The pause's far end as heard is not sample-true (a soft onset, the "sh" of "she", is heard as pause
+ * under room tone, 100 ms and more), so a longer measured pause is not trusted further.
+ */
+const HANDLE_CLAIMED = 0.02;
+
+/** Pause beyond a clip's edge (s) as a sound handle: whole milliseconds, at most HANDLE_CLAIMED; 0 for none. */
+const handle = (pause: number) => Math.min(HANDLE_CLAIMED, Math.max(0, Math.floor(pause * 1000 + 1e-6) / 1000));
 
 /** Steps from `top` down to 0 (or up from 0) over [from, to), 2 ms each at least (whole milliseconds). */
 function fade(from: number, to: number, top: number, up: boolean): Level[] {

@@ -55,9 +55,13 @@ export const OverlayInputSchema = z.object({
 });
 export type ClipInput = z.infer<typeof ClipInputSchema>;
 /**
- * A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words.
+ * A clip as composed: a clip cut by words carries the level windows that mute what its picture holds beyond the words,
+ * and at a join, the pause its source holds beyond it (the edit's sound_handles: the join may be crossfaded there).
  */
-export type ComposeClip = ClipInput & { levels?: { level: number; from: number; to: number }[] };
+export type ComposeClip = ClipInput & {
+  levels?: { level: number; from: number; to: number }[];
+  sound_handles?: { before?: number; after?: number };
+};
 export type OverlayInput = z.infer<typeof OverlayInputSchema>;
 
 export { resolvePreset };
@@ -165,6 +169,7 @@ export function composeEdit(
     };
     if (c.crop) seg.crop = { zoom: 1, position_x: 0, position_y: 0, ...c.crop };
     if (c.focus !== undefined) seg.focus = c.focus;
+    if (c.sound_handles) seg.sound_handles = c.sound_handles;
     return { ...seg, ...mixOf(c) };
   });
   // The timeline's length, where the clip times parse; a bad time is reported by the linter, not here.

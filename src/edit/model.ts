@@ -48,6 +48,16 @@ export const MAX_DUCK_DB = 40;
 export const MIN_GAIN_DB = -60;
 export const MAX_GAIN_DB = 24;
 
+/**
+ * A cut's sound handles (cutroom's own field, rendered locally): seconds of pause (no word) in its source before its
+ * in point and after its out point. Where two cuts meet and each has half a crossfade there, their sound is
+ * crossfaded across the join (media/sound-plan.ts crossfadeJoins); compose_edit sets them on cuts by words.
+ */
+export const SoundHandlesSchema = z.object({ before: z.number().optional(), after: z.number().optional() });
+export type SoundHandles = z.infer<typeof SoundHandlesSchema>;
+/** The longest sound handle an edit keeps (s): more than any crossfade needs. */
+export const MAX_SOUND_HANDLE = 1;
+
 export const VideoSegmentSchema = z.object({
   video_id: z.string().describe('Asset id of a video in the project'),
   type: z.literal('videofile'),
@@ -58,6 +68,7 @@ export const VideoSegmentSchema = z.object({
     .describe("Volume windows, on the source clip's clock; 1.0 outside every window"),
   crop: CropSchema.optional(),
   focus: FocusSchema.optional(),
+  sound_handles: SoundHandlesSchema.optional(),
   ...MixFields,
 });
 export type VideoSegment = z.infer<typeof VideoSegmentSchema>;

@@ -21,11 +21,13 @@ import {
   ROLES,
   MAX_FPS,
   MIN_FPS,
+  MAX_SOUND_HANDLE,
   OUTPUT_FORMAT,
   type AudioLevel,
   type AudioSegment,
   type Crop,
   type Focus,
+  type SoundHandles,
   type Diagnostic,
   type Edit,
   type VideoSegment,
@@ -67,6 +69,8 @@ export interface TimelineCut extends Mix {
   crop?: Crop;
   /** Framed around a point of the source picture (0-1), or following its action (model.ts FocusSchema). */
   focus?: Focus;
+  /** Pause in its source before its in point and after its out point, ms (model.ts SoundHandlesSchema). */
+  soundHandles?: { beforeMs: number; afterMs: number };
 }
 
 export interface TimelineOverlay extends Mix {
@@ -342,6 +346,34 @@ function focus(raw: unknown, path: string, hasCrop: boolean, c: Collector): Focu
     return undefined;
   }
   return { x: Math.round(raw.x * 1e4) / 1e4, y: Math.round(raw.y * 1e4) / 1e4 };
+}
+
+/** A cut's sound handles: each side 0 to MAX_SOUND_HANDLE s (more is kept as the most); none when both are 0. */
+function soundHandles(
+  raw: unknown,
+  path: string,
+  c: Collector,
+): { timeline?: { beforeMs: number; afterMs: number }; canonical?: SoundHandles } {
+  if (raw === undefined || raw === null) return {};
+  if (!isObject(raw)) {
+    c.error(path, 'sound_handles must be an object {before, after} (seconds of pause beyond the in and out points)');
+    return {};
+  }
+  const side = (k: 'before' | 'after'): number | undefined => {
+    const v = raw[k] ?? 0;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      c.error(`${path}/${k}`, `${k} must be a number of seconds, 0 or more, not ${JSON.stringify(v)?.slice(0, 30)}`);
+      return undefined;
+    }
+    return Math.min(MAX_SOUND_HANDLE * 1000, Math.floor(v * 1000 + 1e-6));
+  };
+  const beforeMs = side('before');
+  const afterMs = side('after');
+  if (beforeMs === undefined || afterMs === undefined || (!beforeMs && !afterMs)) return {};
+  return {
+    timeline: { beforeMs, afterMs },
+    canonical: { ...(beforeMs ? { before: beforeMs / 1000 } : {}), ...(afterMs ? { after: afterMs / 1000 } : {}) },
+  };
 }
 
 /**
@@ -680,6 +712,7 @@ export function normalizeEdit(raw: unknown): Normalized {
     const lv = levels(seg.audio_levels, `${p}/audio_levels`, inMs, outMs, 'source clip', c);
     const cr = crop(seg.crop, `${p}/crop`, c);
     const fo = focus(seg.focus, `${p}/focus`, seg.crop !== undefined && seg.crop !== null, c);
+    const sh = soundHandles(seg.sound_handles, `${p}/sound_handles`, c);
     const mx = mix(
       seg,
       p,
@@ -699,6 +732,7 @@ export function normalizeEdit(raw: unknown): Normalized {
       levels: lv.windows,
       ...(cr ? { crop: cr } : {}),
       ...(fo ? { focus: fo } : {}),
+      ...(sh.timeline ? { soundHandles: sh.timeline } : {}),
       ...mx.timeline,
     });
     videoSegments.push({
@@ -709,6 +743,7 @@ export function normalizeEdit(raw: unknown): Normalized {
       audio_levels: lv.canonical,
       ...(cr ? { crop: cr } : {}),
       ...(fo ? { focus: fo } : {}),
+      ...(sh.canonical ? { sound_handles: sh.canonical } : {}),
       ...mx.canonical,
     });
     cursor += duration;

@@ -94,6 +94,11 @@ export interface PlanCut {
   levelDb?: number;
   /** Captions burned into the cut's picture: their look, and the cues it shows, times from its first frame. */
   captions?: { layout: CaptionLayout; cues: Cue[] };
+  /**
+   * Pause in its source before its in point and after its out point (s; the edit's sound_handles): a join whose two
+   * sides have enough is crossfaded (media/sound-plan.ts crossfadeJoins).
+   */
+  handles?: { before: number; after: number };
 }
 
 export interface PlanOverlay {
@@ -253,6 +258,9 @@ export function toRenderPlan(t: Timeline, opts: PlanOptions = {}): RenderPlan {
     fadeSec: fadeFor(fadeMs, (c.outMs - c.inMs) / 1000),
     ...planMix(c),
     ...captionsOf(c),
+    ...(c.soundHandles
+      ? { handles: { before: c.soundHandles.beforeMs / 1000, after: c.soundHandles.afterMs / 1000 } }
+      : {}),
   }));
   const overlays = t.overlays.map((o) => ({
     index: o.index,

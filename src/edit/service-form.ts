@@ -2,7 +2,8 @@
 // from their beginning. cutroom's mix fields (model.ts MixFields, an overlay's `from`) are rendered locally; for the
 // service, a gain of 0 dB or less is folded exactly into the segment's audio_levels and the rest is left out, each
 // said in a warning; captions are left out, said likewise. A cut's focus becomes the crop that frames it (a fixed
-// one exactly; "auto", which one crop per segment cannot carry, a centred one, said). Pure: no I/O.
+// one exactly; "auto", which one crop per segment cannot carry, a centred one, said). A cut's sound_handles (joins
+// crossfaded) are left out, said once. Pure: no I/O.
 import type { AudioLevel, AudioSegment, Crop, Diagnostic, Edit, Focus, VideoSegment } from './model.js';
 import { parseResolution } from './normalize.js';
 import { formatTimecode, parseTimecode } from './timecode.js';
@@ -95,8 +96,8 @@ export function forService(edit: Edit, sources: SourceSizes = new Map()): { edit
   const output = 'reason' in size ? undefined : size;
   // A focus becomes the crop that frames it (exactly, for a fixed one).
   const framed = (s: VideoSegment, path: string): VideoSegment => {
-    const { focus, ...plain } = s;
-    if (focus === undefined) return s;
+    const { focus, sound_handles: _handles, ...plain } = s;
+    if (focus === undefined) return plain;
     const crop = focusForService(focus, sources.get(s.video_id), output, path, warnings);
     return crop ? { ...plain, crop } : plain;
   };
@@ -164,6 +165,14 @@ export function forService(edit: Edit, sources: SourceSizes = new Map()): { edit
       path: '/level_dialogue',
       message: "the cuts' sound is not levelled on the service: its edit format has no levelling",
       hint: 'previews and local renders level it; for the service, even the cuts with gain_db (a gain under 0 dB is sent as levels), or set level_dialogue false to hear it as the service will',
+    });
+  }
+  if (edit.video_series_sequential.some((s) => s.sound_handles)) {
+    warnings.push({
+      severity: 'warning',
+      path: '/video_series_sequential',
+      message: "the cuts' sound is not crossfaded at joins on the service: its edit format has no crossfades",
+      hint: 'previews and local renders crossfade it where the cuts have sound_handles; the service joins them with a short dip',
     });
   }
   if (captions?.burn) {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { RenderPlan } from '../edit/plan.js';
 import type { Measurements } from './measure.js';
-import { SAMPLE_RATE, type CutSound } from './sound-plan.js';
+import { CROSSFADE_SAMPLES, SAMPLE_RATE, type CutSound } from './sound-plan.js';
 import type { SampleSpan, SoundJob } from './timeline-args.js';
 
 /** One measurement window: 100 ms. */
@@ -134,12 +134,16 @@ export function mergeMeasured(reuse: MixReuse, fresh: MixMeasured): MixMeasured 
 
 /**
  * The job that measures a span of a timeline's sound: the cuts whose slots lie outside it are silence (not read nor
- * placed: only the span's own samples matter, and they are the same).
+ * placed: only the span's own samples matter, and they are the same). Those within a crossfade of it are read (a
+ * join beside a silent slot is not crossfaded, and its crossfade reaches half of it into the next slot).
  */
 export function spanJob(job: SoundJob, span: SampleSpan): SoundJob {
+  const near = CROSSFADE_SAMPLES;
   const parts = job.parts.map((p) => {
     const s = job.sounds[p.cut]!;
-    return s.slotStart + s.slot <= span.from || s.slotStart >= span.to ? { cut: p.cut, silent: true as const } : p;
+    return s.slotStart + s.slot <= span.from - near || s.slotStart >= span.to + near
+      ? { cut: p.cut, silent: true as const }
+      : p;
   });
   return { ...job, parts, span };
 }

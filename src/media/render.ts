@@ -17,7 +17,7 @@ import {
 import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
-import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
+import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
 import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
@@ -155,6 +155,9 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       const sounds = soundPlan(plan, req.cutInputs);
       let taken = 0;
       const chunkSounds = chunks.map((c) => sounds.slice(taken, (taken += c.cuts.length)));
+      const crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
+      taken = 0;
+      const chunkCrossfades = chunks.map((c) => crossfades.slice(taken, (taken += c.cuts.length)));
       const files: string[] = [];
       let offset = 0;
       let first = 0;
@@ -176,6 +179,7 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
             encode: chunkEncode,
             measure,
             chunkSound: chunkSounds[i],
+            chunkCrossfades: chunkCrossfades[i],
             ...(sheet ? { sheet } : {}),
             ...captionFiles,
           }),

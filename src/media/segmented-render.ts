@@ -24,7 +24,7 @@ import type { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
-import { SAMPLE_RATE, soundPlan } from './sound-plan.js';
+import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
 import {
   concatArgs,
   finishArgs,
@@ -371,6 +371,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
   // whose sound is made before its segment, is measured from its source, sound only), and the gains that even the
   // cuts out, applied where the sound is placed (the segments keep their own).
   let sounds = soundPlan(plan, req.cutInputs);
+  let crossfades: number[] = [];
   let identity: MixIdentity | undefined;
   let reuse: MixReuse | undefined;
   const level = async () => {
@@ -389,12 +390,24 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     }
     // Where each cut's sound plays (the join places each segment's sound in its slot).
     sounds = soundPlan(plan, req.cutInputs);
+    crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
     // What of it an earlier timeline's measurements give (mix-memory.ts).
     if (req.mixKey) {
       identity = mixIdentity(req.mixKey, plan, req.keys, sounds);
       reuse = store.mixes.reuse(identity);
     }
   };
+  /**
+   * Where the join reads each cut's sound: its segment, or its source (by the chain its segment process uses, the
+   * same samples) while the segment is not made, or where a join of it is crossfaded (a segment keeps its range's
+   * sound only; the crossfade plays half of it beyond the range, as the one-graph render does).
+   */
+  const soundParts = (): SoundPart[] =>
+    records.map((r, i) =>
+      r && !crossfades[i] && !crossfades[i + 1]
+        ? { cut: i, segment: store.videoOf(req.keys[i]!) }
+        : { cut: i, input: req.cutInputs[i]! },
+    );
   /** The measuring process's job: the span to measure, or none when nothing changed (see mix-memory.ts). */
   const measuring = (job: SoundJob): SoundJob | undefined => {
     if (!reuse) return job;
@@ -418,10 +431,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
       levelling.catch(() => {});
       early = (async () => {
         await levelling;
-        const parts: SoundPart[] = records.map((r, i) =>
-          r ? { cut: i, segment: store.videoOf(req.keys[i]!) } : { cut: i, input: req.cutInputs[i]! },
-        );
-        const job = { plan, parts, sounds, overlayInputs: req.overlayInputs };
+        const job = { plan, parts: soundParts(), sounds, crossfades, overlayInputs: req.overlayInputs };
         const measure = measuring(job);
         await together(
           [
@@ -505,8 +515,8 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
         req.whileJoining?.(),
       );
     } else {
-      const parts: SoundPart[] = records.map((_, i) => ({ cut: i, segment: store.videoOf(req.keys[i]!) }));
-      const measure = measuring({ plan, parts, sounds, overlayInputs: req.overlayInputs });
+      const parts = soundParts();
+      const measure = measuring({ plan, parts, sounds, crossfades, overlayInputs: req.overlayInputs });
       await together(
         [
           (signal) =>
@@ -514,7 +524,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
               concatArgs({
                 plan,
                 listFile: list,
-                sound: { parts, plan: sounds },
+                sound: { parts, plan: sounds, crossfades },
                 overlayInputs: req.overlayInputs,
                 output: tmp,
                 encode: req.encode,

@@ -9,7 +9,9 @@
 //    otherwise reach it, the least that does, at most MAX_LAG_SEC;
 //  - the sound of one cut gives way to the next's at the picture's cut where both have sound there, else as near it
 //    as they do (within a frame or two of it);
-//  - nothing outside a cut's [in, out) is ever played.
+//  - nothing outside a cut's [in, out) is ever played, but for the handle of a crossfade (crossfadeJoins): where two
+//    cuts with pause beyond them (sound handles) meet, each plays on for half the crossfade beyond its slot, under the
+//    other's fade.
 import { cutClock, type ClockSource } from '../edit/cut-clock.js';
 import type { PlanCut, RenderPlan } from '../edit/plan.js';
 
@@ -86,5 +88,54 @@ export function soundPlan(
       samples: Math.max(0, stop - from[k]!),
       lag: lag[k]!,
     };
+  });
+}
+
+/** Length of the crossfade at a join whose cuts have sound handles, in samples (20 ms, centred on the join). */
+export const CROSSFADE_SAMPLES = 960;
+
+/** Sound decoded after a cut's out point (its sound input reads this much beyond its range), seconds. */
+export const DECODED_AFTER_SEC = 0.1;
+
+/**
+ * For each join (index k: between cut k-1 and cut k; index 0 unused, always 0), the samples of its equal-power
+ * crossfade, centred on it; 0 where the join keeps its faded edges (a dip of a few milliseconds either side).
+ *
+ * What is crossfaded is pause: each cut plays on for half the crossfade beyond its slot, so the sound it plays there
+ * must be neither a word nor muted. A cut's sound handles (the edit's sound_handles: compose_edit measures, for a cut
+ * by words, the pause in its source beyond its out point and before its in point, as heard) say how much it may.
+ * A join is crossfaded where both cuts have sound, the sound of one gives way to the next's there with no hole or
+ * lead between them, neither's edge carries a fade the edit asked for, each plays at least half of it, and each
+ * plays no more beyond its range than its handle on that side (and, after cut k-1's out point, than is decoded); and
+ * not where the two play the same stretch of one source (a sentence trimmed where the next clip starts: the same
+ * samples twice, 3 dB up under an equal-power crossfade). Elsewhere (a neighbour's word beyond a cut, faded by the
+ * edit's level windows) the join keeps its fades: a crossfade would let the word through. The timeline's length and
+ * the picture do not change.
+ */
+export function crossfadeJoins(
+  plan: Pick<RenderPlan, 'cuts'>,
+  sounds: CutSound[],
+  clocks: { hasAudio?: boolean }[],
+): number[] {
+  const half = CROSSFADE_SAMPLES / 2;
+  return plan.cuts.map((b, k) => {
+    const a = plan.cuts[k - 1];
+    const sa = sounds[k - 1];
+    const sb = sounds[k]!;
+    if (!a || !sa || !a.handles || !b.handles) return 0;
+    if (!clocks[k - 1]?.hasAudio || !clocks[k]?.hasAudio) return 0;
+    if (a.fadeOutSec || b.fadeInSec) return 0;
+    // No hole: a's sound reaches its slot's end and b's starts on its slot's start.
+    if (sb.lead !== 0 || sa.lead + sa.samples !== sa.slot) return 0;
+    if (sa.samples < half || sb.samples < half) return 0;
+    // The same stretch of one source on both sides of the join.
+    const aOut = a.inSec + a.durationSec;
+    if (a.assetId === b.assetId && Math.abs(b.inSec - aOut) * SAMPLE_RATE < CROSSFADE_SAMPLES) return 0;
+    // Samples each plays beyond its range: a after its out point, b before its in point.
+    const beyondA = sa.skip + sa.samples + half - rangeSamples(a);
+    const beyondB = half - sb.skip;
+    if (beyondA > Math.min(a.handles.after, DECODED_AFTER_SEC) * SAMPLE_RATE) return 0;
+    if (beyondB > Math.min(b.handles.before, b.inSec) * SAMPLE_RATE) return 0;
+    return CROSSFADE_SAMPLES;
   });
 }

@@ -16,7 +16,14 @@ import {
 import { DEFAULT_TRUE_PEAK_DB } from '../edit/model.js';
 import { DEMUXERS, inputArgs, type MediaSource } from './input.js';
 import { cutClock } from '../edit/cut-clock.js';
-import { SAMPLE_RATE, rangeSamples, soundPlan, type CutSound } from './sound-plan.js';
+import {
+  DECODED_AFTER_SEC,
+  SAMPLE_RATE,
+  crossfadeJoins,
+  rangeSamples,
+  soundPlan,
+  type CutSound,
+} from './sound-plan.js';
 import { captionFilter } from './captions.js';
 import type { FocusKey } from '../edit/framing.js';
 
@@ -247,19 +254,47 @@ export function cutSamples(
  * starts on (cutClock), up to a frame later, and the sound of that gap is the cut's too. `-vn`: nothing of its
  * picture is decoded.
  */
-function cutSoundInputArgs(cut: PlanCut, spec: InputSpec): string[] {
-  return ['-ss', num(cut.inSec), '-t', num(cut.durationSec + 0.1), '-vn', '-sn', '-dn', ...inputArgs(spec.source)];
+function cutSoundInputArgs(cut: PlanCut, spec: InputSpec, beforeSamples = 0): string[] {
+  // (From `beforeSamples` before the in point: a crossfade's handle, see crossfadeJoins.)
+  const before = beforeSamples / SAMPLE_RATE;
+  return [
+    '-ss',
+    num(cut.inSec - before),
+    '-t',
+    num(cut.durationSec + before + DECODED_AFTER_SEC),
+    '-vn',
+    '-sn',
+    '-dn',
+    ...inputArgs(spec.source),
+  ];
 }
 
+/** Samples a cut's sound plays beyond its range at each end: half of each crossfade it takes part in. */
+interface Handles {
+  before: number;
+  after: number;
+}
+const NO_HANDLES: Handles = { before: 0, after: 0 };
+
 /** The filter (and its comma) that applies a cut's level windows to its range, or '' when they leave it as it is. */
-function rangeLevelFilter(cut: PlanCut): string {
+function rangeLevelFilter(cut: PlanCut, handles: Handles = NO_HANDLES): string {
   // One level over all of it is one multiplication.
   const steady = steadyLevel(cut.levels, cut.durationSec);
   if (steady === 1) return '';
   if (steady !== undefined) return `volume=${num(steady)},`;
-  // Level windows are whole milliseconds of the source clock from the in point, where this stream starts: the 1 ms
-  // frames of the envelope start on them.
-  const vol = envelope(cut.levels);
+  // Level windows are whole milliseconds of the source clock from the in point, where this stream starts (or a
+  // handle before it): the 1 ms frames of the envelope start on them. The windows at the range's edges are held
+  // over its handles.
+  const beforeSec = handles.before / SAMPLE_RATE;
+  const held =
+    handles.before || handles.after
+      ? cut.levels.map((l) => ({
+          ...l,
+          from: l.from <= 1e-9 ? -1 : l.from,
+          to: l.to >= cut.durationSec - 1e-9 ? cut.durationSec + 1 : l.to,
+        }))
+      : cut.levels;
+  const vol = envelope(held, -beforeSec);
   if (vol) return `${vol},`;
   return '';
 }
@@ -269,11 +304,17 @@ function rangeLevelFilter(cut: PlanCut): string {
  * windows and gain applied, rangeSamples long (silence after a source that ends early). No fades: they belong to
  * the part of it that plays, decided where it is placed (placeChain). What a preview's segment keeps of its sound.
  */
-function rangeChain(input: number, label: string, cut: PlanCut, spec: InputSpec): string {
-  const samples = rangeSamples(cut);
+function rangeChain(
+  input: number,
+  label: string,
+  cut: PlanCut,
+  spec: InputSpec,
+  handles: Handles = NO_HANDLES,
+): string {
+  const samples = handles.before + rangeSamples(cut) + handles.after;
   const trim = `atrim=end_sample=${samples},asetpts=PTS-STARTPTS`;
   if (!spec.hasAudio) return `anullsrc=r=${SAMPLE_RATE}:cl=stereo,${trim}[${label}]`;
-  const level = rangeLevelFilter(cut);
+  const level = rangeLevelFilter(cut, handles);
   const gain = cut.gainDb ? `volume=${num(cut.gainDb)}dB,` : '';
   // Silence follows the sound (a source shorter than it says), then the range's length is kept: concat rather than
   // apad, which fails on a stream that brings no sample at all (a cut that ends before its source's sound begins).
@@ -285,8 +326,9 @@ function rangeChain(input: number, label: string, cut: PlanCut, spec: InputSpec)
  * (soundPlan): the part that plays, levelled, with its fades (the edit's, and the declick at both edges), after its
  * lead and in silence to the slot's length, to `[label]`.
  */
-function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): string {
+function placeChain(head: string, label: string, cut: PlanCut, s: CutSound, handles: Handles = NO_HANDLES): string {
   const silence = `anullsrc=r=${SAMPLE_RATE}:cl=stereo`;
+  if (handles.before || handles.after) return crossfadedPlaceChain(head, label, cut, s, handles);
   // (A cut none of whose sound plays, a one-frame cut whose in point moved past its out: its sound is discarded,
   // every output of a graph must lead somewhere, and its slot is silence.)
   if (s.samples <= 0) return `${head}anullsink;${silence},atrim=end_sample=${s.slot}[${label}]`;
@@ -300,13 +342,63 @@ function placeChain(head: string, label: string, cut: PlanCut, s: CutSound): str
 }
 
 /**
- * The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add
- * (discarded).
+ * placeChain for a cut that takes part in a crossfade (crossfadeJoins): its range's sound, read with its handles
+ * (rangeChain), plays from half a crossfade before its slot and/or on for half a crossfade after it; an edge that is
+ * crossfaded has no declick fade (the crossfade is its fade), nor a lead (crossfadeJoins asks for none).
  */
-function joinSlots(labels: string[], sounds: CutSound[], out: string): string {
-  const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
-  const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
-  return `${dropped.join('')}${kept.join('')}concat=n=${kept.length}:v=0:a=1[${out}]`;
+function crossfadedPlaceChain(head: string, label: string, cut: PlanCut, s: CutSound, h: Handles): string {
+  const silence = `anullsrc=r=${SAMPLE_RATE}:cl=stereo`;
+  const level = cut.levelDb ? `volume=${num(cut.levelDb)}dB,` : '';
+  // (The stream starts `h.before` before the in point: playing from `skip - h.before` of the range is `skip` of it.)
+  const from = s.skip;
+  const plays = h.before + s.samples + h.after;
+  const n = Math.min(Math.floor(s.samples / 2), Math.round(cut.fadeSec * SAMPLE_RATE));
+  const fades = [
+    ...(n > 0 && !h.before ? [`afade=t=in:ss=0:ns=${n}`] : []),
+    ...(n > 0 && !h.after ? [`afade=t=out:ss=${plays - n}:ns=${n}`] : []),
+  ];
+  const lead = s.lead ? `adelay=delays=${s.lead}S:all=1,` : '';
+  return (
+    `${head}atrim=start_sample=${from}:end_sample=${from + plays},asetpts=PTS-STARTPTS,${level}` +
+    `${mixFilters({ fadeInSec: cut.fadeInSec, fadeOutSec: cut.fadeOutSec }, plays)}${fades.map((f) => `${f},`).join('')}${lead}anull[${label}p];` +
+    `${silence}[${label}z];[${label}p][${label}z]concat=n=2:v=0:a=1,atrim=end_sample=${h.before + s.slot + h.after},asetpts=PTS-STARTPTS[${label}]`
+  );
+}
+
+/**
+ * The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add
+ * (discarded). A join with a crossfade (crossfadeJoins: `xfade[k]` samples between cut k-1 and cut k, whose placed
+ * sounds run on half of it into each other's slot) overlaps them by its length with an equal-power crossfade (qsin:
+ * the two gains' squares sum to 1), so the timeline's length is the slots' sum still.
+ */
+function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: number[] = []): string {
+  if (!xfade.some((n) => n > 0)) {
+    const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
+    const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
+    return `${dropped.join('')}${kept.join('')}concat=n=${kept.length}:v=0:a=1[${out}]`;
+  }
+  const chains: string[] = [];
+  let acc: string | undefined;
+  labels.forEach((l, i) => {
+    if (sounds[i]!.slot <= 0) {
+      chains.push(`${l}anullsink`);
+      return;
+    }
+    if (!acc) {
+      acc = l;
+      return;
+    }
+    const joined = `[${out}j${i}]`;
+    const n = xfade[i] ?? 0;
+    chains.push(
+      n > 0 ? `${acc}${l}acrossfade=ns=${n}:o=1:c1=qsin:c2=qsin${joined}` : `${acc}${l}concat=n=2:v=0:a=1${joined}`,
+    );
+    acc = joined;
+  });
+  // (Stamped by its samples: acrossfade's timestamps drift by tens of microseconds from them, and the measurements'
+  // times with them.)
+  chains.push(`${acc ?? ''}asetpts=N/SR/TB[${out}]`);
+  return chains.join(';');
 }
 
 /** The inputs of cuts, from input index `first`: each cut's picture, then its sound when it has one. */
@@ -316,6 +408,7 @@ function cutInputsOf(
   specs: InputSpec[],
   first: number,
   oneThread: string[] = [],
+  soundBefore: number[] = [],
 ): { args: string[]; picture: number[]; sound: number[]; next: number } {
   const args: string[] = [];
   const picture: number[] = [];
@@ -326,7 +419,7 @@ function cutInputsOf(
     args.push(...oneThread, ...cutInputArgs(cut, plan, spec));
     picture.push(next++);
     if (spec.hasAudio) {
-      args.push(...oneThread, ...cutSoundInputArgs(cut, spec));
+      args.push(...oneThread, ...cutSoundInputArgs(cut, spec, soundBefore[k] ?? 0));
       sound.push(next++);
     } else sound.push(-1);
   });
@@ -506,6 +599,11 @@ export interface TimelineJob {
    * cuts' slots end to end (the join lays the chunks' sound end to end), not fitted to its picture, and not mixed.
    */
   chunkSound?: CutSound[];
+  /**
+   * A chunk's crossfades (crossfadeJoins of the whole timeline, its cuts' part), the first always 0: a join between
+   * chunks keeps its faded edges (their sounds are laid end to end).
+   */
+  chunkCrossfades?: number[];
   /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
   captionFiles?: Map<number, string>;
   /**
@@ -518,9 +616,22 @@ export interface TimelineJob {
 /** One process for the whole timeline (or one chunk of it, with no overlays). */
 export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
-  const inputs = cutInputsOf(plan.cuts, plan, job.cutInputs, 0);
-  const args = [...COMMON, ...inputs.args, ...overlayArgs(plan, job.overlayInputs)];
   const sounds = job.chunkSound ?? soundPlan(plan, job.cutInputs);
+  // Joins between cuts made by words are crossfaded (but for a chunk's first: its sound is laid end to end with the
+  // chunk's before).
+  const xfade = job.chunkSound
+    ? (job.chunkCrossfades ?? []).map((n, i) => (i === 0 ? 0 : n))
+    : crossfadeJoins(plan, sounds, job.cutInputs);
+  const handles = plan.cuts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
+  const inputs = cutInputsOf(
+    plan.cuts,
+    plan,
+    job.cutInputs,
+    0,
+    [],
+    handles.map((h) => h.before),
+  );
+  const args = [...COMMON, ...inputs.args, ...overlayArgs(plan, job.overlayInputs)];
 
   const g: string[] = [];
   plan.cuts.forEach((cut, i) => {
@@ -528,8 +639,8 @@ export function timelineArgs(job: TimelineJob): string[] {
       `[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`,
     );
     g.push(
-      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!),
-      placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!),
+      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!, handles[i]),
+      placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!, handles[i]),
     );
   });
   // Picture and sound are joined apart: each cut's picture lasts its frames, its sound its slot (soundPlan).
@@ -539,6 +650,7 @@ export function timelineArgs(job: TimelineJob): string[] {
       plan.cuts.map((_, i) => `[a${i}]`),
       sounds,
       'acat',
+      xfade,
     ),
   );
   const branches = ['[vout]', ...(job.measure ? ['[vmeasure]'] : []), ...(job.sheet ? ['[vsheet]'] : [])];
@@ -726,10 +838,17 @@ function soundFromParts(
   parts: SoundPart[],
   sounds: CutSound[],
   first: number,
+  crossfades: number[] = [],
 ): { args: string[]; chains: string[]; next: number } {
   const args: string[] = [];
   const chains: string[] = [];
   let input = first;
+  // A join is crossfaded as in the one-graph render where both its cuts are read from their sources (a segment keeps
+  // its range's sound only, no handle beyond it: the caller reads a crossfaded cut from its source).
+  const read = (i: number) =>
+    !!parts[i] && 'input' in parts[i]! && (i === 0 || parts[i - 1]!.cut === parts[i]!.cut - 1);
+  const xfade = parts.map((p, i) => (i > 0 && read(i - 1) && read(i) ? (crossfades[p.cut] ?? 0) : 0));
+  const handles = parts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
   parts.forEach((part, i) => {
     const cut = plan.cuts[part.cut]!;
     if ('silent' in part) {
@@ -746,14 +865,15 @@ function soundFromParts(
     }
     // Read as the cut's segment process reads its sound (the same seek, so the same samples), made 16-bit as that
     // process stores it: the samples the segment would give.
-    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input));
+    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, handles[i]!.before));
     chains.push(
-      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input),
+      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, handles[i]),
       placeChain(
         `[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`,
         `a${i}`,
         cut,
         sounds[part.cut]!,
+        handles[i],
       ),
     );
   });
@@ -762,6 +882,7 @@ function soundFromParts(
       parts.map((_, i) => `[a${i}]`),
       parts.map((p) => sounds[p.cut]!),
       'joined',
+      xfade,
     ),
   );
   return { args, chains, next: input };
@@ -775,7 +896,7 @@ export interface ConcatJob {
    * The sound: the chunks' (a concat list of the same files, each lasting its sound), or each cut's segment placed
    * in its slot (soundPlan).
    */
-  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[] };
+  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[]; crossfades?: number[] };
   overlayInputs: InputSpec[];
   output: string;
   encode: EncodeSettings;
@@ -791,7 +912,7 @@ export function concatArgs(job: ConcatJob): string[] {
   let next = 2;
   if ('listFile' in job.sound) args.push(...concatInput(job.sound.listFile));
   else {
-    const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1);
+    const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1, job.sound.crossfades);
     args.push(...made.args);
     g.push(...made.chains);
     joined = '[joined]';
@@ -821,6 +942,8 @@ export interface SoundJob {
   parts: SoundPart[];
   /** Where each cut's sound goes (soundPlan of the whole timeline). */
   sounds: CutSound[];
+  /** Its joins' crossfades (crossfadeJoins), made where both cuts are read from their sources. */
+  crossfades?: number[];
   overlayInputs: InputSpec[];
   /** Encoded (AAC, the sound of `encode`) to this mp4; none: measured only. */
   output?: { file: string; encode: EncodeSettings };
@@ -841,7 +964,7 @@ export interface SampleSpan {
  */
 export function soundArgs(job: SoundJob): string[] {
   const { plan } = job;
-  const made = soundFromParts(plan, job.parts, job.sounds, 0);
+  const made = soundFromParts(plan, job.parts, job.sounds, 0, job.crossfades);
   const args = [...COMMON, ...made.args, ...overlayArgs(plan, job.overlayInputs)];
   const { chains, out } = mixGraph(
     plan,

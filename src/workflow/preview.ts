@@ -94,7 +94,7 @@ export const PREVIEW_ENCODE: EncodeSettings = {
 /**
  * Bumped whenever what a preview shows for the same edit changes (graph, settings, sheet): older ones are not reused.
  */
-const PREVIEW_VERSION = 11;
+const PREVIEW_VERSION = 12;
 /** Width of the thumbnails a segment keeps (a sheet's cells are at most 320 px wide). */
 const SEGMENT_THUMB_WIDTH = 320;
 /** In a preview's folder: the key of the edit it shows (see editKey). */
@@ -400,8 +400,9 @@ async function makePreview(
     const identities = await Promise.all(inputs.map((spec) => mediaIdentity(spec.source)));
     const keys = plan.cuts.map((cut, i) => {
       const { source: _s, ...spec } = cutInputs[i]!;
-      // (Not its place, nor its levelling: a segment keeps its range's sound, placed and levelled where it is joined.)
-      const { index: _i, timelineStartSec: _t, levelDb: _l, ...shape } = cut;
+      // (Not its place, nor its levelling, nor its sound handles: a segment keeps its range's sound, placed, levelled
+      // and crossfaded where it is joined.)
+      const { index: _i, timelineStartSec: _t, levelDb: _l, handles: _h, ...shape } = cut;
       return SegmentStore.key({
         v: PREVIEW_VERSION,
         shape,

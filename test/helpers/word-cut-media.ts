@@ -39,7 +39,8 @@ function rmsDb(s: Int16Array, spans: { start: number; end: number }[]): number {
 export const WORD_CUT_FPS = 25;
 
 /**
- * `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none.
+ * `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none:
+ * the tonal music bed, or `room` tone (steady pink noise, as a room's hiss).
  */
 export function makeWordCutMedia(
   dir: string,
@@ -48,6 +49,7 @@ export function makeWordCutMedia(
   sentences: string[],
   gaps: number[],
   bedDb?: number,
+  bed: 'music' | 'room' = 'music',
 ): { video: string; words: PlacedWord[] } {
   const words: PlacedWord[] = [];
   const list: string[] = [];
@@ -102,7 +104,10 @@ export function makeWordCutMedia(
   let sound = speech;
   if (bedDb !== undefined) {
     const raw = join(dir, `${name}-bed.wav`);
-    const chord = `sine=f=220:r=16000[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',atrim=0:${t.toFixed(3)}[o]`;
+    const chord =
+      bed === 'room'
+        ? `anoisesrc=c=pink:r=16000:a=0.2:seed=11,atrim=0:${t.toFixed(3)}[o]`
+        : `sine=f=220:r=16000[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',atrim=0:${t.toFixed(3)}[o]`;
     run('ffmpeg', ['-v', 'error', '-y', '-filter_complex', chord, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
     const gain = rmsDb(pcm(speech), words) - bedDb - rmsDb(pcm(raw), [{ start: 0, end: t }]);
     sound = join(dir, `${name}-mix.wav`);

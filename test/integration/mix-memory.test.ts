@@ -18,7 +18,7 @@ import {
   WINDOW_SAMPLES,
   type MixMeasured,
 } from '../../src/media/mix-memory.js';
-import { soundPlan } from '../../src/media/sound-plan.js';
+import { crossfadeJoins, soundPlan } from '../../src/media/sound-plan.js';
 import { soundArgs, type InputSpec, type SampleSpan } from '../../src/media/timeline-args.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cutroom-mix-memory-'));
@@ -79,8 +79,14 @@ const cutInput: InputSpec = {
 const bedInput: InputSpec = { source: { kind: 'file', path: bed }, hasAudio: true, audioChannels: 1 };
 
 /** Four 2 s cuts of the talk with the bed under all of them; `third` is where the third cut starts in its source. */
-function planOf(third: number): RenderPlan {
-  const ranges = [0, 3, third, 9].map((s) => ({ video_id: 'v', video_start_time: s, video_end_time: s + 2 }));
+function planOf(third: number, handles = false): RenderPlan {
+  const ranges = [0, 3, third, 9].map((s) => ({
+    video_id: 'v',
+    video_start_time: s,
+    video_end_time: s + 2,
+    // (Pause beyond each, as a cut by words has: its joins crossfaded.)
+    ...(handles ? { sound_handles: { before: 0.02, after: 0.02 } } : {}),
+  }));
   const lint = lintEdit({
     video_output_fps: 25,
     video_output_resolution: '160x90',
@@ -98,6 +104,7 @@ function measure(plan: RenderPlan, span?: SampleSpan): MixMeasured {
     plan,
     parts: plan.cuts.map((_, i) => ({ cut: i, input: cutInput })),
     sounds,
+    crossfades: crossfadeJoins(plan, sounds, inputs),
     overlayInputs: [bedInput],
   };
   const args = soundArgs(span ? spanJob(job, span) : job);
@@ -157,6 +164,20 @@ describe('measuring only around a changed cut', () => {
     const changed = differ(whole.blocks!.mix!, earlier.blocks!.mix!);
     expect(Math.min(...changed)).toBe(40);
     expect(Math.max(...changed)).toBe(62);
+  }, 120_000);
+
+  it('gives the same with crossfaded joins (each cut plays on half a crossfade into the next slot)', () => {
+    const before = planOf(6, true);
+    const after = planOf(6.5, true);
+    const inputs = after.cuts.map(() => cutInput);
+    expect(crossfadeJoins(after, soundPlan(after, inputs), inputs).filter((n) => n > 0)).toHaveLength(3);
+    const whole = measure(after);
+    const reuse = reuseFor(identityOf(after), identityOf(before), measure(before));
+    expect(reuse).toBeDefined();
+    const merged = mergeMeasured(reuse!, measure(after, reuse!.span));
+    expect(merged).toEqual(whole);
+    // Not the plain joins' figures: the crossfades are measured.
+    expect(whole).not.toEqual(measure(planOf(6.5)));
   }, 120_000);
 
   it('reuses nothing when what is not a cut changed, the length changed, or most of it would be measured again; and measures nothing when no cut changed', () => {

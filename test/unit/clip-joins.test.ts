@@ -71,4 +71,31 @@ describe('joinClips', () => {
     expect(r.clips[1]!.levels!.filter((l) => l.level === 0 && l.from < 0.99)).toEqual([]);
     expect(r.clips[0]!.levels![0]).toEqual({ level: 0, from: 1, to: 1.01 });
   });
+
+  it('gives each side of a join the pause beyond it as a sound handle (at most 20 ms), and none where a word is beside it', () => {
+    const clips = [
+      byWords('a', 1.0, 2.04, 1.01, 2.02),
+      byWords('b', 0.96, 2.0, 0.99, 1.99),
+      byWords('c', 3.0, 4.0, 3.01, 3.99),
+    ];
+    const r = joinClips(
+      clips,
+      new Map([
+        // Pause to 2.3 s after the first clip; before the second from 0.7 s.
+        [0, heard(1.01, 2.02, 0.9, 2.3, 0, 4)],
+        // The word after the second starts 2 ms past its out point (a run-on edge); the pause before the third is 8 ms.
+        [1, heard(0.99, 1.99, 0.7, 2.002, 0, 3)],
+        [2, heard(3.01, 3.99, 2.992, 4.5, 0, 3)],
+      ]),
+    );
+    expect(r.clips.map((c) => c.sound_handles)).toEqual([
+      { after: 0.02 },
+      { before: 0.02 },
+      // (8 ms of pause before it, less the 3 ms kept off the word before; too short for a crossfade, said as it is.)
+      { before: 0.005 },
+    ]);
+    // A side with a handle plays at full level up to its edge: the crossfade is its fade.
+    expect(r.clips[0]!.levels!.at(-1)).toMatchObject({ level: 1, to: 2.04 });
+    expect(r.clips[1]!.levels![0]).toMatchObject({ level: 1, from: 0.96 });
+  });
 });

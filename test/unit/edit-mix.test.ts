@@ -183,3 +183,41 @@ describe('the service form', () => {
     expect(forService(plain)).toEqual({ edit: plain, warnings: [] });
   });
 });
+
+describe('sound handles (the pause beyond a cut, where a join is crossfaded)', () => {
+  it('are kept in the canonical edit, the timeline and the plan, a side of 0 left out, each side at most 1 s', () => {
+    const n = norm([
+      cut({ sound_handles: { after: 0.0204 } }),
+      cut({ sound_handles: { before: 0.02, after: 5 } }),
+      cut({ sound_handles: { before: 0, after: 0 } }),
+    ]);
+    expect(errorsOf(n)).toEqual([]);
+    expect(n.edit!.video_series_sequential.map((s) => s.sound_handles)).toEqual([
+      { after: 0.02 },
+      { before: 0.02, after: 1 },
+      undefined,
+    ]);
+    expect(toRenderPlan(n.timeline!).cuts.map((c) => c.handles)).toEqual([
+      { before: 0, after: 0.02 },
+      { before: 0.02, after: 1 },
+      undefined,
+    ]);
+  });
+
+  it('refuses a side that is not a number of seconds, at its path', () => {
+    const n = norm([cut({ sound_handles: { before: -1 } }), cut({ sound_handles: 0.02 })]);
+    expect(errorsOf(n).map((d) => d.path)).toEqual([
+      '/video_series_sequential/0/sound_handles/before',
+      '/video_series_sequential/1/sound_handles',
+    ]);
+  });
+
+  it('are not sent to the service, said once', () => {
+    const n = norm([cut({ sound_handles: { after: 0.02 } }), cut({ sound_handles: { before: 0.02 } })]);
+    const s = forService(n.edit!);
+    for (const seg of s.edit.video_series_sequential) expect(seg).not.toHaveProperty('sound_handles');
+    expect(s.warnings.filter((w) => /crossfaded/.test(w.message)).map((w) => w.path)).toEqual([
+      '/video_series_sequential',
+    ]);
+  });
+});
