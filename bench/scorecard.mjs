@@ -11,9 +11,11 @@
 //   at that place (the preview's cuts map it back, +-2 ms) steps by under a third of that: a step the edit made, not
 //   the voice's own (rms's buzzy pulses step that far in the recording itself; they are counted apart, as "voice");
 // - true peaks over the ceiling (-1 dBTP), by ffmpeg's ebur128;
-// - fillers missed and speech removed by tighten_edit on speech with "uh" and "um" said between pauses, transcribed by
-//   recognition alone (the fillers are written as other words).
-// The ducked bed's pumping is not measured here yet (see bench/README.md).
+// - fillers missed and speech removed by tighten_edit on speech with "uh" and "um" said between pauses, clean and under
+//   the same bed, transcribed by recognition alone (the fillers are written as other words).
+// - pumping: a music bed (a 55 Hz tone, under the voice's lowest harmonic) ducked under slt reading sentences apart by
+//   0.7-1.4 s pauses and one of 2.5 s, previewed; the bed's level in the short pauses and in the 40 ms before each
+//   onset against its level under speech, and in the long pause (it comes back), with and without a transcript.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -235,8 +237,11 @@ async function cutsCard(dir, video, words, text) {
   }
 }
 
-/** Parts said with pauses, "uh" and "um" among them (true times), as video; then recognition, a cut, tighten_edit. */
-async function fillersCard(dir, voice) {
+/**
+ * Parts said with pauses, "uh" and "um" among them (true times), as video, clean or under the chord bed `bed` dB
+ * under the speech (as cut-words lays it); then recognition, a cut, tighten_edit.
+ */
+export async function fillersCard(dir, voice, bed) {
   const parts = [
     ['we are so happy', 0.3],
     ['uh', 0.3],
@@ -306,6 +311,33 @@ async function fillersCard(dir, voice) {
     wav,
   ]);
   const video = join(dir, 'fillers.mov');
+  const mixed = join(dir, 'fillers-bed.wav');
+  if (bed !== 'clean') {
+    // The chord (three unit sines under a swell 0.6 +- 0.4: RMS 10 log10(1.5 * 0.44) dB) at `bed` dB under the speech.
+    const s = sound(wav, 16000);
+    let sum = 0;
+    let n = 0;
+    for (const p of truth)
+      for (let i = Math.round(p.start * 16000); i < Math.min(s.length, Math.round(p.end * 16000)); i++) {
+        sum += s[i] ** 2;
+        n++;
+      }
+    const gain = 10 * Math.log10(sum / n) - Number(bed) - 10 * Math.log10(1.5 * 0.44);
+    exec('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      wav,
+      '-filter_complex',
+      `sine=f=220:r=16000[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',volume=${gain.toFixed(2)}dB[bed];[0:a][bed]amix=inputs=2:normalize=0:duration=first[o]`,
+      '-map',
+      '[o]',
+      '-c:a',
+      'pcm_s16le',
+      mixed,
+    ]);
+  }
   exec('ffmpeg', [
     '-v',
     'error',
@@ -315,7 +347,7 @@ async function fillersCard(dir, voice) {
     '-i',
     `color=c=gray:s=160x90:r=${FPS}:d=${at}`,
     '-i',
-    wav,
+    bed === 'clean' ? wav : mixed,
     '-c:v',
     'libx264',
     '-preset',
@@ -344,6 +376,109 @@ async function fillersCard(dir, voice) {
       removedSpeech: truth
         .filter((p) => !fillers.includes(p))
         .reduce((a, p) => a + Math.max(0, p.end - p.start - kept(p)), 0),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** The level (dB) of the `f` Hz component of `x` (at `rate`) over [from, to] s, by Goertzel. */
+function toneDb(x, f, from, to, rate = RATE) {
+  const a = Math.round(from * rate);
+  const b = Math.round(to * rate);
+  const coeff = 2 * Math.cos((2 * Math.PI * f) / rate);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = a; i < b; i++) {
+    const s0 = x[i] + coeff * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return 10 * Math.log10((s1 * s1 + s2 * s2 - coeff * s1 * s2) / (b - a) ** 2 + 1e-20);
+}
+
+/** The pauses between sentences (s) of the pumping card: under the hold (1.5 s), then one well over it. */
+const PUMP_GAPS = [0.7, 1.0, 1.3, 0.9, 2.5];
+/** The bed of the pumping card: a tone under the voice's lowest harmonic, so its band is the bed's alone. */
+const BED_HZ = 55;
+
+/**
+ * A ducked bed over a voiceover whose sentences are apart by PUMP_GAPS (slt, true spans from flite's segments),
+ * previewed: the bed's level in each pause under the hold minus its level under speech (pumping, dB; the worst),
+ * in the long pause (it should come back), and in the 40 ms before each sentence's onset (a late duck shows here).
+ */
+export async function pumpingCard(dir) {
+  const spans = [];
+  const files = [];
+  let at = 0.8;
+  const lead = join(dir, 'p-lead.wav');
+  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '0.8', lead]);
+  files.push(lead);
+  CUT_SENTENCES.slice(0, PUMP_GAPS.length + 1).forEach((text, i) => {
+    const wav = join(dir, `p${i}.wav`);
+    const ps = exec('flite', ['-voice', 'slt', '-t', text, '-o', wav, '-psdur'])
+      .stdout.toString()
+      .trim()
+      .split(/\s+/)
+      .map((x) => ({ phone: x.slice(0, x.lastIndexOf(':')), end: Number(x.slice(x.lastIndexOf(':') + 1)) }));
+    const first = ps.findIndex((x) => x.phone !== 'pau');
+    const last = ps.findLastIndex((x) => x.phone !== 'pau');
+    const seconds = ps.at(-1).end;
+    const pause = PUMP_GAPS[i] ?? 1;
+    // The pause heard between sentences: flite's own trailing and leading silence counted in.
+    const trail = seconds - ps[last].end;
+    spans.push({ start: at + ps[first - 1].end, end: at + ps[last].end });
+    const padded = join(dir, `pp${i}.wav`);
+    const next = i < PUMP_GAPS.length ? Math.max(0, pause - trail - 0.1) : 0.8;
+    exec('ffmpeg', ['-v', 'error', '-y', '-i', wav, '-af', `aresample=16000,apad=pad_dur=${next}`, padded]);
+    files.push(padded);
+    at += seconds + next;
+  });
+  writeFileSync(join(dir, 'p.txt'), files.map((f) => `file '${f}'`).join('\n'));
+  const wav = join(dir, 'p.wav');
+  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', join(dir, 'p.txt'), '-ar', '16000', wav]);
+  // Twice (another encoding, so another asset): one transcribed (the duck follows its words), one not (heard).
+  const videos = ['30', '31'].map((crf) => {
+    const video = join(dir, `p${crf}.mov`);
+    exec('ffmpeg', [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=gray:s=160x90:r=${FPS}:d=${at}`, '-i', wav],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', crf, '-c:a', 'pcm_s16le', '-shortest', video],
+    ]);
+    return video;
+  });
+  const bed = join(dir, 'p-bed.wav');
+  exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=${BED_HZ}:r=${RATE}:d=${at + 1}`, bed]);
+  const { client, call } = await server(dir);
+  try {
+    const project = (await call('create_project', { name: 'pump', description: 'scorecard' })).s.project.id;
+    const music = (await call('import_media', { project_id: project, path: bed })).s.asset.id;
+    const measure = async (video, text) => {
+      const asset = (await call('import_media', { project_id: project, path: video })).s.asset.id;
+      if (text) await call('transcribe_asset', { project_id: project, asset_id: asset, text, words: true });
+      const p = await call('preview_edit', {
+        project_id: project,
+        resolution: '160x90',
+        fps: FPS,
+        clips: [{ asset_id: asset, start: 0, end: Number(at.toFixed(3)) }],
+        overlays: [{ asset_id: music, at: 0, role: 'music' }],
+      });
+      const out = sound(p.s.path);
+      // Under speech: each sentence's middle, away from its edges.
+      const under = Math.max(...spans.map((q) => toneDb(out, BED_HZ, q.start + 0.2, q.end - 0.2)));
+      const pauses = spans.slice(1).map((q, i) => ({ from: spans[i].end, to: q.start }));
+      const short = pauses.filter((q) => q.to - q.from < 1.5);
+      const long = pauses.filter((q) => q.to - q.from >= 1.5);
+      return {
+        pumping: Math.max(...short.map((q) => toneDb(out, BED_HZ, q.from + 0.05, q.to - 0.05) - under)),
+        back: Math.min(...long.map((q) => toneDb(out, BED_HZ, q.from + 0.8, q.to - 0.2) - under)),
+        onset: Math.max(...spans.map((q) => toneDb(out, BED_HZ, q.start - 0.04, q.start) - under)),
+        voiceOwn: toneDb(sound(video), BED_HZ, spans[0].start, spans.at(-1).end) - under,
+        pauses: short.map((q) => (q.to - q.from).toFixed(2)),
+      };
+    };
+    return {
+      transcribed: await measure(videos[0], CUT_SENTENCES.slice(0, PUMP_GAPS.length + 1).join(' ')),
+      heard: await measure(videos[1]),
     };
   } finally {
     await client.close();
@@ -469,9 +604,18 @@ export async function run() {
         const card = await cutsCard(dir, video, words, CUT_SENTENCES.join(' '));
         // Holes count only where the sources have sound: under a bed (the clean pauses are digital silence).
         if (bed === 'clean') card.holes = undefined;
-        if (bed === 'clean') Object.assign(card, await fillersCard(dir, voice));
+        Object.assign(card, await fillersCard(dir, voice, bed));
         row(`${voice} ${bed === 'clean' ? 'clean' : `bed -${bed} dB`}`, card);
       }
+    }
+    {
+      const dir = join(root, 'pumping');
+      mkdirSync(dir);
+      const card = await pumpingCard(dir);
+      for (const [how, c] of Object.entries(card))
+        console.log(
+          `pumping (slt, ducked bed, duck ${how === 'heard' ? 'heard in the sound' : 'by the transcript'}): pauses ${c.pauses.join(', ')} s, bed ${c.pumping.toFixed(1)} dB over its level under speech at worst; ${c.back.toFixed(1)} dB over it in the 2.5 s pause; ${c.onset.toFixed(1)} dB over it in the 40 ms before onsets (the voice's own at ${BED_HZ} Hz: ${c.voiceOwn.toFixed(0)} dB)`,
+        );
     }
     if (readdirSync(LIBRIVOX).some((f) => f.endsWith('.wav'))) {
       const dir = join(root, 'librivox');

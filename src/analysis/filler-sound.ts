@@ -13,6 +13,9 @@ const BANDS = 16;
 /** Mean dB rise over the bands' floors that makes a frame sound, at least, and as a share of the window's strong rises. */
 const ACTIVE_DB = 3;
 const RELATIVE_ACTIVE = 0.3;
+/** The same share for the rise in the bands within reach of their loud frames (see soundFrames): lower, since a
+ *  vowel's upper bands lie far under a fricative's. */
+const HEARD_RELATIVE_ACTIVE = 0.2;
 /** dB under the window's loud frames (its 98th percentile) under which a frame is quiet. */
 const QUIET_BELOW_LOUD_DB = 35;
 /** A quiet run this long (s) is a pause; shorter ones are closures inside words. */
@@ -22,8 +25,8 @@ const MIN_FILLER_PAUSE_S = 0.15;
 /** An island's length (s) a filler can have. */
 const MIN_FILLER_S = 0.09;
 const MAX_FILLER_S = 0.9;
-/** A filler is voiced in at least this share of its frames, its pitch within this spread (semitones, standard
- *  deviation), its spectrum moving by at most this much frame to frame (mean dB over the bands). */
+/** A filler is voiced in at least this share of its frames, its pitch within this spread (semitones, see
+ *  robustSpread), its spectrum moving by at most this much frame to frame (mean dB over the bands). */
 const MIN_VOICED = 0.8;
 const MAX_PITCH_SPREAD = 3;
 const MAX_FLUX_DB = 3.2;
@@ -31,6 +34,8 @@ const MAX_FLUX_DB = 3.2;
 const MAX_UNVOICED_RUN_S = 0.04;
 /** Voicing: normalised autocorrelation peak over this, pitch 70 to 400 Hz. */
 const VOICED_CORR = 0.5;
+/** A lag correlating within this share of the best one is taken as the period when it is shorter. */
+const OCTAVE_SHARE = 0.9;
 
 /** One island of sound between two pauses and how it measures. */
 export interface SoundIsland {
@@ -39,7 +44,7 @@ export interface SoundIsland {
   to: number;
   /** Share of its frames that are voiced. */
   voiced: number;
-  /** Standard deviation of its pitch, in semitones. */
+  /** Spread of its pitch, in semitones (a standard deviation's worth, from the median absolute deviation). */
   pitchSpread: number;
   /** Mean frame-to-frame change of its spectrum, dB over the bands. */
   flux: number;
@@ -84,46 +89,82 @@ function pitchOf(samples: Float32Array, at: number, frame: number, rate: number)
   const len = frame + maxLag <= samples.length - at ? frame : samples.length - at - maxLag;
   if (len < frame / 2) return undefined;
   let best = 0;
-  let bestLag = 0;
   let e0 = 0;
   for (let i = 0; i < len; i++) e0 += samples[at + i]! ** 2;
   if (e0 <= 1e-9) return undefined;
-  for (let lag = minLag; lag <= maxLag; lag++) {
+  const corr = new Float64Array(maxLag + 2);
+  for (let lag = minLag; lag <= maxLag + 1; lag++) {
     let c = 0;
     let e1 = 0;
     for (let i = 0; i < len; i++) {
       c += samples[at + i]! * samples[at + i + lag]!;
       e1 += samples[at + i + lag]! ** 2;
     }
-    const r = c / Math.sqrt(e0 * e1 + 1e-12);
-    if (r > best) {
-      best = r;
-      bestLag = lag;
-    }
+    corr[lag] = c / Math.sqrt(e0 * e1 + 1e-12);
+    if (lag <= maxLag) best = Math.max(best, corr[lag]!);
   }
-  return best >= VOICED_CORR ? rate / bestLag : undefined;
+  if (best < VOICED_CORR) return undefined;
+  // The period is the shortest lag that correlates nearly as well as the best: twice the period correlates as well
+  // as the period itself, and a music bed under the voice often tips the balance to it (an octave's jump in pitch).
+  for (let lag = minLag + 1; lag <= maxLag; lag++) {
+    const r = corr[lag]!;
+    if (r >= best * OCTAVE_SHARE && r >= corr[lag - 1]! && r >= corr[lag + 1]!) return rate / lag;
+  }
+  return undefined;
+}
+
+/**
+ * The spread of values as a standard deviation would give it for a normal spread, from their median absolute
+ * deviation: a few frames whose pitch a music bed threw off (an octave, or the bed's own) do not make a held pitch
+ * look moving. Infinity when there are none.
+ */
+function robustSpread(values: number[]): number {
+  if (!values.length) return Infinity;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((x, y) => x - y);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const centre = median(values);
+  return 1.4826 * median(values.map((v) => Math.abs(v - centre)));
 }
 
 /** Which frames hold sound: their bands' mean rise over the bands' floors. */
 function soundFrames(energies: Float64Array[]): boolean[] {
   const floors = new Float64Array(BANDS);
+  const bandLoud = new Float64Array(BANDS);
   for (let b = 0; b < BANDS; b++) {
     const sorted = energies.map((e) => e[b]!).sort((x, y) => x - y);
     floors[b] = sorted[Math.floor(sorted.length * 0.1)] ?? 0;
+    bandLoud[b] = sorted[Math.floor(sorted.length * 0.98)] ?? 0;
   }
   const rise = energies.map((e) => {
     let s = 0;
     for (let b = 0; b < BANDS; b++) s += Math.max(0, e[b]! - floors[b]!);
     return s / BANDS;
   });
-  const sorted = [...rise].sort((x, y) => x - y);
-  const strong = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
+  // The same rise counting only the bands within QUIET_BELOW_LOUD_DB of their own loud frames. Under a music bed the
+  // floors are the bed's: a pause's faint hiss rises far over them in the bands the bed leaves empty, though it is
+  // far under speech there, while the bed's swell holds the frame's total near the loud frames'. Such a frame rises
+  // only where the bed swells, in a band or two.
+  const heardRise = energies.map((e) => {
+    let s = 0;
+    for (let b = 0; b < BANDS; b++)
+      if (e[b]! >= bandLoud[b]! - QUIET_BELOW_LOUD_DB) s += Math.max(0, e[b]! - floors[b]!);
+    return s / BANDS;
+  });
+  const strongOf = (rises: number[]) => [...rises].sort((x, y) => x - y)[Math.floor(rises.length * 0.95)] ?? 0;
+  const strong = strongOf(rise);
+  const heardStrong = strongOf(heardRise);
   // Over digital silence every band's floor is nothing, and a breath or a fading tail rises far above it: a frame
   // far under the window's loud frames (their 98th percentile) is quiet whatever its floor.
   const total = energies.map((e) => 10 * Math.log10(e.reduce((a, b) => a + 10 ** (b / 10), 0) + 1e-12));
   const loud = [...total].sort((x, y) => x - y)[Math.floor(total.length * 0.98)] ?? 0;
   return rise.map(
-    (r, f) => r >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE) && total[f]! >= loud - QUIET_BELOW_LOUD_DB,
+    (r, f) =>
+      r >= Math.max(ACTIVE_DB, strong * RELATIVE_ACTIVE) &&
+      heardRise[f]! >= Math.max(ACTIVE_DB, heardStrong * HEARD_RELATIVE_ACTIVE) &&
+      total[f]! >= loud - QUIET_BELOW_LOUD_DB,
   );
 }
 
@@ -171,11 +212,7 @@ export function soundIslands(samples: Float32Array, rate: number): SoundIsland[]
       longest = Math.max(longest, gap);
     }
     const unvoicedRun = longest * HOP_S;
-    const semis = voicedPitches.map((p) => 12 * Math.log2(p));
-    const mean = semis.reduce((a, b) => a + b, 0) / Math.max(1, semis.length);
-    const pitchSpread = semis.length
-      ? Math.sqrt(semis.reduce((a, b) => a + (b - mean) ** 2, 0) / semis.length)
-      : Infinity;
+    const pitchSpread = robustSpread(voicedPitches.map((p) => 12 * Math.log2(p)));
     let flux = 0;
     for (let k = 1; k < body.length; k++) {
       const a = energies[body[k - 1]!]!;

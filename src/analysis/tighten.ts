@@ -380,14 +380,25 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
  */
 function heardAsFiller(src: TightenSource, i: number): boolean {
   if (!src.heardFillers?.length || src.unplaced?.has(i) || SAID_ALONE.has(wordKey(src.words[i]!.word))) return false;
-  const m = soundingMiddle(src.words[i]!, src.silences);
-  const island = src.heardFillers.find((q) => m >= q.from && m <= q.to);
+  const island = src.heardFillers.find((q) => inIsland(src.words[i]!, q, src.silences));
   if (!island) return false;
-  const within = src.words.filter((w) => {
-    const x = soundingMiddle(w, src.silences);
-    return x >= island.from && x <= island.to;
-  });
-  return within.length === 1;
+  return src.words.filter((w) => inIsland(w, island, src.silences)).length === 1;
+}
+
+/**
+ * A word sounds in an island when its sounding middle is inside it, or when it covers at least half of the island:
+ * under a music bed no silence bounds a word, and recognition stretches one said alone into the pause after it
+ * (an "um" of 0.26 s written as "am" over 0.7 s), which moves its middle out of the island it was said in.
+ */
+function inIsland(
+  w: TimedWord,
+  island: { from: number; to: number },
+  silences?: { start_seconds: number; end_seconds: number }[],
+): boolean {
+  const m = soundingMiddle(w, silences);
+  if (m >= island.from && m <= island.to) return true;
+  const covered = Math.min(w.end_seconds, island.to) - Math.max(w.start_seconds, island.from);
+  return covered >= (island.to - island.from) / 2;
 }
 
 const anyDropped = (drop: Map<number, string>, after: number, before: number) => {

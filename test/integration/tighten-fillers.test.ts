@@ -2,7 +2,8 @@
 // in parts, "uh" and "um" said alone between pauses as a speaker hesitates (true word times from libflite). The
 // sound is transcribed by recognition alone (no text), which writes the fillers as other words ("um" as "and", "uh"
 // as "at"), and a cut over all of it is tightened ("take out the ums"): every filler goes, heard in the sound, and
-// no other word is removed or clipped (by the true times).
+// no other word is removed or clipped (by the true times). The same speech under a music bed 15 dB down (three
+// sines of a chord, swelling, as bench/scorecard.mjs lays) is tightened the same way: the bed is not a word.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,9 +38,28 @@ const samplesOf = (file: string) =>
       .trim(),
   );
 
+/** The bed's level under the speech (dB), and the chord's own RMS before its gain (three unit sines, swelling). */
+const BED_DB_UNDER = -15;
+const CHORD_RMS_DB = 10 * Math.log10(1.5 * (0.36 + 0.08));
+
+/** The RMS (dB) of a 16 kHz mono wav over the spans of `words`. */
+function wordsRmsDb(wav: string, words: TrueWord[]): number {
+  const b = spawnSync('ffmpeg', ['-v', 'error', '-i', wav, '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-']).stdout;
+  const s = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~3)));
+  let sum = 0;
+  let n = 0;
+  for (const w of words)
+    for (let i = Math.round(w.start * RATE); i < Math.min(s.length, Math.round(w.end * RATE)); i++) {
+      sum += s[i]! ** 2;
+      n++;
+    }
+  return 10 * Math.log10(sum / n);
+}
+
 let server: Spawned;
 let projectId: string;
 let speech: string;
+let bedded: string;
 let truth: TrueWord[];
 const structured = <R>(r: unknown): R => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
@@ -77,6 +97,18 @@ beforeAll(async () => {
     ...['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', video],
   ]);
+  // The bed: a minor chord under a slow swell, its level 15 dB under the speech's over its words.
+  const bedGain = BED_DB_UNDER + wordsRmsDb(wav, truth) - CHORD_RMS_DB;
+  const bedVideo = join(allowed, 'bedded.mov');
+  ff([
+    ...['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav],
+    '-filter_complex',
+    `sine=f=220:r=${RATE}[a];sine=f=261.6:r=${RATE}[b];sine=f=329.6:r=${RATE}[c];` +
+      `[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',volume=${bedGain.toFixed(2)}dB[bed];` +
+      `[1:a][bed]amix=inputs=2:normalize=0:duration=first[mix]`,
+    ...['-map', '0:v', '-map', '[mix]'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', bedVideo],
+  ]);
   server = await spawnServer({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_ALLOWED_DIRS: allowed,
@@ -86,6 +118,8 @@ beforeAll(async () => {
     await call('create_project', { name: 'fillers', description: 'ums heard' }),
   ).project.id;
   speech = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+    .asset.id;
+  bedded = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: bedVideo }))
     .asset.id;
 }, 180_000);
 afterAll(async () => {
@@ -100,15 +134,17 @@ const secs = (t: string) => {
 const TOL = 0.005;
 
 describe('tighten_edit hears fillers', () => {
-  it('takes out the ums recognition wrote as other words, and nothing else', async () => {
+  const tightensOut = async (asset: string) => {
     const t = structured<{ words: { word: string; start_seconds: number; end_seconds: number }[] }>(
-      await call('transcribe_asset', { project_id: projectId, asset_id: speech, words: true }),
+      await call('transcribe_asset', { project_id: projectId, asset_id: asset, words: true }),
     );
-    const written = t.words.map((w) => w.word.toLowerCase());
+    const written = t.words.map(
+      (w) => `${w.word.toLowerCase()}@${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)}`,
+    );
     const composed = structured<{ ready: boolean; edit_id: string }>(
       await call('compose_edit', {
         project_id: projectId,
-        clips: [{ asset_id: speech, words: [0, t.words.length - 1] }],
+        clips: [{ asset_id: asset, words: [0, t.words.length - 1] }],
       }),
     );
     expect(composed.ready).toBe(true);
@@ -119,7 +155,7 @@ describe('tighten_edit hears fillers', () => {
     const cuts = (
       await storedEdit<{ video_series_sequential: Seg[] }>(server.client, r.edit_id)
     ).video_series_sequential
-      .filter((s) => s.video_id === speech)
+      .filter((s) => s.video_id === asset)
       .map((s) => ({ start: secs(s.video_start_time), end: secs(s.video_end_time) }));
     // Every true word is either kept whole or gone whole, and exactly the fillers are gone.
     const overlap = (w: TrueWord) =>
@@ -131,5 +167,7 @@ describe('tighten_edit hears fillers', () => {
       else expect(kept, `${w.word} at ${w.start.toFixed(2)} s clipped; ${said}`).toBeGreaterThan(w.end - w.start - TOL);
     }
     expect(textOf(tightened)).toMatch(/3 more heard in the sound \(written .*\), 3 removed/);
-  }, 300_000);
+  };
+  it('takes out the ums recognition wrote as other words, and nothing else', () => tightensOut(speech), 300_000);
+  it('hears them under a music bed 15 dB down too', () => tightensOut(bedded), 300_000);
 });
