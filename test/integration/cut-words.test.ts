@@ -191,14 +191,15 @@ describe('clips cut by words', () => {
     }
     expect(problems).toEqual([]);
     expect(cut).toBeGreaterThanOrEqual(12);
-    // Where cut close, at most 55 ms of the neighbour (25 ms, the 15 ms fade, what the alignments still err by).
-    expect(close.length, close.join('; ')).toBeGreaterThanOrEqual(3);
-    expect(close.filter((c) => Number(/(\d+) ms$/.exec(c)![1]) > 55)).toEqual([]);
+    // Edge by edge (28 here): at most 60 ms of the neighbour at 11 of them (before: at 4 of rms's 12, the closest
+    // 14-57 ms); where cut close, at most 55 ms (30 ms, the 15 ms fade, what the alignments still err by).
     const all = fragments.map((f) => Math.round(f * 1000)).sort((x, y) => x - y);
     expect(
-      all.filter((f) => f <= 45).length,
+      all.filter((f) => f <= 60).length,
       `neighbour's sound at each edge (ms): ${all.join(' ')}`,
-    ).toBeGreaterThanOrEqual(4);
+    ).toBeGreaterThanOrEqual(8);
+    expect(close.length, close.join('; ')).toBeGreaterThanOrEqual(3);
+    expect(close.filter((c) => Number(/(\d+) ms$/.exec(c)![1]) > 55)).toEqual([]);
   }, 600_000);
 
   it('find the pause between sentences that the alignment swallowed into a word (kal under a bed)', async () => {
