@@ -316,6 +316,8 @@ export async function run() {
             // A neighbour's fragment: sound heard while the word before the cut, or after it, is said (true times).
             fragHead: Math.max(0, Math.min(words[s.first - 1]?.end ?? -Infinity, onset) - heard.from),
             fragTail: Math.max(0, heard.to - Math.max(words[s.last + 1]?.start ?? Infinity, end)),
+            runOnHead: !!words[s.first - 1] && onset - words[s.first - 1].end < 0.001,
+            runOnTail: !!words[s.last + 1] && words[s.last + 1].start - end < 0.001,
           });
         }
         await client.close();
@@ -335,10 +337,17 @@ export async function run() {
     const over = rs.filter((r) => r.airHead > handle + TOLERANCE || r.airTail > handle + TOLERANCE).length;
     const frags = rs.filter((r) => Math.max(r.fragHead, r.fragTail) > FRAGMENT);
     const worstFrag = frags.length ? ms(Math.max(...frags.map((r) => Math.max(r.fragHead, r.fragTail)))) : '-';
+    // Edge by edge, where the cut's word runs into its neighbour (no true pause between them).
+    const edges = rs
+      .flatMap((r) => [...(r.runOnHead ? [r.fragHead] : []), ...(r.runOnTail ? [r.fragTail] : [])])
+      .sort((x, y) => x - y);
+    const edgeLine = edges.length
+      ? ` | run-on edges ${edges.length}: neighbour median ${ms(edges[Math.floor(edges.length / 2)])} ms, <= ${FRAGMENT * 1000} ms ${edges.filter((f) => f <= FRAGMENT).length}, <= 45 ms ${edges.filter((f) => f <= 0.045).length}`
+      : '';
     console.log(
       `${label.padEnd(24)} ${String(rs.length).padStart(2)} cut, ${refused} refused (not heard) | clipped head ${String(head.length).padStart(2)} (worst ${worst(head, 'clippedHead')} ms), tail ${String(tail.length).padStart(2)} (worst ${worst(tail, 'clippedTail')} ms)` +
         ` | dead air max head ${air('airHead')} ms, tail ${air('airTail')} ms, ${over} over the handle | muted picture max ${air('mutedHead')}/${air('mutedTail')} ms` +
-        ` | neighbour over ${FRAGMENT * 1000} ms ${frags.length} (worst ${worstFrag} ms)`,
+        ` | neighbour over ${FRAGMENT * 1000} ms ${frags.length} (worst ${worstFrag} ms)${edgeLine}`,
     );
   };
   console.log(

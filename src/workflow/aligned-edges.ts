@@ -32,8 +32,11 @@ function spokenShare(w: { start: number; end: number }, runs: { from: number; to
   return spoken / Math.max(1e-6, w.end - w.start);
 }
 
-/** The first and last words' neighbours and themselves, placed again: by transcript index. */
-export type Realigned = Map<number, { start: number; end: number }>;
+/**
+ * The first and last words' neighbours and themselves, placed again: by transcript index, with the phones each of
+ * the word's pronunciations starts and ends with (where the aligner had them).
+ */
+export type Realigned = Map<number, { start: number; end: number; firstPhones?: string[]; lastPhones?: string[] }>;
 
 /**
  * The words around words first..last of a transcript, aligned again to the sound: every placed word of the windows
@@ -95,9 +98,77 @@ export async function realignEdges(
         (Math.abs(p.start - w.start_seconds) > AGREE || Math.abs(p.end - w.end_seconds) > AGREE)
       )
         continue;
+      const phones = inWindow.find((x) => x.index === p.index)?.pronunciations.map((x) => x.split(' ')) ?? [];
       if (p.end - p.start >= MIN_WORD && spokenShare(p, speech) >= SPOKEN_SHARE)
-        out.set(p.index, { start: p.start, end: p.end });
+        out.set(p.index, {
+          start: p.start,
+          end: p.end,
+          firstPhones: phones.map((x) => x[0]!),
+          lastPhones: phones.map((x) => x.at(-1)!),
+        });
     }
   }
   return out;
+}
+
+/**
+ * Where the sound marks a join: the word after starts with a stop's closure, a sibilant's hiss or an h, after a word
+ * that ends in no obstruent ("the|sun", "grandmother|kept"), or the word before ends with a stop released into a
+ * vowel ("kept|a"). Elsewhere both alignments may err alike, by up to 60 ms: a vowel into a vowel ("saw|a"), into a
+ * glide or a weak fricative ("knew|where", "to|the", "bell|three"), one stop's closure running into the next
+ * ("market|to", "and|rang"), a fricative fading into a vowel ("roses|and", "roof|all") (bench/README.md).
+ */
+const STOPS = new Set(['P', 'B', 'T', 'D', 'K', 'G']);
+const ONSETS = new Set([...STOPS, 'S', 'SH', 'Z', 'ZH', 'CH', 'JH', 'HH']);
+const OBSTRUENTS = new Set([...ONSETS, 'F', 'TH', 'V', 'DH']);
+const VOWELS = new Set(['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW']);
+
+/** Whether the sound marks a join, by the phones the words' pronunciations end (before it) and start (after it) with. */
+function landmark(before: string[] | undefined, after: string[] | undefined): boolean {
+  const all = (phones: string[] | undefined, set: Set<string>) => !!phones?.length && phones.every((p) => set.has(p));
+  const none = (phones: string[] | undefined, set: Set<string>) => !!phones?.length && !phones.some((p) => set.has(p));
+  return (all(after, ONSETS) && none(before, OBSTRUENTS)) || (all(before, STOPS) && all(after, VOWELS));
+}
+
+/** Two boundaries between words that run together agree when this close (s); the transcript's heard no pause there. */
+const AGREE_BOUNDARY = 0.015;
+const RUN_ON_GAP = 0.03;
+
+/**
+ * Where the words run together at a cut's edges, the boundary the transcript and the forced alignment (`forced`, from
+ * realignEdges) agree on, each taken as the midpoint of the word's end and the next one's start: before the first
+ * word, the earlier of the two (the later may be in the word), after the last, the later. Undefined at an edge where
+ * either is missing, the transcript hears a pause, no phone there marks the join, or they lie further apart than
+ * AGREE_BOUNDARY.
+ */
+export function agreedBoundaries(
+  words: TimedWord[],
+  forced: Realigned,
+  first: number,
+  last: number,
+): { before?: number; after?: number } {
+  const agreed = (left: number, right: number, pick: (x: number, y: number) => number) => {
+    const a = words[left];
+    const b = words[right];
+    const fa = forced.get(left);
+    const fb = forced.get(right);
+    if (!a || !b || !fa || !fb || b.start_seconds - a.end_seconds > RUN_ON_GAP) return undefined;
+    if (!landmark(fa.lastPhones, fb.firstPhones)) return undefined;
+    const transcript = (a.end_seconds + b.start_seconds) / 2;
+    const aligned = (fa.end + fb.start) / 2;
+    return Math.abs(transcript - aligned) <= AGREE_BOUNDARY ? pick(transcript, aligned) : undefined;
+  };
+  const before = agreed(first - 1, first, Math.min);
+  const after = agreed(last, last + 1, Math.max);
+  return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+}
+
+/** Whether the transcript runs words first..last into a neighbour word at either edge (no pause heard between). */
+export function runsOn(words: TimedWord[], first: number, last: number): boolean {
+  const touches = (left: number, right: number) => {
+    const a = words[left];
+    const b = words[right];
+    return !!a && !!b && b.start_seconds - a.end_seconds <= RUN_ON_GAP;
+  };
+  return touches(first - 1, first) || touches(last, last + 1);
 }

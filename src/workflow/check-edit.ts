@@ -24,9 +24,9 @@ import {
   type WordCut,
 } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
+import { CLOSE_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
-import { realignEdges, type Realigned } from './aligned-edges.js';
+import { agreedBoundaries, realignEdges, runsOn, type Realigned } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -611,8 +611,10 @@ async function resolveWords(
       // Where the transcript did not place some of the words, those around each edge placed again in the sound
       // (aligned-edges.ts): whether they were said after all, and where. (Placed words keep the transcript's times:
       // aligned again, the boundaries between words that run together came out no closer, bench/README.md.)
+      // Where they run into a neighbour word, aligned again too: where both alignments agree on the boundary, the cut
+      // goes close to it (word-edges.ts, CLOSE_LEAN).
       let realigned: Realigned | undefined;
-      if (unheard && deps.runtime && info?.source && info.facts?.hasAudio) {
+      if ((unheard || runsOn(t.words, first, last)) && deps.runtime && info?.source && info.facts?.hasAudio) {
         try {
           realigned = await realignEdges(deps.runtime, info.source, t.words, first, last, duration, unheardSet, signal);
         } catch (err) {
@@ -640,7 +642,9 @@ async function resolveWords(
           handle,
           fadeSec: opts.fadeSec,
           outputFps: opts.outputFps,
-          realigned,
+          // The words' times where some were unheard; else only where the words meet a neighbour.
+          ...(unheard ? { realigned } : {}),
+          ...(!unheard && realigned ? { agreed: agreedBoundaries(t.words, realigned, first, last) } : {}),
           signal,
           debug: opts.debug,
         });
@@ -753,6 +757,8 @@ async function cutByWords(
     fadeSec: number;
     outputFps: number;
     realigned?: Realigned;
+    /** Boundaries with the neighbour words that two alignments agree on (aligned-edges.ts), where they run together. */
+    agreed?: { before?: number; after?: number };
     signal?: AbortSignal;
     debug?: (msg: string) => void;
   },
@@ -790,6 +796,8 @@ async function cutByWords(
           sentenceStart: endsSentence(words[first - 1]),
           sentenceEnd: !!words[last + 1] && endsSentence(words[last]),
           ...(tight ? { tight: true } : {}),
+          ...(opts.agreed?.before !== undefined ? { agreedBefore: opts.agreed.before } : {}),
+          ...(opts.agreed?.after !== undefined ? { agreedAfter: opts.agreed.after } : {}),
         },
         opts.signal,
       );
@@ -852,7 +860,9 @@ async function cutByWords(
     duration,
     ...(grid ? { grid } : {}),
   });
-  const edge = (short: boolean, runOn: boolean | undefined, side: string) => {
+  const edge = (short: boolean, runOn: boolean | undefined, side: 'before' | 'after') => {
+    if (runOn && opts.agreed?.[side] !== undefined)
+      return `where it runs into the word ${side}, ${CLOSE_LEAN * 1000} ms past where two alignments agree they meet, that word's part faded out`;
     if (runOn) return `where it runs into the word ${side}, that word's part faded out`;
     return short ? `the quietest point of the shorter pause ${side}` : `${opts.handle} s ${side}`;
   };
