@@ -6,7 +6,6 @@
 // the 10 ms around the join, above 1 kHz), with no run of digital silence and no click; the sound handles the edit carries (what
 // the crossfade may play beyond a cut) never reach a word; and the picture and the timeline's length are those of
 // the same edit without them.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { probe } from '../helpers/inspect-media.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 import { WORD_CUT_FPS, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
@@ -143,24 +143,6 @@ function judgeJoins(file: string, joins: number[]) {
   return { joins: found, silentRun: longest, silentAt, sound: x };
 }
 
-/** The frames of a file's picture, and its length (s). */
-function frames(file: string): { count: number; seconds: number } {
-  const r = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames:format=duration',
-    '-of',
-    'json',
-    file,
-  ]);
-  const j = JSON.parse(r.stdout.toString()) as { streams: { nb_read_frames: string }[]; format: { duration: string } };
-  return { count: Number(j.streams[0]!.nb_read_frames), seconds: Number(j.format.duration) };
-}
-
 describe('cuts by words one after another', () => {
   it('join with a crossfade over the pause: no dip, hole or click, no word beyond a cut, the picture unchanged', async () => {
     // Whole sentences out of order: every join lies in a pause (0.25-1.2 s long).
@@ -195,9 +177,9 @@ describe('cuts by words one after another', () => {
     });
     // The picture: the same frames, the timeline as long.
     const cut = segs.map((s) => Math.round((sec(s.video_end_time) - sec(s.video_start_time)) * WORD_CUT_FPS));
-    const picture = frames(crossfaded);
-    expect(picture).toEqual(frames(plain));
-    expect(picture.count).toBe(cut.reduce((a, b) => a + b, 0));
+    const picture = probe(crossfaded);
+    expect(picture).toEqual(probe(plain));
+    expect(picture.videoFrames).toBe(cut.reduce((a, b) => a + b, 0));
     // Joins at the picture's cuts (the sound in sync: cutroom places each cut's sound with its picture).
     const joins = cut.slice(0, -1).map((_, k) => cut.slice(0, k + 1).reduce((a, b) => a + b, 0) / WORD_CUT_FPS);
 
