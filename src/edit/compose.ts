@@ -24,20 +24,15 @@ export const ClipInputSchema = z.object({
   asset_id: z.string().describe('A video asset'),
   start: TimeInput.optional().describe('In point (source time); default 0'),
   end: TimeInput.optional().describe("Out point; default the source's end"),
-  shot: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('A shot as inspect_asset numbers them; start/end then offsets in it'),
-  phrase: z.string().optional().describe("Instead of start/end: cut where this is said (the asset's transcript)"),
+  shot: z.number().int().min(1).optional().describe('A shot number (inspect_asset); start/end then offsets in it'),
+  phrase: z.string().optional().describe('Instead of start/end: cut where this is said (transcript)'),
   occurrence: z.number().int().min(1).optional().describe('Which time phrase is said; default 1'),
   words: z
     .array(z.number().int().min(0))
     .min(2)
     .max(2)
     .optional()
-    .describe('Instead of start/end: [first, last] word indices of its transcript'),
+    .describe('Instead of start/end: [first, last] transcript word indices'),
   handle: z.number().min(0).max(2).optional().describe('By words: seconds of pause kept around them; default 0.15'),
   volume: z.number().optional().describe('0-1; default 1'),
   crop: CropSchema.partial().optional().describe('Fill the frame: zoom (1 fills), position_x/y -1..1'),
@@ -47,7 +42,7 @@ export const ClipInputSchema = z.object({
 export const OverlayInputSchema = z.object({
   asset_id: z.string().describe('An audio asset'),
   at: TimeInput.describe('Start on the output timeline'),
-  until: TimeInput.optional().describe("End on the output timeline; default the timeline's or the audio's end"),
+  until: TimeInput.optional().describe('End on the output timeline; default the end'),
   volume: z.number().optional().describe('0-1; default 1'),
   from: TimeInput.optional().describe('Start in the audio; default 0'),
   ...MixFields,

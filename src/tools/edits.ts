@@ -330,11 +330,11 @@ const composeEditTool = defineTool({
     title: 'Compose and check an edit',
     description:
       'Builds an edit (video cuts in order, audio overlays) and checks it against the media, rendering nothing: diagnostics ' +
-      "(error|warning, JSON pointer, hint) and each cut's place on the timeline. Once ready, kept under an edit_id (same edit, same id) " +
+      "(with JSON pointers and hints) and each cut's place on the timeline. Once ready, kept under an edit_id (same edit, same id) " +
       'for preview_edit, render_edit, export_edit.',
     inputSchema: ComposeEditInput,
     outputSchema: ComposeEditOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: (input) => projectSubject(input.project_id),
   handler: composeEdit,
@@ -345,7 +345,7 @@ const renderEditTool = defineTool({
   config: {
     title: 'Render an edit',
     description:
-      'Renders an edit (edit_id; filename names the file) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first. Follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before trying again.',
+      'Renders an edit (edit_id) into a new video asset, checked first (any error: nothing sent). Slow and costly: preview first; follow it with get_render_status. Never resent: after a failure midway, look for a new asset in get_project before retrying.',
     inputSchema: RenderEditInput,
     outputSchema: RenderEditOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -359,10 +359,10 @@ const getRenderStatusTool = defineTool({
   config: {
     title: 'Check a render',
     description:
-      'Where a render_edit render stands: status; while it runs, time elapsed and (local) fraction done and time left; once done, its url (signed, expires). Check again when its text says.',
+      'Where a render stands: status; while it runs, time elapsed, (local) progress and time left; once done, its url (signed, expires). Check again when its text says.',
     inputSchema: GetRenderStatusInput,
     outputSchema: RenderStatusSchema,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => projectSubject(project_id),
   handler: getRenderStatus,

@@ -210,11 +210,11 @@ const inspectAssetTool = defineTool({
     title: 'Look inside a source',
     description:
       'What an asset holds: duration, size, fps, sound; shots (hard cuts, to the frame), silences, loudness; a contact sheet, a frame ' +
-      'per shot (from: shots from there). from and to zoom in: frames evenly spaced, labelled, for exact in and out points. Cached. ' +
+      'per shot. from/to zoom in: labelled frames evenly spaced, for exact in and out points. Cached. ' +
       'Then clips can be {asset_id, shot}.',
     inputSchema: InspectAssetInput,
     outputSchema: InspectOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
   handler: inspectAsset,

@@ -55,7 +55,7 @@ const ImportEditInput = z.object({
   path: z.string().optional().describe('The file, or its cutroom://exports/ URI'),
   content: z.string().optional().describe("Or the file's text"),
   format: FormatSchema.optional().describe('Default: told from the file'),
-  fps: z.number().optional().describe("The timeline's rate: overrides the file's; an EDL not cutroom's needs it"),
+  fps: z.number().optional().describe("The timeline's rate, over the file's (an EDL not cutroom's needs it)"),
   resolution: z.string().optional().describe('When the file does not say (EDL)'),
   media_map: z.record(z.string(), z.string()).optional().describe('{name or path in the file: asset_id}'),
 });
@@ -157,7 +157,7 @@ const exportEditTool = defineTool({
   config: {
     title: 'Export an edit for an editor',
     description:
-      'Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10), edl (CMX 3600), or captions: srt, vtt; checked first. Returns the file, its media references and what the format cannot carry. import_edit reads it back.',
+      'Writes an edit (edit_id) as a timeline file for Resolve, Premiere or Final Cut: otio, fcpxml (1.10), edl (CMX 3600), or captions: srt, vtt; checked first. Returns the file, its media and what the format cannot carry. import_edit reads it back.',
     inputSchema: ExportEditInput,
     outputSchema: ExportEditOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -172,10 +172,10 @@ const importEditTool = defineTool({
   config: {
     title: "Import an editor's timeline",
     description:
-      "Reads an OTIO, FCPXML or EDL timeline (an editor's) into an edit of the project, its media mapped to assets by id, path, link or name (or media_map). Returns what compose_edit does, with a diagnostic for what it cannot take (transitions, speed changes, effects).",
+      "Reads an editor's OTIO, FCPXML or EDL timeline into an edit of the project, media mapped to assets by id, path, link or name (or media_map). Returns what compose_edit does, with a diagnostic for what it cannot take (transitions, speed changes, effects).",
     inputSchema: ImportEditInput,
     outputSchema: ImportEditOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   offered,
   subject: (input) => projectSubject(input.project_id),

@@ -477,7 +477,7 @@ const listMediaTool = defineTool({
       'The media files (by name) in an allowed folder, or in each: path, kind, size; what was passed over, counted by reason. Imports nothing. Paged: offset.',
     inputSchema: ListMediaInput,
     outputSchema: ListMediaOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   },
   offered,
   handler: listMedia,
@@ -487,7 +487,7 @@ const importMediaTool = defineTool({
   name: 'import_media',
   config: {
     title: 'Import media into a project',
-    description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths (or fetches a url); ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already in the project is not copied again (already_imported). Returns each file's asset, and each file skipped with why.`,
+    description: `Copies media files from this machine (the allowed folders) into a local project: a file, a folder's media, or paths (or fetches a url); ${MAX_IMPORT_FILES} a call, next_cursor goes on. Content already there is not copied again (already_imported). Returns each file's asset, or why it was skipped.`,
     inputSchema: ImportMediaInput,
     outputSchema: ImportMediaOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -19,7 +19,7 @@ import { ok } from './result.js';
 const Input = z.object({
   project_id: z.string(),
   asset_ids: z.array(z.string()).optional().describe('Only these'),
-  about: z.string().optional().describe('A subject'),
+  about: z.string().optional().describe('A subject, matched by spelling, sound or sense'),
   count: z.number().int().optional().describe(`1-${MAX_MOMENTS}; default ${DEFAULT_MOMENTS}`),
   min_seconds: z.number().optional().describe(`Default ${DEFAULT_MIN_SECONDS}`),
   max_seconds: z.number().optional().describe(`Default ${DEFAULT_MAX_SECONDS}`),
@@ -111,12 +111,12 @@ const findMomentsTool = defineTool({
   config: {
     title: 'Rank the moments worth cutting',
     description:
-      "Ranked spans of the project's videos (audio if named), whole sentences (else shots), with signals (about: by spelling, sound or sense; " +
-      'speech density, loudness vs the source, peaks, motion, cuts/min), a reason and a clip for compose_edit. ' +
-      `Transcribes up to ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects up to ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
+      "Ranked spans of the project's videos (audio if named), whole sentences (else shots), with signals " +
+      '(speech, loudness, peaks, motion, cuts/min), a reason and a clip for compose_edit. ' +
+      `Transcribes ${MOMENTS_TRANSCRIBE_SECONDS} s and inspects ${MOMENTS_INSPECT_SECONDS} s of media a call; the rest is in missing.`,
     inputSchema: Input,
     outputSchema: Output,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
   handler: findMoments,

@@ -489,12 +489,12 @@ const previewEditTool = defineTool({
   config: {
     title: 'Preview an edit locally',
     description: (deps) =>
-      'The dry run before render_edit: renders an edit (edit_id) here, small and fast; nothing is sent. Returns a contact sheet ' +
+      'Dry run before render_edit: renders an edit (edit_id) here, small and fast; nothing sent. Returns a contact sheet ' +
       '(3 labelled frames a cut), loudness and flags per cut (black, frozen, silent, clipping, flash frame). ' +
-      `After ${Math.round(deps.renderWaitMs / 1000)} s: status "rendering"; follow it with preview_edit {preview_id}.`,
+      `After ${Math.round(deps.renderWaitMs / 1000)} s: status "rendering"; follow with preview_edit {preview_id}.`,
     inputSchema: PreviewEditInput,
     outputSchema: PreviewOutputSchema,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
     _meta: viewMeta(PREVIEW_VIEW_URI),
   },
   // Following a preview names no project.

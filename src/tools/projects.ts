@@ -250,11 +250,10 @@ const listProjectsTool = defineTool({
   name: 'list_projects',
   config: {
     title: 'List video projects',
-    description:
-      'Your video projects, newest first: id, name, description, creation time, asset count. For the assets: get_project.',
+    description: 'Your video projects, newest first, with their asset counts. For the assets: get_project.',
     inputSchema: ListProjectsInput,
     outputSchema: ListProjectsOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   handler: listProjects,
 });
@@ -264,10 +263,10 @@ const getProjectTool = defineTool({
   config: {
     title: 'Get a project and its assets',
     description:
-      'A project and its assets: name, kind, duration, size, id, status, and signed links that expire (fetch again rather than reuse). Paged: asset_offset.',
+      'A project and its assets (kind, duration, size, status) with signed links that expire: fetch again, never reuse. Paged: asset_offset.',
     inputSchema: GetProjectInput,
     outputSchema: GetProjectOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => projectSubject(project_id),
   handler: getProject,

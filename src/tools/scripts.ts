@@ -40,10 +40,10 @@ const listScriptsTool = defineTool({
   config: {
     title: 'List the scripts of a project',
     description:
-      "A project's scripts (graphs of generation steps): id, name, the inputs a new generation needs, the steps in order; the whole graph at resource_uri.",
+      "A project's scripts (graphs of generation steps): the inputs a new generation needs and the steps in order; the whole graph at resource_uri.",
     inputSchema: ListScriptsInput,
     outputSchema: ListScriptsOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
   handler: listScripts,

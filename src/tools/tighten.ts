@@ -124,7 +124,7 @@ const tightenEditTool = defineTool({
       'Lists each removal and why; the original stays: review the new edit_id, then preview or render it.',
     inputSchema: Input,
     outputSchema: Output,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: () => ({ what: "the edit's project", listedBy: 'list_projects' }),
   handler: tightenEditCall,

@@ -50,7 +50,7 @@ const SearchInput = z.object({
   listen: z
     .boolean()
     .optional()
-    .describe(`Also listen to the sound for it (slower, ${SEARCH_LISTEN_SECONDS} s of media a call)`),
+    .describe(`Also listen to the sound (slower; ${SEARCH_LISTEN_SECONDS} s of media a call)`),
 });
 const SearchOutput = z.object({
   hits: z.array(SearchHitSchema),
@@ -285,12 +285,12 @@ const transcribeAssetTool = defineTool({
   config: {
     title: 'Hear what is said in a source',
     description:
-      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged (words: true lists words). ' +
-      'Recognition mishears: give text (what was said) to align it instead (unplaced: not heard), kept as the transcript; with replace ' +
-      '[first, last], text corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}.',
+      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged. ' +
+      'Recognition mishears: text (what was said) is aligned instead and kept (unplaced: not heard); with replace [first, last], it ' +
+      'corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}.',
     inputSchema: TranscribeInput,
     outputSchema: TranscriptPageSchema,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
   handler: transcribeAsset,
@@ -300,10 +300,10 @@ const searchTranscriptsTool = defineTool({
   name: 'search_transcripts',
   config: {
     title: 'Find where a phrase is said',
-    description: `Where a word or phrase is said in the project's videos and audio (renders with include_renders): exact (spelling) or sounds_like (pronunciation), scored 0-1; near_misses: worth a listen; doubtful: words heard with low confidence. listen: true also listens to the sound (heard hits: cut by start/end; sounds_like or doubtful hits not heard become near misses). Transcribes first, ${SEARCH_TRANSCRIBE_SECONDS} s of media a call (the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
+    description: `Where a word or phrase is said in the project's videos and audio: exact (spelling) or sounds_like, scored 0-1; near_misses: worth a listen; doubtful: heard with low confidence. listen: true also listens to the sound (heard hits: cut by start/end; others not heard become near misses). Transcribes ${SEARCH_TRANSCRIBE_SECONDS} s of media a call (the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
     inputSchema: SearchInput,
     outputSchema: SearchOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false },
   },
   subject: ({ project_id }) => ({ what: `project ${project_id}`, listedBy: 'list_projects' }),
   handler: searchTranscriptsCall,

@@ -13,11 +13,11 @@ import { unknownFieldMessage, unknownFields } from '../unknown-fields.js';
 import { editUri, isEditId, type EditStore, type StoredEdit } from './edit-store.js';
 
 export const EditInputShape = {
-  project_id: z.string().describe("Project id; the edit's assets must belong to it"),
+  project_id: z.string().describe("The project of the edit's assets"),
   clips: z.array(ClipInputSchema).optional().describe('The cuts, in playing order'),
   overlays: z.array(OverlayInputSchema).optional().describe('Audio over the timeline: voiceover, music'),
   edit: EditDraftSchema.optional().describe(
-    "Instead of clips/overlays: a whole edit as the service takes it (video_series_sequential, audio_overlay, video_output_*; a composed edit's cutroom://edits/{edit_id} shows the form)",
+    "Instead of clips/overlays: a whole edit in the service's form (cutroom://edits/{edit_id} shows one)",
   ),
   resolution: z.string().optional().describe(`WxH or ${LISTED_OUTPUT_PRESETS}; default the sources' size`),
   fps: z.number().optional().describe("Default the sources' rate; 29.97 etc. allowed"),
@@ -31,7 +31,7 @@ export const EditInputShape = {
     .union([z.string(), z.looseObject({})])
     .optional()
     .describe(
-      `Output loudness: ${Object.entries(LOUDNESS_PRESETS)
+      `${Object.entries(LOUDNESS_PRESETS)
         .map(([k, v]) => `${k} ${v.target_lufs}`)
         .join(', ')} LUFS (-1 dBTP), or {target_lufs, true_peak_db}`,
     ),
@@ -62,10 +62,7 @@ function loosely(field: z.ZodType): z.ZodType {
  * declared by its type only; its shape is compose_edit's, checked here).
  */
 export const EditRefShape = {
-  edit_id: z
-    .string()
-    .optional()
-    .describe("From compose_edit or import_edit. Or instead, compose_edit's arguments inline"),
+  edit_id: z.string().optional().describe("From compose_edit/import_edit; or compose_edit's arguments inline"),
   ...Object.fromEntries(Object.entries(EditInputShape).map(([k, v]) => [k, loosely(v)])),
 } as { edit_id: z.ZodOptional<z.ZodString> } & { [K in keyof typeof EditInputShape]: z.ZodType };
 

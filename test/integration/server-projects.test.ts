@@ -75,6 +75,12 @@ describe('tools/list', () => {
       }
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+    // A read-only tool says it destroys nothing (clients that skip readOnlyHint assume destructive) and no more:
+    // idempotentHint means something only when readOnlyHint is false (the spec), and each byte is paid in every chat.
+    for (const t of tools.filter((t) => t.annotations?.readOnlyHint)) {
+      expect(t.annotations, t.name).toMatchObject({ destructiveHint: false });
+      expect(t.annotations, t.name).not.toHaveProperty('idempotentHint');
+    }
     expect(byName.delete_project).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.list_projects).toMatchObject({ readOnlyHint: true });
     expect(byName.create_project).toMatchObject({ readOnlyHint: false, idempotentHint: false });
@@ -84,11 +90,11 @@ describe('tools/list', () => {
     // export_edit writes a file (and may fetch media); import_edit only reads and checks.
     expect(byName.export_edit).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
     expect(byName.import_edit).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(byName.transcribe_asset).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(byName.transcribe_asset).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.search_transcripts).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(byName.find_moments).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(byName.find_moments).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     // A new edit is kept beside the old one (as compose_edit keeps one): nothing is changed.
-    expect(byName.tighten_edit).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(byName.tighten_edit).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     await expect(
       JSON.stringify(
         tools.sort((a, b) => a.name.localeCompare(b.name)),
