@@ -6,53 +6,24 @@
 // cutroom listens on loopback) and from http://allowed.test:<port> (listed in CUTROOM_HTTP_ALLOWED_ORIGINS), and the
 // same page from http://other.test:<port> is blocked by the browser. The *.test names resolve to 127.0.0.1 inside
 // chromium only (--host-resolver-rules), so each origin is a real, distinct origin served by the same page server.
-import { mkdtempSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawOutcome, SdkOutcome } from '../browser/cors-page.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 const token = 'browser-token-0123456789abcdef';
 let cutroom: HttpServer;
-let pages: Server;
+let pages: ServedPage;
 let pagePort: number;
 let browser: Browser;
 
 beforeAll(async () => {
-  const page = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/cors-page.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = page.outputFiles[0]!.text;
-  pages = createServer((req, res) => {
-    if (req.url === '/page.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>cors page</title></head><body><script src="/page.js"></script></body></html>',
-        );
-    if (req.url === '/favicon.ico') return res.writeHead(204).end();
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
-  pagePort = (pages.address() as { port: number }).port;
+  pages = await servePage('cors-page.ts', '/page.js', 'cors page');
+  pagePort = pages.port;
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-cors-browser-'));
   cutroom = await startHttpServer({
     CUTROOM_DATA_DIR: join(dir, 'data'),
@@ -62,19 +33,7 @@ beforeAll(async () => {
     CUTROOM_HTTP_ALLOWED_ORIGINS: `http://allowed.test:${pagePort}`,
   });
   if (CHROMIUM) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP allowed.test 127.0.0.1, MAP other.test 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium(['--host-resolver-rules=MAP allowed.test 127.0.0.1, MAP other.test 127.0.0.1']);
   }
 }, 120_000);
 afterAll(async () => {

@@ -5,26 +5,17 @@
 // the view's resource by the URI a tool names, a call). Without it the same page is refused (401), and the setting is
 // refused beyond loopback, on the service backend and together with OAuth.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostOutcome } from '../browser/cors-page.js';
 import { BIN, baseEnv } from '../helpers/harness.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
-
-let pages: Server;
+let pages: ServedPage;
 let pagePort: number;
 let browser: Browser;
 const servers: HttpServer[] = [];
@@ -40,32 +31,9 @@ function localEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 beforeAll(async () => {
-  const page = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/cors-page.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = page.outputFiles[0]!.text;
-  pages = createServer((req, res) => {
-    if (req.url === '/page.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>host</title></head><body><script src="/page.js"></script></body></html>',
-        );
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
-  pagePort = (pages.address() as { port: number }).port;
-  if (CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+  pages = await servePage('cors-page.ts', '/page.js', 'host');
+  pagePort = pages.port;
+  if (CHROMIUM) browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -6,24 +6,15 @@
 // file: each cut's first frame (the first of its colour) starts within half a frame of its reported timeline_start
 // (its start rounded up to the ms), in the previews and in a local render (one graph) at 29.97 fps.
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Frame } from 'playwright-core';
+import { type Browser, type Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { SHOTS, frameColours, makeShotMedia, shotSpan } from '../helpers/shot-media.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 type Preview = {
   preview_id: string;
@@ -35,7 +26,7 @@ const root = mkdtempSync(join(tmpdir(), 'cutroom-view-frames-'));
 const allowed = join(root, 'allowed');
 let server: Spawned;
 let browser: Browser;
-let http: Server;
+let http: ServedPage;
 let hostUrl: string;
 let viewHtml: string;
 let render: string;
@@ -109,39 +100,9 @@ beforeAll(async () => {
     ).render.url,
   );
   viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
-  const host = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = host.outputFiles[0]!.text;
-  http = createServer((req, res) => {
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>test host</title></head><body><script src="/host.js"></script></body></html>',
-        );
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  http = await servePage('host.ts', '/host.js', 'test host');
+  hostUrl = http.url;
+  browser = await launchChromium();
 }, 300_000);
 afterAll(async () => {
   await browser?.close();

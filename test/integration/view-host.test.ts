@@ -5,25 +5,16 @@
 // with "tool <name> is not available to this app", as such hosts do. With view_edit listed on that protocol (issue
 // 48), the view plays each cut's clip as it is ready before the call's result, and trims, moves and drops cuts.
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from '../helpers/harness.js';
 import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { makeShotMedia, shotSpan } from '../helpers/shot-media.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 const TOKEN = 'view-host-token-0123456789abcdef';
 const root = mkdtempSync(join(tmpdir(), 'cutroom-view-host-'));
@@ -31,7 +22,7 @@ const allowed = join(root, 'allowed');
 let srv: HttpServer;
 let host: Client;
 let browser: Browser;
-let http: Server;
+let http: ServedPage;
 let hostUrl: string;
 let viewHtml: string;
 /** The tools the host saw in tools/list, by name, with their MCP Apps visibility. */
@@ -101,32 +92,9 @@ beforeAll(async () => {
   clipOf = (i) => ({ asset_id: video, start: shotSpan(i).start, end: shotSpan(i).end });
   viewHtml = ((await host.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
 
-  const bundle = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = bundle.outputFiles[0]!.text;
-  http = createServer((req, res) => {
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>host</title></head><body><script src="/host.js"></script></body></html>',
-        );
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  if (CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+  http = await servePage('host.ts', '/host.js', 'host');
+  hostUrl = http.url;
+  if (CHROMIUM) browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -5,23 +5,14 @@
 // point between two source frames is shown, and told to the model, as the frame the render starts on (the picture
 // of the new preview says which frame that is).
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { SHOT_FPS, SHOTS, frameColours, makeShotMedia, shotSpan } from '../helpers/shot-media.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 type Cut = { index: number; asset_id: string; source_in: string; timeline_start: string; timeline_end: string };
 type Preview = {
@@ -38,7 +29,7 @@ const root = mkdtempSync(join(tmpdir(), 'cutroom-view-person-'));
 const allowed = join(root, 'allowed');
 let server: Spawned;
 let browser: Browser;
-let http: Server;
+let http: ServedPage;
 let hostUrl: string;
 let viewHtml: string;
 let shots: string;
@@ -80,32 +71,9 @@ beforeAll(async () => {
     { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } },
   );
   viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
-  const host = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = host.outputFiles[0]!.text;
-  http = createServer((req, res) => {
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>host</title></head><body><script src="/host.js"></script></body></html>',
-        );
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  if (CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+  http = await servePage('host.ts', '/host.js', 'host');
+  hostUrl = http.url;
+  if (CHROMIUM) browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

@@ -6,25 +6,16 @@
 // the CSP's connectDomains the browser blocks the upload and the zone says it was not added; over stdio (no HTTP, no
 // upload links) the resource declares no CSP and the zone says why a file cannot be dropped there.
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf } from '../helpers/harness.js';
 import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { makeShotMedia, shotSpan } from '../helpers/shot-media.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 const TOKEN = 'view-upload-token-0123456789abcdef';
 /** Over the view's 8 MiB chunk: the upload takes two PATCHes, so its progress stands between 0 and 100 once. */
@@ -34,7 +25,7 @@ const allowed = join(root, 'allowed');
 let srv: HttpServer;
 let host: Client;
 let browser: Browser;
-let http: Server;
+let http: ServedPage;
 let hostUrl: string;
 let view: { html: string; csp?: { connectDomains?: string[] }; meta: Record<string, unknown> };
 let preview: Result;
@@ -128,32 +119,9 @@ beforeAll(async () => {
   });
   view = await viewOf(host);
 
-  const bundle = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = bundle.outputFiles[0]!.text;
-  http = createServer((req, res) => {
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>host</title></head><body><script src="/host.js"></script></body></html>',
-        );
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  if (CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+  http = await servePage('host.ts', '/host.js', 'host');
+  hostUrl = http.url;
+  if (CHROMIUM) browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

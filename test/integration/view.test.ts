@@ -5,24 +5,15 @@
 // page make no network request and raise no error. A second server on the same folders serves resources in parts
 // of 3 KiB: the view reads the preview's manifest and every part, and plays the joined bytes.
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
+import { CHROMIUM, launchChromium, servePage, type ServedPage } from '../helpers/browser-page.js';
 import { makeShotMedia, shotSpan } from '../helpers/shot-media.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-});
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-view-'));
 const allowed = join(root, 'allowed');
@@ -30,7 +21,7 @@ let server: Spawned;
 /** The same folders, served in parts of 3 KiB. */
 let parted: Spawned;
 let browser: Browser;
-let http: Server;
+let http: ServedPage;
 let hostUrl: string;
 type ResultCut = {
   index: number;
@@ -93,42 +84,9 @@ beforeAll(async () => {
   structured(result);
   viewHtml = ((await server.client.readResource({ uri: 'ui://cutroom/preview' })).contents[0] as { text: string }).text;
 
-  const host = await build({
-    entryPoints: [join(import.meta.dirname, '../browser/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020'],
-  });
-  const js = host.outputFiles[0]!.text;
-  http = createServer((req, res) => {
-    if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    if (req.url === '/')
-      return res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>test host</title></head><body><script src="/host.js"></script></body></html>',
-        );
-    // The browser asks the host page for its icon on its own (not a request of the view's).
-    if (req.url === '/favicon.ico') return res.writeHead(204).end();
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  hostUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  http = await servePage('host.ts', '/host.js', 'test host');
+  hostUrl = http.url;
+  browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();
