@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sayWithWordTimes, type TrueWord } from './flite-words.js';
 
 function run(cmd: string, args: string[]): Buffer {
   const r = spawnSync(cmd, args, { maxBuffer: 1 << 28 });
@@ -247,4 +248,40 @@ export function makeToneBursts(dir: string, name: string, seconds: number, hz = 
     out,
   ]);
   return out;
+}
+
+/**
+ * Parts said by flite one after the other, each followed by its pause (seconds; flite adds about 0.25 s of its own),
+ * as `speech.wav` (16 kHz mono) and `speech.mov` (a grey picture with that sound) in `dir`, with every word's true
+ * start and end on their clock (each part starts where the padded one before it ends, to the sample).
+ */
+export function makeSpokenParts(
+  dir: string,
+  parts: readonly (readonly [string, number])[],
+  voice = 'slt',
+): { wav: string; video: string; truth: TrueWord[]; seconds: number } {
+  const RATE = 16_000;
+  const ff = (args: string[]) => run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args]);
+  const truth: TrueWord[] = [];
+  const files: string[] = [];
+  let at = 0;
+  parts.forEach(([text, pause], i) => {
+    const said = join(dir, `part${i}.wav`);
+    const words = sayWithWordTimes(text, said, voice);
+    const padded = join(dir, `padded${i}.wav`);
+    ff(['-i', said, '-af', `apad=pad_len=${Math.round(pause * RATE)}`, '-ar', String(RATE), '-ac', '1', padded]);
+    truth.push(...words.map((w) => ({ word: w.word, start: at + w.start, end: at + w.end })));
+    const samples = run('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', padded]);
+    at += Number(samples.toString().trim()) / RATE;
+    files.push(padded);
+  });
+  const wav = join(dir, 'speech.wav');
+  const joined = `${files.map((_, i) => `[${i}:a]`).join('')}concat=n=${files.length}:v=0:a=1[a]`;
+  ff([...files.flatMap((f) => ['-i', f]), '-filter_complex', joined, '-map', '[a]', wav]);
+  const video = join(dir, 'speech.mov');
+  ff([
+    ...['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', video],
+  ]);
+  return { wav, video, truth, seconds: at };
 }

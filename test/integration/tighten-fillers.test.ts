@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
+import { type TrueWord } from '../helpers/flite-words.js';
+import { makeSpokenParts } from '../helpers/speech-media.js';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-fillers-'));
@@ -31,12 +32,6 @@ function ff(args: string[]) {
   const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args]);
   if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr?.toString()}`);
 }
-const samplesOf = (file: string) =>
-  Number(
-    spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', file])
-      .stdout.toString()
-      .trim(),
-  );
 
 /** The bed's level under the speech (dB), and the chord's own RMS before its gain (three unit sines, swelling). */
 const BED_DB_UNDER = -15;
@@ -71,32 +66,9 @@ const call = (name: string, args: Record<string, unknown>) =>
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
-  truth = [];
-  let at = 0;
-  const files: string[] = [];
-  PARTS.forEach(([text, pause], i) => {
-    const wav = join(allowed, `part${i}.wav`);
-    const words = sayWithWordTimes(text, wav, 'slt');
-    const padded = join(allowed, `padded${i}.wav`);
-    ff(['-i', wav, '-af', `apad=pad_len=${Math.round(pause * RATE)}`, '-ar', String(RATE), '-ac', '1', padded]);
-    truth.push(...words.map((w) => ({ word: w.word, start: at + w.start, end: at + w.end })));
-    at += samplesOf(padded) / RATE;
-    files.push(padded);
-  });
-  const wav = join(allowed, 'speech.wav');
-  ff([
-    ...files.flatMap((f) => ['-i', f]),
-    '-filter_complex',
-    `${files.map((_, i) => `[${i}:a]`).join('')}concat=n=${files.length}:v=0:a=1[a]`,
-    '-map',
-    '[a]',
-    wav,
-  ]);
-  const video = join(allowed, 'speech.mov');
-  ff([
-    ...['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav],
-    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', video],
-  ]);
+  const made = makeSpokenParts(allowed, PARTS);
+  truth = made.truth;
+  const { wav, video, seconds: at } = made;
   // The bed: a minor chord under a slow swell, its level 15 dB under the speech's over its words.
   const bedGain = BED_DB_UNDER + wordsRmsDb(wav, truth) - CHORD_RMS_DB;
   const bedVideo = join(allowed, 'bedded.mov');

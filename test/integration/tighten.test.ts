@@ -7,13 +7,13 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
+import { type TrueWord } from '../helpers/flite-words.js';
+import { makeSpokenParts } from '../helpers/speech-media.js';
 import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
 import { heardSpan } from '../helpers/word-cut-media.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cutroom-tighten-'));
 const allowed = join(root, 'allowed');
-const RATE = 16_000;
 /** Parts said one after the other, each followed by its pause (seconds; flite adds about 0.25 s of its own). */
 const PARTS: [string, number][] = [
   ['the keeper climbed', 0.3],
@@ -47,54 +47,9 @@ const call = (name: string, args: Record<string, unknown>) =>
 
 beforeAll(async () => {
   mkdirSync(allowed, { recursive: true });
-  truth = [];
-  let at = 0;
-  const files: string[] = [];
-  PARTS.forEach(([text, pause], i) => {
-    const wav = join(allowed, `part${i}.wav`);
-    const words = sayWithWordTimes(text, wav, 'slt');
-    const padded = join(allowed, `padded${i}.wav`);
-    const seconds =
-      (spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', wav])
-        .stdout.toString()
-        .trim() as unknown as number) * 1;
-    ff(['-i', wav, '-af', `apad=whole_dur=${seconds + pause}`, '-ar', String(RATE), '-ac', '1', padded]);
-    truth.push(...words.map((w) => ({ word: w.word, start: at + w.start, end: at + w.end })));
-    // The padded part's true length, in samples: the next part starts there.
-    at +=
-      Number(
-        spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', padded])
-          .stdout.toString()
-          .trim(),
-      ) / RATE;
-    files.push(padded);
-  });
-  const wav = join(allowed, 'speech.wav');
-  ff([
-    ...files.flatMap((f) => ['-i', f]),
-    '-filter_complex',
-    `${files.map((_, i) => `[${i}:a]`).join('')}concat=n=${files.length}:v=0:a=1[a]`,
-    '-map',
-    '[a]',
-    wav,
-  ]);
-  const video = join(allowed, 'speech.mov');
-  ff([
-    '-f',
-    'lavfi',
-    '-i',
-    `color=c=gray:s=320x180:r=25:d=${at}`,
-    '-i',
-    wav,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-c:a',
-    'pcm_s16le',
-    '-shortest',
-    video,
-  ]);
+  const made = makeSpokenParts(allowed, PARTS);
+  truth = made.truth;
+  const { video } = made;
   const other = join(allowed, 'other.mov');
   ff([
     '-f',
