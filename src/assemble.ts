@@ -43,6 +43,9 @@ export interface Shared {
   callCancels?: { publish(call: string): void; listen(stop: (call: string) => void): void };
 }
 
+/** The listening store's bound on disk: each asset's pass keeps its sound (32 kB a second). */
+const LISTENING_BYTES = 2 * 1024 ** 3;
+
 /** A folder's kept files mirrored in the team's shared store, when there is one. */
 const keptIn = (shared: Shared, space: 'data' | 'cache') =>
   shared.kept
@@ -98,8 +101,9 @@ export function mediaRuntime(
           keptIn(shared, 'cache'),
         ),
         reframes: new InspectionCache<StoredScan>(cacheDir, undefined, undefined, undefined, keptIn(shared, 'cache')),
-        // Kept on this replica only: each holds the asset's sound (32 kB a second), made again where it is missing.
-        phonePasses: new InspectionCache<StoredPhonePass>(cacheDir, 8, 100, 'listening'),
+        // Kept on this replica only: each holds the asset's sound (32 kB a second), made again where it is missing;
+        // the newest 100 within 2 GiB (about 18 hours of sound).
+        phonePasses: new InspectionCache<StoredPhonePass>(cacheDir, 8, 100, 'listening', undefined, LISTENING_BYTES),
         ...(media.speech ? { speech: media.speech } : {}),
         // As many as ffmpeg processes may run: each transcription holds a decoded copy of its sound on disk.
         listening: new Limiter(limiter.limit),

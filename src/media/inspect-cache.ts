@@ -49,6 +49,11 @@ export class InspectionCache<T> {
     private readonly folder = 'inspections',
     /** A team's shared store (kept.ts), when there is one. */
     private readonly kept?: KeptFiles,
+    /**
+     * Bytes kept on disk, a record's files together: beyond them the least recently written go too (the newest record
+     * is always kept, or a record larger than the bound would be made again on every use).
+     */
+    private readonly maxBytesOnDisk = Infinity,
   ) {}
 
   get root(): string {
@@ -113,18 +118,32 @@ export class InspectionCache<T> {
     for (const ext of SIDECARS) await rm(this.fileOf(key, ext), { force: true });
   }
 
-  /** Keeps the newest `maxOnDisk` inspections on disk (an evicted one is simply scanned again when asked for). */
+  /**
+   * Keeps the newest `maxOnDisk` inspections on disk, within `maxBytesOnDisk` (an evicted one is simply scanned again
+   * when asked for).
+   */
   async trim(): Promise<number> {
     const names = await readdir(this.root).catch(() => [] as string[]);
+    const sizeOf = async (n: string) => (await stat(join(this.root, n)).catch(() => undefined))?.size ?? 0;
     const records = await Promise.all(
       names
         .filter((n) => /^[0-9a-f]{40}\.json$/.test(n))
-        .map(async (n) => ({
-          id: n.slice(0, 40),
-          mtime: (await stat(join(this.root, n)).catch(() => undefined))?.mtimeMs ?? 0,
-        })),
+        .map(async (n) => {
+          const id = n.slice(0, 40);
+          const mtime = (await stat(join(this.root, n)).catch(() => undefined))?.mtimeMs ?? 0;
+          const sizes = Number.isFinite(this.maxBytesOnDisk)
+            ? await Promise.all(SIDECARS.map((ext) => sizeOf(`${id}.${ext}`)))
+            : [];
+          return { id, mtime, bytes: sizes.reduce((a, b) => a + b, 0) };
+        }),
     );
-    const old = records.sort((a, b) => b.mtime - a.mtime).slice(this.maxOnDisk);
+    records.sort((a, b) => b.mtime - a.mtime);
+    let bytes = 0;
+    const cut = records.findIndex((r, i) => {
+      bytes += r.bytes;
+      return i >= this.maxOnDisk || (i > 0 && bytes > this.maxBytesOnDisk);
+    });
+    const old = cut < 0 ? [] : records.slice(cut);
     for (const { id } of old) {
       // The record first: without it the thumbnails are never read.
       for (const ext of SIDECARS) await rm(join(this.root, `${id}.${ext}`), { force: true });

@@ -29,4 +29,22 @@ describe('InspectionCache on disk', () => {
     expect(await again.get('c')).toEqual({ n: 2 });
     expect(await again.get('a')).toBeUndefined();
   });
+
+  it('keeps within a bound of bytes too, a record and its sound together, the newest always', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cutroom-listening-'));
+    const cache = new InspectionCache<{ n: number }>(dir, 1, 100, 'listening', undefined, 2500);
+    const sounds: string[] = [];
+    for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) {
+      const path = await cache.soundPathOf(key);
+      writeFileSync(path, Buffer.alloc(key === 'd' ? 4000 : 1000));
+      sounds.push(path);
+      await cache.set(key, { n: i });
+      const t = new Date(Date.now() - (4 - i) * 60_000);
+      utimesSync(path.replace('.sound.pcm', '.json'), t, t);
+    }
+    // After c: a, b and c hold about 3000 bytes, so a went. After d (4000 bytes alone, over the bound): only d stays.
+    expect(sounds.map((p) => existsSync(p))).toEqual([false, false, false, true]);
+    expect(await cache.get('d')).toEqual({ n: 3 });
+    expect(await new InspectionCache<{ n: number }>(dir, 1, 100, 'listening').get('c')).toBeUndefined();
+  });
 });
