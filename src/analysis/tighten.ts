@@ -4,7 +4,7 @@
 // clipped; a cut's own first in point and last out point stay where they were. Cuts without a transcript are left
 // as they are, and said so.
 import { formatTimecode, parseTimecode } from '../edit/timecode.js';
-import { DEFAULT_WORD_HANDLE, clipAroundWords, wordKey, type TimedWord } from '../edit/words.js';
+import { DEFAULT_WORD_HANDLE, LOW_CONFIDENCE, clipAroundWords, wordKey, type TimedWord } from '../edit/words.js';
 import type { AudioLevel, Edit, VideoSegment } from '../edit/model.js';
 
 export const DEFAULT_MAX_PAUSE_SECONDS = 0.8;
@@ -254,7 +254,14 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
           end_seconds: w.end_seconds,
         });
         drop.set(i, `filler heard (written "${w.word}")`);
-      } else if (repeats && k + 1 < inside.length && inside[k + 1] === i + 1 && wordKey(words[i + 1]!.word) === key)
+      } else if (
+        repeats &&
+        k + 1 < inside.length &&
+        inside[k + 1] === i + 1 &&
+        wordKey(words[i + 1]!.word) === key &&
+        surelyHeard(src, i) &&
+        surelyHeard(src, i + 1)
+      )
         drop.set(i, `"${words[i]!.word}" said twice`);
     });
     // Runs of kept words, split where words are dropped or a pause is too long.
@@ -372,6 +379,16 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
     w.end_seconds,
   ];
   return (a + b) / 2;
+}
+
+/**
+ * A word heard for sure: placed, not doubted, and (from recognition) not unsure. A word said twice is only taken out
+ * when both are: recognition writes a word it half heard as its neighbour ("to see you" as "just you you"), and
+ * taking the first out would cut real speech.
+ */
+function surelyHeard(src: TightenSource, i: number): boolean {
+  const c = src.words[i]!.confidence;
+  return !src.unplaced?.has(i) && (c === undefined || c >= LOW_CONFIDENCE);
 }
 
 /**

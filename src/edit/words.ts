@@ -88,7 +88,8 @@ const MIN_WORD_SECONDS = 0.12;
 
 /** A placed word beside words the engine did not hear is doubtful when it is this short (s) or this unsure. */
 const SQUEEZED_SECONDS = 0.1;
-const LOW_CONFIDENCE = 0.5;
+/** A recognised word under this confidence (the engine's posterior) is unsure: captions name it, search doubts it. */
+export const LOW_CONFIDENCE = 0.5;
 
 /**
  * Placed words the sound does not support: a text that holds words never said has its neighbours pulled onto

@@ -14,7 +14,7 @@ import {
   type PlacedWord,
 } from '../edit/captions.js';
 import { CAPTION_RULES } from '../edit/captions.js';
-import { unheardWords, type TimedWord } from '../edit/words.js';
+import { LOW_CONFIDENCE, unheardWords, type TimedWord } from '../edit/words.js';
 import { UserFacingError } from '../errors.js';
 import type { CheckedEdit } from './checked-edit.js';
 import type { InspectDeps } from './inspect.js';
@@ -36,7 +36,7 @@ export interface CaptionListening {
 }
 
 /** A recognised word under this confidence is unsure (the engine's posterior; search's `doubtful` too). */
-export const UNSURE_CONFIDENCE = 0.5;
+export const UNSURE_CONFIDENCE = LOW_CONFIDENCE;
 /** Unsure words named in a warning, at most (the transcript lists them all). */
 const NAMED_UNSURE = 12;
 

@@ -136,6 +136,20 @@ describe('planTighten', () => {
     expect(reasons.filter((r) => r.includes('filler heard'))).toHaveLength(1);
   });
 
+  it('takes out a word said twice only when both were heard for sure (recognition repeats a word it half heard)', () => {
+    // "just you you all": recognition's reading of "to see you all", its first "you" unsure (0.14, as PocketSphinx gave).
+    const words = say('just you you all', 0, 0.3, 0.05).map((w, i) => ({ ...w, confidence: i === 1 ? 0.14 : 0.8 }));
+    const cut = edit([['a', '00:00:00.000', '00:00:02.000']]);
+    const unsure = planTighten(cut, new Map([['a', { words, duration: 5 }]]));
+    expect(unsure.removals).toEqual([]);
+    const sure = words.map((w) => ({ ...w, confidence: 0.8 }));
+    const plan = planTighten(cut, new Map([['a', { words: sure, duration: 5 }]]));
+    expect(plan.removals.map((r) => r.reason)).toEqual(['"you" said twice']);
+    // A word the aligner doubted is not sure either.
+    const doubted = planTighten(cut, new Map([['a', { words: sure, duration: 5, unplaced: new Set([2]) }]]));
+    expect(doubted.removals).toEqual([]);
+  });
+
   it('cuts in the pauses around what goes; volume windows held to each piece; an untranscribed cut left as it is', () => {
     // "so um we went went home" with a 2 s pause before "home"
     const words = say('so um we went went home', 1, 0.3, 0.3, { 5: 2 });
