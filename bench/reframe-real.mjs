@@ -6,9 +6,11 @@
 // placed back on its source frame (the horizontal offset whose pixels differ least), and a person counts as kept when
 // the whole blob lies inside that window.
 // Figures: people-frames kept whole (auto vs centre), frames where at least one person is in the scene but none is
-// kept, and, among frames whose people all fit in one 9:16 window together, the frames where all are kept.
-// Megamind.avi (a film clip with cuts and camera moves) has no still background to measure against: its preview's
-// frames are written as a contact sheet to look at (BENCH_SHEET_DIR), not counted.
+// kept, among frames whose people all fit in one 9:16 window together the frames where all are kept (and the same for
+// frames with exactly two people), and the CPU of each preview (the server and its ffmpeg children, from /proc).
+// Megamind.avi (a film clip with cuts and camera moves) has no still background to measure against: where its
+// preview's window sits in each frame is printed (and written to BENCH_SHEET_DIR with contact sheets to look at), to
+// set one version beside another.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';

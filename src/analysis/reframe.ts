@@ -92,7 +92,7 @@ const SUBJECT_SHARE = 0.15;
 const SUBJECT_MEMORY_SEC = 3;
 /** Subjects fit together when they span at most this share of the window (a little room at its edges). */
 const FIT = 0.9;
-/** A subject followed alone moves at least this much (mean excess, 0-255): one only present is framed, not followed. */
+/** The subject followed is first found among those moving at least this much (mean excess, 0-255). */
 const FOLLOWED_MOTION = 0.01;
 /** A group framed together keeps at least this share of the window free at either edge where it can. */
 const GROUP_ROOM = 0.02;
@@ -153,6 +153,7 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
   // (Samples are in time order: the window's first sample only moves forward.)
   let from = 0;
   let last = tracked;
+  let found = false;
   const zones: (number | undefined)[] = [];
   // A group is framed by its middle, and the frame moves only as far as it must to keep them all (with a little room):
   // its dead zone is no larger than the room the group leaves.
@@ -169,19 +170,22 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
     // In a crowd someone comes or goes every few seconds, so those seen over the memory rarely fit: two or more in
     // this picture are framed together where they fit (the path's smoothing keeps the frame from hunting), with the
     // one speaking among them where one is.
-    // Where they do not all fit, the most of them that do (with the one speaking among them, where there is one;
-    // of groups as large, the one nearest where the frame was).
-    const group = largestGroup(subs, size * FIT, speaker === undefined ? undefined : tracked, last);
-    if (group) return frame(group, i);
-    // The one followed moves: what is only present (someone standing, or where someone will stand: the background
-    // shows through where the shot's median has them) is not taken for it while anything moves.
-    const moving = subs.filter((u) => u[2] >= FOLLOWED_MOTION);
+    // The one followed is first found moving: what is only present (someone standing, or where someone will stand:
+    // the background shows through where the shot's median has them) is not taken for it while anything moves.
+    const moving = found ? [] : subs.filter((u) => u[2] >= FOLLOWED_MOTION);
+    found = true;
     const nearest = (moving.length ? moving : subs).reduce((a, b) =>
       Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a,
     );
     // The one speaking is followed where it moves (within half a window of where it was): between its phrases,
     // another one moving elsewhere does not take the frame.
     if (speaker === undefined || Math.abs(mid(nearest) - tracked) <= size / 2) tracked = mid(nearest);
+    // Where they do not all fit, the most of them that do, with the one followed or moving more than it (of groups as
+    // large, the one nearest where the frame was): a few still fragments elsewhere (a blurred foreground) never take
+    // the frame from it, nor does anyone take it from the one speaking.
+    const outweigh = speaker === undefined ? nearest[2] : Infinity;
+    const group = largestGroup(subs, size * FIT, tracked, outweigh, last);
+    if (group) return frame(group, i);
     return (last = tracked);
   });
   return { xs, zones };
@@ -189,13 +193,14 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
 
 /**
  * The largest group of two or more subjects of one picture that fits in `width` (0-1 of the picture), as its span:
- * containing `must` where given; of groups as large, the one whose middle is nearest `near`. Undefined where no two
- * fit together.
+ * one holding the point `followed` (where the one followed is), or moving more than it (`outweigh`: the sum of the
+ * group's strengths); of groups as large, the one whose middle is nearest `near`. Undefined where none does.
  */
 function largestGroup(
   subs: [number, number, number][],
   width: number,
-  must: number | undefined,
+  followed: number,
+  outweigh: number,
   near: number,
 ): { lo: number; hi: number } | undefined {
   let best: { lo: number; hi: number; n: number } | undefined;
@@ -204,7 +209,8 @@ function largestGroup(
     if (inside.length < 2) continue;
     const lo = first[0];
     const hi = Math.max(...inside.map((u) => u[1]));
-    if (must !== undefined && (must < lo || must > hi)) continue;
+    const strength = inside.reduce((sum, u) => sum + u[2], 0);
+    if ((followed < lo || followed > hi) && !(strength > outweigh)) continue;
     const nearer = best && Math.abs((lo + hi) / 2 - near) < Math.abs((best.lo + best.hi) / 2 - near);
     if (!best || inside.length > best.n || (inside.length === best.n && nearer)) best = { lo, hi, n: inside.length };
   }
@@ -377,7 +383,8 @@ function followAxis(
   // Where a group is framed, smoothing does not take the frame off it: the path is held within the group's room (the
   // speed limit below still has the last word).
   zones.forEach((zone, i) => {
-    if (zone === undefined || !strong[i]) return;
+    // (Not for a group seen in one picture alone: the frame would jerk to it and back.)
+    if (zone === undefined || !strong[i] || zones[i - 1] === undefined || zones[i + 1] === undefined) return;
     smooth[i] = Math.min(
       clampCentre(filled[i]! + zone, size),
       Math.max(clampCentre(filled[i]! - zone, size), smooth[i]!),

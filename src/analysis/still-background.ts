@@ -11,8 +11,8 @@ export interface Presence {
   rows: number[];
 }
 
-/** A shot shorter than this (pictures) has too few to tell its background from who is in it. */
-const MIN_PICTURES = 12;
+/** A shot shorter than this (s) is too short for people to pass: its median would hold them (a talking head). */
+const MIN_SECONDS = 6;
 /** At most this many pictures, spread over the shot, make its median. */
 const MEDIAN_PICTURES = 61;
 /** A pixel this far (0-255) from its background is someone there (compression and noise stay under it). */
@@ -44,7 +44,7 @@ export function stillPresence(
   for (let i = 1; i <= pictures.length; i++) {
     if (i < pictures.length && !shotStarts[i]) continue;
     const shot = pictures.slice(a, i);
-    if (shot.length >= MIN_PICTURES && cameraStill(shot, w, h, Math.max(1, Math.round(perSecond)))) {
+    if (shot.length >= MIN_SECONDS * perSecond && cameraStill(shot, w, h, Math.max(1, Math.round(perSecond)))) {
       const bg = medianPicture(shot, w, h);
       const found = shot.map((p) => presenceOf(p, bg, w, h));
       const shares = found.map((f) => f.cols.reduce((s, v) => s + v, 0) / w).sort((x, y) => x - y);
