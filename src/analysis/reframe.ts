@@ -92,6 +92,9 @@ const SUBJECT_SHARE = 0.15;
 const SUBJECT_MEMORY_SEC = 3;
 /** Subjects fit together when they span at most this share of the window (a little room at its edges). */
 const FIT = 0.9;
+/** Where none fit with it, the one followed gives way to one in the picture moving this many times more (and at
+ * least MIN_MOTION): the one moving most is kept, reached by the path's limited speed (a smooth move). */
+const OUTMOVES = 4;
 /** The subject followed is first found among those moving at least this much (mean excess, 0-255). */
 const FOLLOWED_MOTION = 0.01;
 /** A group framed together keeps at least this share of the window free at either edge where it can. */
@@ -180,10 +183,15 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
     // The one speaking is followed where it moves (within half a window of where it was): between its phrases,
     // another one moving elsewhere does not take the frame.
     if (speaker === undefined || Math.abs(mid(nearest) - tracked) <= size / 2) tracked = mid(nearest);
+    // One moving far more than the one followed takes over (someone who stood at the fence and swayed does not keep the
+    // frame from a group walking past).
+    const strongest = subs.reduce((a, b) => (b[2] > a[2] ? b : a));
+    const takesOver = speaker === undefined && strongest[2] >= Math.max(MIN_MOTION, OUTMOVES * nearest[2]);
+    if (takesOver) tracked = mid(strongest);
     // Where they do not all fit, the most of them that do, with the one followed or moving more than it (of groups as
     // large, the one nearest where the frame was): a few still fragments elsewhere (a blurred foreground) never take
     // the frame from it, nor does anyone take it from the one speaking.
-    const outweigh = speaker === undefined ? nearest[2] : Infinity;
+    const outweigh = speaker !== undefined ? Infinity : takesOver ? strongest[2] : nearest[2];
     const group = largestGroup(subs, size * FIT, tracked, outweigh, last);
     if (group) return frame(group, i);
     return (last = tracked);
