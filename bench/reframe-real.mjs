@@ -6,10 +6,12 @@
 // placed back on its source frame (the horizontal offset whose pixels differ least), and a person counts as kept when
 // the whole blob lies inside that window.
 // Figures: people-frames kept whole (auto vs centre), frames where at least one person is in the scene but none is
-// kept, and, among frames whose people all fit in one 9:16 window together, the frames where all are kept.
-// Megamind.avi (a film clip with cuts and camera moves) has no still background to measure against: its preview's
-// frames are written as a contact sheet to look at (BENCH_SHEET_DIR), not counted.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// kept, among frames whose people all fit in one 9:16 window together the frames where all are kept (and the same for
+// frames with exactly two people), and the CPU of each preview (the server and its ffmpeg children, from /proc).
+// Megamind.avi (a film clip with cuts and camera moves) has no still background to measure against: where its
+// preview's window sits in each frame is printed (and written to BENCH_SHEET_DIR with contact sheets to look at), to
+// set one version beside another.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,20 +96,31 @@ function people(frame, bg) {
   return found;
 }
 
-/** Where a preview frame (CROP x H) sits on its source frame: the offset whose pixels differ least, and how much. */
-function placeWindow(view, source) {
+/**
+ * Where a preview frame (crop x height) sits on its source frame (width x height): the offset whose pixels differ
+ * least, and how much.
+ */
+function placeWindow(view, source, width = W, crop = CROP, height = H) {
   let best = { x: 0, sad: Infinity };
-  for (let x = 0; x + CROP <= W; x++) {
+  for (let x = 0; x + crop <= width; x++) {
     let sad = 0;
-    for (let y = 0; y < H; y += 2) {
-      const row = y * W + x;
-      const vrow = y * CROP;
-      for (let i = 0; i < CROP; i += 2) sad += Math.abs(view[vrow + i] - source[row + i]);
+    for (let y = 0; y < height; y += 2) {
+      const row = y * width + x;
+      const vrow = y * crop;
+      for (let i = 0; i < crop; i += 2) sad += Math.abs(view[vrow + i] - source[row + i]);
       if (sad >= best.sad) break;
     }
     if (sad < best.sad) best = { x, sad };
   }
-  return { x: best.x, meanDiff: best.sad / ((H / 2) * (CROP / 2)) };
+  return { x: best.x, meanDiff: best.sad / ((height / 2) * (crop / 2)) };
+}
+
+/** CPU seconds a process and the children it waited for have used (Linux: /proc/<pid>/stat, 100 ticks a second). */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime: fields 14-17 of the line, 12-15 after the name.
+  return fields.slice(11, 15).reduce((a, v) => a + Number(v), 0) / 100;
 }
 
 function measure(previewFile, sourceFrames, found) {
@@ -120,6 +133,8 @@ function measure(previewFile, sourceFrames, found) {
   let fitAllKept = 0;
   let roomFrames = 0;
   let roomAllKept = 0;
+  // Frames with exactly two people: where they fit together (and with room), both kept.
+  const two = { fit: 0, fitKept: 0, room: 0, roomKept: 0 };
   let worstDiff = 0;
   let travel = 0;
   let reversals = 0;
@@ -151,6 +166,14 @@ function measure(previewFile, sourceFrames, found) {
       roomFrames++;
       if (inside === ps.length) roomAllKept++;
     }
+    if (ps.length === 2 && span <= CROP) {
+      two.fit++;
+      if (inside === 2) two.fitKept++;
+      if (span <= CROP - CROP / 8) {
+        two.room++;
+        if (inside === 2) two.roomKept++;
+      }
+    }
   }
   return {
     frames: n,
@@ -161,6 +184,7 @@ function measure(previewFile, sourceFrames, found) {
     fitAllKept,
     roomFrames,
     roomAllKept,
+    two,
     worstDiff,
     travel,
     reversals,
@@ -174,7 +198,7 @@ export async function run() {
     return;
   }
   const root = mkdtempSync(join(tmpdir(), 'cutroom-bench-reframe-'));
-  const { client } = await connect({
+  const { client, transport } = await connect({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_CACHE_DIR: join(root, 'cache'),
     CUTROOM_ALLOWED_DIRS: DATA,
@@ -194,6 +218,7 @@ export async function run() {
     const found = sourceFrames.map((f) => people(f, bg));
     const vertical = async (focus) => {
       const t = performance.now();
+      const cpu = cpuSeconds(transport.pid);
       const p = await call('preview_edit', {
         project_id: project,
         resolution: 'vertical',
@@ -201,7 +226,7 @@ export async function run() {
         width: 324,
         clips: [{ asset_id: asset, start: 0, end: 79.5, focus }],
       });
-      return { path: p.path, seconds: (performance.now() - t) / 1000 };
+      return { path: p.path, seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(transport.pid) - cpu };
     };
     const auto = await vertical('auto');
     const centre = await vertical({ x: 0.5, y: 0.5 });
@@ -211,24 +236,35 @@ export async function run() {
     ];
     console.log(`\nreframe on vtest.avi (${sourceFrames.length} frames, 9:16 at 324x576, people by median background)`);
     console.log(
-      '| focus | people-frames kept whole | frames with people, none kept | frames where all fit: all kept | fit with room: all kept | travel of the frame, px (turns) | preview s | worst mean diff |',
+      '| focus | people-frames kept whole | frames with people, none kept | frames where all fit: all kept | fit with room: all kept | exactly two who fit: both kept | exactly two, with room: both kept | travel of the frame, px (turns) | preview s | preview CPU s | worst mean diff |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [name, p, m] of rows)
       console.log(
-        `| ${name} | ${m.kept} of ${m.present} (${((100 * m.kept) / m.present).toFixed(0)}%) | ${m.emptyHanded} of ${m.frames} | ${m.fitAllKept} of ${m.fitFrames} | ${m.roomAllKept} of ${m.roomFrames} | ${2 * m.travel} (${m.reversals}) | ${p.seconds.toFixed(1)} | ${m.worstDiff.toFixed(1)} |`,
+        `| ${name} | ${m.kept} of ${m.present} (${((100 * m.kept) / m.present).toFixed(0)}%) | ${m.emptyHanded} of ${m.frames} | ${m.fitAllKept} of ${m.fitFrames} | ${m.roomAllKept} of ${m.roomFrames} | ${m.two.fitKept} of ${m.two.fit} | ${m.two.roomKept} of ${m.two.room} | ${2 * m.travel} (${m.reversals}) | ${p.seconds.toFixed(1)} | ${p.cpu.toFixed(1)} | ${m.worstDiff.toFixed(1)} |`,
       );
+    console.log(`the reframe's own CPU (auto preview less centre preview): ${(auto.cpu - centre.cpu).toFixed(1)} s`);
     const film = join(DATA, 'Megamind.avi');
     const sheets = process.env.BENCH_SHEET_DIR;
-    if (sheets && existsSync(film)) {
+    if (existsSync(film)) {
       const filmAsset = (await call('import_media', { project_id: project, path: film })).asset.id;
       const p = await call('preview_edit', {
         project_id: project,
         resolution: 'vertical',
         width: 180,
+        fps: 24,
         clips: [{ asset_id: filmAsset, start: 0, end: 11.2, focus: 'auto' }],
       });
+      // Where the window sits in each frame (px of the source at 320 high, 436 wide; the window is 180): to set one
+      // version's path beside another's (BENCH_SHEET_DIR/megamind-window.json), frame by frame.
+      const [fw, fh] = [436, 320];
+      const filmFrames = grayFrames(film, fw, fh, ['-r', '24']);
+      const views = grayFrames(p.path, 180, fh);
+      const xs = views.slice(0, filmFrames.length).map((v, i) => placeWindow(v, filmFrames[i], fw, 180, fh).x);
+      console.log(`Megamind.avi: ${xs.length} frames, the window's x from ${Math.min(...xs)} to ${Math.max(...xs)} px`);
+      if (!sheets) return;
       mkdirSync(sheets, { recursive: true });
+      writeFileSync(join(sheets, 'megamind-window.json'), JSON.stringify(xs));
       spawnSync('ffmpeg', [
         '-v',
         'error',

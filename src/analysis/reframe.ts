@@ -6,9 +6,11 @@
 // subjects across the picture; all of them are framed when they fit together (those seen within a few seconds, else
 // those in the picture: a crowd), else the one that moves most in the shot is followed (the one whose motion follows
 // the cut's sound: the one speaking, where one does); a subject that stops stays framed (detail is followed only in
-// shots where nothing moves).
+// shots where nothing moves). Where the camera is still, what differs from the shot's background is a subject too
+// (analysis/still-background.ts): someone standing, or too far off to move much, is framed with the rest.
 // Pure: no I/O.
 import { clampCentre, type FocusKey, type FrameWindow } from '../edit/framing.js';
+import type { Presence } from './still-background.js';
 
 /** Motion and detail of one sampled picture, per column (left to right) and row (top to bottom), mean levels 0-255. */
 export interface EnergyProfile {
@@ -90,6 +92,13 @@ const SUBJECT_SHARE = 0.15;
 const SUBJECT_MEMORY_SEC = 3;
 /** Subjects fit together when they span at most this share of the window (a little room at its edges). */
 const FIT = 0.9;
+/** Where none fit with it, the one followed gives way to one in the picture moving this many times more (and at
+ * least MIN_MOTION): the one moving most is kept, reached by the path's limited speed (a smooth move). */
+const OUTMOVES = 4;
+/** The subject followed is first found among those moving at least this much (mean excess, 0-255). */
+const FOLLOWED_MOTION = 0.01;
+/** A group framed together keeps at least this share of the window free at either edge where it can. */
+const GROUP_ROOM = 0.02;
 
 /**
  * What moves in a picture, split into subjects across it: runs of columns whose motion stands out, joined across small
@@ -123,7 +132,7 @@ export function subjectsOf(motionCols: number[]): [number, number, number][] {
  * span's middle), else the one followed, which is the subject that moves most over the shot, tracked from sample to
  * sample as the nearest to where it was. Samples without subjects keep their own x (the caller holds them).
  */
-function subjectsX(shot: Interest[], size: number): number[] {
+function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (number | undefined)[] } {
   const mid = (s: [number, number, number]) => (s[0] + s[1]) / 2;
   // Where the most motion is over the shot, in bins of half the window: the subject followed starts there.
   const bins = new Map<number, number>();
@@ -146,24 +155,74 @@ function subjectsX(shot: Interest[], size: number): number[] {
   // is still there.
   // (Samples are in time order: the window's first sample only moves forward.)
   let from = 0;
-  return shot.map((s) => {
+  let last = tracked;
+  let found = false;
+  const zones: (number | undefined)[] = [];
+  // A group is framed by its middle, and the frame moves only as far as it must to keep them all (with a little room):
+  // its dead zone is no larger than the room the group leaves.
+  const frame = (span: { lo: number; hi: number }, i: number) => {
+    zones[i] = Math.max(0, (size * (1 - 2 * GROUP_ROOM) - (span.hi - span.lo)) / 2);
+    return (last = (span.lo + span.hi) / 2);
+  };
+  const xs = shot.map((s, i) => {
     const subs = s.subjects ?? [];
     if (!subs.length) return s.x;
     while (shot[from]!.t < s.t - SUBJECT_MEMORY_SEC) from++;
     const together = spanOf(shot, from, s.t + SUBJECT_MEMORY_SEC);
-    if (together.hi - together.lo <= size * FIT) return (together.lo + together.hi) / 2;
+    if (together.hi - together.lo <= size * FIT) return frame(together, i);
     // In a crowd someone comes or goes every few seconds, so those seen over the memory rarely fit: two or more in
     // this picture are framed together where they fit (the path's smoothing keeps the frame from hunting), with the
     // one speaking among them where one is.
-    const now = { lo: Math.min(...subs.map((u) => u[0])), hi: Math.max(...subs.map((u) => u[1])) };
-    const withSpeaker = speaker === undefined || (tracked >= now.lo && tracked <= now.hi);
-    if (subs.length > 1 && withSpeaker && now.hi - now.lo <= size * FIT) return (now.lo + now.hi) / 2;
-    const nearest = subs.reduce((a, b) => (Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a));
+    // The one followed is first found moving: what is only present (someone standing, or where someone will stand:
+    // the background shows through where the shot's median has them) is not taken for it while anything moves.
+    const moving = found ? [] : subs.filter((u) => u[2] >= FOLLOWED_MOTION);
+    found = true;
+    const nearest = (moving.length ? moving : subs).reduce((a, b) =>
+      Math.abs(mid(b) - tracked) < Math.abs(mid(a) - tracked) ? b : a,
+    );
     // The one speaking is followed where it moves (within half a window of where it was): between its phrases,
     // another one moving elsewhere does not take the frame.
     if (speaker === undefined || Math.abs(mid(nearest) - tracked) <= size / 2) tracked = mid(nearest);
-    return tracked;
+    // One moving far more than the one followed takes over (someone who stood at the fence and swayed does not keep the
+    // frame from a group walking past).
+    const strongest = subs.reduce((a, b) => (b[2] > a[2] ? b : a));
+    const takesOver = speaker === undefined && strongest[2] >= Math.max(MIN_MOTION, OUTMOVES * nearest[2]);
+    if (takesOver) tracked = mid(strongest);
+    // Where they do not all fit, the most of them that do, with the one followed or moving more than it (of groups as
+    // large, the one nearest where the frame was): a few still fragments elsewhere (a blurred foreground) never take
+    // the frame from it, nor does anyone take it from the one speaking.
+    const outweigh = speaker !== undefined ? Infinity : takesOver ? strongest[2] : nearest[2];
+    const group = largestGroup(subs, size * FIT, tracked, outweigh, last);
+    if (group) return frame(group, i);
+    return (last = tracked);
   });
+  return { xs, zones };
+}
+
+/**
+ * The largest group of two or more subjects of one picture that fits in `width` (0-1 of the picture), as its span:
+ * one holding the point `followed` (where the one followed is), or moving more than it (`outweigh`: the sum of the
+ * group's strengths); of groups as large, the one whose middle is nearest `near`. Undefined where none does.
+ */
+function largestGroup(
+  subs: [number, number, number][],
+  width: number,
+  followed: number,
+  outweigh: number,
+  near: number,
+): { lo: number; hi: number } | undefined {
+  let best: { lo: number; hi: number; n: number } | undefined;
+  for (const first of subs) {
+    const inside = subs.filter((u) => u[0] >= first[0] && u[1] <= first[0] + width);
+    if (inside.length < 2) continue;
+    const lo = first[0];
+    const hi = Math.max(...inside.map((u) => u[1]));
+    const strength = inside.reduce((sum, u) => sum + u[2], 0);
+    if ((followed < lo || followed > hi) && !(strength > outweigh)) continue;
+    const nearer = best && Math.abs((lo + hi) / 2 - near) < Math.abs((best.lo + best.hi) / 2 - near);
+    if (!best || inside.length > best.n || (inside.length === best.n && nearer)) best = { lo, hi, n: inside.length };
+  }
+  return best;
 }
 
 /** The span of the subjects seen in a shot's samples from index `from` up to time `until` (0-1 of the width). */
@@ -253,8 +312,17 @@ export const REFRAME = {
   maxKeys: 120,
 };
 
-/** One axis of one shot: filled where weak, kept inside, followed with a dead zone, smoothed, speed-limited. */
-function followAxis(ts: number[], vals: number[], weights: number[], size: number): number[] {
+/**
+ * One axis of one shot: filled where weak, kept inside, followed with a dead zone (REFRAME.deadZone, or less where
+ * `zones` says: a group that leaves less room), smoothed, speed-limited.
+ */
+function followAxis(
+  ts: number[],
+  vals: number[],
+  weights: number[],
+  size: number,
+  zones: (number | undefined)[] = [],
+): number[] {
   const n = ts.length;
   if (size >= 1) return ts.map(() => 0.5);
   const strong = weights.map((w) => w >= REFRAME.minWeight);
@@ -275,11 +343,15 @@ function followAxis(ts: number[], vals: number[], weights: number[], size: numbe
   const dz = REFRAME.deadZone * size;
   const followed: number[] = [];
   let p = target[0]!;
-  for (const v of target) {
-    if (v > p + dz) p = v - dz;
-    else if (v < p - dz) p = v + dz;
+  target.forEach((v, i) => {
+    // The centres that keep the interest within the zone, inside the picture (at its edge, the edge itself).
+    const zone = Math.min(dz, zones[i] ?? dz);
+    const lo = clampCentre(filled[i]! - zone, size);
+    const hi = clampCentre(filled[i]! + zone, size);
+    if (p < lo) p = lo;
+    else if (p > hi) p = hi;
     followed.push(p);
-  }
+  });
   // A shot whose interest stays within the dead zone is held still where it is on average.
   const lo = Math.min(...target);
   const hi = Math.max(...target);
@@ -315,6 +387,16 @@ function followAxis(ts: number[], vals: number[], weights: number[], size: numbe
       }
     });
     return sum / wsum;
+  });
+  // Where a group is framed, smoothing does not take the frame off it: the path is held within the group's room (the
+  // speed limit below still has the last word).
+  zones.forEach((zone, i) => {
+    // (Not for a group seen in one picture alone: the frame would jerk to it and back.)
+    if (zone === undefined || !strong[i] || zones[i - 1] === undefined || zones[i + 1] === undefined) return;
+    smooth[i] = Math.min(
+      clampCentre(filled[i]! + zone, size),
+      Math.max(clampCentre(filled[i]! - zone, size), smooth[i]!),
+    );
   });
   const vmax = REFRAME.maxSpeed * size;
   for (let i = 1; i < n; i++) {
@@ -383,7 +465,8 @@ export function reframePath(samples: Interest[], win: FrameWindow, durationSec: 
     // stopped; the background's detail never takes over).
     const moves = shot.some((s) => s.subjects?.length);
     const weights = shot.map((s) => (s.shotChange || (moves && !s.subjects?.length) ? 0 : s.weight));
-    const xs = followAxis(ts, moves ? subjectsX(shot, win.w) : shot.map((s) => s.x), weights, win.w);
+    const subjects = moves ? subjectsX(shot, win.w) : { xs: shot.map((s) => s.x), zones: [] };
+    const xs = followAxis(ts, subjects.xs, weights, win.w, subjects.zones);
     const ys = followAxis(
       ts,
       shot.map((s) => s.y),
@@ -413,23 +496,100 @@ export interface PictureSample {
   profile: EnergyProfile;
   /** Mean absolute difference from the previous sample, 0-255 (0 for the first). */
   change: number;
+  /** What differs from the shot's background, where the camera is still (analysis/still-background.ts). */
+  presence?: Presence;
 }
 
 /** A picture this different from the one before (mean level), and far more than is usual in the cut, is a new shot. */
 const SHOT_CHANGE = 25;
 
+/** Which sampled pictures start a new shot (a sudden change of the whole picture). */
+export function shotChanges(samples: Pick<PictureSample, 'change'>[]): boolean[] {
+  const usual = samples.length > 1 ? median(samples.slice(1).map((s) => s.change)) : 0;
+  return samples.map((s, i) => i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual);
+}
+
+/** A column where this share of the pixels differ from the background holds someone. */
+const PRESENT = 0.04;
+/** Columns of presence this close (a fraction of the width) are one subject. */
+const PRESENCE_GAP = 0.02;
+/** A run of presence with fewer differing pixels than this is noise (a far person at 128 px wide has about 20). */
+const PRESENCE_PIXELS = 12;
+/** A picture with someone standing in it is followed with at least this weight (REFRAME.minWeight: not filled). */
+const PRESENCE_WEIGHT = 0.5;
+
+/**
+ * The subjects of a picture whose camera is still: runs of columns holding someone (what differs from the
+ * background), joined with those seen by motion where they overlap. A subject's strength is its motion (the mean
+ * excess of its columns over the picture's typical one): one who stands counts as present, not as moving.
+ */
+function withPresence(
+  moving: [number, number, number][],
+  p: Presence,
+  motionCols: number[],
+): [number, number, number][] {
+  const n = p.cols.length;
+  const h = p.rows.length;
+  const gap = Math.max(1, Math.round(PRESENCE_GAP * n));
+  const runs: { lo: number; hi: number; pixels: number }[] = [];
+  p.cols.forEach((share, i) => {
+    if (share < PRESENT) return;
+    const last = runs.at(-1);
+    if (last && i - last.hi <= gap) {
+      last.hi = i;
+      last.pixels += share * h;
+    } else runs.push({ lo: i, hi: i, pixels: share * h });
+  });
+  const floor = median(motionCols);
+  const present: [number, number, number][] = runs
+    .filter((r) => r.pixels >= PRESENCE_PIXELS)
+    .map((r) => {
+      let excess = 0;
+      for (let i = r.lo; i <= r.hi; i++) excess += Math.max(0, (motionCols[i] ?? 0) - floor);
+      return [r.lo / n, (r.hi + 1) / n, excess / n];
+    });
+  // One subject where what moves and what is present overlap: the union of their extents, the larger strength.
+  const all = [...moving, ...present].sort((a, b) => a[0] - b[0]);
+  const merged: [number, number, number][] = [];
+  for (const s of all) {
+    const last = merged.at(-1);
+    if (last && s[0] <= last[1]) {
+      last[1] = Math.max(last[1], s[1]);
+      last[2] = Math.max(last[2], s[2]);
+    } else merged.push([s[0], s[1], s[2]]);
+  }
+  return merged.map(([l, r, v]) => [round4(l), round4(r), round4(v)]);
+}
+
+/** The centre of mass of a profile of shares (0-1), or 0.5 where it is empty. */
+function centreOf(v: number[]): number {
+  let sum = 0;
+  let moment = 0;
+  v.forEach((x, i) => {
+    sum += x;
+    moment += x * ((i + 0.5) / v.length);
+  });
+  return sum > 0 ? moment / sum : 0.5;
+}
+
 /** The interest of each sampled picture, shot changes marked (a sudden change of the whole picture). */
 export function interests(samples: PictureSample[], sound?: number[]): Interest[] {
-  const usual = samples.length > 1 ? median(samples.slice(1).map((s) => s.change)) : 0;
+  const changes = shotChanges(samples);
   return samples.map((s, i) => {
-    const shotChange = i > 0 && s.change >= SHOT_CHANGE && s.change > 4 * usual;
+    const shotChange = changes[i]!;
     const it = interestOf(s.profile);
-    const subjects = !shotChange && it.moving ? subjectsOf(s.profile.motionCols) : [];
+    const moving = !shotChange && it.moving ? subjectsOf(s.profile.motionCols) : [];
+    const subjects = !shotChange && s.presence ? withPresence(moving, s.presence, s.profile.motionCols) : moving;
+    // Someone standing where nothing moves: the frame is on them, not on the picture's detail.
+    const standing = subjects.length > 0 && !it.moving;
+    const x = standing ? (Math.min(...subjects.map((u) => u[0])) + Math.max(...subjects.map((u) => u[1]))) / 2 : it.x;
+    const y = standing ? centreOf(s.presence!.rows) : it.y;
+    const weight = subjects.length && s.presence ? Math.max(it.weight, PRESENCE_WEIGHT) : it.weight;
     return {
       t: s.t,
-      x: round4(it.x),
-      y: round4(it.y),
-      weight: shotChange ? 0 : round4(it.weight),
+      x: round4(x),
+      y: round4(y),
+      weight: shotChange ? 0 : round4(weight),
       ...(shotChange ? { shotChange } : {}),
       ...(subjects.length ? { subjects } : {}),
       ...(sound?.[i] !== undefined ? { sound: round4(sound[i]!) } : {}),

@@ -3,7 +3,8 @@
 // (its gradient) summed per column and row; analysis/reframe.ts turns them into the frame's path. Read when a preview
 // or a local render is made, and kept per media and range (in memory, and beside the inspections when a cache is
 // given).
-import { interests, reframePath, type Interest, type PictureSample } from '../analysis/reframe.js';
+import { interests, reframePath, shotChanges, type Interest, type PictureSample } from '../analysis/reframe.js';
+import { stillPresence } from '../analysis/still-background.js';
 import { frameWindow, type FocusKey } from '../edit/framing.js';
 import type { Timeline } from '../edit/normalize.js';
 import type { RenderPlan } from '../edit/plan.js';
@@ -27,7 +28,7 @@ export interface StoredScan {
 }
 
 /** Bumped when what a scan measures changes: older scans are read again. */
-const SCAN_VERSION = 4;
+const SCAN_VERSION = 5;
 const SCAN_WIDTH = 128;
 /** Pictures a second, fewer for long cuts: at most MAX_PICTURES in one scan. */
 const SCAN_FPS = 6;
@@ -141,6 +142,10 @@ export async function scanInterest(
     const { change, ...profile } = profileOf(cur, prev, w, h);
     // A difference shows where things were between two pictures: it is dated halfway between them.
     return { t: Math.round((Math.max(0, i - 0.5) / fps) * 1000) / 1000, profile, change: i > 0 ? change : 0 };
+  });
+  // Where the camera holds still, who is there (moving or not) against the shot's background.
+  stillPresence(pictures, w, h, shotChanges(samples), fps).forEach((p, i) => {
+    if (p) samples[i]!.presence = p;
   });
   const found = interests(
     samples,

@@ -9,6 +9,8 @@
 //   (the poster took the frame before).
 // - Two people apart, one speaking (flite; gesturing only while the phrase sounds), the other swaying more all the
 //   time: the one speaking is kept (the one moving most was followed before).
+// - A still camera, 20 s: one person sways in place, the other walks in, stands stock-still for 7 s beside them and
+//   walks off: while they stand, both are kept (the one standing, seen by motion only, was forgotten and cut before).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ const structured = <T>(r: unknown): T => {
 };
 
 const SECONDS = 10;
+const STANDS_SECONDS = 20;
 const PERSON = { w: 24, h: 80 };
 const BACKGROUND = "geq=lum='40+20*sin(X/3)*sin(Y/5)':cb=128:cr=128";
 /** A poster: fine, high-contrast detail at x 250-310, y 30-150 (gray: no person's colour). */
@@ -34,13 +37,13 @@ const POSTER =
   "geq=lum='if(between(X,250,310)*between(Y,30,150),128+110*sin(X*1.7)*sin(Y*1.3),40+20*sin(X/3)*sin(Y/5))':cb=128:cr=128";
 
 /** A scene: the background and one bar per person, red then blue, each at x(t) (its left edge), y 50-130. */
-function makeScene(file: string, background: string, xs: string[], sound?: string): void {
+function makeScene(file: string, background: string, xs: string[], sound?: string, seconds = SECONDS): void {
   const colours = ['0xE01010', '0x1010E0'];
   const inputs = xs.flatMap((_, i) => [
     '-f',
     'lavfi',
     '-i',
-    `color=c=${colours[i]}:s=${PERSON.w}x${PERSON.h}:r=25:d=${SECONDS}`,
+    `color=c=${colours[i]}:s=${PERSON.w}x${PERSON.h}:r=25:d=${seconds}`,
   ]);
   let chain = `[0:v]format=yuv444p,${background}[b0]`;
   xs.forEach((x, i) => {
@@ -50,7 +53,7 @@ function makeScene(file: string, background: string, xs: string[], sound?: strin
     '-f',
     'lavfi',
     '-i',
-    `color=c=black:s=320x180:r=25:d=${SECONDS}`,
+    `color=c=black:s=320x180:r=25:d=${seconds}`,
     ...inputs,
     '-filter_complex',
     `${chain};[b${xs.length}]format=yuv420p[v]`,
@@ -112,14 +115,14 @@ const call = (name: string, args: Record<string, unknown>) =>
 const assets: Record<string, string> = {};
 
 /** The preview of a scene cut to 9:16, focus "auto" or a fixed one, 270x480. */
-async function vertical(asset: string, focus: unknown = 'auto'): Promise<string> {
+async function vertical(asset: string, focus: unknown = 'auto', seconds = SECONDS): Promise<string> {
   const p = structured<{ path: string; resolution: string }>(
     await call('preview_edit', {
       project_id: projectId,
       resolution: 'vertical',
       fps: 25,
       width: 270,
-      clips: [{ asset_id: assets[asset], start: 0, end: SECONDS, focus }],
+      clips: [{ asset_id: assets[asset], start: 0, end: seconds, focus }],
     }),
   );
   expect(p.resolution).toBe('270x480');
@@ -159,6 +162,15 @@ beforeAll(async () => {
     [`30+4*sin(2*PI*t*1.3)*(${speaking})`, '250+14*sin(2*PI*t*1.1+1)'],
     speech,
   );
+  // A still camera for 20 s: the red person sways in place at x 194-206; the blue one walks in from the right edge
+  // (0-3 s), stands stock-still at x 250 (3-10 s: no motion at all, 7 s) and walks off to the right (10-13 s).
+  makeScene(
+    join(allowed, 'stands.mp4'),
+    BACKGROUND,
+    ['200+6*sin(2*PI*t*0.7)', 'if(lt(t,3),320-70*t/3,if(lt(t,10),250,250+70*(t-10)/3))'],
+    undefined,
+    STANDS_SECONDS,
+  );
   server = await spawnServer({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_ALLOWED_DIRS: allowed,
@@ -168,7 +180,7 @@ beforeAll(async () => {
   projectId = structured<{ project: { id: string } }>(
     await call('create_project', { name: 'people', description: 'the vertical cut keeps the people' }),
   ).project.id;
-  for (const name of ['apart', 'together', 'stops', 'speaking'])
+  for (const name of ['apart', 'together', 'stops', 'speaking', 'stands'])
     assets[name] = structured<{ asset: { id: string } }>(
       await call('import_media', { project_id: projectId, path: join(allowed, `${name}.mp4`) }),
     ).asset.id;
@@ -210,5 +222,21 @@ describe('a vertical cut that keeps the people', () => {
     const kept = keptPeople(await vertical('speaking'));
     expect(kept.frames).toBe(SECONDS * 25);
     expect(missing(kept.red), 'frames without the speaker whole').toEqual([]);
+  });
+
+  it('a still camera, one person standing stock-still beside another: both are whole while they stand', async () => {
+    const kept = keptPeople(await vertical('stands', 'auto', STANDS_SECONDS));
+    expect(kept.frames).toBe(STANDS_SECONDS * 25);
+    // Frames 75-249 (3-10 s): the blue person stands at x 250-274, the red one sways within x 194-230; together they
+    // span at most 80 px of the frame's 101.
+    const standing = Array.from({ length: 175 }, (_, k) => 75 + k);
+    expect(
+      standing.filter((i) => !kept.red[i]),
+      'frames without the one swaying whole',
+    ).toEqual([]);
+    expect(
+      standing.filter((i) => !kept.blue[i]),
+      'frames without the one standing whole',
+    ).toEqual([]);
   });
 });

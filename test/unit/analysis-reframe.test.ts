@@ -118,6 +118,27 @@ describe('reframePath', () => {
     }
   });
 
+  it('where not all fit, frames the most that do with the one followed: one standing beside it is kept', () => {
+    // The one moving most sways at 0.10-0.15, someone stands (present, hardly moving) at 0.30-0.35, another moves at
+    // 0.85-0.90: all three never fit, the first two do (0.25 of the picture, the frame 0.316).
+    const samples: Interest[] = Array.from({ length: 60 }, (_, i) => {
+      const sway = 0.01 * wobble(i);
+      const subjects: [number, number, number][] = [
+        [0.1 + sway, 0.15 + sway, 2],
+        [0.3, 0.35, 0.002],
+        [0.85 - sway, 0.9 - sway, 1],
+      ];
+      return { t: i / 6, x: 0.5, y: 0.5, weight: 5, subjects };
+    });
+    const keys = reframePath(samples, VERTICAL_IN_WIDE, 10);
+    const half = VERTICAL_IN_WIDE.w / 2;
+    for (let t = 0; t <= 10; t += 0.25) {
+      const x = focusAt(keys, t).x;
+      expect(x - half, `left edge at ${t} s`).toBeLessThanOrEqual(0.09);
+      expect(x + half, `right edge at ${t} s`).toBeGreaterThanOrEqual(0.35);
+    }
+  });
+
   it('keeps a long cut within maxKeys keys', () => {
     const samples = samplesOf(600, 4, (t) => ({ x: 0.5 + 0.4 * Math.sin(t / 3) + 0.05 * wobble(t), y: 0.5 }));
     expect(reframePath(samples, VERTICAL_IN_WIDE, 600).length).toBeLessThanOrEqual(REFRAME.maxKeys);
