@@ -191,7 +191,8 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
     // Where they do not all fit, the most of them that do, with the one followed or moving more than it (of groups as
     // large, the one nearest where the frame was): a few still fragments elsewhere (a blurred foreground) never take
     // the frame from it, nor does anyone take it from the one speaking.
-    const outweigh = speaker !== undefined ? Infinity : takesOver ? strongest[2] : nearest[2];
+    let outweigh = takesOver ? strongest[2] : nearest[2];
+    if (speaker !== undefined) outweigh = Infinity;
     const group = largestGroup(subs, size * FIT, tracked, outweigh, last);
     if (group) return frame(group, i);
     return (last = tracked);
