@@ -99,6 +99,11 @@ export interface PlanCut {
    * sides have enough is crossfaded (media/sound-plan.ts crossfadeJoins).
    */
   handles?: { before: number; after: number };
+  /**
+   * The crossfaded join before it is equal-gain (linear), not equal-power: its sound and the cut before's are alike
+   * there (a steady tone in phase), so their amplitudes add (media/crossfade-shape.ts).
+   */
+  equalGainJoin?: boolean;
 }
 
 export interface PlanOverlay {

@@ -18,6 +18,7 @@ import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
 import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
+import { shapeCrossfades } from './crossfade-shape.js';
 import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
@@ -127,6 +128,11 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
           signal: req.signal,
         }),
       );
+    // Each crossfaded join's shape, from the sound it overlaps (crossfade-shape.ts).
+    const shaped = soundPlan(plan, req.cutInputs);
+    plan = await shapeCrossfades(req.ffmpeg, plan, shaped, crossfadeJoins(plan, shaped, req.cutInputs), req.cutInputs, {
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
     // Captions burned in: each cut's script beside the output, where the processes run.

@@ -369,9 +369,16 @@ function crossfadedPlaceChain(head: string, label: string, cut: PlanCut, s: CutS
  * The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add
  * (discarded). A join with a crossfade (crossfadeJoins: `xfade[k]` samples between cut k-1 and cut k, whose placed
  * sounds run on half of it into each other's slot) overlaps them by its length with an equal-power crossfade (qsin:
- * the two gains' squares sum to 1), so the timeline's length is the slots' sum still.
+ * the two gains' squares sum to 1), or an equal-gain one (tri: they sum to 1) where the cut after it says its sound
+ * is alike the one before's there (equalGain, crossfade-shape.ts), so the timeline's length is the slots' sum still.
  */
-function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: number[] = []): string {
+function joinSlots(
+  labels: string[],
+  sounds: CutSound[],
+  out: string,
+  xfade: number[] = [],
+  equalGain: (boolean | undefined)[] = [],
+): string {
   if (!xfade.some((n) => n > 0)) {
     const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
     const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
@@ -390,8 +397,11 @@ function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: num
     }
     const joined = `[${out}j${i}]`;
     const n = xfade[i] ?? 0;
+    const curve = equalGain[i] ? 'tri' : 'qsin';
     chains.push(
-      n > 0 ? `${acc}${l}acrossfade=ns=${n}:o=1:c1=qsin:c2=qsin${joined}` : `${acc}${l}concat=n=2:v=0:a=1${joined}`,
+      n > 0
+        ? `${acc}${l}acrossfade=ns=${n}:o=1:c1=${curve}:c2=${curve}${joined}`
+        : `${acc}${l}concat=n=2:v=0:a=1${joined}`,
     );
     acc = joined;
   });
@@ -651,6 +661,7 @@ export function timelineArgs(job: TimelineJob): string[] {
       sounds,
       'acat',
       xfade,
+      plan.cuts.map((c) => c.equalGainJoin),
     ),
   );
   const branches = ['[vout]', ...(job.measure ? ['[vmeasure]'] : []), ...(job.sheet ? ['[vsheet]'] : [])];
@@ -883,6 +894,7 @@ function soundFromParts(
       parts.map((p) => sounds[p.cut]!),
       'joined',
       xfade,
+      parts.map((p) => plan.cuts[p.cut]!.equalGainJoin),
     ),
   );
   return { args, chains, next: input };
