@@ -104,6 +104,11 @@ export interface PlanCut {
    * there (a steady tone in phase), so their amplitudes add (media/crossfade-shape.ts).
    */
   equalGainJoin?: boolean;
+  /**
+   * Samples its sound plays later than its picture (at most ~10 ms), so that at the crossfaded join before it a steady
+   * tone meets the cut before's in phase rather than cancelling it (media/crossfade-shape.ts).
+   */
+  soundDelay?: number;
 }
 
 export interface PlanOverlay {

@@ -276,6 +276,14 @@ interface Handles {
 }
 const NO_HANDLES: Handles = { before: 0, after: 0 };
 
+/**
+ * What of a crossfaded cut's source is read: its handles, and before them its sound's delay (soundDelay), so that
+ * where its placed sound starts (half a crossfade before its slot, crossfadedPlaceChain) the source is that much
+ * earlier: its sound plays that much late.
+ */
+const decoded = (cut: PlanCut, h: Handles): Handles =>
+  h.before && cut.soundDelay ? { before: h.before + cut.soundDelay, after: h.after } : h;
+
 /** The filter (and its comma) that applies a cut's level windows to its range, or '' when they leave it as it is. */
 function rangeLevelFilter(cut: PlanCut, handles: Handles = NO_HANDLES): string {
   // One level over all of it is one multiplication.
@@ -633,13 +641,14 @@ export function timelineArgs(job: TimelineJob): string[] {
     ? (job.chunkCrossfades ?? []).map((n, i) => (i === 0 ? 0 : n))
     : crossfadeJoins(plan, sounds, job.cutInputs);
   const handles = plan.cuts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
+  const read = plan.cuts.map((c, i) => decoded(c, handles[i]!));
   const inputs = cutInputsOf(
     plan.cuts,
     plan,
     job.cutInputs,
     0,
     [],
-    handles.map((h) => h.before),
+    read.map((h) => h.before),
   );
   const args = [...COMMON, ...inputs.args, ...overlayArgs(plan, job.overlayInputs)];
 
@@ -649,7 +658,7 @@ export function timelineArgs(job: TimelineJob): string[] {
       `[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`,
     );
     g.push(
-      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!, handles[i]),
+      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!, read[i]),
       placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!, handles[i]),
     );
   });
@@ -876,9 +885,10 @@ function soundFromParts(
     }
     // Read as the cut's segment process reads its sound (the same seek, so the same samples), made 16-bit as that
     // process stores it: the samples the segment would give.
-    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, handles[i]!.before));
+    const read = decoded(cut, handles[i]!);
+    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, read.before));
     chains.push(
-      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, handles[i]),
+      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, read),
       placeChain(
         `[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`,
         `a${i}`,
