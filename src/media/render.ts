@@ -128,13 +128,22 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
           signal: req.signal,
         }),
       );
-    // Each crossfaded join's shape, from the sound it overlaps (crossfade-shape.ts).
-    const shaped = soundPlan(plan, req.cutInputs);
-    plan = await shapeCrossfades(req.ffmpeg, plan, shaped, crossfadeJoins(plan, shaped, req.cutInputs), req.cutInputs, {
-      ...(req.signal ? { signal: req.signal } : {}),
-    });
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
+    // Each crossfaded join's shape, from the sound it overlaps (crossfade-shape.ts); a join between chunks is not
+    // crossfaded (their sounds are laid end to end).
+    const shaped = soundPlan(plan, req.cutInputs);
+    const joins = crossfadeJoins(plan, shaped, req.cutInputs);
+    if (!single) {
+      let at = 0;
+      for (const c of chunkCuts(plan, req.maxInputs)) {
+        joins[at] = 0;
+        at += c.cuts.length;
+      }
+    }
+    plan = await shapeCrossfades(req.ffmpeg, plan, shaped, joins, req.cutInputs, {
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
     // Captions burned in: each cut's script beside the output, where the processes run.
     const captions = await writeCaptionScripts(dir, plan.cuts, `.captions.${tag}`);
     scratch.push(...captions.paths);
