@@ -99,6 +99,16 @@ export interface PlanCut {
    * sides have enough is crossfaded (media/sound-plan.ts crossfadeJoins).
    */
   handles?: { before: number; after: number };
+  /**
+   * The crossfaded join before it is equal-gain (linear), not equal-power: its sound and the cut before's are alike
+   * there (a steady tone in phase), so their amplitudes add (media/crossfade-shape.ts).
+   */
+  equalGainJoin?: boolean;
+  /**
+   * Samples its sound plays later than its picture (at most ~10 ms), so that at the crossfaded join before it a steady
+   * tone meets the cut before's in phase rather than cancelling it (media/crossfade-shape.ts).
+   */
+  soundDelay?: number;
 }
 
 export interface PlanOverlay {

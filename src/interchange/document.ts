@@ -143,6 +143,14 @@ export interface ExportClip {
   /** cutroom's framing of another shape (model.ts FocusSchema), kept in cutroom metadata where the format has room. */
   focus?: { x: number; y: number } | 'auto';
   mix?: ExchangeMix;
+  /** The edit's sound_handles (s; the pause beyond its in and out points), kept in cutroom metadata where it has room. */
+  soundHandles?: SoundHandles;
+}
+
+/** A cut's sound handles as a file carries them: seconds of pause before its in point and after its out point. */
+export interface SoundHandles {
+  before: number;
+  after: number;
 }
 
 export interface ExportOverlay {
@@ -230,6 +238,9 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
       outMs: c.outMs,
       ...(c.crop ? { crop: c.crop } : {}),
       ...(c.focus ? { focus: c.focus } : {}),
+      ...(c.soundHandles
+        ? { soundHandles: { before: c.soundHandles.beforeMs / 1000, after: c.soundHandles.afterMs / 1000 } }
+        : {}),
     };
     const mix = mixOf(c);
     if (mix) clip.mix = mix;
@@ -284,6 +295,20 @@ export function exportDocument(name: string, timeline: Timeline, media: Map<stri
   };
 }
 
+/**
+ * A cut's sound handles from cutroom's metadata in a file ({before, after} in seconds, and the in and out points in
+ * ms they were measured from); undefined where there are none or they are not numbers (normalizeEdit bounds them).
+ */
+export function soundHandlesFrom(raw: unknown, inMs: unknown, outMs: unknown): ImportedCut['soundHandles'] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const side = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const before = side((raw as Record<string, unknown>).before);
+  const after = side((raw as Record<string, unknown>).after);
+  if (!(before || after) || typeof inMs !== 'number' || typeof outMs !== 'number' || !(outMs > inMs)) return undefined;
+  if (!Number.isFinite(inMs) || !Number.isFinite(outMs)) return undefined;
+  return { before, after, inSec: inMs / 1000, outSec: outMs / 1000 };
+}
+
 /** Output frames as exact seconds. */
 export const framesToR = (frames: number, fps: { num: number; den: number }) => rational(frames * fps.den, fps.num);
 
@@ -320,6 +345,11 @@ export interface ImportedCut {
   place: Place;
   /** cutroom's mix, where the file carries it (cutroom's OTIO metadata). */
   mix?: ExchangeMix;
+  /**
+   * The cut's sound handles, where the file carries them (cutroom's metadata), with the in and out points (s) they
+   * were measured from: an edge an editor moved has another pause beyond it (to-edit.ts).
+   */
+  soundHandles?: SoundHandles & { inSec: number; outSec: number };
   /** From an EDL: its source timecodes as written (read at the source's rate once known) and its record length. */
   edlSource?: { tc: [string, string]; drop: boolean; recordFrames: number };
   /**

@@ -1,9 +1,10 @@
 // FCPXML 1.10 (Final Cut Pro; DaVinci Resolve reads and writes it too). Writing: formats and assets under
 // resources, then library > event > project > sequence > spine, the cuts as asset-clips back to back, each
 // overlay a connected asset-clip on lane -1 of the cut it starts in, levels as adjust-volume (a constant amount,
-// or keyframes with one-sample steps at window edges). Every time is an exact rational ("1001/30000s"). Reading
-// takes what Final Cut and Resolve write: asset-clips and clips (with their video), gaps, transitions, connected
-// clips on any spine item, tcStart offsets; what it cannot carry becomes a note. Pure: text in, text out.
+// or keyframes with one-sample steps at window edges), a cut's sound handles under a metadata key of cutroom's.
+// Every time is an exact rational ("1001/30000s"). Reading takes what Final Cut and Resolve write: asset-clips and
+// clips (with their video), gaps, transitions, connected clips on any spine item, tcStart offsets; what it cannot
+// carry becomes a note. Pure: text in, text out.
 import {
   MAX_IMPORT_ITEMS,
   addR,
@@ -13,6 +14,7 @@ import {
   quoteOf,
   rateFromNumber,
   rational,
+  soundHandlesFrom,
   type ExchangeMix,
   type ExportDocument,
   type ImportedCut,
@@ -36,6 +38,8 @@ const msR = (ms: number) => rational(Math.round(ms), 1000);
 /** One audio sample at 48 kHz: the width of a level step. */
 const STEP = rational(1, 48_000);
 const subR = (a: Rational, b: Rational) => addR(a, { n: -b.n, d: b.d });
+/** The metadata key of a cut's sound handles (cutroom's own, as its asset id's). */
+const HANDLES_KEY = 'com.cutroom.sound-handles';
 /** FCP's floor for volume: silence. */
 const SILENT_DB = -96;
 const dbOf = (level: number) => (level <= 0 ? `${SILENT_DB}dB` : `${+(20 * Math.log10(level)).toFixed(6)}dB`);
@@ -165,10 +169,16 @@ export function writeFcpxml(doc: ExportDocument): string {
   doc.clips.forEach((c) => {
     const m = doc.media.get(c.assetId);
     const attrs = `ref="${assetRef.get(c.assetId)}" offset="${fcpTime(framesToR(c.recordFrame, fps))}" name="${escapeXml(m?.name ?? c.assetId)}" start="${fcpTime(addR(c.sourceIn, tcOf(c.assetId)))}" duration="${fcpTime(framesToR(c.frames, fps))}" tcFormat="NDF"`;
-    const vol = volume(c.levels, c.inMs, c.outMs, `${pad}              `, c.mix);
-    if (!vol) lines.push(`${pad}            <asset-clip ${attrs}/>`);
-    else
-      lines.push(`${pad}            <asset-clip ${attrs}>`, vol.replace(/\n$/, ''), `${pad}            </asset-clip>`);
+    const inner = [
+      volume(c.levels, c.inMs, c.outMs, `${pad}              `, c.mix).replace(/\n$/, ''),
+      // Its sound handles, with the in and out points they were measured from, for import_edit (the DTD puts a
+      // clip's metadata last). Final Cut and Resolve keep or ignore a key of their own; they do not crossfade.
+      c.soundHandles
+        ? `${pad}              <metadata><md key="${HANDLES_KEY}" value="${escapeXml(JSON.stringify({ ...c.soundHandles, in_ms: c.inMs, out_ms: c.outMs }))}"/></metadata>`
+        : '',
+    ].filter(Boolean);
+    if (!inner.length) lines.push(`${pad}            <asset-clip ${attrs}/>`);
+    else lines.push(`${pad}            <asset-clip ${attrs}>`, ...inner, `${pad}            </asset-clip>`);
   });
   if (anchored) {
     lines.push('              </spine>');
@@ -201,6 +211,21 @@ export function writeFcpxml(doc: ExportDocument): string {
 }
 
 // ---- Reading ----
+
+/** A clip's sound handles from cutroom's metadata key, where it has one that reads. */
+function handlesOf(clip: XmlElement): ImportedCut['soundHandles'] {
+  const md = find(clip, 'metadata');
+  const value = md ? kids(md, 'md').find((m) => m.attrs.key === HANDLES_KEY)?.attrs.value : undefined;
+  if (value === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  const o = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  return soundHandlesFrom(o, o.in_ms, o.out_ms);
+}
 
 /** "1001/30000s", "5s", "0s" -> seconds; undefined when absent or malformed. */
 export function parseFcpTime(v: string | undefined): number | undefined {
@@ -583,6 +608,8 @@ export function readFcpxml(text: string): ImportedTimeline {
       };
       const mix = mixOfVolume(target);
       if (mix) cut.mix = mix;
+      const handles = handlesOf(target);
+      if (handles) cut.soundHandles = handles;
       out.cuts.push(cut);
       position += duration;
       continue;

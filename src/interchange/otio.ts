@@ -1,8 +1,8 @@
 // OpenTimelineIO JSON (the .otio file): a Timeline whose Stack holds one video track of Clips, a track of each
 // cut's own sound, then one audio track per overlay, placed with Gaps. Times are RationalTime {rate, value}; a
 // clip's source_range is in its source's frame rate (an overlay's starts at its `from`). OTIO has no standard
-// volume, so levels (and cutroom's own ids, in and out points, crop and mix: gain, fades, role, duck) travel in clip
-// metadata under the "cutroom" key. Pure: text in, text out.
+// volume, so levels (and cutroom's own ids, in and out points, crop, mix: gain, fades, role, duck, and sound handles)
+// travel in clip metadata under the "cutroom" key. Pure: text in, text out.
 import {
   MAX_IMPORT_ITEMS,
   heldExactly,
@@ -10,6 +10,7 @@ import {
   quoteOf,
   rateFromNumber,
   seconds,
+  soundHandlesFrom,
   type ExchangeMix,
   type ExportDocument,
   type ImportedCut,
@@ -94,6 +95,7 @@ export function writeOtio(doc: ExportDocument): string {
           ...(c.crop ? { crop: c.crop } : {}),
           ...(c.focus ? { focus: c.focus } : {}),
           ...(c.mix ? { mix: c.mix } : {}),
+          ...(c.soundHandles ? { sound_handles: c.soundHandles } : {}),
         },
       },
     };
@@ -428,6 +430,7 @@ export function readOtio(text: string): ImportedTimeline {
     effectNotes(it, place, notes);
     const m = cutroomMeta(it);
     const mix = mixFrom(m);
+    const handles = soundHandlesFrom(m?.sound_handles, m?.in_ms, m?.out_ms);
     const cut: ImportedCut = {
       media: hintsOf(it),
       sourceInSec: r.start,
@@ -437,6 +440,7 @@ export function readOtio(text: string): ImportedTimeline {
       place,
       ...(wholeMedia ? { wholeMedia } : {}),
       ...(mix ? { mix } : {}),
+      ...(handles ? { soundHandles: handles } : {}),
     };
     if (isObj(m?.crop)) {
       const z = num(m.crop.zoom);

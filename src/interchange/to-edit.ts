@@ -169,6 +169,7 @@ export interface DraftResult {
       audio_levels: { audio_level: number; start_time: number; end_time: number }[];
       crop?: { zoom: number; position_x: number; position_y: number };
       focus?: { x: number; y: number } | 'auto';
+      sound_handles?: { before?: number; after?: number };
     } & ExchangeMix)[];
     audio_overlay: ({
       audio_id: string;
@@ -208,6 +209,37 @@ function edlSourceSpan(
     return { inSec: sec(a), lengthSec: sec(b - a), frameSec: sec(1) };
   }
   return undefined;
+}
+
+/**
+ * A cut's sound handles at its edges as imported (ms). A handle is a stretch of pause in the source beyond the edge it
+ * was measured from: where the edge moved out into it, what is left of it; where it moved in by up to a frame (the
+ * round trip's rounding to frames), the handle as it was (beyond the edge lies the cut's own sound, then the pause);
+ * where an editor moved it further in, what lies beyond is not known to be pause, and that side has none (said).
+ */
+function handlesAt(
+  h: NonNullable<ImportedCut['soundHandles']>,
+  inMs: number,
+  outMs: number,
+  frameMs: number,
+): { kept?: { before?: number; after?: number }; dropped?: string } {
+  const side = (handle: number, outward: number) =>
+    handle <= 0 || outward < -(frameMs + 1)
+      ? 0
+      : Math.max(0, Math.floor(Math.min(handle * 1000, handle * 1000 - outward) + 1e-6));
+  const before = side(h.before, Math.round(h.inSec * 1000) - inMs);
+  const after = side(h.after, outMs - Math.round(h.outSec * 1000));
+  const lost = [...(h.before > 0 && !before ? ['in'] : []), ...(h.after > 0 && !after ? ['out'] : [])];
+  return {
+    ...(before || after
+      ? { kept: { ...(before ? { before: before / 1000 } : {}), ...(after ? { after: after / 1000 } : {}) } }
+      : {}),
+    ...(lost.length
+      ? {
+          dropped: `its ${lost.join(' and ')} point moved from where cutroom measured the pause beyond it, so its join there is not crossfaded (it fades out and in)`,
+        }
+      : {}),
+  };
 }
 
 const fpsValue = (f: { num: number; den: number }) => Math.round((f.num / f.den) * 1000) / 1000;
@@ -337,6 +369,10 @@ export function toEditDraft(
         message: `its in point is ${(-fileInMs / 1000).toFixed(3)} s before its media starts; it starts at the media's start`,
       });
     const inMs = Math.max(0, fileInMs);
+    const handles =
+      c.soundHandles && !relinkedFrom ? handlesAt(c.soundHandles, inMs, inMs + durationMs, frameMs(1)) : {};
+    if (handles.dropped)
+      notes.push({ severity: 'warning', place: c.place, cut: cuts.length, message: handles.dropped });
     cuts.push({
       video_id: asset?.id ?? `unmapped:${c.place}`,
       video_start_time: s(inMs),
@@ -348,6 +384,7 @@ export function toEditDraft(
       ),
       ...(c.crop ? { crop: c.crop } : {}),
       ...(c.focus ? { focus: c.focus } : {}),
+      ...(handles.kept ? { sound_handles: handles.kept } : {}),
       ...c.mix,
     });
   }

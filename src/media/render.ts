@@ -18,6 +18,7 @@ import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
 import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
+import { shapeCrossfades } from './crossfade-shape.js';
 import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
@@ -129,6 +130,20 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       );
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
+    // Each crossfaded join's shape, from the sound it overlaps (crossfade-shape.ts); a join between chunks is not
+    // crossfaded (their sounds are laid end to end).
+    const shaped = soundPlan(plan, req.cutInputs);
+    const joins = crossfadeJoins(plan, shaped, req.cutInputs);
+    if (!single) {
+      let at = 0;
+      for (const c of chunkCuts(plan, req.maxInputs)) {
+        joins[at] = 0;
+        at += c.cuts.length;
+      }
+    }
+    plan = await shapeCrossfades(req.ffmpeg, plan, shaped, joins, req.cutInputs, {
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
     // Captions burned in: each cut's script beside the output, where the processes run.
     const captions = await writeCaptionScripts(dir, plan.cuts, `.captions.${tag}`);
     scratch.push(...captions.paths);

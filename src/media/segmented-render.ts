@@ -25,6 +25,7 @@ import { whyFailed, runProcess } from './process.js';
 import { RenderError } from './render.js';
 import { SegmentStore, type SegmentRecord } from './segments.js';
 import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
+import { shapeCrossfades } from './crossfade-shape.js';
 import {
   concatArgs,
   finishArgs,
@@ -391,6 +392,11 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     // Where each cut's sound plays (the join places each segment's sound in its slot).
     sounds = soundPlan(plan, req.cutInputs);
     crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
+    // Each crossfade's shape, from the sound it overlaps (crossfade-shape.ts).
+    plan = await shapeCrossfades(req.ffmpeg, plan, sounds, crossfades, req.cutInputs, {
+      ...(req.signal ? { signal: req.signal } : {}),
+      turn: (work) => req.limiter.run(work),
+    });
     // What of it an earlier timeline's measurements give (mix-memory.ts).
     if (req.mixKey) {
       identity = mixIdentity(req.mixKey, plan, req.keys, sounds);

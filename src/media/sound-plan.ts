@@ -98,8 +98,8 @@ export const CROSSFADE_SAMPLES = 960;
 export const DECODED_AFTER_SEC = 0.1;
 
 /**
- * For each join (index k: between cut k-1 and cut k; index 0 unused, always 0), the samples of its equal-power
- * crossfade, centred on it; 0 where the join keeps its faded edges (a dip of a few milliseconds either side).
+ * For each join (index k: between cut k-1 and cut k; index 0 unused, always 0), the samples of its crossfade
+ * (equal-power, or equal-gain where its two sides' sound is alike: crossfade-shape.ts), centred on it; 0 where the join keeps its faded edges (a dip of a few milliseconds either side).
  *
  * What is crossfaded is pause: each cut plays on for half the crossfade beyond its slot, so the sound it plays there
  * must be neither a word nor muted. A cut's sound handles (the edit's sound_handles: compose_edit measures, for a cut

@@ -276,6 +276,14 @@ interface Handles {
 }
 const NO_HANDLES: Handles = { before: 0, after: 0 };
 
+/**
+ * What of a crossfaded cut's source is read: its handles, and before them its sound's delay (soundDelay), so that
+ * where its placed sound starts (half a crossfade before its slot, crossfadedPlaceChain) the source is that much
+ * earlier: its sound plays that much late.
+ */
+const decoded = (cut: PlanCut, h: Handles): Handles =>
+  h.before && cut.soundDelay ? { before: h.before + cut.soundDelay, after: h.after } : h;
+
 /** The filter (and its comma) that applies a cut's level windows to its range, or '' when they leave it as it is. */
 function rangeLevelFilter(cut: PlanCut, handles: Handles = NO_HANDLES): string {
   // One level over all of it is one multiplication.
@@ -369,9 +377,16 @@ function crossfadedPlaceChain(head: string, label: string, cut: PlanCut, s: CutS
  * The placed sounds of cuts (labels, in order) end to end, to `[out]`; a cut with no slot has nothing to add
  * (discarded). A join with a crossfade (crossfadeJoins: `xfade[k]` samples between cut k-1 and cut k, whose placed
  * sounds run on half of it into each other's slot) overlaps them by its length with an equal-power crossfade (qsin:
- * the two gains' squares sum to 1), so the timeline's length is the slots' sum still.
+ * the two gains' squares sum to 1), or an equal-gain one (tri: they sum to 1) where the cut after it says its sound
+ * is alike the one before's there (equalGain, crossfade-shape.ts), so the timeline's length is the slots' sum still.
  */
-function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: number[] = []): string {
+function joinSlots(
+  labels: string[],
+  sounds: CutSound[],
+  out: string,
+  xfade: number[] = [],
+  equalGain: (boolean | undefined)[] = [],
+): string {
   if (!xfade.some((n) => n > 0)) {
     const kept = labels.filter((_, i) => sounds[i]!.slot > 0);
     const dropped = labels.filter((_, i) => sounds[i]!.slot <= 0).map((l) => `${l}anullsink;`);
@@ -390,8 +405,11 @@ function joinSlots(labels: string[], sounds: CutSound[], out: string, xfade: num
     }
     const joined = `[${out}j${i}]`;
     const n = xfade[i] ?? 0;
+    const curve = equalGain[i] ? 'tri' : 'qsin';
     chains.push(
-      n > 0 ? `${acc}${l}acrossfade=ns=${n}:o=1:c1=qsin:c2=qsin${joined}` : `${acc}${l}concat=n=2:v=0:a=1${joined}`,
+      n > 0
+        ? `${acc}${l}acrossfade=ns=${n}:o=1:c1=${curve}:c2=${curve}${joined}`
+        : `${acc}${l}concat=n=2:v=0:a=1${joined}`,
     );
     acc = joined;
   });
@@ -623,13 +641,14 @@ export function timelineArgs(job: TimelineJob): string[] {
     ? (job.chunkCrossfades ?? []).map((n, i) => (i === 0 ? 0 : n))
     : crossfadeJoins(plan, sounds, job.cutInputs);
   const handles = plan.cuts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
+  const read = plan.cuts.map((c, i) => decoded(c, handles[i]!));
   const inputs = cutInputsOf(
     plan.cuts,
     plan,
     job.cutInputs,
     0,
     [],
-    handles.map((h) => h.before),
+    read.map((h) => h.before),
   );
   const args = [...COMMON, ...inputs.args, ...overlayArgs(plan, job.overlayInputs)];
 
@@ -639,7 +658,7 @@ export function timelineArgs(job: TimelineJob): string[] {
       `[${inputs.picture[i]}:v]${videoChain(cut, plan, job.cutInputs[i]!, job.encode.scaleFlags, job.captionFiles?.get(cut.index))}[v${i}]`,
     );
     g.push(
-      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!, handles[i]),
+      rangeChain(inputs.sound[i]!, `r${i}`, cut, job.cutInputs[i]!, read[i]),
       placeChain(`[r${i}]`, `a${i}`, cut, sounds[i]!, handles[i]),
     );
   });
@@ -651,6 +670,7 @@ export function timelineArgs(job: TimelineJob): string[] {
       sounds,
       'acat',
       xfade,
+      plan.cuts.map((c) => c.equalGainJoin),
     ),
   );
   const branches = ['[vout]', ...(job.measure ? ['[vmeasure]'] : []), ...(job.sheet ? ['[vsheet]'] : [])];
@@ -865,9 +885,10 @@ function soundFromParts(
     }
     // Read as the cut's segment process reads its sound (the same seek, so the same samples), made 16-bit as that
     // process stores it: the samples the segment would give.
-    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, handles[i]!.before));
+    const read = decoded(cut, handles[i]!);
+    if (part.input.hasAudio) args.push(...cutSoundInputArgs(cut, part.input, read.before));
     chains.push(
-      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, handles[i]),
+      rangeChain(part.input.hasAudio ? input++ : -1, `r${i}`, cut, part.input, read),
       placeChain(
         `[r${i}]aformat=sample_fmts=s16:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,aformat=sample_fmts=fltp,`,
         `a${i}`,
@@ -883,6 +904,7 @@ function soundFromParts(
       parts.map((p) => sounds[p.cut]!),
       'joined',
       xfade,
+      parts.map((p) => plan.cuts[p.cut]!.equalGainJoin),
     ),
   );
   return { args, chains, next: input };

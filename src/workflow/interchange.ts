@@ -164,6 +164,18 @@ function finishingNotWritten(t: Timeline, format: string): string[] {
       `the loudness target (${t.loudness.targetLufs} LUFS, true peak ${t.loudness.truePeakDb} dBTP) is not carried in ${fmt}: set it in the editor's application, or render here`,
     );
   if (t.captions) out.push('captions are not in the timeline file: export_edit {format: "srt" or "vtt"} writes them');
+  // Joins of cuts by words, crossfaded over the pause beyond them where both cuts carry it (their sound_handles).
+  const joins = t.cuts.flatMap((c, k) =>
+    k > 0 && t.cuts[k - 1]!.soundHandles?.afterMs && c.soundHandles?.beforeMs ? [k] : [],
+  );
+  if (joins.length) {
+    const which = `${joins.length === 1 ? 'the join' : 'the joins'} after cut${joins.length === 1 ? '' : 's'} ${joins.join(', ')}`;
+    out.push(
+      format === 'edl'
+        ? `${which} ${joins.length === 1 ? 'is' : 'are'} crossfaded over the pause beyond the cuts (their sound_handles), which an EDL cannot carry: imported back, ${joins.length === 1 ? 'it fades' : 'they fade'} out and in (a dip of a few dB); the edit keeps them`
+        : `${which} ${joins.length === 1 ? 'is' : 'are'} crossfaded (20 ms) over the pause beyond the cuts: their sound_handles are kept in cutroom's ${fmt} metadata (import_edit reads them back), but an editor's application cuts there; add a short audio crossfade at ${joins.length === 1 ? 'it' : 'each'}`,
+    );
+  }
   if (format !== 'fcpxml' && t.overlays.some((o) => mixOf(o)?.role === 'music'))
     out.push(
       `the music's duck under speech is kept in cutroom's ${fmt} metadata (import_edit reads it back), but an editor's application does not play it`,

@@ -1,6 +1,7 @@
 // Speech with every word's true start and end (flite's own phone times, test/helpers/flite-words.ts): sentences said
 // one by one in a voice, laid on a timeline with pauses between them, optionally over a tonal music bed (three sines
-// under a slow swell) a given number of dB under the speech; as a 25 fps video with AAC sound.
+// under a slow swell), a steady tone or room tone a given number of dB under the speech; as a 25 fps video with AAC
+// sound.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,10 +38,12 @@ function rmsDb(s: Int16Array, spans: { start: number; end: number }[]): number {
 }
 
 export const WORD_CUT_FPS = 25;
+/** The steady tone of the `tone` bed (a hum's or a held note's): a whole number of samples a period at 16 and 48 kHz. */
+export const TONE_HZ = 500;
 
 /**
  * `sentences` said in `voice` after `lead` s of silence, with `gaps` between them; `bedDb` under the speech, or none:
- * the tonal music bed, or `room` tone (steady pink noise, as a room's hiss).
+ * the tonal music bed, `room` tone (steady pink noise, as a room's hiss), or a steady `tone` (a sine at `toneHz`).
  */
 export function makeWordCutMedia(
   dir: string,
@@ -49,7 +52,8 @@ export function makeWordCutMedia(
   sentences: string[],
   gaps: number[],
   bedDb?: number,
-  bed: 'music' | 'room' = 'music',
+  bed: 'music' | 'room' | 'tone' = 'music',
+  toneHz = TONE_HZ,
 ): { video: string; words: PlacedWord[] } {
   const words: PlacedWord[] = [];
   const list: string[] = [];
@@ -107,7 +111,9 @@ export function makeWordCutMedia(
     const chord =
       bed === 'room'
         ? `anoisesrc=c=pink:r=16000:a=0.2:seed=11,atrim=0:${t.toFixed(3)}[o]`
-        : `sine=f=220:r=16000[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',atrim=0:${t.toFixed(3)}[o]`;
+        : bed === 'tone'
+          ? `sine=f=${toneHz}:r=16000,atrim=0:${t.toFixed(3)}[o]`
+          : `sine=f=220:r=16000[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))',atrim=0:${t.toFixed(3)}[o]`;
     run('ffmpeg', ['-v', 'error', '-y', '-filter_complex', chord, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
     const gain = rmsDb(pcm(speech), words) - bedDb - rmsDb(pcm(raw), [{ start: 0, end: t }]);
     sound = join(dir, `${name}-mix.wav`);

@@ -5,7 +5,7 @@
 // previewed; at every join the room tone goes on at its level (each side faded out and in, it dipped about 4 dB over
 // the 10 ms around the join, above 1 kHz), with no run of digital silence and no click; the sound handles the edit carries (what
 // the crossfade may play beyond a cut) never reach a word; and the picture and the timeline's length are those of
-// the same edit without them.
+// the same edit without them. Exported to OTIO or FCPXML and imported back, the joins are still crossfaded.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -218,6 +218,61 @@ describe('cuts by words one after another', () => {
     for (const k of previewed.joins) expect(Math.abs(k.dip), said(previewed)).toBeLessThan(1.5);
     expect(previewed.silentRun, `silent from ${previewed.silentAt.toFixed(3)} s`).toBeLessThan(0.005 * RATE);
     for (const k of previewed.joins) expect(k.click, said(previewed)).toBeLessThan(1);
+  }, 1_800_000);
+
+  it('keep their crossfade through OTIO and FCPXML and back; an EDL says it cannot carry it', async () => {
+    // The same joins as above, exported for an editor and imported back unchanged: the edit that comes back must join
+    // as the one that went (without its sound handles, each join faded out and in: a dip of about 4 dB).
+    const c = await compose(
+      [0, 2, 1, 3].map((s) => ({ asset_id: assetId, words: [sentence(s)[0]!, sentence(s).at(-1)!] })),
+    );
+    expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
+    const sent = (await storedEdit<Edit>(server.client, c.edit_id)).video_series_sequential;
+    const roundTrip = async (format: string) => {
+      const out = structured<{ path: string; warnings: string[] }>(
+        await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
+      );
+      const back = structured<Composed>(
+        await call('import_edit', { project_id: projectId, path: out.path, resolution: '160x90' }),
+      );
+      expect(back.ready, back.diagnostics.map((d) => d.message).join('; ')).toBe(true);
+      return {
+        warnings: out.warnings,
+        editId: back.edit_id,
+        edit: await storedEdit<Edit>(server.client, back.edit_id),
+      };
+    };
+    const crossfaded = (w: string) => /crossfaded/.test(w) && /after cuts 1, 2, 3/.test(w);
+    for (const format of ['otio', 'fcpxml']) {
+      const back = await roundTrip(format);
+      const segs = back.edit.video_series_sequential;
+      expect(segs.map((s) => [s.video_start_time, s.video_end_time])).toEqual(
+        sent.map((s) => [s.video_start_time, s.video_end_time]),
+      );
+      const r = structured<{ render: { done: boolean; url?: string } }>(
+        await call('render_edit', { project_id: projectId, edit_id: back.editId, wait: true }),
+      );
+      expect(r.render.done).toBe(true);
+      const cut = segs.map((s) => Math.round((sec(s.video_end_time) - sec(s.video_start_time)) * WORD_CUT_FPS));
+      const joins = cut.slice(0, -1).map((_, k) => cut.slice(0, k + 1).reduce((a, b) => a + b, 0) / WORD_CUT_FPS);
+      const judged = judgeJoins(fileURLToPath(r.render.url!), joins);
+      const said = judged.joins.map((k) => `${k.t.toFixed(2)} s: ${k.dip.toFixed(1)} dB, step ${k.click.toFixed(2)}x`);
+      console.error(`${format} round trip: ${said.join('; ')}`);
+      for (const k of judged.joins) expect(Math.abs(k.dip), `${format}: ${said.join('; ')}`).toBeLessThan(1.5);
+      for (const k of judged.joins) expect(k.click, `${format}: ${said.join('; ')}`).toBeLessThan(1);
+      expect(judged.silentRun, `${format}: silent from ${judged.silentAt.toFixed(3)} s`).toBeLessThan(0.005 * RATE);
+      // The handles come back as they went, and the file says an editor's application will not crossfade there.
+      expect(
+        segs.map((s) => s.sound_handles ?? {}),
+        format,
+      ).toEqual(sent.map((s) => s.sound_handles ?? {}));
+      expect(back.warnings.filter(crossfaded), back.warnings.join('\n')).toHaveLength(1);
+    }
+    // An EDL has no room for them: the export says so, and the edit read back has none.
+    const edl = await roundTrip('edl');
+    expect(edl.warnings.filter(crossfaded), edl.warnings.join('\n')).toHaveLength(1);
+    expect(edl.warnings.find(crossfaded)).toMatch(/EDL cannot carry/);
+    expect(edl.edit.video_series_sequential.filter((s) => s.sound_handles)).toEqual([]);
   }, 1_800_000);
 
   it("carry sound handles that never reach a word: none where a cut's words run into their neighbour", async () => {

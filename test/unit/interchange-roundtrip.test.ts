@@ -684,3 +684,47 @@ describe('the voiceover in FCPXML is anchored to the timeline (issue 21, item 6)
     expect(back.draft.audio_overlay.map((o) => [o.audio_id, o.audio_start_time])).toEqual([[AUDIO[0], 0.4]]);
   });
 });
+
+describe('sound handles (issue 46, item 3)', () => {
+  const t = () =>
+    timelineOf({
+      video_output_fps: 25,
+      video_output_resolution: '1280x720',
+      video_series_sequential: [
+        { video_id: VIDEO[0]!, video_start_time: 1, video_end_time: 2, sound_handles: { after: 0.02 } },
+        { video_id: VIDEO[0]!, video_start_time: 3, video_end_time: 4, sound_handles: { before: 0.015, after: 0.02 } },
+      ],
+    });
+  const media = mediaFor([{ num: 25, den: 1 }]);
+  const handles = (format: Format, edit?: (i: ImportedTimeline) => void) => {
+    const imported = read(format, write(format, t(), media), t().fps);
+    edit?.(imported);
+    const r = toEditDraft(imported, candidates(media), {});
+    return { handles: r.draft.video_series_sequential.map((c) => c.sound_handles), notes: r.notes };
+  };
+
+  it.each(['otio', 'fcpxml'] as const)('%s: come back as they went', (format) => {
+    expect(handles(format).handles).toEqual([{ after: 0.02 }, { before: 0.015, after: 0.02 }]);
+  });
+
+  it.each(['otio', 'fcpxml'] as const)(
+    '%s: a side whose edge an editor moved has none (what lies beyond is not known to be pause), said',
+    (format) => {
+      // The first clip trimmed by 10 frames at its end; the second's in point moved a frame earlier, into its pause.
+      const r = handles(format, (i) => {
+        i.cuts[0]!.durationSec -= 0.4;
+        i.cuts[1]!.sourceInSec -= 0.04;
+        i.cuts[1]!.durationSec += 0.04;
+      });
+      expect(r.handles).toEqual([undefined, { after: 0.02 }]);
+      expect(r.notes.filter((n) => /crossfaded/.test(n.message)).map((n) => [n.cut, n.message])).toEqual([
+        [0, expect.stringMatching(/its out point moved/)],
+        [1, expect.stringMatching(/its in point moved/)],
+      ]);
+    },
+  );
+
+  it('edl: are not carried', () => {
+    expect(handles('edl').handles).toEqual([undefined, undefined]);
+  });
+});
