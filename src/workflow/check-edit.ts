@@ -26,7 +26,8 @@ import {
 import { DEFAULT_FPS } from '../edit/model.js';
 import { CLOSE_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
-import { agreedBoundaries, realignEdges, runsOn, type Realigned } from './aligned-edges.js';
+import { agreedBoundaries, runsOn, type Realigned } from '../analysis/word-joins.js';
+import { realignEdges } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';

@@ -1,8 +1,8 @@
-// Where a cut by words may go close to a neighbour it runs into (src/workflow/aligned-edges.ts): only where the
+// Where a cut by words may go close to a neighbour it runs into (src/analysis/word-joins.ts): only where the
 // transcript hears no pause and a forced alignment of the words around the edge agrees with it on the boundary, and
 // then at the side of the two boundaries that keeps more of the cut's word.
 import { describe, expect, it } from 'vitest';
-import { agreedBoundaries, runsOn, type Realigned } from '../../src/workflow/aligned-edges.js';
+import { agreedBoundaries, runsOn, type Realigned } from '../../src/analysis/word-joins.js';
 import type { TimedWord } from '../../src/edit/words.js';
 
 const word = (index: number, start: number, end: number): TimedWord => ({
