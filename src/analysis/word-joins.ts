@@ -3,6 +3,7 @@
 // on. No I/O: the words and their alignment in, seconds out.
 import type { TimedWord } from '../edit/words.js';
 import { OBSTRUENTS, ONSETS, STOPS, VOWELS } from './dictionary.js';
+import { sibilantJoin } from './join-landmarks.js';
 
 /**
  * The first and last words' neighbours and themselves, placed again: by transcript index, with the phones each of
@@ -31,18 +32,19 @@ const AGREE_BOUNDARY = 0.015;
 const RUN_ON_GAP = 0.03;
 
 /**
- * Where the words run together at a cut's edges, the boundary the transcript and the forced alignment (`forced`, from
- * workflow/aligned-edges.ts) agree on, each taken as the midpoint of the word's end and the next one's start: before the first
- * word, the earlier of the two (the later may be in the word), after the last, the later. Undefined at an edge where
- * either is missing, the transcript hears a pause, no phone there marks the join, or they lie further apart than
- * AGREE_BOUNDARY.
+ * Where the words run together at a cut's edges, the boundary the transcript and the forced alignment (`forced`,
+ * from workflow/aligned-edges.ts) agree on, each taken as the midpoint of the word's end and the next one's start:
+ * before the first word, the earlier of the two (the later may be in the word), after the last, the later. Undefined
+ * at an edge where either is missing, the transcript hears a pause, no phone there marks the join, or they lie
+ * further apart than AGREE_BOUNDARY. `hissBefore`, `hissAfter`: the join there is a sibilant's onset
+ * (join-landmarks.ts), which the sound itself places closer.
  */
 export function agreedBoundaries(
   words: TimedWord[],
   forced: Realigned,
   first: number,
   last: number,
-): { before?: number; after?: number } {
+): { before?: number; after?: number; hissBefore?: true; hissAfter?: true } {
   const agreed = (left: number, right: number, pick: (x: number, y: number) => number) => {
     const a = words[left];
     const b = words[right];
@@ -52,11 +54,17 @@ export function agreedBoundaries(
     if (!landmark(fa.lastPhones, fb.firstPhones)) return undefined;
     const transcript = (a.end_seconds + b.start_seconds) / 2;
     const aligned = (fa.end + fb.start) / 2;
-    return Math.abs(transcript - aligned) <= AGREE_BOUNDARY ? pick(transcript, aligned) : undefined;
+    if (Math.abs(transcript - aligned) > AGREE_BOUNDARY) return undefined;
+    return { at: pick(transcript, aligned), hiss: sibilantJoin(fa.lastPhones, fb.firstPhones) };
   };
   const before = agreed(first - 1, first, Math.min);
   const after = agreed(last, last + 1, Math.max);
-  return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+  return {
+    ...(before ? { before: before.at } : {}),
+    ...(after ? { after: after.at } : {}),
+    ...(before?.hiss ? { hissBefore: true } : {}),
+    ...(after?.hiss ? { hissAfter: true } : {}),
+  };
 }
 
 /** Whether the transcript runs words first..last into a neighbour word at either edge (no pause heard between). */

@@ -26,6 +26,9 @@ describe('agreedBoundaries', () => {
     const b = agreedBoundaries(words, forced, 1, 2);
     expect(b.before).toBeCloseTo(1.288, 6); // transcript 1.295, aligned 1.288
     expect(b.after).toBeCloseTo(1.905, 6); // transcript 1.895, aligned 1.905
+    // The s's onset is one the sound places closer (join-landmarks.ts); the t's release is not.
+    expect(b.hissBefore).toBe(true);
+    expect(b.hissAfter).toBeUndefined();
   });
 
   it('leaves a join no phone marks alone ("saw|a": a vowel into a vowel; "market|to"), however well the two agree', () => {
