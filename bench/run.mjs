@@ -19,6 +19,7 @@ const all = {
   queue: () => import('./queue.mjs'),
   'reframe-real': () => import('./reframe-real.mjs'),
   scorecard: () => import('./scorecard.mjs'),
+  'join-landmarks': () => import('./join-landmarks.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

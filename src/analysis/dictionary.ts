@@ -46,6 +46,47 @@ export const PHONES = [
 ] as const;
 export type PhoneName = (typeof PHONES)[number];
 
+/**
+ * Phones by how they sound, by name: the classes the phonetic search weighs mistakes by (sound-search.ts) and the
+ * rule for where the sound marks a join between two words (word-joins.ts) share.
+ */
+export const VOWELS: ReadonlySet<PhoneName> = new Set<PhoneName>([
+  'AA',
+  'AE',
+  'AH',
+  'AO',
+  'AW',
+  'AY',
+  'EH',
+  'ER',
+  'EY',
+  'IH',
+  'IY',
+  'OW',
+  'OY',
+  'UH',
+  'UW',
+]);
+export const STOPS: ReadonlySet<PhoneName> = new Set<PhoneName>(['P', 'B', 'T', 'D', 'K', 'G']);
+/** Fricatives and affricates, h among them. */
+export const FRICATIVES: ReadonlySet<PhoneName> = new Set<PhoneName>([
+  'F',
+  'V',
+  'TH',
+  'DH',
+  'S',
+  'Z',
+  'SH',
+  'ZH',
+  'HH',
+  'CH',
+  'JH',
+]);
+/** Phones that mark their own start in the sound: a stop's closure, a sibilant's hiss, an h. */
+export const ONSETS: ReadonlySet<PhoneName> = new Set<PhoneName>([...STOPS, 'S', 'SH', 'Z', 'ZH', 'CH', 'JH', 'HH']);
+/** Stops, fricatives and affricates. */
+export const OBSTRUENTS: ReadonlySet<PhoneName> = new Set<PhoneName>([...STOPS, ...FRICATIVES]);
+
 const PHONE_ID = new Map<string, number>(PHONES.map((p, i) => [p, i]));
 
 /** A phone's id from its name (stress digits ignored), or undefined. */

@@ -5,7 +5,7 @@
 // runs that sound almost like the query are near misses, and words recognition was unsure of are flagged doubtful
 // by their confidence.
 import { findPhrase, textWords, wordKey, type TimedWord } from '../edit/words.js';
-import { PHONES, type Cmudict } from './dictionary.js';
+import { FRICATIVES, PHONES, STOPS, VOWELS, type Cmudict } from './dictionary.js';
 import { lettersToPhones, numberWords } from './letter-to-sound.js';
 
 /** Every pronunciation of a word: the dictionary's variants, else one by letter-to-sound. */
@@ -46,11 +46,10 @@ const concat = (parts: Uint8Array[]) => {
 // ---- How alike two phones sound -------------------------------------------------------------------------------
 
 const id = (name: string) => PHONES.indexOf(name as (typeof PHONES)[number]);
-const VOWELS = new Set(
-  ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW'].map(id),
-);
-const STOPS = new Set(['P', 'B', 'T', 'D', 'K', 'G'].map(id));
-const FRICATIVES = new Set(['F', 'V', 'TH', 'DH', 'S', 'Z', 'SH', 'ZH', 'HH', 'CH', 'JH'].map(id));
+const ids = (names: ReadonlySet<string>) => new Set([...names].map(id));
+const VOWEL_IDS = ids(VOWELS);
+const STOP_IDS = ids(STOPS);
+const FRICATIVE_IDS = ids(FRICATIVES);
 
 /**
  * Pairs that sound alike, and what mistaking one for the other costs. Otherwise: two vowels 0.5 (0.35 with AH),
@@ -93,11 +92,11 @@ const REPEAT_COST = 0.15;
 /** What hearing phone b for phone a costs by their classes, before the close pairs below are set. */
 function classSubstituteCost(a: number, b: number): number {
   if (a === b) return 0;
-  const vowels = Number(VOWELS.has(a)) + Number(VOWELS.has(b));
+  const vowels = Number(VOWEL_IDS.has(a)) + Number(VOWEL_IDS.has(b));
   if (vowels === 2 && (a === id('AH') || b === id('AH'))) return 0.35;
   if (vowels === 2) return 0.5;
   if (vowels === 1) return 1;
-  const sameManner = (STOPS.has(a) && STOPS.has(b)) || (FRICATIVES.has(a) && FRICATIVES.has(b));
+  const sameManner = (STOP_IDS.has(a) && STOP_IDS.has(b)) || (FRICATIVE_IDS.has(a) && FRICATIVE_IDS.has(b));
   if (sameManner) return 0.7;
   return 1;
 }

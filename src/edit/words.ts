@@ -385,7 +385,17 @@ export const RUN_ON_FADE = 0.015;
  * `fadeSec` inside the handle.
  */
 export function cutAroundEdges(
-  e: { onset: number; before: PauseSpan; end: number; after: PauseSpan; runOnBefore?: boolean; runOnAfter?: boolean },
+  e: {
+    onset: number;
+    before: PauseSpan;
+    end: number;
+    after: PauseSpan;
+    runOnBefore?: boolean;
+    runOnAfter?: boolean;
+    /** The run-on fade at this edge (s), where it is not `runOnFadeSec`. */
+    runOnFadeBefore?: number;
+    runOnFadeAfter?: number;
+  },
   opts: { handle: number; fadeSec: number; duration: number; grid?: FrameGrid; runOnFadeSec?: number },
 ): WordCut {
   const onset = floorMs(Math.max(0, e.onset));
@@ -396,11 +406,11 @@ export function cutAroundEdges(
   // A handle is measured from the words' own times, not from their millisecond rounding (rounding twice could add a
   // millisecond beyond the handle).
   const headFrom = () => {
-    if (e.runOnBefore) return onset - runOnFade;
+    if (e.runOnBefore) return onset - (e.runOnFadeBefore ?? runOnFade);
     return shortBefore ? Math.min(onset, e.before.quietest) : e.onset - opts.handle;
   };
   const tailTo = () => {
-    if (e.runOnAfter) return end + runOnFade;
+    if (e.runOnAfter) return end + (e.runOnFadeAfter ?? runOnFade);
     return shortAfter ? Math.max(end, e.after.quietest) : e.end + opts.handle;
   };
   const soundIn = Math.min(onset, floorMs(Math.max(0, headFrom())));

@@ -5,6 +5,7 @@
 // in that window (the pause's floor: silence, room tone or a steady music bed, band by band). A frame is speech where
 // its bands rise clearly above their floors; the pause is the longest run of frames that do not.
 import { fft } from '../analysis/fft.js';
+import { sibilantOnset } from '../analysis/join-landmarks.js';
 import { monoSoundArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
@@ -42,6 +43,12 @@ export interface HeardEdges {
   after: Pause;
   runOnBefore?: boolean;
   runOnAfter?: boolean;
+  /**
+   * Where the edge was placed at a sibilant's onset heard in the sound (`hissBefore`, `hissAfter`), the neighbour's
+   * part beside it is faded over this long (s), not the default run-on fade.
+   */
+  runOnFadeBefore?: number;
+  runOnFadeAfter?: number;
 }
 
 /** Words' times as the transcript has them: the first and last of a cut, and their neighbours when there are. */
@@ -64,11 +71,17 @@ export interface EdgeWords {
   tight?: boolean;
   /**
    * Where the words run together at the head (tail), the boundary two alignments agree on (the transcript's and a
-   * forced alignment of the words around it, aligned-edges.ts), taken at its side that keeps more of the cut's word.
-   * The cut goes CLOSE_LEAN beyond it rather than up to RUN_ON_REACH: a shorter fragment of the neighbour.
+   * forced alignment of the words around it, analysis/word-joins.ts), taken at its side that keeps more of the cut's
+   * word. The cut goes CLOSE_LEAN beyond it rather than up to RUN_ON_REACH: a shorter fragment of the neighbour.
    */
   agreedBefore?: number;
   agreedAfter?: number;
+  /**
+   * The agreed join before (after) is a sibilant's onset (analysis/join-landmarks.ts): it is searched for in the sound
+   * within HISS_SEARCH of the agreed boundary, and the cut goes HISS_LEAN beyond it, faded over HISS_FADE.
+   */
+  hissBefore?: boolean;
+  hissAfter?: boolean;
 }
 
 export interface EdgeDeps {
@@ -262,7 +275,8 @@ function edgeIn(
   origin: number,
   tight = false,
   agreed?: number,
-): { edge: number; pause: Pause; open: boolean; runOn?: boolean } {
+  hiss?: { samples: Float32Array; from: number },
+): { edge: number; pause: Pause; open: boolean; runOn?: boolean; fade?: number } {
   const t = (f: number) => origin + frameTime(f);
   const runs = pauses(a.activity);
   const near = (r: Run) =>
@@ -303,6 +317,12 @@ function edgeIn(
   // No pause, and two alignments agree where the words meet: the cut goes CLOSE_LEAN beyond that boundary
   // (bench/README.md, "cut by words": no kept word clipped on flite's voices, clean or under a bed, at this lean).
   if (agreed !== undefined) {
+    // Where the join is a sibilant's onset, the sound places it to a few milliseconds: HISS_LEAN beyond it.
+    const found = hiss ? hissOnset(hiss, agreed) : undefined;
+    if (found !== undefined) {
+      const q = side === 'before' ? found - HISS_LEAN : found + HISS_LEAN;
+      return { edge: q, pause: { from: q, to: q, quietest: q }, open: false, runOn: true, fade: HISS_FADE };
+    }
     const q = side === 'before' ? agreed - CLOSE_LEAN : agreed + CLOSE_LEAN;
     return { edge: q, pause: { from: q, to: q, quietest: q }, open: false, runOn: true };
   }
@@ -398,6 +418,27 @@ const TIGHT_REACH = 0.06;
  */
 export const CLOSE_LEAN = 0.03;
 
+/**
+ * At a sibilant's onset (analysis/join-landmarks.ts), the onset is searched for within HISS_SEARCH (s) of the agreed
+ * boundary (which errs by up to 25 ms), and the cut goes HISS_LEAN beyond it, the neighbour's part faded over
+ * HISS_FADE: the onset found lies within -12..+10 ms of the true one on flite's four voices, clean and under a bed
+ * (bench/README.md), so no word is clipped and at most about 25 ms of the neighbour is heard.
+ */
+const HISS_SEARCH = 0.03;
+export const HISS_LEAN = 0.008;
+const HISS_FADE = 0.005;
+
+/** The sibilant's onset near `agreed` (s, on the asset's clock) in decoded sound starting at `from`, if heard. */
+function hissOnset(sound: { samples: Float32Array; from: number }, agreed: number): number | undefined {
+  const lo = Math.max(0, Math.floor((agreed - HISS_SEARCH - HISS_CONTEXT - sound.from) * RATE));
+  const hi = Math.min(sound.samples.length, Math.ceil((agreed + HISS_SEARCH + HISS_CONTEXT - sound.from) * RATE));
+  if (hi - lo < RATE * 2 * HISS_SEARCH) return undefined;
+  const at = sibilantOnset(sound.samples.subarray(lo, hi), RATE, agreed - sound.from - lo / RATE, HISS_SEARCH);
+  return at === undefined ? undefined : sound.from + lo / RATE + at;
+}
+/** Sound read beyond the search on each side (s): the measure's frames and the hiss's hold after the onset. */
+const HISS_CONTEXT = 0.06;
+
 /** A quiet run this long (s) is a pause near where the transcript puts the words, and this long anywhere. */
 const LONG_PAUSE = 0.15;
 const SWALLOWED_PAUSE = 0.3;
@@ -442,15 +483,16 @@ export async function hearEdges(
       Math.max(w.firstEnd, w.start + (swallowedBefore ? 0.8 : 0.3)) + (w.tight ? 0.05 : 0.2),
     );
     for (;;) {
-      const all = frameActivity(await decode(deps, source, headFrom, headTo, signal));
+      const samples = await decode(deps, source, headFrom, headTo, signal);
       const r = edgeIn(
-        framesUpTo(all, headFrom, middle),
+        framesUpTo(frameActivity(samples), headFrom, middle),
         'before',
         w.start,
         heardBefore,
         headFrom,
         w.tight,
         w.agreedBefore,
+        w.hissBefore ? { samples, from: headFrom } : undefined,
       );
       const further = Math.min(w.duration, w.end, headTo + 1);
       if (w.tight || !r.open || headTo >= middle || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
@@ -460,9 +502,10 @@ export async function hearEdges(
   const tail = async () => {
     let tailFrom = Math.max(0, Math.min(w.lastStart, w.end - (swallowedAfter ? 0.8 : 0.3)) - (w.tight ? 0.05 : 0.2));
     for (;;) {
-      const all = frameActivity(await decode(deps, source, tailFrom, tailTo, signal));
-      const from = framesFrom(all, tailFrom, middle);
-      const r = edgeIn(from.frames, 'after', w.end, heardAfter, from.origin, w.tight, w.agreedAfter);
+      const samples = await decode(deps, source, tailFrom, tailTo, signal);
+      const from = framesFrom(frameActivity(samples), tailFrom, middle);
+      const hiss = w.hissAfter ? { samples, from: tailFrom } : undefined;
+      const r = edgeIn(from.frames, 'after', w.end, heardAfter, from.origin, w.tight, w.agreedAfter, hiss);
       const further = Math.max(0, w.start, tailFrom - 1);
       if (w.tight || !r.open || tailFrom <= middle || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
       tailFrom = further;
@@ -476,6 +519,8 @@ export async function hearEdges(
     after: after.pause,
     ...(before.runOn ? { runOnBefore: true } : {}),
     ...(after.runOn ? { runOnAfter: true } : {}),
+    ...(before.fade !== undefined ? { runOnFadeBefore: before.fade } : {}),
+    ...(after.fade !== undefined ? { runOnFadeAfter: after.fade } : {}),
   };
 }
 

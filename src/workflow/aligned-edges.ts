@@ -2,9 +2,11 @@
 // word times are as loose as the engine that made them (a word run over the pause beside it, a boundary between two
 // words a tenth of a second off); held to the few words around an edge, in order, PocketSphinx places them within a
 // few tens of milliseconds. Which words, which seconds of sound, and which of the engine's times to trust are decided
-// here; without PocketSphinx (or where it places nothing), the transcript's times stand.
+// here; without PocketSphinx (or where it places nothing), the transcript's times stand. Where the cut may then go
+// close to a neighbour word is the pure rule of analysis/word-joins.ts.
 import type { TimedWord } from '../edit/words.js';
 import { phoneNames } from '../analysis/dictionary.js';
+import type { Realigned } from '../analysis/word-joins.js';
 import { alignWords, type AlignedWord } from '../media/word-align.js';
 import type { MediaSource } from '../media/input.js';
 import { speechRuns } from '../media/word-edges.js';
@@ -31,12 +33,6 @@ function spokenShare(w: { start: number; end: number }, runs: { from: number; to
   for (const r of runs) spoken += Math.max(0, Math.min(w.end, r.to) - Math.max(w.start, r.from));
   return spoken / Math.max(1e-6, w.end - w.start);
 }
-
-/**
- * The first and last words' neighbours and themselves, placed again: by transcript index, with the phones each of
- * the word's pronunciations starts and ends with (where the aligner had them).
- */
-export type Realigned = Map<number, { start: number; end: number; firstPhones?: string[]; lastPhones?: string[] }>;
 
 /**
  * The words around words first..last of a transcript, aligned again to the sound: every placed word of the windows
@@ -109,66 +105,4 @@ export async function realignEdges(
     }
   }
   return out;
-}
-
-/**
- * Where the sound marks a join: the word after starts with a stop's closure, a sibilant's hiss or an h, after a word
- * that ends in no obstruent ("the|sun", "grandmother|kept"), or the word before ends with a stop released into a
- * vowel ("kept|a"). Elsewhere both alignments may err alike, by up to 60 ms: a vowel into a vowel ("saw|a"), into a
- * glide or a weak fricative ("knew|where", "to|the", "bell|three"), one stop's closure running into the next
- * ("market|to", "and|rang"), a fricative fading into a vowel ("roses|and", "roof|all") (bench/README.md).
- */
-const STOPS = new Set(['P', 'B', 'T', 'D', 'K', 'G']);
-const ONSETS = new Set([...STOPS, 'S', 'SH', 'Z', 'ZH', 'CH', 'JH', 'HH']);
-const OBSTRUENTS = new Set([...ONSETS, 'F', 'TH', 'V', 'DH']);
-const VOWELS = new Set(['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW']);
-
-/** Whether the sound marks a join, by the phones the words' pronunciations end (before it) and start (after it) with. */
-function landmark(before: string[] | undefined, after: string[] | undefined): boolean {
-  const all = (phones: string[] | undefined, set: Set<string>) => !!phones?.length && phones.every((p) => set.has(p));
-  const none = (phones: string[] | undefined, set: Set<string>) => !!phones?.length && !phones.some((p) => set.has(p));
-  return (all(after, ONSETS) && none(before, OBSTRUENTS)) || (all(before, STOPS) && all(after, VOWELS));
-}
-
-/** Two boundaries between words that run together agree when this close (s); the transcript's heard no pause there. */
-const AGREE_BOUNDARY = 0.015;
-const RUN_ON_GAP = 0.03;
-
-/**
- * Where the words run together at a cut's edges, the boundary the transcript and the forced alignment (`forced`, from
- * realignEdges) agree on, each taken as the midpoint of the word's end and the next one's start: before the first
- * word, the earlier of the two (the later may be in the word), after the last, the later. Undefined at an edge where
- * either is missing, the transcript hears a pause, no phone there marks the join, or they lie further apart than
- * AGREE_BOUNDARY.
- */
-export function agreedBoundaries(
-  words: TimedWord[],
-  forced: Realigned,
-  first: number,
-  last: number,
-): { before?: number; after?: number } {
-  const agreed = (left: number, right: number, pick: (x: number, y: number) => number) => {
-    const a = words[left];
-    const b = words[right];
-    const fa = forced.get(left);
-    const fb = forced.get(right);
-    if (!a || !b || !fa || !fb || b.start_seconds - a.end_seconds > RUN_ON_GAP) return undefined;
-    if (!landmark(fa.lastPhones, fb.firstPhones)) return undefined;
-    const transcript = (a.end_seconds + b.start_seconds) / 2;
-    const aligned = (fa.end + fb.start) / 2;
-    return Math.abs(transcript - aligned) <= AGREE_BOUNDARY ? pick(transcript, aligned) : undefined;
-  };
-  const before = agreed(first - 1, first, Math.min);
-  const after = agreed(last, last + 1, Math.max);
-  return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
-}
-
-/** Whether the transcript runs words first..last into a neighbour word at either edge (no pause heard between). */
-export function runsOn(words: TimedWord[], first: number, last: number): boolean {
-  const touches = (left: number, right: number) => {
-    const a = words[left];
-    const b = words[right];
-    return !!a && !!b && b.start_seconds - a.end_seconds <= RUN_ON_GAP;
-  };
-  return touches(first - 1, first) || touches(last, last + 1);
 }

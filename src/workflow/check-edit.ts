@@ -24,9 +24,10 @@ import {
   type WordCut,
 } from '../edit/words.js';
 import { DEFAULT_FPS } from '../edit/model.js';
-import { CLOSE_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
+import { CLOSE_LEAN, HISS_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
-import { agreedBoundaries, realignEdges, runsOn, type Realigned } from './aligned-edges.js';
+import { agreedBoundaries, runsOn, type Realigned } from '../analysis/word-joins.js';
+import { realignEdges } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -757,8 +758,11 @@ async function cutByWords(
     fadeSec: number;
     outputFps: number;
     realigned?: Realigned;
-    /** Boundaries with the neighbour words that two alignments agree on (aligned-edges.ts), where they run together. */
-    agreed?: { before?: number; after?: number };
+    /**
+     * Boundaries with the neighbour words that two alignments agree on (analysis/word-joins.ts), where they run
+     * together, and whether each is a sibilant's onset.
+     */
+    agreed?: { before?: number; after?: number; hissBefore?: true; hissAfter?: true };
     signal?: AbortSignal;
     debug?: (msg: string) => void;
   },
@@ -798,6 +802,8 @@ async function cutByWords(
           ...(tight ? { tight: true } : {}),
           ...(opts.agreed?.before !== undefined ? { agreedBefore: opts.agreed.before } : {}),
           ...(opts.agreed?.after !== undefined ? { agreedAfter: opts.agreed.after } : {}),
+          ...(opts.agreed?.hissBefore ? { hissBefore: true } : {}),
+          ...(opts.agreed?.hissAfter ? { hissAfter: true } : {}),
         },
         opts.signal,
       );
@@ -861,6 +867,9 @@ async function cutByWords(
     ...(grid ? { grid } : {}),
   });
   const edge = (short: boolean, runOn: boolean | undefined, side: 'before' | 'after') => {
+    const hissHeard = side === 'before' ? 'runOnFadeBefore' in edges : 'runOnFadeAfter' in edges;
+    if (runOn && hissHeard)
+      return `where it runs into the word ${side}, ${HISS_LEAN * 1000} ms past the onset of the hiss heard between them, that word's part faded out`;
     if (runOn && opts.agreed?.[side] !== undefined)
       return `where it runs into the word ${side}, ${CLOSE_LEAN * 1000} ms past where two alignments agree they meet, that word's part faded out`;
     if (runOn) return `where it runs into the word ${side}, that word's part faded out`;

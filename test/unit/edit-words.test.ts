@@ -171,6 +171,26 @@ describe('cuts around words heard in the sound', () => {
     expect(Math.max(...steps.slice(1).map((l, k) => Math.abs(l - steps[k]!)))).toBeLessThanOrEqual(0.2);
   });
 
+  it('fades an edge placed at a hiss heard in the sound over its own, shorter fade, still in steps of at most 0.2', () => {
+    const c = cutAroundEdges(
+      {
+        onset: 2,
+        before: pause(2, 2, 2),
+        end: 3,
+        after: pause(3, 3, 3),
+        runOnBefore: true,
+        runOnAfter: true,
+        runOnFadeBefore: 0.005,
+      },
+      { handle: 0.15, fadeSec: 0.005, duration: 10 },
+    );
+    expect([c.soundIn, c.soundOut]).toEqual([1.995, 3 + RUN_ON_FADE]);
+    const steps = [0];
+    for (let t = c.start + 0.0005; t < 2.001; t += 0.001) steps.push(at(c.levels, t));
+    expect(steps.at(-1)).toBe(1);
+    expect(Math.max(...steps.slice(1).map((l, k) => Math.abs(l - steps[k]!)))).toBeLessThanOrEqual(0.2 + 1e-9);
+  });
+
   it('takes the whole frames around the sound, muted beyond it, and the handle is settable', () => {
     const frameSec = 1 / 25;
     const grid = {

@@ -1,8 +1,8 @@
-// Where a cut by words may go close to a neighbour it runs into (src/workflow/aligned-edges.ts): only where the
+// Where a cut by words may go close to a neighbour it runs into (src/analysis/word-joins.ts): only where the
 // transcript hears no pause and a forced alignment of the words around the edge agrees with it on the boundary, and
 // then at the side of the two boundaries that keeps more of the cut's word.
 import { describe, expect, it } from 'vitest';
-import { agreedBoundaries, runsOn, type Realigned } from '../../src/workflow/aligned-edges.js';
+import { agreedBoundaries, runsOn, type Realigned } from '../../src/analysis/word-joins.js';
 import type { TimedWord } from '../../src/edit/words.js';
 
 const word = (index: number, start: number, end: number): TimedWord => ({
@@ -26,6 +26,9 @@ describe('agreedBoundaries', () => {
     const b = agreedBoundaries(words, forced, 1, 2);
     expect(b.before).toBeCloseTo(1.288, 6); // transcript 1.295, aligned 1.288
     expect(b.after).toBeCloseTo(1.905, 6); // transcript 1.895, aligned 1.905
+    // The s's onset is one the sound places closer (join-landmarks.ts); the t's release is not.
+    expect(b.hissBefore).toBe(true);
+    expect(b.hissAfter).toBeUndefined();
   });
 
   it('leaves a join no phone marks alone ("saw|a": a vowel into a vowel; "market|to"), however well the two agree', () => {
