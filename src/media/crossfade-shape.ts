@@ -3,34 +3,13 @@
 // two stretches of one steady tone in the same phase add as amplitudes, and under it they bump up to +3 dB at the
 // join (measured +2.6 to +2.9 dB on a 500 Hz hum locked to 25 fps's frames, as mains hum is: every join meets it in
 // phase). There an equal-gain (linear) crossfade holds the level. Which one is decided by how alike the two sides'
-// sound is where they overlap: their correlation, taken on their first differences so that a room tone's rumble
-// (pink noise's power lies low, and two stretches of it can look alike over 20 ms) does not count as a tone.
+// sound is where they overlap (analysis/crossfade-likeness.ts); here the two sides are read from the sources.
+import { ALIGN_BELOW, EQUAL_GAIN_FROM, bestDelay, likeness } from '../analysis/crossfade-likeness.js';
 import type { RenderPlan } from '../edit/plan.js';
 import { monoSoundArgs } from './input.js';
 import { runProcess } from './process.js';
 import { SAMPLE_RATE, type CutSound } from './sound-plan.js';
 import type { InputSpec } from './timeline-args.js';
-
-/**
- * Past this correlation an equal-gain crossfade holds the level better than an equal-power one: at the join's
- * middle the two give 1 + r and (1 + r) / 2 of the level's power, as far from 1 (in dB) at r = sqrt(2) - 1.
- */
-export const EQUAL_GAIN_FROM = Math.SQRT2 - 1;
-
-/** How alike two sounds of one length are: the correlation of their first differences (0 where either is silent). */
-export function likeness(a: Float32Array, b: Float32Array): number {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 1; i < Math.min(a.length, b.length); i++) {
-    const da = a[i]! - a[i - 1]!;
-    const db = b[i]! - b[i - 1]!;
-    ab += da * db;
-    aa += da * da;
-    bb += db * db;
-  }
-  return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
-}
 
 /** `n` samples of a source's sound (mono, SAMPLE_RATE) from `at` seconds; undefined where it cannot be read. */
 async function soundAt(
@@ -58,22 +37,6 @@ async function soundAt(
     r.stdout.buffer.slice(r.stdout.byteOffset, r.stdout.byteOffset + (r.stdout.length & ~3)),
   );
   return all.length >= skip + n ? all.subarray(skip, skip + n) : undefined;
-}
-
-/**
- * Below this correlation neither shape holds the level within 1.5 dB at the join's middle (1 + r under equal power):
- * the two sides' tone is out of phase, and the later one's sound is delayed until it is in phase.
- */
-export const ALIGN_BELOW = 10 ** (-1.5 / 10) - 1;
-
-/** The delay (samples, 0 to `most`) of `b` that makes it most alike `a`: `b` holds `most` samples before `a`'s. */
-export function bestDelay(a: Float32Array, b: Float32Array, most: number): { delay: number; likeness: number } {
-  let best = { delay: 0, likeness: likeness(a, b.subarray(most, most + a.length)) };
-  for (let d = 1; d <= most; d++) {
-    const r = likeness(a, b.subarray(most - d, most - d + a.length));
-    if (r > best.likeness + 1e-9) best = { delay: d, likeness: r };
-  }
-  return best;
 }
 
 /**

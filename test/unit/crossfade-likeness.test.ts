@@ -1,8 +1,8 @@
-// Which crossfade a join takes (media/crossfade-shape.ts): equal-gain where its two sides are one steady tone in
+// Which crossfade a join takes (analysis/crossfade-likeness.ts): equal-gain where its two sides are one steady tone in
 // phase, equal-power where they are unrelated, room tone's rumble included; and the delay that brings a tone meeting
 // itself out of phase into phase.
 import { describe, expect, it } from 'vitest';
-import { ALIGN_BELOW, EQUAL_GAIN_FROM, bestDelay, likeness } from '../../src/media/crossfade-shape.js';
+import { ALIGN_BELOW, EQUAL_GAIN_FROM, bestDelay, likeness } from '../../src/analysis/crossfade-likeness.js';
 
 const RATE = 48_000;
 const N = 960;
