@@ -8,11 +8,12 @@
 // judged by the true word times: clipped (the sound at full level starts after the first word's onset, or stops
 // before the last word's end, by more than 5 ms) and dead air (sound heard before the onset and after the end).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CUT_GAPS, CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
 import { connect } from './lib.mjs';
+import { concatSound, ffmpeg, pcm16, silence } from './media.mjs';
 
 /** More of a neighbour word's sound than this (s) at a cut is a fragment an editor hears (issue 46, item 1). */
 const FRAGMENT = 0.03;
@@ -55,10 +56,6 @@ function sayWithWordTimes(text, wav, voice) {
   return out;
 }
 
-const pcm = (file) => {
-  const b = exec('ffmpeg', ['-v', 'error', '-i', file, '-ac', '1', '-ar', '16000', '-f', 's16le', '-']);
-  return new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.length & ~1)));
-};
 const rmsDb = (s, words) => {
   let sum = 0;
   let n = 0;
@@ -73,93 +70,38 @@ const rmsDb = (s, words) => {
 /** The sentences said in `voice`, with pauses, over a bed `bedDb` under the speech (or none), as video; true words. */
 export function makeMedia(dir, voice, bed) {
   const words = [];
-  const list = [];
+  const files = [];
   let t = 0.7;
   const lead = join(dir, 'lead.wav');
-  exec('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=16000:cl=mono',
-    '-t',
-    '0.7',
-    '-c:a',
-    'pcm_s16le',
-    lead,
-  ]);
-  list.push(`file '${lead}'`);
+  silence(lead, 0.7);
+  files.push(lead);
   SENTENCES.forEach((text, i) => {
     const wav = join(dir, `s${i}.wav`);
     const ws = sayWithWordTimes(text, wav, voice);
     // flite's own sample rate is 16 kHz for these voices (kal is 8 kHz): resample to 16 kHz before joining.
     const even = join(dir, `s${i}-16k.wav`);
-    exec('ffmpeg', ['-v', 'error', '-y', '-i', wav, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', even]);
+    ffmpeg(['-i', wav, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', even]);
     const sec = Number(
       exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', even]).toString(),
     );
     for (const w of ws) words.push({ word: w.word, start: t + w.start, end: t + w.end, sentence: i });
     const gap = join(dir, `gap${i}.wav`);
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'anullsrc=r=16000:cl=mono',
-      '-t',
-      String(GAPS[i]),
-      '-c:a',
-      'pcm_s16le',
-      gap,
-    ]);
-    list.push(`file '${even}'`, `file '${gap}'`);
+    silence(gap, GAPS[i]);
+    files.push(even, gap);
     t += sec + GAPS[i];
   });
-  writeFileSync(join(dir, 'list.txt'), `${list.join('\n')}\n`);
-  const speech = join(dir, 'speech.wav');
-  exec('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    join(dir, 'list.txt'),
-    '-c:a',
-    'pcm_s16le',
-    speech,
-  ]);
+  const speech = concatSound(files, join(dir, 'speech.wav'));
   let sound = speech;
   if (bed !== 'clean') {
     // Three sines (a minor chord) under a slow swell, at `bed` dB under the speech's RMS over its words.
-    const speechDb = rmsDb(pcm(speech), words);
+    const speechDb = rmsDb(pcm16(speech), words);
     const chord = `sine=f=220:r=16000,volume=1[a];sine=f=261.6:r=16000[b];sine=f=329.6:r=16000[c];[a][b][c]amix=inputs=3:normalize=0,aeval='val(0)*(0.6+0.4*sin(2*PI*t/3))'`;
     const raw = join(dir, 'bed-raw.wav');
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-filter_complex',
-      `${chord},atrim=0:${t.toFixed(3)}[o]`,
-      '-map',
-      '[o]',
-      '-c:a',
-      'pcm_s16le',
-      raw,
-    ]);
-    const bedDb = rmsDb(pcm(raw), [{ start: 0, end: t }]);
+    ffmpeg(['-filter_complex', `${chord},atrim=0:${t.toFixed(3)}[o]`, '-map', '[o]', '-c:a', 'pcm_s16le', raw]);
+    const bedDb = rmsDb(pcm16(raw), [{ start: 0, end: t }]);
     const gain = speechDb - Number(bed) - bedDb;
     sound = join(dir, 'mix.wav');
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
+    ffmpeg([
       '-i',
       speech,
       '-i',
@@ -174,10 +116,7 @@ export function makeMedia(dir, voice, bed) {
     ]);
   }
   const video = join(dir, `talk-${voice}-${bed}.mp4`);
-  exec('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
+  ffmpeg([
     '-f',
     'lavfi',
     '-i',

@@ -6,10 +6,11 @@
 // read from the cuts' sound first) and captions burned in from the transcript; pairs run in turn, A B A B, and the
 // ratio taken pair by pair. Both level the dialogue and measure the mix (the defaults). Target: at most 1.3x.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
+import { concatSound, makeOnce, silence } from './media.mjs';
 import { connect, stats } from './lib.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-mix-v1');
@@ -33,45 +34,13 @@ export function media() {
       exec('flite', ['-voice', 'slt', '-t', SENTENCES[i % SENTENCES.length], '-o', wav]);
       parts.push(wav);
     }
-    const list = join(MEDIA, 'list.txt');
-    const gap = join(MEDIA, 'gap.wav');
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'anullsrc=r=16000:cl=mono',
-      '-t',
-      '0.8',
-      '-c:a',
-      'pcm_s16le',
-      gap,
-    ]);
-    writeFileSync(list, parts.flatMap((p) => [`file '${p}'`, `file '${gap}'`]).join('\n'));
-    const speech = join(MEDIA, 'speech.wav');
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'concat',
-      '-safe',
-      '0',
-      '-i',
-      list,
-      '-ar',
-      '48000',
-      '-c:a',
-      'pcm_s16le',
-      speech,
-    ]);
-    const tmp = `${video}.part.mp4`;
-    exec('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
+    const gap = silence(join(MEDIA, 'gap.wav'), 0.8);
+    const speech = concatSound(
+      parts.flatMap((p) => [p, gap]),
+      join(MEDIA, 'speech.wav'),
+      ['-ar', '48000'],
+    );
+    makeOnce(video, [
       '-f',
       'lavfi',
       '-i',
@@ -94,16 +63,11 @@ export function media() {
       'aac',
       '-b:a',
       '128k',
-      tmp,
     ]);
-    renameSync(tmp, video);
   }
-  if (!existsSync(bed)) {
-    const chord =
-      "aevalsrc='0.2*sin(2*PI*(220+55*floor(mod(t,8)/2))*t)+0.15*sin(2*PI*(277+55*floor(mod(t,8)/2))*t)+0.12*sin(2*PI*330*t)':s=48000:d=65";
-    exec('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', chord, '-c:a', 'pcm_s16le', `${bed}.part.wav`]);
-    renameSync(`${bed}.part.wav`, bed);
-  }
+  const chord =
+    "aevalsrc='0.2*sin(2*PI*(220+55*floor(mod(t,8)/2))*t)+0.15*sin(2*PI*(277+55*floor(mod(t,8)/2))*t)+0.12*sin(2*PI*330*t)':s=48000:d=65";
+  makeOnce(bed, ['-f', 'lavfi', '-i', chord, '-c:a', 'pcm_s16le']);
   return { video, bed };
 }
 

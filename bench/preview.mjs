@@ -5,61 +5,20 @@
 //   cost that does not grow with source length; the contact sheet under 1 s.
 // Also reported: times realtime, peak RSS of the server and of ffmpeg, and the naive way (re-encode each cut,
 // then join with the concat demuxer).
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeService } from '../test/fixtures/service.mjs';
 import { connect, ROOT, stats } from './lib.mjs';
+import { makeOnce, testSource } from './media.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-media-v1');
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 
-function make(name, args) {
-  mkdirSync(MEDIA, { recursive: true });
-  const out = join(MEDIA, name);
-  if (existsSync(out)) return out;
-  const tmp = `${out}.part.mp4`;
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args, tmp]);
-  if (r.status !== 0) throw new Error(`making ${name}: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
-}
-
-const source = (name, size, seconds, freq) =>
-  make(name, [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=s=${size}:r=30:d=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=f=${freq}:r=48000:d=${seconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-g',
-    '60',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-    '-movflags',
-    '+faststart',
-  ]);
+const make = (name, args) => makeOnce(join(MEDIA, name), args);
+// The same sources as the other benchmarks (cached between runs).
+const source = (name, size, seconds, freq) => testSource(join(MEDIA, name), size, seconds, freq);
 
 /** Samples peak RSS (VmHWM) of every running ffmpeg, and of one pid, until stopped. */
 function rssSampler(pid) {

@@ -2,51 +2,19 @@
 // delivery quality, libx264 fast crf 20, AAC 192k) against a hand-written single ffmpeg command doing the same
 // edit at the same settings, paired round by round with the order alternating. The edit: 12 cuts of 5 s from a
 // 720p and a 1080p source with a voiceover at 0.5, rendered at 1280x720, 30 fps.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, stats } from './lib.mjs';
+import { makeOnce, testSource } from './media.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-media-v1');
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 
-function make(name, args) {
-  mkdirSync(MEDIA, { recursive: true });
-  const out = join(MEDIA, name);
-  if (existsSync(out)) return out;
-  const tmp = `${out}.part.${name.split('.').pop()}`;
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args, tmp]);
-  if (r.status !== 0) throw new Error(`making ${name}: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
-}
-// The same sources as the preview benchmark (cached between runs).
-const source = (name, size, seconds, freq) =>
-  make(name, [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=s=${size}:r=30:d=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=f=${freq}:r=48000:d=${seconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-g',
-    '60',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-    '-movflags',
-    '+faststart',
-  ]);
+const make = (name, args) => makeOnce(join(MEDIA, name), args);
+// The same sources as the other benchmarks (cached between runs).
+const source = (name, size, seconds, freq) => testSource(join(MEDIA, name), size, seconds, freq);
 
 function ffmpeg(args) {
   return new Promise((resolve, reject) => {

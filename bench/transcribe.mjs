@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, stats } from './lib.mjs';
+import { concatSound, makeOnce, silence } from './media.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-media-v1');
 const REPS = Number(process.env.BENCH_REPS ?? 3);
@@ -49,7 +50,8 @@ function make() {
     return f;
   });
   // The lines in order, 0.6 s of silence after each, over and over to 10 minutes; the words said, in a text file.
-  const list = [];
+  const gap = silence(join(dir, 'gap.wav'), 0.6);
+  const files = [];
   const said = [];
   let t = 0;
   for (let i = 0; t < SECONDS; i++) {
@@ -65,74 +67,17 @@ function make() {
       ]).stdout.toString(),
     );
     if (t + dur > SECONDS) break;
-    list.push(`file '${parts[i % LINES.length]}'`, `file '${join(dir, 'gap.wav')}'`);
+    files.push(parts[i % LINES.length], gap);
     said.push(LINES[i % LINES.length]);
     t += dur + 0.6;
   }
-  spawnSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=16000:cl=mono',
-    '-t',
-    '0.6',
-    '-c:a',
-    'pcm_s16le',
-    join(dir, 'gap.wav'),
-  ]);
-  writeFileSync(join(dir, 'list.txt'), `${list.join('\n')}\n`);
   const tmp = `${wav}.part.wav`;
-  let r = spawnSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    join(dir, 'list.txt'),
-    '-af',
-    `apad=whole_dur=${SECONDS}`,
-    '-ar',
-    '16000',
-    '-ac',
-    '1',
-    '-c:a',
-    'pcm_s16le',
-    tmp,
-  ]);
-  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
+  concatSound(files, tmp, ['-af', `apad=whole_dur=${SECONDS}`, '-ar', '16000', '-ac', '1']);
   renameSync(tmp, wav);
-  const vtmp = `${video}.part.mp4`;
-  r = spawnSync('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=s=1280x720:r=30:d=${SECONDS}`,
-    '-i',
-    wav,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-g',
-    '60',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-    '-shortest',
-    vtmp,
+  makeOnce(video, [
+    ...['-f', 'lavfi', '-i', `testsrc2=s=1280x720:r=30:d=${SECONDS}`, '-i', wav],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-c:a', 'aac', '-b:a', '128k', '-shortest'],
   ]);
-  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
-  renameSync(vtmp, video);
   writeFileSync(text, said.join(' '));
   rmSync(dir, { recursive: true, force: true });
   return { wav, video, text };
