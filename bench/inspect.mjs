@@ -2,10 +2,11 @@
 // at most 0.25x one full-decode scene-detection pass (ffmpeg scdet over every frame) of the same file, and finds the
 // same cuts. Paired rounds, order alternating; a fresh cache dir for every inspect_asset run. Then an hour of such
 // footage (the 10 minutes six times, joined by stream copy).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeOnce } from './media.mjs';
 import { connect, stats } from './lib.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-media-v1');
@@ -50,7 +51,7 @@ export function make10min() {
   const out = join(MEDIA, 'inspect-1080p-10min-g60.mp4');
   if (existsSync(out)) return out;
   const shots = plan();
-  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y'];
+  const args = [];
   const chains = [];
   shots.forEach(([first, src], k) => {
     const frames = (shots[k + 1]?.[0] ?? SECONDS * FPS) - first;
@@ -59,45 +60,36 @@ export function make10min() {
   });
   args.push('-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${SECONDS}`);
   const graph = `${chains.join(';')};${shots.map((_, k) => `[v${k}]`).join('')}concat=n=${shots.length}:v=1:a=0[v]`;
-  const tmp = `${out}.part.mp4`;
   console.log(`making a 10-minute 1080p source with ${shots.length - 1} cuts (once; cached in ${MEDIA})...`);
-  const r = spawnSync(
-    'ffmpeg',
-    [
-      ...args,
-      '-filter_complex',
-      graph,
-      '-map',
-      '[v]',
-      '-map',
-      `${shots.length}:a`,
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-g',
-      '60',
-      '-keyint_min',
-      '60',
-      '-sc_threshold',
-      '0',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:a',
-      'aac',
-      '-b:a',
-      '96k',
-      '-t',
-      String(SECONDS),
-      '-movflags',
-      '+faststart',
-      tmp,
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 26 },
-  );
-  if (r.status !== 0) throw new Error(`making the source: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
+  return makeOnce(out, [
+    ...args,
+    '-filter_complex',
+    graph,
+    '-map',
+    '[v]',
+    '-map',
+    `${shots.length}:a`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '60',
+    '-keyint_min',
+    '60',
+    '-sc_threshold',
+    '0',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '96k',
+    '-t',
+    String(SECONDS),
+    '-movflags',
+    '+faststart',
+  ]);
 }
 
 function makeHour(tenMin) {
@@ -105,32 +97,7 @@ function makeHour(tenMin) {
   if (existsSync(out)) return out;
   const list = join(MEDIA, 'inspect-hour.txt');
   writeFileSync(list, Array.from({ length: 6 }, () => `file '${tenMin}'`).join('\n'));
-  const tmp = `${out}.part.mp4`;
-  const r = spawnSync(
-    'ffmpeg',
-    [
-      '-hide_banner',
-      '-nostdin',
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'concat',
-      '-safe',
-      '0',
-      '-i',
-      list,
-      '-c',
-      'copy',
-      '-movflags',
-      '+faststart',
-      tmp,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`making the hour: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
+  return makeOnce(out, ['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-movflags', '+faststart']);
 }
 
 /** The reference: one full decode with scdet; its wall time and the cut times. */
@@ -281,7 +248,7 @@ export function makeMoving() {
   const out = join(MEDIA, `inspect-720p-3min-moving-veryfast${GRAIN ? '' : '-nograin'}.mp4`);
   if (existsSync(out)) return out;
   const shots = planMoving();
-  const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y'];
+  const args = [];
   const chains = [];
   shots.forEach(([first, si], k) => {
     const frames = (shots[k + 1]?.[0] ?? MOVING_SECONDS * FPS) - first;
@@ -293,47 +260,38 @@ export function makeMoving() {
   });
   args.push('-f', 'lavfi', '-i', `sine=f=440:r=48000:d=${MOVING_SECONDS}`);
   const graph = `${chains.join(';')};${shots.map((_, k) => `[v${k}]`).join('')}concat=n=${shots.length}:v=1:a=0[v]`;
-  const tmp = `${out}.part.mp4`;
   console.log(`making 3 minutes of moving 720p with ${shots.length - 1} cuts (once; cached in ${MEDIA})...`);
-  const r = spawnSync(
-    'ffmpeg',
-    [
-      ...args,
-      '-filter_complex',
-      graph,
-      '-map',
-      '[v]',
-      '-map',
-      `${shots.length}:a`,
-      '-c:v',
-      'libx264',
-      '-preset',
-      'veryfast',
-      '-crf',
-      '23',
-      '-g',
-      '60',
-      '-keyint_min',
-      '60',
-      '-sc_threshold',
-      '0',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:a',
-      'aac',
-      '-b:a',
-      '96k',
-      '-t',
-      String(MOVING_SECONDS),
-      '-movflags',
-      '+faststart',
-      tmp,
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 26 },
-  );
-  if (r.status !== 0) throw new Error(`making the moving source: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
+  return makeOnce(out, [
+    ...args,
+    '-filter_complex',
+    graph,
+    '-map',
+    '[v]',
+    '-map',
+    `${shots.length}:a`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-g',
+    '60',
+    '-keyint_min',
+    '60',
+    '-sc_threshold',
+    '0',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '96k',
+    '-t',
+    String(MOVING_SECONDS),
+    '-movflags',
+    '+faststart',
+  ]);
 }
 
 async function runMoving() {
