@@ -6,17 +6,15 @@
 // join); a single word, first or last in its sentence, is a cut that holds it (it was "the cut ends before it
 // starts"); inside a sentence, where the words run together, the neighbour's part beside the cut fades in and out
 // (its level stepped 0 -> 1 at the edge: clicks of 2.5x the click threshold).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
-import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { storedEdit, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { soundOf } from '../helpers/sound.js';
 import { WORD_CUT_FPS, heardSpan, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-cut-sound-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('cut-sound');
 const TOLERANCE = 0.005;
 const SENTENCES = CUT_SENTENCES.slice(0, 4);
 const GAPS = CUT_GAPS.slice(0, 4);
@@ -28,19 +26,14 @@ type Seg = {
   audio_levels: { audio_level: number; start_time: string; end_time: string }[];
 };
 type Composed = { ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] };
-const structured = <R>(r: unknown): R => {
-  const res = r as { isError?: boolean; structuredContent?: unknown };
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as R;
-};
 
 let server: Spawned;
 let projectId: string;
 const media: { name: string; id: string; words: PlacedWord[]; video: string }[] = [];
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 600_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 const compose = async (clips: Record<string, unknown>[]) =>
-  structured<Composed>(
+  structuredOf<Composed>(
     await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips }),
   );
 const segments = async (c: Composed) =>
@@ -48,26 +41,19 @@ const segments = async (c: Composed) =>
 const sentenceWords = (words: PlacedWord[], s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'cut sound', description: 'the sound of cuts by words' }),
-  ).project.id;
+  ({ server, projectId, call, importMedia } = await localProject(
+    { root, allowed },
+    { name: 'cut sound', description: 'the sound of cuts by words' },
+    { timeout: 600_000 },
+  ));
   for (const [voice, bed] of [
     ['slt', undefined],
     ['rms', 10],
   ] as const) {
     const name = `${voice}${bed ?? ''}`;
     const { video, words } = makeWordCutMedia(allowed, name, voice, SENTENCES, GAPS, bed);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
-      .asset.id;
-    structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: SENTENCES.join(' ') }));
+    const id = await importMedia(video);
+    structuredOf(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: SENTENCES.join(' ') }));
     media.push({ name: bed ? `${voice} under a bed ${bed} dB down` : voice, id, words, video });
   }
 }, 900_000);
@@ -120,7 +106,7 @@ describe('a cut by words inside a sentence', () => {
         }
         cut++;
         const { inSec, heard, full } = heardSpan((await segments(c))[0]!);
-        const p = structured<{ path: string }>(
+        const p = structuredOf<{ path: string }>(
           await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }),
         );
         const x = soundOf(p.path);
@@ -186,7 +172,7 @@ describe('clips by words one after another', () => {
     });
     const c = await compose(clips);
     expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
-    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
+    const p = structuredOf<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
     const x = soundOf(p.path);
     const rate = 48_000;
     // Digital silence: under -90 dBFS. Not at the timeline's own start and end (the first frame before the sound).

@@ -6,19 +6,17 @@
 // the 10 ms around the join, above 1 kHz), with no run of digital silence and no click; the sound handles the edit carries (what
 // the crossfade may play beyond a cut) never reach a word; and the picture and the timeline's length are those of
 // the same edit without them. Exported to OTIO or FCPXML and imported back, the joins are still crossfaded.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
-import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { storedEdit, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { probe } from '../helpers/inspect-media.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 import { WORD_CUT_FPS, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-join-crossfade-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('join-crossfade');
 const RATE = 48_000;
 // (Five said, four cut: the source's sound ends with its last sentence's pause, and no cut reaches that end.)
 const SENTENCES = CUT_SENTENCES.slice(0, 5);
@@ -33,43 +31,30 @@ type Seg = {
 };
 type Edit = Record<string, unknown> & { video_series_sequential: Seg[] };
 type Composed = { ready: boolean; edit_id: string; notes: string[]; diagnostics: { message: string }[] };
-const structured = <R>(r: unknown): R => {
-  const res = r as { isError?: boolean; structuredContent?: unknown };
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as R;
-};
 const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
 
 let server: Spawned;
 let projectId: string;
 let assetId: string;
 let words: PlacedWord[];
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 600_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 const compose = async (clips: Record<string, unknown>[]) =>
-  structured<Composed>(
+  structuredOf<Composed>(
     await call('compose_edit', { project_id: projectId, resolution: '160x90', fps: WORD_CUT_FPS, clips }),
   );
 const sentence = (s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'joins', description: 'crossfaded joins' }),
-  ).project.id;
+  ({ server, projectId, call, importMedia } = await localProject(
+    { root, allowed },
+    { name: 'joins', description: 'crossfaded joins' },
+    { timeout: 600_000 },
+  ));
   const made = makeWordCutMedia(allowed, 'room', 'slt', SENTENCES, GAPS, 20, 'room');
   words = made.words;
-  assetId = structured<{ asset: { id: string } }>(
-    await call('import_media', { project_id: projectId, path: made.video }),
-  ).asset.id;
-  structured(await call('transcribe_asset', { project_id: projectId, asset_id: assetId, text: SENTENCES.join(' ') }));
+  assetId = await importMedia(made.video);
+  structuredOf(await call('transcribe_asset', { project_id: projectId, asset_id: assetId, text: SENTENCES.join(' ') }));
 }, 900_000);
 afterAll(async () => {
   await server?.close();
@@ -161,7 +146,7 @@ describe('cuts by words one after another', () => {
 
     // Rendered, and the same edit without its handles (the joins faded out and in, as before).
     const render = async (e: Record<string, unknown>) => {
-      const r = structured<{ render: { done: boolean; url?: string } }>(
+      const r = structuredOf<{ render: { done: boolean; url?: string } }>(
         await call('render_edit', { project_id: projectId, wait: true, ...e }),
       );
       expect(r.render.done).toBe(true);
@@ -210,7 +195,7 @@ describe('cuts by words one after another', () => {
     expect(db(diff / signal), 'the renders differ away from the joins').toBeLessThan(-30);
 
     // The preview crossfades as the render does.
-    const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
+    const p = structuredOf<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
     const previewed = judgeJoins(p.path, joins);
     console.error(`preview: ${said(previewed)}`);
     const previewMean = previewed.joins.reduce((a, k) => a + k.dip, 0) / previewed.joins.length;
@@ -229,10 +214,10 @@ describe('cuts by words one after another', () => {
     expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
     const sent = (await storedEdit<Edit>(server.client, c.edit_id)).video_series_sequential;
     const roundTrip = async (format: string) => {
-      const out = structured<{ path: string; warnings: string[] }>(
+      const out = structuredOf<{ path: string; warnings: string[] }>(
         await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
       );
-      const back = structured<Composed>(
+      const back = structuredOf<Composed>(
         await call('import_edit', { project_id: projectId, path: out.path, resolution: '160x90' }),
       );
       expect(back.ready, back.diagnostics.map((d) => d.message).join('; ')).toBe(true);
@@ -249,7 +234,7 @@ describe('cuts by words one after another', () => {
       expect(segs.map((s) => [s.video_start_time, s.video_end_time])).toEqual(
         sent.map((s) => [s.video_start_time, s.video_end_time]),
       );
-      const r = structured<{ render: { done: boolean; url?: string } }>(
+      const r = structuredOf<{ render: { done: boolean; url?: string } }>(
         await call('render_edit', { project_id: projectId, edit_id: back.editId, wait: true }),
       );
       expect(r.render.done).toBe(true);

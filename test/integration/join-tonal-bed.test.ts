@@ -9,18 +9,16 @@
 // mains hum is to 25 fps): under an equal-power crossfade it bumped 2.6-2.9 dB at every join. At 510 Hz (not locked)
 // the sides meet in any phase: two of five joins dipped 7 dB under either shape, until the later cut's sound was
 // played a few ms late to meet the tone in phase (media/crossfade-shape.ts).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
-import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { storedEdit, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { soundOf } from '../helpers/sound.js';
 import { TONE_HZ, WORD_CUT_FPS, heardSpan, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-join-tone-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('join-tone');
 const RATE = 48_000;
 // (Seven said, six cut: no cut reaches the source's end.)
 const SENTENCES = CUT_SENTENCES.slice(0, 7);
@@ -35,11 +33,6 @@ type Seg = {
   sound_handles?: { before?: number; after?: number };
 };
 type Composed = { ready: boolean; edit_id: string; diagnostics: { message: string }[] };
-const structured = <R>(r: unknown): R => {
-  const res = r as { isError?: boolean; structuredContent?: unknown };
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as R;
-};
 const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
 const db = (a: number) => 20 * Math.log10(a);
 
@@ -47,27 +40,21 @@ let server: Spawned;
 let projectId: string;
 /** Per tone: its asset, and its words' true times. */
 const beds = new Map<number, { assetId: string; words: PlacedWord[] }>();
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 600_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'tone', description: 'joins over a tonal bed' }),
-  ).project.id;
+  ({ server, projectId, call, importMedia } = await localProject(
+    { root, allowed },
+    { name: 'tone', description: 'joins over a tonal bed' },
+    { timeout: 600_000 },
+  ));
   for (const hz of [TONE_HZ, LOOSE_HZ]) {
     const made = makeWordCutMedia(allowed, `tone${hz}`, 'slt', SENTENCES, GAPS, 20, 'tone', hz);
-    const assetId = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: made.video }),
-    ).asset.id;
-    structured(await call('transcribe_asset', { project_id: projectId, asset_id: assetId, text: SENTENCES.join(' ') }));
+    const assetId = await importMedia(made.video);
+    structuredOf(
+      await call('transcribe_asset', { project_id: projectId, asset_id: assetId, text: SENTENCES.join(' ') }),
+    );
     beds.set(hz, { assetId, words: made.words });
   }
 }, 900_000);
@@ -104,7 +91,7 @@ async function joinsOver(hz: number) {
   const WINDOW = Math.round((3 * RATE) / hz) & ~1;
   const order = [0, 2, 1, 3, 5, 4];
   const sentence = (s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
-  const c = structured<Composed>(
+  const c = structuredOf<Composed>(
     await call('compose_edit', {
       project_id: projectId,
       resolution: '160x90',
@@ -120,12 +107,12 @@ async function joinsOver(hz: number) {
     expect(!!s.sound_handles?.before, `cut ${i} before`).toBe(i > 0);
     expect(!!s.sound_handles?.after, `cut ${i} after`).toBe(i < segs.length - 1);
   });
-  const r = structured<{ render: { done: boolean; url?: string } }>(
+  const r = structuredOf<{ render: { done: boolean; url?: string } }>(
     await call('render_edit', { project_id: projectId, edit_id: c.edit_id, wait: true }),
   );
   expect(r.render.done).toBe(true);
   // The preview crossfades as the render does.
-  const p = structured<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
+  const p = structuredOf<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
 
   // Where each cut's picture starts on the timeline (its sound with it), and where its words are heard there.
   const frames = segs.map((s) => Math.round((sec(s.video_end_time) - sec(s.video_start_time)) * WORD_CUT_FPS));

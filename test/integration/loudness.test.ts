@@ -3,16 +3,15 @@
 // and a music bed (a 300 Hz tone). The preview's figures are held against ffmpeg's own ebur128 run on the stems,
 // made here from the sources as the edit plays them; a target is measured on the file written.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-loudness-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('loudness');
 const RATE = 48_000;
 
 function ffmpeg(args: string[]): { stdout: Buffer; stderr: string } {
@@ -59,17 +58,13 @@ type Preview = {
   mix?: Loud & { true_peak_db?: number; target_lufs?: number; gain_db?: number };
   warnings: string[];
 };
-const structured = <T>(r: unknown): T => {
-  if ((r as { isError?: boolean }).isError) throw new Error(textOf(r));
-  return (r as { structuredContent: T }).structuredContent;
-};
 
 let server: Spawned;
 let projectId: string;
 const ids: Record<'loud' | 'quiet' | 'hot' | 'music', string> = { loud: '', quiet: '', hot: '', music: '' };
 const files: Record<'loud' | 'quiet' | 'hot' | 'music', string> = { loud: '', quiet: '', hot: '', music: '' };
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 
 function makeMedia(dir: string): void {
   const speaker = (name: 'loud' | 'quiet' | 'hot', amplitude: number) => {
@@ -113,22 +108,9 @@ function makeMedia(dir: string): void {
 }
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
   makeMedia(allowed);
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'loudness', description: '' }),
-  ).project.id;
-  for (const k of ['loud', 'quiet', 'hot', 'music'] as const)
-    ids[k] = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: files[k] }),
-    ).asset.id;
+  ({ server, projectId, call, importMedia } = await localProject({ root, allowed }, { name: 'loudness' }));
+  for (const k of ['loud', 'quiet', 'hot', 'music'] as const) ids[k] = await importMedia(files[k]);
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -137,7 +119,7 @@ afterAll(async () => {
 
 describe('a mix that reports itself', () => {
   it("measures the dialogue, the music and the mix apart, as ffmpeg's ebur128 does on each stem (±0.5 LU)", async () => {
-    const p = structured<Preview>(
+    const p = structuredOf<Preview>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -174,7 +156,7 @@ describe('a mix that reports itself', () => {
   }, 180_000);
 
   it('flags dialogue the music covers, and nothing where the music sits 10 dB or more under it', async () => {
-    const over = structured<Preview>(
+    const over = structuredOf<Preview>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -184,7 +166,7 @@ describe('a mix that reports itself', () => {
       }),
     );
     expect(over.cuts[0]!.flags.join(' ')).toMatch(/dialogue inaudible: the music is \d+\.\d dB over it/);
-    const under = structured<Preview>(
+    const under = structuredOf<Preview>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -200,7 +182,7 @@ describe('a mix that reports itself', () => {
 
 describe('a loudness target', () => {
   it('brings a preview to the podcast preset (-16 LUFS, -1 dBTP), measured on the file within ±1 LU', async () => {
-    const p = structured<Preview>(
+    const p = structuredOf<Preview>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -219,7 +201,7 @@ describe('a loudness target', () => {
   }, 180_000);
 
   it('brings a local render to {target_lufs: -20, true_peak_db: -2}, and get_render_status says what it came to', async () => {
-    const r = structured<{ render: { done: boolean; url?: string; asset_id: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string; asset_id: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -237,7 +219,7 @@ describe('a loudness target', () => {
     const out = ebur128(fileURLToPath(r.render.url!));
     expect(Math.abs(out.lufs - -20), `file at ${out.lufs} LUFS`).toBeLessThanOrEqual(1);
     expect(out.truePeak).toBeLessThanOrEqual(-1.5);
-    const status = structured<{ lufs?: number; true_peak_db?: number }>(
+    const status = structuredOf<{ lufs?: number; true_peak_db?: number }>(
       await call('get_render_status', { project_id: projectId, asset_id: r.render.asset_id }),
     );
     expect(Math.abs(status.lufs! - out.lufs)).toBeLessThanOrEqual(0.5);
@@ -245,7 +227,7 @@ describe('a loudness target', () => {
   }, 180_000);
 
   it('renders a silent edit with a target as it is: nothing to measure, the render kept and its record readable', async () => {
-    const r = structured<{ render: { done: boolean; asset_id: string } }>(
+    const r = structuredOf<{ render: { done: boolean; asset_id: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -257,7 +239,7 @@ describe('a loudness target', () => {
       }),
     );
     expect(r.render.done).toBe(true);
-    const status = structured<{ done: boolean; lufs?: number }>(
+    const status = structuredOf<{ done: boolean; lufs?: number }>(
       await call('get_render_status', { project_id: projectId, asset_id: r.render.asset_id }),
     );
     expect(status.done).toBe(true);
@@ -267,7 +249,7 @@ describe('a loudness target', () => {
   }, 180_000);
 
   it('refuses a target out of range or an unknown preset, naming the field', async () => {
-    const r = structured<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(
+    const r = structuredOf<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(
       await call('compose_edit', {
         project_id: projectId,
         loudness: { target_lufs: 3 },
@@ -276,7 +258,7 @@ describe('a loudness target', () => {
     );
     expect(r.ready).toBe(false);
     expect(r.diagnostics.find((d) => d.path === '/loudness/target_lufs')!.message).toMatch(/from -40 to -5/);
-    const named = structured<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(
+    const named = structuredOf<{ ready: boolean; diagnostics: { path: string; message: string }[] }>(
       await call('compose_edit', {
         project_id: projectId,
         loudness: 'radio',
@@ -296,14 +278,14 @@ describe('even dialogue', () => {
   ];
 
   it('levels two speakers 10 dB apart to within 1 dB in a preview and a local render; level_dialogue false keeps them apart', async () => {
-    const p = structured<Preview>(
+    const p = structuredOf<Preview>(
       await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips: clips() }),
     );
     expect(Math.abs(rmsDb(p.path, 0.2, 2.8) - rmsDb(p.path, 3.2, 5.8))).toBeLessThanOrEqual(1);
     // Each was moved halfway, to their median: the loud one down 5 dB, the quiet one up 5.
     expect(p.cuts[0]!.loudness!.level_db).toBeCloseTo(-5, 0);
     expect(p.cuts[1]!.loudness!.level_db).toBeCloseTo(5, 0);
-    const r = structured<{ render: { done: boolean; url?: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -315,7 +297,7 @@ describe('even dialogue', () => {
     );
     const file = fileURLToPath(r.render.url!);
     expect(Math.abs(rmsDb(file, 0.2, 2.8) - rmsDb(file, 3.2, 5.8))).toBeLessThanOrEqual(1);
-    const apart = structured<Preview>(
+    const apart = structuredOf<Preview>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -337,11 +319,11 @@ describe('levels an editor asked for', () => {
       { asset_id: ids.loud, start: 0, end: 3 },
       { asset_id: ids.quiet, start: 0, end: 3, volume: 0.5 },
     ];
-    const p = structured<Preview>(
+    const p = structuredOf<Preview>(
       await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips }),
     );
     expect(rmsDb(p.path, 0.2, 2.8) - rmsDb(p.path, 3.2, 5.8)).toBeCloseTo(6, 0);
-    const r = structured<{ render: { done: boolean; url?: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -358,7 +340,7 @@ describe('levels an editor asked for', () => {
   it('holds the true peak under -1 dBTP with a limiter in a preview and a render, and the render reports it', async () => {
     // A tone 1 dB under full scale raised 6 dB: +5 dBFS asked, which used to be written as it was.
     const clips = [{ asset_id: ids.hot, start: 0, end: 3, gain_db: 6 }];
-    const p = structured<Preview>(
+    const p = structuredOf<Preview>(
       await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 25, clips }),
     );
     expect(ebur128(p.path).truePeak).toBeLessThanOrEqual(-1);
@@ -371,7 +353,7 @@ describe('levels an editor asked for', () => {
       filename: 'limited.mp4',
       clips,
     });
-    const render = structured<{ render: { done: boolean; url?: string; lufs?: number; true_peak_db?: number } }>(
+    const render = structuredOf<{ render: { done: boolean; url?: string; lufs?: number; true_peak_db?: number } }>(
       r,
     ).render;
     const measured = ebur128(fileURLToPath(render.url!));
@@ -414,7 +396,7 @@ describe('on the service', () => {
         },
         { timeout: 120_000 },
       );
-      const out = structured<{ warnings: { path: string; message: string }[] }>(r);
+      const out = structuredOf<{ warnings: { path: string; message: string }[] }>(r);
       const body = service.requests.find((q: { path: string }) => q.path.endsWith('/create-edit'))!.body as Record<
         string,
         unknown

@@ -4,24 +4,18 @@
 // half-sine shape, which tone an overlay plays. On the service backend, what its edit format can carry (a gain under
 // 0 dB, as levels) reaches create-edit and the rest is said in warnings.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
-import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-mix-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('mix');
 const RATE = 48_000;
 type Result = { isError?: boolean; structuredContent?: unknown };
-const structured = <T>(r: unknown): T => {
-  const res = r as Result;
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as T;
-};
 
 const rms = (x: Float32Array, from: number, to: number) => {
   let s = 0;
@@ -43,8 +37,8 @@ let projectId: string;
 let tone: string;
 let tones: string;
 let tonesFile: string;
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 
 function makeMedia(dir: string): { video: string; audio: string } {
   const video = join(dir, 'tone.mp4');
@@ -93,23 +87,14 @@ function makeMedia(dir: string): { video: string; audio: string } {
 }
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
   const { video, audio } = makeMedia(allowed);
   tonesFile = audio;
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'mix', description: 'levels in dB' }),
-  ).project.id;
-  tone = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset
-    .id;
-  tones = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: audio }))
-    .asset.id;
+  ({ server, projectId, call, importMedia } = await localProject(
+    { root, allowed },
+    { name: 'mix', description: 'levels in dB' },
+  ));
+  tone = await importMedia(video);
+  tones = await importMedia(audio);
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -118,7 +103,7 @@ afterAll(async () => {
 
 describe('the mix on the local backend', () => {
   it('lowers a cut by its gain_db, and fades it in and out from and to silence along a half-sine', async () => {
-    const p = structured<{ path: string }>(
+    const p = structuredOf<{ path: string }>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -148,7 +133,7 @@ describe('the mix on the local backend', () => {
   }, 180_000);
 
   it('plays an overlay from the point asked in its audio, with its gain and fades', async () => {
-    const p = structured<{ path: string }>(
+    const p = structuredOf<{ path: string }>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -170,7 +155,7 @@ describe('the mix on the local backend', () => {
   }, 180_000);
 
   it('a local render plays the same overlay from the same point (its input read past from)', async () => {
-    const r = structured<{ render: { done: boolean; url?: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -198,7 +183,7 @@ describe('the mix on the local backend', () => {
   }, 180_000);
 
   it('a default overlay length runs to what is left of its audio after from', async () => {
-    const c = structured<{ ready: boolean; summary: { overlays: { timeline_end: string }[] } }>(
+    const c = structuredOf<{ ready: boolean; summary: { overlays: { timeline_end: string }[] } }>(
       await call('compose_edit', {
         project_id: projectId,
         clips: [{ asset_id: tone, start: 0, end: 6 }],
@@ -210,7 +195,7 @@ describe('the mix on the local backend', () => {
   });
 
   it("exports and imports back an overlay's from in every format, gain and fades in OTIO, FCPXML (its volume) and an EDL (cutroom's comments)", async () => {
-    const c = structured<{ edit_id: string }>(
+    const c = structuredOf<{ edit_id: string }>(
       await call('compose_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -222,7 +207,7 @@ describe('the mix on the local backend', () => {
       }),
     );
     for (const format of ['otio', 'fcpxml', 'edl']) {
-      const out = structured<{ path: string; warnings?: string[] }>(
+      const out = structuredOf<{ path: string; warnings?: string[] }>(
         await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
       );
       const mixWarnings = (out.warnings ?? []).filter((w) => /gain_db|fade_|duck/.test(w));
@@ -236,7 +221,7 @@ describe('the mix on the local backend', () => {
         expect(mixWarnings, format).toEqual([
           `the music's duck under speech is kept in cutroom's ${format.toUpperCase()} metadata (import_edit reads it back), but an editor's application does not play it`,
         ]);
-      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+      const back = structuredOf<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
         await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }),
       );
       expect(back.ready, `${format}: ${JSON.stringify(back.diagnostics)}`).toBe(true);
@@ -275,7 +260,7 @@ describe('the mix on the local backend', () => {
   });
 
   it("an EDL writes a from in the audio's last frame on a frame before its end, so it reads back", async () => {
-    const c = structured<{ edit_id: string }>(
+    const c = structuredOf<{ edit_id: string }>(
       await call('compose_edit', {
         project_id: projectId,
         resolution: '160x90',
@@ -284,17 +269,17 @@ describe('the mix on the local backend', () => {
         overlays: [{ asset_id: tones, at: 3, until: 3.02, from: 3.99 }],
       }),
     );
-    const out = structured<{ path: string }>(
+    const out = structuredOf<{ path: string }>(
       await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format: 'edl' }),
     );
-    const back = structured<{ ready: boolean; diagnostics: unknown[] }>(
+    const back = structuredOf<{ ready: boolean; diagnostics: unknown[] }>(
       await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format: 'edl' }),
     );
     expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
   });
 
   it('refuses a gain out of range, fades longer than their cut and a from past the audio, each at its field', async () => {
-    const c = structured<{ ready: boolean; diagnostics: { severity: string; path: string; message: string }[] }>(
+    const c = structuredOf<{ ready: boolean; diagnostics: { severity: string; path: string; message: string }[] }>(
       await call('compose_edit', {
         project_id: projectId,
         clips: [
@@ -380,17 +365,12 @@ describe('ducking', () => {
       ]);
       return file;
     };
-    const withText = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: make('said-a.mp4', '30') }),
-    ).asset.id;
-    const without = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: make('said-b.mp4', '31') }),
-    ).asset.id;
+    const withText = await importMedia(make('said-a.mp4', '30'));
+    const without = await importMedia(make('said-b.mp4', '31'));
     const music = join(allowed, 'bed300.wav');
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=8`, '-c:a', 'pcm_s16le', music]);
-    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
-      .asset.id;
-    const t = structured<{ words?: { start_seconds: number; end_seconds: number }[] }>(
+    const m = await importMedia(music);
+    const t = structuredOf<{ words?: { start_seconds: number; end_seconds: number }[] }>(
       await call('transcribe_asset', { project_id: projectId, asset_id: withText, text: said, words: true }),
     );
     const lastWord = Math.max(...(t.words ?? []).map((w) => w.end_seconds));
@@ -398,7 +378,7 @@ describe('ducking', () => {
     expect(lastWord).toBeLessThan(4.3);
     const duckedOver = async (asset: string) =>
       soundOf(
-        structured<{ path: string }>(
+        structuredOf<{ path: string }>(
           await call('preview_edit', {
             project_id: projectId,
             resolution: '160x90',
@@ -447,13 +427,10 @@ describe('ducking', () => {
     ]);
     const music = join(allowed, 'bed.wav');
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=11`, '-c:a', 'pcm_s16le', music]);
-    const d = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: dialogue }),
-    ).asset.id;
-    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
-      .asset.id;
+    const d = await importMedia(dialogue);
+    const m = await importMedia(music);
     const x = soundOf(
-      structured<{ path: string }>(
+      structuredOf<{ path: string }>(
         await call('preview_edit', {
           project_id: projectId,
           resolution: '160x90',
@@ -499,11 +476,8 @@ describe('ducking', () => {
     ]);
     const music = join(allowed, 'music.wav');
     ffmpeg(['-f', 'lavfi', '-i', `sine=f=300:r=${RATE}:d=9`, '-c:a', 'pcm_s16le', music]);
-    const d = structured<{ asset: { id: string } }>(
-      await call('import_media', { project_id: projectId, path: dialogue }),
-    ).asset.id;
-    const m = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: music }))
-      .asset.id;
+    const d = await importMedia(dialogue);
+    const m = await importMedia(music);
     const ducked = {
       project_id: projectId,
       resolution: '160x90',
@@ -511,12 +485,12 @@ describe('ducking', () => {
       clips: [{ asset_id: d, start: 0, end: 8 }],
       overlays: [{ asset_id: m, at: 0, role: 'music' }],
     };
-    const p = structured<{ path: string; preview_id: string }>(await call('preview_edit', ducked));
+    const p = structuredOf<{ path: string; preview_id: string }>(await call('preview_edit', ducked));
     const x = soundOf(p.path);
     // The same edit again is the same preview; another duck is another.
-    expect(structured<{ preview_id: string }>(await call('preview_edit', ducked)).preview_id).toBe(p.preview_id);
+    expect(structuredOf<{ preview_id: string }>(await call('preview_edit', ducked)).preview_id).toBe(p.preview_id);
     expect(
-      structured<{ preview_id: string }>(
+      structuredOf<{ preview_id: string }>(
         await call('preview_edit', { ...ducked, overlays: [{ asset_id: m, at: 0, role: 'music', duck_db: 6 }] }),
       ).preview_id,
     ).not.toBe(p.preview_id);
@@ -532,7 +506,7 @@ describe('ducking', () => {
     expect(pause - toneDb(x, 300, 1.2, 2.8)).toBeLessThan(12 + 2);
     // Speech nobody hears ducks nothing: the same dialogue at volume 0.
     const muted = soundOf(
-      structured<{ path: string }>(
+      structuredOf<{ path: string }>(
         await call('preview_edit', {
           project_id: projectId,
           resolution: '160x90',
@@ -545,7 +519,7 @@ describe('ducking', () => {
     expect(Math.abs(toneDb(muted, 300, 3.7, 4.6) - toneDb(muted, 300, 1.2, 2.8))).toBeLessThan(1);
     // duck_db 0 does not duck; a music overlay of another gain keeps its gain.
     const flat = soundOf(
-      structured<{ path: string }>(
+      structuredOf<{ path: string }>(
         await call('preview_edit', {
           project_id: projectId,
           resolution: '160x90',
@@ -602,7 +576,7 @@ describe('the mix on the service backend', () => {
         },
         { timeout: 120_000 },
       )) as Result;
-      const out = structured<{ warnings: { path: string; message: string }[] }>(r);
+      const out = structuredOf<{ warnings: { path: string; message: string }[] }>(r);
       const sent = service.requests.filter((q: { path: string }) => q.path.endsWith('/create-edit'));
       expect(sent).toHaveLength(1);
       const body = sent[0]!.body as {

@@ -5,24 +5,17 @@
 // in OTIO and say FCPXML and EDL do not; on the service backend a fixed focus is sent as the crop that frames it and
 // "auto" as a fixed crop, said in warnings.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeService } from '../fixtures/service.mjs';
-import { spawnServer, storedEdit, textOf, type Spawned } from '../helpers/harness.js';
+import { spawnServer, storedEdit, type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { ffmpeg } from '../helpers/sound.js';
 import { colourAt, colourName } from '../helpers/inspect-media.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-reframe-'));
-const allowed = join(root, 'allowed');
-type Result = { isError?: boolean; structuredContent?: unknown };
-const structured = <T>(r: unknown): T => {
-  const res = r as Result;
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as T;
-};
+const { root, allowed } = testRoot('reframe');
 
 // The source: 320x180 at 25 fps, 4 s; a static dark texture (levels 20-60) and a 40 px white square whose left edge
 // runs from x = 10 to x = 270 (65 px/s), at y = 70.
@@ -156,29 +149,18 @@ let server: Spawned;
 let projectId: string;
 let moving: string;
 let quadrants: string;
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
   makeMoving(join(allowed, 'moving.mp4'));
   makeQuadrants(join(allowed, 'quadrants.mp4'));
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'reframe', description: 'the vertical cut' }),
-  ).project.id;
-  moving = structured<{ asset: { id: string } }>(
-    await call('import_media', { project_id: projectId, path: join(allowed, 'moving.mp4') }),
-  ).asset.id;
-  quadrants = structured<{ asset: { id: string } }>(
-    await call('import_media', { project_id: projectId, path: join(allowed, 'quadrants.mp4') }),
-  ).asset.id;
+  ({ server, projectId, call, importMedia } = await localProject(
+    { root, allowed },
+    { name: 'reframe', description: 'the vertical cut' },
+  ));
+  moving = await importMedia(join(allowed, 'moving.mp4'));
+  quadrants = await importMedia(join(allowed, 'quadrants.mp4'));
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -187,7 +169,7 @@ afterAll(async () => {
 
 describe('the vertical cut on the local backend', () => {
   it('an auto reframe keeps a moving subject inside the frame (preview, frame by frame); a centred one loses it', async () => {
-    const composed = structured<{ ready: boolean; diagnostics: { message: string }[] }>(
+    const composed = structuredOf<{ ready: boolean; diagnostics: { message: string }[] }>(
       await call('compose_edit', {
         project_id: projectId,
         resolution: 'vertical',
@@ -202,10 +184,10 @@ describe('the vertical cut on the local backend', () => {
       fps: 25,
       clips: [{ asset_id: moving, start: 0, end: 4, focus: 'auto' }],
     };
-    const c = structured<{ ready: boolean; diagnostics: { message: string }[] }>(await call('compose_edit', edit));
+    const c = structuredOf<{ ready: boolean; diagnostics: { message: string }[] }>(await call('compose_edit', edit));
     expect(c.ready).toBe(true);
     expect(c.diagnostics.some((d) => /pillarboxed/.test(d.message))).toBe(false);
-    const p = structured<{ path: string; sheet_path: string; resolution: string; preview_id: string }>(
+    const p = structuredOf<{ path: string; sheet_path: string; resolution: string; preview_id: string }>(
       await call('preview_edit', { ...edit, width: 270 }),
     );
     expect(p.resolution).toBe('270x480');
@@ -213,11 +195,11 @@ describe('the vertical cut on the local backend', () => {
     expect(auto.frames).toBe(100);
     expect(auto.lost, 'frames where the square is not whole in the frame').toEqual([]);
     // The same edit is the same preview (its key holds "auto"; the path is read once).
-    expect(structured<{ preview_id: string }>(await call('preview_edit', { ...edit, width: 270 })).preview_id).toBe(
+    expect(structuredOf<{ preview_id: string }>(await call('preview_edit', { ...edit, width: 270 })).preview_id).toBe(
       p.preview_id,
     );
     // Held at the centre, the square is out of the frame at both ends: the check above can fail.
-    const centred = structured<{ path: string }>(
+    const centred = structuredOf<{ path: string }>(
       await call('preview_edit', {
         ...edit,
         width: 270,
@@ -233,7 +215,7 @@ describe('the vertical cut on the local backend', () => {
   }, 240_000);
 
   it('a local render of an auto reframe keeps the moving subject inside every frame', async () => {
-    const r = structured<{ render: { done: boolean; url?: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string } }>(
       await call('render_edit', {
         project_id: projectId,
         wait: true,
@@ -251,7 +233,7 @@ describe('the vertical cut on the local backend', () => {
 
   it('a fixed focus frames the corner it names, as far as the picture allows', async () => {
     // Vertical from 16:9: the frame spans the picture's height, so y does nothing; x = 1 puts it at the right edge.
-    const right = structured<{ path: string }>(
+    const right = structuredOf<{ path: string }>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: 'vertical',
@@ -266,7 +248,7 @@ describe('the vertical cut on the local backend', () => {
     expect(colourName(colourAt(right.path, 0.5, bottom))).toBe('yellow');
     // Square from 16:9 at the top left: the frame is 0.5625 of the picture's width from its left edge, so red and blue
     // fill all but its last ninth, where the green and yellow quadrants begin (at 0.5 of the picture).
-    const left = structured<{ path: string }>(
+    const left = structuredOf<{ path: string }>(
       await call('preview_edit', {
         project_id: projectId,
         resolution: 'square',
@@ -282,7 +264,7 @@ describe('the vertical cut on the local backend', () => {
   }, 180_000);
 
   it('refuses a focus beside a crop and a focus out of 0-1, at their fields', async () => {
-    const c = structured<{ ready: boolean; diagnostics: { severity: string; path: string }[] }>(
+    const c = structuredOf<{ ready: boolean; diagnostics: { severity: string; path: string }[] }>(
       await call('compose_edit', {
         project_id: projectId,
         resolution: 'vertical',
@@ -300,7 +282,7 @@ describe('the vertical cut on the local backend', () => {
   });
 
   it('exports carry a focus in OTIO (read back) and FCPXML and EDL say they do not', async () => {
-    const c = structured<{ edit_id: string }>(
+    const c = structuredOf<{ edit_id: string }>(
       await call('compose_edit', {
         project_id: projectId,
         resolution: 'vertical',
@@ -312,13 +294,13 @@ describe('the vertical cut on the local backend', () => {
       }),
     );
     for (const format of ['otio', 'fcpxml', 'edl']) {
-      const out = structured<{ path: string; warnings?: string[] }>(
+      const out = structuredOf<{ path: string; warnings?: string[] }>(
         await call('export_edit', { project_id: projectId, edit_id: c.edit_id, format }),
       );
       const said = (out.warnings ?? []).filter((w) => /focus/.test(w));
       if (format === 'otio') expect(said).toEqual([]);
       else expect(said.length, format).toBeGreaterThan(0);
-      const back = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+      const back = structuredOf<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
         await call('import_edit', { project_id: projectId, content: readFileSync(out.path, 'utf8'), format }),
       );
       expect(back.ready, JSON.stringify(back.diagnostics)).toBe(true);
@@ -367,7 +349,7 @@ describe('the vertical cut on the service backend', () => {
         },
         { timeout: 120_000 },
       );
-      const out = structured<{ warnings: { path: string; message: string }[] }>(r);
+      const out = structuredOf<{ warnings: { path: string; message: string }[] }>(r);
       const sent = service.requests.filter((q: { path: string }) => q.path.endsWith('/create-edit'));
       expect(sent).toHaveLength(1);
       const body = sent[0]!.body as { video_series_sequential: Record<string, unknown>[] };

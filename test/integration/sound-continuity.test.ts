@@ -4,16 +4,15 @@
 // picture runs on to its frame's end: the sound used to stop at the out point and leave 18-48 ms of silence before
 // the next cut. Read back from a preview (segments joined) and from a local render (one graph): the longest run of
 // near silence is the few samples where one cut's 5 ms declick meets the next's, and no 3 kHz is heard.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
+import { type Spawned } from '../helpers/harness.js';
+import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cutroom-continuity-'));
-const allowed = join(root, 'allowed');
+const { root, allowed } = testRoot('continuity');
 const RATE = 48_000;
 /** The ranges cut, in the source (s): none on a 25 fps or a 30 fps frame start. */
 const RANGES: [number, number][] = [
@@ -50,15 +49,10 @@ function longestQuiet(x: Float32Array, floor: number, a: number, b: number): num
 let server: Spawned;
 let projectId: string;
 let video: string;
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 180_000 });
-const structured = <T>(r: unknown): T => {
-  if ((r as { isError?: boolean }).isError) throw new Error(textOf(r));
-  return (r as { structuredContent: T }).structuredContent;
-};
+let call: LocalProject['call'];
+let importMedia: LocalProject['importMedia'];
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
   const file = join(allowed, 'ranges.mkv');
   const inside = RANGES.map(([a, b]) => `between(t,${a},${b})`).join('+');
   // PCM in Matroska: the tone changes on the sample asked, with no codec delay or smearing.
@@ -79,18 +73,8 @@ beforeAll(async () => {
     'pcm_s16le',
     file,
   ]);
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-    CUTROOM_RENDER_WAIT_MS: '55000',
-    CUTROOM_LOG_LEVEL: 'error',
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'continuity', description: '' }),
-  ).project.id;
-  video = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: file })).asset
-    .id;
+  ({ server, projectId, call, importMedia } = await localProject({ root, allowed }, { name: 'continuity' }));
+  video = await importMedia(file);
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -117,7 +101,7 @@ function expectContinuous(x: Float32Array): void {
 describe('the sound of cut after cut', () => {
   it('meets end to end in a preview, with nothing from outside the ranges', async () => {
     const clips = RANGES.map(([start, end]) => ({ asset_id: video, start, end }));
-    const p = structured<{ path: string }>(
+    const p = structuredOf<{ path: string }>(
       await call('preview_edit', { project_id: projectId, resolution: '160x90', fps: 30, clips }),
     );
     const x = soundOf(p.path);
@@ -131,7 +115,7 @@ describe('the sound of cut after cut', () => {
       video_output_filename: 'continuity.mp4',
       video_series_sequential: RANGES.map(([a, b]) => ({ video_id: video, video_start_time: a, video_end_time: b })),
     };
-    const r = structured<{ render: { done: boolean; url?: string } }>(
+    const r = structuredOf<{ render: { done: boolean; url?: string } }>(
       await call('render_edit', { project_id: projectId, wait: true, edit }),
     );
     expect(r.render.done).toBe(true);
