@@ -14,6 +14,7 @@ const all = {
   'speech-noise': () => import('./speech-noise.mjs'),
   'cut-words': () => import('./cut-words.mjs'),
   search: () => import('./search.mjs'),
+  'search-real': () => import('./search-real.mjs'),
   mix: () => import('./mix.mjs'),
   'first-frame': () => import('./first-frame.mjs'),
   queue: () => import('./queue.mjs'),

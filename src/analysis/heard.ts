@@ -3,9 +3,11 @@
 // recognition was unsure of or found only by sound, and become hits where the transcript has none, judged by that
 // score, by how long they last for the query's phones, by how much the words heard there sound like the query and by
 // whether recognition was sure of them. So a word free recognition misheard ("what op" for "lighthouse") is still
-// found while the spotter's false alarms and sound-alike runs ("capture" for "captain") stay out. Measured in
-// bench/search.mjs.
-import type { TimedWord } from '../edit/words.js';
+// found while the spotter's false alarms and sound-alike runs ("capture" for "captain") stay out; and a hit is
+// weighed against the words the asset's own speech says surely elsewhere that sound like the query (rivalWords), so
+// slt's "keeper" is not found as "teacher". Measured in bench/search.mjs, checked on a real voice (search-real.mjs).
+import { phoneNames } from './dictionary.js';
+import { textWords, type TimedWord } from '../edit/words.js';
 import {
   DOUBTFUL_CONFIDENCE,
   searchBySound,
@@ -194,6 +196,71 @@ export function mergeHeard(
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };
+}
+
+/** Rival words a query is spotted against, at most (the likeliest first): each one more phrase in the same pass. */
+export const MAX_RIVAL_WORDS = 6;
+/** How much a word of the asset must sound like the query (searchBySound's score, 0-1) to be its rival. */
+export const RIVAL_LIKENESS = 0.5;
+
+/**
+ * The words the asset's own transcript holds, heard surely somewhere in it, that sound like the query without being
+ * said as it: the readings a detection of the query most likely stands for instead (slt's "keeper", recognised surely
+ * at 17.5 s, is what the spotter heard as "teacher" there and twice elsewhere). Spotted beside the query in the same
+ * pass (the same sound and context, so their scores compare), they refuse a hit one of them outscores (vetoRivals).
+ * Only words of at least the query's phones less one: a shorter word fits inside the query's sound and outscores
+ * it there ("best" in "postman", "light" in "lighthouse").
+ */
+export function rivalWords(words: TimedWord[], query: string, queryPhones: number, pronouncer: Pronouncer): string[] {
+  const queryKeys = new Set(textWords(query).map((w) => w.key));
+  const said = new Set(textWords(query).flatMap((w) => pronouncer.pronounce(w.key).map(phoneNames)));
+  const seen = new Map<string, number>();
+  for (const w of words) {
+    if (w.confidence === undefined || w.confidence < DOUBTFUL_CONFIDENCE) continue;
+    const key = textWords(w.word)[0]?.key;
+    if (!key || !/^[a-z']+$/.test(key) || queryKeys.has(key) || seen.has(key)) continue;
+    const variants = pronouncer.pronounce(key);
+    if (!variants.length || variants[0]!.length < queryPhones - 1) continue;
+    if (variants.some((v) => said.has(phoneNames(v)))) continue;
+    const likeness = Math.max(
+      0,
+      ...searchBySound([{ ...w, word: key }], query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map(
+        (h) => h.score,
+      ),
+    );
+    if (likeness >= RIVAL_LIKENESS) seen.set(key, likeness);
+  }
+  return [...seen]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_RIVAL_WORDS)
+    .map(([k]) => k);
+}
+
+/**
+ * The hits listening stands behind that a rival word (rivalWords) outscores where it lies: the best detection of a
+ * rival over at least half of the hit (or of itself) scoring above the query's own best there. Such a hit becomes a
+ * near miss. A hit of the transcript recognition was sure of and spelled as the query is not judged.
+ */
+export function vetoRivals(
+  words: TimedWord[],
+  found: { hits: FoundHit[]; near_misses: FoundHit[] },
+  detections: Detection[],
+  rivals: Detection[],
+): { hits: FoundHit[]; near_misses: FoundHit[] } {
+  if (!rivals.length) return found;
+  const overHalf = (d: Detection, h: FoundHit) =>
+    Math.min(d.end, h.end_seconds) - Math.max(d.start, h.start_seconds) >=
+    0.5 * Math.min(d.end - d.start, h.end_seconds - h.start_seconds);
+  const hits: FoundHit[] = [];
+  const near: FoundHit[] = [];
+  for (const h of found.hits) {
+    const inside = h.words ? words.filter((w) => w.index >= h.words![0] && w.index <= h.words![1]) : [];
+    const sureExact = h.match === 'exact' && inside.length > 0 && !unsureOf(inside);
+    const own = Math.max(0, ...detections.filter((d) => overHalf(d, h)).map((d) => d.confidence));
+    const rival = Math.max(0, ...rivals.filter((d) => overHalf(d, h)).map((d) => d.confidence));
+    (sureExact || rival <= own ? hits : near).push(h);
+  }
+  return { hits, near_misses: [...found.near_misses, ...near].sort((a, b) => a.start_seconds - b.start_seconds) };
 }
 
 /**

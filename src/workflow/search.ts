@@ -11,7 +11,9 @@ import {
   contestsOf,
   joinDetections,
   mergeHeard,
+  rivalWords,
   spotThreshold,
+  vetoRivals,
   type Detection,
   type FoundHit,
   type Rival,
@@ -93,10 +95,16 @@ const MAX_CONTESTS = 8;
 /** Contests' thresholds per phone: lenient, so that both readings are scored wherever either fits at all. */
 const CONTEST_PER_PHONE = 8;
 
+/** What listening heard: the query's detections and its rival words' (heard.ts rivalWords) in the same pass. */
+interface Heard {
+  query: Detection[];
+  rivals: Detection[];
+}
+
 /** What listening heard, per asset media and phrase: a next page of the same search does not listen again. */
-const heardBefore = new Map<string, Detection[]>();
+const heardBefore = new Map<string, Heard>();
 const contested = new Map<string, Rival[]>();
-const remember = (key: string, value: Detection[]) => {
+const remember = (key: string, value: Heard) => {
   if (heardBefore.size >= 64) heardBefore.delete(heardBefore.keys().next().value!);
   heardBefore.set(key, value);
 };
@@ -192,9 +200,14 @@ export async function searchTranscripts(
       else {
         listenBudget -= length;
         try {
-          const heard = await listener.listen(pid, a.id, opts.signal, (f, m) => progress(0.5 + f / 2, m));
-          const detections = await listener.contest(pid, a.id, t.words, bySound, heard, opts.signal);
-          found = mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer);
+          const heard = await listener.listen(pid, a.id, t.words, opts.signal, (f, m) => progress(0.5 + f / 2, m));
+          const detections = await listener.contest(pid, a.id, t.words, bySound, heard.query, opts.signal);
+          found = vetoRivals(
+            t.words,
+            mergeHeard(t.words, bySound, detections, query, listener.phones, pronouncer),
+            heard.query,
+            heard.rivals,
+          );
           listened++;
         } catch (err) {
           if (opts.signal?.aborted) throw err;
@@ -347,13 +360,22 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
     async listen(
       pid: string,
       assetId: string,
+      words: TimedWord[],
       signal: AbortSignal | undefined,
       onProgress: (f: number, m: string) => void,
-    ): Promise<Detection[]> {
+    ): Promise<Heard> {
       const { src, key } = await locateAsset(deps, pid, assetId, signal);
-      const memo = `${key}|${phrase}|${threshold}`;
+      const rivals = rivalWords(words, phrase, phones, pronouncer);
+      const memo = `${key}|${phrase}|${threshold}|${rivals.join(',')}`;
       const known = heardBefore.get(memo);
       if (known) return known;
+      // The rival words are spotted in the same pass as the query: the same sound and context, so scores compare.
+      const phrases = [
+        { text: phrase, threshold },
+        ...rivals.map((w) => ({ text: w, threshold: spotThreshold(pronouncer.pronounce(w)[0]!.length) })),
+      ];
+      const withRivals = new Map(pronunciations);
+      for (const w of rivals) if (!withRivals.has(w)) withRivals.set(w, pronouncer.pronounce(w).map(phoneNames));
       try {
         const pass = await passOf(assetId, key, src, signal, onProgress);
         const spans = pass ? candidateSpans(pass.phones, said) : [];
@@ -370,8 +392,8 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
                 scratchDir,
                 sound: { path: pass.soundPath, samples: pass.samples, fromSec: 0 },
                 spans,
-                phrases: [{ text: phrase, threshold }],
-                pronunciations,
+                phrases,
+                pronunciations: withRivals,
                 timeoutMs: 60_000 + spans.reduce((n, s) => n + s.to - s.from, 0) * 2000,
                 ...(signal ? { signal } : {}),
               }),
@@ -379,15 +401,17 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
           : await rt.listening.run(async () =>
               spotKeywords({
                 ...(await overWhole(assetId, src, signal)),
-                phrases: [{ text: phrase, threshold }],
-                pronunciations,
+                phrases,
+                pronunciations: withRivals,
                 pieces: Math.max(1, rt.limiter.limit),
                 onProgress: (f) => onProgress(f, 'listening for the query'),
               }),
             );
-        const detections = spotted.map(({ start, end, confidence }) => ({ start, end, confidence }));
-        remember(memo, detections);
-        return detections;
+        const of = (text: string) =>
+          spotted.filter((d) => d.phrase === text).map(({ start, end, confidence }) => ({ start, end, confidence }));
+        const heard = { query: of(phrase), rivals: rivals.flatMap(of) };
+        remember(memo, heard);
+        return heard;
       } catch (err) {
         throw userError(err);
       }

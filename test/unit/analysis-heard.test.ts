@@ -9,8 +9,11 @@ import {
   contestsOf,
   joinDetections,
   mergeHeard,
+  rivalWords,
   spotThreshold,
+  vetoRivals,
   type Detection,
+  type FoundHit,
 } from '../../src/analysis/heard.js';
 import { createPronouncer, searchBySound } from '../../src/analysis/sound-search.js';
 import type { TimedWord } from '../../src/edit/words.js';
@@ -195,6 +198,54 @@ describe('merging what was heard with the transcript', () => {
     const h = [...merged.hits, ...merged.near_misses][0]!;
     expect(h.words).toBeUndefined();
     expect(h.cut).toEqual([0.85, 2.65]); // a handle around the detection and the word heard over it
+  });
+});
+
+describe("rival words: what the asset's own speech says that sounds like the query", () => {
+  // slt's recording: "keeper" recognised surely once, heard as "teacher" (unsure) and "keep her" elsewhere.
+  const t = words(
+    ['the', 2.4, 2.55, 0.9],
+    ['keep', 2.6, 2.8, 0.07],
+    ['her', 2.8, 3.0, 0.08],
+    ['teacher', 12.67, 13.04, 0.35],
+    ['lighthouse', 17.0, 17.45, 1],
+    ['keeper', 17.47, 17.93, 1],
+    ['best', 25.5, 25.7, 0.9],
+    ['harbor', 16.0, 16.5, 0.9],
+  );
+
+  it('are words heard surely that sound like the query, not the query, nor shorter than it by two phones', () => {
+    expect(rivalWords(t, 'teacher', 4, pronouncer)).toEqual(['keeper']);
+    // "teacher" is unsure and "keep" is short: no rival for "keeper".
+    expect(rivalWords(t, 'keeper', 4, pronouncer)).toEqual([]);
+    // "harbor" is said as "harbour": the query's own sound is no rival of it; "best" is too short for "postman".
+    expect(rivalWords(t, 'harbour', 5, pronouncer)).not.toContain('harbor');
+    expect(rivalWords(t, 'postman', 7, pronouncer)).not.toContain('best');
+  });
+
+  it('refuse a hit a rival outscores where it lies, but not a sure exact hit', () => {
+    const hit = (start: number, end: number, match: FoundHit['match'], w?: [number, number]): FoundHit => ({
+      start_seconds: start,
+      end_seconds: end,
+      text: '',
+      match,
+      score: 1,
+      ...(w ? { words: w } : {}),
+    });
+    const found = {
+      hits: [hit(2.63, 2.99, 'heard'), hit(12.67, 13.04, 'exact', [3, 3]), hit(17.47, 17.93, 'heard')],
+      near_misses: [],
+    };
+    const query = [at(2.63, 2.99, 0.873), at(12.67, 13.02, 0.866), at(17.47, 17.93, 0.878)];
+    const rivals = [at(2.6, 3.0, 0.897), at(12.67, 13.0, 0.89), at(17.5, 17.9, 0.884)];
+    const judged = vetoRivals(t, found, query, rivals);
+    expect(judged.hits).toEqual([]);
+    expect(judged.near_misses.map((h) => h.start_seconds)).toEqual([2.63, 12.67, 17.47]);
+    // Where the query scores higher, or the rival lies elsewhere, the hit stands.
+    expect(vetoRivals(t, found, query, [at(2.6, 3.0, 0.86), at(5, 6, 0.99)]).hits).toHaveLength(3);
+    // A hit recognition was sure of and spelled as the query is not judged.
+    const sure = { hits: [hit(17.47, 17.93, 'exact', [5, 5])], near_misses: [] };
+    expect(vetoRivals(t, sure, [at(17.47, 17.93, 0.8)], [at(17.47, 17.93, 0.9)]).hits).toHaveLength(1);
   });
 });
 
