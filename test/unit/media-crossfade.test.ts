@@ -207,7 +207,7 @@ describe('which joins are crossfaded', () => {
 });
 
 describe('a render in chunks', () => {
-  it('crossfades the joins inside a chunk as one process does; a join between chunks keeps its faded edges', async () => {
+  it('crossfades every join as one process does, those between chunks too: the same sound at every sample', async () => {
     const p = toRenderPlan(
       lintEdit({
         video_output_fps: 30,
@@ -236,18 +236,20 @@ describe('a render in chunks', () => {
       return { processes: r.processes, sound: soundOf(output) };
     };
     const one = await made('one.nut', 8);
-    const chunked = await made('chunked.nut', 2);
-    expect(chunked.processes).toBeGreaterThan(one.processes);
-    expect(chunked.sound.length).toBe(one.sound.length);
-    // Cuts 0 and 1 share a chunk (their join is crossfaded in both); cut 2 starts the next chunk.
-    const between = soundPlan(
+    const joins = soundPlan(
       plan,
       plan.cuts.map(() => spec),
-    )[2]!.slotStart;
-    const near = CROSSFADE_SAMPLES / 2 + 1;
-    let differ = 0;
-    for (let i = 0; i < one.sound.length; i++)
-      if (Math.abs(i - between) > near && Math.abs(one.sound[i]! - chunked.sound[i]!) > 1e-4) differ++;
-    expect(differ).toBe(0);
+    )
+      .slice(1)
+      .map((s) => s.slotStart);
+    // Chunks of two cuts (the join before cut 2 between chunks), and of one (every join between chunks).
+    for (const maxInputs of [2, 1]) {
+      const chunked = await made(`chunked${maxInputs}.nut`, maxInputs);
+      expect(chunked.processes).toBeGreaterThan(one.processes);
+      expect(chunked.sound.length).toBe(one.sound.length);
+      const differ: number[] = [];
+      for (let i = 0; i < one.sound.length; i++) if (Math.abs(one.sound[i]! - chunked.sound[i]!) > 1e-4) differ.push(i);
+      expect(differ, `chunks of ${maxInputs}, joins at ${joins.join(', ')}`).toEqual([]);
+    }
   });
 });
