@@ -1,6 +1,7 @@
 // Rendering a timeline with ffmpeg: one process when the inputs are few, else chunks of cuts rendered one after
-// another (each input costs ffmpeg tens of MB) and joined with their overlays in a last pass. Output goes to a
-// temporary name in the target's folder and is renamed on success; a failure or cancellation removes it.
+// another (each input costs ffmpeg tens of MB) and joined with their overlays in a last pass (their sounds crossfaded
+// where the join between them is, as inside one). Output goes to a temporary name in the target's folder and is
+// renamed on success; a failure or cancellation removes it.
 import { randomBytes } from 'node:crypto';
 import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

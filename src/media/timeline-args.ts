@@ -684,7 +684,9 @@ export function timelineArgs(job: TimelineJob): string[] {
     // (A chunk's cuts measured on their slots, not on the handles it plays beyond them.)
     const span = job.chunkSound ? chunkSoundSpan(sounds, xfade) : undefined;
     const slots =
-      span?.before || span?.after ? `atrim=start_sample=${span.before}:end_sample=${span.samples - span.after},` : '';
+      span?.before || span?.after
+        ? `atrim=start_sample=${span.before}:end_sample=${span.samples - span.after},asetpts=PTS-STARTPTS,`
+        : '';
     g.push('[acat]asplit=2[acut][acutmeasure]', `[acutmeasure]${slots}${measureAudio('cutlevels')}`);
     cutSound = '[acut]';
   }
