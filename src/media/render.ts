@@ -15,6 +15,7 @@ import {
   type LoudnessFinish,
   type Measurements,
 } from './measure.js';
+import { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
@@ -63,6 +64,9 @@ export interface RenderOutcome {
 }
 
 export { RenderError };
+
+/** ffmpeg processes reading the crossfades' sound at once (crossfade-shape.ts). */
+const SHAPE_READS = 4;
 
 /** Splits the cuts into groups of at most `max` inputs. */
 export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
@@ -143,8 +147,11 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
     // chunks is a join like any); each crossfade's shape, from the sound it overlaps (crossfade-shape.ts).
     const sounds = soundPlan(plan, req.cutInputs);
     const crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
+    // (Two short reads of the sources per join: a few at a time, not one process per join at once on a long timeline.)
+    const reads = new Limiter(SHAPE_READS);
     plan = await shapeCrossfades(req.ffmpeg, plan, sounds, crossfades, req.cutInputs, {
       ...(req.signal ? { signal: req.signal } : {}),
+      turn: (work) => reads.run(work),
     });
     // Captions burned in: each cut's script beside the output, where the processes run.
     const captions = await writeCaptionScripts(dir, plan.cuts, `.captions.${tag}`);
