@@ -27,10 +27,11 @@ export async function timeIt(n, fn, warmup) {
   return stats(samples);
 }
 
-export async function connect(env) {
+/** A server (this build, or `bin`: another's) over stdio with this environment. */
+export async function connect(env, bin = BIN) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN],
+    args: [bin],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stderr: 'ignore',
   });

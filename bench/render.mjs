@@ -68,8 +68,11 @@ export async function run() {
     const renderOnce = async (round) => {
       const t = performance.now();
       let r = (await tool('render_edit', { ...edit(round), wait: true })).render;
-      while (!r.done && !r.failed)
-        r = (await tool('get_render_status', { project_id: project, asset_id: r.asset_id })).render ?? r;
+      // (A render longer than the wait: its status asked every 250 ms; get_render_status returns the status itself.)
+      while (!r.done && !r.failed) {
+        await new Promise((ok) => setTimeout(ok, 250));
+        r = await tool('get_render_status', { project_id: project, asset_id: r.asset_id });
+      }
       if (r.failed) throw new Error(`render failed: ${JSON.stringify(r)}`);
       return (performance.now() - t) / 1000;
     };

@@ -22,6 +22,7 @@ const all = {
   scorecard: () => import('./scorecard.mjs'),
   'join-landmarks': () => import('./join-landmarks.mjs'),
   'crossfade-read': () => import('./crossfade-read.mjs'),
+  'render-chunks': () => import('./render-chunks.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

@@ -84,7 +84,7 @@ async function windowsAt(ffmpeg: string, ws: SoundWindow[], opts: ReadOptions): 
   });
 }
 
-/** Every window's samples, read in batches of up to maxInputs (16) windows a process; a batch that fails is read
+/** Every window's samples, read in batches of up to maxInputs (CUTROOM_FFMPEG_MAX_INPUTS, 16 if not given) a process; a batch that fails is read
  * window by window, so that one unreadable source costs only its own joins. */
 export async function soundsAt(
   ffmpeg: string,

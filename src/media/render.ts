@@ -1,6 +1,7 @@
 // Rendering a timeline with ffmpeg: one process when the inputs are few, else chunks of cuts rendered one after
-// another (each input costs ffmpeg tens of MB) and joined with their overlays in a last pass. Output goes to a
-// temporary name in the target's folder and is renamed on success; a failure or cancellation removes it.
+// another (each input costs ffmpeg tens of MB) and joined with their overlays in a last pass (their sounds crossfaded
+// where the join between them is, as inside one). Output goes to a temporary name in the target's folder and is
+// renamed on success; a failure or cancellation removes it.
 import { randomBytes } from 'node:crypto';
 import { rm, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -14,12 +15,21 @@ import {
   type LoudnessFinish,
   type Measurements,
 } from './measure.js';
+import { Limiter } from './probe.js';
 import { whyFailed, runProcess } from './process.js';
 import { writeCaptionScripts } from './captions.js';
 import { RenderError } from './render-error.js';
 import { SAMPLE_RATE, crossfadeJoins, soundPlan } from './sound-plan.js';
 import { shapeCrossfades } from './crossfade-shape.js';
-import { concatArgs, finishArgs, num, timelineArgs, type EncodeSettings, type TimelineJob } from './timeline-args.js';
+import {
+  chunkSoundSpan,
+  concatArgs,
+  finishArgs,
+  num,
+  timelineArgs,
+  type EncodeSettings,
+  type TimelineJob,
+} from './timeline-args.js';
 
 /** A timeline job (its output is the final path, written as a temporary sibling first), plus how to run it. */
 export interface RenderRequest extends Omit<TimelineJob, 'sheet'> {
@@ -54,6 +64,9 @@ export interface RenderOutcome {
 }
 
 export { RenderError };
+
+/** ffmpeg processes reading the crossfades' sound at once (crossfade-shape.ts). */
+const SHAPE_READS = 4;
 
 /** Splits the cuts into groups of at most `max` inputs. */
 export function chunkCuts(plan: RenderPlan, max: number): RenderPlan[] {
@@ -130,19 +143,16 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       );
     const inputs = plan.cuts.length + plan.overlays.length;
     const single = inputs <= req.maxInputs;
-    // Each crossfaded join's shape, from the sound it overlaps (crossfade-shape.ts); a join between chunks is not
-    // crossfaded (their sounds are laid end to end).
-    const shaped = soundPlan(plan, req.cutInputs);
-    const joins = crossfadeJoins(plan, shaped, req.cutInputs);
-    if (!single) {
-      let at = 0;
-      for (const c of chunkCuts(plan, req.maxInputs)) {
-        joins[at] = 0;
-        at += c.cuts.length;
-      }
-    }
-    plan = await shapeCrossfades(req.ffmpeg, plan, shaped, joins, req.cutInputs, {
+    // Where every cut's sound goes and which joins are crossfaded, decided over the whole timeline (a join between
+    // chunks is a join like any); each crossfade's shape, from the sound it overlaps (crossfade-shape.ts).
+    const sounds = soundPlan(plan, req.cutInputs);
+    const crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
+    // (Two short reads of the sources per join, up to maxInputs a process: a few processes at a time.)
+    const reads = new Limiter(SHAPE_READS);
+    plan = await shapeCrossfades(req.ffmpeg, plan, sounds, crossfades, req.cutInputs, {
       ...(req.signal ? { signal: req.signal } : {}),
+      turn: (work) => reads.run(work),
+      maxInputs: req.maxInputs,
     });
     // Captions burned in: each cut's script beside the output, where the processes run.
     const captions = await writeCaptionScripts(dir, plan.cuts, `.captions.${tag}`);
@@ -166,13 +176,17 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       parser.finishFreeze(plan.totalSec);
     } else {
       const chunks = chunkCuts(plan, req.maxInputs);
-      // Where every cut's sound goes is decided over the whole timeline: a join between chunks is a join like any.
-      const sounds = soundPlan(plan, req.cutInputs);
       let taken = 0;
       const chunkSounds = chunks.map((c) => sounds.slice(taken, (taken += c.cuts.length)));
-      const crossfades = crossfadeJoins(plan, sounds, req.cutInputs);
+      // Each chunk's joins and the two at its ends (with the chunks beside it): its first and last cut play on into
+      // half of a crossfade there, and the join of the chunks' sound overlaps them (concatArgs).
       taken = 0;
-      const chunkCrossfades = chunks.map((c) => crossfades.slice(taken, (taken += c.cuts.length)));
+      const chunkCrossfades = chunks.map((c) => {
+        const first = taken;
+        taken += c.cuts.length;
+        return Array.from({ length: c.cuts.length + 1 }, (_, k) => crossfades[first + k] ?? 0);
+      });
+      const spans = chunks.map((_, i) => chunkSoundSpan(chunkSounds[i]!, chunkCrossfades[i]!));
       const files: string[] = [];
       let offset = 0;
       let first = 0;
@@ -207,7 +221,8 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
       }
       // Each chunk lasts its frames exactly: said in the list, so the join does not take a container's idea of
       // its length (NUT's counts the B-frame delay), and the next chunk's first frame lands on its tick. Its sound
-      // lasts its cuts' ranges, end to end: joined from a list of its own saying so.
+      // lasts its cuts' slots, end to end, and the crossfades' halves beyond them: joined from a list of its own
+      // saying so, then crossfaded where they overlap.
       const writeList = async (what: string, seconds: (chunk: RenderPlan, i: number) => number) => {
         const list = join(dir, `.${basename(req.output)}.${tag}.${what}`);
         scratch.push(list);
@@ -218,16 +233,18 @@ export async function renderTimeline(req: RenderRequest): Promise<RenderOutcome>
         return list;
       };
       const list = await writeList('concat.txt', (c) => (c.totalFrames * plan.fpsDen) / plan.fpsNum);
-      const soundList = await writeList(
-        'concat-sound.txt',
-        (_, i) => chunkSounds[i]!.reduce((n, s) => n + s.slot, 0) / SAMPLE_RATE,
-      );
+      const soundList = await writeList('concat-sound.txt', (_, i) => spans[i]!.samples / SAMPLE_RATE);
       parser.setOffset(0);
       await run(
         concatArgs({
           plan: plan,
           listFile: list,
-          sound: { listFile: soundList },
+          sound: {
+            listFile: soundList,
+            spans,
+            // (The shape of a join between chunks: the cut after it says, as inside a chunk.)
+            equalGain: chunks.map((c) => !!c.cuts[0]!.equalGainJoin),
+          },
           overlayInputs: req.overlayInputs,
           output: made,
           encode,

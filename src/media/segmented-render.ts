@@ -396,6 +396,7 @@ export async function renderSegmented(req: SegmentedRequest): Promise<SegmentedO
     plan = await shapeCrossfades(req.ffmpeg, plan, sounds, crossfades, req.cutInputs, {
       ...(req.signal ? { signal: req.signal } : {}),
       turn: (work) => req.limiter.run(work),
+      maxInputs: req.maxInputs,
     });
     // What of it an earlier timeline's measurements give (mix-memory.ts).
     if (req.mixKey) {

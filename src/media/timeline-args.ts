@@ -614,12 +614,15 @@ export interface TimelineJob {
   sheet?: { filter: string; outputArgs: string[] };
   /**
    * A chunk of a longer timeline: where its cuts' sound goes, from the whole timeline's soundPlan. Its sound is its
-   * cuts' slots end to end (the join lays the chunks' sound end to end), not fitted to its picture, and not mixed.
+   * cuts' slots end to end (the join lays the chunks' sound end to end: chunkSoundSpan), not fitted to its picture,
+   * and not mixed.
    */
   chunkSound?: CutSound[];
   /**
-   * A chunk's crossfades (crossfadeJoins of the whole timeline, its cuts' part), the first always 0: a join between
-   * chunks keeps its faded edges (their sounds are laid end to end).
+   * A chunk's crossfades (crossfadeJoins of the whole timeline), one per join of its cuts and one more: [k] the join
+   * before its cut k ([0]: the join with the chunk before), [cuts] the join after its last cut (with the chunk
+   * after). A join between chunks is crossfaded at the join of their sounds (concatArgs): each chunk's sound runs
+   * on into half of it beyond its first and last slot.
    */
   chunkCrossfades?: number[];
   /** Caption scripts (in the process's working directory) by cut index, for the cuts that show captions. */
@@ -635,11 +638,9 @@ export interface TimelineJob {
 export function timelineArgs(job: TimelineJob): string[] {
   const { plan } = job;
   const sounds = job.chunkSound ?? soundPlan(plan, job.cutInputs);
-  // Joins between cuts made by words are crossfaded (but for a chunk's first: its sound is laid end to end with the
-  // chunk's before).
-  const xfade = job.chunkSound
-    ? (job.chunkCrossfades ?? []).map((n, i) => (i === 0 ? 0 : n))
-    : crossfadeJoins(plan, sounds, job.cutInputs);
+  // Joins between cuts made by words are crossfaded (a chunk's first and last cut play half of the crossfade with
+  // the chunk beside it beyond their slot: the join of the chunks overlaps them).
+  const xfade = job.chunkSound ? (job.chunkCrossfades ?? []) : crossfadeJoins(plan, sounds, job.cutInputs);
   const handles = plan.cuts.map((_, i) => ({ before: (xfade[i] ?? 0) / 2, after: (xfade[i + 1] ?? 0) / 2 }));
   const read = plan.cuts.map((c, i) => decoded(c, handles[i]!));
   const inputs = cutInputsOf(
@@ -680,7 +681,13 @@ export function timelineArgs(job: TimelineJob): string[] {
   if (job.sheet) g.push(`[vsheet]${job.sheet.filter}[sheet]`);
   let cutSound = '[acat]';
   if (job.measure) {
-    g.push('[acat]asplit=2[acut][acutmeasure]', `[acutmeasure]${measureAudio('cutlevels')}`);
+    // (A chunk's cuts measured on their slots, not on the handles it plays beyond them.)
+    const span = job.chunkSound ? chunkSoundSpan(sounds, xfade) : undefined;
+    const slots =
+      span?.before || span?.after
+        ? `atrim=start_sample=${span.before}:end_sample=${span.samples - span.after},asetpts=PTS-STARTPTS,`
+        : '';
+    g.push('[acat]asplit=2[acut][acutmeasure]', `[acutmeasure]${slots}${measureAudio('cutlevels')}`);
     cutSound = '[acut]';
   }
   let audioOut = cutSound;
@@ -701,6 +708,57 @@ export function timelineArgs(job: TimelineJob): string[] {
   );
   if (job.sheet) args.push('-map', '[sheet]', ...job.sheet.outputArgs);
   return args;
+}
+
+/**
+ * What a chunk's sound holds: `samples` in all, of which the first `before` and the last `after` are its first and
+ * last cut playing on into half of the crossfade with the chunk beside it (0 where that join is not crossfaded).
+ */
+export interface ChunkSoundSpan {
+  samples: number;
+  before: number;
+  after: number;
+}
+
+/** The span of a chunk's sound (its sounds and chunkCrossfades, as TimelineJob takes them). */
+export function chunkSoundSpan(sounds: CutSound[], crossfades: number[]): ChunkSoundSpan {
+  const before = (crossfades[0] ?? 0) / 2;
+  const after = (crossfades[sounds.length] ?? 0) / 2;
+  return { samples: before + sounds.reduce((n, s) => n + s.slot, 0) + after, before, after };
+}
+
+/**
+ * The chunks' sounds (`joined`: laid end to end, as their concat list gives them) joined to `[out]`: each taken
+ * apart by its samples, and where two overlap (a join between chunks that is crossfaded: the first plays on
+ * `after` into the second's, the second from `before` into the first's) crossfaded as joinSlots does inside a
+ * process, equal-gain where the cut after the join says so. The timeline's length is the slots' sum still.
+ */
+function joinChunkSounds(joined: string, spans: ChunkSoundSpan[], equalGain: boolean[], out: string): string {
+  if (spans.every((s) => !s.before && !s.after)) return `${joined}anull[${out}]`;
+  const chains = [
+    `${joined}aformat=sample_fmts=fltp,asplit=${spans.length}${spans.map((_, i) => `[${out}c${i}]`).join('')}`,
+  ];
+  let at = 0;
+  let acc = '';
+  spans.forEach((s, i) => {
+    chains.push(`[${out}c${i}]atrim=start_sample=${at}:end_sample=${at + s.samples},asetpts=PTS-STARTPTS[${out}t${i}]`);
+    at += s.samples;
+    if (i === 0) {
+      acc = `[${out}t0]`;
+      return;
+    }
+    const n = spans[i - 1]!.after + s.before;
+    const curve = equalGain[i] ? 'tri' : 'qsin';
+    chains.push(
+      n > 0
+        ? `${acc}[${out}t${i}]acrossfade=ns=${n}:o=1:c1=${curve}:c2=${curve}[${out}j${i}]`
+        : `${acc}[${out}t${i}]concat=n=2:v=0:a=1[${out}j${i}]`,
+    );
+    acc = `[${out}j${i}]`;
+  });
+  // (Stamped by its samples, as joinSlots does.)
+  chains.push(`${acc}asetpts=N/SR/TB[${out}]`);
+  return chains.join(';');
 }
 
 /** A concat list of segment or chunk files as ffmpeg's input (local files only, of the containers cutroom writes). */
@@ -915,10 +973,13 @@ export interface ConcatJob {
   /** A concat list cutroom wrote, naming the segment or chunk files in order, each lasting its picture. */
   listFile: string;
   /**
-   * The sound: the chunks' (a concat list of the same files, each lasting its sound), or each cut's segment placed
-   * in its slot (soundPlan).
+   * The sound: the chunks' (a concat list of the same files, each lasting its sound: `spans`, joined by
+   * joinChunkSounds, equal-gain at the join before chunk i where `equalGain[i]`), or each cut's segment placed in its
+   * slot (soundPlan).
    */
-  sound: { listFile: string } | { parts: SoundPart[]; plan: CutSound[]; crossfades?: number[] };
+  sound:
+    | { listFile: string; spans?: ChunkSoundSpan[]; equalGain?: boolean[] }
+    | { parts: SoundPart[]; plan: CutSound[]; crossfades?: number[] };
   overlayInputs: InputSpec[];
   output: string;
   encode: EncodeSettings;
@@ -932,8 +993,13 @@ export function concatArgs(job: ConcatJob): string[] {
   const g: string[] = [];
   let joined = '[1:a]';
   let next = 2;
-  if ('listFile' in job.sound) args.push(...concatInput(job.sound.listFile));
-  else {
+  if ('listFile' in job.sound) {
+    args.push(...concatInput(job.sound.listFile));
+    if (job.sound.spans) {
+      g.push(joinChunkSounds('[1:a]', job.sound.spans, job.sound.equalGain ?? [], 'chunked'));
+      joined = '[chunked]';
+    }
+  } else {
     const made = soundFromParts(plan, job.sound.parts, job.sound.plan, 1, job.sound.crossfades);
     args.push(...made.args);
     g.push(...made.chains);

@@ -5,13 +5,15 @@
 // previewed; at every join the room tone goes on at its level (each side faded out and in, it dipped about 4 dB over
 // the 10 ms around the join, above 1 kHz), with no run of digital silence and no click; the sound handles the edit carries (what
 // the crossfade may play beyond a cut) never reach a word; and the picture and the timeline's length are those of
-// the same edit without them. Exported to OTIO or FCPXML and imported back, the joins are still crossfaded.
+// the same edit without them. Exported to OTIO or FCPXML and imported back, the joins are still crossfaded. Rendered
+// two cuts per ffmpeg process (CUTROOM_FFMPEG_MAX_INPUTS=2), a join between chunks is crossfaded as any other, and
+// the sound is the one-process render's, in sync to the sample.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
-import { storedEdit, type Spawned } from '../helpers/harness.js';
-import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
+import { spawnServer, storedEdit, type Spawned } from '../helpers/harness.js';
+import { localEnv, localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { probe } from '../helpers/inspect-media.js';
 import { ffmpeg, soundOf } from '../helpers/sound.js';
 import { WORD_CUT_FPS, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
@@ -34,6 +36,8 @@ type Composed = { ready: boolean; edit_id: string; notes: string[]; diagnostics:
 const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0);
 
 let server: Spawned;
+/** The same data, rendering two cuts per ffmpeg process (CUTROOM_FFMPEG_MAX_INPUTS=2): joins fall between chunks. */
+let chunked: Spawned;
 let projectId: string;
 let assetId: string;
 let words: PlacedWord[];
@@ -51,6 +55,7 @@ beforeAll(async () => {
     { name: 'joins', description: 'crossfaded joins' },
     { timeout: 600_000 },
   ));
+  chunked = await spawnServer(localEnv(root, allowed, { CUTROOM_FFMPEG_MAX_INPUTS: '2' }));
   const made = makeWordCutMedia(allowed, 'room', 'slt', SENTENCES, GAPS, 20, 'room');
   words = made.words;
   assetId = await importMedia(made.video);
@@ -58,6 +63,7 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(async () => {
   await server?.close();
+  await chunked?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -286,5 +292,92 @@ describe('cuts by words one after another', () => {
     expect(reached).toEqual([]);
     // The cut inside the sentence has the neighbour word right beside its edges: no handle there.
     expect(segs[1]!.sound_handles ?? {}).toEqual({});
+  }, 1_800_000);
+});
+
+describe('a render in chunks (more cuts than one ffmpeg process takes)', () => {
+  it('crossfades a join between chunks as one inside a chunk: no dip, hole or click, in sync with one process', async () => {
+    // Six whole sentences, two per process: joins 2 and 4 fall between chunks, 1, 3 and 5 inside one. (Laid end to end
+    // with their edges faded out and in, the joins between chunks dipped 5.1 and 5.9 dB.)
+    const order = [0, 2, 1, 3, 0, 2];
+    const c = await compose(order.map((s) => ({ asset_id: assetId, words: [sentence(s)[0]!, sentence(s).at(-1)!] })));
+    expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
+    const edit = await storedEdit<Edit>(server.client, c.edit_id);
+    const segs = edit.video_series_sequential;
+    expect(
+      segs.every((s, i) => (i > 0 ? !!s.sound_handles?.before : true) && (i < 5 ? !!s.sound_handles?.after : true)),
+    ).toBe(true);
+    const render = async (s: Spawned, name: string) => {
+      const r = structuredOf<{ render: { done: boolean; url?: string } }>(
+        await s.client.callTool(
+          {
+            name: 'render_edit',
+            arguments: { project_id: projectId, wait: true, edit: { ...edit, video_output_filename: name } },
+          },
+          { timeout: 600_000 },
+        ),
+      );
+      expect(r.render.done).toBe(true);
+      return fileURLToPath(r.render.url!);
+    };
+    const one = await render(server, 'one-process.mp4');
+    const chunks = await render(chunked, 'in-chunks.mp4');
+
+    // The picture: the same frames, the timeline as long.
+    const cut = segs.map((s) => Math.round((sec(s.video_end_time) - sec(s.video_start_time)) * WORD_CUT_FPS));
+    const picture = probe(chunks);
+    expect(picture).toEqual(probe(one));
+    expect(picture.videoFrames).toBe(cut.reduce((a, b) => a + b, 0));
+    const joins = cut.slice(0, -1).map((_, k) => cut.slice(0, k + 1).reduce((a, b) => a + b, 0) / WORD_CUT_FPS);
+
+    const judged = judgeJoins(chunks, joins);
+    const said = judged.joins.map((k) => `${k.t.toFixed(2)} s: ${k.dip.toFixed(1)} dB, step ${k.click.toFixed(2)}x`);
+    console.error(`in chunks of two cuts: ${said.join('; ')}`);
+    for (const k of judged.joins) expect(Math.abs(k.dip), said.join('; ')).toBeLessThan(1);
+    for (const k of judged.joins) expect(k.click, said.join('; ')).toBeLessThan(1);
+    expect(judged.silentRun, `silent from ${judged.silentAt.toFixed(3)} s`).toBeLessThan(0.005 * RATE);
+
+    // In sync with the render made in one process, to the sample: each cut's first word lines up with no lag (the
+    // lag, within 2 ms either way, that best lines up 100 ms of it), and the whole sound, joins included, is the same
+    // but for the codec's noise.
+    const x = judged.sound;
+    const y = soundOf(one);
+    expect(x.length).toBe(y.length);
+    const lags = order.map((s, k) => {
+      const w = words[sentence(s)[0]!]!;
+      const from = Math.round(((k ? joins[k - 1]! : 0) + w.start - sec(segs[k]!.video_start_time)) * RATE);
+      let best = { lag: 0, r: -Infinity };
+      for (let lag = -96; lag <= 96; lag++) {
+        let r = 0;
+        for (let i = from; i < from + RATE / 10; i++) r += x[i + lag]! * y[i]!;
+        if (r > best.r) best = { lag, r };
+      }
+      return best.lag;
+    });
+    expect(lags).toEqual(order.map(() => 0));
+    let diff = 0;
+    let signal = 0;
+    for (let i = 0; i < x.length; i++) {
+      diff += (x[i]! - y[i]!) ** 2;
+      signal += y[i]! ** 2;
+    }
+    console.error(`in chunks against one process: ${db(diff / signal).toFixed(1)} dB`);
+    expect(db(diff / signal), 'the render in chunks differs from the one made in one process').toBeLessThan(-40);
+
+    // A preview with two cuts per process crossfades every join too (its sound is made in one process).
+    const p = structuredOf<{ path: string }>(
+      await chunked.client.callTool(
+        { name: 'preview_edit', arguments: { project_id: projectId, edit_id: c.edit_id } },
+        { timeout: 600_000 },
+      ),
+    );
+    const previewed = judgeJoins(p.path, joins);
+    const saidPreview = previewed.joins.map(
+      (k) => `${k.t.toFixed(2)} s: ${k.dip.toFixed(1)} dB, step ${k.click.toFixed(2)}x`,
+    );
+    console.error(`preview, two cuts per process: ${saidPreview.join('; ')}`);
+    for (const k of previewed.joins) expect(Math.abs(k.dip), saidPreview.join('; ')).toBeLessThan(1);
+    for (const k of previewed.joins) expect(k.click, saidPreview.join('; ')).toBeLessThan(1);
+    expect(previewed.silentRun, `silent from ${previewed.silentAt.toFixed(3)} s`).toBeLessThan(0.005 * RATE);
   }, 1_800_000);
 });

@@ -8,13 +8,14 @@
 // the render and the preview. At 500 Hz each side's tone meets the other in phase (a hum locked to the frames, as
 // mains hum is to 25 fps): under an equal-power crossfade it bumped 2.6-2.9 dB at every join. At 510 Hz (not locked)
 // the sides meet in any phase: two of five joins dipped 7 dB under either shape, until the later cut's sound was
-// played a few ms late to meet the tone in phase (media/crossfade-shape.ts).
+// played a few ms late to meet the tone in phase (media/crossfade-shape.ts). Rendered two cuts per ffmpeg process,
+// the joins between chunks take the same shapes.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUT_GAPS, CUT_SENTENCES } from '../fixtures/cut-sentences.mjs';
-import { storedEdit, type Spawned } from '../helpers/harness.js';
-import { localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
+import { spawnServer, storedEdit, type Spawned } from '../helpers/harness.js';
+import { localEnv, localProject, structuredOf, testRoot, type LocalProject } from '../helpers/local-project.js';
 import { soundOf } from '../helpers/sound.js';
 import { TONE_HZ, WORD_CUT_FPS, heardSpan, makeWordCutMedia, type PlacedWord } from '../helpers/word-cut-media.js';
 
@@ -37,6 +38,8 @@ const sec = (tc: string) => tc.split(':').reduce((s, p) => s * 60 + Number(p), 0
 const db = (a: number) => 20 * Math.log10(a);
 
 let server: Spawned;
+/** The same data, rendering two cuts per ffmpeg process: joins 2 and 4 fall between chunks. */
+let chunked: Spawned;
 let projectId: string;
 /** Per tone: its asset, and its words' true times. */
 const beds = new Map<number, { assetId: string; words: PlacedWord[] }>();
@@ -49,6 +52,7 @@ beforeAll(async () => {
     { name: 'tone', description: 'joins over a tonal bed' },
     { timeout: 600_000 },
   ));
+  chunked = await spawnServer(localEnv(root, allowed, { CUTROOM_FFMPEG_MAX_INPUTS: '2' }));
   for (const hz of [TONE_HZ, LOOSE_HZ]) {
     const made = makeWordCutMedia(allowed, `tone${hz}`, 'slt', SENTENCES, GAPS, 20, 'tone', hz);
     const assetId = await importMedia(made.video);
@@ -60,6 +64,7 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(async () => {
   await server?.close();
+  await chunked?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -100,7 +105,8 @@ async function joinsOver(hz: number) {
     }),
   );
   expect(c.ready, c.diagnostics.map((d) => d.message).join('; ')).toBe(true);
-  const segs = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential;
+  const edit = await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id);
+  const segs = edit.video_series_sequential;
   expect(segs).toHaveLength(order.length);
   // Every join is crossfaded: both its sides carry a handle.
   segs.forEach((s, i) => {
@@ -111,6 +117,21 @@ async function joinsOver(hz: number) {
     await call('render_edit', { project_id: projectId, edit_id: c.edit_id, wait: true }),
   );
   expect(r.render.done).toBe(true);
+  // Rendered in chunks of two cuts: the joins between chunks take the same shapes.
+  const rc = structuredOf<{ render: { done: boolean; url?: string } }>(
+    await chunked.client.callTool(
+      {
+        name: 'render_edit',
+        arguments: {
+          project_id: projectId,
+          wait: true,
+          edit: { ...edit, video_output_filename: `chunks${hz}.mp4` },
+        },
+      },
+      { timeout: 600_000 },
+    ),
+  );
+  expect(rc.render.done).toBe(true);
   // The preview crossfades as the render does.
   const p = structuredOf<{ path: string }>(await call('preview_edit', { project_id: projectId, edit_id: c.edit_id }));
 
@@ -162,7 +183,11 @@ async function joinsOver(hz: number) {
       };
     });
   };
-  return { render: judge(fileURLToPath(r.render.url!)), preview: judge(p.path) };
+  return {
+    render: judge(fileURLToPath(r.render.url!)),
+    'render in chunks': judge(fileURLToPath(rc.render.url!)),
+    preview: judge(p.path),
+  };
 }
 
 type Judged = Awaited<ReturnType<typeof joinsOver>>['render'];

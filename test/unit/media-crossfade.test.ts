@@ -207,7 +207,8 @@ describe('which joins are crossfaded', () => {
 });
 
 describe('a render in chunks', () => {
-  it('crossfades the joins inside a chunk as one process does; a join between chunks keeps its faded edges', async () => {
+  it('crossfades every join as one process does, those between chunks too: the same sound at every sample', async () => {
+    // (With an overlay of the bed at half its level, mixed in the chunks' join as in the one process.)
     const p = toRenderPlan(
       lintEdit({
         video_output_fps: 30,
@@ -217,8 +218,18 @@ describe('a render in chunks', () => {
           { video_id: 'v', video_start_time: 3, video_end_time: 4 },
           { video_id: 'v', video_start_time: 5, video_end_time: 5.5 },
         ],
+        audio_overlay: [
+          {
+            audio_id: 'v',
+            type: 'audio',
+            audio_start_time: 0,
+            audio_end_time: 2.5,
+            audio_levels: [{ audio_level: 0.5, start_time: 0, end_time: 2.5 }],
+          },
+        ],
       }).timeline!,
     );
+    expect(p.overlays).toHaveLength(1);
     const plan = { ...p, cuts: p.cuts.map((c) => ({ ...c, handles: PAUSE })) };
     const made = async (name: string, maxInputs: number) => {
       const output = join(dir, name);
@@ -226,28 +237,34 @@ describe('a render in chunks', () => {
         ffmpeg: 'ffmpeg',
         plan,
         cutInputs: plan.cuts.map(() => spec),
-        overlayInputs: [],
+        overlayInputs: [spec],
         output,
         encode: { preset: 'ultrafast', crf: 35, audio: 'pcm', container: 'nut' },
-        measure: false,
+        measure: true,
         maxInputs,
         timeoutMs: 120_000,
       });
-      return { processes: r.processes, sound: soundOf(output) };
+      return { processes: r.processes, sound: soundOf(output), levels: r.measurements.cutLevels };
     };
     const one = await made('one.nut', 8);
-    const chunked = await made('chunked.nut', 2);
-    expect(chunked.processes).toBeGreaterThan(one.processes);
-    expect(chunked.sound.length).toBe(one.sound.length);
-    // Cuts 0 and 1 share a chunk (their join is crossfaded in both); cut 2 starts the next chunk.
-    const between = soundPlan(
+    const joins = soundPlan(
       plan,
       plan.cuts.map(() => spec),
-    )[2]!.slotStart;
-    const near = CROSSFADE_SAMPLES / 2 + 1;
-    let differ = 0;
-    for (let i = 0; i < one.sound.length; i++)
-      if (Math.abs(i - between) > near && Math.abs(one.sound[i]! - chunked.sound[i]!) > 1e-4) differ++;
-    expect(differ).toBe(0);
+    )
+      .slice(1)
+      .map((s) => s.slotStart);
+    // Chunks of two cuts (the join before cut 2 between chunks), and of one (every join between chunks).
+    for (const maxInputs of [2, 1]) {
+      const chunked = await made(`chunked${maxInputs}.nut`, maxInputs);
+      expect(chunked.processes).toBeGreaterThan(one.processes);
+      expect(chunked.sound.length).toBe(one.sound.length);
+      const differ: number[] = [];
+      for (let i = 0; i < one.sound.length; i++) if (Math.abs(one.sound[i]! - chunked.sound[i]!) > 1e-4) differ.push(i);
+      expect(differ, `chunks of ${maxInputs}, joins at ${joins.join(', ')}`).toEqual([]);
+      // The cuts' sound measured every 100 ms where the one process measures it (the chunks' crossfade halves beyond
+      // their slots left out).
+      const at = (l: { t: number }[]) => l.map((x) => Math.round(x.t * 1000));
+      expect(at(chunked.levels), `chunks of ${maxInputs}`).toEqual(at(one.levels));
+    }
   });
 });
