@@ -20,6 +20,7 @@ const all = {
   'reframe-real': () => import('./reframe-real.mjs'),
   scorecard: () => import('./scorecard.mjs'),
   'join-landmarks': () => import('./join-landmarks.mjs'),
+  'filler-measure': () => import('./filler-measure.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 
