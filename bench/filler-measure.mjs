@@ -55,7 +55,7 @@ const samplesOf = (file) => {
  * the chord bed `bed` dB under the speech (as bench/scorecard.mjs lays it) unless clean. The samples and each item's
  * true span (its first phone's start to its last's end).
  */
-function spoken(dir, voice, items, bed) {
+export function spoken(dir, voice, items, bed) {
   const parts = items.flatMap((item, i) => [
     { text: CARRIERS[i % CARRIERS.length], item: false },
     { text: item, item: true },
