@@ -23,6 +23,7 @@ const all = {
   'join-landmarks': () => import('./join-landmarks.mjs'),
   'crossfade-read': () => import('./crossfade-read.mjs'),
   'render-chunks': () => import('./render-chunks.mjs'),
+  'filler-measure': () => import('./filler-measure.mjs'),
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(all);
 

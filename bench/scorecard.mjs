@@ -419,6 +419,16 @@ export async function fillersCard(dir, voice, bed) {
       removedSpeech: truth
         .filter((p) => !fillers.includes(p))
         .reduce((a, p) => a + Math.max(0, p.end - p.start - kept(p)), 0),
+      // Why a filler was missed: what recognition wrote, what tighten_edit found and cut (not printed by run()).
+      detail: {
+        truth,
+        words: t.words,
+        text: tight.text,
+        removals: tight.s.removals,
+        cuts,
+        video,
+        silences: (await call('inspect_asset', { project_id: project, asset_id: asset })).s.silences,
+      },
     };
   } finally {
     await client.close();

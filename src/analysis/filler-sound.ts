@@ -32,8 +32,13 @@ const MAX_PITCH_SPREAD = 3;
 const MAX_FLUX_DB = 3.2;
 /** A run of unvoiced frames this long (s) inside an island is a consonant: not a filler. */
 const MAX_UNVOICED_RUN_S = 0.04;
-/** Voicing: normalised autocorrelation peak over this, pitch 70 to 400 Hz. */
+/** dB under an island's loudest frame at which the frames at its ends are its onset or its fade, not its body. */
+const FADE_BELOW_PEAK_DB = 25;
+/** Voicing: normalised autocorrelation peak over this, pitch MIN_PITCH_HZ to 400 Hz. */
 const VOICED_CORR = 0.5;
+/** The lowest pitch heard as voicing: a hesitation's "uh" often sinks into creak at its end (flite's rms voice from
+ *  75 Hz to 63 Hz within one "uh"), below a speaking voice's usual floor of 70 Hz. */
+const MIN_PITCH_HZ = 50;
 /** A lag correlating within this share of the best one is taken as the period when it is shorter. */
 const OCTAVE_SHARE = 0.9;
 
@@ -82,10 +87,13 @@ function bandEnergies(samples: Float32Array, rate: number): Float64Array[] {
   return out;
 }
 
+/** A frame's total energy, dB. */
+const frameDb = (e: Float64Array) => 10 * Math.log10(e.reduce((a, b) => a + 10 ** (b / 10), 0) + 1e-12);
+
 /** A frame's pitch (Hz) by normalised autocorrelation, or undefined when it is not voiced. */
 function pitchOf(samples: Float32Array, at: number, frame: number, rate: number): number | undefined {
   const minLag = Math.floor(rate / 400);
-  const maxLag = Math.ceil(rate / 70);
+  const maxLag = Math.ceil(rate / MIN_PITCH_HZ);
   const len = frame + maxLag <= samples.length - at ? frame : samples.length - at - maxLag;
   if (len < frame / 2) return undefined;
   let best = 0;
@@ -158,7 +166,7 @@ function soundFrames(energies: Float64Array[]): boolean[] {
   const heardStrong = strongOf(heardRise);
   // Over digital silence every band's floor is nothing, and a breath or a fading tail rises far above it: a frame
   // far under the window's loud frames (their 98th percentile) is quiet whatever its floor.
-  const total = energies.map((e) => 10 * Math.log10(e.reduce((a, b) => a + 10 ** (b / 10), 0) + 1e-12));
+  const total = energies.map(frameDb);
   const loud = [...total].sort((x, y) => x - y)[Math.floor(total.length * 0.98)] ?? 0;
   return rise.map(
     (r, f) =>
@@ -201,9 +209,15 @@ export function soundIslands(samples: Float32Array, rate: number): SoundIsland[]
     const body: number[] = [];
     for (let f = r.first + 2; f <= r.last - 2; f++) body.push(f);
     if (body.length < 3) return;
-    const pitches = body.map((f) => pitchOf(samples, f * hop, frame, rate));
+    // Its voicing, on the body without the frames at either end far under its loudest: a voice fading into a pause's
+    // hiss or a bed is not a consonant (flite's rms trails 40 ms of it after an "uh").
+    const peak = Math.max(...body.map((f) => frameDb(energies[f]!)));
+    const loud = body.slice();
+    while (loud.length > 3 && frameDb(energies[loud[0]!]!) < peak - FADE_BELOW_PEAK_DB) loud.shift();
+    while (loud.length > 3 && frameDb(energies[loud.at(-1)!]!) < peak - FADE_BELOW_PEAK_DB) loud.pop();
+    const pitches = loud.map((f) => pitchOf(samples, f * hop, frame, rate));
     const voicedPitches = pitches.filter((p): p is number => p !== undefined);
-    const voiced = voicedPitches.length / body.length;
+    const voiced = voicedPitches.length / loud.length;
     // A consonant inside (a stop's closure and burst, a fricative) breaks the voicing for a run of frames.
     let gap = 0;
     let longest = 0;

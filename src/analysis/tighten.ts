@@ -153,39 +153,49 @@ function pauseBetween(src: TightenSource, a: number, b: number): number {
   return src.words[b]!.start_seconds - src.words[a]!.end_seconds;
 }
 
+/** How far (s) a cut point keeps from the sound of what goes: an island's measured edge may lie a frame inside it. */
+const DROPPED_MARGIN = 0.03;
+
 /**
- * An out point after kept word `last` and an in point before kept word `next` (the words between them go): in a
- * measured silence between them when there is one (an aligner stretches a filler over the pause around it, so the
- * words' times may abut there: the silence is what the sound says), else in the pause around the words
- * (clipAroundWords, as every clip by words).
+ * An out point after kept word `last` and an in point before kept word `next` (the words between them go, their
+ * sound within `dropped` when any go): in a measured silence between them when there is one (an aligner stretches a
+ * filler over the pause around it, so the words' times may abut there: the silence is what the sound says), else in
+ * the pause around the words (clipAroundWords, as every clip by words). What goes is never kept: the out point is
+ * in a silence before its sound, the in point in one after it (a silence on its far side would keep it: under a
+ * bed the inspection may find the pause on one side only), and neither inside it.
  */
 function cutPoints(
   src: TightenSource,
   last: number,
   next: number,
   around: (first: number, last: number) => { start: number; end: number },
+  dropped?: { from: number; to: number },
 ): { out: number; in: number } {
   const { words } = src;
-  const out = around(last, last).end;
-  const inn = around(next, next).start;
+  let out = around(last, last).end;
+  let inn = around(next, next).start;
   const between = (src.silences ?? []).filter(
     (q) =>
       q.end_seconds > words[last]!.start_seconds &&
       q.start_seconds < words[next]!.end_seconds &&
       q.start_seconds > words[last]!.start_seconds &&
-      q.end_seconds < words[next]!.end_seconds,
+      (dropped ? q.start_seconds < words[next]!.start_seconds : q.end_seconds < words[next]!.end_seconds),
   );
-  if (!between.length) return { out, in: inn };
-  const first = between[0]!;
-  const final = between.at(-1)!;
+  const before = dropped ? between.filter((q) => q.start_seconds < dropped.from) : between;
+  const after = dropped ? between.filter((q) => q.end_seconds > dropped.to) : between;
+  const first = before[0];
+  const final = after.at(-1);
   const handle = (q: { start_seconds: number; end_seconds: number }) =>
     Math.min(DEFAULT_WORD_HANDLE, (q.end_seconds - q.start_seconds) / 2);
   // The later of the two out points and the earlier of the two in points: each is after the word's true end (before
   // its true start) by one of the two measures, and never inside the silence's far side.
-  return {
-    out: ms(Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds)),
-    in: ms(Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds)),
-  };
+  if (first) out = Math.min(Math.max(out, first.start_seconds + handle(first)), first.end_seconds);
+  if (final) inn = Math.max(Math.min(inn, final.end_seconds - handle(final)), final.start_seconds);
+  if (dropped) {
+    out = Math.min(out, Math.max(dropped.from - DROPPED_MARGIN, words[last]!.end_seconds));
+    inn = Math.max(inn, Math.min(dropped.to + DROPPED_MARGIN, words[next]!.start_seconds));
+  }
+  return { out: ms(out), in: ms(inn) };
 }
 
 /**
@@ -243,7 +253,7 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
             end_seconds: w.end_seconds,
           });
         else drop.set(i, `filler "${w.word}"`);
-      } else if (heardAsFiller(src, i)) {
+      } else if (heardIsland(src, i)) {
         const w = words[i]!;
         fillerCount.found++;
         fillerCount.heard?.push({
@@ -295,9 +305,11 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
       return;
     }
     const around = (a: number, b: number) => clipAroundWords(words, a, b, duration);
+    const pointsAt = (last: number, next: number) =>
+      cutPoints(src, last, next, around, droppedSound(src, drop, last, next));
     const pieces = runs.map(([a, b], k) => ({
-      start: k === 0 && a === inside[0] ? from : cutPoints(src, runs[k - 1]?.[1] ?? a - 1, a, around).in,
-      end: k === runs.length - 1 && b === inside.at(-1) ? to : cutPoints(src, b, runs[k + 1]?.[0] ?? b + 1, around).out,
+      start: k === 0 && a === inside[0] ? from : pointsAt(runs[k - 1]?.[1] ?? a - 1, a).in,
+      end: k === runs.length - 1 && b === inside.at(-1) ? to : pointsAt(b, runs[k + 1]?.[0] ?? b + 1).out,
     }));
     // What lies between the pieces (and before the first, after the last) is what was taken out: say why.
     // Each gap with the words between its two runs (the dropped ones among them say why).
@@ -340,11 +352,16 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
       });
       saved += g.end - g.start;
     }
-    // A filler is removed when no piece holds where it sounds (the cut points may fall on its far side).
+    // A filler is removed when no piece holds where it sounds (the cut points may fall on its far side): a filler
+    // heard in the sound, none of its island beyond a frame.
     for (const [i, r] of drop) {
       if (!r.startsWith('filler')) continue;
+      const island = heardIsland(src, i);
       const m = soundingMiddle(words[i]!, src.silences);
-      if (!pieces.some((p) => m >= p.start && m <= p.end)) fillerCount.removed++;
+      const kept = island
+        ? pieces.some((p) => Math.min(p.end, island.to) - Math.max(p.start, island.from) > HOP_TOLERANCE)
+        : pieces.some((p) => m >= p.start && m <= p.end);
+      if (!kept) fillerCount.removed++;
     }
     for (const p of pieces) {
       out.push({
@@ -364,8 +381,34 @@ export function planTighten(edit: Edit, sources: Map<string, TightenSource>, opt
   };
 }
 
-/** The middle of the longest part of a word's time that no measured silence covers (its whole time without any). */
-function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_seconds: number }[] = []): number {
+/** A removed filler's island may be held by a piece for up to this long (s, a frame of the measure). */
+const HOP_TOLERANCE = 0.01;
+
+/**
+ * Where the words dropped between kept words `last` and `next` sound: each one's longest part outside measured
+ * silences, and the whole island a heard filler is in (recognition may place it short of its sound); undefined
+ * when none is dropped (a split at a pause).
+ */
+function droppedSound(
+  src: TightenSource,
+  drop: Map<number, string>,
+  last: number,
+  next: number,
+): { from: number; to: number } | undefined {
+  let span: { from: number; to: number } | undefined;
+  for (let i = last + 1; i < next; i++) {
+    if (!drop.has(i)) continue;
+    const [a, b] = soundingPart(src.words[i]!, src.silences);
+    const island = heardIsland(src, i);
+    const from = Math.min(a, island?.from ?? a);
+    const to = Math.max(b, island?.to ?? b);
+    span = span ? { from: Math.min(span.from, from), to: Math.max(span.to, to) } : { from, to };
+  }
+  return span;
+}
+
+/** The longest part of a word's time that no measured silence covers (its whole time without any). */
+function soundingPart(w: TimedWord, silences: { start_seconds: number; end_seconds: number }[] = []): [number, number] {
   let parts: [number, number][] = [[w.start_seconds, w.end_seconds]];
   for (const q of silences) {
     if (q.end_seconds <= w.start_seconds || q.start_seconds >= w.end_seconds) continue;
@@ -374,10 +417,14 @@ function soundingMiddle(w: TimedWord, silences: { start_seconds: number; end_sec
       ...(q.end_seconds < b ? [[Math.max(a, q.end_seconds), b] as [number, number]] : []),
     ]);
   }
-  const [a, b] = parts.filter(([x, y]) => y > x).sort((p, q) => q[1] - q[0] - (p[1] - p[0]))[0] ?? [
-    w.start_seconds,
-    w.end_seconds,
-  ];
+  return (
+    parts.filter(([x, y]) => y > x).sort((p, q) => q[1] - q[0] - (p[1] - p[0]))[0] ?? [w.start_seconds, w.end_seconds]
+  );
+}
+
+/** The middle of a word's longest part that no measured silence covers (soundingPart). */
+function soundingMiddle(w: TimedWord, silences?: { start_seconds: number; end_seconds: number }[]): number {
+  const [a, b] = soundingPart(w, silences);
   return (a + b) / 2;
 }
 
@@ -392,14 +439,15 @@ function surelyHeard(src: TightenSource, i: number): boolean {
 }
 
 /**
- * Word `i` is the one word the transcript places in an island of sound that measures as a filler (by where it
- * sounds), and it was placed (a guessed time says nothing of which island holds it).
+ * The island of sound that measures as a filler in which word `i` is the one word the transcript places (by where
+ * it sounds), when it was placed (a guessed time says nothing of which island holds it); undefined when there is none.
  */
-function heardAsFiller(src: TightenSource, i: number): boolean {
-  if (!src.heardFillers?.length || src.unplaced?.has(i) || SAID_ALONE.has(wordKey(src.words[i]!.word))) return false;
+function heardIsland(src: TightenSource, i: number): { from: number; to: number } | undefined {
+  if (!src.heardFillers?.length || src.unplaced?.has(i) || SAID_ALONE.has(wordKey(src.words[i]!.word)))
+    return undefined;
   const island = src.heardFillers.find((q) => inIsland(src.words[i]!, q, src.silences));
-  if (!island) return false;
-  return src.words.filter((w) => inIsland(w, island, src.silences)).length === 1;
+  if (!island) return undefined;
+  return src.words.filter((w) => inIsland(w, island, src.silences)).length === 1 ? island : undefined;
 }
 
 /**

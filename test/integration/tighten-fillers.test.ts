@@ -3,7 +3,10 @@
 // sound is transcribed by recognition alone (no text), which writes the fillers as other words ("um" as "and", "uh"
 // as "at"), and a cut over all of it is tightened ("take out the ums"): every filler goes, heard in the sound, and
 // no other word is removed or clipped (by the true times). The same speech under a music bed 15 dB down (three
-// sines of a chord, swelling, as bench/scorecard.mjs lays) is tightened the same way: the bed is not a word.
+// sines of a chord, swelling, as bench/scorecard.mjs lays) is tightened the same way: the bed is not a word. Two
+// cases the editor's scorecard found missed (issue 46, item 6): under the bed 20 dB down the inspection hears the
+// pause on one side of an "um" only, and both cut points went into that one silence (the filler stayed, listed as
+// removed); flite's rms voice sinks into creak (under 70 Hz) at the end of its "uh", which was not heard as voiced.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,9 +56,9 @@ function wordsRmsDb(wav: string, words: TrueWord[]): number {
 
 let server: Spawned;
 let projectId: string;
-let speech: string;
-let bedded: string;
-let truth: TrueWord[];
+/** The assets, by voice and bed ('clean' or dB under the speech), and their true words. */
+const assets = new Map<string, string>();
+const truths = new Map<string, TrueWord[]>();
 const structured = <R>(r: unknown): R => {
   const res = r as { isError?: boolean; structuredContent?: unknown };
   if (res.isError) throw new Error(textOf(r));
@@ -64,14 +67,15 @@ const structured = <R>(r: unknown): R => {
 const call = (name: string, args: Record<string, unknown>) =>
   server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
 
-beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  const made = makeSpokenParts(allowed, PARTS);
-  truth = made.truth;
-  const { wav, video, seconds: at } = made;
-  // The bed: a minor chord under a slow swell, its level 15 dB under the speech's over its words.
-  const bedGain = BED_DB_UNDER + wordsRmsDb(wav, truth) - CHORD_RMS_DB;
-  const bedVideo = join(allowed, 'bedded.mov');
+/** The parts said by `voice` as video, clean or under the bed `bed` dB under the speech; its path and true words. */
+function media(voice: string, bed: number | 'clean'): { video: string; truth: TrueWord[] } {
+  const dir = join(allowed, `${voice}-${bed}`);
+  mkdirSync(dir, { recursive: true });
+  const { wav, video, truth, seconds: at } = makeSpokenParts(dir, PARTS, voice);
+  if (bed === 'clean') return { video, truth };
+  // The bed: a minor chord under a slow swell, its level `bed` dB under the speech's over its words.
+  const bedGain = -bed + wordsRmsDb(wav, truth) - CHORD_RMS_DB;
+  const bedVideo = join(dir, 'bedded.mov');
   ff([
     ...['-f', 'lavfi', '-i', `color=c=gray:s=320x180:r=25:d=${at}`, '-i', wav],
     '-filter_complex',
@@ -81,6 +85,18 @@ beforeAll(async () => {
     ...['-map', '0:v', '-map', '[mix]'],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'pcm_s16le', '-shortest', bedVideo],
   ]);
+  return { video: bedVideo, truth };
+}
+
+const SOUNDS: [string, number | 'clean'][] = [
+  ['slt', 'clean'],
+  ['slt', -BED_DB_UNDER],
+  ['slt', 20],
+  ['rms', 'clean'],
+];
+
+beforeAll(async () => {
+  mkdirSync(allowed, { recursive: true });
   server = await spawnServer({
     CUTROOM_DATA_DIR: join(root, 'data'),
     CUTROOM_ALLOWED_DIRS: allowed,
@@ -89,11 +105,17 @@ beforeAll(async () => {
   projectId = structured<{ project: { id: string } }>(
     await call('create_project', { name: 'fillers', description: 'ums heard' }),
   ).project.id;
-  speech = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
-    .asset.id;
-  bedded = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: bedVideo }))
-    .asset.id;
-}, 180_000);
+  for (const [voice, bed] of SOUNDS) {
+    const { video, truth } = media(voice, bed);
+    const key = `${voice} ${bed}`;
+    truths.set(key, truth);
+    assets.set(
+      key,
+      structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video })).asset
+        .id,
+    );
+  }
+}, 300_000);
 afterAll(async () => {
   await server?.close();
 });
@@ -106,7 +128,9 @@ const secs = (t: string) => {
 const TOL = 0.005;
 
 describe('tighten_edit hears fillers', () => {
-  const tightensOut = async (asset: string) => {
+  const tightensOut = async (voice: string, bed: number | 'clean') => {
+    const asset = assets.get(`${voice} ${bed}`)!;
+    const truth = truths.get(`${voice} ${bed}`)!;
     const t = structured<{ words: { word: string; start_seconds: number; end_seconds: number }[] }>(
       await call('transcribe_asset', { project_id: projectId, asset_id: asset, words: true }),
     );
@@ -138,8 +162,22 @@ describe('tighten_edit hears fillers', () => {
         expect(kept, `${w.word} at ${w.start.toFixed(2)} s kept ${kept} s; ${said}`).toBeLessThan(TOL);
       else expect(kept, `${w.word} at ${w.start.toFixed(2)} s clipped; ${said}`).toBeGreaterThan(w.end - w.start - TOL);
     }
-    expect(textOf(tightened)).toMatch(/3 more heard in the sound \(written .*\), 3 removed/);
+    // All three found (in the transcript, where recognition wrote one as "um", or heard) and removed.
+    const line = /(\d+) in the transcript, (\d+) more heard in the sound.*?, (\d+) removed/.exec(textOf(tightened));
+    expect(line, said).not.toBeNull();
+    expect(Number(line![1]) + Number(line![2]), said).toBe(3);
+    expect(Number(line![3]), said).toBe(3);
   };
-  it('takes out the ums recognition wrote as other words, and nothing else', () => tightensOut(speech), 300_000);
-  it('hears them under a music bed 15 dB down too', () => tightensOut(bedded), 300_000);
+  it(
+    'takes out the ums recognition wrote as other words, and nothing else',
+    () => tightensOut('slt', 'clean'),
+    300_000,
+  );
+  it('hears them under a music bed 15 dB down too', () => tightensOut('slt', -BED_DB_UNDER), 300_000);
+  it(
+    'cuts each out whole under a bed 20 dB down, where a pause is heard on one side only',
+    () => tightensOut('slt', 20),
+    300_000,
+  );
+  it("hears a low voice's uh that sinks into creak (flite's rms)", () => tightensOut('rms', 'clean'), 300_000);
 });

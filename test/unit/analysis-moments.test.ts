@@ -136,6 +136,29 @@ describe('planTighten', () => {
     expect(reasons.filter((r) => r.includes('filler heard'))).toHaveLength(1);
   });
 
+  it('cuts a heard filler out whole when a silence is measured on one side of it only (issue 46: under a bed)', () => {
+    // "over the water am then the bell": "am" (flite's "um", as recognition wrote it under a bed) alone between
+    // pauses, its island measured; under the bed the inspection found the pause on one side only. The cut must go
+    // in the pause on each side of the island, not twice into the one silence (which kept the filler).
+    const words = say('over the water am then the bell', 0, 0.3, 0.1, { 3: 0.7, 4: 0.6 });
+    const island = { from: words[3]!.start_seconds + 0.01, to: words[3]!.end_seconds - 0.05 };
+    const cut = edit([['a', '00:00:00.000', '00:00:04.000']]);
+    const secs = (t: string) => Number(t.slice(6));
+    for (const silences of [
+      [{ start_seconds: words[2]!.end_seconds + 0.15, end_seconds: words[3]!.start_seconds - 0.15 }],
+      [{ start_seconds: words[3]!.end_seconds + 0.15, end_seconds: words[4]!.start_seconds - 0.1 }],
+    ]) {
+      const plan = planTighten(cut, new Map([['a', { words, duration: 10, silences, heardFillers: [island] }]]));
+      expect(plan.removals.map((r) => r.reason)).toEqual(['filler heard (written "am")']);
+      const pieces = plan.edit.video_series_sequential.map((s) => [secs(s.video_start_time), secs(s.video_end_time)]);
+      for (const [a, b] of pieces) expect(Math.min(b!, island.to) - Math.max(a!, island.from)).toBeLessThanOrEqual(0);
+      // The kept words are whole.
+      for (const w of words.filter((x) => x.word !== 'am'))
+        expect(pieces.some(([a, b]) => a! <= w.start_seconds && b! >= w.end_seconds)).toBe(true);
+      expect(plan.fillers.removed).toBe(1);
+    }
+  });
+
   it('takes out a word said twice only when both were heard for sure (recognition repeats a word it half heard)', () => {
     // "just you you all": recognition's reading of "to see you all", its first "you" unsure (0.14, as PocketSphinx gave).
     const words = say('just you you all', 0, 0.3, 0.05).map((w, i) => ({ ...w, confidence: i === 1 ? 0.14 : 0.8 }));
