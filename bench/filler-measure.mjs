@@ -6,10 +6,11 @@
 // in their text), each measured alone: how many islands between pauses, how many taken for fillers.
 // BENCH_MEASURE names another build's filler-sound.js to measure the same sound with (a before/after pair).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { concatSound } from './media.mjs';
 
 const VOICES = (process.env.BENCH_VOICES ?? 'slt,rms,awb,kal').split(',');
 const BEDS = (process.env.BENCH_BEDS ?? 'clean,10,20').split(',');
@@ -93,22 +94,7 @@ export function spoken(dir, voice, items, bed) {
       Number(exec('ffprobe', ['-v', 'error', '-show_entries', 'stream=duration_ts', '-of', 'csv=p=0', padded])) / RATE;
     files.push(padded);
   });
-  writeFileSync(join(dir, 'list.txt'), files.map((f) => `file '${f}'`).join('\n'));
-  const wav = join(dir, 'all.wav');
-  exec('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    join(dir, 'list.txt'),
-    '-c:a',
-    'pcm_s16le',
-    wav,
-  ]);
+  const wav = concatSound(files, join(dir, 'all.wav'));
   if (bed === 'clean') return { samples: samplesOf(wav), truth };
   const s = samplesOf(wav);
   let sum = 0;

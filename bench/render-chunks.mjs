@@ -5,55 +5,23 @@
 // words do: each join is crossfaded). Rendered in chunks (CUTROOM_FFMPEG_MAX_INPUTS=4: 4 chunks, 3 joins between
 // them) and in one process (64), and, with BENCH_VS_BIN (another build's dist/index.js), in chunks by that build: in
 // turn each round (the order rotating against drifting load), a new edit each round; ratios taken round by round.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, connect, stats } from './lib.mjs';
+import { makeOnce } from './media.mjs';
 
 const MEDIA = join(tmpdir(), 'cutroom-bench-chunks-v1');
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const CUTS = 16;
 
-function source() {
-  mkdirSync(MEDIA, { recursive: true });
-  const out = join(MEDIA, 'room-720p-90s.mp4');
-  if (existsSync(out)) return out;
-  const tmp = `${out}.part.mp4`;
-  const r = spawnSync('ffmpeg', [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=s=1280x720:r=30:d=90',
-    '-f',
-    'lavfi',
-    '-i',
-    'anoisesrc=c=pink:a=0.1:r=48000:d=90:seed=3',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-g',
-    '60',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-    '-movflags',
-    '+faststart',
-    tmp,
+const source = () =>
+  makeOnce(join(MEDIA, 'room-720p-90s.mp4'), [
+    ...['-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=90'],
+    ...['-f', 'lavfi', '-i', 'anoisesrc=c=pink:a=0.1:r=48000:d=90:seed=3'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p'],
+    ...['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart'],
   ]);
-  if (r.status !== 0) throw new Error(`making the source: ${r.stderr}`);
-  renameSync(tmp, out);
-  return out;
-}
 
 export async function run() {
   const file = source();

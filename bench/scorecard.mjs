@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { CUT_SENTENCES } from '../test/fixtures/cut-sentences.mjs';
 import { heardSpan, makeMedia } from './cut-words.mjs';
 import { connect } from './lib.mjs';
+import { concatSound } from './media.mjs';
 
 const VOICES = (process.env.BENCH_VOICES ?? 'slt,rms,awb,kal').split(',');
 const BEDS = (process.env.BENCH_BEDS ?? 'clean,10,20').split(',');
@@ -337,22 +338,7 @@ export async function fillersCard(dir, voice, bed) {
       ) / 16000;
     files.push(padded);
   });
-  writeFileSync(join(dir, 'fillers.txt'), files.map((f) => `file '${f}'`).join('\n'));
-  const wav = join(dir, 'fillers.wav');
-  exec('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    join(dir, 'fillers.txt'),
-    '-c:a',
-    'pcm_s16le',
-    wav,
-  ]);
+  const wav = concatSound(files, join(dir, 'fillers.wav'));
   const video = join(dir, 'fillers.mov');
   const mixed = join(dir, 'fillers-bed.wav');
   if (bed !== 'clean') {
