@@ -237,6 +237,16 @@ async function cutsCard(dir, video, words, text) {
       }
       const [seg] = await readEdit(client, r.structuredContent.edit_id);
       const j = judgeCut(seg, words, first, last);
+      if (process.env.BENCH_DETAIL === '1' && j.runOn.length)
+        console.error(`run-on w${first}-${last}: ${j.runOn.map((f) => Math.round(f * 1000)).join(', ')} ms`);
+      if (process.env.BENCH_DETAIL === '1' && j.clipped) {
+        // Which word, by how much, and where the cut's sound is at full level against the true times.
+        const { heard, full } = heardSpan(seg);
+        const f = (x) => x?.toFixed(3) ?? '-';
+        console.error(
+          `clipped w${first}-${last} "${words[first].word}...${words[last].word}": true ${f(words[first].start)}-${f(words[last].end)} (prev end ${f(words[first - 1]?.end)}, next start ${f(words[last + 1]?.start)}) | heard ${f(heard.from)}-${f(heard.to)}, full ${f(full.from)}-${f(full.to)}`,
+        );
+      }
       card.cuts++;
       card.clipped += j.clipped;
       card.fragments += j.fragments;

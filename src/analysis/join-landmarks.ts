@@ -92,3 +92,41 @@ export function sibilantOnset(samples: Float32Array, rate: number, around: numbe
     if (tilt[f]! < base + MIN_RISE) return undefined;
   return origin + best / 1000;
 }
+
+/** A hiss counts as begun before an instant when its onset lies at least this long (ms) before it. */
+const BEGUN_MS = 5;
+
+/**
+ * Where `at` (s, on the samples' clock) lies inside a sibilant's hiss that began before it (a cut placed in the middle
+ * of "sailed"'s s by a transcript that gave the s to the word before): that hiss's onset, searched back up to `reach`
+ * (s). The onset is the steepest rise of the hiss over the voice (MIN_RISE at least) taken back to half of it, as in
+ * sibilantOnset; from HOLD_FROM past it up to `at`, the hiss stays over the voice before it by MIN_RISE at the median
+ * and by half that at every frame (a weak, band-limited s dips; the voice after it falls far under). Undefined where
+ * `at` is in no such hiss.
+ */
+export function hissBegunBefore(samples: Float32Array, rate: number, at: number, reach: number): number | undefined {
+  const { origin, tilt } = hissOverVoice(samples, rate);
+  const half = Math.round(SPAN_MS / 2);
+  const rise = (f: number) => tilt[f + half]! - tilt[f - half]!;
+  const frame = (s: number) => Math.round((s - origin) * 1000);
+  const end = Math.min(tilt.length - 1 - half, frame(at));
+  const from = Math.max(2 * half, frame(at - reach));
+  // Each steep rise (a local top of MIN_RISE or more), taken back to half of it, and whether the hiss holds from it to
+  // `at`; the earliest that does is the onset (a weak s may rise twice; the voice before it breaks the hold).
+  const holds = (onset: number) => {
+    const base = tilt[onset - half]!;
+    const held = Array.from(tilt.subarray(onset + HOLD_FROM, end + 1));
+    if (!held.length || Math.min(...held) < base + MIN_RISE / 2) return false;
+    held.sort((x, y) => x - y);
+    return held[Math.floor(held.length / 2)]! >= base + MIN_RISE;
+  };
+  let found: number | undefined;
+  for (let f = end - BEGUN_MS; f >= from; f--) {
+    const r = rise(f);
+    if (r < MIN_RISE || r < rise(f - 1) || r < rise(f + 1)) continue;
+    let onset = f;
+    while (onset - 1 >= from && rise(onset - 1) >= ONSET_SHARE * r) onset--;
+    if (holds(onset)) found = onset;
+  }
+  return found === undefined ? undefined : origin + found / 1000;
+}

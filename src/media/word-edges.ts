@@ -5,7 +5,7 @@
 // in that window (the pause's floor: silence, room tone or a steady music bed, band by band). A frame is speech where
 // its bands rise clearly above their floors; the pause is the longest run of frames that do not.
 import { fft } from '../analysis/fft.js';
-import { sibilantOnset } from '../analysis/join-landmarks.js';
+import { hissBegunBefore, sibilantOnset } from '../analysis/join-landmarks.js';
 import { monoSoundArgs, type MediaSource } from './input.js';
 import type { Limiter } from './probe.js';
 import { runProcess } from './process.js';
@@ -82,6 +82,13 @@ export interface EdgeWords {
    */
   hissBefore?: boolean;
   hissAfter?: boolean;
+  /**
+   * The cut's first word starts (its last word ends) with a sibilant, out of (into) a neighbour sound that is no
+   * obstruent: where the words run together, an edge that falls inside that hiss (a boundary put late, the s given to
+   * the word before) is moved to the hiss's onset (end), HISS_LEAN beyond it.
+   */
+  sibilantHead?: boolean;
+  sibilantTail?: boolean;
 }
 
 export interface EdgeDeps {
@@ -111,11 +118,15 @@ async function decode(
   return Float32Array.from(pcm, (v) => v / 32768);
 }
 
-/** Per frame (centred every HOP samples): how far its bands rise above their floors (mean dB), and its energy (dB). */
-export function frameActivity(samples: Float32Array): { activity: number[]; energy: number[] } {
+/**
+ * Per frame (centred every HOP samples): how far its bands rise above their floors (mean dB), its energy (dB), and
+ * its energy above HIGH_HZ (dB), where a stop's burst shows over a bed whose sound is all lower.
+ */
+export function frameActivity(samples: Float32Array): Frames {
   const count = Math.max(0, Math.floor((samples.length - FRAME) / HOP) + 1);
   const bands: Float64Array[] = [];
   const energy: number[] = [];
+  const high: number[] = [];
   const window = Float64Array.from({ length: FRAME }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
   const re = new Float64Array(FRAME);
   const im = new Float64Array(FRAME);
@@ -137,6 +148,9 @@ export function frameActivity(samples: Float32Array): { activity: number[]; ener
     }
     bands.push(b);
     energy.push(10 * Math.log10(sum / FRAME + 1e-12));
+    let above = 0;
+    for (let k = HIGH_BAND; k < BANDS; k++) above += 10 ** (b[k]! / 10);
+    high.push(10 * Math.log10(above + 1e-12));
   }
   // A band's floor is its quietest tenth, but never more than QUIET_BELOW_PEAK_DB under the loudest band of the
   // window: a synthesiser's hiss where a bed leaves a band empty is not speech.
@@ -154,8 +168,10 @@ export function frameActivity(samples: Float32Array): { activity: number[]; ener
     for (let k = 0; k < BANDS; k++) rise += Math.max(0, b[k]! - floors[k]! - BAND_MARGIN_DB);
     return rise / BANDS;
   });
-  return { activity, energy };
+  return { activity, energy, high };
 }
+/** The bands from this one up (500 Hz each) are above HIGH_HZ = 2 kHz. */
+const HIGH_BAND = 4;
 
 /** The time (s, from the decoded window's start) of frame f's centre. */
 const frameTime = (f: number) => (f * HOP + FRAME / 2) / RATE;
@@ -268,7 +284,7 @@ function quietestFrame(energy: number[], first: number, last: number): number {
  * goes there, `runOn`: the neighbour's part beside it is faded, not switched on or off in running speech).
  */
 function edgeIn(
-  a: { activity: number[]; energy: number[] },
+  a: Frames,
   side: 'before' | 'after',
   boundary: number,
   heardPause: boolean,
@@ -303,7 +319,7 @@ function edgeIn(
   if (!run && heardPause)
     for (const r of runs) if (reaches(r) && (!run || r.last - r.first > run.last - run.first)) run = r;
   if (run) {
-    if (side === 'after') run = afterRelease(a.energy, run);
+    if (side === 'after') run = afterRelease(a, run);
     // The word starts where the pause's last quiet frame ends (half a hop on), and ends where its first one begins.
     const edge = side === 'before' ? t(run.last) + HOP / 2 / RATE : t(run.first) - HOP / 2 / RATE;
     // A pause that runs to the window's far edge (past where the transcript put the word) says the word lies beyond.
@@ -372,20 +388,30 @@ function quietStretchEnd(energy: number[], first: number, last: number, side: 'b
  * out of it ("up": 60 ms of closure, then a burst 30 dB under the vowel), which the band test beside a loud vowel calls
  * quiet. It is the word's own, so the pause starts after it. A burst is a frame at most RELEASE_AFTER into the pause
  * that rises RELEASE_RISE dB over the quietest frame before it, within RELEASE_UNDER_PEAK dB of the window's loudest
- * frame and RELEASE_OVER_FLOOR dB over the pause's median (under a bed, the bed: its slow swells do not rise so, and
- * what the bed masks is not heard anyway). A word's fading end does not rise, and is left to the handle.
+ * frame and RELEASE_OVER_FLOOR dB over the pause's median (under a bed, the bed: its slow swells do not rise so), or
+ * that rises so above 2 kHz alone, RELEASE_HIGH_RISE over the closure (a bed whose sound is all lower hides the burst
+ * from the whole band's energy, not from the ear). A word's fading end does not rise, and is left to the handle.
  */
-function afterRelease(energy: number[], run: Run): Run {
+function afterRelease(a: Frames, run: Run): Run {
+  const { energy, high } = a;
   const peak = Math.max(...energy);
-  const inRun = energy.slice(run.first, run.last + 1).sort((x, y) => x - y);
-  const floor = inRun[Math.floor(inRun.length / 2)] ?? -Infinity;
+  const median = (v: number[]) => v.slice(run.first, run.last + 1).sort((x, y) => x - y)[(run.last - run.first) >> 1];
+  const floor = median(energy) ?? -Infinity;
+  const highFloor = median(high) ?? -Infinity;
   const most = Math.min(run.last - 1, run.first + Math.round((RELEASE_AFTER * RATE) / HOP));
   let low = Infinity;
+  let lowHigh = Infinity;
   let burst: number | undefined;
   for (let f = run.first; f <= most; f++) {
     const e = energy[f]!;
-    if (e >= low + RELEASE_RISE && e >= peak - RELEASE_UNDER_PEAK && e >= floor + RELEASE_OVER_FLOOR) burst = f;
+    const h = high[f]!;
+    if (e >= peak - RELEASE_UNDER_PEAK) {
+      if (e >= low + RELEASE_RISE && e >= floor + RELEASE_OVER_FLOOR) burst = f;
+      // Under a bed whose sound is all lower (a chord, a pad), the burst is heard above 2 kHz alone.
+      else if (h >= lowHigh + RELEASE_HIGH_RISE && h >= highFloor + RELEASE_OVER_FLOOR) burst = f;
+    }
     low = Math.min(low, e);
+    lowHigh = Math.min(lowHigh, h);
   }
   return burst === undefined ? run : { first: burst + 1, last: run.last };
 }
@@ -394,6 +420,8 @@ const RELEASE_AFTER = 0.16;
 const RELEASE_RISE = 6;
 const RELEASE_UNDER_PEAK = 35;
 const RELEASE_OVER_FLOOR = 12;
+/** Above 2 kHz a burst rises this far (dB) over the closure before it (rms's "up." under a bed: 35 dB). */
+const RELEASE_HIGH_RISE = 20;
 
 /** dB above the quietest frame that still belongs to the quiet stretch where words run together. */
 const FLOOR_DB = 4;
@@ -436,6 +464,29 @@ function hissOnset(sound: { samples: Float32Array; from: number }, agreed: numbe
   const at = sibilantOnset(sound.samples.subarray(lo, hi), RATE, agreed - sound.from - lo / RATE, HISS_SEARCH);
   return at === undefined ? undefined : sound.from + lo / RATE + at;
 }
+/**
+ * A run-on edge that falls inside the kept word's sibilant (analysis/join-landmarks.ts hissBegunBefore; the tail's
+ * read on the sound reversed, where the hiss's end is an onset) moved to that hiss's onset (end), HISS_LEAN beyond it,
+ * the neighbour's part faded over HISS_FADE. Any other edge as it is.
+ */
+function wholeHiss<E extends { edge: number; runOn?: boolean; fade?: number; pause: Pause; open: boolean }>(
+  r: E,
+  samples: Float32Array,
+  from: number,
+  side: 'before' | 'after',
+): E {
+  if (!r.runOn) return r;
+  const length = samples.length / RATE;
+  const at = side === 'before' ? r.edge - from : length - (r.edge - from);
+  const sound = side === 'before' ? samples : samples.slice().reverse();
+  const onset = hissBegunBefore(sound, RATE, at, HISS_BEGUN_REACH);
+  if (onset === undefined) return r;
+  const q = side === 'before' ? from + onset - HISS_LEAN : from + length - onset + HISS_LEAN;
+  return { ...r, edge: q, pause: { from: q, to: q, quietest: q }, fade: HISS_FADE };
+}
+/** How far back (s) from an edge inside a hiss its onset is looked for: longer than a sibilant lasts. */
+const HISS_BEGUN_REACH = 0.25;
+
 /** Sound read beyond the search on each side (s): the measure's frames and the hiss's hold after the onset. */
 const HISS_CONTEXT = 0.06;
 
@@ -484,7 +535,7 @@ export async function hearEdges(
     );
     for (;;) {
       const samples = await decode(deps, source, headFrom, headTo, signal);
-      const r = edgeIn(
+      let r = edgeIn(
         framesUpTo(frameActivity(samples), headFrom, middle),
         'before',
         w.start,
@@ -494,6 +545,7 @@ export async function hearEdges(
         w.agreedBefore,
         w.hissBefore ? { samples, from: headFrom } : undefined,
       );
+      if (w.sibilantHead) r = wholeHiss(r, samples, headFrom, 'before');
       const further = Math.min(w.duration, w.end, headTo + 1);
       if (w.tight || !r.open || headTo >= middle || further <= headTo + 0.05 || headTo - w.start >= REACH) return r;
       headTo = further;
@@ -505,7 +557,8 @@ export async function hearEdges(
       const samples = await decode(deps, source, tailFrom, tailTo, signal);
       const from = framesFrom(frameActivity(samples), tailFrom, middle);
       const hiss = w.hissAfter ? { samples, from: tailFrom } : undefined;
-      const r = edgeIn(from.frames, 'after', w.end, heardAfter, from.origin, w.tight, w.agreedAfter, hiss);
+      let r = edgeIn(from.frames, 'after', w.end, heardAfter, from.origin, w.tight, w.agreedAfter, hiss);
+      if (w.sibilantTail) r = wholeHiss(r, samples, tailFrom, 'after');
       const further = Math.max(0, w.start, tailFrom - 1);
       if (w.tight || !r.open || tailFrom <= middle || further >= tailFrom - 0.05 || w.end - tailFrom >= REACH) return r;
       tailFrom = further;
@@ -524,13 +577,15 @@ export async function hearEdges(
   };
 }
 
-type Frames = { activity: number[]; energy: number[] };
+type Frames = { activity: number[]; energy: number[]; high: number[] };
 
 /** A window's frames whose centres lie at or before `limit` (s); `origin` is the window's start. */
 function framesUpTo(a: Frames, origin: number, limit: number): Frames {
   let n = a.activity.length;
   while (n > 1 && origin + frameTime(n - 1) > limit) n--;
-  return n === a.activity.length ? a : { activity: a.activity.slice(0, n), energy: a.energy.slice(0, n) };
+  return n === a.activity.length
+    ? a
+    : { activity: a.activity.slice(0, n), energy: a.energy.slice(0, n), high: a.high.slice(0, n) };
 }
 
 /** A window's frames whose centres lie at or after `limit` (s), with the time their first frame starts from. */
@@ -539,7 +594,7 @@ function framesFrom(a: Frames, origin: number, limit: number): { frames: Frames;
   while (k < a.activity.length - 1 && origin + frameTime(k) < limit) k++;
   if (!k) return { frames: a, origin };
   return {
-    frames: { activity: a.activity.slice(k), energy: a.energy.slice(k) },
+    frames: { activity: a.activity.slice(k), energy: a.energy.slice(k), high: a.high.slice(k) },
     origin: origin + (k * HOP) / RATE,
   };
 }

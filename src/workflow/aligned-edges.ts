@@ -6,6 +6,7 @@
 // close to a neighbour word is the pure rule of analysis/word-joins.ts.
 import type { TimedWord } from '../edit/words.js';
 import { phoneNames } from '../analysis/dictionary.js';
+import { sibilantJoin } from '../analysis/join-landmarks.js';
 import type { Realigned } from '../analysis/word-joins.js';
 import { alignWords, type AlignedWord } from '../media/word-align.js';
 import type { MediaSource } from '../media/input.js';
@@ -105,4 +106,28 @@ export async function realignEdges(
     }
   }
   return out;
+}
+
+/**
+ * Whether the cut's first word starts with a sibilant out of a neighbour that ends in no obstruent (`head`), and its
+ * last word ends with one into a neighbour that starts with none (`tail`), by every pronunciation of the words: there
+ * an edge must not fall inside the hiss (media/word-edges.ts).
+ */
+export async function sibilantEdges(
+  rt: MediaRuntime,
+  words: TimedWord[],
+  first: number,
+  last: number,
+): Promise<{ head?: true; tail?: true }> {
+  const pronouncer = await pronouncerFor(rt.speech);
+  const phones = (i: number) => {
+    const w = words[i];
+    return w ? pronouncer.pronounce(w.word).map((p) => phoneNames(p).split(' ')) : [];
+  };
+  const starts = (i: number) => phones(i).map((x) => x[0]!);
+  const ends = (i: number) => phones(i).map((x) => x.at(-1)!);
+  return {
+    ...(sibilantJoin(ends(first - 1), starts(first)) ? { head: true } : {}),
+    ...(sibilantJoin(starts(last + 1), ends(last)) ? { tail: true } : {}),
+  };
 }

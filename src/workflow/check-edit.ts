@@ -27,7 +27,7 @@ import { DEFAULT_FPS } from '../edit/model.js';
 import { CLOSE_LEAN, HISS_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
 import { agreedBoundaries, runsOn, type Realigned } from '../analysis/word-joins.js';
-import { realignEdges } from './aligned-edges.js';
+import { realignEdges, sibilantEdges } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -646,6 +646,7 @@ async function resolveWords(
           // The words' times where some were unheard; else only where the words meet a neighbour.
           ...(unheard ? { realigned } : {}),
           ...(!unheard && realigned ? { agreed: agreedBoundaries(t.words, realigned, first, last) } : {}),
+          ...(deps.runtime ? { sibilant: await sibilantEdges(deps.runtime, t.words, first, last) } : {}),
           signal,
           debug: opts.debug,
         });
@@ -763,6 +764,8 @@ async function cutByWords(
      * together, and whether each is a sibilant's onset.
      */
     agreed?: { before?: number; after?: number; hissBefore?: true; hissAfter?: true };
+    /** The first word starts (the last ends) with a sibilant beside a neighbour sound that is no obstruent. */
+    sibilant?: { head?: true; tail?: true };
     signal?: AbortSignal;
     debug?: (msg: string) => void;
   },
@@ -804,6 +807,8 @@ async function cutByWords(
           ...(opts.agreed?.after !== undefined ? { agreedAfter: opts.agreed.after } : {}),
           ...(opts.agreed?.hissBefore ? { hissBefore: true } : {}),
           ...(opts.agreed?.hissAfter ? { hissAfter: true } : {}),
+          ...(opts.sibilant?.head ? { sibilantHead: true } : {}),
+          ...(opts.sibilant?.tail ? { sibilantTail: true } : {}),
         },
         opts.signal,
       );

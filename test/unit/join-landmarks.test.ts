@@ -1,7 +1,7 @@
 // A sibilant's onset found in the sound (src/analysis/join-landmarks.ts): a voiced sound (a 120 Hz pulse train
 // through a low resonance, like a vowel) running into a hiss (white noise, high-passed), the join at a known sample.
 import { describe, expect, it } from 'vitest';
-import { sibilantJoin, sibilantOnset } from '../../src/analysis/join-landmarks.js';
+import { hissBegunBefore, sibilantJoin, sibilantOnset } from '../../src/analysis/join-landmarks.js';
 
 const RATE = 16_000;
 
@@ -50,6 +50,37 @@ describe('sibilantOnset', () => {
     const s = vowelThenHiss(0.3, 0.15);
     s.set(vowelThenHiss(0.142, 0).subarray(0, Math.round(0.142 * RATE)), Math.round(0.308 * RATE));
     expect(sibilantOnset(s, RATE, 0.3, 0.03)).toBeUndefined();
+  });
+});
+
+describe('hissBegunBefore', () => {
+  it('gives the onset of the hiss an instant lies inside, and none for an instant before it or after it ends', () => {
+    // A vowel, 0.15 s of hiss, the vowel again; a weak hiss too (26 dB under, like kal's band-limited s).
+    for (const db of [-6, -26]) {
+      const s = vowelThenHiss(0.3, 0.15, db);
+      const after = vowelThenHiss(0.2, 0);
+      const all = new Float32Array(s.length + after.length);
+      all.set(s);
+      all.set(after, s.length);
+      for (const at of [0.33, 0.38, 0.44]) {
+        const onset = hissBegunBefore(all, RATE, at, 0.25);
+        expect(onset, `${db} dB, at ${at} s`).toBeDefined();
+        // (As sibilantOnset's: a step this sharp is found a few ms early; a weak hiss up to 8 ms.)
+        expect(Math.abs(onset! - 0.3), `${db} dB, at ${at} s`).toBeLessThan(0.0085);
+      }
+      // In the vowel before it, in its first milliseconds, and in the vowel after it: none.
+      for (const at of [0.2, 0.299, 0.5])
+        expect(hissBegunBefore(all, RATE, at, 0.25), `${db} dB, at ${at} s`).toBeUndefined();
+    }
+  });
+
+  it('finds none where a vowel lies between the hiss and the instant', () => {
+    // A hiss (0.3-0.36 s), 0.1 s of vowel, then the instant: the hiss before the vowel is another word's.
+    const s = vowelThenHiss(0.3, 0.06);
+    const all = new Float32Array(s.length + 0.2 * RATE);
+    all.set(s);
+    all.set(vowelThenHiss(0.2, 0), s.length);
+    expect(hissBegunBefore(all, RATE, 0.46, 0.25)).toBeUndefined();
   });
 });
 
