@@ -313,9 +313,19 @@ export const REFRAME = {
   minWeight: 0.2,
   /** Keys are dropped while the path stays within this (0-1 of the picture) of its samples. */
   tolerance: 0.002,
-  /** At most this many keys per cut (the tolerance is raised until they fit). */
+  /**
+   * At most this many keys per cut, or keysPerSec for each second of a longer one, up to maxKeysLong (the tolerance is
+   * raised until they fit). Per cut alone, a busy 80 s cut's keys strayed 0.8% of the picture from its path: a scan
+   * column, enough to cut someone at the edge of a group that fills the frame (vtest.avi: bench/README.md).
+   */
   maxKeys: 120,
+  keysPerSec: 2,
+  maxKeysLong: 480,
 };
+
+/** How many keys a cut of `durationSec` may keep (REFRAME.maxKeys, keysPerSec, maxKeysLong). */
+export const keysFor = (durationSec: number): number =>
+  Math.min(REFRAME.maxKeysLong, Math.max(REFRAME.maxKeys, Math.ceil(REFRAME.keysPerSec * durationSec)));
 
 /**
  * One axis of one shot: filled where weak, kept inside, followed with a dead zone (REFRAME.deadZone, or less where
@@ -488,7 +498,8 @@ export function reframePath(samples: Interest[], win: FrameWindow, durationSec: 
   });
   let tol = REFRAME.tolerance;
   let out = simplify(keys, tol);
-  while (out.length > REFRAME.maxKeys) out = simplify(keys, (tol *= 2));
+  const budget = keysFor(durationSec);
+  while (out.length > budget) out = simplify(keys, (tol *= 2));
   // A path that never moves is one key.
   const still = out.every((p) => Math.abs(p.x - out[0]!.x) <= tol && Math.abs(p.y - out[0]!.y) <= tol);
   const final = still ? [{ ...out[0]!, t: 0 }] : out;
