@@ -404,17 +404,26 @@ function followAxis(
     return sum / wsum;
   });
   // Where a group is framed, smoothing does not take the frame off it: the path is held within the group's room (the
-  // speed limit below still has the last word).
+  // speed limit below still has the last word, and its pass backwards in time eases the frame over before a group
+  // forms, so that it is there from the group's first picture, not a few after).
+  const held = (j: number) => zones[j] !== undefined;
+  const anchored = new Array<boolean>(n).fill(false);
   zones.forEach((zone, i) => {
-    // (Not for a group seen in one picture alone: the frame would jerk to it and back.)
-    if (zone === undefined || !strong[i] || zones[i - 1] === undefined || zones[i + 1] === undefined) return;
+    // (Only where the group is framed in three pictures running: one seen in a picture or two alone would have the
+    // frame jerk to it and back.)
+    const run = (held(i - 1) && held(i + 1)) || (held(i + 1) && held(i + 2)) || (held(i - 1) && held(i - 2));
+    if (zone === undefined || !strong[i] || !run) return;
+    anchored[i] = true;
     smooth[i] = Math.min(
       clampCentre(filled[i]! + zone, size),
       Math.max(clampCentre(filled[i]! - zone, size), smooth[i]!),
     );
   });
+  // The speed limit: forwards in time the frame lags a jump (it leaves a group only once the group is gone), except
+  // into a group held, which the pass backwards then reaches in advance (the frame anticipates a group forming).
   const vmax = REFRAME.maxSpeed * size;
   for (let i = 1; i < n; i++) {
+    if (anchored[i]) continue;
     const step = vmax * (ts[i]! - ts[i - 1]!);
     smooth[i] = Math.min(smooth[i - 1]! + step, Math.max(smooth[i - 1]! - step, smooth[i]!));
   }

@@ -159,6 +159,31 @@ describe('reframePath', () => {
     }
   });
 
+  it('frames a pair from the first picture in which they fit: the frame eases over before, not after', () => {
+    // One sways at 0.30-0.35; another walks in from the right, moving more (the one followed), until the two span
+    // 0.306 of the picture (the frame 0.316) and walk on together. The frame arrived at the pair a sample late where
+    // their group began: both whole from the first picture in which they fit (vtest.avi: bench/README.md).
+    const samples: Interest[] = Array.from({ length: 60 }, (_, i) => {
+      const t = i / 6;
+      const walker = Math.max(0.556, 0.9 - 0.1 * t);
+      const sway = 0.003 * wobble(i);
+      const subjects: [number, number, number][] = [
+        [0.3 + sway, 0.35 + sway, 0.5],
+        [walker, walker + 0.05, 2],
+      ];
+      return { t, x: walker, y: 0.5, weight: 5, subjects };
+    });
+    const keys = reframePath(samples, VERTICAL_IN_WIDE, 10);
+    const half = VERTICAL_IN_WIDE.w / 2;
+    const together = samples.filter(({ subjects }) => subjects![1]![1] - subjects![0]![0] <= VERTICAL_IN_WIDE.w);
+    expect(together.length).toBeGreaterThan(10);
+    for (const { t, subjects } of together) {
+      const x = focusAt(keys, t).x;
+      expect(x - half, `left edge at ${t} s`).toBeLessThanOrEqual(subjects![0]![0]);
+      expect(x + half, `right edge at ${t} s`).toBeGreaterThanOrEqual(subjects![1]![1]);
+    }
+  });
+
   it('keeps a pair that all but fills the frame whole over a long cut: its keys stay as close to the path', () => {
     // 80 s of two people 0.30 of the picture apart (the frame 0.316) walking to and fro across it: the path needs
     // more than 120 keys. Dropping keys while the path stays within 0.8% of the picture (the tolerance raised to fit
