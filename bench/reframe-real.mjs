@@ -4,7 +4,7 @@
 // each source frame by a way of our own that needs no model and that a still camera makes reliable: the per-pixel
 // median of the scene is its empty street, and upright blobs that differ from it are people. Each preview frame is
 // placed back on its source frame (the horizontal offset whose pixels differ least), and a person counts as kept when
-// the whole blob lies inside that window.
+// all the blob's own pixels (before the dilation that joins its pieces) lie inside that window.
 // Figures: people-frames kept whole (auto vs centre), frames where at least one person is in the scene but none is
 // kept, among frames whose people all fit in one 9:16 window together the frames where all are kept (and the same for
 // frames with exactly two people), and the CPU of each preview (the server and its ffmpeg children, from /proc).
@@ -72,6 +72,10 @@ function people(frame, bg) {
     let r = -1;
     let t = H;
     let b = -1;
+    // The person's own extent: the dilation joins a person's pieces, but widens the blob by a pixel a side, which is
+    // not the person (a window 1 px short of the blob holds all of them).
+    let ownL = W;
+    let ownR = -1;
     stack.push(start);
     seen[start] = 1;
     while (stack.length) {
@@ -83,6 +87,10 @@ function people(frame, bg) {
       r = Math.max(r, x);
       t = Math.min(t, y);
       b = Math.max(b, y);
+      if (mask[p]) {
+        ownL = Math.min(ownL, x);
+        ownR = Math.max(ownR, x);
+      }
       for (const q of [p - 1, p + 1, p - W, p + W])
         if (q >= 0 && q < W * H && grown[q] && !seen[q] && Math.abs((q % W) - x) <= 1) {
           seen[q] = 1;
@@ -91,7 +99,7 @@ function people(frame, bg) {
     }
     const h = b - t + 1;
     const w = r - l + 1;
-    if (n >= 150 && h >= 25 && h >= 0.9 * w) found.push({ l, r });
+    if (n >= 150 && h >= 25 && h >= 0.9 * w) found.push({ l: ownL, r: ownR });
   }
   return found;
 }

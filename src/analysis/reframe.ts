@@ -313,9 +313,19 @@ export const REFRAME = {
   minWeight: 0.2,
   /** Keys are dropped while the path stays within this (0-1 of the picture) of its samples. */
   tolerance: 0.002,
-  /** At most this many keys per cut (the tolerance is raised until they fit). */
+  /**
+   * At most this many keys per cut, or keysPerSec for each second of a longer one, up to maxKeysLong (the tolerance is
+   * raised until they fit). Per cut alone, a busy 80 s cut's keys strayed 0.8% of the picture from its path: a scan
+   * column, enough to cut someone at the edge of a group that fills the frame (vtest.avi: bench/README.md).
+   */
   maxKeys: 120,
+  keysPerSec: 2,
+  maxKeysLong: 480,
 };
+
+/** How many keys a cut of `durationSec` may keep (REFRAME.maxKeys, keysPerSec, maxKeysLong). */
+export const keysFor = (durationSec: number): number =>
+  Math.min(REFRAME.maxKeysLong, Math.max(REFRAME.maxKeys, Math.ceil(REFRAME.keysPerSec * durationSec)));
 
 /**
  * One axis of one shot: filled where weak, kept inside, followed with a dead zone (REFRAME.deadZone, or less where
@@ -394,17 +404,26 @@ function followAxis(
     return sum / wsum;
   });
   // Where a group is framed, smoothing does not take the frame off it: the path is held within the group's room (the
-  // speed limit below still has the last word).
+  // speed limit below still has the last word, and its pass backwards in time eases the frame over before a group
+  // forms, so that it is there from the group's first picture, not a few after).
+  const held = (j: number) => zones[j] !== undefined;
+  const anchored = new Array<boolean>(n).fill(false);
   zones.forEach((zone, i) => {
-    // (Not for a group seen in one picture alone: the frame would jerk to it and back.)
-    if (zone === undefined || !strong[i] || zones[i - 1] === undefined || zones[i + 1] === undefined) return;
+    // (Only where the group is framed in three pictures running: one seen in a picture or two alone would have the
+    // frame jerk to it and back.)
+    const run = (held(i - 1) && held(i + 1)) || (held(i + 1) && held(i + 2)) || (held(i - 1) && held(i - 2));
+    if (zone === undefined || !strong[i] || !run) return;
+    anchored[i] = true;
     smooth[i] = Math.min(
       clampCentre(filled[i]! + zone, size),
       Math.max(clampCentre(filled[i]! - zone, size), smooth[i]!),
     );
   });
+  // The speed limit: forwards in time the frame lags a jump (it leaves a group only once the group is gone), except
+  // into a group held, which the pass backwards then reaches in advance (the frame anticipates a group forming).
   const vmax = REFRAME.maxSpeed * size;
   for (let i = 1; i < n; i++) {
+    if (anchored[i]) continue;
     const step = vmax * (ts[i]! - ts[i - 1]!);
     smooth[i] = Math.min(smooth[i - 1]! + step, Math.max(smooth[i - 1]! - step, smooth[i]!));
   }
@@ -488,7 +507,8 @@ export function reframePath(samples: Interest[], win: FrameWindow, durationSec: 
   });
   let tol = REFRAME.tolerance;
   let out = simplify(keys, tol);
-  while (out.length > REFRAME.maxKeys) out = simplify(keys, (tol *= 2));
+  const budget = keysFor(durationSec);
+  while (out.length > budget) out = simplify(keys, (tol *= 2));
   // A path that never moves is one key.
   const still = out.every((p) => Math.abs(p.x - out[0]!.x) <= tol && Math.abs(p.y - out[0]!.y) <= tol);
   const final = still ? [{ ...out[0]!, t: 0 }] : out;
