@@ -95,30 +95,40 @@ export function sibilantOnset(samples: Float32Array, rate: number, around: numbe
 
 /** A hiss counts as begun before an instant when its onset lies at least this long (ms) before it. */
 const BEGUN_MS = 5;
+/**
+ * A hiss's median hiss over the voice is at least this (dB): a sibilant's is over 0 dB on flite's four voices (kal's
+ * 8 kHz s about +2), a vowel's under -10 (rms's buzzy vowels -12..-25).
+ */
+const HISS_LEVEL = -5;
 
 /**
  * Where `at` (s, on the samples' clock) lies inside a sibilant's hiss that began before it (a cut placed in the middle
  * of "sailed"'s s by a transcript that gave the s to the word before): that hiss's onset, searched back up to `reach`
- * (s). The onset is the steepest rise of the hiss over the voice (MIN_RISE at least) taken back to half of it, as in
- * sibilantOnset; from HOLD_FROM past it up to `at`, the hiss stays over the voice before it by MIN_RISE at the median
- * and by half that at every frame (a weak, band-limited s dips; the voice after it falls far under). Undefined where
- * `at` is in no such hiss.
+ * (s). The onset is a steep rise of the hiss over the voice (MIN_RISE at least) taken back to half of it, as in
+ * sibilantOnset; from HOLD_FROM past it up to `at`, the sound is a hiss (its median at HISS_LEVEL or more, and MIN_RISE
+ * over the median of the 10 ms before the onset) and never falls back to that level (a vowel between them would). The
+ * sound around `at` is a hiss too. Undefined where `at` is in no such hiss.
  */
 export function hissBegunBefore(samples: Float32Array, rate: number, at: number, reach: number): number | undefined {
   const { origin, tilt } = hissOverVoice(samples, rate);
   const half = Math.round(SPAN_MS / 2);
   const rise = (f: number) => tilt[f + half]! - tilt[f - half]!;
   const frame = (s: number) => Math.round((s - origin) * 1000);
+  const median = (from: number, to: number) => {
+    const v = Array.from(tilt.subarray(Math.max(0, from), Math.max(0, to + 1))).sort((x, y) => x - y);
+    return v.length ? v[v.length >> 1]! : -Infinity;
+  };
   const end = Math.min(tilt.length - 1 - half, frame(at));
-  const from = Math.max(2 * half, frame(at - reach));
-  // Each steep rise (a local top of MIN_RISE or more), taken back to half of it, and whether the hiss holds from it to
-  // `at`; the earliest that does is the onset (a weak s may rise twice; the voice before it breaks the hold).
+  const from = Math.max(3 * half, frame(at - reach));
+  if (median(end - half, end + half) < HISS_LEVEL) return undefined;
+  // Each steep rise (a local top), taken back to half of it, and whether the hiss holds from it to `at`; the earliest
+  // that does is the onset (a weak s may rise twice).
   const holds = (onset: number) => {
-    const base = tilt[onset - half]!;
-    const held = Array.from(tilt.subarray(onset + HOLD_FROM, end + 1));
-    if (!held.length || Math.min(...held) < base + MIN_RISE / 2) return false;
-    held.sort((x, y) => x - y);
-    return held[Math.floor(held.length / 2)]! >= base + MIN_RISE;
+    const base = median(onset - 3 * half, onset - half);
+    const held = tilt.subarray(onset + HOLD_FROM, end + 1);
+    if (!held.length || Math.min(...held) < base) return false;
+    const level = median(onset + HOLD_FROM, end);
+    return level >= HISS_LEVEL && level >= base + MIN_RISE;
   };
   let found: number | undefined;
   for (let f = end - BEGUN_MS; f >= from; f--) {
