@@ -134,7 +134,8 @@ export function contestsOf(
 /**
  * The search's hits and near misses with what listening heard. A hit of the transcript stands when recognition was
  * sure of its words and spelled the query; otherwise (unsure words, or a match by sound) only when the spotter
- * heard the query over it (a detection scored `likely` or more): else it becomes a near miss. Elsewhere a detection
+ * heard the query over it (a detection scored `sure`, or `likely` and lasting long enough): else it becomes a near
+ * miss. Elsewhere a detection
  * is a `heard` hit when the spotter was sure, or when it lasts long enough for the query's phones and recognition was
  * unsure of the words there and they sound like the query (a near miss there always does), or the query won its
  * contest against the words recognition was sure of there (`rival`); else a `heard` near miss.
@@ -155,8 +156,12 @@ export function mergeHeard(
     h.words ? words.filter((w) => w.index >= h.words![0] && w.index <= h.words![1]) : [];
   const hits: FoundHit[] = [];
   const nearMisses: FoundHit[] = [...found.near_misses];
+  // A detection vouches for the transcript's hit as for a hit of its own: sure, or likely and long enough for the
+  // query's phones (slt's "her in" is not "heron": 0.85, but 0.042 s a phone).
+  const long = (d: Detection) => d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
+  const vouches = (d: Detection) => d.confidence >= rules.sure || long(d);
   for (const h of found.hits) {
-    const stands = (h.match === 'exact' && !unsureOf(wordsOf(h))) || heard.some((d) => over(h, d));
+    const stands = (h.match === 'exact' && !unsureOf(wordsOf(h))) || heard.some((d) => over(h, d) && vouches(d));
     (stands ? hits : nearMisses).push(h);
   }
   const near: FoundHit[] = [];
@@ -165,12 +170,11 @@ export function mergeHeard(
     const inside = wordsOver(words, d);
     // Over words recognition was sure of, the query must outscore them there by `margin` (contestsOf).
     const wins = d.rival !== undefined && d.rival.heard > 0 && d.rival.query >= d.rival.heard + rules.margin;
-    const long = d.end - d.start >= MIN_SECONDS_PER_PHONE * queryPhones;
     const sure = d.confidence >= rules.sure;
     const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (sure || (long && (unsure || wins)))
+      if (sure || (long(d) && (unsure || wins)))
         hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
@@ -192,7 +196,7 @@ export function mergeHeard(
       score: round(likeness),
       cut: cutAround(d, inside),
     };
-    (sure || (long && ((unsure && likeness >= rules.likeness) || wins)) ? hits : near).push(hit);
+    (sure || (long(d) && ((unsure && likeness >= rules.likeness) || wins)) ? hits : near).push(hit);
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };

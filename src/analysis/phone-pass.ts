@@ -103,6 +103,38 @@ export function candidateSpans(
   return joinSpans(spans);
 }
 
+/**
+ * The spotter's feature mean where a run of PocketSphinx 0.8 ended, from its log (`cmn_live.c(..): Update to < c0 c1
+ * ... >`, the last one): the asset's own cepstral mean, once a pass has heard it whole. Undefined where none is logged.
+ */
+export function parseFeatureMean(log: string): number[] | undefined {
+  let last: number[] | undefined;
+  for (const m of log.matchAll(/cmn_live\.c\(\d+\): Update to\s*<([^>]*)>/g)) {
+    const values = m[1]!.trim().split(/\s+/).map(Number);
+    if (values.length && values.every(Number.isFinite)) last = values;
+  }
+  return last;
+}
+
+/** The mean of pieces' feature means, each weighted by its length (samples). */
+export function weightedMean(parts: { mean: number[] | undefined; weight: number }[]): number[] | undefined {
+  const known = parts.filter((p): p is { mean: number[]; weight: number } => p.mean !== undefined && p.weight > 0);
+  const width = known[0]?.mean.length;
+  if (!width || known.some((p) => p.mean.length !== width)) return undefined;
+  const total = known.reduce((n, p) => n + p.weight, 0);
+  return Array.from({ length: width }, (_, i) => known.reduce((n, p) => n + p.mean[i]! * p.weight, 0) / total);
+}
+
+/**
+ * The model's feature parameters (its feat.params) with the spotter's starting mean set to `mean`: 0.8 reads the
+ * model's file after its command line, so `-cmninit` there is ignored and a changed copy is passed as `-featparams`.
+ */
+export function featParamsWithMean(params: string, mean: number[]): string {
+  const line = `-cmninit ${mean.map((v) => v.toFixed(2)).join(',')}`;
+  const kept = params.split('\n').filter((l) => l.trim() && !/^-cmninit\s/.test(l.trim()));
+  return `${[...kept, line].join('\n')}\n`;
+}
+
 /** Spans that overlap or touch, joined; in time order. */
 export function joinSpans(spans: Span[]): Span[] {
   const out: Span[] = [];

@@ -4,12 +4,20 @@
 // phones; each later query spots its phrase only in the short spans the phones point to, cut from that file and
 // joined into one pass (spotInSpans). Spawned under the same rules as recognition: argument arrays, a time limit, a
 // kill on cancel, the limiter, scratch files removed.
-import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parsePhonePass, type HeardPhone, type Span } from '../analysis/phone-pass.js';
+import { parseFeatureMean, parsePhonePass, weightedMean, type HeardPhone, type Span } from '../analysis/phone-pass.js';
 import { writeFileAtomic } from './inspect-cache.js';
-import { dictionaryOf, kwsFileOf, parseSpotted, soundToHear, type SpotRequest, type Spotted } from './keywords.js';
+import {
+  dictionaryOf,
+  kwsFileOf,
+  parseSpotted,
+  soundToHear,
+  startingMeanArgs,
+  type SpotRequest,
+  type Spotted,
+} from './keywords.js';
 import { runProcess } from './process.js';
 import { SpeechError, processCheck, splitToPieces, wavHeader } from './speech.js';
 
@@ -24,21 +32,29 @@ export interface PhonePass {
   phones: HeardPhone[];
   /** Samples in the kept sound. */
   samples: number;
+  /** The asset's feature (cepstral) mean as the pass ended: every later spotting run starts from it. */
+  featureMean?: number[];
 }
 
-/** A phone pass as kept beside the transcript: each phone as [id, start, end] (seconds), and the kept sound's length. */
+/**
+ * A phone pass as kept beside the transcript: each phone as [id, start, end] (seconds), the kept sound's length and
+ * the asset's feature mean.
+ */
 export interface StoredPhonePass {
   phones: [number, number, number][];
   samples: number;
+  featureMean?: number[];
 }
 
 export const storedPhonePass = (p: PhonePass): StoredPhonePass => ({
   phones: p.phones.map((h) => [h.phone, h.start, h.end]),
   samples: p.samples,
+  ...(p.featureMean ? { featureMean: p.featureMean } : {}),
 });
 export const phonePassOf = (s: StoredPhonePass): PhonePass => ({
   phones: s.phones.map(([phone, start, end]) => ({ phone, start, end })),
   samples: s.samples,
+  ...(s.featureMean ? { featureMean: s.featureMean } : {}),
 });
 
 /** Whether the sound a stored pass heard is still kept whole at `path` (it may have been removed with the cache). */
@@ -49,14 +65,17 @@ export async function soundKept(path: string, samples: number): Promise<boolean>
   );
 }
 
-/** The phone recogniser's arguments for one file: context-independent phones under the model's phone bigrams. */
-const phoneArgs = (file: string, hmm: string, phoneLm: string) => [
+/**
+ * The phone recogniser's arguments for one file: context-independent phones under the model's phone bigrams; its log
+ * to `log` (it prints the feature mean).
+ */
+const phoneArgs = (file: string, hmm: string, phoneLm: string, log: string) => [
   '-infile',
   file,
   '-time',
   'yes',
   '-logfn',
-  '/dev/null',
+  log,
   '-hmm',
   hmm,
   '-allphone',
@@ -93,8 +112,9 @@ export async function hearPhones(req: PhonePassRequest): Promise<PhonePass> {
     let done = 0;
     const pieces = await Promise.all(
       files.map(async (file, k) => {
+        const log = join(dir, `piece${k}.log`);
         const r = await req.limiter.run(() =>
-          runProcess(req.engine.bin, phoneArgs(file, req.engine.model.hmm, phoneLmOf(req.engine.model.lm)), {
+          runProcess(req.engine.bin, phoneArgs(file, req.engine.model.hmm, phoneLmOf(req.engine.model.lm), log), {
             timeoutMs: Math.max(1000, deadline - Date.now()),
             signal: req.signal,
             maxStderr: 8 * 1024,
@@ -103,11 +123,16 @@ export async function hearPhones(req: PhonePassRequest): Promise<PhonePass> {
         check(r, 'PocketSphinx');
         done += points[k + 1]! - points[k]!;
         req.onProgress?.(done / samples);
-        return parsePhonePass(r.stdout.toString('utf8'), req.fromSec + points[k]! / RATE);
+        const mean = parseFeatureMean(await readFile(log, 'utf8').catch(() => ''));
+        return {
+          phones: parsePhonePass(r.stdout.toString('utf8'), req.fromSec + points[k]! / RATE),
+          mean: { mean, weight: points[k + 1]! - points[k]! },
+        };
       }),
     );
     await rename(kept, req.soundPath);
-    return { phones: pieces.flat(), samples };
+    const featureMean = weightedMean(pieces.map((p) => p.mean));
+    return { phones: pieces.flatMap((p) => p.phones), samples, ...(featureMean ? { featureMean } : {}) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -123,6 +148,8 @@ const GAP_SECONDS = 0.3;
 export interface SpanSpotRequest extends Omit<SpotRequest, 'source' | 'fromSec' | 'toSec' | 'pieces' | 'ffmpeg'> {
   /** The kept sound (hearPhones) and its length in samples; its sample 0 is `fromSec` on the asset's clock. */
   sound: { path: string; samples: number; fromSec: number };
+  /** The asset's feature mean (hearPhones): the pass starts from it, so the first span scores as the others. */
+  featureMean?: number[];
   spans: Span[];
 }
 
@@ -168,7 +195,17 @@ export async function spotInSpans(req: SpanSpotRequest): Promise<Spotted[]> {
     await writeFile(wav, Buffer.concat([wavHeader(at), ...parts]));
     await writeFile(dict, dictionaryOf(req.pronunciations));
     await writeFile(kws, kwsFileOf(req.phrases));
-    const args = ['-infile', wav, '-time', 'yes', '-logfn', '/dev/null', '-hmm', req.engine.model.hmm];
+    const args = [
+      '-infile',
+      wav,
+      '-time',
+      'yes',
+      '-logfn',
+      '/dev/null',
+      '-hmm',
+      req.engine.model.hmm,
+      ...(await startingMeanArgs(req.engine.model.hmm, dir, req.featureMean)),
+    ];
     const r = await req.limiter.run(() =>
       runProcess(req.engine.bin, [...args, '-dict', dict, '-kws', kws], {
         timeoutMs: req.timeoutMs,

@@ -33,7 +33,8 @@ export async function keptPhonePass(
   const key = phonePassKey(mediaKey);
   const soundPath = await rt.phonePasses.soundPathOf(key);
   const stored = await rt.phonePasses.get(key);
-  if (stored && (await soundKept(soundPath, stored.samples)))
+  // A pass kept before it recorded the asset's feature mean is heard again (once), for the spotter to start from it.
+  if (stored?.featureMean && (await soundKept(soundPath, stored.samples)))
     return { ...phonePassOf(stored), soundPath, stored: true };
   let making = underWay.get(key);
   if (!making) {

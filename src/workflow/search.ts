@@ -335,6 +335,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
             spotContests({
               ...whole,
               ...(pass ? { sound: { path: pass.soundPath, samples: pass.samples } } : {}),
+              ...(pass?.featureMean ? { featureMean: pass.featureMean } : {}),
               contests: contests.map((c) => ({ from: c.from, to: c.to, phrases: [lenient(phrase), lenient(c.heard)] })),
               pronunciations: heardWords,
             }),
@@ -391,6 +392,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
                 limiter: rt.limiter,
                 scratchDir,
                 sound: { path: pass.soundPath, samples: pass.samples, fromSec: 0 },
+                ...(pass.featureMean ? { featureMean: pass.featureMean } : {}),
                 spans,
                 phrases,
                 pronunciations: withRivals,

@@ -183,6 +183,17 @@ describe('merging what was heard with the transcript', () => {
     expect(merged.near_misses.map((h) => [h.match, h.words])).toContainEqual(['exact', [10, 10]]);
   });
 
+  it('lets a likely detection vouch for a sound-alike only where it lasts long enough for the query, as a heard hit', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const short = 1.15 + 0.9 * MIN_SECONDS_PER_PHONE * phones;
+    const refused = mergeHeard(t, found, [at(1.15, short)], query, phones, pronouncer);
+    expect(refused.hits.map((h) => [h.match, h.words])).toEqual([['exact', [10, 10]]]);
+    expect(refused.near_misses.map((h) => [h.match, h.words])).toContainEqual(['sounds_like', [4, 5]]);
+    // as long, but scored sure: it stands
+    const sure = mergeHeard(t, found, [at(1.15, short, HEARD_RULES.sure)], query, phones, pronouncer);
+    expect(sure.hits.map((h) => [h.match, h.words])).toContainEqual(['sounds_like', [4, 5]]);
+  });
+
   it('makes a near miss that listening heard too a heard hit', () => {
     const u = words(['the', 0, 0.2, 0.9], ['white', 0.3, 0.6, 0.4], ['horse', 0.6, 1.0, 0.4], ['ran', 1.2, 1.5, 0.9]);
     const found = searchBySound(u, query, pronouncer);

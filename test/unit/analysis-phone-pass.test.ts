@@ -3,7 +3,15 @@
 // and joined; stretches that do not are left out.
 import { describe, expect, it } from 'vitest';
 import { phonesOf } from '../../src/analysis/dictionary.js';
-import { candidateSpans, joinSpans, parsePhonePass, type HeardPhone } from '../../src/analysis/phone-pass.js';
+import {
+  candidateSpans,
+  featParamsWithMean,
+  joinSpans,
+  parseFeatureMean,
+  parsePhonePass,
+  weightedMean,
+  type HeardPhone,
+} from '../../src/analysis/phone-pass.js';
 
 /** Phones heard one after the other, 0.1 s each from `at`. */
 const heardFrom = (names: string, at = 0): HeardPhone[] =>
@@ -56,5 +64,50 @@ describe('the phone pass', () => {
       { from: 0, to: 2 },
       { from: 3, to: 4 },
     ]);
+  });
+});
+
+describe("the asset's feature mean", () => {
+  it("reads the last mean 0.8's log prints, and none from a log without one", () => {
+    const log = [
+      'INFO: feat.c(713): Initializing feature stream to type: 1s_c_d_dd',
+      'INFO: cmn_live.c(88): Update from < 41.00 -5.29 -0.12 >',
+      'INFO: cmn_live.c(105): Update to   < 49.79 35.04 -29.76 >',
+      'INFO: cmn_live.c(120): Update from < 49.79 35.04 -29.76 >',
+      'INFO: cmn_live.c(138): Update to   < 49.62 35.18 -30.96 >',
+      'INFO: ngram_search.c(912): bestpath',
+    ].join('\n');
+    expect(parseFeatureMean(log)).toEqual([49.62, 35.18, -30.96]);
+    expect(parseFeatureMean('INFO: nothing here')).toBeUndefined();
+  });
+
+  it("weighs pieces' means by their length, and gives none where a piece's is unknown or of another width", () => {
+    expect(
+      weightedMean([
+        { mean: [10, 0], weight: 3 },
+        { mean: [20, 4], weight: 1 },
+      ]),
+    ).toEqual([12.5, 1]);
+    expect(weightedMean([{ mean: undefined, weight: 3 }])).toBeUndefined();
+    expect(
+      weightedMean([
+        { mean: [1, 2], weight: 1 },
+        { mean: undefined, weight: 2 },
+      ]),
+    ).toEqual([1, 2]);
+    expect(
+      weightedMean([
+        { mean: [1, 2], weight: 1 },
+        { mean: [1], weight: 1 },
+      ]),
+    ).toBeUndefined();
+  });
+
+  it("sets the model's starting mean in a copy of its feature parameters, the rest kept", () => {
+    const params = '-lowerf 130\n-cmn batch\n-cmninit 41.00,-5.29,-0.12\n-varnorm no\n';
+    expect(featParamsWithMean(params, [49.621, 35.18, -30.957])).toBe(
+      '-lowerf 130\n-cmn batch\n-varnorm no\n-cmninit 49.62,35.18,-30.96\n',
+    );
+    expect(featParamsWithMean('-cmn live\n', [1, 2])).toBe('-cmn live\n-cmninit 1.00,2.00\n');
   });
 });
