@@ -97,9 +97,9 @@ export function sibilantOnset(samples: Float32Array, rate: number, around: numbe
 const BEGUN_MS = 5;
 /**
  * A hiss's median hiss over the voice is at least this (dB): a sibilant's is over 0 dB on flite's four voices (kal's
- * 8 kHz s about +2), a vowel's under -10 (rms's buzzy vowels -12..-25).
+ * 8 kHz s about +2, -6 under a chord bed 10 dB down), a vowel's under -10 (rms's buzzy vowels -12..-25).
  */
-const HISS_LEVEL = -5;
+const HISS_LEVEL = -8;
 
 /**
  * Where `at` (s, on the samples' clock) lies inside a sibilant's hiss that began before it (a cut placed in the middle
