@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { SEARCH_LINES } from '../test/fixtures/search-lines.mjs';
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -13,20 +14,7 @@ function run(cmd, args) {
 }
 
 /** Lines said; the planted words are among them (each said 2-4 times in all). */
-export const LINES = [
-  'We walked out to the lighthouse at dawn.',
-  'The keeper of the harbour lit the lamp.',
-  'Nobody saw the captain on the pier that night.',
-  'A fisherman mended his nets below the lighthouse.',
-  'The old harbour was quiet in the evening.',
-  'The captain and the keeper talked until morning.',
-  'Rain fell on the boats in the harbour.',
-  'The lighthouse keeper wrote in his book.',
-  'Children played near the water after school.',
-  'The fisherman sold his catch at the market.',
-  'A heron stood in the shallow water.',
-  'The postman brought a parcel from the island.',
-];
+export const LINES = SEARCH_LINES;
 /** Words planted in the lines: every occurrence must be found. */
 export const PLANTED = [
   'lighthouse',

@@ -69,6 +69,32 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** `voice` saying the cut sentences (under a bed `bed` dB down, or none), imported and aligned to their text. */
+async function alignedSentences(name: string, voice: string, bed?: number) {
+  const { video, words } = makeWordCutMedia(allowed, name, voice, CUT_SENTENCES, CUT_GAPS, bed);
+  const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
+    .asset.id;
+  structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }));
+  return { id, words, ids: (s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : [])) };
+}
+
+/** Words first..last of asset `id` composed alone: whether it was cut, its notes, and its sound's spans. */
+async function cutAlone(id: string, first: number, last: number) {
+  const c = structured<{ ready: boolean; edit_id: string; notes?: string[]; diagnostics: { message: string }[] }>(
+    await call('compose_edit', {
+      project_id: projectId,
+      resolution: '160x90',
+      fps: WORD_CUT_FPS,
+      clips: [{ asset_id: id, words: [first, last] }],
+    }),
+  );
+  const notes = c.notes ?? [];
+  if (!c.ready) return { ready: false as const, notes, diagnostics: c.diagnostics };
+  const seg = (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id))
+    .video_series_sequential[0]!;
+  return { ready: true as const, notes, ...heardSpan(seg) };
+}
+
 describe('clips cut by words', () => {
   it('keep every sample of their first and last words, with at most a handle of pause beside them, across voices and under a music bed', async () => {
     const problems: string[] = [];
@@ -289,13 +315,10 @@ describe('clips cut by words', () => {
     // kal's 8 kHz voice has a weak, band-limited s. Aligned to the text, "sailed" starts 0.2 s late (at its vowel),
     // so a cut from it began 76 ms into the s ("We|-ailed"). An edge that falls inside the kept word's hiss is moved
     // to where that hiss began.
-    const { video, words } = makeWordCutMedia(allowed, 'kal-sailed', 'kal', CUT_SENTENCES, CUT_GAPS, undefined);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
-      .asset.id;
-    structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }));
-    const ids = (s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
+    const { id, words, ids } = await alignedSentences('kal-sailed', 'kal');
     const problems: string[] = [];
     const notes: string[] = [];
+    const ms = (x: number) => Math.round(x * 1000);
     // "We|sailed ... salt.", "a|ship in the|storm", "the|small boat ...", "the|square ...": each first word's s.
     for (const [first, last] of [
       [ids(2)[1]!, ids(2).at(-1)!],
@@ -303,25 +326,14 @@ describe('clips cut by words', () => {
       [ids(4)[4]!, ids(4).at(-1)!],
       [ids(7)[6]!, ids(7).at(-1)!],
     ] as const) {
-      const at = `${words[first]!.word}..${words[last]!.word}`;
-      const c = structured<{ ready: boolean; edit_id: string; notes?: string[]; diagnostics: { message: string }[] }>(
-        await call('compose_edit', {
-          project_id: projectId,
-          resolution: '160x90',
-          fps: WORD_CUT_FPS,
-          clips: [{ asset_id: id, words: [first, last] }],
-        }),
-      );
+      const c = await cutAlone(id, first, last);
       if (!c.ready) continue; // refused as not heard: a diagnostic, not a clipped word
-      notes.push(...(c.notes ?? []));
-      const { full } = heardSpan(
-        (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
-      );
-      const ms = (x: number) => Math.round(x * 1000);
-      if (full.from > words[first]!.start + TOLERANCE)
-        problems.push(`${at}: starts ${ms(full.from - words[first]!.start)} ms into its first word`);
-      if (full.to < words[last]!.end - TOLERANCE)
-        problems.push(`${at}: ends ${ms(words[last]!.end - full.to)} ms before its last word's end`);
+      notes.push(...c.notes);
+      const at = `${words[first]!.word}..${words[last]!.word}`;
+      if (c.full.from > words[first]!.start + TOLERANCE)
+        problems.push(`${at}: starts ${ms(c.full.from - words[first]!.start)} ms into its first word`);
+      if (c.full.to < words[last]!.end - TOLERANCE)
+        problems.push(`${at}: ends ${ms(words[last]!.end - c.full.to)} ms before its last word's end`);
     }
     expect(problems, notes.join('\n')).toEqual([]);
     expect(notes.length).toBeGreaterThanOrEqual(3);
@@ -330,27 +342,14 @@ describe('clips cut by words', () => {
   it('keep a final stop\'s release that a bed hides from the whole band ("came up." by rms under a bed)', async () => {
     // Under a chord bed 10 dB down, the burst of "up."'s p rises 35 dB above 2 kHz but not at all in the whole band's
     // energy: the pause was taken to start at the closure, 157 ms early, and the 0.15 s handle ended 12 ms short.
-    const { video, words } = makeWordCutMedia(allowed, 'rms-up', 'rms', CUT_SENTENCES, CUT_GAPS, 10);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
-      .asset.id;
-    structured(await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }));
-    const sentence = words.flatMap((w, j) => (w.sentence === 0 ? [j] : []));
-    const [first, last] = [sentence[0]!, sentence.at(-1)!];
-    const c = structured<{ ready: boolean; edit_id: string; notes?: string[] }>(
-      await call('compose_edit', {
-        project_id: projectId,
-        resolution: '160x90',
-        fps: WORD_CUT_FPS,
-        clips: [{ asset_id: id, words: [first, last] }],
-      }),
-    );
-    expect(c.ready, c.notes?.join('\n')).toBe(true);
-    const { full } = heardSpan(
-      (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
-    );
+    const { id, words, ids } = await alignedSentences('rms-up', 'rms', 10);
+    const [first, last] = [ids(0)[0]!, ids(0).at(-1)!];
     expect(words[last]!.word).toBe('up');
-    expect(full.to, c.notes?.join('\n')).toBeGreaterThanOrEqual(words[last]!.end - TOLERANCE);
-    expect(full.from, c.notes?.join('\n')).toBeLessThanOrEqual(words[first]!.start + TOLERANCE);
+    const c = await cutAlone(id, first, last);
+    expect(c.ready, c.notes.join('\n')).toBe(true);
+    if (!c.ready) return;
+    expect(c.full.to, c.notes.join('\n')).toBeGreaterThanOrEqual(words[last]!.end - TOLERANCE);
+    expect(c.full.from, c.notes.join('\n')).toBeLessThanOrEqual(words[first]!.start + TOLERANCE);
   }, 900_000);
 
   it('find the pause between sentences that the alignment swallowed into a word (kal under a bed)', async () => {

@@ -4,70 +4,21 @@
 // mean, far from kal's, it scored the first "lighthouse" (1.1 s in) 0.83 and the first "captain" (5.7 s) 0.79, under
 // what a hit needs, and both were missed. Started from the asset's own mean, which its phone pass hears once, both
 // are found, and a later search for "lighthouse" finds only where it is said.
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
-import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
+import type { TrueWord } from '../helpers/flite-words.js';
+import { voiceSearch, type Search, type VoiceSearch } from '../helpers/voice-search.js';
+import { SEARCH_LINES } from '../fixtures/search-lines.mjs';
 
-const LINES = [
-  'We walked out to the lighthouse at dawn.',
-  'The keeper of the harbour lit the lamp.',
-  'Nobody saw the captain on the pier that night.',
-  'A fisherman mended his nets below the lighthouse.',
-  'The old harbour was quiet in the evening.',
-  'The captain and the keeper talked until morning.',
-  'Rain fell on the boats in the harbour.',
-  'The lighthouse keeper wrote in his book.',
-  'Children played near the water after school.',
-  'The fisherman sold his catch at the market.',
-  'A heron stood in the shallow water.',
-  'The postman brought a parcel from the island.',
-];
-
-const root = mkdtempSync(join(tmpdir(), 'cutroom-search-first-words-'));
-const allowed = join(root, 'allowed');
-type Hit = { start_seconds: number; end_seconds: number; text: string; match: string };
-type Search = { hits: Hit[]; near_misses?: Hit[]; listened?: number };
-
-let server: Spawned;
-let projectId: string;
-let asset: string;
-let truth: TrueWord[];
-
-const structured = <R>(r: unknown): R => {
-  const res = r as { isError?: boolean; structuredContent?: unknown };
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as R;
-};
-const call = (name: string, args: Record<string, unknown>) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 300_000 });
-const listen = async (query: string) =>
-  structured<Search>(
-    await call('search_transcripts', { project_id: projectId, query, asset_ids: [asset], listen: true }),
-  );
-const saidAt = (word: string) => truth.filter((w) => w.word.toLowerCase() === word);
+let s: VoiceSearch;
+const listen = async (query: string) => (await s.listen(query)).r;
+const saidAt = (word: string) => s.truth.filter((w) => w.word.toLowerCase() === word);
 const foundAt = (r: Search, w: TrueWord) => r.hits.some((h) => Math.abs(h.start_seconds - w.start) <= 0.3);
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  const wav = join(allowed, 'kal.wav');
-  truth = sayWithWordTimes(LINES.join(' '), wav, 'kal');
-  server = await spawnServer({
-    CUTROOM_DATA_DIR: join(root, 'data'),
-    CUTROOM_ALLOWED_DIRS: allowed,
-    CUTROOM_CACHE_DIR: join(root, 'cache'),
-  });
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'kal', description: 'planted words' }),
-  ).project.id;
-  asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: wav })).asset
-    .id;
-  await call('transcribe_asset', { project_id: projectId, asset_id: asset });
+  s = await voiceSearch('search-first-words', 'kal', SEARCH_LINES);
 }, 300_000);
 afterAll(async () => {
-  await server?.close();
+  await s?.close();
 });
 
 describe('search_transcripts with listen hears the first seconds of an asset', () => {

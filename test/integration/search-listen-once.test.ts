@@ -4,73 +4,25 @@
 // or the next on the same folders, is answered from that pass (its progress says so, and the kept files are not made
 // again), and still finds every planted occurrence at its true time, and what listening to the whole asset finds:
 // kal's second "fisherman", which the spotter hears only with speech before it (missed when a span held 0.5 s).
-import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
+import { structuredOf } from '../helpers/local-project.js';
+import { voiceSearch, type Search, type VoiceSearch } from '../helpers/voice-search.js';
+import { SEARCH_LINES } from '../fixtures/search-lines.mjs';
 
-const LINES = [
-  'We walked out to the lighthouse at dawn.',
-  'The keeper of the harbour lit the lamp.',
-  'Nobody saw the captain on the pier that night.',
-  'A fisherman mended his nets below the lighthouse.',
-  'The captain and the keeper talked until morning.',
-  'The lighthouse keeper wrote in his book.',
-];
+/** The lines awb says: the search bench's with their planted words, fewer. */
+const LINES = [0, 1, 2, 3, 5, 7].map((i) => SEARCH_LINES[i]!);
 
-/** The search bench's recording (bench/search-media.mjs): kal says its second "fisherman" about 22.5 s in. */
-const BENCH_LINES = [
-  ...LINES.slice(0, 4),
-  'The old harbour was quiet in the evening.',
-  LINES[4]!,
-  'Rain fell on the boats in the harbour.',
-  LINES[5]!,
-  'Children played near the water after school.',
-  'The fisherman sold his catch at the market.',
-  'A heron stood in the shallow water.',
-  'The postman brought a parcel from the island.',
-];
-
-const root = mkdtempSync(join(tmpdir(), 'cutroom-listen-once-'));
-const allowed = join(root, 'allowed');
-const env = {
-  CUTROOM_DATA_DIR: join(root, 'data'),
-  CUTROOM_ALLOWED_DIRS: allowed,
-  CUTROOM_CACHE_DIR: join(root, 'cache'),
-};
-type Hit = { start_seconds: number; end_seconds: number; match: string };
-type Search = { hits: Hit[]; near_misses?: Hit[]; listened?: number; missing?: unknown[] };
-
-let server: Spawned;
-let projectId: string;
-let asset: string;
-let truth: TrueWord[];
-
-const structured = <R>(r: unknown): R => {
-  const res = r as { isError?: boolean; structuredContent?: unknown };
-  if (res.isError) throw new Error(textOf(r));
-  return res.structuredContent as R;
-};
-const call = (name: string, args: Record<string, unknown>, onprogress?: (p: { message?: string }) => void) =>
-  server.client.callTool({ name, arguments: args }, { timeout: 300_000, ...(onprogress ? { onprogress } : {}) });
-/** A listening search of the asset, and the progress messages it sent. */
-const listen = async (query: string, of = asset) => {
-  const messages: string[] = [];
-  const r = structured<Search>(
-    await call('search_transcripts', { project_id: projectId, query, asset_ids: [of], listen: true }, (p) => {
-      if (p.message) messages.push(p.message);
-    }),
-  );
-  return { r, messages: [...new Set(messages)] };
-};
+let s: VoiceSearch;
+const listen = (query: string, of?: string) => s.listen(query, of);
 /** The files kept for listening (the pass and its sound), with when each was written. */
 const kept = () => {
-  const dir = join(root, 'cache', 'listening');
+  const dir = join(s.root, 'cache', 'listening');
   return Object.fromEntries(readdirSync(dir).map((n) => [n, statSync(join(dir, n)).mtimeMs]));
 };
-const everyOccurrenceFound = (r: Search, word: string, said = truth.filter((w) => w.word.toLowerCase() === word)) => {
+const everyOccurrenceFound = (r: Search, word: string, said = s.truth.filter((w) => w.word.toLowerCase() === word)) => {
   expect(said.length).toBeGreaterThan(0);
   for (const w of said)
     expect(
@@ -80,19 +32,10 @@ const everyOccurrenceFound = (r: Search, word: string, said = truth.filter((w) =
 };
 
 beforeAll(async () => {
-  mkdirSync(allowed, { recursive: true });
-  const wav = join(allowed, 'lines.wav');
-  truth = sayWithWordTimes(LINES.join(' '), wav, 'awb');
-  server = await spawnServer(env);
-  projectId = structured<{ project: { id: string } }>(
-    await call('create_project', { name: 'lines', description: 'planted words' }),
-  ).project.id;
-  asset = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: wav })).asset
-    .id;
-  await call('transcribe_asset', { project_id: projectId, asset_id: asset });
+  s = await voiceSearch('listen-once', 'awb', LINES);
 }, 300_000);
 afterAll(async () => {
-  await server?.close();
+  await s?.close();
 });
 
 describe('search_transcripts with listen hears an asset once', () => {
@@ -116,24 +59,25 @@ describe('search_transcripts with listen hears an asset once', () => {
     }
 
     // The next server on the same folders reads the same pass.
-    await server.close();
-    server = await spawnServer(env);
+    await s.restart();
     const after = await listen('fisherman');
     expect(after.messages.join(' | ')).toMatch(/stored phone pass/);
     expect(after.messages.join(' | ')).not.toMatch(/listening to the asset once/);
     expect(kept()).toEqual(made);
-    const said = truth.filter((w) => w.word.toLowerCase() === 'fisherman');
+    const said = s.truth.filter((w) => w.word.toLowerCase() === 'fisherman');
     expect(said.every((w) => after.r.hits.some((h) => Math.abs(h.start_seconds - w.start) <= 0.3))).toBe(true);
   }, 600_000);
 
   it('finds a word in its span as over the whole asset: the span holds enough speech before it', async () => {
-    const wav = join(allowed, 'kal.wav');
-    const said = sayWithWordTimes(BENCH_LINES.join(' '), wav, 'kal').filter(
-      (w) => w.word.toLowerCase() === 'fisherman',
+    // The search bench's recording (bench/search-media.mjs): kal says its second "fisherman" about 22.5 s in.
+    const wav = join(s.root, 'allowed', 'kal.wav');
+    const said = sayWithWordTimes(SEARCH_LINES.join(' '), wav, 'kal').filter(
+      (w: TrueWord) => w.word.toLowerCase() === 'fisherman',
     );
-    const kal = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: wav }))
-      .asset.id;
-    await call('transcribe_asset', { project_id: projectId, asset_id: kal });
+    const kal = structuredOf<{ asset: { id: string } }>(
+      await s.call('import_media', { project_id: s.projectId, path: wav }),
+    ).asset.id;
+    structuredOf(await s.call('transcribe_asset', { project_id: s.projectId, asset_id: kal }));
     expect((await listen('harbour', kal)).messages.join(' | ')).toMatch(/listening to the asset once/);
     const later = await listen('fisherman', kal);
     expect(later.messages.join(' | ')).toMatch(/stored phone pass/);

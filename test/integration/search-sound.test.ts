@@ -9,17 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, textOf, type Spawned } from '../helpers/harness.js';
 import { sayWithWordTimes, type TrueWord } from '../helpers/flite-words.js';
 import { makeWordCutMedia } from '../helpers/word-cut-media.js';
+import { SEARCH_LINES } from '../fixtures/search-lines.mjs';
 
-const LINES = [
-  'We walked out to the lighthouse at dawn.',
-  'The keeper of the harbour lit the lamp.',
-  'Nobody saw the captain on the pier that night.',
-  'A fisherman mended his nets below the lighthouse.',
-  'The old harbour was quiet in the evening.',
-  'The captain and the keeper talked until morning.',
-  'Rain fell on the boats in the harbour.',
-  'The lighthouse keeper wrote in his book.',
-];
+const LINES = SEARCH_LINES.slice(0, 8);
 const PLANTED = ['lighthouse', 'keeper', 'harbour', 'captain', 'fisherman'];
 const DECOYS = ['mountain', 'teacher', 'bicycle', 'doctor', 'garden', 'window', 'kitchen', 'blanket'];
 const VOICE = 'awb';
