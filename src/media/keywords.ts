@@ -72,6 +72,22 @@ export async function startingMeanArgs(hmm: string, dir: string, mean: number[] 
   return ['-featparams', file];
 }
 
+/** The spotter's arguments for one file: the phrases of `kws` under `dict`'s pronunciations, times printed, no log. */
+export const spotterArgs = (file: string, hmm: string, dict: string, kws: string): string[] => [
+  '-infile',
+  file,
+  '-time',
+  'yes',
+  '-logfn',
+  '/dev/null',
+  '-hmm',
+  hmm,
+  '-dict',
+  dict,
+  '-kws',
+  kws,
+];
+
 /** Detections from 0.8's -time output: `phrase words  start end score` lines (the phrase may hold spaces). */
 export function parseSpotted(stdout: string, phrases: string[], offsetSec: number): Spotted[] {
   const out: Spotted[] = [];
@@ -157,20 +173,7 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
     let done = 0;
     const results = await Promise.all(
       files.map(async (file, k) => {
-        const args = [
-          '-infile',
-          file,
-          '-time',
-          'yes',
-          '-logfn',
-          '/dev/null',
-          '-hmm',
-          req.engine.model.hmm,
-          '-dict',
-          dict,
-          '-kws',
-          kws,
-        ];
+        const args = spotterArgs(file, req.engine.model.hmm, dict, kws);
         const r = await req.limiter.run(() =>
           runProcess(req.engine.bin, args, {
             timeoutMs: Math.max(1000, deadline - Date.now()),
@@ -231,21 +234,7 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
         const kws = join(dir, `contest${k}.kws`);
         await writeFile(wav, Buffer.concat([wavHeader(to - from), pcm]));
         await writeFile(kws, kwsFileOf(c.phrases));
-        const args = [
-          '-infile',
-          wav,
-          '-time',
-          'yes',
-          '-logfn',
-          '/dev/null',
-          '-hmm',
-          req.engine.model.hmm,
-          '-dict',
-          dict,
-          '-kws',
-          kws,
-          ...settled,
-        ];
+        const args = [...spotterArgs(wav, req.engine.model.hmm, dict, kws), ...settled];
         const r = await req.limiter.run(() =>
           runProcess(req.engine.bin, args, {
             timeoutMs: Math.max(1000, deadline - Date.now()),

@@ -14,6 +14,7 @@ import {
   kwsFileOf,
   parseSpotted,
   soundToHear,
+  spotterArgs,
   startingMeanArgs,
   type SpotRequest,
   type Spotted,
@@ -196,18 +197,11 @@ export async function spotInSpans(req: SpanSpotRequest): Promise<Spotted[]> {
     await writeFile(dict, dictionaryOf(req.pronunciations));
     await writeFile(kws, kwsFileOf(req.phrases));
     const args = [
-      '-infile',
-      wav,
-      '-time',
-      'yes',
-      '-logfn',
-      '/dev/null',
-      '-hmm',
-      req.engine.model.hmm,
+      ...spotterArgs(wav, req.engine.model.hmm, dict, kws),
       ...(await startingMeanArgs(req.engine.model.hmm, dir, req.featureMean)),
     ];
     const r = await req.limiter.run(() =>
-      runProcess(req.engine.bin, [...args, '-dict', dict, '-kws', kws], {
+      runProcess(req.engine.bin, args, {
         timeoutMs: req.timeoutMs,
         signal: req.signal,
         maxStderr: 8 * 1024,
