@@ -173,33 +173,18 @@ describe('clips cut by words', () => {
     const close: string[] = [];
     let cut = 0;
     for (const voice of ['rms', 'awb']) {
-      const { video, words } = makeWordCutMedia(allowed, `${voice}-inside`, voice, CUT_SENTENCES, CUT_GAPS);
-      const id = structured<{ asset: { id: string } }>(
-        await call('import_media', { project_id: projectId, path: video }),
-      ).asset.id;
-      structured(
-        await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }),
-      );
+      const { id, words, ids: idsOf } = await alignedSentences(`${voice}-inside`, voice);
       for (const s of CUT_SENTENCES.keys()) {
-        const ids = words.flatMap((w, j) => (w.sentence === s ? [j] : []));
+        const ids = idsOf(s);
         const [first, last] = [ids[2]!, ids.at(-4)!];
         const at = `${voice} (${words[first]!.word}..${words[last]!.word}, true ${words[first]!.start.toFixed(3)}-${words[last]!.end.toFixed(3)} s)`;
-        const c = structured<{ ready: boolean; edit_id: string; notes?: string[]; diagnostics: { message: string }[] }>(
-          await call('compose_edit', {
-            project_id: projectId,
-            resolution: '160x90',
-            fps: WORD_CUT_FPS,
-            clips: [{ asset_id: id, words: [first, last] }],
-          }),
-        );
+        const c = await cutAlone(id, first, last);
         if (!c.ready) {
           expect(c.diagnostics.map((d) => d.message).join('; '), at).toMatch(/^not heard: /);
           continue;
         }
         cut++;
-        const { full, heard } = heardSpan(
-          (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
-        );
+        const { full, heard } = c;
         if (full.from > words[first]!.start + TOLERANCE)
           problems.push(`${at}: starts ${Math.round((full.from - words[first]!.start) * 1000)} ms into its first word`);
         if (full.to < words[last]!.end - TOLERANCE)
@@ -208,7 +193,7 @@ describe('clips cut by words', () => {
         const head = Math.max(0, words[first - 1]!.end - heard.from);
         const tail = Math.max(0, heard.to - words[last + 1]!.start);
         fragments.push(head, tail);
-        const note = c.notes?.find((n) => n.startsWith(`clip 1 is words ${first}-${last} `)) ?? '';
+        const note = c.notes.find((n) => n.startsWith(`clip 1 is words ${first}-${last} `)) ?? '';
         const ms = (x: number) => Math.round(x * 1000);
         // Cut close: past where two alignments agree, or past the onset of a sibilant's hiss heard there.
         const closeBy = (side: string) =>
@@ -242,14 +227,7 @@ describe('clips cut by words', () => {
       ['slt', undefined],
       ['awb', 10],
     ] as const) {
-      const { video, words } = makeWordCutMedia(allowed, `${voice}-hiss`, voice, CUT_SENTENCES, CUT_GAPS, bed);
-      const id = structured<{ asset: { id: string } }>(
-        await call('import_media', { project_id: projectId, path: video }),
-      ).asset.id;
-      structured(
-        await call('transcribe_asset', { project_id: projectId, asset_id: id, text: CUT_SENTENCES.join(' ') }),
-      );
-      const ids = (s: number) => words.flatMap((w, j) => (w.sentence === s ? [j] : []));
+      const { id, words, ids } = await alignedSentences(`${voice}-hiss`, voice, bed);
       // "shore before the|sun", "a|ship in the|storm", "We|sailed ...", "the|small boat ...", "the|square ...".
       const cuts: [number, number][] = [
         [ids(0)[6]!, ids(0)[8]!],
@@ -260,26 +238,17 @@ describe('clips cut by words', () => {
       ];
       for (const [first, last] of cuts) {
         const at = `${voice}${bed ? ` bed -${bed} dB` : ''} (${words[first]!.word}..${words[last]!.word})`;
-        const c = structured<{ ready: boolean; edit_id: string; notes?: string[]; diagnostics: { message: string }[] }>(
-          await call('compose_edit', {
-            project_id: projectId,
-            resolution: '160x90',
-            fps: WORD_CUT_FPS,
-            clips: [{ asset_id: id, words: [first, last] }],
-          }),
-        );
+        const c = await cutAlone(id, first, last);
         if (!c.ready) {
           problems.push(`${at}: not cut (${c.diagnostics.map((d) => d.message).join('; ')})`);
           continue;
         }
-        const { full, heard } = heardSpan(
-          (await storedEdit<{ video_series_sequential: Seg[] }>(server.client, c.edit_id)).video_series_sequential[0]!,
-        );
+        const { full, heard } = c;
         if (full.from > words[first]!.start + TOLERANCE)
           problems.push(`${at}: starts ${ms(full.from - words[first]!.start)} ms into its first word`);
         if (full.to < words[last]!.end - TOLERANCE)
           problems.push(`${at}: ends ${ms(words[last]!.end - full.to)} ms before its last word's end`);
-        const note = c.notes?.find((n) => n.startsWith(`clip 1 is words ${first}-${last} `)) ?? '';
+        const note = c.notes.find((n) => n.startsWith(`clip 1 is words ${first}-${last} `)) ?? '';
         // The neighbour's sound heard at each edge where the words run together (true times).
         const prev = words[first - 1];
         const next = words[last + 1];
