@@ -28,7 +28,7 @@ export interface StoredScan {
 }
 
 /** Bumped when what a scan measures changes: older scans are read again. */
-const SCAN_VERSION = 5;
+const SCAN_VERSION = 6;
 const SCAN_WIDTH = 128;
 /** Pictures a second, fewer for long cuts: at most MAX_PICTURES in one scan. */
 const SCAN_FPS = 6;

@@ -20,6 +20,16 @@ const withSomeone = (p: Uint8Array, lo: number) => {
   return q;
 };
 const noShots = (n: number) => new Array<boolean>(n).fill(false);
+/**
+ * A wall of stripes four columns wide (a building's windows), seen `shift` (0-1) px to the right: a shift of a fraction
+ * of a pixel changes the picture only in the one column at each stripe's edge.
+ */
+const stripes = (shift = 0) => {
+  const at = (x: number) => (Math.floor((x + 8) / 4) % 2 ? 60 : 200);
+  const p = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) p[y * W + x] = (1 - shift) * at(x) + shift * at(x - 1);
+  return p;
+};
 
 describe('stillPresence', () => {
   it('a still camera: someone standing still for 4 s of 10 is present at their place, the textured wall never', () => {
@@ -32,6 +42,17 @@ describe('stillPresence', () => {
     expect(cols).toEqual([40, 41, 42, 43, 44, 45]);
     // Before they come, nothing is there: the wall's texture is its own background.
     expect(Math.max(...found[5]!.cols)).toBe(0);
+  });
+
+  it("a background's edges seen half a pixel off for 2 s are nobody (lines one pixel thin); someone standing is", () => {
+    // 10 s at 6 a second: from 2 s to 4 s the striped wall is seen half a pixel off (a camera's tremor, compression),
+    // which changes each stripe's edge column by 70 levels; from 6 s to 8 s someone stands at columns 40-45.
+    const pictures = Array.from({ length: 60 }, (_, i) =>
+      i >= 12 && i < 24 ? stripes(0.5) : i >= 36 && i < 48 ? withSomeone(stripes(), 40) : stripes(),
+    );
+    const found = stillPresence(pictures, W, H, noShots(60), FPS);
+    expect(Math.max(...found[18]!.cols)).toBe(0);
+    expect(found[42]!.cols.flatMap((v, x) => (v > 0.2 ? [x] : []))).toEqual([40, 41, 42, 43, 44, 45]);
   });
 
   it('a panning camera, or a shot too short for people to pass, is left to motion', () => {
