@@ -105,21 +105,33 @@ export interface Contest {
 export const CONTEST_MARGIN = 0.3;
 
 /**
- * The detections that only a competing reading can settle: scored `likely` but not `sure`, over words recognition
- * was sure of that are not a hit of the transcript. Each with the words heard there, to spot against the query on
- * that span alone (media/keywords.ts spotContests); mergeHeard keeps one whose query outscores them by `margin`.
+ * The detections that only a competing reading can settle, each with the words heard there to spot against the query
+ * on that span alone (media/keywords.ts spotContests): those scored `likely` but not `sure` and not over a hit of the
+ * transcript, (1) over words recognition was sure of (mergeHeard keeps one whose query outscores them by `margin`, or
+ * that is spotted where they are not at all) and, given the query, (2) over unsure words where it would be a hit:
+ * long enough for the query's `phones` and sounding like it, or over a near miss (mergeHeard refuses one the words
+ * outscore by `margin`: kal's "doctor" over "talk", 0.846 against 0.888 there). Not where a word heard there is said
+ * inside the query: it fits the query's own sound and outscores it there (awb's "lighthouse" heard as "light times",
+ * 0.845 against 0.941).
  */
 export function contestsOf(
   words: TimedWord[],
   found: SoundSearch,
   detections: Detection[],
   rules: HeardRules = HEARD_RULES,
+  unsure?: { query: string; phones: number; pronouncer: Pronouncer },
 ): Contest[] {
   const out: Contest[] = [];
   for (const d of joinDetections(detections.filter((x) => x.confidence >= rules.likely && x.confidence < rules.sure))) {
     if (found.hits.some((h) => overlaps(h, d))) continue;
     const inside = wordsOver(words, d);
-    if (!inside.length || unsureOf(inside)) continue;
+    if (!inside.length) continue;
+    if (unsureOf(inside)) {
+      if (!unsure || d.end - d.start < MIN_SECONDS_PER_PHONE * unsure.phones) continue;
+      if (inside.some((w) => saidInside(w.word, unsure.query, unsure.pronouncer))) continue;
+      const nearMiss = found.near_misses.some((h) => overlaps(h, d));
+      if (!nearMiss && likenessThere(words, d, unsure.query, unsure.pronouncer) < rules.likeness) continue;
+    }
     const from = Math.max(0, Math.min(d.start, inside[0]!.start_seconds) - CONTEST_MARGIN);
     out.push({
       detection: d,
@@ -129,6 +141,28 @@ export function contestsOf(
     });
   }
   return out;
+}
+
+/** Whether `word` (two phones or more) is said as a run of the query's phones, in any of their pronunciations. */
+function saidInside(word: string, query: string, pronouncer: Pronouncer): boolean {
+  const key = textWords(word)[0]?.key;
+  if (!key) return false;
+  const wholes = textWords(query)
+    .map((w) => pronouncer.pronounce(w.key).map(phoneNames))
+    .reduce<string[]>((heads, vs) => heads.flatMap((h) => vs.map((v) => (h ? `${h} ${v}` : v))).slice(0, 16), ['']);
+  return pronouncer
+    .pronounce(key)
+    .map(phoneNames)
+    .some((p) => p.split(' ').length >= 2 && wholes.some((q) => ` ${q} `.includes(` ${p} `)));
+}
+
+/** How much the words heard around a detection sound like the query (searchBySound's best score there, 0-1). */
+function likenessThere(words: TimedWord[], d: Detection, query: string, pronouncer: Pronouncer): number {
+  const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
+  return Math.max(
+    0,
+    ...searchBySound(there, query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map((h) => h.score),
+  );
 }
 
 /**
@@ -168,21 +202,23 @@ export function mergeHeard(
   for (const d of heard) {
     if (hits.some((h) => over(h, d))) continue;
     const inside = wordsOver(words, d);
-    // Over words recognition was sure of, the query must outscore them there by `margin` (contestsOf).
-    const wins = d.rival !== undefined && d.rival.heard > 0 && d.rival.query >= d.rival.heard + rules.margin;
+    // Over words recognition was sure of, the query must outscore them there by `margin`, or be spotted where they
+    // are not at all (kal's first "keeper" under a bed, recognised surely as "where": 0.859 against nothing); over
+    // unsure words, they must not outscore the query by `margin` (contestsOf).
+    const wins =
+      d.rival !== undefined &&
+      d.rival.query >= d.rival.heard + rules.margin &&
+      (d.rival.heard > 0 || d.rival.query >= rules.likely);
+    const lost = d.rival !== undefined && d.rival.heard >= d.rival.query + rules.margin;
     const sure = d.confidence >= rules.sure;
     const unsure = unsureOf(inside);
     const missed = nearMisses.findIndex((h) => over(h, d));
     if (missed >= 0) {
-      if (sure || (long(d) && (unsure || wins)))
+      if (sure || (long(d) && ((unsure && !lost) || wins)))
         hits.push({ ...nearMisses.splice(missed, 1)[0]!, match: 'heard', cut: cutAround(d, inside) });
       continue;
     }
-    const there = words.filter((w) => w.end_seconds > d.start - 0.1 && w.start_seconds < d.end + 0.1);
-    const likeness = Math.max(
-      0,
-      ...searchBySound(there, query, pronouncer, { accept: () => 0, nearBand: 0 }).hits.map((h) => h.score),
-    );
+    const likeness = likenessThere(words, d, query, pronouncer);
     const coincide =
       inside.length > 0 &&
       Math.abs(inside[0]!.start_seconds - d.start) <= COINCIDE &&
@@ -196,7 +232,7 @@ export function mergeHeard(
       score: round(likeness),
       cut: cutAround(d, inside),
     };
-    (sure || (long(d) && ((unsure && likeness >= rules.likeness) || wins)) ? hits : near).push(hit);
+    (sure || (long(d) && ((unsure && likeness >= rules.likeness && !lost) || wins)) ? hits : near).push(hit);
   }
   const inTime = (a: FoundHit, b: FoundHit) => a.start_seconds - b.start_seconds;
   return { hits: hits.sort(inTime), near_misses: [...nearMisses, ...near].sort(inTime) };

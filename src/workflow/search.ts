@@ -298,8 +298,9 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
   return {
     phones,
     /**
-     * The detections with, for those only a competing reading can settle, the query and the words recognition was
-     * sure of there spotted against each other on that span (a short pass each, at most MAX_CONTESTS per asset).
+     * The detections with, for those only a competing reading can settle (heard.ts contestsOf: over words
+     * recognition was sure of, or over unsure ones where the detection is long enough to be a hit), the query and
+     * those words spotted against each other on that span (a short pass each, at most MAX_CONTESTS per asset).
      */
     async contest(
       pid: string,
@@ -309,7 +310,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
       detections: Detection[],
       signal: AbortSignal | undefined,
     ): Promise<Detection[]> {
-      const contests = contestsOf(words, found, detections)
+      const contests = contestsOf(words, found, detections, HEARD_RULES, { query: phrase, phones, pronouncer })
         .filter((c) => c.heard.split(' ').every((w) => pronouncer.pronounce(w).length))
         .sort((a, b) => b.detection.confidence - a.detection.confidence)
         .slice(0, MAX_CONTESTS);

@@ -146,8 +146,50 @@ describe('merging what was heard with the transcript', () => {
       start_seconds: 3,
     });
     expect(judged(0.85, 0.845).hits.some((h) => h.match === 'heard')).toBe(false);
-    // A reading the contest did not spot at all settles nothing.
-    expect(judged(0.85, 0).hits.some((h) => h.match === 'heard')).toBe(false);
+    // A reading the contest did not spot at all loses where the query scored likely there (kal's "keeper" under a
+    // bed, recognised surely as "where"), and settles nothing where the query scored less.
+    expect(judged(HEARD_RULES.likely, 0).hits.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+    expect(judged(HEARD_RULES.likely - 0.01, 0).hits.some((h) => h.match === 'heard')).toBe(false);
+  });
+
+  it('contests a likely detection over unsure words where it would be a hit, and refuses it where they win', () => {
+    const found = searchBySound(t, query, pronouncer);
+    const unsure = { query, phones, pronouncer };
+    // "what op" (unsure) is contested, not a detection too short to be a hit anyway.
+    const contests = contestsOf(t, found, [at(3.0, 3.5)], HEARD_RULES, unsure);
+    expect(contests).toEqual([
+      { detection: at(3.0, 3.5), heard: 'what op', from: 3.0 - CONTEST_MARGIN, to: 3.5 + CONTEST_MARGIN },
+    ]);
+    expect(contestsOf(t, found, [at(3.0, 3.2)], HEARD_RULES, unsure)).toEqual([]);
+    // Without the query's phones, over unsure words nothing is contested (as before).
+    expect(contestsOf(t, found, [at(3.0, 3.5)])).toEqual([]);
+    const judged = (query_: number, heard: number) =>
+      mergeHeard(t, found, [{ ...at(3.0, 3.5), rival: { query: query_, heard } }], query, phones, pronouncer);
+    // The heard words outscore the query there by the margin: refused, offered as a near miss.
+    expect(judged(0.837, 0.907).hits.some((h) => h.match === 'heard')).toBe(false);
+    expect(judged(0.837, 0.907).near_misses.find((h) => h.match === 'heard')).toMatchObject({ text: 'what op' });
+    // Within the margin, or the query ahead, or the words not spotted: it stands as before.
+    for (const [q, h] of [
+      [0.877, 0.881],
+      [0.85, 0.82],
+      [0.85, 0],
+    ] as const)
+      expect(
+        judged(q, h).hits.find((x) => x.match === 'heard'),
+        `${q} against ${h}`,
+      ).toMatchObject({
+        text: 'what op',
+      });
+    // Not over unsure words nothing like the query ("ran"), nor where a word heard there is said inside the query
+    // ("light times" for "lighthouse": "light" fits its sound and outscores it there).
+    const unsureRan = t.map((w) => (w.word === 'ran' ? { ...w, confidence: 0.3 } : w));
+    expect(
+      contestsOf(unsureRan, searchBySound(unsureRan, query, pronouncer), [at(5.95, 6.4)], HEARD_RULES, unsure),
+    ).toEqual([]);
+    const light = t.map((w) =>
+      w.word === 'what' ? { ...w, word: 'light' } : w.word === 'op' ? { ...w, word: 'times' } : w,
+    );
+    expect(contestsOf(light, searchBySound(light, query, pronouncer), [at(3.0, 3.5)], HEARD_RULES, unsure)).toEqual([]);
   });
 
   it('ignores detections the spotter scored under likely', () => {
