@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseTimecode } from '../edit/timecode.js';
+import { timeTextBySound } from './text-timing.js';
 import { alignText, heardWords, sentencesOf, textWords, type TextWord, type TimedWord } from '../edit/words.js';
 import { UserFacingError, cacheDiskFull, isDiskFull, shown } from '../errors.js';
 import { SPEECH_INSTALL_HINT, recognize, vocabulary, SpeechError } from '../media/speech.js';
@@ -434,7 +435,7 @@ async function hear(
         pieces: Math.max(1, rt.limiter.limit),
         timeoutMs: Math.max(120_000, (to - from) * 4000),
         signal,
-        onProgress: (f) => progress(f * 0.98, 'listening'),
+        onProgress: (f) => progress(f * (text ? 0.9 : 0.98), 'listening'),
       }));
     } catch (err) {
       if (isDiskFull(err) && !(err instanceof SpeechError && err.cancelled))
@@ -459,6 +460,20 @@ async function hear(
     let doubtful: number[] | undefined;
     if (text) {
       ({ words, unplaced, doubtful } = alignText(text, inside, { from, to }));
+      // Recognition's match is the guide; the sound, held to the whole text, gives the times.
+      progress(0.9, 'aligning the text to the sound');
+      words = await timeTextBySound(
+        rt,
+        engine,
+        scratchDir,
+        src,
+        { from, to },
+        words,
+        text.map((w) => w.endsSentence),
+        signal,
+        (f) => progress(0.9 + f * 0.08, 'aligning the text to the sound'),
+        debug,
+      );
     } else {
       words = heardWords(inside);
     }
