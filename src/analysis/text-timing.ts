@@ -60,6 +60,8 @@ export interface PlacedTime {
  */
 const LONG_PAUSE = 0.4;
 
+/** Recognition's time for a word it heard stands within this much (s) of the forced alignment's. */
+const AGREE = 0.12;
 /** Speech (s) a word must share with a run for the run to count as its sound (not a neighbour's last frames). */
 const MIN_OVERLAP = 0.05;
 
@@ -70,13 +72,15 @@ const overlap = (t: PlacedTime, r: { from: number; to: number }) =>
  * The text's times: each word where the forced alignment placed it, with two repairs measured on the sound. A word
  * put in a pause (under a bed the engine may place a word in the pause before it and take its sound for silence) goes
  * to the speech no word was given between its neighbours; a word run over a long pause at either end loses that
- * pause. The guide's time where the alignment placed none. Times never run backwards: a word starts no earlier than
+ * pause. The guide's time where the alignment placed none, and for a word recognition heard (`heard`) that the sound
+ * puts within AGREE of it. Times never run backwards: a word starts no earlier than
  * the word before it ends.
  */
 export function timesBySound(
   guide: TimedWord[],
   placed: Map<number, PlacedTime>,
   speech: { from: number; to: number }[],
+  heard: Set<number> = new Set(),
 ): TimedWord[] {
   const times = guide.map((w) => {
     const p = placed.get(w.index);
@@ -101,6 +105,18 @@ export function timesBySound(
       if (inside[0]!.from - t.start > LONG_PAUSE) t.start = inside[0]!.from;
       if (t.end - inside.at(-1)!.to > LONG_PAUSE) t.end = inside.at(-1)!.to;
     }
+  }
+  // A word recognition heard as itself, within AGREE of where the sound puts it, keeps recognition's time: the edges
+  // of a cut test it against a second alignment, which is evidence only while the two are made apart.
+  for (const [i, w] of guide.entries()) {
+    const t = times[i];
+    if (
+      t &&
+      heard.has(w.index) &&
+      Math.abs(t.start - w.start_seconds) <= AGREE &&
+      Math.abs(t.end - w.end_seconds) <= AGREE
+    )
+      times[i] = { start: w.start_seconds, end: w.end_seconds };
   }
   const out: TimedWord[] = [];
   let floor = -Infinity;

@@ -26,6 +26,7 @@ export async function timeTextBySound(
   span: { from: number; to: number },
   guide: TimedWord[],
   ends: boolean[],
+  heard: Set<number>,
   signal?: AbortSignal,
   progress?: (fraction: number) => void,
   debug?: (msg: string) => void,
@@ -67,5 +68,5 @@ export async function timeTextBySound(
   }
   if (!placed.size) return guide;
   const speech = await speechRuns(rt, source, span.from, span.to, signal);
-  return timesBySound(guide, placed, speech);
+  return timesBySound(guide, placed, speech, heard);
 }

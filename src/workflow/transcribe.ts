@@ -470,6 +470,7 @@ async function hear(
         { from, to },
         words,
         text.map((w) => w.endsSentence),
+        heardAsSaid(words, unplaced, doubtful),
         signal,
         (f) => progress(0.9 + f * 0.08, 'aligning the text to the sound'),
         debug,
@@ -506,6 +507,12 @@ async function hear(
     await cache.set(heardKey(cacheKey), stored);
     return { stored, made: true };
   });
+}
+
+/** The words recognition heard as themselves and did not doubt. */
+function heardAsSaid(words: TimedWord[], unplaced: number[] = [], doubtful: number[] = []): Set<number> {
+  const off = new Set([...unplaced, ...doubtful]);
+  return new Set(words.flatMap((w) => (off.has(w.index) ? [] : [w.index])));
 }
 
 /** A transcription run by a worker of the job queue (on the cache dir the server shares). */

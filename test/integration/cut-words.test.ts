@@ -322,9 +322,9 @@ describe('clips cut by words', () => {
   }, 900_000);
 
   it('under a bed 20 dB down, place a known text where it is said, and cut a run of it whole (kal)', async () => {
-    // Recognition under the bed misheard a third of kal's words; matched to the text, 30 of its 88 words lay over
-    // 0.1 s from where they are said ("Rain fell on" 1.2-1.9 s early), and the cut "on ... afternoon and" lost its
-    // last word. Held to the whole text, the engine places them.
+    // Recognition under the bed misheard a third of kal's words; matched to the text, 16 of its 88 words lay over
+    // 0.2 s from where they are said ("Rain fell on" 1.2-1.9 s early), and the cut "on ... afternoon and" lost its
+    // last word. Held to the whole text, the engine places them (2 left, bench/README.md).
     const { video, words } = makeWordCutMedia(allowed, 'kal-deep', 'kal', CUT_SENTENCES, CUT_GAPS, 20);
     const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: video }))
       .asset.id;
@@ -338,13 +338,13 @@ describe('clips cut by words', () => {
     );
     expect(t.words.length).toBe(words.length);
     const off = t.words.flatMap((w, i) =>
-      Math.abs(w.start_seconds - words[i]!.start) > 0.1 || Math.abs(w.end_seconds - words[i]!.end) > 0.1
+      Math.abs(w.start_seconds - words[i]!.start) > 0.2 || Math.abs(w.end_seconds - words[i]!.end) > 0.2
         ? [
             `${w.word} ${w.start_seconds}-${w.end_seconds} (said ${words[i]!.start.toFixed(2)}-${words[i]!.end.toFixed(2)})`,
           ]
         : [],
     );
-    expect(off.length, off.join('\n')).toBeLessThanOrEqual(9);
+    expect(off.length, off.join('\n')).toBeLessThanOrEqual(4);
     const ids = words.flatMap((w, j) => (w.sentence === 5 ? [j] : []));
     const [first, last] = [ids[2]!, ids.at(-4)!];
     expect([words[first]!.word, words[last]!.word]).toEqual(['on', 'and']);

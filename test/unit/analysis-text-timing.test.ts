@@ -85,6 +85,32 @@ describe('timesBySound', () => {
     ]);
   });
 
+  it("keeps recognition's time for a word it heard near where the sound puts it, not one it put far off", () => {
+    // "on" matched to an earlier "on" 1.85 s away (kal under a bed); "the" heard 40 ms from the forced boundary.
+    const guide = guideOf([
+      ['on', 18.23, 18.71],
+      ['the', 20.22, 20.36],
+      ['roof', 20.4, 20.7],
+    ]);
+    const placed = placedOf([
+      [20.08, 20.26],
+      [20.26, 20.4],
+      [20.4, 20.75],
+    ]);
+    const speech = [{ from: 20.05, to: 20.8 }];
+    expect(spans(timesBySound(guide, placed, speech, new Set([0, 1, 2])))).toEqual([
+      [20.08, 20.26],
+      [20.26, 20.36],
+      [20.4, 20.7],
+    ]);
+    // Not heard as itself: the sound's time.
+    expect(spans(timesBySound(guide, placed, speech, new Set([0])))).toEqual([
+      [20.08, 20.26],
+      [20.26, 20.4],
+      [20.4, 20.75],
+    ]);
+  });
+
   it("keeps the guide's time for a word the alignment did not place, never running backwards", () => {
     const guide = guideOf([
       ['one', 1, 1.4],
