@@ -96,6 +96,14 @@ const SUBJECT_MEMORY_SEC = 3;
  * fit were split (vtest.avi: all kept in 70 of 142 frames whose people fit, 108 at 1; bench/README.md).
  */
 const FIT = 1;
+/**
+ * And a span up to this much over the window (0-1 of the picture) fits, framed by its middle: subjects are measured to
+ * a scan column (1/128 of the width: media/reframe.ts), each edge a column out either way (a walker's trail, a far
+ * edge too faint to count), and rounded to 4 places, so a group exactly the window's width was measured 0.0001 over
+ * and one within a pixel or two of it a column over. Groups measured a column over were split (vtest.avi: all kept in
+ * 127 of 149 frames whose people fit, 135 with a column's slack; two columns cut people at both edges: bench/README.md).
+ */
+const FIT_SLACK = 0.01;
 /** Where none fit with it, the one followed gives way to one in the picture moving this many times more (and at
  * least MIN_MOTION): the one moving most is kept, reached by the path's limited speed (a smooth move). */
 const OUTMOVES = 4;
@@ -173,7 +181,7 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
     if (!subs.length) return s.x;
     while (shot[from]!.t < s.t - SUBJECT_MEMORY_SEC) from++;
     const together = spanOf(shot, from, s.t + SUBJECT_MEMORY_SEC);
-    if (together.hi - together.lo <= size * FIT) return frame(together, i);
+    if (together.hi - together.lo <= size * FIT + FIT_SLACK) return frame(together, i);
     // In a crowd someone comes or goes every few seconds, so those seen over the memory rarely fit: two or more in
     // this picture are framed together where they fit (the path's smoothing keeps the frame from hunting), with the
     // one speaking among them where one is.
@@ -197,7 +205,7 @@ function subjectsX(shot: Interest[], size: number): { xs: number[]; zones: (numb
     // the frame from it, nor does anyone take it from the one speaking.
     let outweigh = takesOver ? strongest[2] : nearest[2];
     if (speaker !== undefined) outweigh = Infinity;
-    const group = largestGroup(subs, size * FIT, tracked, outweigh, last);
+    const group = largestGroup(subs, size * FIT + FIT_SLACK, tracked, outweigh, last);
     if (group) return frame(group, i);
     return (last = tracked);
   });
