@@ -233,6 +233,12 @@ async function cutsCard(dir, video, words, text) {
       );
       if (!r.structuredContent?.ready) {
         card.refused++;
+        if (process.env.BENCH_DETAIL === '1') {
+          const why = r.structuredContent?.diagnostics?.map((d) => d.message).join('; ') ?? r.content?.[0]?.text;
+          console.error(
+            `refused w${first}-${last} "${words[first].word}...${words[last].word}" (true ${words[first].start.toFixed(3)}-${words[last].end.toFixed(3)}): ${String(why).slice(0, 400)}`,
+          );
+        }
         continue;
       }
       const [seg] = await readEdit(client, r.structuredContent.edit_id);

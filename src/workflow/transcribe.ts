@@ -19,6 +19,7 @@ import {
   TranscriptWordSchema,
   type StoredTranscript,
   type Transcript,
+  TEXT_TIMING,
 } from './transcript.js';
 
 /**
@@ -335,7 +336,7 @@ export async function transcribe(
   }
 
   const hit = await readTranscript(cache, cacheKey);
-  if (hit && (!text || hit.textHash === textHash)) {
+  if (hit && (!text || (hit.textHash === textHash && hit.timing === TEXT_TIMING))) {
     opts.debug?.(
       `transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`,
     );
@@ -462,18 +463,20 @@ async function hear(
       ({ words, unplaced, doubtful } = alignText(text, inside, { from, to }));
       // Recognition's match is the guide; the sound, held to the whole text, gives the times.
       progress(0.9, 'aligning the text to the sound');
-      words = await timeTextBySound(
-        rt,
-        engine,
-        scratchDir,
-        src,
-        { from, to },
-        words,
-        text.map((w) => w.endsSentence),
-        heardAsSaid(words, unplaced, doubtful),
-        signal,
-        (f) => progress(0.9 + f * 0.08, 'aligning the text to the sound'),
-        debug,
+      words = await cancelledAsSaid(signal, () =>
+        timeTextBySound(
+          rt,
+          engine,
+          scratchDir,
+          src,
+          { from, to },
+          words,
+          text.map((w) => w.endsSentence),
+          heardAsSaid(words, unplaced, doubtful),
+          signal,
+          (f) => progress(0.9 + f * 0.08, 'aligning the text to the sound'),
+          debug,
+        ),
       );
     } else {
       words = heardWords(inside);
@@ -496,7 +499,7 @@ async function hear(
       ...(doubtful?.length ? { doubtful } : {}),
     };
     if (text) {
-      const stored = { transcript, textHash };
+      const stored = { transcript, textHash, timing: TEXT_TIMING };
       await cache.set(cacheKey, stored);
       return { stored, made: true };
     }
@@ -507,6 +510,19 @@ async function hear(
     await cache.set(heardKey(cacheKey), stored);
     return { stored, made: true };
   });
+}
+
+/** `work`, whose failure after a cancel (or success: a pass may stop between runs) is the cancel, said as such. */
+async function cancelledAsSaid<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
+  const cancelled = () => new UserFacingError('the transcription was cancelled; nothing was kept');
+  try {
+    const r = await work();
+    if (signal.aborted) throw cancelled();
+    return r;
+  } catch (err) {
+    if (signal.aborted) throw cancelled();
+    throw err;
+  }
 }
 
 /** The words recognition heard as themselves and did not doubt. */

@@ -64,7 +64,12 @@ export interface StoredTranscript {
   transcript: Omit<Transcript, 'cached'>;
   /** The hash of the text it was aligned to, when aligned. */
   textHash?: string;
+  /** How the text's words were timed (TEXT_TIMING): an alignment timed otherwise is made again when asked for. */
+  timing?: number;
 }
+
+/** 2: the text's words take the times the sound gives them (text-timing.ts); before, recognition's match alone. */
+export const TEXT_TIMING = 2;
 
 /**
  * A correction of a span of a whole-asset transcript (transcribe_asset with replace): the right words, aligned to the

@@ -1,7 +1,7 @@
 // Hearing the footage (issue 19), through the built server over stdio: speech synthesized at test time by flite at
 // known offsets, heard by PocketSphinx. Free recognition's word accuracy, a known text aligned (every word, sentence
 // starts on the voice), search, clips cut by phrase and by word indices, the cache, the resource, errors.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,42 @@ describe('transcribe_asset', () => {
     const read = await server.client.readResource({ uri: `vj://projects/${projectId}/assets/${video}/transcript` });
     expect(JSON.parse((read.contents[0] as { text: string }).text).words).toEqual(t.words);
   }, 120_000);
+
+  it('makes again an alignment cached by an older cutroom (timed by recognition alone) when the same text is given', async () => {
+    const t = structured<T>(
+      await call('transcribe_asset', { words: true, project_id: projectId, asset_id: video, text: ALL_TEXT }),
+    );
+    expect(t.aligned).toBe(true);
+    // The record as an older cutroom wrote it: no timing, and its own (here: shifted) times.
+    const dir = join(root, 'cache', 'inspections');
+    const file = readdirSync(dir)
+      .map((f) => join(dir, f))
+      .find((f) => f.endsWith('.json') && /^\{"key":"transcript\|whole\|.*"textHash"/.test(readFileSync(f, 'utf8')))!;
+    const record = JSON.parse(readFileSync(file, 'utf8')) as {
+      value: { timing?: number; transcript: { words: Word[] } };
+    };
+    expect(record.value.timing).toBe(2);
+    delete record.value.timing;
+    record.value.transcript.words[3]!.start_seconds += 0.3;
+    writeFileSync(file, JSON.stringify(record));
+    const older = await spawnServer(env());
+    try {
+      const again = (args: Record<string, unknown>) =>
+        older.client.callTool({ name: 'transcribe_asset', arguments: args }, { timeout: 180_000 });
+      // Read as it is by whatever reads the asset's transcript...
+      const kept = structured<T>(await again({ words: true, project_id: projectId, asset_id: video }));
+      expect(kept).toMatchObject({ cached: true, aligned: true });
+      expect(kept.words[3]!.start_seconds).toBeCloseTo(t.words[3]!.start_seconds + 0.3, 3);
+      // ...and made again when the text is given.
+      const made = structured<T>(await again({ words: true, project_id: projectId, asset_id: video, text: ALL_TEXT }));
+      expect(made.cached).toBe(false);
+      expect(made.words).toEqual(t.words);
+      const then = structured<T>(await again({ words: true, project_id: projectId, asset_id: video, text: ALL_TEXT }));
+      expect(then.cached).toBe(true);
+    } finally {
+      await older.close();
+    }
+  }, 180_000);
 
   it('places a word the engine cannot say between its neighbours and names it', async () => {
     const text = ALL_TEXT.replace('lighthouse', 'zxqvlighthouse');
@@ -430,6 +466,57 @@ describe('cancelling', () => {
       server.client.readResource({ uri: `vj://projects/${projectId}/assets/${id}/transcript` }),
     ).rejects.toThrow(/has not been transcribed yet/);
   }, 60_000);
+});
+
+describe('cancelling while the text is aligned to the sound', () => {
+  it('kills the aligner and keeps nothing', async () => {
+    const long = join(allowed, 'long-text.wav');
+    const { spawnSync } = await import('node:child_process');
+    spawnSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '9',
+      '-i',
+      join(allowed, 'speech.wav'),
+      '-c',
+      'copy',
+      long,
+    ]);
+    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long }))
+      .asset.id;
+    const controller = new AbortController();
+    let aligning = false;
+    const running = server.client
+      .callTool(
+        {
+          name: 'transcribe_asset',
+          arguments: { project_id: projectId, asset_id: id, text: Array(10).fill(ALL_TEXT).join(' ') },
+        },
+        {
+          timeout: 180_000,
+          signal: controller.signal,
+          onprogress: (p: { message?: string }) => {
+            // Recognition is done; the second pass has begun.
+            if (!aligning && /aligning the text to the sound/.test(p.message ?? '')) {
+              aligning = true;
+              controller.abort();
+            }
+          },
+        },
+      )
+      .catch((e: Error) => e);
+    await running;
+    expect(aligning).toBe(true);
+    const engines = () =>
+      pidsMatching(join(root, 'cache', 'scratch')).filter((pid) => /pocketsphinx|ffmpeg/.test(commandOf(pid))).length;
+    await expect.poll(engines, { timeout: 10_000 }).toBe(0);
+    // Nothing was kept: the run of words aligned before the cancel is not the asset's transcript.
+    await expect(
+      server.client.readResource({ uri: `vj://projects/${projectId}/assets/${id}/transcript` }),
+    ).rejects.toThrow(/has not been transcribed yet/);
+  }, 120_000);
 });
 
 describe('whisper.cpp when configured (against a stand-in: no whisper.cpp or model weights are available here)', () => {
