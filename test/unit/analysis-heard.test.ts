@@ -6,9 +6,12 @@ import {
   CONTEST_MARGIN,
   HEARD_RULES,
   MIN_SECONDS_PER_PHONE,
+  PACE_CONFIDENCE,
+  PACE_SHARE,
   contestsOf,
   joinDetections,
   mergeHeard,
+  minSecondsPerPhone,
   rivalWords,
   spotThreshold,
   vetoRivals,
@@ -251,6 +254,68 @@ describe('merging what was heard with the transcript', () => {
     const h = [...merged.hits, ...merged.near_misses][0]!;
     expect(h.words).toBeUndefined();
     expect(h.cut).toEqual([0.85, 2.65]); // a handle around the detection and the word heard over it
+  });
+});
+
+describe("a detection's length, against the speaker's own pace", () => {
+  const query = 'lighthouse';
+  const phones = 6;
+  /** "what op" heard unsure at 3.0 s, then 24 words ("sat", 3 phones) said surely at `perPhone` seconds a phone. */
+  const spoken = (perPhone: number) =>
+    words(
+      ['what', 3.0, 3.15, 0.4],
+      ['op', 3.15, 3.3, 0.3],
+      ...Array.from({ length: 24 }, (_, i): [string, number, number, number] => [
+        'sat',
+        5 + i,
+        5 + i + 3 * perPhone,
+        0.9,
+      ]),
+    );
+  // kal's heron: 0.054 s a phone, 0.865, its contest held (0.856 against the words' 0.858); kal says every word quickly
+  const short = (confidence = 0.865): Detection => at(3.0, 3.0 + 0.045 * phones, confidence);
+  const held = (d: Detection): Detection => ({ ...d, rival: { query: 0.856, heard: 0.858 } });
+  const heardHits = (ws: TimedWord[], d: Detection) =>
+    mergeHeard(ws, searchBySound(ws, query, pronouncer), [d], query, phones, pronouncer).hits.map((h) => [
+      h.match,
+      h.text,
+    ]);
+
+  it('asks a quick speaker for a share of their pace, never more than the fixed minimum', () => {
+    expect(minSecondsPerPhone(spoken(0.07), pronouncer)).toBeCloseTo(PACE_SHARE * 0.07, 5);
+    expect(minSecondsPerPhone(spoken(0.12), pronouncer)).toBe(MIN_SECONDS_PER_PHONE);
+    // too few sure words to measure a pace on
+    expect(minSecondsPerPhone(spoken(0.07).slice(0, 12), pronouncer)).toBe(MIN_SECONDS_PER_PHONE);
+  });
+
+  it("makes a detection long enough for a quick speaker's pace a heard hit where it is heard well and holds its contest", () => {
+    const quick = spoken(0.07);
+    expect(heardHits(quick, held(short()))).toEqual([['heard', 'what op']]);
+    // it is contested (only a detection scored PACE_CONFIDENCE or more, short of the fixed minimum)
+    const found = searchBySound(quick, query, pronouncer);
+    const unsure = { query, phones, pronouncer };
+    expect(contestsOf(quick, found, [short()], HEARD_RULES, unsure).map((c) => c.heard)).toEqual(['what op']);
+    expect(contestsOf(quick, found, [short(PACE_CONFIDENCE - 0.01)], HEARD_RULES, unsure)).toEqual([]);
+    // not contested, scored under PACE_CONFIDENCE (awb's "mountain" over "brought a bottle", 0.844), or lost
+    expect(heardHits(quick, short())).toEqual([]);
+    expect(heardHits(quick, held(short(PACE_CONFIDENCE - 0.01)))).toEqual([]);
+    expect(heardHits(quick, { ...short(), rival: { query: 0.84, heard: 0.87 } })).toEqual([]);
+    // the same detection, as long, from a slower speaker: too short
+    expect(heardHits(spoken(0.12), held(short()))).toEqual([]);
+    // over words recognition was sure of, winning its contest, it is still too short (a real voice's "cold" over
+    // "the oldest")
+    const sure = quick.map((w) => (w.index < 2 ? { ...w, confidence: 0.9 } : w));
+    expect(heardHits(sure, { ...short(), rival: { query: 0.9, heard: 0.8 } })).toEqual([]);
+    expect(heardHits(sure, { ...at(3.0, 3.4), rival: { query: 0.9, heard: 0.8 } })).toEqual([['heard', 'what op']]);
+  });
+
+  it("does not let a detection vouch for a sound-alike by a quick speaker's pace", () => {
+    // slt's "her in", a sound-alike of "heron", vouched for by a detection 0.042 s a phone: not "heron"
+    const quick = [...spoken(0.07).slice(2), ...words(['light', 1.15, 1.3, 0.3], ['towns', 1.3, 1.45, 0.2])];
+    const found = searchBySound(quick, query, pronouncer);
+    expect(found.hits.map((h) => h.text)).toEqual(['light towns']);
+    const merged = mergeHeard(quick, found, [held(at(1.15, 1.15 + 0.045 * phones, 0.865))], query, phones, pronouncer);
+    expect(merged.hits).toEqual([]);
   });
 });
 
