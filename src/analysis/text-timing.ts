@@ -65,6 +65,10 @@ const AGREE = 0.12;
 /** Speech (s) a word must share with a run for the run to count as its sound (not a neighbour's last frames). */
 const MIN_OVERLAP = 0.05;
 
+/** A word this close (s) to the next one runs into it. */
+const GLUED = 0.02;
+const letters = (word: string) => Math.max(1, word.replace(/[^\p{L}\p{N}]/gu, '').length);
+
 const overlap = (t: PlacedTime, r: { from: number; to: number }) =>
   Math.max(0, Math.min(t.end, r.to) - Math.max(t.start, r.from));
 
@@ -73,7 +77,8 @@ const overlap = (t: PlacedTime, r: { from: number; to: number }) =>
  * put in a pause (under a bed the engine may place a word in the pause before it and take its sound for silence) goes
  * to the speech no word was given between its neighbours; a word run over a long pause at either end loses that
  * pause. The guide's time where the alignment placed none, and for a word recognition heard (`heard`) that the sound
- * puts within AGREE of it. Times never run backwards: a word starts no earlier than
+ * puts within AGREE of it. A sentence's last word (`ends`) the engine put on the next sentence's onset, after a long
+ * pause, goes back to the end of the word before it. Times never run backwards: a word starts no earlier than
  * the word before it ends.
  */
 export function timesBySound(
@@ -81,6 +86,7 @@ export function timesBySound(
   placed: Map<number, PlacedTime>,
   speech: { from: number; to: number }[],
   heard: Set<number> = new Set(),
+  ends: boolean[] = [],
 ): TimedWord[] {
   const times = guide.map((w) => {
     const p = placed.get(w.index);
@@ -104,6 +110,25 @@ export function timesBySound(
     if (inside.length) {
       if (inside[0]!.from - t.start > LONG_PAUSE) t.start = inside[0]!.from;
       if (t.end - inside.at(-1)!.to > LONG_PAUSE) t.end = inside.at(-1)!.to;
+    }
+  }
+  // A sentence's last word put on the next sentence's first frames, after a long pause from the word before it: the
+  // engine ran that word over its sound and the pause (trimmed above), so the sound it was given is the next
+  // sentence's onset (rms's and kal's "came | up." under a bed). It goes back to the end of the word before: to the
+  // speech after it that no word was given, else a share of the word's time by letters.
+  for (let i = 1; i + 1 < times.length; i++) {
+    const [prev, t, next] = [times[i - 1], times[i], times[i + 1]];
+    if (!prev || !t || !next || !ends[i] || ends[i - 1]) continue;
+    if (t.start - prev.end <= LONG_PAUSE || next.start - t.end > GLUED) continue;
+    // (Speech of its own in the pause is another case: a word put in a pause, above.)
+    if (speech.some((r) => r.from > prev.end && r.to < t.start)) continue;
+    const tail = speech.find((r) => r.from <= prev.end && r.to > prev.end);
+    if (tail && tail.to - prev.end >= MIN_OVERLAP) times[i] = { start: prev.end, end: tail.to };
+    else {
+      const [a, b] = [letters(guide[i - 1]!.word), letters(guide[i]!.word)];
+      const at = prev.end - ((prev.end - prev.start) * b) / (a + b);
+      times[i] = { start: at, end: prev.end };
+      prev.end = at;
     }
   }
   // A word recognition heard as itself, within AGREE of where the sound puts it, keeps recognition's time: the edges

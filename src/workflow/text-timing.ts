@@ -68,5 +68,5 @@ export async function timeTextBySound(
   }
   if (!placed.size) return guide;
   const speech = await speechRuns(rt, source, span.from, span.to, signal);
-  return timesBySound(guide, placed, speech, heard);
+  return timesBySound(guide, placed, speech, heard, ends);
 }

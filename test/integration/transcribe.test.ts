@@ -424,25 +424,29 @@ describe('transcribe_asset on the remote backend (signed links over HTTP)', () =
   }, 180_000);
 });
 
+/** An asset of the speech ten times over (2 minutes), so that the engine is still at work when a call is cancelled. */
+async function longSpeech(name: string): Promise<string> {
+  const long = join(allowed, name);
+  const { spawnSync } = await import('node:child_process');
+  spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-stream_loop',
+    '9',
+    '-i',
+    join(allowed, 'speech.wav'),
+    '-c',
+    'copy',
+    long,
+  ]);
+  return structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long })).asset
+    .id;
+}
+
 describe('cancelling', () => {
   it('kills the engine and keeps nothing', async () => {
-    // 2 minutes of the speech, so that the engine is still at work when the call is cancelled.
-    const long = join(allowed, 'long.wav');
-    const { spawnSync } = await import('node:child_process');
-    spawnSync('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-stream_loop',
-      '9',
-      '-i',
-      join(allowed, 'speech.wav'),
-      '-c',
-      'copy',
-      long,
-    ]);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long }))
-      .asset.id;
+    const id = await longSpeech('long.wav');
     const controller = new AbortController();
     const running = call(
       'transcribe_asset',
@@ -470,22 +474,7 @@ describe('cancelling', () => {
 
 describe('cancelling while the text is aligned to the sound', () => {
   it('kills the aligner and keeps nothing', async () => {
-    const long = join(allowed, 'long-text.wav');
-    const { spawnSync } = await import('node:child_process');
-    spawnSync('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-stream_loop',
-      '9',
-      '-i',
-      join(allowed, 'speech.wav'),
-      '-c',
-      'copy',
-      long,
-    ]);
-    const id = structured<{ asset: { id: string } }>(await call('import_media', { project_id: projectId, path: long }))
-      .asset.id;
+    const id = await longSpeech('long-text.wav');
     const controller = new AbortController();
     let aligning = false;
     const running = server.client

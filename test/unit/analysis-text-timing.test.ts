@@ -111,6 +111,55 @@ describe('timesBySound', () => {
     ]);
   });
 
+  it("gives a sentence's last word put on the next sentence's onset back to the end of the word before it", () => {
+    // kal under a bed 10 dB down: "came" run over the pause after "came up." (trimmed to its speech), "up." put on the
+    // first 70 ms of "She" (true: came 3.55-3.82, up 3.82-4.00, She 4.92).
+    const guide = guideOf([
+      ['sun', 3.3, 3.58],
+      ['came', 3.58, 3.92],
+      ['up.', 4.8, 4.87],
+      ['She', 4.87, 5.2],
+    ]);
+    const placed = placedOf([
+      [3.3, 3.58],
+      [3.58, 4.87],
+      [4.87, 4.94],
+      [4.94, 5.23],
+    ]);
+    const speech = [
+      { from: 2.6, to: 4.0 },
+      { from: 4.88, to: 5.6 },
+    ];
+    const ends = [false, false, true, false];
+    // "came" 3.58-4.0 by the sound; "up" the last third of it (two letters of six).
+    expect(spans(timesBySound(guide, placed, speech, new Set(), ends))).toEqual([
+      [3.3, 3.58],
+      [3.58, 3.86],
+      [3.86, 4.0],
+      [4.94, 5.23],
+    ]);
+    // Where speech after the word before was given to no word, that is the last word's.
+    const untrimmed = placedOf([
+      [3.3, 3.58],
+      [3.58, 3.85],
+      [4.87, 4.94],
+      [4.94, 5.23],
+    ]);
+    expect(spans(timesBySound(guide, untrimmed, speech, new Set(), ends))).toEqual([
+      [3.3, 3.58],
+      [3.58, 3.85],
+      [3.85, 4.0],
+      [4.94, 5.23],
+    ]);
+    // A sentence's first word after a pause, running into the next, is where it is said.
+    expect(spans(timesBySound(guide, untrimmed, speech, new Set(), [false, true, false, false]))).toEqual([
+      [3.3, 3.58],
+      [3.58, 3.85],
+      [4.87, 4.94],
+      [4.94, 5.23],
+    ]);
+  });
+
   it("keeps the guide's time for a word the alignment did not place, never running backwards", () => {
     const guide = guideOf([
       ['one', 1, 1.4],
