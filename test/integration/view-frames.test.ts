@@ -202,6 +202,14 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
         const shown: string[] = [];
         // Backwards first, so that every click moves the video (the first cut starts where it already is).
         for (const k of [...preview.cuts.keys()].reverse()) {
+          // The seek's frame is drawn once presented (a loaded machine may report the seek done a frame before).
+          await view.evaluate(() => {
+            const v = document.querySelector('video')!;
+            (window as unknown as { presented: Promise<void> }).presented = new Promise<void>((done) => {
+              v.requestVideoFrameCallback(() => done());
+              setTimeout(done, 5_000);
+            });
+          });
           await view.click(`[data-cut-index="${k}"]`);
           const start = seconds(preview.cuts[k]!.timeline_start);
           await view.waitForFunction(
@@ -212,6 +220,7 @@ describe.skipIf(!CHROMIUM)('a click on a cut shows its first frame', () => {
             [start, frame] as const,
             { timeout: 10_000 },
           );
+          await view.evaluate(() => (window as unknown as { presented: Promise<void> }).presented);
           shown[k] = await shownColour(view);
         }
         expect(shown).toEqual(SHOTS.map((s) => s.colour));
