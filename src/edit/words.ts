@@ -249,6 +249,23 @@ export function unheardRuns(words: TimedWord[], first: number, last: number, unh
  * speech a word at least (s): a sentence never said sits in a pause, or in no time at all. */
 export const SAID_SPEECH_PER_WORD = 0.12;
 
+/**
+ * Whether `words` unheard words were said in a span of `span` s between heard ones that holds `spoken` s of speech:
+ * SAID_SPEECH_PER_WORD a word; or, where the span is short (the words' neighbours, timed by a forced alignment of
+ * the sound, close in on them), SAID_SPEECH_SHARE of it speech and SAID_SPAN_PER_WORD a word long. Short words
+ * ("the", "a": 20-70 ms in flite's voices) fall under the first, and the measure of speech misses their soft sounds:
+ * rms's doubtful "the" between "rang" and "bell" (0.107 s) held 0.05 s of speech. A text's words never said sit in a
+ * pause (little of it speech) or in no time at all.
+ */
+export function saidBetween(spoken: number, span: number, words: number): boolean {
+  if (spoken >= SAID_SPEECH_PER_WORD * words) return true;
+  return span >= SAID_SPAN_PER_WORD * words && spoken >= SAID_SPEECH_SHARE * span;
+}
+/** A word takes at least this long (s) where it was said. */
+const SAID_SPAN_PER_WORD = 0.05;
+/** The share of a short span between heard words that must be speech for the words there to have been said. */
+const SAID_SPEECH_SHARE = 0.4;
+
 const ms = (s: number) => Math.round(s * 1000) / 1000;
 const roundTimes = (w: TimedWord): TimedWord => ({
   ...w,

@@ -13,6 +13,7 @@ import { cutClock } from '../edit/cut-clock.js';
 import {
   DEFAULT_WORD_HANDLE,
   SAID_SPEECH_PER_WORD,
+  saidBetween,
   cutAroundEdges,
   findPhrase,
   transcriptEdges,
@@ -699,23 +700,6 @@ async function saidAfterAll(
   }
   return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} unplaced, but the sound between their heard neighbours is speech`;
 }
-
-/**
- * Whether `words` unheard words were said in a span of `span` s between heard ones that holds `spoken` s of speech:
- * SAID_SPEECH_PER_WORD a word; or, where the span is short (the words' neighbours, timed by a forced alignment of
- * the sound, close in on them), SAID_SPEECH_SHARE of it speech and SAID_SPAN_PER_WORD a word long. Short words
- * ("the", "a": 20-70 ms in flite's voices) fall under the first, and the measure of speech misses their soft sounds:
- * rms's doubtful "the" between "rang" and "bell" (0.107 s) held 0.05 s of speech. A text's words never said sit in a
- * pause (little of it speech) or in no time at all.
- */
-function saidBetween(spoken: number, span: number, words: number): boolean {
-  if (spoken >= SAID_SPEECH_PER_WORD * words) return true;
-  return span >= SAID_SPAN_PER_WORD * words && spoken >= SAID_SPEECH_SHARE * span;
-}
-/** A word takes at least this long (s) where it was said. */
-const SAID_SPAN_PER_WORD = 0.05;
-/** The share of a short span between heard words that must be speech for the words there to have been said. */
-const SAID_SPEECH_SHARE = 0.4;
 
 /** The sound around a clip's words does not hold them where they were put (a diagnostic at the clip, not a cut). */
 class WordsNotFound extends Error {}
