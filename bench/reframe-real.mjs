@@ -49,7 +49,16 @@ function medianBackground(frames) {
   return bg;
 }
 
-/** People in one frame: connected regions differing from the street by > 30 levels, upright, at least 150 px. */
+/** A column of a blob with fewer of its own pixels than this is a barrier tape or a cone's tip, not a person. */
+const THIN = 6;
+
+/**
+ * People in one frame: connected regions differing from the street by > 30 levels, upright, at least 150 px. A region
+ * wider than tall is a person (or people side by side) joined to the barrier tape that flutters across the street, or
+ * to a cone: its runs of columns with at least THIN own pixels each (gaps of up to 2 columns bridged) are taken as the
+ * people, each where it is upright, at least 25 px tall and of 100 own pixels (drawn over the clip and looked at: every
+ * run so taken was a person or people, the tape alone has no such run).
+ */
 function people(frame, bg) {
   const mask = new Uint8Array(W * H);
   for (let p = 0; p < W * H; p++) mask[p] = Math.abs(frame[p] - bg[p]) > 30 ? 1 : 0;
@@ -65,6 +74,10 @@ function people(frame, bg) {
   const seen = new Uint8Array(W * H);
   const found = [];
   const stack = [];
+  // Per column of the region being filled: its own pixels, and their top and bottom rows.
+  const count = new Int32Array(W);
+  const top = new Int32Array(W).fill(H);
+  const bottom = new Int32Array(W).fill(-1);
   for (let start = 0; start < W * H; start++) {
     if (!grown[start] || seen[start]) continue;
     let n = 0;
@@ -90,6 +103,9 @@ function people(frame, bg) {
       if (mask[p]) {
         ownL = Math.min(ownL, x);
         ownR = Math.max(ownR, x);
+        count[x]++;
+        top[x] = Math.min(top[x], y);
+        bottom[x] = Math.max(bottom[x], y);
       }
       for (const q of [p - 1, p + 1, p - W, p + W])
         if (q >= 0 && q < W * H && grown[q] && !seen[q] && Math.abs((q % W) - x) <= 1) {
@@ -100,6 +116,32 @@ function people(frame, bg) {
     const h = b - t + 1;
     const w = r - l + 1;
     if (n >= 150 && h >= 25 && h >= 0.9 * w) found.push({ l: ownL, r: ownR });
+    else if (n >= 150 && h >= 25) found.push(...uprightRuns(l, r));
+    for (let x = l; x <= r; x++) {
+      count[x] = 0;
+      top[x] = H;
+      bottom[x] = -1;
+    }
+  }
+  function uprightRuns(l, r) {
+    const runs = [];
+    for (let x = l; x <= r; x++) {
+      if (count[x] < THIN) continue;
+      const last = runs.at(-1);
+      if (last && x - last.r <= 3) last.r = x;
+      else runs.push({ l: x, r: x });
+    }
+    return runs.filter((u) => {
+      let t = H;
+      let b = -1;
+      let own = 0;
+      for (let x = u.l; x <= u.r; x++) {
+        t = Math.min(t, top[x]);
+        b = Math.max(b, bottom[x]);
+        own += count[x];
+      }
+      return own >= 100 && b - t + 1 >= 25 && b - t + 1 >= 0.9 * (u.r - u.l + 1);
+    });
   }
   return found;
 }
