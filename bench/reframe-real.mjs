@@ -2,7 +2,8 @@
 // still camera (examples/data/vtest.avi: 768x576, 10 fps, 79.5 s, people walking). Through the built server, the scene
 // is previewed at 9:16 (324x576: the source's own scale) with focus "auto" and with the centre; the people are found in
 // each source frame by a way of our own that needs no model and that a still camera makes reliable: the per-pixel
-// median of the scene is its empty street, and upright blobs that differ from it are people. Each preview frame is
+// median of the scene is its empty street, and upright blobs that differ from it are people (a blob joined to the
+// street's fluttering barrier tape is cut back to its runs of columns tall enough for a person). Each preview frame is
 // placed back on its source frame (the horizontal offset whose pixels differ least), and a person counts as kept when
 // all the blob's own pixels (before the dilation that joins its pieces) lie inside that window.
 // Figures: people-frames kept whole (auto vs centre), frames where at least one person is in the scene but none is
