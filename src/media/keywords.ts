@@ -211,8 +211,8 @@ const CONTEST_GAP_SECONDS = 0.3;
  * one pass over every contest's phrases: one model load for the search (about 0.07 s of CPU), not one per contest (a
  * contest alone cost 0.10-0.15 s, one more in the joined pass about 0.05 s: bench/README.md, search). Each span is
  * heard after the ones before it rather than afresh from the asset's mean, and beside other contests' phrases: on the
- * bench the scores moved by a few thousandths (one by 0.018) and no contest's outcome changed. A detection counts
- * for the span it begins in, and only where its phrase is one of that contest's.
+ * bench most scores moved by under 0.005, a few by up to 0.05, and no hit or miss changed. A detection counts for
+ * the span it begins in, and only where its phrase is one of that contest's.
  */
 export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
   if (!req.contests.length) return [];
