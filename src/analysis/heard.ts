@@ -142,8 +142,8 @@ export const CONTEST_MARGIN = 0.3;
  * that is spotted where they are not at all) and, given the query, (2) over unsure words where it would be a hit:
  * long enough for the query's `phones` (for a quick speaker's pace, PACE_SHARE) and sounding like it, or over a near
  * miss (mergeHeard refuses one the words outscore by `margin`: kal's "doctor" over "talk", 0.846 against 0.888
- * there). Not where a word heard there is said inside the query: it fits the query's own sound and outscores it there
- * (awb's "lighthouse" heard as "light times", 0.845 against 0.941).
+ * there). Not where a word heard there is said inside the query, and heard where the query says it (saidInside): it
+ * fits the query's own sound and outscores it there (awb's "lighthouse" heard as "light times", 0.845 against 0.941).
  */
 export function contestsOf(
   words: TimedWord[],
@@ -162,7 +162,7 @@ export function contestsOf(
     if (!inside.length) continue;
     if (unsureOf(inside)) {
       if (!unsure || d.end - d.start < minimum(d) * unsure.phones) continue;
-      if (inside.some((w) => saidInside(w.word, unsure.query, unsure.pronouncer))) continue;
+      if (inside.some((w) => saidInside(w, d, unsure.query, unsure.pronouncer))) continue;
       const nearMiss = found.near_misses.some((h) => overlaps(h, d));
       if (!nearMiss && likenessThere(words, d, unsure.query, unsure.pronouncer) < rules.likeness) continue;
     }
@@ -177,17 +177,35 @@ export function contestsOf(
   return out;
 }
 
-/** Whether `word` (two phones or more) is said as a run of the query's phones, in any of their pronunciations. */
-function saidInside(word: string, query: string, pronouncer: Pronouncer): boolean {
-  const key = textWords(word)[0]?.key;
+/**
+ * Whether `w` (two phones or more) is said as a run of the query's phones, in any of their pronunciations, and heard
+ * where the query says that run in the detection `d`: the word's middle within the run's share of the detection (its
+ * phones taken as evenly long). So "light" heard at the start of a "lighthouse" detection is the query's own sound
+ * there; "and" heard from the very start of an "island" detection, where the query says "i l", is not (awb under the
+ * bed: "island" spotted over "and").
+ */
+function saidInside(w: TimedWord, d: Detection, query: string, pronouncer: Pronouncer): boolean {
+  const key = textWords(w.word)[0]?.key;
   if (!key) return false;
   const wholes = textWords(query)
-    .map((w) => pronouncer.pronounce(w.key).map(phoneNames))
+    .map((q) => pronouncer.pronounce(q.key).map(phoneNames))
     .reduce<string[]>((heads, vs) => heads.flatMap((h) => vs.map((v) => (h ? `${h} ${v}` : v))).slice(0, 16), ['']);
+  const middle = (w.start_seconds + w.end_seconds) / 2;
+  const there = (from: number, to: number, of: number) =>
+    middle >= d.start + ((d.end - d.start) * from) / of && middle <= d.start + ((d.end - d.start) * to) / of;
   return pronouncer
     .pronounce(key)
-    .map(phoneNames)
-    .some((p) => p.split(' ').length >= 2 && wholes.some((q) => ` ${q} `.includes(` ${p} `)));
+    .map((p) => phoneNames(p).split(' '))
+    .some(
+      (run) =>
+        run.length >= 2 &&
+        wholes.some((q) => {
+          const phones = q.split(' ');
+          for (let k = 0; k + run.length <= phones.length; k++)
+            if (run.every((ph, j) => phones[k + j] === ph) && there(k, k + run.length, phones.length)) return true;
+          return false;
+        }),
+    );
 }
 
 /** How much the words heard around a detection sound like the query (searchBySound's best score there, 0-1). */

@@ -300,7 +300,7 @@ function listenerFor(deps: InspectDeps, queryWords: string[], pronouncer: Pronou
     /**
      * The detections with, for those only a competing reading can settle (heard.ts contestsOf: over words
      * recognition was sure of, or over unsure ones where the detection is long enough to be a hit), the query and
-     * those words spotted against each other on that span (a short pass each, at most MAX_CONTESTS per asset).
+     * those words spotted against each other on that span (at most MAX_CONTESTS per asset, all in one short pass).
      */
     async contest(
       pid: string,

@@ -195,6 +195,28 @@ describe('merging what was heard with the transcript', () => {
     expect(contestsOf(light, searchBySound(light, query, pronouncer), [at(3.0, 3.5)], HEARD_RULES, unsure)).toEqual([]);
   });
 
+  it('lets a word said inside the query spare a detection its contest only where it lies where the query says it', () => {
+    // awb under the bed: "island" (AY L AH N D) spotted at 3.87-4.28 s over "and" (AH N D, 3.87-4.11 s, unsure):
+    // the query says "and" in its last three fifths, but the word is heard from the detection's very start.
+    const island = words(['little', 3.49, 3.86, 0.29], ['and', 3.87, 4.11, 0.05], ['nobody', 4.36, 4.97, 0.65]);
+    const unsure = { query: 'island', phones: 5, pronouncer };
+    const contested = (ws: TimedWord[], d: Detection) =>
+      contestsOf(ws, searchBySound(ws, 'island', pronouncer), [d], HEARD_RULES, unsure).map((c) => c.heard);
+    expect(contested(island, at(3.87, 4.28, 0.84))).toEqual(['and']);
+    // Where the query would say it (the word's middle in the detection's last three fifths), it is the query's sound.
+    const late = words(['little', 3.49, 3.86, 0.29], ['and', 4.05, 4.28, 0.05], ['nobody', 4.36, 4.97, 0.65]);
+    expect(contested(late, at(3.87, 4.28, 0.84))).toEqual([]);
+    // awb's true "lighthouse" at 8.83-9.21 s, heard as "light times": "light" (8.79-9.00 s) where the query says it.
+    const lighthouse = words(['the', 8.7, 8.78, 0.67], ['light', 8.79, 9.0, 0.53], ['times', 9.01, 9.57, 0.19]);
+    expect(
+      contestsOf(lighthouse, searchBySound(lighthouse, query, pronouncer), [at(8.83, 9.21, 0.844)], HEARD_RULES, {
+        query,
+        phones,
+        pronouncer,
+      }),
+    ).toEqual([]);
+  });
+
   it('ignores detections the spotter scored under likely', () => {
     const found = searchBySound(t, query, pronouncer);
     const merged = mergeHeard(
