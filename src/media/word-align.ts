@@ -56,10 +56,12 @@ export function alignDictionary(words: WordToAlign[]): string {
 
 /**
  * A grammar that says the words in order, every one of them: with the outer words optional, the engine may leave
- * one out and place every other word one along (under a music bed, which it hears as vowels, it did).
+ * one out and place every other word one along (under a music bed, which it hears as vowels, it did). Words in
+ * `optional` may be left out: asked whether the sound holds them, the engine leaves out a text's word never said.
  */
-export function alignGrammar(words: WordToAlign[]): string {
-  return `#JSGF V1.0;\ngrammar align;\npublic <s> = ${words.map((w) => token(w.index)).join(' ')} ;\n`;
+export function alignGrammar(words: WordToAlign[], optional?: ReadonlySet<number>): string {
+  const said = words.map((w) => (optional?.has(w.index) ? `[${token(w.index)}]` : token(w.index)));
+  return `#JSGF V1.0;\ngrammar align;\npublic <s> = ${said.join(' ')} ;\n`;
 }
 
 /** The engine's words as placed words: the tokens' indices, times moved onto the source's clock. */
@@ -80,8 +82,9 @@ export function alignedFrom(cli: SphinxEngine['cli'], stdout: string, offsetSec:
 }
 
 /**
- * Places `words` (in order) in [from, to) of a source. Returns those the engine placed, in order; an empty list when
- * it placed none (the grammar could not be matched). Throws a SpeechError when a process fails.
+ * Places `words` (in order) in [from, to) of a source, those in `optional` only where the sound holds them. Returns
+ * those the engine placed, in order; an empty list when it placed none (the grammar could not be matched). Throws a
+ * SpeechError when a process fails.
  */
 export async function alignWords(
   deps: AlignDeps,
@@ -90,6 +93,7 @@ export async function alignWords(
   to: number,
   words: WordToAlign[],
   signal?: AbortSignal,
+  optional?: ReadonlySet<number>,
 ): Promise<AlignedWord[]> {
   if (!words.length || !(to > from)) return [];
   const dir = join(deps.scratchDir, `align-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -117,7 +121,7 @@ export async function alignWords(
     const dict = join(dir, 'words.dict');
     const grammar = join(dir, 'words.gram');
     await writeFile(dict, alignDictionary(words));
-    await writeFile(grammar, alignGrammar(words));
+    await writeFile(grammar, alignGrammar(words, optional));
     const model = ['-hmm', deps.engine.model.hmm, '-dict', dict, '-jsgf', grammar];
     const args =
       deps.engine.cli === '0.8'

@@ -4,7 +4,7 @@
 // few tens of milliseconds. Which words, which seconds of sound, and which of the engine's times to trust are decided
 // here; without PocketSphinx (or where it places nothing), the transcript's times stand. Where the cut may then go
 // close to a neighbour word is the pure rule of analysis/word-joins.ts.
-import type { TimedWord } from '../edit/words.js';
+import { unheardRuns, type TimedWord } from '../edit/words.js';
 import { phoneNames } from '../analysis/dictionary.js';
 import { sibilantJoin } from '../analysis/join-landmarks.js';
 import type { Realigned } from '../analysis/word-joins.js';
@@ -104,6 +104,89 @@ export async function realignEdges(
           lastPhones: phones.map((x) => x.at(-1)!),
         });
     }
+  }
+  return out;
+}
+
+/** Words either side of a run of doubted words aligned with it, held there: the run's footing in the sound. */
+const ANCHOR_WORDS = 2;
+/** Seconds of sound kept beyond the anchors; beyond a run at the text's start or end, whose own times are guessed. */
+const ANCHOR_MARGIN = 0.1;
+const OPEN_MARGIN = 2;
+
+/** A run of a known text's words the transcript did not place or doubted, asked of the sound. */
+export interface AskedRun {
+  /** The run's words within the cut that the engine left out. */
+  unsaid: number[];
+  /** The run's words it kept, in order. */
+  kept: number[];
+  /** The heard words either side of the run. */
+  before?: number;
+  after?: number;
+  /** Where it placed the run's kept words that lie in speech (not a pause), each at least MIN_WORD long. */
+  heard: Realigned;
+}
+
+/**
+ * Asks the sound which words of first..last that the transcript of a known text did not place or doubted (`off`) it
+ * holds: each run of them aligned again between heard words either side, the engine free to leave any of the run's
+ * words out. A text's word the speaker never said is left out ("left [the] [old] station" over "left the station":
+ * "old" out, "the" kept); one said is kept, however short (flite's four voices, bench/README.md). One entry a run
+ * the engine could place (a run it placed nothing of tells nothing); undefined when it cannot be asked here (no
+ * PocketSphinx, no pronunciation).
+ */
+export async function askTheSound(
+  rt: MediaRuntime,
+  source: MediaSource,
+  words: TimedWord[],
+  first: number,
+  last: number,
+  duration: number,
+  off: Set<number>,
+  signal?: AbortSignal,
+): Promise<AskedRun[] | undefined> {
+  const engine = rt.speech;
+  if (engine?.name !== 'pocketsphinx' || !rt.scratchDir) return undefined;
+  const pronouncer = await pronouncerFor(engine);
+  const out: AskedRun[] = [];
+  for (const r of unheardRuns(words, first, last, off)) {
+    const from = Math.max(0, r.first - ANCHOR_WORDS);
+    const to = Math.min(words.length - 1, r.last + ANCHOR_WORDS);
+    const inWindow = words.slice(from, to + 1).map((w) => ({
+      index: w.index,
+      pronunciations: pronouncer.pronounce(w.word).map(phoneNames),
+    }));
+    if (inWindow.some((w) => !w.pronunciations.length)) return undefined;
+    const optional = new Set(inWindow.map((w) => w.index).filter((i) => off.has(i)));
+    const windowFrom = Math.max(0, words[from]!.start_seconds - (r.first === 0 ? OPEN_MARGIN : ANCHOR_MARGIN));
+    const windowTo = Math.min(
+      duration,
+      words[to]!.end_seconds + (r.last === words.length - 1 ? OPEN_MARGIN : ANCHOR_MARGIN),
+    );
+    const deps = { ffmpeg: rt.ffmpeg, limiter: rt.limiter, engine, scratchDir: rt.scratchDir };
+    const placed = await alignWords(deps, source, windowFrom, windowTo, inWindow, signal, optional);
+    if (!placed.length) continue;
+    const kept = new Set(placed.map((p) => p.index));
+    const run = Array.from({ length: r.last - r.first + 1 }, (_, k) => r.first + k);
+    const speech = await speechRuns(rt, source, windowFrom, windowTo, signal);
+    const heard: Realigned = new Map();
+    for (const p of placed) {
+      if (!run.includes(p.index) || p.end - p.start < MIN_WORD || spokenShare(p, speech) < SPOKEN_SHARE) continue;
+      const phones = inWindow.find((x) => x.index === p.index)?.pronunciations.map((x) => x.split(' ')) ?? [];
+      heard.set(p.index, {
+        start: p.start,
+        end: p.end,
+        firstPhones: phones.map((x) => x[0]!),
+        lastPhones: phones.map((x) => x.at(-1)!),
+      });
+    }
+    out.push({
+      unsaid: run.filter((i) => !kept.has(i) && i >= first && i <= last),
+      kept: run.filter((i) => kept.has(i)),
+      ...(r.first > 0 ? { before: r.first - 1 } : {}),
+      ...(r.last + 1 < words.length ? { after: r.last + 1 } : {}),
+      heard,
+    });
   }
   return out;
 }

@@ -28,7 +28,7 @@ import { DEFAULT_FPS } from '../edit/model.js';
 import { CLOSE_LEAN, HISS_LEAN, hearEdges, speechRuns, speechSeconds, type HeardEdges } from '../media/word-edges.js';
 import { joinClips, type HeardClip } from '../edit/clip-joins.js';
 import { agreedBoundaries, runsOn, type Realigned } from '../analysis/word-joins.js';
-import { realignEdges, sibilantEdges } from './aligned-edges.js';
+import { askTheSound, realignEdges, sibilantEdges, type AskedRun } from './aligned-edges.js';
 import type { Diagnostic } from '../edit/model.js';
 import { assetProblem, classifyAsset, lintEdit, type LintResult } from '../edit/lint.js';
 import { assetName } from '../api/summaries.js';
@@ -624,10 +624,32 @@ async function resolveWords(
           opts.debug?.(`words ${first}-${last} of ${id}: aligning them again failed (${(err as Error).message})`);
         }
       }
-      const said = unheard
-        ? ((await saidAfterAll(deps, info, t, first, last, unheardSet, signal)) ??
-          (await saidWhereAligned(deps, info, t, first, last, realigned, duration, signal)))
-        : undefined;
+      // A text's words the speaker left out, inside the clip: the checks below weigh speech, which the words around
+      // them hold; asked whether the sound holds each, the engine leaves them out.
+      let asked: AskedRun[] | undefined;
+      const off = new Set([...(t.unplaced ?? []), ...(t.doubtful ?? [])]);
+      if (t.aligned && off.size && deps.runtime && info?.source && info.facts?.hasAudio) {
+        try {
+          asked = await askTheSound(deps.runtime, info.source, t.words, first, last, duration, off, signal);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          opts.debug?.(`words ${first}-${last} of ${id}: asking the sound for them failed (${(err as Error).message})`);
+        }
+      }
+      // Left out when asked: a warning, not a refusal. The cut holds what was said around it either way, and for a
+      // voice the engine hears poorly (kal's) it leaves out words that were said (bench/README.md).
+      const unsaid = asked?.filter((r) => r.unsaid.length) ?? [];
+      let said: string | undefined;
+      if (unheard) {
+        said =
+          (await saidAfterAll(deps, info, t, first, last, unheardSet, signal)) ??
+          (await saidWhereAligned(deps, info, t, first, last, realigned, duration, signal));
+        const kept = said ? undefined : saidWhenAsked(asked, first, last, unheardSet);
+        if (kept) {
+          said = kept.note;
+          realigned = new Map([...kept.heard, ...(realigned ?? [])]);
+        }
+      }
       if (unheard && !said)
         return fail(
           unheard,
@@ -662,6 +684,10 @@ async function resolveWords(
         `clip ${i + 1} is words ${first}-${last} of asset ${id}${named(assets, id)} (${quoted}, ${t.words[first]!.start_seconds}-${t.words[last]!.end_seconds} s in its transcript, ` +
           `${t.aligned ? 'aligned to a text' : 'recognised'}, ${t.cached ? 'cached' : 'made now'}${said ? `; ${said}` : ''}) -> ${cut.start}-${cut.end} s: ${cut.how}`,
       );
+      if (unsaid.length) {
+        const [message, hint] = notSaid(t, unsaid);
+        diagnostics.push({ severity: 'warning', path, message, hint });
+      }
       heard.set(i, cut);
       return { ...rest, start: cut.start, end: cut.end, levels: cut.levels };
     }),
@@ -699,6 +725,60 @@ async function saidAfterAll(
     }
   }
   return `words ${runs.map((r) => `${r.first}-${r.last}`).join(', ')} unplaced, but the sound between their heard neighbours is speech`;
+}
+
+/**
+ * The warning for a clip over words of a text the speaker may have left out: which, where, and the correction that
+ * takes them out of the transcript (the words the sound holds there, or the heard word beside them where it holds
+ * none).
+ */
+function notSaid(t: Transcript, runs: AskedRun[]): [string, string] {
+  const w = (i: number) => t.words[i]!;
+  const quote = (ix: number[]) => `"${ix.map((i) => w(i).word).join(' ')}"`;
+  const unsaid = runs.flatMap((r) => r.unsaid);
+  const around = runs[0]!;
+  const between = [around.before, around.after]
+    .filter((i): i is number => i !== undefined)
+    .map((i) => `"${w(i).word}"`)
+    .join(' and ');
+  const them = unsaid.length === 1 ? 'it' : 'them';
+  const message =
+    `may not be said: ${unsaid.map((i) => `"${w(i).word}" (word ${i})`).join(', ')} of the text` +
+    `${between ? `, aligned again around ${between}, free to leave out what it did not hear: the engine left ${them} out` : ''}` +
+    `; the cut holds what was said there, and captions from the transcript would print ${them}`;
+  const r = runs[0]!;
+  const runFirst = Math.min(...r.unsaid, ...r.kept);
+  const runLast = Math.max(...r.unsaid, ...r.kept);
+  // The words said there replace the run; where it holds none, a heard neighbour stands for itself.
+  let [a, b, said] = [runFirst, runLast, r.kept];
+  if (!said.length)
+    [a, b, said] = r.before !== undefined ? [r.before, runLast, [r.before]] : [runFirst, r.after!, [r.after!]];
+  const hint =
+    `if the speaker left ${them} out, transcribe_asset with replace [${a}, ${b}] and text ${quote(said)} corrects the transcript` +
+    `${runs.length > 1 ? ' (then call compose_edit again for the next)' : ''}; captions, search and cuts follow it`;
+  return [message, hint];
+}
+
+/**
+ * Whether a clip's unheard words were said after all by what the sound answered when asked (aligned-edges.ts): every
+ * one of them kept, and placed in speech (not a pause: under a bed the engine hears vowels in the music). Then a note
+ * and where they lie, which gives the clip edges where its first or last word is one of them; else undefined.
+ */
+function saidWhenAsked(
+  asked: AskedRun[] | undefined,
+  first: number,
+  last: number,
+  unheard: Set<number>,
+): { note: string; heard: Realigned } | undefined {
+  if (!asked) return undefined;
+  const heard: Realigned = new Map(asked.flatMap((r) => [...r.heard]));
+  for (let i = first; i <= last; i++) if (unheard.has(i) && !heard.has(i)) return undefined;
+  const at = (x: number) => Math.round(x * 1000) / 1000;
+  const inClip = [...heard].filter(([i]) => i >= first && i <= last && unheard.has(i)).sort((a, b) => a[0] - b[0]);
+  return {
+    note: `not placed by the transcript, but asked of the sound word by word (free to leave any out), it holds words ${inClip[0]![0]}-${inClip.at(-1)![0]} at ${at(inClip[0]![1].start)}-${at(inClip.at(-1)![1].end)} s, in speech`,
+    heard,
+  };
 }
 
 /** The sound around a clip's words does not hold them where they were put (a diagnostic at the clip, not a cut). */
