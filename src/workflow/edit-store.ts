@@ -49,7 +49,10 @@ export class EditStore {
   /** Stores a checked edit and returns its id; storing the same edit again only marks it used. */
   async put(record: Omit<StoredEdit, 'edit_id' | 'created_at'>): Promise<StoredEdit> {
     const edit_id = editIdOf(record.project_id, record.edit, record.options);
-    const existing = await this.get(edit_id);
+    // A team's store that cannot be read this moment (another replica writing this very id: a store that writes in
+    // place serves it half-written) is no reason not to keep it: equal bytes are written again below, and a store
+    // that is down says so there.
+    const existing = await this.get(edit_id).catch(() => undefined);
     if (existing) return existing;
     const stored: StoredEdit = { ...record, edit_id, created_at: new Date().toISOString() };
     await mkdir(this.dir, { recursive: true });

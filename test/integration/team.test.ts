@@ -316,10 +316,15 @@ describe('two replicas that share only Redis and the bucket', () => {
   it('two replicas keeping the same edit at once both answer it, and the kept record is whole', async () => {
     const same = { ...edit('same.mp4'), clips: [{ asset_id: ids.blue, start: 0.2, end: 1.3 }] };
     const answers = await Promise.all(
-      [ca, cb, ca, cb].map((c) => ok<{ edit_id: string; ready: boolean }>(c, 'compose_edit', same)),
+      [ca, cb, ca, cb].map((c) =>
+        ok<{ edit_id: string; ready: boolean; skipped_checks: string[] }>(c, 'compose_edit', same),
+      ),
     );
     const id = answers[0]!.edit_id;
-    expect(answers.map((x) => x.edit_id)).toEqual([id, id, id, id]);
+    expect(
+      answers.map((x) => x.edit_id),
+      answers.flatMap((x) => x.skipped_checks).join('\n'),
+    ).toEqual([id, id, id, id]);
     const s3c = new S3Client({
       endpoint,
       region: 'us-east-1',
