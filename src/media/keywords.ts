@@ -149,6 +149,24 @@ export async function soundToHear(
   return { raw, samples };
 }
 
+/** One run of the spotter within the request's deadline, through its limiter: what it printed. */
+async function runSpotter(
+  req: Pick<SpotRequest, 'engine' | 'limiter' | 'signal'>,
+  args: string[],
+  deadline: number,
+  check: ReturnType<typeof processCheck>,
+): Promise<string> {
+  const r = await req.limiter.run(() =>
+    runProcess(req.engine.bin, args, {
+      timeoutMs: Math.max(1000, deadline - Date.now()),
+      signal: req.signal,
+      maxStderr: 8 * 1024,
+    }),
+  );
+  check(r, 'PocketSphinx');
+  return r.stdout.toString('utf8');
+}
+
 /** Listens to a span of a source for the phrases: every detection, in time order. */
 export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
   if (req.engine.cli !== '0.8')
@@ -173,18 +191,10 @@ export async function spotKeywords(req: SpotRequest): Promise<Spotted[]> {
     let done = 0;
     const results = await Promise.all(
       files.map(async (file, k) => {
-        const args = spotterArgs(file, req.engine.model.hmm, dict, kws);
-        const r = await req.limiter.run(() =>
-          runProcess(req.engine.bin, args, {
-            timeoutMs: Math.max(1000, deadline - Date.now()),
-            signal: req.signal,
-            maxStderr: 8 * 1024,
-          }),
-        );
-        check(r, 'PocketSphinx');
+        const heard = await runSpotter(req, spotterArgs(file, req.engine.model.hmm, dict, kws), deadline, check);
         done += points[k + 1]! - points[k]!;
         req.onProgress?.(done / samples);
-        return parseSpotted(r.stdout.toString('utf8'), texts, req.fromSec + points[k]! / RATE);
+        return parseSpotted(heard, texts, req.fromSec + points[k]! / RATE);
       }),
     );
     return results.flat().sort((a, b) => a.start - b.start);
@@ -262,15 +272,8 @@ export async function spotContests(req: ContestRequest): Promise<Spotted[][]> {
       ...spotterArgs(wav, req.engine.model.hmm, dict, kws),
       ...(await startingMeanArgs(req.engine.model.hmm, dir, req.featureMean)),
     ];
-    const r = await req.limiter.run(() =>
-      runProcess(req.engine.bin, args, {
-        timeoutMs: Math.max(1000, deadline - Date.now()),
-        signal: req.signal,
-        maxStderr: 8 * 1024,
-      }),
-    );
-    check(r, 'PocketSphinx');
-    for (const d of parseSpotted(r.stdout.toString('utf8'), [...phrases.keys()], 0)) {
+    const heard = await runSpotter(req, args, deadline, check);
+    for (const d of parseSpotted(heard, [...phrases.keys()], 0)) {
       // The span it began in (a detection in the silence before a span belongs to it).
       const k = placed.findIndex((p) => p !== undefined && d.start * RATE < p.at + p.length);
       const span = placed[k];
