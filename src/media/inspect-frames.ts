@@ -8,6 +8,9 @@ export interface FramePacket {
   key: boolean;
   /** Place in decode order (the demuxer's order): frames shown in another order than decoded mean B-frames. */
   dts?: number;
+  /** Its time is the decode time: the container gives no presentation time (AVI), so the list is not to be trusted
+   * to pair frames with what a seek decodes. */
+  fromDts?: boolean;
 }
 
 /** A stretch of frames to decode fully: from frame index `from` (a keyframe) to `to` inclusive. */

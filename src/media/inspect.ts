@@ -215,7 +215,7 @@ export async function videoPackets(ctx: PassContext, startTime: number): Promise
       '-select_streams',
       'v:0',
       '-show_entries',
-      'packet=pts_time,size,flags',
+      'packet=pts_time,dts_time,size,flags',
       '-of',
       'csv=p=0',
       ...a.slice(-2),
@@ -231,12 +231,21 @@ export function parsePackets(csv: string, startTime: number): FramePacket[] {
   const out: FramePacket[] = [];
   let n = 0;
   for (const line of csv.split('\n')) {
-    const [pts, size, flags] = line.trim().split(',');
-    const t = Number(pts);
-    if (!pts || pts === 'N/A' || !Number.isFinite(t)) continue;
+    const [pts, dts, size, flags] = line.trim().split(',');
+    // AVI gives most packets no presentation time, only a decode time: without it here the list held one frame in
+    // several, and cuts snapped to it fell a frame or more late (Megamind.avi: 4.170 s for a shot from 4.129 s).
+    const fromDts = !pts || pts === 'N/A';
+    const t = Number(fromDts ? dts : pts);
+    if (!Number.isFinite(t) || (fromDts && (!dts || dts === 'N/A'))) continue;
     // A discarded packet (D flag) is not shown.
     if (flags?.includes('D')) continue;
-    out.push({ t: t - startTime, size: Number(size) || 0, key: !!flags?.includes('K'), dts: n++ });
+    out.push({
+      t: t - startTime,
+      size: Number(size) || 0,
+      key: !!flags?.includes('K'),
+      dts: n++,
+      ...(fromDts ? { fromDts } : {}),
+    });
   }
   return out.sort((x, y) => x.t - y.t);
 }
@@ -372,6 +381,20 @@ interface RunResult {
   thumbs?: Buffer[];
 }
 
+/**
+ * How far before a run's first frame and after its last its trim reaches. trim rounds its times to the stream's time
+ * base: where that is the frame's own length (AVI: 1/25 s), a millisecond past the last frame rounded back onto it and
+ * dropped it, so a cut on a run's last frame (a keyframe) went unseen. The end reaches 0.6 of a frame on: in time-base
+ * units past the last frame, short of the next.
+ */
+export function trimMargins(frames: FramePacket[], r: Run): { half: number; endPad: number } {
+  const step = (i: number) => {
+    const next = frames[i + 1]?.t ?? frames[i]!.t + (frames[i]!.t - (frames[i - 1]?.t ?? frames[i]!.t - 0.04));
+    return next - frames[i]!.t;
+  };
+  return { half: Math.min(0.001, step(r.from) / 4), endPad: 0.6 * step(r.to) };
+}
+
 /** Decodes runs fully with scdet; returns per run the times (relative) of the frames scdet marked. */
 async function scdetRuns(
   ctx: PassContext,
@@ -397,10 +420,10 @@ async function scdetRuns(
         const r = runs[ri]!;
         const a = frames[r.from]!.t + startTime;
         const b = frames[r.to]!.t + startTime;
-        const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+        const { half, endPad } = trimMargins(frames, r);
         // Seek to the keyframe itself (no accurate seek: nothing is dropped), keep its frames up to the run's last.
         args.push(...input(ctx.src, [...ONE_THREAD, '-noaccurate_seek', '-ss', (a + half).toFixed(6)]));
-        let chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
+        let chain = `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + endPad).toFixed(6)},scdet=threshold=${SCENE_THRESHOLD},metadata@r${ri}=mode=print:key=lavfi.scd.time`;
         if (thumbsFile) {
           // The marked frames, small, for sheets: a short shot has no keyframe to show, and this is its first frame.
           graph.push(
@@ -520,7 +543,7 @@ async function locateRuns(
         const r = runs[ri]!;
         const a = frames[r.from]!.t + startTime;
         const b = frames[r.to]!.t + startTime;
-        const half = Math.min(0.001, ((frames[r.from + 1]?.t ?? frames[r.from]!.t + 0.04) - frames[r.from]!.t) / 4);
+        const { half, endPad } = trimMargins(frames, r);
         args.push(
           ...input(ctx.src, [
             ...ONE_THREAD,
@@ -534,7 +557,7 @@ async function locateRuns(
           ]),
         );
         graph.push(
-          `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + half).toFixed(6)},${TINY_CHAIN},showinfo@l${ri}[l${k}]`,
+          `[${k}:v:0]trim=start=${(a - half).toFixed(6)}:end=${(b + endPad).toFixed(6)},${TINY_CHAIN},showinfo@l${ri}[l${k}]`,
         );
       });
       const labels = batch.map((_, k) => `[l${k}]`);
@@ -796,6 +819,9 @@ export async function scanShots(
       decodedFrames: frames.length,
       totalFrames: frames.length,
     };
+  // Decode times pair with seeks' frames only up to the decoder's delay: decode every frame, and snap scdet's times
+  // to the list (the same grid of frames, whatever that delay).
+  if (frames.some((f) => f.fromDts)) return full('the container gives decode times only');
   const span = frames.at(-1)!.t - frames[0]!.t;
   if (keys.length < 2 || keys[0] !== 0 || span / keys.length > MAX_MEAN_GOP_SECONDS)
     return full(`keyframes every ${(span / Math.max(1, keys.length)).toFixed(1)} s on average: too sparse to help`);

@@ -5,6 +5,7 @@ import type { Asset } from '../api/models.js';
 import { mediaIdentity } from '../media/inspect-cache.js';
 import { sourceFromUrl } from '../media/input.js';
 import type { InspectDeps } from './inspect.js';
+import { inspectionKey } from './inspection.js';
 
 interface Facts {
   duration_ms?: number;
@@ -24,7 +25,7 @@ async function knownFacts(deps: InspectDeps, a: Asset): Promise<Facts | undefine
   if (!inspections) return undefined;
   const src = sourceFromUrl(a.url, { allowFile: deps.backend.kind === 'local' });
   if ('error' in src) return undefined;
-  const stored = await inspections.get(`${a.id}|${await mediaIdentity(src)}`).catch(() => undefined);
+  const stored = await inspections.get(inspectionKey(a.id, await mediaIdentity(src))).catch(() => undefined);
   const i = stored?.inspection;
   if (!i) return undefined;
   return {

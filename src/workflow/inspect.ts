@@ -27,7 +27,7 @@ import { sourceFromUrl, type MediaSource } from '../media/input.js';
 import { INSTALL_HINT } from '../media/locate.js';
 import type { MediaProber } from '../media/probe.js';
 import type { MediaRuntime } from './media-runtime.js';
-import { InspectionSchema, type Inspection, type Shot, type StoredInspection } from './inspection.js';
+import { InspectionSchema, inspectionKey, type Inspection, type Shot, type StoredInspection } from './inspection.js';
 import { projectOrSuggestion, suggestAsset } from './suggest.js';
 
 /** Frames on one sheet, at most. */
@@ -107,7 +107,7 @@ export async function locateAsset(
   const src = sourceFromUrl(asset.url, { allowFile: deps.backend.kind === 'local' });
   if ('error' in src)
     throw new UserFacingError(`asset ${aid} cannot be read: ${src.error}; get_project shows its status and link`);
-  return { asset, src, key: `${aid}|${await mediaIdentity(src)}` };
+  return { asset, src, key: inspectionKey(aid, await mediaIdentity(src)) };
 }
 
 function tools(deps: InspectDeps): {

@@ -50,6 +50,10 @@ export const InspectionSchema = z.object({
 export type Inspection = z.infer<typeof InspectionSchema>;
 
 /** What is cached: the inspection and what later sheets need. */
+/** The key an asset's inspection is kept under; the version is bumped when what a scan finds changes (shot times of
+ * AVI files, a frame late before 2) so that older inspections are made again. */
+export const inspectionKey = (assetId: string, identity: string) => `${assetId}|${identity}|2`;
+
 export interface StoredInspection {
   inspection: Inspection;
   startTime: number;

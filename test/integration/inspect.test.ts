@@ -1,5 +1,6 @@
 // inspect_asset through the built server, on both backends, against media with cuts and silences at known times.
 // The reference for shots is ffmpeg's scdet over a full decode of the same file, at the same threshold.
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,28 @@ const allowed = join(root, 'allowed');
 const frame = 1 / FPS;
 let files: { g50: string; g1000: string; bframes: string; lateCut: string; moving: string };
 
+/** The shots re-encoded as MPEG-4 Part 2 in AVI, as old cameras and Debian's opencv-doc clips are (no sound). */
+function toAvi(from: string, name: string, bframes: number): string {
+  const out = join(allowed, name);
+  const r = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    from,
+    '-an',
+    '-c:v',
+    'mpeg4',
+    '-q:v',
+    '4',
+    '-bf',
+    String(bframes),
+    out,
+  ]);
+  if (r.status !== 0) throw new Error(`ffmpeg: ${r.stderr.toString()}`);
+  return out;
+}
+
 beforeAll(() => {
   mkdirSync(allowed, { recursive: true });
   files = {
@@ -57,6 +80,8 @@ beforeAll(() => {
   copyFileSync(files.lateCut, join(allowed, 'late-cut.mp4'));
   copyFileSync(files.moving, join(allowed, 'moving.mp4'));
   copyFileSync(makeManyShots(55), join(allowed, 'many-shots.mp4'));
+  toAvi(files.g50, 'shots-avi.avi', 0);
+  toAvi(files.g50, 'shots-avi-bframes.avi', 2);
   const m = makeAll();
   copyFileSync(m.voice, join(allowed, 'voice.m4a'));
   copyFileSync(m.still, join(allowed, 'still.png'));
@@ -141,6 +166,8 @@ describe('inspect_asset on the local backend', () => {
       'late-cut.mp4',
       'moving.mp4',
       'many-shots.mp4',
+      'shots-avi.avi',
+      'shots-avi-bframes.avi',
       'voice.m4a',
       'still.png',
     ]) {
@@ -189,6 +216,20 @@ describe('inspect_asset on the local backend', () => {
     const r = (await inspect(srv, { project_id: projectId, asset_id: ids['shots-bframes'] })).structuredContent;
     expectShots(r, files.bframes);
     expect(r.scan.shots).toBe('keyframes');
+  });
+
+  it('finds the cuts of an AVI to the frame: with B-frames (most packets have no presentation time) and without (a cut on a keyframe, the time base a frame long)', async () => {
+    // Before: the B-frame file's cuts fell a frame or more late (its packet list held one frame in several), and the
+    // other's cuts on keyframes were not found (trim dropped a run's last frame, rounded onto the time base).
+    for (const name of ['shots-avi', 'shots-avi-bframes']) {
+      const reference = scdetReference(join(allowed, `${name}.avi`));
+      expect(reference, name).toHaveLength(CUT_FRAMES.length);
+      const r = (await inspect(srv, { project_id: projectId, asset_id: ids[name] })).structuredContent;
+      expect(
+        r.shots.slice(1).map((s) => s.start_seconds),
+        name,
+      ).toEqual(reference.map((t) => expect.closeTo(t, 3)));
+    }
   });
 
   it('decodes a GOP on to its keyframe when a cut follows the last jump in packet size', async () => {

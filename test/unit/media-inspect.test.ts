@@ -13,14 +13,29 @@ import type { FramePacket } from '../../src/media/inspect-frames.js';
 
 describe('the packet list', () => {
   it('reads ffprobe csv relative to the start, sorted by time, keeping decode order, skipping N/A and discarded packets', () => {
-    const csv = ['1.080000,500,__', '1.000000,9000,K_', '1.040000,400,__', 'N/A,10,__', '1.120000,30,_D', ''].join(
-      '\n',
-    );
+    const csv = [
+      '1.080000,1.000000,500,__',
+      '1.000000,N/A,9000,K_',
+      '1.040000,1.040000,400,__',
+      'N/A,N/A,10,__',
+      '1.120000,1.120000,30,_D',
+      '',
+    ].join('\n');
     expect(parsePackets(csv, 1)).toEqual([
       { t: 0, size: 9000, key: true, dts: 1 },
       { t: expect.closeTo(0.04, 6), size: 400, key: false, dts: 2 },
       { t: expect.closeTo(0.08, 6), size: 500, key: false, dts: 0 },
     ]);
+  });
+
+  it("takes a packet's decode time where the container gives no presentation time (AVI), and says so", () => {
+    // Megamind.avi: most packets have only a decode time; skipped, the list held one frame in several.
+    const csv = ['N/A,0.000000,900,K_', 'N/A,0.041708,100,__', '0.083417,0.083417,120,__', 'N/A,0.125125,110,__'].join(
+      '\n',
+    );
+    const frames = parsePackets(csv, 0);
+    expect(frames.map((f) => f.t)).toEqual([0, 0.041708, 0.083417, 0.125125]);
+    expect(frames.map((f) => !!f.fromDts)).toEqual([true, true, false, true]);
   });
 });
 
