@@ -116,7 +116,7 @@ function people(frame, bg) {
     }
     const h = b - t + 1;
     const w = r - l + 1;
-    if (n >= 150 && h >= 25 && h >= 0.9 * w) found.push({ l: ownL, r: ownR });
+    if (n >= 150 && h >= 25 && h >= 0.9 * w) found.push({ l: ownL, r: ownR, cols: count.slice(ownL, ownR + 1) });
     else if (n >= 150 && h >= 25) found.push(...uprightRuns(l, r));
     for (let x = l; x <= r; x++) {
       count[x] = 0;
@@ -141,6 +141,7 @@ function people(frame, bg) {
         b = Math.max(b, bottom[x]);
         own += count[x];
       }
+      u.cols = count.slice(u.l, u.r + 1);
       return own >= 100 && b - t + 1 >= 25 && b - t + 1 >= 0.9 * (u.r - u.l + 1);
     });
   }
@@ -174,6 +175,26 @@ function cpuSeconds(pid) {
   return fields.slice(11, 15).reduce((a, v) => a + Number(v), 0) / 100;
 }
 
+/** A sliver: at most this many columns (at 384 wide: 4 px of the source's 768) and this share of a person left out. */
+const SLIVER_PX = 2;
+const SLIVER_SHARE = 0.02;
+
+/** How much of a person a window at x leaves out: columns, and the share of their own pixels. */
+function leftOut(p, x) {
+  let out = 0;
+  let all = 0;
+  let px = 0;
+  for (let k = 0; k < p.cols.length; k++) {
+    all += p.cols[k];
+    const col = p.l + k;
+    if (col < x || col >= x + CROP) {
+      px++;
+      out += p.cols[k];
+    }
+  }
+  return { px, share: all ? out / all : 0 };
+}
+
 function measure(previewFile, sourceFrames, found) {
   const views = grayFrames(previewFile, CROP, H);
   const n = Math.min(views.length, sourceFrames.length);
@@ -186,6 +207,11 @@ function measure(previewFile, sourceFrames, found) {
   let roomAllKept = 0;
   // Frames with exactly two people: where they fit together (and with room), both kept.
   const two = { fit: 0, fitKept: 0, room: 0, roomKept: 0 };
+  // Where all fit and someone is not kept whole: how much of them the window leaves out (columns at 384 wide, and the
+  // share of their own pixels), so that a person cut by a sliver is told from one cut in half.
+  const cutShort = [];
+  let fitAllButSliver = 0;
+  let twoButSliver = 0;
   let worstDiff = 0;
   let travel = 0;
   let reversals = 0;
@@ -211,6 +237,12 @@ function measure(previewFile, sourceFrames, found) {
     if (span <= CROP) {
       fitFrames++;
       if (inside === ps.length) fitAllKept++;
+      const outs = ps.map((p) => leftOut(p, x));
+      for (const o of outs) if (o.px) cutShort.push({ frame: i, ...o });
+      if (outs.every((o) => o.px <= SLIVER_PX && o.share <= SLIVER_SHARE)) {
+        fitAllButSliver++;
+        if (ps.length === 2) twoButSliver++;
+      }
     }
     // With room to spare (an eighth of the window): a frame that keeps them all need not sit to the pixel.
     if (span <= CROP - CROP / 8) {
@@ -239,6 +271,9 @@ function measure(previewFile, sourceFrames, found) {
     worstDiff,
     travel,
     reversals,
+    cutShort,
+    fitAllButSliver,
+    twoButSliver,
   };
 }
 
@@ -295,6 +330,16 @@ export async function run() {
         `| ${name} | ${m.kept} of ${m.present} (${((100 * m.kept) / m.present).toFixed(0)}%) | ${m.emptyHanded} of ${m.frames} | ${m.fitAllKept} of ${m.fitFrames} | ${m.roomAllKept} of ${m.roomFrames} | ${m.two.fitKept} of ${m.two.fit} | ${m.two.roomKept} of ${m.two.room} | ${2 * m.travel} (${m.reversals}) | ${p.seconds.toFixed(1)} | ${p.cpu.toFixed(1)} | ${m.worstDiff.toFixed(1)} |`,
       );
     console.log(`the reframe's own CPU (auto preview less centre preview): ${(auto.cpu - centre.cpu).toFixed(1)} s`);
+    const a = rows[0][2];
+    const worstPx = Math.max(0, ...a.cutShort.map((c) => c.px));
+    const worstShare = Math.max(0, ...a.cutShort.map((c) => c.share));
+    console.log(
+      `auto, where all fit: all kept but for a sliver (at most ${SLIVER_PX} px of 384 and ${100 * SLIVER_SHARE}% of a person's own pixels left out) ${a.fitAllButSliver} of ${a.fitFrames}; exactly two ${a.twoButSliver} of ${a.two.fit}`,
+    );
+    console.log(
+      `auto, where all fit, people not kept whole: ${a.cutShort.length} in ${new Set(a.cutShort.map((c) => c.frame)).size} frames; left out at most ${worstPx} px (${(100 * worstShare).toFixed(1)}% of a person's own pixels): ` +
+        a.cutShort.map((c) => `${c.frame}: ${c.px} px ${(100 * c.share).toFixed(1)}%`).join(', '),
+    );
     const film = join(DATA, 'Megamind.avi');
     const sheets = process.env.BENCH_SHEET_DIR;
     if (existsSync(film)) {
