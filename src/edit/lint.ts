@@ -172,10 +172,17 @@ export function lintAgainstAssets(timeline: Timeline, assets: Map<string, AssetI
     sizes.every((f) => timeline.width > f.width! && timeline.height > f.height!)
   ) {
     const largest = sizes.reduce((m, f) => (f.width! * f.height! > m.width! * m.height! ? f : m));
+    // The output's own shape at the largest source's scale: cuts that fill the frame (a crop or focus) show the
+    // largest part of the source of that shape (a vertical cut of 768x576 is 324x576, where "768x576" would undo the
+    // 9:16 frame); cuts that fit inside it show the whole source with bars (1024x576 for a 16:9 output).
+    const fill = timeline.cuts.some((c) => c.crop || c.focus);
+    const pick = fill ? Math.min : Math.max;
+    const scale = pick(largest.width! / timeline.width, largest.height! / timeline.height);
+    const even = (v: number) => Math.max(2, 2 * Math.floor((v * scale) / 2));
     warn(
       '/video_output_resolution',
       `the output is ${timeline.width}x${timeline.height}, larger than every source (the largest is ${largest.width}x${largest.height}): it upscales them`,
-      `resolution "${largest.width}x${largest.height}" keeps the sources' own sharpness`,
+      `resolution "${even(timeline.width)}x${even(timeline.height)}" (this shape at the sources' scale) keeps their own sharpness`,
     );
   }
 

@@ -293,7 +293,10 @@ export function judgeCut(cut: PlanCut, m: Measurements, sourceHasAudio: boolean)
   const frozenFor = m.frozen.reduce((s, f) => s + overlap(f, span), 0);
   if (frozenFor >= Math.min(1, cut.durationSec * 0.8)) flags.push(`frozen picture for ${frozenFor.toFixed(1)} s`);
   const { muted, audible } = levelSpans(cut);
-  for (const a of audible.map(inner).filter((s): s is Span => !!s)) {
+  // A source with no sound, its level never asked, is a picture laid under other sound (b-roll): its silence is known
+  // (inspect_asset says it has no audio) and not worth a flag on every cut.
+  const soundAsked = sourceHasAudio || cut.levels.some((l) => l.level > 0);
+  for (const a of (soundAsked ? audible : []).map(inner).filter((s): s is Span => !!s)) {
     const l = loudness(m.cutLevels, a);
     if (l && l.peakDb < SILENT_DB) {
       flags.push(

@@ -89,7 +89,15 @@ async function findMoments(
       ...shownMoments.shown.map(momentLine),
       ...missing.shown.slice(0, 10).map((m) => `Missing: ${m.asset_id}: ${m.reason}`),
       ...leftOut.map((l) => `Left out: ${l}.`),
-      ...(r.moments.length ? ['Each clip goes into compose_edit clips as it is (copy it from its line).'] : []),
+      ...(r.moments.some((m) => !r.soundOnly.has(m.asset_id))
+        ? ['Each clip goes into compose_edit clips as it is (copy it from its line).']
+        : []),
+      // compose_edit's clips are pictures: a voiceover's moment plays as an overlay, from its start for its length.
+      ...(r.moments.some((m) => r.soundOnly.has(m.asset_id))
+        ? [
+            'A moment of sound alone goes into compose_edit overlays: {asset_id, from: its start, at: where it plays, until: at plus its length}.',
+          ]
+        : []),
     ];
     return ok(
       {

@@ -39,6 +39,8 @@ export interface MomentsResult {
   missing: { asset_id: string; reason: string }[];
   /** What the ranking could not use (WordNet not installed). */
   notes: string[];
+  /** Ranked assets with no picture (a voiceover): their moments go into compose_edit's overlays, not its clips. */
+  soundOnly: Set<string>;
 }
 
 export interface MomentsOptions {
@@ -74,6 +76,7 @@ export async function moments(
     req.assetIds ? req.assetIds.includes(a.id) : hearable(a) && !isRender(a),
   );
   const missing: MomentsResult['missing'] = [];
+  const soundOnly = new Set<string>();
   for (const id of req.assetIds ?? [])
     if (!assets.some((a) => a.id === id)) missing.push({ asset_id: shown(id), reason: 'no such asset in the project' });
   let hearBudget = MOMENTS_TRANSCRIBE_SECONDS;
@@ -100,6 +103,7 @@ export async function moments(
     const duration = (facts.durationMs ?? 0) / 1000;
     const gaps: string[] = [];
     const source: MomentSource = { asset_id: a.id, duration };
+    if (!facts.hasVideo) soundOnly.add(a.id);
 
     // The inspection: shots, silences, loudness and motion.
     const seen = await storedInspection(deps, pid, a.id, opts.signal).catch(() => undefined);
@@ -186,5 +190,6 @@ export async function moments(
     ranked: sources.length,
     missing,
     notes,
+    soundOnly,
   };
 }

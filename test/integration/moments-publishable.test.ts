@@ -162,6 +162,23 @@ describe('moments that are moments', () => {
     expect(voice.moments[0]!.signals.sentences).toBeGreaterThan(0);
   }, 600_000);
 
+  it("says a voiceover's moment goes into overlays, and it composes there", async () => {
+    // Before: "Each clip goes into compose_edit clips as it is", and compose_edit refused it (a cut needs a video).
+    const r = await call('find_moments', { project_id: projectId, asset_ids: [ids['voice.wav']], min_seconds: 2 });
+    const m = structured<Found>(r).moments[0]!;
+    expect(textOf(r)).toMatch(/A moment of sound alone goes into compose_edit overlays: \{asset_id, from: its start/);
+    expect(textOf(r)).not.toMatch(/Each clip goes into compose_edit clips/);
+    const length = m.end_seconds - m.start_seconds;
+    const composed = structured<{ ready: boolean }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        clips: [{ asset_id: ids['broll.mp4'], start: 0, end: length }],
+        overlays: [{ asset_id: m.asset_id, from: m.start_seconds, at: 0, until: length }],
+      }),
+    );
+    expect(composed.ready).toBe(true);
+  }, 600_000);
+
   it('a project-wide search transcribes neither the music bed nor the b-roll', async () => {
     const r = structured<{ missing?: { asset_id: string; reason: string }[] }>(
       await call('search_transcripts', { project_id: projectId, query: 'harbor' }),

@@ -57,7 +57,7 @@ const timeline = () => ({
     { asset_id: ids.blue, start: 0, end: 3, volume: 0 },
     { asset_id: ids.black, start: 0, end: 1.5 },
     { asset_id: ids.green_vertical, start: 0, end: 1, crop: { zoom: 1, position_x: 0, position_y: 0 } },
-    { asset_id: ids.mute_yellow, start: 0, end: 1 },
+    { asset_id: ids.mute_yellow, start: 0, end: 1, volume: 1 },
   ],
   overlays: [{ asset_id: ids.voice, at: 3, until: 4 }],
 });
@@ -86,6 +86,19 @@ describe('preview_edit tells the in point the picture starts on', () => {
     });
     const cuts = (r.structuredContent as { cuts: { source_in: string }[] }).cuts;
     expect(cuts.map((c) => c.source_in)).toEqual(['00:00:01.040', '00:00:02.000']);
+  }, 120_000);
+});
+
+describe('preview_edit flags a cut without sound only where its sound was asked', () => {
+  it('does not flag a source with no audio track whose level was never asked (b-roll under other sound)', async () => {
+    const r = await preview(srv.client, {
+      project_id: projectId,
+      resolution: '320x180',
+      fps: 25,
+      clips: [{ asset_id: ids.mute_yellow, start: 0, end: 1 }],
+    });
+    const cuts = (r.structuredContent as { cuts: { flags: string[] }[] }).cuts;
+    expect(cuts[0]!.flags.filter((f) => f.startsWith('silent'))).toEqual([]);
   }, 120_000);
 });
 

@@ -397,3 +397,30 @@ describe('compose', () => {
     expect(fpsRational(12.5)).toMatchObject({ num: 25, den: 2 });
   });
 });
+
+describe('an output larger than every source', () => {
+  it("suggests the output's own shape at the sources' scale, not a source's size (a vertical cut of 4:3 stays vertical)", () => {
+    const small = new Map<string, AssetInfo>([
+      [
+        V1,
+        {
+          id: V1,
+          kind: 'video',
+          facts: { durationMs: 8000, hasVideo: true, hasAudio: true, width: 768, height: 576, fps: 10 },
+        },
+      ],
+      [A1, assets.get(A1)!],
+    ]);
+    const up = (resolution: string, over: Seg = {}) =>
+      lintEdit(
+        edit({ video_output_resolution: resolution, video_series_sequential: [cut(over)] }),
+        small,
+      ).diagnostics.find((d) => d.path === '/video_output_resolution' && /upscales/.test(d.message));
+    // Before: resolution "768x576", which would undo the 9:16 frame.
+    expect(up('1080x1920', { crop: { zoom: 1, position_x: 0.5, position_y: 0.5 } })?.hint).toMatch(
+      /^resolution "324x576"/,
+    );
+    // Cuts that fit inside the frame show the whole source, with bars.
+    expect(up('1920x1080')?.hint).toMatch(/^resolution "1024x576"/);
+  });
+});
