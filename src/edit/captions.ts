@@ -66,6 +66,8 @@ export interface Cue {
 export interface CaptionSource {
   words: TimedWord[];
   sentences?: { first_word: number; last_word: number }[];
+  /** A text aligned to the sound (its sentences are the text's): its cues never break at pauses inside a sentence. */
+  aligned?: boolean;
 }
 
 const ENDS_SENTENCE = /[.!?]["')\]\u201d\u2019]*$/;
@@ -138,9 +140,9 @@ function sentencesOfWords(src: CaptionSource): { sentence: number[]; ends: boole
       if (ends[i]) k++;
     });
   }
-  // A word is in an unmarked stretch where no sentence end falls for longer than a cue may last around it.
+  // A recognised word is in an unmarked stretch where no sentence end falls for longer than a cue may last around it.
   const unmarked = new Array<boolean>(src.words.length).fill(false);
-  for (let a = 0; a < src.words.length;) {
+  for (let a = 0; !src.aligned && a < src.words.length;) {
     let b = a;
     while (b + 1 < src.words.length && !ends[b]) b++;
     const long = src.words[b]!.end_seconds - src.words[a]!.start_seconds > CAPTION_RULES.maxSec;

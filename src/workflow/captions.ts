@@ -200,7 +200,8 @@ export async function captionsOf(
   const ids = [...speakingAssets(checked)].sort();
   const { transcripts, missing } = await transcriptsOf(deps, checked, ids, signal, listening);
   const sources = new Map<string, CaptionSource>();
-  for (const [id, tr] of transcripts) sources.set(id, { words: tr.words, sentences: tr.sentences });
+  for (const [id, tr] of transcripts)
+    sources.set(id, { words: tr.words, sentences: tr.sentences, aligned: !!tr.aligned });
   const placed = wordsOnTimeline(t, sources);
   const style = t.captions?.style;
   const fits = style ? lineFitsLayout(captionLayout(style, t.width, t.height)) : undefined;
