@@ -443,27 +443,38 @@ export function cuesOf(words: PlacedWord[], rules = CAPTION_RULES, fits: LineFit
   groups = balanced(groups, full, rules, fits);
   // A cue that would flash (under minSec, the next too close to hold it longer) takes in the next where it may: the
   // same item (or the sentence running on), within maxSec and two lines; a sentence's end or a pause inside it then.
+  // Where the next will not have it (full, or another item's), the cue before takes it in likewise ("Yes." said
+  // between two sentences).
+  const mergeable = (a: PlacedWord[], b: PlacedWord[]): PlacedWord[] | undefined => {
+    const last = a.at(-1)!;
+    const first = b[0]!;
+    const merged = [...a, ...b];
+    const ok =
+      (first.item === last.item || runsOnAcross(last, first)) &&
+      first.start >= last.end - 1e-9 &&
+      merged.at(-1)!.end - a[0]!.start <= rules.maxSec &&
+      captionLines(
+        merged.map((x) => x.word),
+        fits,
+      ).length <= rules.lines;
+    return ok ? merged : undefined;
+  };
   for (let i = 0; i + 1 < groups.length; i++) {
     const g = groups[i]!;
     const next = groups[i + 1]!;
     const start = g[0]!.start;
     const reach = Math.min(start + rules.minSec, next[0]!.start, g.at(-1)!.itemEnd);
     if (reach - start >= rules.minSec - 1e-9) continue;
-    const last = g.at(-1)!;
-    const first = next[0]!;
-    const sameItem = first.item === last.item || runsOnAcross(last, first);
-    const merged = [...g, ...next];
-    if (
-      sameItem &&
-      first.start >= last.end - 1e-9 &&
-      merged.at(-1)!.end - start <= rules.maxSec &&
-      captionLines(
-        merged.map((x) => x.word),
-        fits,
-      ).length <= rules.lines
-    ) {
-      groups.splice(i, 2, merged);
+    const withNext = mergeable(g, next);
+    if (withNext) {
+      groups.splice(i, 2, withNext);
       i--;
+      continue;
+    }
+    const withBefore = i > 0 ? mergeable(groups[i - 1]!, g) : undefined;
+    if (withBefore) {
+      groups.splice(i - 1, 2, withBefore);
+      i -= 2;
     }
   }
   const cues: Cue[] = [];

@@ -87,6 +87,25 @@ describe('cuesOf', () => {
     expect(cues).toEqual([{ start: 1, end: 2, lines: ['Yes. We go'] }]);
   });
 
+  it('takes a cue that would flash into the cue before when the next will not have it', () => {
+    const cues = cuesOf(
+      placed([
+        ['We', 1, 1.2],
+        ['go.', 1.3, 1.6],
+        ['Yes.', 1.8, 2.1],
+        ['Then', 2.3, 2.5],
+        ['the', 2.6, 2.7],
+        ['ship', 2.8, 3.0],
+        ['sailed', 3.1, 3.4],
+        ['far', 3.5, 3.7],
+      ]),
+      CAPTION_RULES,
+      (line) => line.length <= 12,
+    );
+    for (const c of cues) expect(c.end - c.start).toBeGreaterThanOrEqual(1);
+    expect(cues.map((c) => c.lines.join(' '))).not.toContain('Yes.');
+  });
+
   it('never lasts over 7 s nor holds over two lines of 42 characters', () => {
     const words = placed(
       Array.from({ length: 60 }, (_, i) => [`word${i}`, i * 0.3, i * 0.3 + 0.25] as [string, number, number]),
