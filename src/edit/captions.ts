@@ -21,6 +21,11 @@ export const CAPTION_RULES = {
   maxSec: 7,
   /** A pause this long between words ends a cue. */
   pauseSec: 0.6,
+  /**
+   * In a stretch without a sentence end longer than a cue may last (maxSec: recognition that heard no punctuation), a
+   * pause this long ends a cue: where a captioner breaks, the sentence ends the transcript does not mark.
+   */
+  unmarkedPauseSec: 0.3,
 };
 
 /** A level (0-1) at or under this is silence: a word under it is not heard, so not captioned (-30 dB). */
@@ -46,6 +51,8 @@ export interface PlacedWord {
   asset?: string;
   source?: number;
   sentence?: number;
+  /** Its sentence runs longer than a cue may last (no sentence end marked for a long stretch): pauses end cues there. */
+  unmarked?: boolean;
 }
 
 export interface Cue {
@@ -59,6 +66,8 @@ export interface Cue {
 export interface CaptionSource {
   words: TimedWord[];
   sentences?: { first_word: number; last_word: number }[];
+  /** A text aligned to the sound (its sentences are the text's): its cues never break at pauses inside a sentence. */
+  aligned?: boolean;
 }
 
 const ENDS_SENTENCE = /[.!?]["')\]\u201d\u2019]*$/;
@@ -81,8 +90,39 @@ function heardWhole(startMs: number, endMs: number, fromMs: number, toMs: number
   return [a, (startMs + endMs) / 2, Math.max(a, b - 1)].every((ms) => levelAt(levels, ms) > MUTED_LEVEL);
 }
 
+/** Whether [fromMs, toMs) is silent throughout under `levels` (windows at -30 dB or under cover all of it). */
+function silentThroughout(levels: Levels, fromMs: number, toMs: number): boolean {
+  let at = fromMs;
+  const muted = levels.filter((l) => l.level <= MUTED_LEVEL).sort((a, b) => a.startMs - b.startMs);
+  for (const l of muted) {
+    if (l.startMs > at + 1) break;
+    at = Math.max(at, l.endMs);
+  }
+  return at >= toMs - 1;
+}
+
+/**
+ * The assets whose speech the output lets be heard: each cut's and each overlay's (not music or effects) whose gain is
+ * over -30 dB and whose level windows do not mute all of it. A clip at volume 0 is never heard, so never captioned
+ * (nor transcribed for captions).
+ */
+export function heardAssets(t: Timeline): Set<string> {
+  const heard = new Set<string>();
+  for (const c of t.cuts)
+    if ((c.gainDb ?? 0) > MUTED_GAIN_DB && !silentThroughout(c.levels, c.inMs, c.outMs)) heard.add(c.assetId);
+  for (const o of t.overlays)
+    if (
+      o.role !== 'music' &&
+      o.role !== 'effects' &&
+      (o.gainDb ?? 0) > MUTED_GAIN_DB &&
+      !silentThroughout(o.levels, o.startMs, o.endMs)
+    )
+      heard.add(o.assetId);
+  return heard;
+}
+
 /** Each word's sentence (index) and whether it ends one: by the transcript's sentences, else by punctuation. */
-function sentencesOfWords(src: CaptionSource): { sentence: number[]; ends: boolean[] } {
+function sentencesOfWords(src: CaptionSource): { sentence: number[]; ends: boolean[]; unmarked: boolean[] } {
   const sentence = new Array<number>(src.words.length).fill(0);
   const ends = new Array<boolean>(src.words.length).fill(false);
   if (src.sentences?.length) {
@@ -92,15 +132,24 @@ function sentencesOfWords(src: CaptionSource): { sentence: number[]; ends: boole
     });
     // Punctuation inside a sentence (an aligned text's "Yes." within a quoted line) still ends a cue.
     src.words.forEach((w, i) => (ends[i] ||= ENDS_SENTENCE.test(w.word)));
-    return { sentence, ends };
+  } else {
+    let k = 0;
+    src.words.forEach((w, i) => {
+      sentence[i] = k;
+      ends[i] = ENDS_SENTENCE.test(w.word);
+      if (ends[i]) k++;
+    });
   }
-  let k = 0;
-  src.words.forEach((w, i) => {
-    sentence[i] = k;
-    ends[i] = ENDS_SENTENCE.test(w.word);
-    if (ends[i]) k++;
-  });
-  return { sentence, ends };
+  // A recognised word is in an unmarked stretch where no sentence end falls for longer than a cue may last around it.
+  const unmarked = new Array<boolean>(src.words.length).fill(false);
+  for (let a = 0; !src.aligned && a < src.words.length;) {
+    let b = a;
+    while (b + 1 < src.words.length && !ends[b]) b++;
+    const long = src.words[b]!.end_seconds - src.words[a]!.start_seconds > CAPTION_RULES.maxSec;
+    for (let i = a; i <= b; i++) unmarked[i] = long;
+    a = b + 1;
+  }
+  return { sentence, ends, unmarked };
 }
 
 const asSource = (v: TimedWord[] | CaptionSource): CaptionSource => (Array.isArray(v) ? { words: v } : v);
@@ -145,6 +194,7 @@ export function wordsOnTimeline(t: Timeline, words: Map<string, TimedWord[] | Ca
         asset: c.assetId,
         source: i,
         sentence: known!.sentence[i]!,
+        unmarked: known!.unmarked[i]!,
       };
       here.indices.add(i);
       if (joined?.indices.has(i)) continue;
@@ -178,6 +228,7 @@ export function wordsOnTimeline(t: Timeline, words: Map<string, TimedWord[] | Ca
         asset: o.assetId,
         source: i,
         sentence: known!.sentence[i]!,
+        unmarked: known!.unmarked[i]!,
       });
     }
   }
@@ -271,6 +322,7 @@ function runsOnAcross(last: PlacedWord, next: PlacedWord): boolean {
 function joins(group: PlacedWord[], next: PlacedWord, rules: typeof CAPTION_RULES, fits: LineFits): boolean {
   const last = group.at(-1)!;
   if (last.endsSentence || next.start - last.end >= rules.pauseSec) return false;
+  if (last.unmarked && next.unmarked && next.start - last.end >= rules.unmarkedPauseSec - 1e-9) return false;
   if (next.item !== last.item && !runsOnAcross(last, next)) return false;
   if (next.start < last.end - 1e-9) return false;
   if (next.end - group[0]!.start > rules.maxSec) return false;
@@ -283,6 +335,91 @@ function joins(group: PlacedWord[], next: PlacedWord, rules: typeof CAPTION_RULE
 }
 
 /**
+ * In an unmarked stretch, what a cue running across a pause costs: all of this across its longest pause (or one of
+ * unmarkedPauseSec), by the square of the pause's share of that; and what each cue costs (so that it is cut only at
+ * pauses over about half the longest, where a break saves more than the cue costs).
+ */
+const UNMARKED_ACROSS = 1000;
+const UNMARKED_CUE = 300;
+/** How much the evenness of the cues' widths weighs there beside where they break (a pause decides first). */
+const UNMARKED_EVEN = 0.05;
+
+/**
+ * Cues filled greedily leave the last of a run a stub ("of light." alone after two full lines): each run of cues that
+ * ended only for room is laid out again, no cue under minSec where that can be (by its words' times). Where the run has
+ * sentence ends marked, in as many cues, their widths as even as they can be (the least sum of squared widths); in an
+ * unmarked stretch (recognition without punctuation), in as many as it takes to break at the longest pauses between
+ * its words (where the sentences the transcript does not mark end) rather than mid-phrase, then evenly.
+ */
+function balanced(
+  groups: PlacedWord[][],
+  full: boolean[],
+  rules: typeof CAPTION_RULES,
+  fits: LineFits,
+): PlacedWord[][] {
+  const out: PlacedWord[][] = [];
+  for (let a = 0; a < groups.length;) {
+    let b = a;
+    while (b + 1 < groups.length && full[b]) b++;
+    if (b === a) {
+      out.push(groups[a]!);
+      a++;
+      continue;
+    }
+    const words = groups.slice(a, b + 1).flat();
+    const k = b - a + 1;
+    const n = words.length;
+    const unmarked = words.every((w) => w.unmarked);
+    const most = unmarked ? Math.min(n, 2 * k + 2) : k;
+    // The longest pause between its words (up to unmarkedPauseSec): the one a cue most should not run across.
+    let longest = 1e-3;
+    for (let i = 1; i < n; i++) longest = Math.max(longest, words[i]!.start - words[i - 1]!.end);
+    longest = Math.min(longest, rules.unmarkedPauseSec);
+    const cost = (i: number, j: number): number => {
+      const g = words.slice(i, j);
+      if (g.at(-1)!.end - g[0]!.start > rules.maxSec) return Infinity;
+      if (
+        captionLines(
+          g.map((w) => w.word),
+          fits,
+        ).length > rules.lines
+      )
+        return Infinity;
+      const ems = textEms(g.map((w) => w.word).join(' '));
+      const short = g.at(-1)!.end - g[0]!.start < rules.minSec - 1e-9 ? 1e6 : 0;
+      if (!unmarked) return ems * ems + short;
+      let across = 0;
+      for (let x = i + 1; x < j; x++) across += Math.min(1, (words[x]!.start - words[x - 1]!.end) / longest) ** 2;
+      return UNMARKED_CUE + UNMARKED_EVEN * ems * ems + short + UNMARKED_ACROSS * across;
+    };
+    // best[m][j]: the least cost of the first j words in m cues; from[m][j] where the last of them starts.
+    const best = Array.from({ length: most + 1 }, () => new Array<number>(n + 1).fill(Infinity));
+    const from = Array.from({ length: most + 1 }, () => new Array<number>(n + 1).fill(0));
+    best[0]![0] = 0;
+    for (let m = 1; m <= most; m++)
+      for (let j = m; j <= n; j++)
+        for (let i = m - 1; i < j; i++) {
+          const c = best[m - 1]![i]! + cost(i, j);
+          if (c < best[m]![j]!) {
+            best[m]![j] = c;
+            from[m]![j] = i;
+          }
+        }
+    let count = k;
+    for (let m = k + 1; m <= most; m++) if (best[m]![n]! < best[count]![n]!) count = m;
+    if (!Number.isFinite(best[count]![n]!)) {
+      out.push(...groups.slice(a, b + 1));
+    } else {
+      const cuts: PlacedWord[][] = [];
+      for (let m = count, j = n; m > 0; j = from[m]![j]!, m--) cuts.unshift(words.slice(from[m]![j]!, j));
+      out.push(...cuts);
+    }
+    a = b + 1;
+  }
+  return out;
+}
+
+/**
  * Words grouped into cues: a cue ends at a sentence's end, at a pause of CAPTION_RULES.pauseSec, where the next word
  * would not fit in two lines (`fits`: a line's test) or would take it past maxSec, and where the next word is played by
  * another cut or overlay, unless the same sentence runs on from the same source (runsOnAcross). A cue shows from its
@@ -290,39 +427,54 @@ function joins(group: PlacedWord[], next: PlacedWord, rules: typeof CAPTION_RULE
  * allow; one that cannot be held so long takes in the next cue's words where they may join it.
  */
 export function cuesOf(words: PlacedWord[], rules = CAPTION_RULES, fits: LineFits = byChars(rules.lineChars)): Cue[] {
-  const groups: PlacedWord[][] = [];
+  let groups: PlacedWord[][] = [];
+  /** Whether the cue before each group ended only because the next word would not fit it (room or maxSec). */
+  const full: boolean[] = [];
   let group: PlacedWord[] = [];
   for (const w of words.flatMap((x) => brokenWord(x, fits))) {
     if (group.length && !joins(group, w, rules, fits)) {
       groups.push(group);
+      full.push(joins([group.at(-1)!], w, rules, fits));
       group = [];
     }
     group.push(w);
   }
   if (group.length) groups.push(group);
+  groups = balanced(groups, full, rules, fits);
   // A cue that would flash (under minSec, the next too close to hold it longer) takes in the next where it may: the
   // same item (or the sentence running on), within maxSec and two lines; a sentence's end or a pause inside it then.
+  // Where the next will not have it (full, or another item's), the cue before takes it in likewise ("Yes." said
+  // between two sentences).
+  const mergeable = (a: PlacedWord[], b: PlacedWord[]): PlacedWord[] | undefined => {
+    const last = a.at(-1)!;
+    const first = b[0]!;
+    const merged = [...a, ...b];
+    const ok =
+      (first.item === last.item || runsOnAcross(last, first)) &&
+      first.start >= last.end - 1e-9 &&
+      merged.at(-1)!.end - a[0]!.start <= rules.maxSec &&
+      captionLines(
+        merged.map((x) => x.word),
+        fits,
+      ).length <= rules.lines;
+    return ok ? merged : undefined;
+  };
   for (let i = 0; i + 1 < groups.length; i++) {
     const g = groups[i]!;
     const next = groups[i + 1]!;
     const start = g[0]!.start;
     const reach = Math.min(start + rules.minSec, next[0]!.start, g.at(-1)!.itemEnd);
     if (reach - start >= rules.minSec - 1e-9) continue;
-    const last = g.at(-1)!;
-    const first = next[0]!;
-    const sameItem = first.item === last.item || runsOnAcross(last, first);
-    const merged = [...g, ...next];
-    if (
-      sameItem &&
-      first.start >= last.end - 1e-9 &&
-      merged.at(-1)!.end - start <= rules.maxSec &&
-      captionLines(
-        merged.map((x) => x.word),
-        fits,
-      ).length <= rules.lines
-    ) {
-      groups.splice(i, 2, merged);
+    const withNext = mergeable(g, next);
+    if (withNext) {
+      groups.splice(i, 2, withNext);
       i--;
+      continue;
+    }
+    const withBefore = i > 0 ? mergeable(groups[i - 1]!, g) : undefined;
+    if (withBefore) {
+      groups.splice(i - 1, 2, withBefore);
+      i -= 2;
     }
   }
   const cues: Cue[] = [];

@@ -7,6 +7,7 @@
 import {
   captionLayout,
   cuesOf,
+  heardAssets,
   lineFitsLayout,
   wordsOnTimeline,
   type CaptionSource,
@@ -37,15 +38,21 @@ export interface CaptionListening {
 
 /** A recognised word under this confidence is unsure (the engine's posterior; search's `doubtful` too). */
 export const UNSURE_CONFIDENCE = LOW_CONFIDENCE;
-/** Unsure words named in a warning, at most (the transcript lists them all). */
-const NAMED_UNSURE = 12;
+/** Unsure words named in a warning, at most (a few bytes each; past it, the call that lists them is named). */
+const NAMED_UNSURE = 30;
 
-/** The assets whose speech the edit plays: cuts with sound, overlays that are neither music nor effects. */
+/**
+ * The assets whose speech the edit lets be heard: cuts with sound, overlays that are neither music nor effects, each
+ * unless muted throughout (volume 0, gain at -30 dB or under): speech not heard is neither transcribed nor captioned.
+ */
 function speakingAssets(checked: CheckedEdit): Set<string> {
   const t = checked.timeline!;
   const speaking = new Set<string>();
-  for (const c of t.cuts) if (checked.assets.get(c.assetId)?.facts?.hasAudio !== false) speaking.add(c.assetId);
-  for (const o of t.overlays) if (o.role !== 'music' && o.role !== 'effects') speaking.add(o.assetId);
+  const heard = heardAssets(t);
+  for (const c of t.cuts)
+    if (heard.has(c.assetId) && checked.assets.get(c.assetId)?.facts?.hasAudio !== false) speaking.add(c.assetId);
+  for (const o of t.overlays)
+    if (heard.has(o.assetId) && o.role !== 'music' && o.role !== 'effects') speaking.add(o.assetId);
   return speaking;
 }
 
@@ -140,11 +147,18 @@ function sourceWarning(checked: CheckedEdit, id: string, t: Transcript, placed: 
   const unsure = unsureWords(t, placed);
   const given = givenWords(t);
   const fix = `transcribe_asset {project_id: "${checked.projectId}", asset_id: "${id}", text: the right words, replace: [first, last]} corrects a span (text alone: the whole script)`;
+  // Each word by its index in the asset's transcript (what replace takes) and its time there, then on the output.
   const list = unsure
     .slice(0, NAMED_UNSURE)
-    .map((p) => `"${p.word}" (word ${p.source}, ${p.start.toFixed(2)} s)`)
+    .map(
+      (p) =>
+        `"${p.word}" (word ${p.source} at ${t.words[p.source!]!.start_seconds.toFixed(2)} s in the asset, ${p.start.toFixed(2)} s in the output)`,
+    )
     .join(', ');
-  const more = unsure.length > NAMED_UNSURE ? `, and ${unsure.length - NAMED_UNSURE} more` : '';
+  const more =
+    unsure.length > NAMED_UNSURE
+      ? `, and ${unsure.length - NAMED_UNSURE} more (transcribe_asset {project_id: "${checked.projectId}", asset_id: "${id}", words: true} lists every word; structuredContent.words gives each its confidence)`
+      : '';
   if (t.aligned) {
     if (!unsure.length) return undefined;
     return `captions: asset ${named(checked, id)} is captioned from its script, but ${unsure.length} of its ${placed.length} captioned words were not heard in the sound (their times are guessed): ${list}${more}; ${fix}`;
@@ -186,7 +200,8 @@ export async function captionsOf(
   const ids = [...speakingAssets(checked)].sort();
   const { transcripts, missing } = await transcriptsOf(deps, checked, ids, signal, listening);
   const sources = new Map<string, CaptionSource>();
-  for (const [id, tr] of transcripts) sources.set(id, { words: tr.words, sentences: tr.sentences });
+  for (const [id, tr] of transcripts)
+    sources.set(id, { words: tr.words, sentences: tr.sentences, aligned: !!tr.aligned });
   const placed = wordsOnTimeline(t, sources);
   const style = t.captions?.style;
   const fits = style ? lineFitsLayout(captionLayout(style, t.width, t.height)) : undefined;

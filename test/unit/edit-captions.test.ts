@@ -8,6 +8,7 @@ import {
   captionLayout,
   captionLines,
   cuesOf,
+  heardAssets,
   lineFitsLayout,
   wordsOnTimeline,
   type PlacedWord,
@@ -86,6 +87,25 @@ describe('cuesOf', () => {
     expect(cues).toEqual([{ start: 1, end: 2, lines: ['Yes. We go'] }]);
   });
 
+  it('takes a cue that would flash into the cue before when the next will not have it', () => {
+    const cues = cuesOf(
+      placed([
+        ['We', 1, 1.2],
+        ['go.', 1.3, 1.6],
+        ['Yes.', 1.8, 2.1],
+        ['Then', 2.3, 2.5],
+        ['the', 2.6, 2.7],
+        ['ship', 2.8, 3.0],
+        ['sailed', 3.1, 3.4],
+        ['far', 3.5, 3.7],
+      ]),
+      CAPTION_RULES,
+      (line) => line.length <= 12,
+    );
+    for (const c of cues) expect(c.end - c.start).toBeGreaterThanOrEqual(1);
+    expect(cues.map((c) => c.lines.join(' '))).not.toContain('Yes.');
+  });
+
   it('never lasts over 7 s nor holds over two lines of 42 characters', () => {
     const words = placed(
       Array.from({ length: 60 }, (_, i) => [`word${i}`, i * 0.3, i * 0.3 + 0.25] as [string, number, number]),
@@ -97,6 +117,18 @@ describe('cuesOf', () => {
       for (const l of c.lines) expect(l.length).toBeLessThanOrEqual(42);
     }
     expect(cues.flatMap((c) => c.lines.join(' ').split(' '))).toEqual(words.map((w) => w.word));
+  });
+
+  it('shares a sentence too long for one cue evenly between cues, leaving no stub of a word or two under 1 s', () => {
+    const text = 'Out in the dark the fishing boats depend on that single beam of light.'.split(' ');
+    const words = placed(text.map((w, i) => [w, 10 + i * 0.3, 10 + i * 0.3 + 0.25] as [string, number, number]));
+    // A vertical picture's lines: about 29 characters.
+    const cues = cuesOf(words, CAPTION_RULES, (line) => line.length <= 29);
+    expect(cues.length).toBe(2);
+    for (const c of cues) expect(c.end - c.start).toBeGreaterThanOrEqual(1);
+    const sizes = cues.map((c) => c.lines.join(' ').split(' ').length);
+    expect(Math.abs(sizes[0]! - sizes[1]!)).toBeLessThanOrEqual(2);
+    expect(cues.flatMap((c) => c.lines.join(' ').split(' '))).toEqual(text);
   });
 
   it('breaks at a cut unless the same sentence runs on from the same source, and always between a cut and an overlay', () => {
@@ -200,6 +232,71 @@ describe('captionLayout', () => {
       }
       expect(cues.flatMap((c) => c.lines.join(' ').split(' '))).toEqual(text);
     }
+  });
+});
+
+describe('recognised speech without sentence ends, and muted items', () => {
+  // Two sentences said as one with no punctuation (recognition), 0.32 s apart; each word 0.3 s, 0.02 s between.
+  const said = (first: number, n: number) =>
+    Array.from({ length: n }, (_, i) => [`w${first + i}`, 0, 0] as [string, number, number]);
+  const spec = [...said(0, 14), ...said(14, 14)];
+  let t = 0.5;
+  spec.forEach((w, i) => {
+    if (i === 14) t += 0.3;
+    w[1] = t;
+    w[2] = t + 0.3;
+    t += 0.32;
+  });
+  const timeline = normalizeEdit({
+    video_series_sequential: [{ video_id: 'v', video_start_time: 0, video_end_time: 12 }],
+  }).timeline!;
+
+  it('ends a cue at a pause of 0.3 s where the transcript marks no sentence end for longer than a cue lasts', () => {
+    const cues = cuesOf(wordsOnTimeline(timeline, new Map([['v', { words: timed(spec) }]])));
+    const text = cues.map((c) => c.lines.join(' '));
+    expect(text.some((c) => c.includes('w13') && c.includes('w14'))).toBe(false);
+  });
+
+  it('keeps an aligned script as it breaks (no break at a pause inside its sentence)', () => {
+    const aligned = cuesOf(
+      wordsOnTimeline(
+        timeline,
+        new Map([['v', { words: timed(spec), sentences: [{ first_word: 0, last_word: 27 }], aligned: true }]]),
+      ),
+    );
+    const recognised = cuesOf(wordsOnTimeline(timeline, new Map([['v', { words: timed(spec) }]])));
+    expect(aligned).not.toEqual(recognised);
+    expect(aligned.some((c) => c.lines.join(' ').includes('w13 w14'))).toBe(true);
+  });
+
+  it('hears no asset of a clip at volume 0 or a gain of -30 dB, nor a muted voiceover', () => {
+    const t = normalizeEdit({
+      video_series_sequential: [
+        {
+          video_id: 'muted',
+          video_start_time: 0,
+          video_end_time: 4,
+          audio_levels: [{ audio_level: 0, start_time: 0, end_time: 4 }],
+        },
+        { video_id: 'quiet', video_start_time: 0, video_end_time: 4, gain_db: -40 },
+        {
+          video_id: 'half',
+          video_start_time: 0,
+          video_end_time: 4,
+          audio_levels: [{ audio_level: 0, start_time: 0, end_time: 2 }],
+        },
+      ],
+      audio_overlay: [
+        {
+          audio_id: 'vo',
+          audio_start_time: 1,
+          audio_end_time: 3,
+          audio_levels: [{ audio_level: 0, start_time: 1, end_time: 3 }],
+        },
+        { audio_id: 'vo2', audio_start_time: 1, audio_end_time: 3 },
+      ],
+    }).timeline!;
+    expect([...heardAssets(t)].sort()).toEqual(['half', 'vo2']);
   });
 });
 
