@@ -156,7 +156,10 @@ export function parseEngineOutput(cli: SphinxEngine['cli'], stdout: string, offs
       word,
       start: start + offsetSec,
       end: end + offsetSec,
-      ...(confidence !== undefined && Number.isFinite(confidence) ? { confidence } : {}),
+      // A posterior of PocketSphinx's integer log arithmetic can come out a little over 1 (1.001): it is 0-1.
+      ...(confidence !== undefined && Number.isFinite(confidence)
+        ? { confidence: Math.min(1, Math.max(0, confidence)) }
+        : {}),
     });
   };
   if (cli === '5') {

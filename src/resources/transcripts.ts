@@ -5,6 +5,7 @@ import type { ToolDeps } from '../workflow/deps.js';
 import { assetRecordReader } from './asset-record.js';
 import { DEFAULT_PART_BYTES, registerParted } from './parts.js';
 import { storedTranscript } from '../workflow/transcribe.js';
+import { markUnsure } from '../workflow/transcript.js';
 import { completeAssetId, completeProjectId } from '../workflow/completion.js';
 
 export function register(server: McpServer, deps: ToolDeps): void {
@@ -28,7 +29,10 @@ export function register(server: McpServer, deps: ToolDeps): void {
     },
     deps.partBytes ?? DEFAULT_PART_BYTES,
     assetRecordReader(
-      async (projectId, assetId) => (await storedTranscript(deps, projectId, assetId))?.transcript,
+      async (projectId, assetId) => {
+        const stored = await storedTranscript(deps, projectId, assetId);
+        return stored && markUnsure(stored.transcript);
+      },
       (assetId) => `asset ${assetId} has not been transcribed yet; call transcribe_asset first`,
     ),
   );

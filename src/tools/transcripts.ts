@@ -32,13 +32,10 @@ const TranscribeInput = z.object({
   asset_id: z.string(),
   from: TimeInputSchema.optional().describe('Span start'),
   to: TimeInputSchema.optional().describe('Span end'),
-  text: z
-    .string()
-    .optional()
-    .describe(`What was said, to align: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
-  words: z.boolean().optional().describe('List the words too'),
+  text: z.string().optional().describe(`What was said: at most ${MAX_TEXT_WORDS} English words, numbers spelled out`),
+  words: z.boolean().optional().describe('Words too'),
   cursor: z.string().optional().describe('A next_cursor'),
-  replace: z.array(z.number().int()).optional().describe('[first, last] words text corrects'),
+  replace: z.array(z.number().int()).optional().describe('[first, last] words to correct'),
 });
 
 const SearchInput = z.object({
@@ -82,12 +79,16 @@ function wordsText(t: Transcript, words: NonNullable<TranscriptPage['words']>): 
   const said: string[] = [];
   let bytes = 0;
   for (const w of words) {
-    const one = `${w.index} ${w.word} ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)}`;
+    const one = `${w.index} ${w.word} ${w.start_seconds.toFixed(2)}-${w.end_seconds.toFixed(2)}${w.doubtful ? ' ?' : ''}`;
     bytes += Buffer.byteLength(one) + 2;
     if (bytes > TEXT_WORDS_BYTES && said.length) break;
     said.push(one);
   }
   const lines = [`Words (index word start-end s): ${said.join('; ')}`];
+  if (words.some((w) => w.doubtful))
+    lines.push(
+      'A word marked ? is doubtful (doubtful: true in structuredContent): it may be wrong; ask the person, and correct it with replace.',
+    );
   if (said.length < words.length) {
     const next = words[said.length]!.index;
     lines.push(
@@ -285,9 +286,9 @@ const transcribeAssetTool = defineTool({
   config: {
     title: 'Hear what is said in a source',
     description:
-      'What is said in a video or audio asset, offline (English): sentences with times and word ranges, paged. ' +
-      'Recognition mishears: text (what was said) is aligned instead and kept (unplaced: not heard); with replace [first, last], it ' +
-      'corrects those words. Cached. Then clips can be {asset_id, phrase} or {asset_id, words: [first, last]}.',
+      'Speech in a video or audio asset, offline (English): sentences (times, word ranges), paged. Recognition ' +
+      'mishears (doubtful words: ask): text (what was said) is aligned and kept (unplaced: not heard); replace [first, last] ' +
+      'corrects those words. Cached. Clips: {asset_id, phrase} or {asset_id, words: [first, last]}.',
     inputSchema: TranscribeInput,
     outputSchema: TranscriptPageSchema,
     annotations: { readOnlyHint: true, destructiveHint: false },
@@ -300,7 +301,7 @@ const searchTranscriptsTool = defineTool({
   name: 'search_transcripts',
   config: {
     title: 'Find where a phrase is said',
-    description: `Where a word or phrase is said in the project's videos and audio: exact (spelling) or sounds_like, scored 0-1; near_misses: worth a listen; doubtful: heard with low confidence. listen: true also listens to the sound (heard hits: cut by start/end; others not heard become near misses). Transcribes ${SEARCH_TRANSCRIBE_SECONDS} s of media a call (the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
+    description: `Where a word or phrase is said in the project's videos and audio: exact (spelling) or sounds_like, scored 0-1; near_misses: worth a listen; doubtful: low confidence. listen: true also listens (heard hits: cut by start/end; others not heard: near misses). Transcribes ${SEARCH_TRANSCRIBE_SECONDS} s of media a call (the rest in missing). Cut a hit as {asset_id, words: [first, last]}.`,
     inputSchema: SearchInput,
     outputSchema: SearchOutput,
     annotations: { readOnlyHint: true, destructiveHint: false },

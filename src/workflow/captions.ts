@@ -15,12 +15,12 @@ import {
   type PlacedWord,
 } from '../edit/captions.js';
 import { CAPTION_RULES } from '../edit/captions.js';
-import { LOW_CONFIDENCE, unheardWords, type TimedWord } from '../edit/words.js';
+import { LOW_CONFIDENCE } from '../edit/words.js';
 import { UserFacingError } from '../errors.js';
 import type { CheckedEdit } from './checked-edit.js';
 import type { InspectDeps } from './inspect.js';
 import { StillTranscribing, stillTranscribingState, storedTranscript, transcribe } from './transcribe.js';
-import type { Transcript } from './transcript.js';
+import { unsureWords, type Transcript } from './transcript.js';
 
 export interface EditCaptions {
   cues: Cue[];
@@ -125,26 +125,18 @@ function givenWords(t: Transcript): Set<number> {
 }
 
 /**
- * The words captioned from one asset that may be wrong: from recognition, those it was unsure of (confidence under
- * UNSURE_CONFIDENCE); from a script, those not heard in the sound or doubtful (their times are guessed). A word a
- * correction gave is sure.
+ * The words captioned from one asset that may be wrong (unsureWords: the words transcribe_asset marks `doubtful`):
+ * from recognition, those it was unsure of (confidence under UNSURE_CONFIDENCE); from a script, those not heard in
+ * the sound or doubtful (their times are guessed). A word a correction gave is sure.
  */
-function unsureWords(t: Transcript, placed: PlacedWord[]): PlacedWord[] {
-  const given = givenWords(t);
-  const unheard = t.aligned ? unheardWords(t.words, t.unplaced, t.doubtful) : new Set<number>();
-  const doubtful = new Set([...(t.unplaced ?? []), ...(t.doubtful ?? [])]);
-  return placed.filter((p) => {
-    if (p.source === undefined || given.has(p.source)) return false;
-    const w: TimedWord | undefined = t.words[p.source];
-    if (!w) return false;
-    if (t.aligned) return unheard.has(p.source) || doubtful.has(p.source);
-    return w.confidence !== undefined && w.confidence < UNSURE_CONFIDENCE;
-  });
+function unsureOf(t: Transcript, placed: PlacedWord[]): PlacedWord[] {
+  const unsure = unsureWords(t);
+  return placed.filter((p) => p.source !== undefined && unsure.has(p.source));
 }
 
 /** The warning that says where an asset's captioned words come from, and names those that may be wrong. */
 function sourceWarning(checked: CheckedEdit, id: string, t: Transcript, placed: PlacedWord[]): string | undefined {
-  const unsure = unsureWords(t, placed);
+  const unsure = unsureOf(t, placed);
   const given = givenWords(t);
   const fix = `transcribe_asset {project_id: "${checked.projectId}", asset_id: "${id}", text: the right words, replace: [first, last]} corrects a span (text alone: the whole script)`;
   // Each word by its index in the asset's transcript (what replace takes) and its time there, then on the output.

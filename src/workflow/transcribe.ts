@@ -13,7 +13,9 @@ import type { MediaSource } from '../media/input.js';
 import { clearCorrections, withCorrections } from './corrections.js';
 import { locateAsset, type InspectDeps } from './inspect.js';
 import { TranscriptionJobs } from './transcription-jobs.js';
+import { sliceTranscript } from '../analysis/transcript-span.js';
 import {
+  markUnsure,
   TranscriptSchema,
   TranscriptSentenceSchema,
   TranscriptWordSchema,
@@ -85,7 +87,7 @@ export function transcriptPage(
   t: Transcript,
   opts: { words?: boolean; cursor?: string; uri: string; near?: number },
 ): TranscriptPage {
-  const { words: all, sentences: allSentences, unplaced: allUnplaced, doubtful: allDoubtful, ...about } = t;
+  const { words: all, sentences: allSentences, unplaced: allUnplaced, doubtful: allDoubtful, ...about } = markUnsure(t);
   const tag = transcriptTag(t);
   // `near`: the page that starts with the sentence holding that word (a correction's first word).
   let start = opts.near === undefined ? 0 : (allSentences.find((s) => s.last_word >= opts.near!)?.first_word ?? 0);
@@ -228,9 +230,18 @@ async function readTranscript(
   key: string,
 ): Promise<StoredTranscript | undefined> {
   const primary = await cache.get(key);
-  if (primary?.transcript.aligned) return primary;
+  if (primary?.transcript.aligned) return inRange(primary);
   // (A recognised transcript written under the span's key by an older cutroom is still read.)
-  return (await cache.get(heardKey(key))) ?? primary;
+  const found = (await cache.get(heardKey(key))) ?? primary;
+  return found && inRange(found);
+}
+
+/** A transcript whose confidences lie in 0-1 (one kept by an older cutroom may hold PocketSphinx's 1.001). */
+function inRange(stored: StoredTranscript): StoredTranscript {
+  const words = stored.transcript.words;
+  if (!words.some((w) => w.confidence !== undefined && w.confidence > 1)) return stored;
+  const clamped = words.map((w) => (w.confidence !== undefined && w.confidence > 1 ? { ...w, confidence: 1 } : w));
+  return { ...stored, transcript: { ...stored.transcript, words: clamped } };
 }
 
 /** The whole-asset transcript cached for an asset's media, with its corrections, if there is one. */
@@ -336,6 +347,15 @@ export async function transcribe(
   }
 
   const hit = await readTranscript(cache, cacheKey);
+  // A span read without text answers from the kept whole-asset transcript (with its corrections): the same words.
+  if (!whole && !text) {
+    const kept = await readTranscript(cache, `transcript|whole|${key}`);
+    const withFixes = kept && (await withCorrections(rt, key, kept));
+    if (withFixes && (!hit?.transcript.aligned || keptOver(withFixes.transcript, from, to))) {
+      opts.debug?.(`transcribe ${asset.id}: ${from}-${to} s read from the whole asset's kept transcript`);
+      return { ...sliceTranscript(withFixes.transcript, from, to), cached: true };
+    }
+  }
   if (hit && (!text || (hit.textHash === textHash && hit.timing === TEXT_TIMING))) {
     opts.debug?.(
       `transcribe ${asset.id}: reusing the transcript cached for ${cacheKey.split('|').slice(0, 3).join('|')}`,
@@ -386,6 +406,18 @@ export async function transcribe(
   );
   return answer(stored.transcript, !made);
 }
+
+/**
+ * Whether the whole transcript is given words over [from, to] (aligned to a script, or corrected there): then it
+ * answers a span read rather than an alignment of that span alone.
+ */
+const keptOver = (t: Omit<Transcript, 'cached'>, from: number, to: number) =>
+  t.aligned ||
+  (t.corrected ?? []).some(([a = 0, b = -1]) => {
+    const first = t.words[a];
+    const last = t.words[b];
+    return !!first && !!last && first.start_seconds < to && last.end_seconds > from;
+  });
 
 /** What one transcription hears: an asset's media, a span, and the text to align to it (when given). */
 export interface HearWork {

@@ -4,13 +4,20 @@
 // (StoredCorrections, beside them). Making one is transcribe.ts; correcting one, corrections.ts.
 import { z } from 'zod';
 import type { Correction } from '../analysis/transcript-corrections.js';
+import { LOW_CONFIDENCE } from '../edit/words.js';
 
 export const TranscriptWordSchema = z.object({
   index: z.number().int(),
   word: z.string(),
   start_seconds: z.number(),
   end_seconds: z.number(),
-  confidence: z.number().optional().describe("The engine's posterior for the word, 0-1, where it gives one"),
+  confidence: z.number().min(0).max(1).optional().describe("The engine's posterior for the word, where it gives one"),
+  doubtful: z
+    .literal(true)
+    .optional()
+    .describe(
+      'true: the word may be wrong (recognised with confidence under 0.5, or a text word not heard): captions name it; ask the person',
+    ),
 });
 
 export const TranscriptSentenceSchema = z.object({
@@ -59,6 +66,30 @@ export const TranscriptSchema = z.object({
   cached: z.boolean(),
 });
 export type Transcript = z.infer<typeof TranscriptSchema>;
+
+/**
+ * The words of a transcript that may be wrong, which captions name and transcribe_asset marks `doubtful`: recognised
+ * words the engine was unsure of (confidence under LOW_CONFIDENCE); from a text, words not heard in the sound
+ * (unplaced) or doubtful. A word a correction gave is sure.
+ */
+export function unsureWords(t: Omit<Transcript, 'cached'>): Set<number> {
+  const given = new Set<number>();
+  for (const [a = 0, b = -1] of t.corrected ?? []) for (let i = a; i <= b; i++) given.add(i);
+  const off = new Set([...(t.unplaced ?? []), ...(t.doubtful ?? [])]);
+  const unsure = new Set<number>();
+  for (const w of t.words) {
+    if (given.has(w.index)) continue;
+    if (t.aligned ? off.has(w.index) : w.confidence !== undefined && w.confidence < LOW_CONFIDENCE) unsure.add(w.index);
+  }
+  return unsure;
+}
+
+/** `t` with each word that may be wrong (unsureWords) marked `doubtful: true`, so an agent can ask about them. */
+export function markUnsure<T extends Omit<Transcript, 'cached'>>(t: T): T {
+  const unsure = unsureWords(t);
+  if (!unsure.size) return t;
+  return { ...t, words: t.words.map((w) => (unsure.has(w.index) ? { ...w, doubtful: true as const } : w)) };
+}
 
 export interface StoredTranscript {
   transcript: Omit<Transcript, 'cached'>;

@@ -183,6 +183,62 @@ describe('correcting a transcript', () => {
     await check('after a restart');
   });
 
+  it("reads a span from the kept transcript (corrected, after a restart): the whole's words there, not a new hearing", async () => {
+    // (Runs after the test above: the asset's transcript is corrected and the server restarted.)
+    const t = await wholeTranscript();
+    expect(t.corrected?.length).toBe(2);
+    // From inside "heron" (a quarter in: before its middle) to the pause after the corrected sentence.
+    const second = trueSentence(1);
+    const heron = second[1]!;
+    const from = heron.start + (heron.end - heron.start) / 4;
+    const to = second.at(-1)!.end + 0.3;
+    const span = structured<Page & { cached: boolean }>(
+      await call('transcribe_asset', { project_id: projectId, asset_id: assetId, from, to, words: true }),
+    );
+    const mid = (w: Word) => (w.start_seconds + w.end_seconds) / 2;
+    const expected = t.words.filter((w) => mid(w) >= from && mid(w) <= to);
+    expect(expected.map((w) => key(w.word)).join(' ')).toBe('heron stood in the shallow water near the jetty');
+    // Not heard again (before: recognition ran over the span, its words cut at its edges and misheard anew).
+    expect(span.cached).toBe(true);
+    expect(span.words.map((w) => [w.word, w.start_seconds, w.end_seconds])).toEqual(
+      expected.map((w) => [w.word, w.start_seconds, w.end_seconds]),
+    );
+    expect(span.words.map((w) => w.index)).toEqual(expected.map((_, i) => i));
+    expect(span.sentences.map((x) => x.text)).toEqual(['heron stood in the shallow water near the jetty.']);
+    expect(span.corrected).toEqual([[0, expected.length - 1]]);
+  });
+
+  it('gives confidences in 0-1 (PocketSphinx printed 1.001), and marks doubtful the words captions name as unsure', async () => {
+    type W = Word & { confidence?: number; doubtful?: true };
+    const t = (await wholeTranscript()) as Page & { words: W[] };
+    // Confidences are the engine's posteriors: 0-1, never PocketSphinx's 1.001.
+    const confidences = t.words.flatMap((w) => (w.confidence === undefined ? [] : [w.confidence]));
+    expect(confidences.length).toBeGreaterThan(0);
+    for (const c of confidences) expect(c >= 0 && c <= 1, `confidence ${c}`).toBe(true);
+
+    // The words recognition was unsure of (confidence under 0.5, outside the corrections) are marked doubtful, and
+    // no other; the words a caption warning names are among them.
+    const given = new Set(t.corrected!.flatMap(([a, b]) => Array.from({ length: b! - a! + 1 }, (_, k) => a! + k)));
+    const unsure = t.words.filter((w) => !given.has(w.index) && w.confidence !== undefined && w.confidence < 0.5);
+    expect(unsure.length, 'recognition was unsure of some words').toBeGreaterThan(0);
+    expect(t.words.filter((w) => w.doubtful).map((w) => w.index)).toEqual(unsure.map((w) => w.index));
+    for (const w of t.words) if (!w.doubtful) expect(w).not.toHaveProperty('doubtful');
+    const c = structured<{ ready: boolean; edit_id: string; diagnostics: unknown[] }>(
+      await call('compose_edit', {
+        project_id: projectId,
+        resolution: '320x180',
+        fps: WORD_CUT_FPS,
+        clips: [{ asset_id: assetId }],
+        captions: { burn: false },
+      }),
+    );
+    expect(c.ready, JSON.stringify(c.diagnostics)).toBe(true);
+    const srt = structured<{ warnings: string[] }>(await call('export_edit', { edit_id: c.edit_id, format: 'srt' }));
+    const named = [...srt.warnings.join('\n').matchAll(/\(word (\d+), /g)].map((m) => Number(m[1]));
+    expect(named.length, srt.warnings.join('\n')).toBeGreaterThan(0);
+    for (const i of named) expect(t.words[i]!.doubtful, `word ${i} named by the captions`).toBe(true);
+  });
+
   it('refuses replace without text, a range outside the transcript, or with from and to', async () => {
     const refuse = async (args: Record<string, unknown>, says: RegExp) => {
       const r = (await call('transcribe_asset', { project_id: projectId, asset_id: assetId, ...args })) as {

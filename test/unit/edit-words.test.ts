@@ -277,6 +277,13 @@ describe("the engine's side", () => {
     expect(parseEngineOutput('5', out5, 0).map((w) => w.word)).toEqual(['the', 'storm']);
   });
 
+  it("keeps confidences in 0-1 where the engine's integer log arithmetic gives a posterior a little over 1", () => {
+    // PocketSphinx 0.8 printed "1.0010" for a word heard for sure (1.0001^10); read as 1.001 before.
+    expect(parseEngineOutput('0.8', 'the 0.21 0.4 1.0010\n', 0)[0]!.confidence).toBe(1);
+    const out5 = '{"w":[{"t":"the","b":0.21,"d":0.19,"p":1.001}]}\n';
+    expect(parseEngineOutput('5', out5, 0)[0]!.confidence).toBe(1);
+  });
+
   it("holds recognition to a text's words with a grammar of them, each once", () => {
     expect(grammarOf(['the', 'storm', 'the'])).toBe('#JSGF V1.0;\ngrammar text;\npublic <text> = ( storm | the )* ;\n');
   });
