@@ -234,7 +234,7 @@ describe('correcting a transcript', () => {
     );
     expect(c.ready, JSON.stringify(c.diagnostics)).toBe(true);
     const srt = structured<{ warnings: string[] }>(await call('export_edit', { edit_id: c.edit_id, format: 'srt' }));
-    const named = [...srt.warnings.join('\n').matchAll(/\(word (\d+), /g)].map((m) => Number(m[1]));
+    const named = [...srt.warnings.join('\n').matchAll(/\(word (\d+) at /g)].map((m) => Number(m[1]));
     expect(named.length, srt.warnings.join('\n')).toBeGreaterThan(0);
     for (const i of named) expect(t.words[i]!.doubtful, `word ${i} named by the captions`).toBe(true);
   });
